@@ -1,0 +1,50 @@
+/*
+ * icedruid public error model (libgit2 / SQLite style).
+ *
+ * Every fallible function returns an int: 0 (ICD_OK) on success, a negative icd_code on
+ * failure, and fills the caller's icd_error with the class, a one-line message, and the
+ * file and byte offset the failure concerns (when there is one).
+ */
+#ifndef ICEDRUID_ERROR_H
+#define ICEDRUID_ERROR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum icd_code {
+    ICD_OK = 0,
+    ICD_EIO = -1,          /* the operating system or network failed to read/write */
+    ICD_ECORRUPT = -2,     /* a file's bytes do not follow its format (truncated, bad magic, ...) */
+    ICD_EUNSUPPORTED = -3, /* a valid feature that icedruid does not implement */
+    ICD_EINVALID = -4,     /* a bad argument, spec or option from the user */
+    ICD_ENOMEM = -5,       /* out of memory */
+    ICD_ENOTFOUND = -6,    /* a file, table, snapshot, column ... does not exist */
+    ICD_EINTERNAL = -7,    /* a bug in icedruid */
+    ICD_ECANCELED = -8     /* the work was stopped by its caller (e.g. a client disconnected) */
+} icd_code;
+
+typedef struct icd_error {
+    int code;            /* an icd_code; 0 when no error is recorded */
+    int64_t offset;      /* byte offset in `file` the error concerns, or -1 */
+    char file[1024];     /* the file (location) concerned, or "" */
+    char message[1024];  /* one line, no trailing newline */
+} icd_error;
+
+/* Resets `err` to "no error". */
+void icd_error_clear(icd_error *err);
+
+/* A short name for an icd_code ("corrupt file", "unsupported", ...). */
+const char *icd_code_name(int code);
+
+/* Formats the error as one line: "FILE: at byte N: MESSAGE" (parts that are unset are
+ * left out). Returns the length that the full line needs, like snprintf. */
+size_t icd_error_format(const icd_error *err, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

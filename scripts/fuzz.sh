@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of build-fuzz/ for SECONDS each, starting from its seed
+# corpus (tests/fuzz/corpus/NAME). A crash fails the run and leaves the input in
+# build-fuzz/crashes/NAME/ — copy it into the seed corpus to keep it as a regression test.
+# Usage: bash scripts/fuzz.sh [SECONDS]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30}
+status=0 count=0
+for t in build-fuzz/tests/fuzz_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  seeds=tests/fuzz/corpus/$name
+  work=build-fuzz/corpus/$name
+  crashes=build-fuzz/crashes/$name
+  mkdir -p "$work" "$crashes"
+  echo "-- $name (${secs}s)"
+  if "$t" -max_total_time="$secs" -max_len=262144 -rss_limit_mb=2048 -timeout=20 \
+       -artifact_prefix="$crashes/" -print_final_stats=0 "$work" "$seeds" \
+       >"build-fuzz/$name.log" 2>&1; then
+    echo "   ok: $(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#') runs"
+  else
+    echo "   FAILED: see build-fuzz/$name.log and $crashes/"
+    tail -30 "build-fuzz/$name.log"
+    status=1
+  fi
+  count=$((count + 1))
+done
+echo "fuzz: $count targets, $([ $status -eq 0 ] && echo no crashes || echo CRASHES)"
+exit $status

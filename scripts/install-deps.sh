@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what icedruid needs to build and test on Debian 12 (idempotent).
+# Usage: bash scripts/install-deps.sh
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake pkg-config git ca-certificates curl python3
+  clang libclang-rt-14-dev          # sanitizers and libFuzzer
+  libjansson-dev                    # JSON: metadata, specs, REST
+  libavro-dev                       # Avro writer used by the planning benchmark
+  libcurl4-openssl-dev              # HTTP(S), S3
+  libmicrohttpd-dev                 # icedruid serve
+  zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
+  libroaring-dev                    # deletion vectors
+  libxxhash-dev                     # hashing
+  wrk                               # serve benchmark
+)
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+# Node.js (tests and benchmarks only: DuckDB and icebird from npm). Any node >= 18 will do;
+# Debian's own packages are installed when none is present.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all Debian packages present"
+fi

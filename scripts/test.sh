@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds, and runs every test: the normal build (gcc), the
+# ASan+UBSan build (clang), then each libFuzzer target for a bounded time.
+# Usage: bash scripts/test.sh     (FUZZ_SECONDS=N to change the per-target fuzzing time)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh || exit 1
+bash scripts/node-deps.sh || exit 1
+
+status=0
+jobs=$(nproc 2>/dev/null || echo 2)
+
+run_ctest() { # dir label
+  echo "== tests: $2"
+  (cd "$1" && ctest --output-on-failure -j "$jobs" --timeout 1200) || status=1
+}
+
+bash scripts/build.sh release || exit 1
+run_ctest build "normal build (gcc)"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+bash scripts/build.sh asan || exit 1
+run_ctest build-asan "ASan+UBSan build (clang)"
+
+echo "== fuzzing: ${FUZZ_SECONDS:=30}s per target"
+bash scripts/build.sh fuzz || exit 1
+bash scripts/fuzz.sh "$FUZZ_SECONDS" || status=1
+
+if [ $status -eq 0 ]; then echo "ALL TESTS PASSED"; else echo "SOME TESTS FAILED"; fi
+exit $status

@@ -1,0 +1,100 @@
+/*
+ * Bump allocator (see arena.h). Chunks grow with the request size; a reset keeps the
+ * largest chunk so a steady-state reader (one row group after another) stops calling
+ * malloc.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+
+struct icd_arena_chunk {
+    icd_arena_chunk *next;
+    size_t size;
+    size_t used;
+    _Alignas(16) unsigned char data[];
+};
+
+void *icd_arena_alloc(icd_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n == 0)
+        n = 16;
+    icd_arena_chunk *c = a->head;
+    if (!c || c->size - c->used < n) {
+        size_t size = a->chunk_size ? a->chunk_size : 64 * 1024;
+        if (c && c->size * 2 > size && c->size < (1u << 26))
+            size = c->size * 2;
+        if (size < n)
+            size = n;
+        if (size > SIZE_MAX - sizeof *c)
+            return NULL;
+        icd_arena_chunk *nc = malloc(sizeof *nc + size);
+        if (!nc)
+            return NULL;
+        nc->size = size;
+        nc->used = 0;
+        nc->next = c;
+        a->head = nc;
+        a->total += size;
+        c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+void *icd_arena_calloc(icd_arena *a, size_t n)
+{
+    void *p = icd_arena_alloc(a, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
+char *icd_arena_strndup(icd_arena *a, const char *s, size_t n)
+{
+    char *p = icd_arena_alloc(a, n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+char *icd_arena_strdup(icd_arena *a, const char *s) { return icd_arena_strndup(a, s, strlen(s)); }
+
+void icd_arena_reset(icd_arena *a)
+{
+    icd_arena_chunk *keep = NULL, *c = a->head;
+    while (c) {
+        icd_arena_chunk *next = c->next;
+        if (!keep || c->size > keep->size) {
+            if (keep)
+                free(keep);
+            keep = c;
+        } else {
+            free(c);
+        }
+        c = next;
+    }
+    if (keep) {
+        keep->used = 0;
+        keep->next = NULL;
+    }
+    a->head = keep;
+    a->total = keep ? keep->size : 0;
+}
+
+void icd_arena_free(icd_arena *a)
+{
+    icd_arena_chunk *c = a->head;
+    while (c) {
+        icd_arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->head = NULL;
+    a->total = 0;
+}

@@ -1,0 +1,29 @@
+/*
+ * icd_arena: a bump allocator for data that lives and dies together (one row group's
+ * decoded values, one manifest's entries). Freed all at once with icd_arena_reset/free.
+ */
+#ifndef ICD_BASE_ARENA_H
+#define ICD_BASE_ARENA_H
+
+#include <stddef.h>
+
+typedef struct icd_arena_chunk icd_arena_chunk;
+
+typedef struct icd_arena {
+    icd_arena_chunk *head;
+    size_t chunk_size; /* default size of a new chunk */
+    size_t total;      /* bytes held in chunks */
+} icd_arena;
+
+#define ICD_ARENA_INIT {NULL, 0, 0}
+
+/* Returns `n` bytes aligned to 16, or NULL when out of memory. */
+void *icd_arena_alloc(icd_arena *a, size_t n);
+void *icd_arena_calloc(icd_arena *a, size_t n);
+char *icd_arena_strndup(icd_arena *a, const char *s, size_t n);
+char *icd_arena_strdup(icd_arena *a, const char *s);
+/* Releases every allocation but keeps one chunk for reuse. */
+void icd_arena_reset(icd_arena *a);
+void icd_arena_free(icd_arena *a);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * The `icedruid` command: shared helpers of the subcommands. Only cli/ prints to the
+ * terminal and chooses exit codes; everything below returns icd_error.
+ */
+#ifndef ICD_CLI_H
+#define ICD_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "io/fileio.h"
+
+/* Exit codes: 0 ok, 1 the work failed (bad file, delete file unreadable, ...), 2 usage. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/* Prints "icedruid: <the error as one line>" on stderr; returns CLI_FAILED. */
+int cli_report(const icd_error *err);
+/* Prints "icedruid <cmd>: <message>" plus a hint to --help on stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) ICD_PRINTF(2, 3);
+
+/* Buffered writing of command output to a FILE (stdout or -o FILE): append rows to
+ * `buf`, call cli_out_maybe_flush after each row. */
+typedef struct cli_out {
+    FILE *fp;
+    icd_buf buf;
+    bool failed;
+} cli_out;
+void cli_out_init(cli_out *o, FILE *fp);
+void cli_out_maybe_flush(cli_out *o);
+/* Flushes and frees the buffer; returns 0 or an error (e.g. disk full). */
+int cli_out_finish(cli_out *o, icd_error *err);
+
+/* The file's format, from its first/last bytes (and name as a fallback). */
+typedef enum cli_format {
+    CLI_FMT_UNKNOWN,
+    CLI_FMT_PARQUET,
+    CLI_FMT_AVRO,
+    CLI_FMT_PUFFIN,
+    CLI_FMT_ORC,
+    CLI_FMT_JSON
+} cli_format;
+int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_error *err);
+
+/* Subcommands: argc/argv start at the subcommand name. */
+int cmd_cat(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+
+/* Per-format workers behind `cat` and `inspect`. */
+int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+int cli_cat_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+int cli_inspect_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+
+#endif

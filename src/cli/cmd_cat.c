@@ -1,0 +1,93 @@
+/*
+ * `icedruid cat FILE [--remap FROM=TO]...`: the rows of one Parquet or Avro file as
+ * NDJSON (design.md §3), without any Iceberg metadata.
+ */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static int run_file(int (*fn)(icd_fileio *, const char *, cli_out *, icd_error *),
+                    const char *name, int argc, char **argv)
+{
+    const char *path = NULL;
+    icd_error err;
+    icd_error_clear(&err);
+    icd_fileio *io = NULL;
+    if (icd_fileio_new(&io, &err))
+        return cli_report(&err);
+    int rc = CLI_OK;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--remap") && i + 1 < argc) {
+            if (icd_fileio_add_remap_arg(io, argv[++i], &err)) {
+                rc = cli_report(&err);
+                goto done;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            rc = cli_usage_error(name, "unknown option '%s'", argv[i]);
+            goto done;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            rc = cli_usage_error(name, "expects one FILE");
+            goto done;
+        }
+    }
+    if (!path) {
+        rc = cli_usage_error(name, "expects a FILE");
+        goto done;
+    }
+    rc = fn ? fn(io, path, NULL, &err) : 0;
+    if (rc)
+        rc = cli_report(&err);
+done:
+    icd_fileio_free(io);
+    return rc;
+}
+
+static int cat_any(icd_fileio *io, const char *path, cli_out *unused, icd_error *err)
+{
+    (void)unused;
+    cli_format fmt;
+    ICD_TRY(cli_detect_format(io, path, &fmt, err));
+    cli_out out;
+    cli_out_init(&out, stdout);
+    int rc;
+    switch (fmt) {
+    case CLI_FMT_PARQUET: rc = cli_cat_parquet(io, path, &out, err); break;
+    case CLI_FMT_AVRO: rc = cli_cat_avro(io, path, &out, err); break;
+    case CLI_FMT_ORC:
+        rc = icd_fail(err, ICD_EUNSUPPORTED, path, -1, "ORC files are not supported yet");
+        break;
+    default:
+        rc = icd_fail(err, ICD_EINVALID, path, -1,
+                      "not a Parquet or Avro file (unrecognised magic bytes)");
+    }
+    icd_error tmp;
+    icd_error_clear(&tmp);
+    int frc = cli_out_finish(&out, rc ? &tmp : err);
+    return rc ? rc : frc;
+}
+
+static int inspect_any(icd_fileio *io, const char *path, cli_out *unused, icd_error *err)
+{
+    (void)unused;
+    cli_format fmt;
+    ICD_TRY(cli_detect_format(io, path, &fmt, err));
+    cli_out out;
+    cli_out_init(&out, stdout);
+    int rc;
+    switch (fmt) {
+    case CLI_FMT_PARQUET: rc = cli_inspect_parquet(io, path, &out, err); break;
+    case CLI_FMT_AVRO: rc = cli_inspect_avro(io, path, &out, err); break;
+    default:
+        rc = icd_fail(err, ICD_EUNSUPPORTED, path, -1,
+                      "inspect does not know this kind of file yet");
+    }
+    icd_error tmp;
+    icd_error_clear(&tmp);
+    int frc = cli_out_finish(&out, rc ? &tmp : err);
+    return rc ? rc : frc;
+}
+
+int cmd_cat(int argc, char **argv) { return run_file(cat_any, "cat", argc, argv); }
+int cmd_inspect(int argc, char **argv) { return run_file(inspect_any, "inspect", argc, argv); }

@@ -1,0 +1,52 @@
+/*
+ * icedruid: command-line entry point. Dispatches to one subcommand (cmd_*.c); each
+ * parses its own options and turns library errors into one line on stderr and an exit
+ * code (0 ok, 1 failed, 2 usage).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "icedruid/icedruid.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+} command;
+
+static const command COMMANDS[] = {
+    {"cat", cmd_cat, "cat FILE                 rows of one .parquet or .avro file as NDJSON"},
+    {"inspect", cmd_inspect,
+     "inspect FILE             structure of a .parquet, .avro, .puffin or metadata file as JSON"},
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "icedruid %s: read Apache Iceberg tables correctly, for Apache Druid\n\n",
+            icd_version());
+    fprintf(fp, "usage: icedruid COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(fp, "  %s\n", COMMANDS[i].usage);
+    fprintf(fp, "\ncommon options:\n"
+                "  --remap FROM=TO          read locations starting with FROM under TO instead\n"
+                "                           (repeatable)\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("icedruid %s\n", icd_version());
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(argv[1], COMMANDS[i].name))
+            return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "icedruid: unknown command '%s' (see 'icedruid --help')\n", argv[1]);
+    return CLI_USAGE;
+}
