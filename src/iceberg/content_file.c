@@ -1,0 +1,42 @@
+/*
+ * Small helpers over ice_content_file (see content_file.h).
+ */
+#include <stddef.h>
+
+#include "iceberg/content_file.h"
+
+const ice_col_stats *ice_content_file_stats(const ice_content_file *f, int32_t field_id)
+{
+    size_t lo = 0, hi = (size_t)(f->nstats > 0 ? f->nstats : 0);
+    while (lo < hi) { /* stats are sorted by field id */
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->stats[mid].field_id < field_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < (size_t)(f->nstats > 0 ? f->nstats : 0) && f->stats[lo].field_id == field_id
+               ? &f->stats[lo]
+               : NULL;
+}
+
+const char *ice_file_format_name(ice_file_format fmt)
+{
+    switch (fmt) {
+    case ICE_FORMAT_PARQUET: return "PARQUET";
+    case ICE_FORMAT_AVRO: return "AVRO";
+    case ICE_FORMAT_ORC: return "ORC";
+    case ICE_FORMAT_PUFFIN: return "PUFFIN";
+    default: return "UNKNOWN";
+    }
+}
+
+const char *ice_content_name(ice_content c)
+{
+    switch (c) {
+    case ICE_CONTENT_DATA: return "data";
+    case ICE_CONTENT_POSITION_DELETES: return "position_deletes";
+    case ICE_CONTENT_EQUALITY_DELETES: return "equality_deletes";
+    default: return "unknown";
+    }
+}
