@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from . import icetypes
 from .iceberg import (Added, DataFile, NestedField, PartitionField, PartitionSpec, Schema,
-                      Table, EQUALITY_DELETES, POSITION_DELETES)
+                      Table, POSITION_DELETES)
 
 UTC = dt.timezone.utc
 EXAMPLE_PREFIX = "/tmp/icedruid-example/warehouse"

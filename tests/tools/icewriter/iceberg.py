@@ -486,9 +486,12 @@ class Table:
     def _tick(self):
         self.time_ms += 60_000  # one minute per metadata change: readable, ordered, fixed
 
-    def _next_name(self, stem):
+    def _data_rel(self, spec, partition, stem):
+        """Relative path of a new data or delete file: data/[k=v/...]NNNNN-stem.parquet."""
         self._file_counter += 1
-        return f"{self._file_counter:05d}-{stem}"
+        dirs = "".join(f"{pf.name}={partition_path_value(spec.result_type(pf, self.schema), v)}/"
+                       for pf, v in zip(spec.fields, partition) if pf.transform != "void")
+        return f"data/{dirs}{self._file_counter:05d}-{stem}.parquet"
 
     # -- writing data and delete files ------------------------------------------------------------
     def _parquet(self, rel, schema, rows, *, dictionary=(), row_group_rows=None, page_rows=None, codec=None):
@@ -515,10 +518,7 @@ class Table:
             groups.setdefault(spec.partition_of(row, self.schema), []).append(row)
         files = []
         for part, part_rows in groups.items():
-            dirs = "/".join(
-                f"{pf.name}={partition_path_value(spec.result_type(pf, self.schema), v)}"
-                for pf, v in zip(spec.fields, part) if pf.transform != "void")
-            rel = "data/" + (dirs + "/" if dirs else "") + self._next_name(name) + ".parquet"
+            rel = self._data_rel(spec, part, name)
             info = self._parquet(rel, self.schema, part_rows, dictionary=dictionary,
                                  row_group_rows=row_group_rows, page_rows=page_rows, codec=codec)
             files.append(DataFile(DATA, self.abs_path(rel), info.num_rows, info.size,
@@ -549,10 +549,7 @@ class Table:
             k = keys.pop() if keys else (self.default_spec_id, ())
             spec_id = k[0] if spec_id is None else spec_id
             partition = k[1] if partition is None else partition
-        spec = self.specs[spec_id]
-        dirs = "/".join(f"{pf.name}={partition_path_value(spec.result_type(pf, self.schema), v)}"
-                        for pf, v in zip(spec.fields, partition) if pf.transform != "void")
-        rel = "data/" + (dirs + "/" if dirs else "") + self._next_name(name) + ".parquet"
+        rel = self._data_rel(self.specs[spec_id], partition, name)
         info = self._parquet(rel, POSITION_DELETE_SCHEMA, rows, codec=codec)
         if referenced_data_file == "auto":
             paths = {r[0] for r in rows}
@@ -578,9 +575,7 @@ class Table:
             if len(parts) != 1:
                 raise ValueError("delete rows span partitions (or none): pass partition")
             partition = parts.pop()
-        dirs = "/".join(f"{pf.name}={partition_path_value(spec.result_type(pf, self.schema), v)}"
-                        for pf, v in zip(spec.fields, partition) if pf.transform != "void")
-        rel = "data/" + (dirs + "/" if dirs else "") + self._next_name(name) + ".parquet"
+        rel = self._data_rel(spec, partition, name)
         info = self._parquet(rel, delete_schema, dict_rows, codec=codec)
         ids = [self.schema.field(n).id for n in equality_columns]
         return DataFile(EQUALITY_DELETES, self.abs_path(rel), info.num_rows, info.size,
