@@ -605,13 +605,11 @@ static int cmp_decimal(const ice_literal *a, const ice_literal *b)
      * exceeds anything the other side can hold, so its sign decides. */
     bool a_small = a->scale < b->scale;
     ice_i128 *v = a_small ? &x : &y;
+    int sign = *v < 0 ? -1 : 1;
     int diff = a_small ? b->scale - a->scale : a->scale - b->scale;
-    for (int i = 0; i < diff; i++) {
-        if (__builtin_mul_overflow(*v, (ice_i128)10, v)) {
-            int sign = (a_small ? x : y) < 0 ? -1 : 1;
+    for (int i = 0; i < diff; i++)
+        if (__builtin_mul_overflow(*v, (ice_i128)10, v))
             return a_small ? sign : -sign;
-        }
-    }
     return cmp_i128(x, y);
 }
 
@@ -676,7 +674,9 @@ int ice_literal_promote(const ice_literal *in, const ice_type *t, ice_literal *o
 
 /* ---- formatting ---------------------------------------------------------------------- */
 
-void ice_literal_to_json(icd_buf *b, const ice_literal *l)
+/* Design §3 form (iceberg = false) or the spec's Appendix D form (iceberg = true): they
+ * differ only for fixed/binary (base64 vs hex) and maps (pairs vs keys/values). */
+static void lit_json(icd_buf *b, const ice_literal *l, bool iceberg)
 {
     if (l->is_null) {
         icd_buf_puts(b, "null");
@@ -703,12 +703,21 @@ void ice_literal_to_json(icd_buf *b, const ice_literal *l)
             icd_json_base64(b, l->v.bytes.ptr, l->v.bytes.len);
         break;
     case ICE_T_FIXED:
-    case ICE_T_BINARY: icd_json_base64(b, l->v.bytes.ptr, l->v.bytes.len); break;
+    case ICE_T_BINARY:
+        if (!iceberg) {
+            icd_json_base64(b, l->v.bytes.ptr, l->v.bytes.len);
+            break;
+        }
+        icd_buf_putc(b, '"');
+        for (size_t i = 0; i < l->v.bytes.len; i++)
+            icd_buf_printf(b, "%02x", l->v.bytes.ptr[i]);
+        icd_buf_putc(b, '"');
+        break;
     case ICE_T_STRUCT:
         icd_buf_putc(b, '{');
         for (size_t i = 0; i < l->v.nested.n; i++) {
             icd_buf_printf(b, "%s\"%d\":", i ? "," : "", (int)l->v.nested.ids[i]);
-            ice_literal_to_json(b, &l->v.nested.items[i]);
+            lit_json(b, &l->v.nested.items[i], iceberg);
         }
         icd_buf_putc(b, '}');
         break;
@@ -717,17 +726,33 @@ void ice_literal_to_json(icd_buf *b, const ice_literal *l)
         for (size_t i = 0; i < l->v.nested.n; i++) {
             if (i)
                 icd_buf_putc(b, ',');
-            ice_literal_to_json(b, &l->v.nested.items[i]);
+            lit_json(b, &l->v.nested.items[i], iceberg);
         }
         icd_buf_putc(b, ']');
         break;
     case ICE_T_MAP:
+        if (iceberg) {
+            icd_buf_puts(b, "{\"keys\":[");
+            for (size_t i = 0; i < l->v.nested.n; i++) {
+                if (i)
+                    icd_buf_putc(b, ',');
+                lit_json(b, &l->v.nested.items[i], iceberg);
+            }
+            icd_buf_puts(b, "],\"values\":[");
+            for (size_t i = 0; i < l->v.nested.n; i++) {
+                if (i)
+                    icd_buf_putc(b, ',');
+                lit_json(b, &l->v.nested.items[l->v.nested.n + i], iceberg);
+            }
+            icd_buf_puts(b, "]}");
+            break;
+        }
         icd_buf_putc(b, '[');
         for (size_t i = 0; i < l->v.nested.n; i++) {
             icd_buf_puts(b, i ? ",{\"key\":" : "{\"key\":");
-            ice_literal_to_json(b, &l->v.nested.items[i]);
+            lit_json(b, &l->v.nested.items[i], iceberg);
             icd_buf_puts(b, ",\"value\":");
-            ice_literal_to_json(b, &l->v.nested.items[l->v.nested.n + i]);
+            lit_json(b, &l->v.nested.items[l->v.nested.n + i], iceberg);
             icd_buf_putc(b, '}');
         }
         icd_buf_putc(b, ']');
@@ -735,3 +760,7 @@ void ice_literal_to_json(icd_buf *b, const ice_literal *l)
     default: icd_buf_puts(b, "null");
     }
 }
+
+void ice_literal_to_json(icd_buf *b, const ice_literal *l) { lit_json(b, l, false); }
+
+void ice_literal_to_single_value_json(icd_buf *b, const ice_literal *l) { lit_json(b, l, true); }

@@ -143,6 +143,10 @@ int ice_literal_promote(const ice_literal *in, const ice_type *target, ice_liter
  * `scale` digits, dates/times as ISO strings, binary as base64, uuid canonical, structs as
  * objects keyed by field id, maps as arrays of {"key","value"}). */
 void ice_literal_to_json(icd_buf *b, const ice_literal *l);
+/* Appends the value in the spec's JSON single-value serialization (Appendix D), the form
+ * ice_literal_from_json reads: as above but fixed/binary as hex strings and maps as
+ * {"keys":[..],"values":[..]}. */
+void ice_literal_to_single_value_json(icd_buf *b, const ice_literal *l);
 
 /* Decimal helpers: the unscaled big-endian two's complement bytes <-> a 128-bit value.
  * ice_decimal_to_i128 fails when the value does not fit 128 bits. ice_decimal_from_i128

@@ -231,12 +231,12 @@ void ice_field_to_json(icd_buf *b, const ice_field *f)
     if (f->initial_default) {
         icd_buf_putc(b, ',');
         json_key(b, "initial-default");
-        ice_literal_to_json(b, f->initial_default);
+        ice_literal_to_single_value_json(b, f->initial_default);
     }
     if (f->write_default) {
         icd_buf_putc(b, ',');
         json_key(b, "write-default");
-        ice_literal_to_json(b, f->write_default);
+        ice_literal_to_single_value_json(b, f->write_default);
     }
     icd_buf_putc(b, '}');
 }
