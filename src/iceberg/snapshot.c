@@ -15,7 +15,7 @@
 static void format_ms(icd_buf *b, int64_t ms)
 {
     int64_t days = icd_floordiv(ms, 86400000);
-    int64_t rem = ms - days * 86400000;
+    int64_t rem = icd_floormod(ms, 86400000);
     icd_fmt_timestamp(b, days, rem * 1000000, 3, false);
     icd_buf_printf(b, "Z (%" PRId64 " ms)", ms);
 }
