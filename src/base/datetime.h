@@ -17,6 +17,10 @@ static inline int64_t icd_floordiv(int64_t a, int64_t b)
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-static inline int64_t icd_floormod(int64_t a, int64_t b) { return a - icd_floordiv(a, b) * b; }
+static inline int64_t icd_floormod(int64_t a, int64_t b)
+{
+    int64_t r = a % b; /* no a - q * b: that overflows near INT64_MIN */
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 #endif

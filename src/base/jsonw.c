@@ -397,7 +397,7 @@ void icd_json_timestamp(icd_buf *b, int64_t v, int unit_digits, bool utc)
     int64_t ups = unit_per_second(unit_digits);
     int64_t day = 86400 * ups;
     int64_t days = icd_floordiv(v, day);
-    int64_t rem = v - days * day;
+    int64_t rem = icd_floormod(v, day);
     icd_buf_putc(b, '"');
     icd_fmt_timestamp(b, days, rem * (1000000000 / ups), unit_digits, utc);
     icd_buf_putc(b, '"');

@@ -71,14 +71,16 @@ static int cat_any(icd_fileio *io, const char *path, cli_out *unused, icd_error 
 static int inspect_any(icd_fileio *io, const char *path, cli_out *unused, icd_error *err)
 {
     (void)unused;
-    cli_format fmt;
-    ICD_TRY(cli_detect_format(io, path, &fmt, err));
+    cli_format fmt = CLI_FMT_JSON;
+    if (!cli_inspect_is_metadata(io, path)) /* directories and *.metadata.json[.gz] */
+        ICD_TRY(cli_detect_format(io, path, &fmt, err));
     cli_out out;
     cli_out_init(&out, stdout);
     int rc;
     switch (fmt) {
     case CLI_FMT_PARQUET: rc = cli_inspect_parquet(io, path, &out, err); break;
     case CLI_FMT_AVRO: rc = cli_inspect_avro(io, path, &out, err); break;
+    case CLI_FMT_JSON: rc = cli_inspect_metadata(io, path, &out, err); break;
     default:
         rc = icd_fail(err, ICD_EUNSUPPORTED, path, -1,
                       "inspect does not know this kind of file yet");
