@@ -662,22 +662,28 @@ int dr_spec_load(dr_spec **out, const char *path, const dr_spec_opts *opts, icd_
     FILE *f = fopen(path, "rb");
     if (!f)
         return icd_fail(err, ICD_ENOTFOUND, path, -1, "cannot open the spec file");
-    char *buf = malloc(SPEC_MAX_BYTES + 1);
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return icd_fail(err, ICD_EIO, path, -1, "cannot read the spec file");
+    }
+    if ((unsigned long)size > SPEC_MAX_BYTES) {
+        fclose(f);
+        return icd_fail(err, ICD_EINVALID, path, -1, "the spec file is larger than %u bytes",
+                        SPEC_MAX_BYTES);
+    }
+    char *buf = malloc((size_t)size + 1);
     if (!buf) {
         fclose(f);
         return icd_fail_nomem(err);
     }
-    size_t n = fread(buf, 1, SPEC_MAX_BYTES + 1, f);
-    int bad = ferror(f);
+    size_t n = fread(buf, 1, (size_t)size, f);
+    int bad = ferror(f) || n != (size_t)size;
     fclose(f);
-    int rc;
-    if (bad)
-        rc = icd_fail(err, ICD_EIO, path, -1, "cannot read the spec file");
-    else if (n > SPEC_MAX_BYTES)
-        rc = icd_fail(err, ICD_EINVALID, path, -1, "the spec file is larger than %u bytes",
-                      SPEC_MAX_BYTES);
-    else
-        rc = dr_spec_parse(out, buf, n, path, opts, err);
+    int rc = bad ? icd_fail(err, ICD_EIO, path, -1, "cannot read the spec file")
+                 : dr_spec_parse(out, buf, n, path, opts, err);
     free(buf);
     return rc;
 }

@@ -631,12 +631,12 @@ int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int6
 /* ---- Java number text ------------------------------------------------------------------- */
 
 /* Shortest significant digits of |v| (no point) and the decimal exponent of the first
- * digit: v = 0.d1d2d3... * 10^(exp+1). `prec_max` is 17 for double, 9 for float. */
+ * digit: v = d1.d2d3... * 10^exp. At most 17 digits for a double, 9 for a float. */
 static int shortest_digits(double v, bool is_float, char *digits, int *exp10)
 {
     char tmp[48];
-    int lo = is_float ? 1 : 1, hi = is_float ? 9 : 17;
-    for (int prec = lo; prec <= hi; prec++) {
+    int hi = is_float ? 9 : 17;
+    for (int prec = 1; prec <= hi; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, fabs(v));
         bool same = is_float ? (strtof(tmp, NULL) == (float)fabs(v)) : (strtod(tmp, NULL) == fabs(v));
         if (same || prec == hi)
