@@ -12,10 +12,20 @@
 
 static const dr_spec_opts opts = {true, NOW};
 
+/* ICD_SOURCE_DIR (set by CTest), else the checkout this file was compiled from. */
 static const char *src_dir(void)
 {
+    static char dir[1024];
     const char *d = getenv("ICD_SOURCE_DIR");
-    return d ? d : ".";
+    if (d)
+        return d;
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *cut = strstr(dir, "/tests/unit/druid/");
+    if (cut)
+        *cut = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    return dir;
 }
 
 static dr_spec *load(const char *rel)
