@@ -1,0 +1,103 @@
+/*
+ * Druid input rows from Iceberg values: a small visitor API, independent of the file
+ * reader, that writes one JSON object per row with Druid's conversion rules, plus the
+ * parse-exception accounting of tuningConfig.maxParseExceptions.
+ *
+ * A row is written as {"__time": MILLIS, <every column of the row, in the order given>}:
+ *   boolean → true/false            int, long → number
+ *   float, double → number (NaN and ±Infinity → null: JSON has no such numbers)
+ *   decimal(P,S) → JSON number with its exact digits ("123.40")
+ *   date → "YYYY-MM-DD"             time → Java LocalTime text ("14:30", "14:30:05.123")
+ *   timestamp[tz][_ns] → epoch millis number (floor)
+ *   string → string                 uuid → canonical string
+ *   fixed, binary → base64 string   struct → object    list → array
+ *   map → object whose keys are the keys' string forms (Java String.valueOf of the
+ *         converted key: numbers as Java prints them, timestamps as millis, ...)
+ * __time comes from the row's timestamp column through the timestampSpec (timestamp.h);
+ * the timestamp column itself stays in the row (Druid excludes it from dimensions by
+ * name; a rewritten spec reading __time must exclude it: dr_spec_rewrite_exclusions).
+ * A source column named "__time" is dropped: the computed __time replaces it.
+ *
+ * Usage per row:
+ *   dr_row_begin(w, position);
+ *   dr_row_field(w, "id", 2); dr_row_long(w, 7);
+ *   dr_row_field(w, "tags", 4); dr_row_list_begin(w); dr_row_string(w, "a", 1); dr_row_list_end(w);
+ *   dr_row_field(w, "attrs", 5); dr_row_map_begin(w); dr_row_string(w, "k", 1);   <- key
+ *                                dr_row_long(w, 1);                              <- value
+ *                                dr_row_map_end(w);
+ *   rc = dr_row_end(w, &out, err);
+ * Value calls never fail; misuse or out-of-memory is reported by dr_row_end.
+ */
+#ifndef ICD_DRUID_ROW_H
+#define ICD_DRUID_ROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "druid/timestamp.h"
+
+typedef struct dr_row_writer dr_row_writer;
+
+/* `ts` is borrowed and must outlive the writer. */
+int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err);
+void dr_row_writer_free(dr_row_writer *w);
+/* The data file the following rows come from (copied; for parse-exception messages). */
+int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err);
+
+/* Starts a row; `position` is its row number in the data file (0-based). */
+void dr_row_begin(dr_row_writer *w, int64_t position);
+/* Names the next value: a top-level column or a struct field. */
+void dr_row_field(dr_row_writer *w, const char *name, size_t n);
+
+void dr_row_null(dr_row_writer *w);
+void dr_row_bool(dr_row_writer *w, bool v);
+void dr_row_long(dr_row_writer *w, int64_t v); /* int and long */
+void dr_row_float(dr_row_writer *w, float v);
+void dr_row_double(dr_row_writer *w, double v);
+/* Unscaled value as big-endian two's complement bytes (Iceberg's decimal encoding). */
+void dr_row_decimal(dr_row_writer *w, const uint8_t *be, size_t n, int scale);
+void dr_row_decimal_i64(dr_row_writer *w, int64_t unscaled, int scale);
+void dr_row_date(dr_row_writer *w, int32_t days);
+void dr_row_time(dr_row_writer *w, int64_t micros_of_day);
+/* `unit_digits`: 6 = microseconds, 9 = nanoseconds. `utc` (timestamptz) does not change
+ * the value: both are instants in epoch units. */
+void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc);
+void dr_row_string(dr_row_writer *w, const char *s, size_t n);
+void dr_row_uuid(dr_row_writer *w, const uint8_t uuid[16]);
+void dr_row_binary(dr_row_writer *w, const uint8_t *p, size_t n);
+void dr_row_struct_begin(dr_row_writer *w);
+void dr_row_struct_end(dr_row_writer *w);
+void dr_row_list_begin(dr_row_writer *w);
+void dr_row_list_end(dr_row_writer *w);
+/* Inside a map, values alternate: key, value, key, value ... */
+void dr_row_map_begin(dr_row_writer *w);
+void dr_row_map_end(dr_row_writer *w);
+
+/* Finishes the row and appends its JSON object (no newline) to `out`.
+ * ICD_EINVALID: the row is unparseable (its timestamp); nothing is appended, and `err`
+ *   holds "FILE: row N: Timestamp[...] is unparseable! (...)" — hand it to
+ *   dr_parse_exceptions_add. ICD_EINTERNAL: the visitor calls were unbalanced.
+ *   ICD_ENOMEM: out of memory. */
+int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err);
+
+/* Parse-exception accounting (tuningConfig.maxParseExceptions). */
+typedef struct dr_parse_exceptions {
+    int64_t max;        /* more than this many unparseable rows fails the read */
+    int64_t count;      /* unparseable rows so far */
+    icd_error last;     /* the most recent one */
+} dr_parse_exceptions;
+
+void dr_parse_exceptions_init(dr_parse_exceptions *pe, int64_t max);
+/* Counts one unparseable row. 0 while the count is within the limit (skip the row);
+ * ICD_EINVALID "Max parse exceptions[MAX] exceeded; last: ..." once it is exceeded. */
+int dr_parse_exceptions_add(dr_parse_exceptions *pe, const icd_error *row_err, icd_error *err);
+
+/* Java LocalTime.toString of a time of day in microseconds. */
+void dr_fmt_local_time(icd_buf *b, int64_t micros_of_day);
+/* Java BigDecimal.toString of an unscaled big-endian value and a scale >= 0. */
+void dr_fmt_big_decimal(icd_buf *b, const uint8_t *be, size_t n, int scale);
+
+#endif
