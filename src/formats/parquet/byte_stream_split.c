@@ -4,6 +4,8 @@
  * FIXED_LEN_BYTE_ARRAY any K). The encoding has no header, so the page's value section
  * must be exactly N * K bytes; decoding gathers the bytes back into little-endian values.
  */
+#include <string.h>
+
 #include "formats/parquet/encodings.h"
 
 /* Fixed-width gathers with the stream stride known, so the compiler keeps K pointers. */
@@ -16,27 +18,37 @@ static void bss_gather2(const uint8_t *p, size_t total, size_t count, uint8_t *o
     }
 }
 
+/* Widths 4 and 8 assemble each value in a register and store it whole. */
+static inline void store_le(uint8_t *d, uint64_t v, size_t width)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(d, &v, width);
+#else
+    for (size_t k = 0; k < width; k++)
+        d[k] = (uint8_t)(v >> (8 * k));
+#endif
+}
+
 static void bss_gather4(const uint8_t *p, size_t total, size_t count, uint8_t *o)
 {
     const uint8_t *s0 = p, *s1 = p + total, *s2 = p + 2 * total, *s3 = p + 3 * total;
     for (size_t i = 0; i < count; i++) {
-        uint8_t *d = o + 4 * i;
-        d[0] = s0[i];
-        d[1] = s1[i];
-        d[2] = s2[i];
-        d[3] = s3[i];
+        uint64_t v = (uint64_t)s0[i] | (uint64_t)s1[i] << 8 | (uint64_t)s2[i] << 16 |
+                     (uint64_t)s3[i] << 24;
+        store_le(o + 4 * i, v, 4);
     }
 }
 
 static void bss_gather8(const uint8_t *p, size_t total, size_t count, uint8_t *o)
 {
-    const uint8_t *s[8];
-    for (int k = 0; k < 8; k++)
-        s[k] = p + (size_t)k * total;
+    const uint8_t *s0 = p, *s1 = p + total, *s2 = p + 2 * total, *s3 = p + 3 * total;
+    const uint8_t *s4 = p + 4 * total, *s5 = p + 5 * total, *s6 = p + 6 * total,
+                  *s7 = p + 7 * total;
     for (size_t i = 0; i < count; i++) {
-        uint8_t *d = o + 8 * i;
-        for (int k = 0; k < 8; k++)
-            d[k] = s[k][i];
+        uint64_t v = (uint64_t)s0[i] | (uint64_t)s1[i] << 8 | (uint64_t)s2[i] << 16 |
+                     (uint64_t)s3[i] << 24 | (uint64_t)s4[i] << 32 | (uint64_t)s5[i] << 40 |
+                     (uint64_t)s6[i] << 48 | (uint64_t)s7[i] << 56;
+        store_le(o + 8 * i, v, 8);
     }
 }
 
