@@ -278,8 +278,8 @@ static int lz4_try_frame(const uint8_t *in, size_t in_len, uint8_t *out, size_t 
             }
             continue; /* the context is ready for a following frame */
         }
-        if (ip == in_len && dst_len == 0)
-            break; /* truncated frame */
+        if ((ip == in_len || src_len == 0) && dst_len == 0)
+            break; /* truncated frame, or no progress */
     }
     LZ4F_freeDecompressionContext(dctx);
     return rc;

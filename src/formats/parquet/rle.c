@@ -49,6 +49,11 @@ int pq_rle_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size
                   size_t *used, icd_error *err)
 {
     ICD_TRY(rle_bit_width_ok(bit_width, "RLE", err));
+    if (count == 0) {
+        if (used)
+            *used = 0;
+        return 0;
+    }
     if (bit_width == 0) {
         rle_decode_width0(p, n, out, count, used);
         return 0;
@@ -139,7 +144,8 @@ int pq_bit_packed_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *ou
                         "BIT_PACKED: %zu values of %d bits need %zu bytes, %zu present", count,
                         bit_width, bytes, n);
     if (bit_width == 0) {
-        memset(out, 0, count * sizeof *out);
+        if (count)
+            memset(out, 0, count * sizeof *out);
     } else {
         /* MSB first: value i is the bit_width bits that start at bit i * bit_width counting
          * from the top bit of byte 0. */
