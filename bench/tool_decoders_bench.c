@@ -64,8 +64,7 @@ static void pack_lsb(uint8_t *dst, const uint64_t *v, size_t nv, int w)
     size_t bit = 0;
     for (size_t i = 0; i < nv; i++)
         for (int k = 0; k < w; k++, bit++)
-            if ((v[i] >> k) & 1)
-                dst[bit / 8] |= (uint8_t)(1u << (bit % 8));
+            if ((v[i] >> k) & 1) dst[bit / 8] |= (uint8_t)(1u << (bit % 8));
 }
 
 static size_t put_uleb(uint8_t *d, uint64_t v)
@@ -121,8 +120,7 @@ static size_t enc_delta(uint8_t *d, const int64_t *v, size_t n)
         for (size_t k = 0; k < cnt; k++) {
             int64_t x = (int64_t)((uint64_t)v[i + k] - (uint64_t)v[i + k - 1]);
             del[k] = (uint64_t)x;
-            if (x < min)
-                min = x;
+            if (x < min) min = x;
         }
         for (size_t k = cnt; k < block; k++)
             del[k] = (uint64_t)min;
@@ -134,8 +132,7 @@ static size_t enc_delta(uint8_t *d, const int64_t *v, size_t n)
             uint64_t mx = 0;
             for (size_t k = 0; k < mbsize; k++) {
                 del[m * mbsize + k] -= (uint64_t)min;
-                if (del[m * mbsize + k] > mx)
-                    mx = del[m * mbsize + k];
+                if (del[m * mbsize + k] > mx) mx = del[m * mbsize + k];
             }
             int w = 0;
             while (w < 64 && (mx >> w))
@@ -170,8 +167,7 @@ static void bench_rle(int w, size_t pages)
             if (pq_rle_decode(enc[i], len[i], w, out, PAGE_VALUES, NULL, &err))
                 die("pq_rle_decode", &err);
         t = now() - t;
-        if (t < best)
-            best = t;
+        if (t < best) best = t;
     }
     char name[64];
     snprintf(name, sizeof name, "RLE/bit-packed, width %d", w);
@@ -201,11 +197,9 @@ static void bench_delta(size_t n)
         if (pq_delta_binary_packed(enc, elen, n, out, NULL, &err))
             die("pq_delta_binary_packed", &err);
         s = now() - s;
-        if (s < best)
-            best = s;
+        if (s < best) best = s;
     }
-    if (memcmp(v, out, n * sizeof *v) != 0)
-        die("delta round trip", NULL);
+    if (memcmp(v, out, n * sizeof *v) != 0) die("delta round trip", NULL);
     row("DELTA_BINARY_PACKED int64", (double)n, "M values/s", best);
     free(v);
     free(out);
@@ -237,8 +231,7 @@ static void bench_plain_byte_array(size_t n)
             at += used;
         }
         t = now() - t;
-        if (t < best)
-            best = t;
+        if (t < best) best = t;
     }
     row("PLAIN byte array (avg 12 B)", (double)n, "M values/s", best);
     free(enc);
@@ -256,13 +249,12 @@ static void bench_bss(size_t n, size_t width)
         double t = now();
         for (size_t i = 0; i < n; i += PAGE_VALUES) {
             size_t cnt = n - i < PAGE_VALUES ? n - i : PAGE_VALUES;
-            if (pq_byte_stream_split(enc + i * width, cnt * width, cnt, cnt, width,
-                                     out + i * width, &err))
+            if (pq_byte_stream_split(enc + i * width, cnt * width, cnt, cnt, width, out + i * width,
+                                     &err))
                 die("pq_byte_stream_split", &err);
         }
         t = now() - t;
-        if (t < best)
-            best = t;
+        if (t < best) best = t;
     }
     char name[64];
     snprintf(name, sizeof name, "BYTE_STREAM_SPLIT, width %zu", width);
@@ -283,7 +275,9 @@ static size_t compress_page(int codec, const uint8_t *src, size_t n, uint8_t *ds
                             brotli_enc_fn brotli)
 {
     switch (codec) {
-    case PQ_CODEC_UNCOMPRESSED: memcpy(dst, src, n); return n;
+    case PQ_CODEC_UNCOMPRESSED:
+        memcpy(dst, src, n);
+        return n;
     case PQ_CODEC_SNAPPY: {
         size_t l = cap;
         return snappy_compress((const char *)src, n, (char *)dst, &l) == SNAPPY_OK ? l : 0;
@@ -327,8 +321,9 @@ static size_t compress_page(int codec, const uint8_t *src, size_t n, uint8_t *ds
 /* Page-like data: dictionary-ish strings, increasing integers, random doubles. */
 static void make_pages(uint8_t *d, size_t n)
 {
-    static const char *words[] = {"US", "DE", "FR", "mobile", "desktop", "/home", "/cart",
-                                  "https://example.com/", "u00012345", "tablet"};
+    static const char *words[] = {"US",        "DE",    "FR",    "mobile",
+                                  "desktop",   "/home", "/cart", "https://example.com/",
+                                  "u00012345", "tablet"};
     size_t i = 0;
     int64_t x = 1000000;
     while (i + 32 < n) {
@@ -365,11 +360,9 @@ static void bench_codecs(size_t mb)
     make_pages(src, total);
     void *blib = dlopen("libbrotlienc.so.1", RTLD_NOW | RTLD_LOCAL);
     brotli_enc_fn brotli = NULL;
-    if (blib)
-        *(void **)&brotli = dlsym(blib, "BrotliEncoderCompress");
-    const int codecs[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP,
-                          PQ_CODEC_ZSTD,         PQ_CODEC_LZ4_RAW, PQ_CODEC_LZ4,
-                          PQ_CODEC_BROTLI};
+    if (blib) *(void **)&brotli = dlsym(blib, "BrotliEncoderCompress");
+    const int codecs[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_GZIP,  PQ_CODEC_ZSTD,
+                          PQ_CODEC_LZ4_RAW,      PQ_CODEC_LZ4,    PQ_CODEC_BROTLI};
     size_t cap = CODEC_PAGE + CODEC_PAGE / 2 + 4096;
     for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++) {
         int codec = codecs[c];
@@ -396,8 +389,7 @@ static void bench_codecs(size_t mb)
                     if (pq_decompress(codec, comp[i], clen[i], out, CODEC_PAGE, &err))
                         die("pq_decompress", &err);
                 t = now() - t;
-                if (t < best)
-                    best = t;
+                if (t < best) best = t;
             }
             if (memcmp(out, src + (pages - 1) * CODEC_PAGE, CODEC_PAGE) != 0)
                 die("codec round trip", NULL);
@@ -408,8 +400,7 @@ static void bench_codecs(size_t mb)
         free(comp);
         free(clen);
     }
-    if (blib)
-        dlclose(blib);
+    if (blib) dlclose(blib);
     free(src);
     free(out);
 }
@@ -417,8 +408,7 @@ static void bench_codecs(size_t mb)
 int main(int argc, char **argv)
 {
     size_t mb = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 64;
-    if (mb == 0)
-        mb = 64;
+    if (mb == 0) mb = 64;
     printf("%-34s %12s\n", "decoder / codec", "throughput");
     printf("%-34s %12s\n", "----------------------------------", "------------");
     bench_rle(1, 256);

@@ -20,10 +20,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define REQUIRE(c)                                                                             \
-    do {                                                                                       \
-        if (!(c))                                                                              \
-            __builtin_trap();                                                                  \
+#define REQUIRE(c)                                                                                 \
+    do {                                                                                           \
+        if (!(c)) __builtin_trap();                                                                \
     } while (0)
 
 static volatile uint32_t sink;
@@ -47,10 +46,8 @@ static void within(const pq_bytes *v, size_t count, const uint8_t *p, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int verbose = -1;
-    if (verbose < 0)
-        verbose = getenv("PQ_FUZZ_VERBOSE") != NULL;
-    if (size < 7)
-        return 0;
+    if (verbose < 0) verbose = getenv("PQ_FUZZ_VERBOSE") != NULL;
+    if (size < 7) return 0;
     unsigned sel = data[0] % 17, param = data[1];
     size_t count = (size_t)data[2] | (size_t)data[3] << 8;
     size_t out_len = ((size_t)data[4] | (size_t)data[5] << 8 | (size_t)data[6] << 16) & 0xFFFFF;
@@ -90,8 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t width = param % 16 + 1;
         uint8_t *out = malloc(count * width + 1);
         rc = pq_plain_fixed(page, n, count, width, out, &used, &err);
-        if (rc == 0)
-            REQUIRE(used == count * width && used <= n && memcmp(out, page, used) == 0);
+        if (rc == 0) REQUIRE(used == count * width && used <= n && memcmp(out, page, used) == 0);
         free(out);
         break;
     }
@@ -134,8 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       : pq_delta_byte_array(page, n, count, out, &arena, &used, &err);
         if (rc == 0) {
             REQUIRE(used <= n);
-            if (sel == 6)
-                within(out, count, page, n);
+            if (sel == 6) within(out, count, page, n);
             touch_bytes(out, count);
         }
         icd_arena_free(&arena);
@@ -147,8 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t want = count < total ? count : total;
         uint8_t *out = malloc(want * width + 1);
         /* Half the time the exact total, otherwise the fuzzer's count as the total. */
-        rc = pq_byte_stream_split(page, n, (param & 0x80) ? count : total, want, width, out,
-                                  &err);
+        rc = pq_byte_stream_split(page, n, (param & 0x80) ? count : total, want, width, out, &err);
         free(out);
         break;
     }
@@ -160,11 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     }
-    if (rc != 0)
-        REQUIRE(rc < 0 && err.message[0] != '\0');
+    if (rc != 0) REQUIRE(rc < 0 && err.message[0] != '\0');
     if (verbose) /* PQ_FUZZ_VERBOSE=1: what each input did, to check seeds */
-        fprintf(stderr, "selector %u: rc %d%s%s\n", sel, rc, rc ? ": " : "",
-                rc ? err.message : "");
+        fprintf(stderr, "selector %u: rc %d%s%s\n", sel, rc, rc ? ": " : "", rc ? err.message : "");
     free(page);
     return 0;
 }

@@ -28,16 +28,18 @@ PQ_ALWAYS_INLINE void unpack8_32(const uint8_t *p, uint32_t *out, int w)
 
 typedef void (*unpack32_fn)(const uint8_t *p, uint32_t *out, size_t groups);
 
-#define PQ_DEF_UNPACK32(W)                                                                     \
-    static void unpack32_w##W(const uint8_t *p, uint32_t *out, size_t groups)                  \
-    {                                                                                          \
-        for (size_t g = 0; g < groups; g++, p += (W), out += 8)                                \
-            unpack8_32(p, out, (W));                                                           \
+#define PQ_DEF_UNPACK32(W)                                                                         \
+    static void unpack32_w##W(const uint8_t *p, uint32_t *out, size_t groups)                      \
+    {                                                                                              \
+        for (size_t g = 0; g < groups; g++, p += (W), out += 8)                                    \
+            unpack8_32(p, out, (W));                                                               \
     }
-#define PQ_REPEAT32(X)                                                                         \
-    X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)     \
-    X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30)        \
-    X(31) X(32)
+// clang-format off
+#define PQ_REPEAT32(X)                                                                             \
+    X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)         \
+    X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31)      \
+    X(32)
+// clang-format on
 PQ_REPEAT32(PQ_DEF_UNPACK32)
 #define PQ_REF_UNPACK32(W) unpack32_w##W,
 static const unpack32_fn unpack32_generic[33] = {NULL, PQ_REPEAT32(PQ_REF_UNPACK32)};
@@ -79,8 +81,7 @@ void pq_unpack32(const uint8_t *p, size_t avail, int w, uint32_t *out, size_t gr
     int exact = (w == 1 || w == 8 || w == 16 || w == 32);
     size_t slack = exact ? 0 : 8;
     size_t fast = avail >= slack ? (avail - slack) / gw : 0;
-    if (fast > groups)
-        fast = groups;
+    if (fast > groups) fast = groups;
     if (exact)
         unpack32_exact(p, w, out, fast);
     else
@@ -114,17 +115,19 @@ PQ_ALWAYS_INLINE void unpack8_64(const uint8_t *p, uint64_t *out, int w)
 
 typedef void (*unpack64_fn)(const uint8_t *p, uint64_t *out, size_t groups);
 
-#define PQ_DEF_UNPACK64(W)                                                                     \
-    static void unpack64_w##W(const uint8_t *p, uint64_t *out, size_t groups)                  \
-    {                                                                                          \
-        for (size_t g = 0; g < groups; g++, p += (W), out += 8)                                \
-            unpack8_64(p, out, (W));                                                           \
+#define PQ_DEF_UNPACK64(W)                                                                         \
+    static void unpack64_w##W(const uint8_t *p, uint64_t *out, size_t groups)                      \
+    {                                                                                              \
+        for (size_t g = 0; g < groups; g++, p += (W), out += 8)                                    \
+            unpack8_64(p, out, (W));                                                               \
     }
-#define PQ_REPEAT64(X)                                                                         \
-    PQ_REPEAT32(X)                                                                             \
-    X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46)        \
-    X(47) X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60)        \
-    X(61) X(62) X(63) X(64)
+// clang-format off
+#define PQ_REPEAT64(X)                                                                             \
+    PQ_REPEAT32(X)                                                                                 \
+    X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45) X(46) X(47)      \
+    X(48) X(49) X(50) X(51) X(52) X(53) X(54) X(55) X(56) X(57) X(58) X(59) X(60) X(61) X(62)      \
+    X(63) X(64)
+// clang-format on
 PQ_REPEAT64(PQ_DEF_UNPACK64)
 #define PQ_REF_UNPACK64(W) unpack64_w##W,
 static const unpack64_fn unpack64_generic[65] = {NULL, PQ_REPEAT64(PQ_REF_UNPACK64)};
@@ -139,14 +142,12 @@ void pq_unpack64(const uint8_t *p, size_t avail, int w, uint64_t *out, size_t gr
     size_t fast;
     if (w == 64) {
         fast = avail / 64;
-        if (fast > groups)
-            fast = groups;
+        if (fast > groups) fast = groups;
         for (size_t i = 0; i < fast * 8; i++)
             out[i] = pq_load_le64(p + 8 * i);
     } else {
         fast = avail >= 9 ? (avail - 9) / gw : 0;
-        if (fast > groups)
-            fast = groups;
+        if (fast > groups) fast = groups;
         unpack64_generic[w](p, out, fast);
     }
     for (size_t g = fast; g < groups; g++) {

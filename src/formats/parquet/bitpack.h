@@ -23,11 +23,9 @@ static inline int pq_read_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t
     uint64_t v = 0;
     size_t i = *pos;
     for (int shift = 0; shift < 64; shift += 7) {
-        if (i >= n)
-            return -1;
+        if (i >= n) return -1;
         uint8_t b = p[i++];
-        if (shift == 63 && (b & 0x7e))
-            return -1; /* bits beyond 64 */
+        if (shift == 63 && (b & 0x7e)) return -1; /* bits beyond 64 */
         v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *pos = i;
@@ -39,7 +37,10 @@ static inline int pq_read_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t
 }
 
 /* Zigzag decoding, kept unsigned so that callers can do modular arithmetic. */
-static inline uint64_t pq_unzigzag(uint64_t u) { return (u >> 1) ^ (0 - (u & 1)); }
+static inline uint64_t pq_unzigzag(uint64_t u)
+{
+    return (u >> 1) ^ (0 - (u & 1));
+}
 
 static inline uint64_t pq_load_le64(const uint8_t *p)
 {

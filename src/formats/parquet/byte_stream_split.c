@@ -33,8 +33,8 @@ static void bss_gather4(const uint8_t *p, size_t total, size_t count, uint8_t *o
 {
     const uint8_t *s0 = p, *s1 = p + total, *s2 = p + 2 * total, *s3 = p + 3 * total;
     for (size_t i = 0; i < count; i++) {
-        uint64_t v = (uint64_t)s0[i] | (uint64_t)s1[i] << 8 | (uint64_t)s2[i] << 16 |
-                     (uint64_t)s3[i] << 24;
+        uint64_t v =
+            (uint64_t)s0[i] | (uint64_t)s1[i] << 8 | (uint64_t)s2[i] << 16 | (uint64_t)s3[i] << 24;
         store_le(o + 4 * i, v, 4);
     }
 }
@@ -67,9 +67,15 @@ int pq_byte_stream_split(const uint8_t *p, size_t n, size_t total, size_t count,
                         n, total, width, total <= SIZE_MAX / width ? total * width : SIZE_MAX);
     uint8_t *o = out;
     switch (width) {
-    case 2: bss_gather2(p, total, count, o); break;
-    case 4: bss_gather4(p, total, count, o); break;
-    case 8: bss_gather8(p, total, count, o); break;
+    case 2:
+        bss_gather2(p, total, count, o);
+        break;
+    case 4:
+        bss_gather4(p, total, count, o);
+        break;
+    case 8:
+        bss_gather8(p, total, count, o);
+        break;
     default:
         /* Stream by stream: reads stay sequential, writes are strided. */
         for (size_t k = 0; k < width; k++) {

@@ -58,8 +58,7 @@ static int delta_header_field(delta_reader *r, uint64_t *v, const char *field, i
     return 0;
 }
 
-static int delta_init(delta_reader *r, const uint8_t *p, size_t n, const char *what,
-                      icd_error *err)
+static int delta_init(delta_reader *r, const uint8_t *p, size_t n, const char *what, icd_error *err)
 {
     memset(r, 0, offsetof(delta_reader, buf));
     r->buf_pos = r->buf_len = 0;
@@ -80,8 +79,7 @@ static int delta_init(delta_reader *r, const uint8_t *p, size_t n, const char *w
         return icd_fail(err, ICD_ECORRUPT, NULL, -1,
                         "%s: %llu miniblocks do not split a block of %llu values into "
                         "multiples of 32",
-                        what, (unsigned long long)r->mb_count,
-                        (unsigned long long)r->block_size);
+                        what, (unsigned long long)r->mb_count, (unsigned long long)r->block_size);
     r->mb_size = r->block_size / r->mb_count;
     r->values_left = r->total;
     r->first_pending = r->total > 0;
@@ -108,9 +106,8 @@ static int delta_start_miniblock(delta_reader *r, icd_error *err)
                             r->what, r->block_at, r->n);
         if (r->mb_count > r->n - r->pos)
             return icd_fail(err, ICD_ECORRUPT, NULL, -1,
-                            "%s: block at byte %zu needs %llu bit-width bytes, %zu left",
-                            r->what, r->block_at, (unsigned long long)r->mb_count,
-                            r->n - r->pos);
+                            "%s: block at byte %zu needs %llu bit-width bytes, %zu left", r->what,
+                            r->block_at, (unsigned long long)r->mb_count, r->n - r->pos);
         r->min_delta = pq_unzigzag(md);
         r->widths_at = r->pos;
         r->pos += (size_t)r->mb_count;
@@ -151,8 +148,7 @@ static int delta_start_miniblock(delta_reader *r, icd_error *err)
 
 static int delta_refill(delta_reader *r, icd_error *err)
 {
-    if (r->mb_left == 0)
-        ICD_TRY(delta_start_miniblock(r, err));
+    if (r->mb_left == 0) ICD_TRY(delta_start_miniblock(r, err));
     size_t chunk = r->mb_left < DELTA_CHUNK ? (size_t)r->mb_left : DELTA_CHUNK;
     uint64_t off = r->mb_done / 8 * (uint64_t)r->mb_width;
     const uint8_t *src = off < r->mb_avail ? r->mb_data + off : r->mb_data;
@@ -180,8 +176,7 @@ static int delta_next(delta_reader *r, int64_t *out, size_t k, icd_error *err)
             ICD_TRY(delta_refill(r, err));
         }
         size_t take = r->buf_len - r->buf_pos;
-        if (take > k - i)
-            take = k - i;
+        if (take > k - i) take = k - i;
         const uint64_t md = r->min_delta, *d = r->buf + r->buf_pos;
         for (size_t j = 0; j < take; j++) {
             last += md + d[j];
@@ -206,8 +201,7 @@ static int delta_end(delta_reader *r, size_t *end, icd_error *err)
         r->first_pending = false;
     }
     while (r->values_left > 0) {
-        if (r->mb_left == 0)
-            ICD_TRY(delta_start_miniblock(r, err));
+        if (r->mb_left == 0) ICD_TRY(delta_start_miniblock(r, err));
         uint64_t s = r->values_left < r->mb_left ? r->values_left : r->mb_left;
         r->values_left -= s;
         r->mb_left -= s;
@@ -237,16 +231,14 @@ int pq_delta_binary_packed(const uint8_t *p, size_t n, size_t count, int64_t *ou
                            icd_error *err)
 {
     if (n == 0 && count == 0) {
-        if (used)
-            *used = 0;
+        if (used) *used = 0;
         return 0;
     }
     delta_reader r;
     ICD_TRY(delta_init(&r, p, n, "DELTA_BINARY_PACKED", err));
     ICD_TRY(delta_need(&r, count, err));
     ICD_TRY(delta_next(&r, out, count, err));
-    if (used)
-        ICD_TRY(delta_end(&r, used, err));
+    if (used) ICD_TRY(delta_end(&r, used, err));
     return 0;
 }
 
@@ -254,8 +246,7 @@ int pq_delta_length_byte_array(const uint8_t *p, size_t n, size_t count, pq_byte
                                size_t *used, icd_error *err)
 {
     if (n == 0 && count == 0) {
-        if (used)
-            *used = 0;
+        if (used) *used = 0;
         return 0;
     }
     delta_reader r;
@@ -278,8 +269,7 @@ int pq_delta_length_byte_array(const uint8_t *p, size_t n, size_t count, pq_byte
             off += (size_t)lens[j];
         }
     }
-    if (used)
-        *used = off;
+    if (used) *used = off;
     return 0;
 }
 
@@ -291,12 +281,11 @@ static size_t dba_rebuild_limit(size_t n)
     return n > floor / 64 ? (n > SIZE_MAX / 64 ? SIZE_MAX : n * 64) : floor;
 }
 
-int pq_delta_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
-                        icd_arena *arena, size_t *used, icd_error *err)
+int pq_delta_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out, icd_arena *arena,
+                        size_t *used, icd_error *err)
 {
     if (n == 0 && count == 0) {
-        if (used)
-            *used = 0;
+        if (used) *used = 0;
         return 0;
     }
     delta_reader pre, suf;
@@ -343,8 +332,7 @@ int pq_delta_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
                                     "exceed %zu bytes",
                                     n, limit);
                 uint8_t *dst = icd_arena_alloc(arena, plen + slen);
-                if (!dst)
-                    return icd_fail_nomem(err);
+                if (!dst) return icd_fail_nomem(err);
                 memcpy(dst, prev.ptr, plen);
                 memcpy(dst + plen, p + off, slen);
                 v.ptr = dst;
@@ -355,7 +343,6 @@ int pq_delta_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
             prev = v;
         }
     }
-    if (used)
-        *used = off;
+    if (used) *used = off;
     return 0;
 }

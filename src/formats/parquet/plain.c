@@ -13,17 +13,28 @@
 const char *pq_encoding_name(int encoding)
 {
     switch (encoding) {
-    case PQ_ENC_PLAIN: return "PLAIN";
-    case 1: return "GROUP_VAR_INT";
-    case PQ_ENC_PLAIN_DICTIONARY: return "PLAIN_DICTIONARY";
-    case PQ_ENC_RLE: return "RLE";
-    case PQ_ENC_BIT_PACKED: return "BIT_PACKED";
-    case PQ_ENC_DELTA_BINARY_PACKED: return "DELTA_BINARY_PACKED";
-    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY: return "DELTA_LENGTH_BYTE_ARRAY";
-    case PQ_ENC_DELTA_BYTE_ARRAY: return "DELTA_BYTE_ARRAY";
-    case PQ_ENC_RLE_DICTIONARY: return "RLE_DICTIONARY";
-    case PQ_ENC_BYTE_STREAM_SPLIT: return "BYTE_STREAM_SPLIT";
-    case 10: return "ALP";
+    case PQ_ENC_PLAIN:
+        return "PLAIN";
+    case 1:
+        return "GROUP_VAR_INT";
+    case PQ_ENC_PLAIN_DICTIONARY:
+        return "PLAIN_DICTIONARY";
+    case PQ_ENC_RLE:
+        return "RLE";
+    case PQ_ENC_BIT_PACKED:
+        return "BIT_PACKED";
+    case PQ_ENC_DELTA_BINARY_PACKED:
+        return "DELTA_BINARY_PACKED";
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+        return "DELTA_LENGTH_BYTE_ARRAY";
+    case PQ_ENC_DELTA_BYTE_ARRAY:
+        return "DELTA_BYTE_ARRAY";
+    case PQ_ENC_RLE_DICTIONARY:
+        return "RLE_DICTIONARY";
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+        return "BYTE_STREAM_SPLIT";
+    case 10:
+        return "ALP";
     default: {
         static _Thread_local char unknown[32];
         snprintf(unknown, sizeof unknown, "UNKNOWN(%d)", encoding);
@@ -48,8 +59,7 @@ int pq_plain_bool(const uint8_t *p, size_t n, size_t count, uint8_t *out, size_t
     }
     for (size_t i = full * 8; i < count; i++)
         out[i] = (uint8_t)((p[i / 8] >> (i % 8)) & 1u);
-    if (used)
-        *used = bytes;
+    if (used) *used = bytes;
     return 0;
 }
 
@@ -60,8 +70,8 @@ int pq_plain_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
     for (size_t i = 0; i < count; i++) {
         if (n - pos < 4)
             return icd_fail(err, ICD_ECORRUPT, NULL, -1,
-                            "PLAIN: byte array %zu of %zu: length cut short at byte %zu of %zu",
-                            i, count, pos, n);
+                            "PLAIN: byte array %zu of %zu: length cut short at byte %zu of %zu", i,
+                            count, pos, n);
         uint32_t len = pq_load_le32(p + pos);
         pos += 4;
         if (len > n - pos)
@@ -73,24 +83,19 @@ int pq_plain_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
         out[i].len = len;
         pos += len;
     }
-    if (used)
-        *used = pos;
+    if (used) *used = pos;
     return 0;
 }
 
-int pq_plain_fixed(const uint8_t *p, size_t n, size_t count, size_t width, void *out,
-                   size_t *used, icd_error *err)
+int pq_plain_fixed(const uint8_t *p, size_t n, size_t count, size_t width, void *out, size_t *used,
+                   icd_error *err)
 {
-    if (width == 0)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "PLAIN: value width 0");
+    if (width == 0) return icd_fail(err, ICD_EINVALID, NULL, -1, "PLAIN: value width 0");
     if (count > n / width)
         return icd_fail(err, ICD_ECORRUPT, NULL, -1,
-                        "PLAIN: %zu values of %zu bytes do not fit in %zu bytes", count, width,
-                        n);
+                        "PLAIN: %zu values of %zu bytes do not fit in %zu bytes", count, width, n);
     size_t bytes = count * width;
-    if (bytes)
-        memcpy(out, p, bytes);
-    if (used)
-        *used = bytes;
+    if (bytes) memcpy(out, p, bytes);
+    if (used) *used = bytes;
     return 0;
 }

@@ -16,27 +16,24 @@
 static int rle_bit_width_ok(int bit_width, const char *what, icd_error *err)
 {
     if (bit_width < 0 || bit_width > 32)
-        return icd_fail(err, ICD_ECORRUPT, NULL, -1, "%s: bit width %d is out of range 0..32",
-                        what, bit_width);
+        return icd_fail(err, ICD_ECORRUPT, NULL, -1, "%s: bit width %d is out of range 0..32", what,
+                        bit_width);
     return 0;
 }
 
 /* Bit width 0: every value is 0 whatever the runs say, so the runs are only walked to
  * report how many bytes they take; a stream that ends early loses nothing. */
-static void rle_decode_width0(const uint8_t *p, size_t n, uint32_t *out, size_t count,
-                              size_t *used)
+static void rle_decode_width0(const uint8_t *p, size_t n, uint32_t *out, size_t count, size_t *used)
 {
     size_t pos = 0, k = 0;
     while (k < count && pos < n) {
         uint64_t h;
-        if (pq_read_uleb(p, n, &pos, &h))
-            break;
+        if (pq_read_uleb(p, n, &pos, &h)) break;
         uint64_t run = (h & 1) ? (h >> 1 > UINT64_MAX / 8 ? UINT64_MAX : (h >> 1) * 8) : h >> 1;
         k += run >= count - k ? count - k : (size_t)run;
     }
     memset(out, 0, count * sizeof *out);
-    if (used)
-        *used = pos;
+    if (used) *used = pos;
 }
 
 /* Bytes that the first m values of a bit-packed run take, without overflow. */
@@ -50,8 +47,7 @@ int pq_rle_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size
 {
     ICD_TRY(rle_bit_width_ok(bit_width, "RLE", err));
     if (count == 0) {
-        if (used)
-            *used = 0;
+        if (used) *used = 0;
         return 0;
     }
     if (bit_width == 0) {
@@ -69,8 +65,8 @@ int pq_rle_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size
         uint64_t h;
         if (pq_read_uleb(p, n, &pos, &h))
             return icd_fail(err, ICD_ECORRUPT, NULL, -1,
-                            "RLE: truncated or overlong run header at byte %zu of %zu",
-                            header_at, n);
+                            "RLE: truncated or overlong run header at byte %zu of %zu", header_at,
+                            n);
         size_t need = count - k;
         if (h & 1) {
             uint64_t groups = h >> 1;
@@ -94,7 +90,7 @@ int pq_rle_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size
             /* The whole run, padding included; a run cut short at the buffer's end
              * can only be the last one (all its needed values were present). */
             uint64_t run_bytes = groups > left / (size_t)bit_width ? (uint64_t)left + 1
-                                                                    : groups * (uint64_t)bit_width;
+                                                                   : groups * (uint64_t)bit_width;
             pos = run_bytes > left ? n : pos + (size_t)run_bytes;
         } else {
             uint64_t run = h >> 1;
@@ -117,8 +113,7 @@ int pq_rle_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size
             k += m;
         }
     }
-    if (used)
-        *used = pos;
+    if (used) *used = pos;
     return 0;
 }
 
@@ -144,8 +139,7 @@ int pq_bit_packed_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *ou
                         "BIT_PACKED: %zu values of %d bits need %zu bytes, %zu present", count,
                         bit_width, bytes, n);
     if (bit_width == 0) {
-        if (count)
-            memset(out, 0, count * sizeof *out);
+        if (count) memset(out, 0, count * sizeof *out);
     } else {
         /* MSB first: value i is the bit_width bits that start at bit i * bit_width counting
          * from the top bit of byte 0. */
@@ -162,7 +156,6 @@ int pq_bit_packed_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *ou
             out[i] = (uint32_t)((w << (bit & 7)) >> (64 - bit_width));
         }
     }
-    if (used)
-        *used = bytes;
+    if (used) *used = bytes;
     return 0;
 }

@@ -49,23 +49,20 @@ static uint8_t *make_data(size_t n)
 
 /* Decompresses into a buffer of exactly out_len bytes and compares with `want`
  * (when not NULL). */
-static int decomp(int codec, const uint8_t *in, size_t in_len, size_t out_len,
-                  const uint8_t *want, icd_error *err)
+static int decomp(int codec, const uint8_t *in, size_t in_len, size_t out_len, const uint8_t *want,
+                  icd_error *err)
 {
     uint8_t *out = malloc(out_len ? out_len : 1);
     icd_error_clear(err);
     int rc = pq_decompress(codec, in, in_len, out, out_len, err);
-    if (rc == 0 && want)
-        CHECK(memcmp(out, want, out_len) == 0);
-    if (rc)
-        CHECK(err->message[0] != '\0');
+    if (rc == 0 && want) CHECK(memcmp(out, want, out_len) == 0);
+    if (rc) CHECK(err->message[0] != '\0');
     free(out);
     return rc;
 }
 
 /* The checks every codec must pass on one compressed buffer of `src`. */
-static void check_codec(int codec, const uint8_t *comp, size_t clen, const uint8_t *src,
-                        size_t n)
+static void check_codec(int codec, const uint8_t *comp, size_t clen, const uint8_t *src, size_t n)
 {
     icd_error err;
     CHECK_EQ_INT(decomp(codec, comp, clen, n, src, &err), 0);
@@ -98,12 +95,10 @@ static void test_snappy(void)
     }
     icd_error err;
     const uint8_t garbage[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    CHECK_EQ_INT(decomp(PQ_CODEC_SNAPPY, garbage, sizeof garbage, 10, NULL, &err),
-                 ICD_ECORRUPT);
+    CHECK_EQ_INT(decomp(PQ_CODEC_SNAPPY, garbage, sizeof garbage, 10, NULL, &err), ICD_ECORRUPT);
     /* The length says 5, the literal holds 3 bytes. */
     const uint8_t short_lit[] = {0x05, 0x08, 'a', 'b', 'c'};
-    CHECK_EQ_INT(decomp(PQ_CODEC_SNAPPY, short_lit, sizeof short_lit, 5, NULL, &err),
-                 ICD_ECORRUPT);
+    CHECK_EQ_INT(decomp(PQ_CODEC_SNAPPY, short_lit, sizeof short_lit, 5, NULL, &err), ICD_ECORRUPT);
 }
 
 /* zlib deflate with the given window bits (15: zlib, 31: gzip, -15: raw deflate). */
@@ -111,8 +106,7 @@ static size_t deflate_buf(const uint8_t *src, size_t n, uint8_t *dst, size_t cap
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    if (deflateInit2(&zs, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return 0;
+    if (deflateInit2(&zs, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
     zs.next_in = (Bytef *)src;
     zs.avail_in = (uInt)n;
     zs.next_out = dst;
@@ -142,8 +136,7 @@ static void test_gzip(void)
         size_t l1 = deflate_buf(src, h, comp, cap, 31);
         size_t l2 = deflate_buf(src + h, n - h, comp + l1, cap, 31);
         CHECK_EQ_INT(decomp(PQ_CODEC_GZIP, comp, l1 + l2, n, src, &err), 0);
-        if (n > 0)
-            CHECK_EQ_INT(decomp(PQ_CODEC_GZIP, comp, l1 + l2, h, NULL, &err), ICD_ECORRUPT);
+        if (n > 0) CHECK_EQ_INT(decomp(PQ_CODEC_GZIP, comp, l1 + l2, h, NULL, &err), ICD_ECORRUPT);
         /* Zero padding after the stream is tolerated, other trailing bytes are not. */
         memset(comp + l1 + l2, 0, 8);
         CHECK_EQ_INT(decomp(PQ_CODEC_GZIP, comp, l1 + l2 + 8, n, src, &err), 0);
@@ -187,8 +180,7 @@ static void test_zstd(void)
         CHECK(!ZSTD_isError(nl));
         CHECK_EQ_INT(ZSTD_getFrameContentSize(comp, nl) == ZSTD_CONTENTSIZE_UNKNOWN, 1);
         CHECK_EQ_INT(decomp(PQ_CODEC_ZSTD, comp, nl, n, src, &err), 0);
-        if (n > 0)
-            CHECK_EQ_INT(decomp(PQ_CODEC_ZSTD, comp, nl, n - 1, NULL, &err), ICD_ECORRUPT);
+        if (n > 0) CHECK_EQ_INT(decomp(PQ_CODEC_ZSTD, comp, nl, n - 1, NULL, &err), ICD_ECORRUPT);
         free(src);
         free(comp);
     }
@@ -254,8 +246,7 @@ static void test_lz4_deprecated(void)
         int bl = LZ4_compress_default((const char *)src, (char *)comp, (int)n, (int)cap);
         CHECK_EQ_INT(decomp(PQ_CODEC_LZ4, comp, (size_t)bl, n, src, &err), 0);
         if (n > 0) {
-            CHECK_EQ_INT(decomp(PQ_CODEC_LZ4, comp, (size_t)bl, n - 1, NULL, &err),
-                         ICD_ECORRUPT);
+            CHECK_EQ_INT(decomp(PQ_CODEC_LZ4, comp, (size_t)bl, n - 1, NULL, &err), ICD_ECORRUPT);
             CHECK(strstr(err.message, "Hadoop") != NULL);
         }
         free(src);
@@ -289,8 +280,7 @@ static void test_brotli(void)
     uint8_t trailing[sizeof brotli_vec + 1];
     memcpy(trailing, brotli_vec, sizeof brotli_vec);
     trailing[sizeof brotli_vec] = 0x55;
-    CHECK_EQ_INT(decomp(PQ_CODEC_BROTLI, trailing, sizeof trailing, n, NULL, &err),
-                 ICD_ECORRUPT);
+    CHECK_EQ_INT(decomp(PQ_CODEC_BROTLI, trailing, sizeof trailing, n, NULL, &err), ICD_ECORRUPT);
 
     /* Round trips through the brotli encoder when its library can be loaded (the test does
      * not link it: only the decoder is a dependency of icedruid). */
@@ -352,8 +342,7 @@ static void test_misc(void)
     CHECK_EQ_INT(decomp(-1, abc, 3, 3, NULL, &err), ICD_EUNSUPPORTED);
     /* Zero-length bodies: fine for an empty page, corrupt otherwise. */
     for (int c = PQ_CODEC_SNAPPY; c <= PQ_CODEC_LZ4_RAW; c++) {
-        if (c == PQ_CODEC_LZO)
-            continue;
+        if (c == PQ_CODEC_LZO) continue;
         CHECK_EQ_INT(pq_decompress(c, abc, 0, NULL, 0, &err), 0);
         CHECK_EQ_INT(decomp(c, abc, 0, 10, NULL, &err), ICD_ECORRUPT);
         /* Garbage of every codec: a clear error, never a crash. */

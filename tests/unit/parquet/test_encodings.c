@@ -22,7 +22,10 @@ static uint64_t rnd(void)
     x ^= x << 17;
     return rng_state = x;
 }
-static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+static uint64_t rnd_below(uint64_t n)
+{
+    return n ? rnd() % n : 0;
+}
 
 typedef struct bytes {
     uint8_t *p;
@@ -141,8 +144,7 @@ static void enc_delta(bytes *b, const int64_t *v, size_t n, uint64_t block, uint
             else
                 delta = (int64_t)((uint64_t)v[i + k] - (uint64_t)v[i + k - 1]);
             d[k] = (uint64_t)delta;
-            if (delta < min)
-                min = delta;
+            if (delta < min) min = delta;
         }
         put_zigzag(b, min);
         size_t used_mbs = (cnt + mbsize - 1) / mbsize;
@@ -150,11 +152,10 @@ static void enc_delta(bytes *b, const int64_t *v, size_t n, uint64_t block, uint
         for (size_t m = 0; m < mbs; m++) {
             uint64_t maxrel = 0;
             for (size_t k = m * mbsize; k < (m + 1) * mbsize && k < cnt; k++) {
-                uint64_t rel = narrow32 ? (uint32_t)((uint32_t)d[k] - (uint32_t)min)
-                                        : d[k] - (uint64_t)min;
+                uint64_t rel =
+                    narrow32 ? (uint32_t)((uint32_t)d[k] - (uint32_t)min) : d[k] - (uint64_t)min;
                 d[k] = rel;
-                if (rel > maxrel)
-                    maxrel = rel;
+                if (rel > maxrel) maxrel = rel;
             }
             widths[m] = bits_for(maxrel);
             put(b, m < used_mbs ? (uint8_t)widths[m] : (uint8_t)(0xA0 + rnd_below(64)));
@@ -277,8 +278,8 @@ static void test_delta_spec_examples(void)
     /* Example 2: 7 5 3 1 2 3 4 5. Deltas -2 -2 -2 1 1 1 1, min -2 (zigzag 3), relative
      * 0 0 0 3 3 3 3 at width 2: byte0 = 3 << 6 = 0xC0, byte1 = 0b00111111 = 0x3F, then
      * zero padding to 32 values * 2 bits = 8 bytes. */
-    const uint8_t ex2[] = {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 2, 0, 0, 0,
-                           0xC0, 0x3F, 0, 0, 0, 0, 0, 0};
+    const uint8_t ex2[] = {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 2, 0, 0,
+                           0,    0xC0, 0x3F, 0,    0,    0,    0, 0, 0};
     const int64_t want2[] = {7, 5, 3, 1, 2, 3, 4, 5};
     CHECK_EQ_INT(pq_delta_binary_packed(ex2, sizeof ex2, 8, out, &used, &err), 0);
     for (int i = 0; i < 8; i++)
@@ -312,8 +313,7 @@ static void test_dlba_spec_example(void)
     pq_bytes out[4];
     size_t used = 0;
     icd_error err;
-    CHECK_EQ_INT(pq_delta_length_byte_array(dlba_example, sizeof dlba_example, 4, out, &used,
-                                            &err),
+    CHECK_EQ_INT(pq_delta_length_byte_array(dlba_example, sizeof dlba_example, 4, out, &used, &err),
                  0);
     const char *want[] = {"Hello", "World", "Foobar", "ABCDEF"};
     for (int i = 0; i < 4; i++) {
@@ -322,9 +322,9 @@ static void test_dlba_spec_example(void)
     }
     CHECK_EQ_INT(used, sizeof dlba_example);
     /* One byte short: the last value does not fit. */
-    CHECK_EQ_INT(pq_delta_length_byte_array(dlba_example, sizeof dlba_example - 1, 4, out,
-                                            &used, &err),
-                 ICD_ECORRUPT);
+    CHECK_EQ_INT(
+        pq_delta_length_byte_array(dlba_example, sizeof dlba_example - 1, 4, out, &used, &err),
+        ICD_ECORRUPT);
 }
 
 static void test_dba_spec_example(void)
@@ -333,9 +333,10 @@ static void test_dba_spec_example(void)
      * -2 = zigzag 3, relative 4 0 5 at width 3 -> bytes 0x44 0x01), suffix lengths 4 2 6 5
      * (first zigzag(4) = 8; deltas -2 4 -1, min -2, relative 0 6 1 at width 3 -> 0x70). */
     const uint8_t enc[] = {
-        0x80, 0x01, 0x04, 0x04, 0x00, 0x03, 3, 0, 0, 0, 0x44, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0x80, 0x01, 0x04, 0x04, 0x08, 0x03, 3, 0, 0, 0, 0x70, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        'a',  'x',  'i',  's',  'l',  'e',  'b', 'a', 'b', 'b', 'l', 'e', 'y', 'h', 'o', 'o', 'd'};
+        0x80, 0x01, 0x04, 0x04, 0x00, 0x03, 3,    0,    0,    0,    0x44, 0x01, 0,   0,   0,   0,
+        0,    0,    0,    0,    0,    0,    0x80, 0x01, 0x04, 0x04, 0x08, 0x03, 3,   0,   0,   0,
+        0x70, 0x00, 0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    'a', 'x', 'i', 's',
+        'l',  'e',  'b',  'a',  'b',  'b',  'l',  'e',  'y',  'h',  'o',  'o',  'd'};
     pq_bytes out[4];
     icd_arena arena = ICD_ARENA_INIT;
     size_t used = 0;
@@ -369,10 +370,8 @@ static void test_dba_spec_example(void)
 
 static void test_bss_spec_example(void)
 {
-    const uint8_t enc[] = {0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4,
-                           0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6};
-    const uint8_t want[] = {0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11,
-                            0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6};
+    const uint8_t enc[] = {0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4, 0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6};
+    const uint8_t want[] = {0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6};
     uint8_t out[12];
     icd_error err;
     CHECK_EQ_INT(pq_byte_stream_split(enc, 12, 3, 3, 4, out, &err), 0);
@@ -458,8 +457,8 @@ static void test_rle_roundtrip_all_widths(void)
             uint32_t *v = malloc(n * sizeof *v), *out = malloc((n + 8) * sizeof *out);
             uint64_t maxv = w == 32 ? UINT32_MAX : ((uint64_t)1 << w) - 1;
             for (size_t i = 0; i < n;) {
-                uint32_t x = (uint32_t)(trial % 2 ? maxv - rnd_below(2) * (maxv > 0)
-                                                  : rnd() & maxv);
+                uint32_t x =
+                    (uint32_t)(trial % 2 ? maxv - rnd_below(2) * (maxv > 0) : rnd() & maxv);
                 size_t run = rnd_below(4) == 0 ? (size_t)rnd_below(40) + 1 : 1;
                 for (size_t k = 0; k < run && i < n; k++)
                     v[i++] = x;
@@ -521,10 +520,8 @@ static void delta_values_for_width(int64_t *v, size_t n, int w)
     v[0] = (int64_t)x;
     for (size_t i = 1; i < n; i++) {
         uint64_t d = rnd() & mask;
-        if (i % 32 == 1)
-            d = 0;
-        if (i % 32 == 2)
-            d = mask;
+        if (i % 32 == 1) d = 0;
+        if (i % 32 == 2) d = mask;
         x += d;
         v[i] = (int64_t)x;
     }
@@ -557,8 +554,7 @@ static void test_delta_roundtrip_all_widths(void)
             CHECK(memcmp(v, out, part * sizeof *v) == 0);
             CHECK_EQ_INT(used, enc_len);
             /* More values than the header's total: corrupt. */
-            CHECK_EQ_INT(pq_delta_binary_packed(b.p, b.n, n + 1, out, &used, &err),
-                         ICD_ECORRUPT);
+            CHECK_EQ_INT(pq_delta_binary_packed(b.p, b.n, n + 1, out, &used, &err), ICD_ECORRUPT);
             /* Truncated in the middle (not at a padding boundary): corrupt or, when the
              * cut only removes padding of the last miniblock, the same values. */
             size_t cut = (size_t)rnd_below(enc_len);
@@ -592,8 +588,8 @@ static void test_delta_wraparound(void)
     CHECK_EQ_INT(used, b.n);
     free(b.p);
 
-    const int64_t v64[] = {INT64_MAX, INT64_MIN, 0, INT64_MAX, INT64_MIN + 1, -1,
-                           INT64_MIN, INT64_MAX, 42, INT64_MIN};
+    const int64_t v64[] = {INT64_MAX, INT64_MIN, 0,         INT64_MAX, INT64_MIN + 1,
+                           -1,        INT64_MIN, INT64_MAX, 42,        INT64_MIN};
     b = (bytes){0};
     enc_delta(&b, v64, 10, 128, 4, 0);
     CHECK_EQ_INT(pq_delta_binary_packed(b.p, b.n, 10, out, &used, &err), 0);
@@ -620,8 +616,8 @@ static void test_delta_corrupt(void)
     size_t used;
     int64_t out[300];
     /* Truncated header at every length. */
-    const uint8_t ex2[] = {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 2, 0, 0, 0,
-                           0xC0, 0x3F, 0, 0, 0, 0, 0, 0};
+    const uint8_t ex2[] = {0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 2, 0, 0,
+                           0,    0xC0, 0x3F, 0,    0,    0,    0, 0, 0};
     for (size_t n = 1; n < 10; n++)
         CHECK_EQ_INT(pq_delta_binary_packed(ex2, n, 8, out, &used, &err), ICD_ECORRUPT);
     CHECK_EQ_INT(pq_delta_binary_packed(ex2, 0, 1, out, &used, &err), ICD_ECORRUPT);
@@ -642,10 +638,9 @@ static void test_delta_corrupt(void)
     CHECK_EQ_INT(pq_delta_binary_packed(w65, sizeof w65, 8, out, &used, &err), ICD_ECORRUPT);
     CHECK(strstr(err.message, "bit width 65") != NULL);
     /* An overlong varint (11 bytes). */
-    const uint8_t longv[] = {0x80, 0x01, 0x04, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                             0xff, 0xff, 0xff, 0xff, 0x01};
-    CHECK_EQ_INT(pq_delta_binary_packed(longv, sizeof longv, 1, out, &used, &err),
-                 ICD_ECORRUPT);
+    const uint8_t longv[] = {0x80, 0x01, 0x04, 0x02, 0xff, 0xff, 0xff, 0xff,
+                             0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    CHECK_EQ_INT(pq_delta_binary_packed(longv, sizeof longv, 1, out, &used, &err), ICD_ECORRUPT);
     /* A middle miniblock cut short (not the last one): 200 values, width 8 everywhere. */
     int64_t v[200];
     for (int i = 0; i < 200; i++)
@@ -704,15 +699,13 @@ static void test_byte_array_roundtrips(void)
         CHECK_EQ_INT(used, b.n);
         int bad = 0;
         for (size_t i = 0; i < n; i++)
-            if (out[i].len != s[i].len || (s[i].len && memcmp(out[i].ptr, s[i].p, s[i].len)))
-                bad++;
+            if (out[i].len != s[i].len || (s[i].len && memcmp(out[i].ptr, s[i].p, s[i].len))) bad++;
         CHECK_EQ_INT(bad, 0);
         /* Truncations: never a crash, always a clear corrupt error. */
         size_t cut = (size_t)rnd_below(b.n);
         icd_arena_reset(&arena);
         CHECK_EQ_INT(pq_delta_byte_array(b.p, cut, n, out, &arena, &used, &err), ICD_ECORRUPT);
-        CHECK_EQ_INT(pq_delta_byte_array(b.p, b.n, n + 1, out, &arena, &used, &err),
-                     ICD_ECORRUPT);
+        CHECK_EQ_INT(pq_delta_byte_array(b.p, b.n, n + 1, out, &arena, &used, &err), ICD_ECORRUPT);
         icd_arena_free(&arena);
         free(b.p);
 
@@ -729,6 +722,42 @@ static void test_byte_array_roundtrips(void)
         free(s);
         free(out);
     }
+}
+
+/* Front coding as a decompression bomb: one 100,000-byte value, then values that repeat
+ * all of it plus one byte. Rebuilding stops at the per-page limit with a clear error. */
+static void test_dba_bomb(void)
+{
+    const size_t big = 100000, reps = 5000;
+    int64_t *pre = malloc((reps + 1) * sizeof *pre), *suf = malloc((reps + 1) * sizeof *suf);
+    pre[0] = 0;
+    suf[0] = (int64_t)big;
+    for (size_t i = 1; i <= reps; i++) {
+        pre[i] = (int64_t)(big + i - 1);
+        suf[i] = 1;
+    }
+    bytes b = {0};
+    enc_delta(&b, pre, reps + 1, 128, 4, 0);
+    enc_delta(&b, suf, reps + 1, 128, 4, 0);
+    for (size_t i = 0; i < big + reps; i++)
+        put(&b, 'a');
+    pq_bytes *out = malloc((reps + 1) * sizeof *out);
+    icd_arena arena = ICD_ARENA_INIT;
+    icd_error err;
+    size_t used;
+    /* The first 100 values are fine (about 10 MB). */
+    CHECK_EQ_INT(pq_delta_byte_array(b.p, b.n, 100, out, &arena, &used, &err), 0);
+    CHECK_EQ_INT(out[99].len, big + 99);
+    CHECK(out[99].ptr[big + 98] == 'a');
+    icd_arena_reset(&arena);
+    CHECK_EQ_INT(pq_delta_byte_array(b.p, b.n, reps + 1, out, &arena, &used, &err),
+                 ICD_EUNSUPPORTED);
+    CHECK(strstr(err.message, "exceed") != NULL);
+    icd_arena_free(&arena);
+    free(out);
+    free(b.p);
+    free(pre);
+    free(suf);
 }
 
 static void test_bss_roundtrip(void)
@@ -805,9 +834,9 @@ static void test_rle_corrupt(void)
 }
 
 TEST_MAIN(TEST(test_rle_spec_example), TEST(test_bit_packed_spec_example),
-          TEST(test_delta_spec_examples), TEST(test_dlba_spec_example),
-          TEST(test_dba_spec_example), TEST(test_bss_spec_example), TEST(test_plain),
-          TEST(test_encoding_names), TEST(test_rle_roundtrip_all_widths),
-          TEST(test_bit_packed_roundtrip), TEST(test_delta_roundtrip_all_widths),
-          TEST(test_delta_wraparound), TEST(test_delta_corrupt),
-          TEST(test_byte_array_roundtrips), TEST(test_bss_roundtrip), TEST(test_rle_corrupt))
+          TEST(test_delta_spec_examples), TEST(test_dlba_spec_example), TEST(test_dba_spec_example),
+          TEST(test_bss_spec_example), TEST(test_plain), TEST(test_encoding_names),
+          TEST(test_rle_roundtrip_all_widths), TEST(test_bit_packed_roundtrip),
+          TEST(test_delta_roundtrip_all_widths), TEST(test_delta_wraparound),
+          TEST(test_delta_corrupt), TEST(test_byte_array_roundtrips), TEST(test_dba_bomb),
+          TEST(test_bss_roundtrip), TEST(test_rle_corrupt))
