@@ -1,0 +1,72 @@
+/*
+ * Internal helpers shared by the Parquet value decoders (rle.c, delta.c, plain.c): ULEB128
+ * and zigzag varints, little-endian loads, and LSB-first bit unpacking of groups of 8
+ * values (the packing order of the RLE/bit-packing hybrid and of DELTA_BINARY_PACKED
+ * miniblocks). Not part of the encodings.h contract.
+ *
+ * Unpacking works on whole groups: 8 values of width w occupy exactly w bytes. The
+ * functions take the number of readable bytes and never read beyond them; a group that is
+ * cut short by the end of the buffer is unpacked from a zero-padded copy (the callers
+ * decide whether the missing bytes were needed).
+ */
+#ifndef ICD_PQ_BITPACK_H
+#define ICD_PQ_BITPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Reads an unsigned LEB128 of at most 64 bits at p[*pos], advancing *pos. Returns 0, or -1
+ * when the varint is truncated or longer than 64 bits. */
+static inline int pq_read_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = *pos;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (i >= n) return -1;
+        uint8_t b = p[i++];
+        if (shift == 63 && (b & 0x7e)) return -1; /* bits beyond 64 */
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *pos = i;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Zigzag decoding, kept unsigned so that callers can do modular arithmetic. */
+static inline uint64_t pq_unzigzag(uint64_t u)
+{
+    return (u >> 1) ^ (0 - (u & 1));
+}
+
+static inline uint64_t pq_load_le64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline uint32_t pq_load_le32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+/* Unpacks `groups` groups of 8 values of `width` bits (0..32) from p, of which `avail`
+ * bytes are readable, into out[0 .. 8*groups). */
+void pq_unpack32(const uint8_t *p, size_t avail, int width, uint32_t *out, size_t groups);
+
+/* The same for widths 0..64 into 64-bit values (DELTA_BINARY_PACKED miniblocks). */
+void pq_unpack64(const uint8_t *p, size_t avail, int width, uint64_t *out, size_t groups);
+
+#endif
