@@ -13,7 +13,7 @@
 
 #include "base/buf.h"
 
-static void tu_be32(uint8_t *p, uint32_t v)
+static inline void tu_be32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 24);
     p[1] = (uint8_t)(v >> 16);
@@ -21,14 +21,14 @@ static void tu_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
-static void tu_put_le(icd_buf *b, uint64_t v, int bytes)
+static inline void tu_put_le(icd_buf *b, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
         icd_buf_putc(b, (char)(uint8_t)(v >> (8 * i)));
 }
 
 /* Rewrites the length field and the CRC after a test edited the vector. */
-static void tu_dv_fix(uint8_t *blob, size_t n)
+static inline void tu_dv_fix(uint8_t *blob, size_t n)
 {
     tu_be32(blob, (uint32_t)(n - 8));
     tu_be32(blob + n - 4, (uint32_t)crc32(0, blob + 4, (uInt)(n - 8)));
@@ -36,7 +36,7 @@ static void tu_dv_fix(uint8_t *blob, size_t n)
 
 /* A DV blob of `count` (key, 32-bit bitmap) pairs, appended to `out`. Returns the blob's
  * offset in `out`. */
-static size_t tu_dv_blob(icd_buf *out, const uint32_t *keys, roaring_bitmap_t *const *bms,
+static inline size_t tu_dv_blob(icd_buf *out, const uint32_t *keys, roaring_bitmap_t *const *bms,
                          size_t count)
 {
     size_t start = out->len;
@@ -57,7 +57,7 @@ static size_t tu_dv_blob(icd_buf *out, const uint32_t *keys, roaring_bitmap_t *c
 
 /* A Puffin file: magic, the blob bytes, then a footer whose JSON is `json` (LZ4 frame
  * when `compress`). */
-static void tu_puffin_file(icd_buf *out, const uint8_t *blobs, size_t blobs_len,
+static inline void tu_puffin_file(icd_buf *out, const uint8_t *blobs, size_t blobs_len,
                            const char *json, int compress)
 {
     icd_buf_append(out, "PFA1", 4);
@@ -81,7 +81,7 @@ static void tu_puffin_file(icd_buf *out, const uint8_t *blobs, size_t blobs_len,
     icd_buf_append(out, "PFA1", 4);
 }
 
-static int tu_write_file(const char *path, const void *p, size_t n)
+static inline int tu_write_file(const char *path, const void *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
