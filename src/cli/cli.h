@@ -52,5 +52,6 @@ int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *e
 int cli_cat_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 int cli_inspect_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+int cli_inspect_puffin(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 
 #endif
