@@ -1,10 +1,10 @@
 /*
- * Deletion-vector decoding (see dv.h): blob framing (length, magic, CRC-32), the 64-bit
- * portable Roaring layout, and a strict validator of the 32-bit portable Roaring format
- * (RoaringFormatSpec) run before CRoaring deserializes each bitmap into the ice_posset the
- * merge-on-read reader queries. The validator is the part that keeps malformed input from
- * reaching CRoaring 0.2.66, whose portable_deserialize_safe bounds its reads but accepts
- * unsorted arrays, wrong bitmap cardinalities and overlapping or overflowing runs.
+ * Deletion-vector decoding (see dv.h): blob framing (length, magic, CRC-32) and the 64-bit
+ * portable Roaring layout. Each 32-bit bitmap is validated by ice_r32_parse (roaring32.c)
+ * and handed to the ice_posset as it is — the set queries the portable bytes in place, so
+ * decoding never goes through CRoaring. (CRoaring 0.2.66's portable_deserialize_safe only
+ * bounds its reads: it accepts unsorted arrays, wrong bitmap cardinalities and
+ * overlapping or overflowing runs, so it only ever sees bytes that passed the parser.)
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,160 +13,18 @@
 #include <zlib.h>
 
 #include "iceberg/dv.h"
+#include "iceberg/roaring32.h"
 
 static const uint8_t DV_MAGIC[4] = {0xD1, 0xD3, 0x39, 0x64};
 
-#define COOKIE_NO_RUN 12346u /* then a 32-bit container count, offsets always present */
-#define COOKIE_RUN 12347u    /* low 16 bits; high 16 bits = container count - 1 */
-#define NO_OFFSET_THRESHOLD 4u
-#define ARRAY_MAX 4096u
-#define BITMAP_BYTES 8192u
-
-static uint32_t le16(const uint8_t *b) { return (uint32_t)b[0] | (uint32_t)b[1] << 8; }
-static uint32_t le32(const uint8_t *b) { return le16(b) | le16(b + 2) << 16; }
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
 static uint64_t le64(const uint8_t *b) { return le32(b) | (uint64_t)le32(b + 4) << 32; }
 static uint32_t be32(const uint8_t *b)
 {
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
-/* ---- 32-bit portable Roaring validation ---- */
-
-typedef struct r32_result {
-    size_t size;          /* bytes of the serialized bitmap */
-    uint64_t cardinality; /* values in it */
-    bool has_runs;
-    const char *why; /* on failure: what is wrong ... */
-    size_t at;       /* ... and where, relative to the bitmap's first byte */
-    char msg[160];
-} r32_result;
-
-static int r32_fail(r32_result *r, size_t at, const char *fmt, ...) ICD_PRINTF(3, 4);
-static int r32_fail(r32_result *r, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
-    va_end(ap);
-    r->why = r->msg;
-    r->at = at;
-    return -1;
-}
-
-static int check_array(const uint8_t *c, uint32_t card, size_t at, size_t ci, r32_result *r)
-{
-    uint32_t prev = le16(c);
-    for (uint32_t k = 1; k < card; k++) {
-        uint32_t v = le16(c + 2 * k);
-        if (v <= prev)
-            return r32_fail(r, at + 2 * k, "container %zu: array values not increasing", ci);
-        prev = v;
-    }
-    return 0;
-}
-
-static int check_bitmap(const uint8_t *c, uint32_t card, size_t at, size_t ci, r32_result *r)
-{
-    uint64_t pop = 0;
-    for (size_t w = 0; w < BITMAP_BYTES / 8; w++)
-        pop += (uint64_t)__builtin_popcountll(le64(c + 8 * w));
-    if (pop != card)
-        return r32_fail(r, at, "container %zu: bitmap holds %llu values, header says %u", ci,
-                        (unsigned long long)pop, card);
-    return 0;
-}
-
-/* Run container at c: 2-byte run count then (start, length - 1) pairs. */
-static int check_runs(const uint8_t *c, size_t avail, uint32_t card, size_t at, size_t ci,
-                      size_t *size, r32_result *r)
-{
-    if (avail < 2)
-        return r32_fail(r, at, "container %zu: run count truncated", ci);
-    uint32_t nruns = le16(c);
-    if ((size_t)nruns * 4 > avail - 2)
-        return r32_fail(r, at, "container %zu: %u runs overrun the buffer", ci, nruns);
-    uint64_t sum = 0;
-    int64_t prev_end = -1;
-    for (uint32_t k = 0; k < nruns; k++) {
-        uint32_t start = le16(c + 2 + 4 * k), len = le16(c + 4 + 4 * k);
-        if (start + len > 0xFFFF)
-            return r32_fail(r, at + 2 + 4 * k, "container %zu: run %u passes 65535", ci, k);
-        if ((int64_t)start <= prev_end)
-            return r32_fail(r, at + 2 + 4 * k, "container %zu: runs overlap or are unsorted",
-                            ci);
-        prev_end = start + len;
-        sum += len + 1u;
-    }
-    if (sum != card)
-        return r32_fail(r, at, "container %zu: runs hold %llu values, header says %u", ci,
-                        (unsigned long long)sum, card);
-    *size = 2 + (size_t)nruns * 4;
-    return 0;
-}
-
-/* Validates one portable 32-bit Roaring bitmap at p (at most `avail` bytes). */
-static int check_roaring32(const uint8_t *p, size_t avail, r32_result *r)
-{
-    memset(r, 0, sizeof *r);
-    if (avail < 4)
-        return r32_fail(r, 0, "bitmap cookie truncated");
-    uint32_t cookie = le32(p);
-    size_t n, pos;
-    const uint8_t *runflags = NULL;
-    if ((cookie & 0xFFFF) == COOKIE_RUN) {
-        n = (cookie >> 16) + 1;
-        runflags = p + 4;
-        pos = 4 + (n + 7) / 8;
-        r->has_runs = true;
-    } else if (cookie == COOKIE_NO_RUN) {
-        if (avail < 8)
-            return r32_fail(r, 4, "container count truncated");
-        n = le32(p + 4);
-        if (n > 65536)
-            return r32_fail(r, 4, "container count %zu exceeds 65536", n);
-        pos = 8;
-    } else {
-        return r32_fail(r, 0, "unknown Roaring cookie 0x%08x (want %u or %u)", cookie,
-                        COOKIE_NO_RUN, COOKIE_RUN);
-    }
-    bool offsets = !runflags || n >= NO_OFFSET_THRESHOLD;
-    size_t header = n * 4 + (offsets ? n * 4 : 0);
-    if (pos > avail || header > avail - pos)
-        return r32_fail(r, pos, "header of %zu containers is truncated", n);
-    const uint8_t *desc = p + pos, *offs = p + pos + n * 4;
-    pos += header;
-    uint32_t prev_key = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t key = le16(desc + 4 * i), card = le16(desc + 4 * i + 2) + 1;
-        if (i > 0 && key <= prev_key)
-            return r32_fail(r, (size_t)(desc - p) + 4 * i, "container keys not increasing");
-        prev_key = key;
-        if (offsets && (size_t)le32(offs + 4 * i) != pos)
-            return r32_fail(r, (size_t)(offs - p) + 4 * i,
-                            "container %zu offset %u, but it starts at %zu", i,
-                            le32(offs + 4 * i), pos);
-        size_t left = avail - pos, size = 0;
-        if (runflags && (runflags[i / 8] >> (i % 8) & 1)) {
-            if (check_runs(p + pos, left, card, pos, i, &size, r))
-                return -1;
-        } else if (card <= ARRAY_MAX) {
-            size = (size_t)card * 2;
-            if (size > left)
-                return r32_fail(r, pos, "container %zu: array of %u values truncated", i, card);
-            if (check_array(p + pos, card, pos, i, r))
-                return -1;
-        } else {
-            size = BITMAP_BYTES;
-            if (size > left)
-                return r32_fail(r, pos, "container %zu: bitmap truncated", i);
-            if (check_bitmap(p + pos, card, pos, i, r))
-                return -1;
-        }
-        pos += size;
-        r->cardinality += card;
-    }
-    r->size = pos;
-    return 0;
 }
 
 /* ---- the blob ---- */
@@ -270,33 +128,32 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
         }
         prev_key = key;
         pos += 4;
-        r32_result r;
-        if (check_roaring32(v + pos, vlen - pos, &r)) {
-            rc = dv_fail(err, location, vbase + pos + r.at, "bitmap %llu (key %u): %s",
-                         (unsigned long long)i, key, r.why);
+        ice_r32 r;
+        ice_r32_error why;
+        if (ice_r32_parse(v + pos, vlen - pos, &r, &why)) {
+            rc = why.nomem ? icd_fail_nomem(err)
+                           : dv_fail(err, location, vbase + pos + why.at,
+                                     "bitmap %llu (key %u): %s", (unsigned long long)i, key,
+                                     why.msg);
             break;
         }
-        info->cardinality += r.cardinality;
+        info->cardinality += r.card;
         info->has_run_containers |= r.has_runs;
+        size_t size = r.size;
         if (set) {
-            roaring_bitmap_t *bm =
-                roaring_bitmap_portable_deserialize_safe((const char *)v + pos, r.size);
-            if (!bm) {
+            /* The set keeps the validated bytes and reads them in place. */
+            uint8_t *copy = malloc(size ? size : 1);
+            if (!copy) {
+                ice_r32_release(&r);
                 rc = icd_fail_nomem(err);
                 break;
             }
-            if (roaring_bitmap_get_cardinality(bm) != r.cardinality) {
-                roaring_bitmap_free(bm);
-                rc = icd_fail(err, ICD_EINTERNAL, location, (int64_t)(vbase + pos),
-                              "deletion vector: CRoaring read %llu values where %llu were "
-                              "validated",
-                              (unsigned long long)roaring_bitmap_get_cardinality(bm),
-                              (unsigned long long)r.cardinality);
-                break;
-            }
-            rc = ice_posset_adopt32(set, key, bm, err);
+            memcpy(copy, v + pos, size);
+            rc = ice_posset_adopt_portable(set, key, copy, &r, err);
+        } else {
+            ice_r32_release(&r);
         }
-        pos += r.size;
+        pos += size;
     }
     if (!rc && pos != vlen)
         rc = dv_fail(err, location, vbase + pos, "%zu bytes after the last bitmap",

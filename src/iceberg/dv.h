@@ -11,9 +11,10 @@
  * 4-byte big-endian CRC-32 of magic + vector.
  *
  * Every 32-bit bitmap is validated byte by byte (cookie, container count, keys, card-
- * inalities, offsets, array order, bitmap popcounts, run bounds, sizes) before CRoaring's
- * portable_deserialize_safe builds it, so CRoaring never sees a malformed bitmap (its
- * "safe" deserializer only bounds the reads; it trusts counts and order).
+ * inalities, offsets, array order, bitmap popcounts, run bounds, sizes) by ice_r32_parse;
+ * the resulting set reads the validated bytes in place (frozen ice_posset form). CRoaring's
+ * "safe" deserializer is not used on file bytes: in 0.2.66 it only bounds the reads and
+ * trusts counts and order.
  */
 #ifndef ICE_DV_H
 #define ICE_DV_H

@@ -1,25 +1,40 @@
 /*
  * ice_posset (see posset.h): deleted row positions of one data file as a sorted array of
- * (high 32 bits, 32-bit CRoaring bitmap) pairs — the 64-bit layout of deletion vectors.
- * Almost every data file has fewer than 2^32 rows, so the array usually has one entry and
- * the key search is a single comparison. The batch filter (ice_posset_apply) counts the
- * deletes in the batch's range first so that the two common extremes, nothing deleted and
- * everything deleted, cost one Roaring range count each.
+ * entries, one per high 32 bits — the 64-bit layout of deletion vectors. Almost every
+ * data file has fewer than 2^32 rows, so the array usually has one entry and the key
+ * search is a single comparison. An entry is either being built (a CRoaring bitmap) or
+ * frozen (its portable serialization plus a container index, queried by roaring32.c);
+ * the batch filter (ice_posset_apply) is the merge-on-read hot path.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "iceberg/posset.h"
+#include "iceberg/roaring32.h"
 
 #define POS_LIMIT ((uint64_t)1 << 63) /* positions are non-negative int64 values */
 #define LOW_SPAN ((uint64_t)1 << 32)
 
+typedef struct pos_entry {
+    uint32_t key;
+    roaring_bitmap_t *bm; /* building form; NULL when frozen */
+    uint8_t *bytes;       /* frozen form: portable serialization (owned) ... */
+    ice_r32 r;            /* ... and its container index */
+} pos_entry;
+
 struct ice_posset {
-    uint32_t *keys; /* strictly increasing high halves */
-    roaring_bitmap_t **bms;
+    pos_entry *e; /* strictly increasing keys */
     size_t n, cap;
-    size_t last; /* index of the key used last by an add, a hint for sorted input */
+    size_t last; /* index of the entry used last by an add, a hint for sorted input */
 };
+
+static void entry_free(pos_entry *e)
+{
+    if (e->bm) /* CRoaring 0.2.66 does not accept NULL */
+        roaring_bitmap_free(e->bm);
+    free(e->bytes);
+    ice_r32_release(&e->r);
+}
 
 int ice_posset_new(ice_posset **out, icd_error *err)
 {
@@ -32,9 +47,8 @@ void ice_posset_free(ice_posset *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->n; i++)
-        roaring_bitmap_free(s->bms[i]);
-    free(s->keys);
-    free(s->bms);
+        entry_free(&s->e[i]);
+    free(s->e);
     free(s);
 }
 
@@ -44,7 +58,7 @@ static size_t lower_bound(const ice_posset *s, uint32_t key)
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->keys[mid] < key)
+        if (s->e[mid].key < key)
             lo = mid + 1;
         else
             hi = mid;
@@ -52,54 +66,88 @@ static size_t lower_bound(const ice_posset *s, uint32_t key)
     return lo;
 }
 
-static const roaring_bitmap_t *find_bitmap(const ice_posset *s, uint32_t key)
-{
-    size_t i = lower_bound(s, key);
-    return i < s->n && s->keys[i] == key ? s->bms[i] : NULL;
-}
-
-/* Inserts `bm` under `key` at index i (the key is absent). */
-static int insert_at(ice_posset *s, size_t i, uint32_t key, roaring_bitmap_t *bm,
-                     icd_error *err)
+/* Inserts an entry at index i (its key is absent); returns it or NULL when out of
+ * memory. */
+static pos_entry *insert_at(ice_posset *s, size_t i, uint32_t key)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
-        uint32_t *keys = realloc(s->keys, cap * sizeof *keys);
-        if (keys)
-            s->keys = keys;
-        roaring_bitmap_t **bms = keys ? realloc(s->bms, cap * sizeof *bms) : NULL;
-        if (!bms)
-            return icd_fail_nomem(err);
-        s->bms = bms;
+        pos_entry *e = realloc(s->e, cap * sizeof *e);
+        if (!e)
+            return NULL;
+        s->e = e;
         s->cap = cap;
     }
-    memmove(s->keys + i + 1, s->keys + i, (s->n - i) * sizeof *s->keys);
-    memmove(s->bms + i + 1, s->bms + i, (s->n - i) * sizeof *s->bms);
-    s->keys[i] = key;
-    s->bms[i] = bm;
+    memmove(s->e + i + 1, s->e + i, (s->n - i) * sizeof *s->e);
+    memset(&s->e[i], 0, sizeof s->e[i]);
+    s->e[i].key = key;
     s->n++;
+    return &s->e[i];
+}
+
+/* Turns a frozen entry back into a CRoaring bitmap (the bytes are trusted: written by
+ * CRoaring or validated by ice_r32_parse). */
+static int thaw(pos_entry *e, icd_error *err)
+{
+    if (e->bm)
+        return 0;
+    e->bm = e->bytes ? roaring_bitmap_portable_deserialize_safe((const char *)e->bytes,
+                                                                 e->r.size)
+                     : roaring_bitmap_create();
+    if (!e->bm)
+        return icd_fail_nomem(err);
+    free(e->bytes);
+    e->bytes = NULL;
+    ice_r32_release(&e->r);
     return 0;
 }
 
-/* The bitmap for `key`, created when absent. */
+static int freeze_entry(pos_entry *e, icd_error *err)
+{
+    if (!e->bm)
+        return 0;
+    roaring_bitmap_run_optimize(e->bm);
+    size_t size = roaring_bitmap_portable_size_in_bytes(e->bm);
+    uint8_t *bytes = malloc(size);
+    if (!bytes)
+        return icd_fail_nomem(err);
+    roaring_bitmap_portable_serialize(e->bm, (char *)bytes);
+    ice_r32_error why;
+    if (ice_r32_parse(bytes, size, &e->r, &why)) {
+        free(bytes);
+        if (why.nomem)
+            return icd_fail_nomem(err);
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                        "position set: CRoaring wrote a bitmap that does not parse: %s",
+                        why.msg);
+    }
+    e->bytes = bytes;
+    roaring_bitmap_free(e->bm);
+    e->bm = NULL;
+    return 0;
+}
+
+int ice_posset_freeze(ice_posset *s, icd_error *err)
+{
+    for (size_t i = 0; i < s->n; i++)
+        ICD_TRY(freeze_entry(&s->e[i], err));
+    return 0;
+}
+
+/* The CRoaring bitmap for `key`, created (or thawed) when needed. */
 static int bitmap_for(ice_posset *s, uint32_t key, roaring_bitmap_t **out, icd_error *err)
 {
     size_t i = s->last;
-    if (!(i < s->n && s->keys[i] == key)) {
+    if (!(i < s->n && s->e[i].key == key)) {
         i = lower_bound(s, key);
-        if (i == s->n || s->keys[i] != key) {
-            roaring_bitmap_t *bm = roaring_bitmap_create();
-            if (!bm)
+        if (i == s->n || s->e[i].key != key) {
+            if (!insert_at(s, i, key))
                 return icd_fail_nomem(err);
-            int rc = insert_at(s, i, key, bm, err);
-            if (rc) {
-                roaring_bitmap_free(bm);
-                return rc;
-            }
         }
         s->last = i;
     }
-    *out = s->bms[i];
+    ICD_TRY(thaw(&s->e[i], err));
+    *out = s->e[i].bm;
     return 0;
 }
 
@@ -163,9 +211,21 @@ int ice_posset_add_range(ice_posset *s, uint64_t lo, uint64_t hi, icd_error *err
 int ice_posset_union(ice_posset *dst, const ice_posset *src, icd_error *err)
 {
     for (size_t i = 0; i < src->n; i++) {
+        const pos_entry *e = &src->e[i];
         roaring_bitmap_t *bm;
-        ICD_TRY(bitmap_for(dst, src->keys[i], &bm, err));
-        roaring_bitmap_or_inplace(bm, src->bms[i]);
+        ICD_TRY(bitmap_for(dst, e->key, &bm, err));
+        if (e->bm) {
+            roaring_bitmap_or_inplace(bm, e->bm);
+            continue;
+        }
+        if (!e->bytes)
+            continue;
+        roaring_bitmap_t *tmp =
+            roaring_bitmap_portable_deserialize_safe((const char *)e->bytes, e->r.size);
+        if (!tmp)
+            return icd_fail_nomem(err);
+        roaring_bitmap_or_inplace(bm, tmp);
+        roaring_bitmap_free(tmp);
     }
     return 0;
 }
@@ -176,97 +236,87 @@ int ice_posset_adopt32(ice_posset *s, uint32_t key, roaring_bitmap_t *bm, icd_er
         roaring_bitmap_free(bm);
         return bad_position(err, (uint64_t)key << 32);
     }
-    /* Appending in key order (a deletion vector's order) needs no search. */
-    size_t i = s->n && s->keys[s->n - 1] < key ? s->n : lower_bound(s, key);
-    if (i < s->n && s->keys[i] == key) {
-        roaring_bitmap_or_inplace(s->bms[i], bm);
+    roaring_bitmap_t *dst = NULL;
+    size_t i = lower_bound(s, key);
+    int rc = 0;
+    if (i < s->n && s->e[i].key == key) {
+        rc = bitmap_for(s, key, &dst, err);
+        if (!rc)
+            roaring_bitmap_or_inplace(dst, bm);
         roaring_bitmap_free(bm);
-        return 0;
+        return rc;
     }
-    int rc = insert_at(s, i, key, bm, err);
-    if (rc)
+    pos_entry *e = insert_at(s, i, key);
+    if (!e) {
         roaring_bitmap_free(bm);
-    return rc;
+        return icd_fail_nomem(err);
+    }
+    e->bm = bm;
+    return 0;
+}
+
+int ice_posset_adopt_portable(ice_posset *s, uint32_t key, uint8_t *bytes, struct ice_r32 *r,
+                              icd_error *err)
+{
+    if (key >= (uint32_t)(POS_LIMIT >> 32)) {
+        free(bytes);
+        ice_r32_release(r);
+        return bad_position(err, (uint64_t)key << 32);
+    }
+    r->buf = bytes;
+    /* Appending in key order (a deletion vector's order) needs no search. */
+    size_t i = s->n && s->e[s->n - 1].key < key ? s->n : lower_bound(s, key);
+    if (i < s->n && s->e[i].key == key) {
+        /* Rare: the key exists already; merge through CRoaring. */
+        roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe((const char *)bytes,
+                                                                         r->size);
+        free(bytes);
+        ice_r32_release(r);
+        if (!bm)
+            return icd_fail_nomem(err);
+        return ice_posset_adopt32(s, key, bm, err);
+    }
+    pos_entry *e = insert_at(s, i, key);
+    if (!e) {
+        free(bytes);
+        ice_r32_release(r);
+        return icd_fail_nomem(err);
+    }
+    e->bytes = bytes;
+    e->r = *r;
+    r->c = NULL;
+    r->n = 0;
+    return 0;
+}
+
+static uint64_t entry_card(const pos_entry *e)
+{
+    return e->bm ? roaring_bitmap_get_cardinality(e->bm) : e->r.card;
 }
 
 uint64_t ice_posset_cardinality(const ice_posset *s)
 {
     uint64_t c = 0;
     for (size_t i = 0; i < s->n; i++)
-        c += roaring_bitmap_get_cardinality(s->bms[i]);
+        c += entry_card(&s->e[i]);
     return c;
 }
 
 bool ice_posset_contains(const ice_posset *s, uint64_t pos)
 {
-    const roaring_bitmap_t *bm = find_bitmap(s, (uint32_t)(pos >> 32));
-    return bm && pos < POS_LIMIT && roaring_bitmap_contains(bm, (uint32_t)pos);
+    uint32_t key = (uint32_t)(pos >> 32);
+    size_t i = lower_bound(s, key);
+    if (i == s->n || s->e[i].key != key || pos >= POS_LIMIT)
+        return false;
+    const pos_entry *e = &s->e[i];
+    return e->bm ? roaring_bitmap_contains(e->bm, (uint32_t)pos)
+                 : ice_r32_contains(&e->r, (uint32_t)pos);
 }
 
-/*
- * Walks the keys whose 2^32-row span meets [lo, hi) and calls `fn` with the bitmap, the
- * span's low range [a, b) and the number of deleted positions in it (when non-zero).
- */
-typedef void (*span_fn)(const roaring_bitmap_t *bm, uint64_t a, uint64_t b, uint64_t count,
-                        uint64_t batch_offset, void *ctx);
+/* ---- the batch filter ---- */
 
-static uint64_t for_spans(const ice_posset *s, uint64_t lo, uint64_t hi, span_fn fn, void *ctx)
-{
-    if (lo >= hi || s->n == 0)
-        return 0;
-    uint64_t total = 0;
-    for (size_t i = lower_bound(s, (uint32_t)(lo >> 32)); i < s->n; i++) {
-        uint64_t base = (uint64_t)s->keys[i] << 32;
-        if (base >= hi)
-            break;
-        uint64_t a = lo > base ? lo - base : 0;
-        uint64_t b = hi - base < LOW_SPAN ? hi - base : LOW_SPAN;
-        uint64_t c = roaring_bitmap_range_cardinality(s->bms[i], a, b);
-        if (c) {
-            total += c;
-            if (fn)
-                fn(s->bms[i], a, b, c, base + a - lo, ctx);
-        }
-    }
-    return total;
-}
-
-uint64_t ice_posset_count_range(const ice_posset *s, uint64_t lo, uint64_t hi)
-{
-    return for_spans(s, lo, hi, NULL, NULL);
-}
-
-/* Deleted positions are read from Roaring this many at a time. */
+/* Deleted positions are read from CRoaring this many at a time (building form only). */
 #define VISIT_BLOCK 256
-
-static void clear_bytes(const roaring_bitmap_t *bm, uint64_t a, uint64_t b, uint64_t count,
-                        uint64_t off, void *ctx)
-{
-    uint8_t *sel = (uint8_t *)ctx + off;
-    if (count == b - a) {
-        memset(sel, 0, (size_t)count);
-        return;
-    }
-    roaring_uint32_iterator_t it;
-    roaring_init_iterator(bm, &it);
-    roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)a);
-    uint32_t buf[VISIT_BLOCK];
-    while (count) {
-        uint32_t want = count < VISIT_BLOCK ? (uint32_t)count : VISIT_BLOCK;
-        uint32_t got = roaring_read_uint32_iterator(&it, buf, want);
-        if (!got)
-            break; /* cannot happen: `count` values lie ahead */
-        for (uint32_t k = 0; k < got; k++)
-            sel[buf[k] - a] = 0;
-        count -= got;
-    }
-}
-
-size_t ice_posset_apply(const ice_posset *s, uint64_t first, size_t n, uint8_t *selection)
-{
-    uint64_t end = first + n < first ? UINT64_MAX : first + n;
-    return (size_t)for_spans(s, first, end, clear_bytes, selection);
-}
 
 static void clear_bit_range(uint64_t *w, uint64_t from, uint64_t to)
 {
@@ -282,45 +332,93 @@ static void clear_bit_range(uint64_t *w, uint64_t from, uint64_t to)
         w[from >> 6] &= ~((uint64_t)1 << (from & 63));
 }
 
-static void clear_bits(const roaring_bitmap_t *bm, uint64_t a, uint64_t b, uint64_t count,
-                       uint64_t off, void *ctx)
+/* Building form: count [a, b) with CRoaring, then clear via its iterator. */
+static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t b,
+                               uint64_t off, uint8_t *sel, uint64_t *words)
 {
-    uint64_t *w = ctx;
+    uint64_t count = roaring_bitmap_range_cardinality(bm, a, b);
+    if (!count || (!sel && !words))
+        return count;
     if (count == b - a) {
-        clear_bit_range(w, off, off + count);
-        return;
+        if (sel)
+            memset(sel + off, 0, (size_t)count);
+        else
+            clear_bit_range(words, off, off + count);
+        return count;
     }
     roaring_uint32_iterator_t it;
     roaring_init_iterator(bm, &it);
     roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)a);
     uint32_t buf[VISIT_BLOCK];
-    while (count) {
-        uint32_t want = count < VISIT_BLOCK ? (uint32_t)count : VISIT_BLOCK;
+    for (uint64_t left = count; left;) {
+        uint32_t want = left < VISIT_BLOCK ? (uint32_t)left : VISIT_BLOCK;
         uint32_t got = roaring_read_uint32_iterator(&it, buf, want);
         if (!got)
-            break;
+            break; /* cannot happen: `count` values lie ahead */
         for (uint32_t k = 0; k < got; k++) {
-            uint64_t bit = buf[k] - a + off;
-            w[bit >> 6] &= ~((uint64_t)1 << (bit & 63));
+            uint64_t at = buf[k] - a + off;
+            if (sel)
+                sel[at] = 0;
+            else
+                words[at >> 6] &= ~((uint64_t)1 << (at & 63));
         }
-        count -= got;
+        left -= got;
     }
+    return count;
+}
+
+/* Visits the entries whose 2^32-row span meets [lo, hi). */
+static uint64_t filter(const ice_posset *s, uint64_t lo, uint64_t hi, uint8_t *sel,
+                       uint64_t *words)
+{
+    if (lo >= hi || s->n == 0)
+        return 0;
+    uint64_t total = 0;
+    for (size_t i = lower_bound(s, (uint32_t)(lo >> 32)); i < s->n; i++) {
+        const pos_entry *e = &s->e[i];
+        uint64_t base = (uint64_t)e->key << 32;
+        if (base >= hi)
+            break;
+        uint64_t a = lo > base ? lo - base : 0;
+        uint64_t b = hi - base < LOW_SPAN ? hi - base : LOW_SPAN;
+        uint64_t off = base + a - lo; /* batch index of low value a */
+        total += e->bm ? filter_roaring(e->bm, a, b, off, sel, words)
+                       : ice_r32_filter(&e->r, a, b, off, sel, words);
+    }
+    return total;
+}
+
+uint64_t ice_posset_count_range(const ice_posset *s, uint64_t lo, uint64_t hi)
+{
+    return filter(s, lo, hi, NULL, NULL);
+}
+
+size_t ice_posset_apply(const ice_posset *s, uint64_t first, size_t n, uint8_t *selection)
+{
+    uint64_t end = first + n < first ? UINT64_MAX : first + n;
+    return (size_t)filter(s, first, end, selection, NULL);
 }
 
 size_t ice_posset_apply_bits(const ice_posset *s, uint64_t first, size_t n, uint64_t *words)
 {
     uint64_t end = first + n < first ? UINT64_MAX : first + n;
-    return (size_t)for_spans(s, first, end, clear_bits, words);
+    return (size_t)filter(s, first, end, NULL, words);
 }
 
 size_t ice_posset_list(const ice_posset *s, uint64_t from, uint64_t *out, size_t max)
 {
     size_t got = 0;
     for (size_t i = lower_bound(s, (uint32_t)(from >> 32)); i < s->n && got < max; i++) {
-        uint64_t base = (uint64_t)s->keys[i] << 32;
+        const pos_entry *e = &s->e[i];
+        uint64_t base = (uint64_t)e->key << 32;
+        uint32_t low = from > base ? (uint32_t)(from - base) : 0;
+        if (!e->bm) {
+            got += ice_r32_list(&e->r, low, base, out + got, max - got);
+            continue;
+        }
         roaring_uint32_iterator_t it;
-        roaring_init_iterator(s->bms[i], &it);
-        if (from > base && !roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)(from - base)))
+        roaring_init_iterator(e->bm, &it);
+        if (low && !roaring_move_uint32_iterator_equalorlarger(&it, low))
             continue;
         for (; it.has_value && got < max; roaring_advance_uint32_iterator(&it))
             out[got++] = base | it.current_value;

@@ -99,6 +99,66 @@ static void test_ranges_and_union(void)
     ice_posset_free(b);
 }
 
+/* Checks every query of `s` against the sorted, deduplicated reference ref[0..m). */
+static void verify(const ice_posset *s, const uint64_t *ref, size_t m, uint64_t base,
+                   uint64_t span)
+{
+    CHECK_EQ_INT(ice_posset_cardinality(s), m);
+    /* Batches of random size covering the span and a margin. */
+    uint8_t *sel = malloc(9000);
+    uint64_t *words = malloc(9000 / 8 + 8);
+    size_t r = 0; /* index in ref of the first position >= batch start */
+    int bad = 0;
+    for (uint64_t first = base > 100 ? base - 100 : 0; first < base + span + 100;) {
+        size_t len = 1 + rnd() % 8999;
+        memset(sel, 1, len);
+        memset(words, 0xff, (len + 63) / 64 * 8);
+        size_t got = ice_posset_apply(s, first, len, sel);
+        size_t gotb = ice_posset_apply_bits(s, first, len, words);
+        while (r < m && ref[r] < first)
+            r++;
+        size_t expect = 0, k = r;
+        for (size_t i = 0; i < len; i++) {
+            int deleted = k < m && ref[k] == first + i;
+            if (deleted) {
+                k++;
+                expect++;
+            }
+            int bit = (int)(words[i / 64] >> (i % 64) & 1);
+            if (sel[i] != !deleted || bit != !deleted)
+                bad++;
+        }
+        if (got != expect || gotb != expect)
+            bad++;
+        if (ice_posset_count_range(s, first, first + len) != expect)
+            bad++;
+        first += len;
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* Membership of every reference position and of a neighbour. */
+    bad = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (!ice_posset_contains(s, ref[i]))
+            bad++;
+        if (ref[i] + 1 != (i + 1 < m ? ref[i + 1] : 0) && ice_posset_contains(s, ref[i] + 1))
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* Listing gives the reference order. */
+    uint64_t list[64];
+    size_t l = ice_posset_list(s, 0, list, 64);
+    CHECK_EQ_INT(l, m < 64 ? m : 64);
+    CHECK(!memcmp(list, ref, l * sizeof *list));
+    if (m > 2) {
+        size_t mid = m / 2;
+        l = ice_posset_list(s, ref[mid] - (ref[mid] > ref[mid - 1] + 1), list, 64);
+        CHECK_EQ_INT(l, m - mid < 64 ? m - mid : 64);
+        CHECK(!memcmp(list, ref + mid, l * sizeof *list));
+    }
+    free(sel);
+    free(words);
+}
+
 /* Brute force: random positions around a few high keys, random batches, against a sorted
  * reference array. */
 static void test_apply_random(void)
@@ -138,54 +198,14 @@ static void test_apply_random(void)
                     ref[k++] = ref[i];
             m = k;
         }
-        CHECK_EQ_INT(ice_posset_cardinality(s), m);
-        /* Batches of random size covering the span and a margin. */
-        uint8_t *sel = malloc(9000);
-        uint64_t *words = malloc(9000 / 8 + 8);
-        size_t r = 0; /* index in ref of the first position >= batch start */
-        int bad = 0;
-        for (uint64_t first = base > 100 ? base - 100 : 0; first < base + span + 100;) {
-            size_t len = 1 + rnd() % 8999;
-            memset(sel, 1, len);
-            memset(words, 0xff, (len + 63) / 64 * 8);
-            size_t got = ice_posset_apply(s, first, len, sel);
-            size_t gotb = ice_posset_apply_bits(s, first, len, words);
-            while (r < m && ref[r] < first)
-                r++;
-            size_t expect = 0, k = r;
-            for (size_t i = 0; i < len; i++) {
-                int deleted = k < m && ref[k] == first + i;
-                if (deleted) {
-                    k++;
-                    expect++;
-                }
-                int bit = (int)(words[i / 64] >> (i % 64) & 1);
-                if (sel[i] != !deleted || bit != !deleted)
-                    bad++;
-            }
-            if (got != expect || gotb != expect)
-                bad++;
-            if (ice_posset_count_range(s, first, first + len) != expect)
-                bad++;
-            first += len;
-        }
-        CHECK_EQ_INT(bad, 0);
-        /* Membership of every reference position and of a neighbour. */
-        bad = 0;
-        for (size_t i = 0; i < m; i++) {
-            if (!ice_posset_contains(s, ref[i]))
-                bad++;
-            if (ref[i] + 1 != (i + 1 < m ? ref[i + 1] : 0) && ice_posset_contains(s, ref[i] + 1))
-                bad++;
-        }
-        CHECK_EQ_INT(bad, 0);
-        /* Listing gives the reference order. */
-        uint64_t list[64];
-        size_t l = ice_posset_list(s, 0, list, 64);
-        CHECK_EQ_INT(l, m < 64 ? m : 64);
-        CHECK(!memcmp(list, ref, l * sizeof *list));
-        free(sel);
-        free(words);
+        verify(s, ref, m, base, span);
+        /* The frozen (portable, read-in-place) form answers the same. */
+        CHECK(ice_posset_freeze(s, &err) == 0);
+        verify(s, ref, m, base, span);
+        /* Adding after freezing thaws the key; adding existing positions changes nothing. */
+        if (m)
+            CHECK(ice_posset_add_many(s, ref, m < 100 ? m : 100, &err) == 0);
+        verify(s, ref, m, base, span);
         free(ref);
         ice_posset_free(s);
     }
@@ -207,5 +227,69 @@ static void test_sparse_far(void)
     ice_posset_free(s);
 }
 
+/* Frozen bitmap containers with full words, partial words and isolated bits, compared
+ * with the building form position by position. */
+static void test_frozen_bitmap_words(void)
+{
+    icd_error err;
+    ice_posset *a, *b;
+    CHECK(ice_posset_new(&a, &err) == 0);
+    CHECK(ice_posset_new(&b, &err) == 0);
+    for (int k = 0; k < 2; k++) {
+        ice_posset *s = k ? b : a;
+        uint64_t hi = (uint64_t)k << 32; /* the second set lives above 2^32 */
+        CHECK(ice_posset_add_range(s, hi + 3, hi + 5000, &err) == 0);
+        for (uint64_t p = 10001; p < 65536; p += 17)
+            CHECK(ice_posset_add(s, hi + p, &err) == 0);
+        CHECK(ice_posset_add_range(s, hi + 70000, hi + 70100, &err) == 0);
+    }
+    ice_posset *f;
+    CHECK(ice_posset_new(&f, &err) == 0);
+    CHECK(ice_posset_union(f, a, &err) == 0);
+    CHECK(ice_posset_union(f, b, &err) == 0);
+    CHECK(ice_posset_freeze(f, &err) == 0);
+    CHECK_EQ_INT(ice_posset_cardinality(f), ice_posset_cardinality(a) * 2);
+    int bad = 0;
+    uint8_t sel1[700], sel2[700];
+    uint64_t w1[11], w2[11];
+    for (int k = 0; k < 2; k++) {
+        ice_posset *ref = k ? b : a;
+        uint64_t hi = (uint64_t)k << 32;
+        for (uint64_t first = hi; first < hi + 71000; first += 613) {
+            memset(sel1, 1, sizeof sel1);
+            memset(sel2, 1, sizeof sel2);
+            memset(w1, 0xff, sizeof w1);
+            memset(w2, 0xff, sizeof w2);
+            size_t c1 = ice_posset_apply(ref, first, 700, sel1);
+            size_t c2 = ice_posset_apply(f, first, 700, sel2);
+            size_t c3 = ice_posset_apply_bits(ref, first, 700, w1);
+            size_t c4 = ice_posset_apply_bits(f, first, 700, w2);
+            if (c1 != c2 || c1 != c3 || c1 != c4 || memcmp(sel1, sel2, sizeof sel1) ||
+                memcmp(w1, w2, sizeof w1))
+                bad++;
+            if (ice_posset_count_range(f, first, first + 700) != c1)
+                bad++;
+        }
+        for (uint64_t p = hi; p < hi + 71000; p++)
+            bad += ice_posset_contains(ref, p) != ice_posset_contains(f, p);
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* A batch inside the range is fully deleted (full bitmap words). */
+    uint8_t sel[4096];
+    memset(sel, 1, sizeof sel);
+    CHECK_EQ_INT(ice_posset_apply(f, 64, 4096, sel), 4096);
+    CHECK(sel[0] == 0 && sel[4095] == 0);
+    /* A frozen set as the source of a union. */
+    ice_posset *g;
+    CHECK(ice_posset_new(&g, &err) == 0);
+    CHECK(ice_posset_add(g, 1, &err) == 0);
+    CHECK(ice_posset_union(g, f, &err) == 0);
+    CHECK_EQ_INT(ice_posset_cardinality(g), ice_posset_cardinality(f) + 1);
+    ice_posset_free(g);
+    ice_posset_free(a);
+    ice_posset_free(b);
+    ice_posset_free(f);
+}
+
 TEST_MAIN(TEST(test_basic), TEST(test_ranges_and_union), TEST(test_apply_random),
-          TEST(test_sparse_far))
+          TEST(test_sparse_far), TEST(test_frozen_bitmap_words))
