@@ -71,9 +71,11 @@ size_t ice_posset_list(const ice_posset *s, uint64_t from, uint64_t *out, size_t
  * and filters). Returns the number of deleted positions in the range (whether or not
  * their byte was already 0).
  *
- * Cost: one binary search over the high keys plus one Roaring range count per key touched;
- * a range with no deletes returns right there, a fully deleted range is one memset, and
- * otherwise the deleted positions in the range are visited in order.
+ * Cost (frozen set): a binary search over the high keys and over the 64K-row containers;
+ * then arrays are binary-searched and walked, runs become memsets, and bitmap containers
+ * are walked a 64-bit word at a time (empty words skipped, full words one 64-byte memset).
+ * A batch with no deletes costs a few comparisons, a fully deleted one a memset or two.
+ * A set still being built (not frozen) answers the same through CRoaring, more slowly.
  */
 size_t ice_posset_apply(const ice_posset *s, uint64_t first, size_t n, uint8_t *selection);
 /* The same over a bitmap selection: bit (i % 64) of words[i / 64] is row first + i,

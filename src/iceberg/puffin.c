@@ -150,8 +150,9 @@ static int zstd_frame(const uint8_t *in, size_t n, size_t max_out, const char *l
     uint8_t *buf = NULL;
     size_t cap = 0;
     int rc = 0;
+    /* At least one byte, so that an empty frame still yields a buffer. */
     size_t first = content != ZSTD_CONTENTSIZE_UNKNOWN ? (size_t)content : 4096;
-    if (grow_out(&buf, &cap, first, max_out)) {
+    if (grow_out(&buf, &cap, first ? first : 1, max_out)) {
         rc = icd_fail_nomem(err);
         goto done;
     }
