@@ -56,5 +56,6 @@ int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *
 int cli_inspect_metadata(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 /* True for a directory or a *.metadata.json[.gz] name: inspect it as table metadata. */
 bool cli_inspect_is_metadata(icd_fileio *io, const char *path);
+int cli_inspect_puffin(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 
 #endif

@@ -81,6 +81,7 @@ static int inspect_any(icd_fileio *io, const char *path, cli_out *unused, icd_er
     case CLI_FMT_PARQUET: rc = cli_inspect_parquet(io, path, &out, err); break;
     case CLI_FMT_AVRO: rc = cli_inspect_avro(io, path, &out, err); break;
     case CLI_FMT_JSON: rc = cli_inspect_metadata(io, path, &out, err); break;
+    case CLI_FMT_PUFFIN: rc = cli_inspect_puffin(io, path, &out, err); break;
     default:
         rc = icd_fail(err, ICD_EUNSUPPORTED, path, -1,
                       "inspect does not know this kind of file yet");
