@@ -29,9 +29,16 @@ const char *avro_type_name(avro_type t)
     return (unsigned)t < sizeof NAMES / sizeof NAMES[0] ? NAMES[t] : "?";
 }
 
-static int bad(parse_ctx *c, const char *fmt, const char *arg)
+static int bad(parse_ctx *c, const char *fmt, ...) ICD_PRINTF(2, 3);
+
+/* An invalid-schema error (the file's schema is what is corrupt). */
+static int bad(parse_ctx *c, const char *fmt, ...)
 {
-    return icd_fail(c->err, ICD_ECORRUPT, NULL, -1, fmt, arg ? arg : "");
+    va_list ap;
+    va_start(ap, fmt);
+    icd_failv(c->err, ICD_ECORRUPT, NULL, -1, fmt, ap);
+    va_end(ap);
+    return ICD_ECORRUPT;
 }
 
 static avro_schema *new_node(parse_ctx *c, avro_type t)
@@ -237,7 +244,7 @@ static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const c
 {
     const char *name = json_string_value(json_object_get(obj, "name"));
     if (!name)
-        return bad(c, "%s%s has no \"name\"", avro_type_name(s->type));
+        return bad(c, "a %s has no \"name\"", avro_type_name(s->type));
     const json_t *nsj = json_object_get(obj, "namespace");
     if (nsj && !json_is_string(nsj) && !json_is_null(nsj))
         return bad(c, "\"namespace\" of '%s' is not a string", name);
@@ -365,7 +372,7 @@ static int parse_union(parse_ctx *c, avro_schema **out, const json_t *arr, const
         return icd_fail_nomem(c->err);
     size_t n = json_array_size(arr);
     if (n == 0)
-        return bad(c, "a union has no branches%s", NULL);
+        return bad(c, "a union has no branches");
     s->branches = icd_arena_calloc(&c->doc->arena, n * sizeof *s->branches);
     if (!s->branches)
         return icd_fail_nomem(c->err);
@@ -374,7 +381,7 @@ static int parse_union(parse_ctx *c, avro_schema **out, const json_t *arr, const
         if (parse_node(c, json_array_get(arr, i), ns, depth + 1, &b))
             return icd_error_wrap(c->err, "union branch %zu", i);
         if (b->type == AVRO_UNION)
-            return bad(c, "a union directly contains another union%s", NULL);
+            return bad(c, "a union directly contains another union");
         for (size_t k = 0; k < i; k++)
             if (union_clash(s->branches[k], b))
                 return bad(c, "a union holds the type '%s' twice",
@@ -393,7 +400,7 @@ static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int dep
 {
     const json_t *tj = json_object_get(obj, "type");
     if (!tj)
-        return bad(c, "a schema object has no \"type\"%s", NULL);
+        return bad(c, "a schema object has no \"type\"");
     if (!json_is_string(tj)) /* {"type": {...}} or {"type": [...]}: a wrapped schema */
         return parse_node(c, tj, ns, depth + 1, out);
     const char *t = json_string_value(tj);
@@ -430,8 +437,7 @@ static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int dep
         s->attrs = obj;
         const json_t *it = json_object_get(obj, arr ? "items" : "values");
         if (!it)
-            return bad(c, arr ? "an array has no \"items\"%s" : "a map has no \"values\"%s",
-                       NULL);
+            return bad(c, "%s", arr ? "an array has no \"items\"" : "a map has no \"values\"");
         if (parse_node(c, it, ns, depth + 1, &s->items))
             return icd_error_wrap(c->err, arr ? "array items" : "map values");
         s->element_id = id_attr(obj, "element-id");
@@ -459,7 +465,7 @@ static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth,
         return parse_union(c, out, j, ns, depth);
     if (json_is_object(j))
         return parse_object(c, j, ns, depth, out);
-    return bad(c, "a schema must be a string, object or array%s", NULL);
+    return bad(c, "a schema must be a string, object or array");
 }
 
 static size_t sat_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
