@@ -26,6 +26,11 @@ static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, cons
 int avro_read_long(avro_cursor *c, int64_t *out, icd_error *err)
 {
     const uint8_t *p = c->p;
+    if (p < c->end && *p < 0x80) { /* one byte: most counts, lengths, ids and branches */
+        c->p = p + 1;
+        *out = (int64_t)(*p >> 1) ^ -(int64_t)(*p & 1);
+        return 0;
+    }
     uint64_t v = 0;
     for (int shift = 0;; shift += 7) {
         if (p >= c->end)
@@ -132,6 +137,10 @@ static int read_block_count(avro_cursor *c, size_t min_size, int64_t *count, int
 static int skip_varint(avro_cursor *c, icd_error *err)
 {
     const uint8_t *p = c->p;
+    if (p < c->end && *p < 0x80) {
+        c->p = p + 1;
+        return 0;
+    }
     for (int i = 0; i < 10; i++) {
         if (p >= c->end)
             return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
