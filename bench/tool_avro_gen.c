@@ -80,33 +80,33 @@ static void kv_bounds(icd_buf *b, int ncols, int64_t x)
 static void manifest_entry(icd_buf *b, int64_t i)
 {
     char path[160];
-    aw_long(b, 1);                  /* status ADDED */
-    aw_long(b, 1);                  /* snapshot_id */
+    aw_long(b, 1); /* status ADDED */
+    aw_long(b, 1); /* snapshot_id */
     aw_long(b, 3139675037455495LL);
-    aw_long(b, 0);                  /* sequence_number: null (inherited) */
-    aw_long(b, 0);                  /* file_sequence_number */
-    aw_long(b, 0);                  /* content DATA */
+    aw_long(b, 0); /* sequence_number: null (inherited) */
+    aw_long(b, 0); /* file_sequence_number */
+    aw_long(b, 0); /* content DATA */
     snprintf(path, sizeof path,
              "s3://warehouse/db/events/data/region=NZ/ts_day=2024-03-%02d/"
              "%08llx-4113-48f4-9f61-a33e202b657f-%lld.parquet",
              (int)(i % 28) + 1, (unsigned long long)(i * 2654435761u), (long long)i);
     aw_str(b, path);
     aw_str(b, "PARQUET");
-    aw_long(b, 1);                  /* partition.region */
+    aw_long(b, 1); /* partition.region */
     aw_str(b, (i & 1) ? "NZ" : "AU");
-    aw_long(b, 1);                  /* partition.ts_day */
+    aw_long(b, 1); /* partition.ts_day */
     aw_long(b, 19790 + i % 28);
-    aw_long(b, 1000 + i % 5000);    /* record_count */
+    aw_long(b, 1000 + i % 5000);        /* record_count */
     aw_long(b, 1 << 20 | (i & 0xffff)); /* file_size_in_bytes */
-    kv_longs(b, 17, i);             /* column_sizes */
-    kv_longs(b, 17, 134);           /* value_counts */
-    kv_bounds(b, 17, i);            /* lower_bounds */
-    kv_bounds(b, 17, i + 1000);     /* upper_bounds */
-    aw_long(b, 1);                  /* split_offsets: [4] */
+    kv_longs(b, 17, i);                 /* column_sizes */
+    kv_longs(b, 17, 134);               /* value_counts */
+    kv_bounds(b, 17, i);                /* lower_bounds */
+    kv_bounds(b, 17, i + 1000);         /* upper_bounds */
+    aw_long(b, 1);                      /* split_offsets: [4] */
     aw_long(b, 1);
     aw_long(b, 4);
     aw_long(b, 0);
-    aw_long(b, 1);                  /* sort_order_id: 0 */
+    aw_long(b, 1); /* sort_order_id: 0 */
     aw_long(b, 0);
 }
 
@@ -124,7 +124,12 @@ static int write_file(const char *path, const icd_buf *b)
 static void manifest_file(icd_buf *f, int64_t n, const char *codec)
 {
     static const char *const KV[] = {
-        "format-version", "2", "content", "data", "partition-spec-id", "0",
+        "format-version",
+        "2",
+        "content",
+        "data",
+        "partition-spec-id",
+        "0",
         "partition-spec",
         ("[{\"name\":\"region\",\"transform\":\"identity\",\"source-id\":2,\"field-id\":1000},"
          "{\"name\":\"ts_day\",\"transform\":\"day\",\"source-id\":3,\"field-id\":1001}]")};
@@ -205,8 +210,7 @@ int main(int argc, char **argv)
         icd_buf_free(&f);
         return rc;
     }
-    if (argc == 3 && !strcmp(argv[1], "seeds"))
-        return seeds(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "seeds")) return seeds(argv[2]);
     fprintf(stderr, "usage: tool_avro_gen manifest OUT.avro N [CODEC] | seeds DIR\n");
     return 2;
 }

@@ -37,8 +37,7 @@ static int run(icd_fileio *io, const char *path, const char *mode, long repeat)
     icd_arena arena = ICD_ARENA_INIT;
     icd_buf out = ICD_BUF_INIT;
     for (long rep = 0; rep < repeat && !rc; rep++) {
-        if ((rc = avro_reader_open(io, path, &r, &err)) != 0)
-            break;
+        if ((rc = avro_reader_open(io, path, &r, &err)) != 0) break;
         bool eof = false;
         /* block by block, one arena reset per block: the manifest reader's pattern */
         while (!rc && !(rc = avro_reader_next_block(r, &eof, &err)) && !eof) {
@@ -62,17 +61,14 @@ static int run(icd_fileio *io, const char *path, const char *mode, long repeat)
     }
     icd_arena_free(&arena);
     icd_buf_free(&out);
-    if (rc)
-        goto fail;
+    if (rc) goto fail;
     double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = now(CLOCK_MONOTONIC) - w0;
     printf("%-6s %10llu records  cpu %7.3f s  %12.0f records/s (cpu)  %12.0f records/s "
            "(wall)",
            mode, (unsigned long long)n, cpu, n / (cpu > 0 ? cpu : 1e-9),
            n / (wall > 0 ? wall : 1e-9));
-    if (repeat > 1)
-        printf("  %.1f us/file (cpu)", cpu * 1e6 / (double)repeat);
-    if (bytes)
-        printf("  %.0f MB JSON", bytes / 1e6);
+    if (repeat > 1) printf("  %.1f us/file (cpu)", cpu * 1e6 / (double)repeat);
+    if (bytes) printf("  %.0f MB JSON", bytes / 1e6);
     printf("\n");
     return 0;
 fail:;

@@ -23,15 +23,13 @@ int cli_cat_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err)
     while (!(rc = avro_reader_next(r, &arena, &v, &eof, err)) && !eof) {
         if ((rc = avro_value_json(&out->buf, &v, err)) != 0) {
             icd_error_set_file(err, path);
-            icd_error_wrap(err, "record %llu",
-                           (unsigned long long)avro_reader_records_read(r) - 1);
+            icd_error_wrap(err, "record %llu", (unsigned long long)avro_reader_records_read(r) - 1);
             break;
         }
         icd_buf_putc(&out->buf, '\n');
         cli_out_maybe_flush(out);
         icd_arena_reset(&arena);
-        if (out->failed || out->buf.oom)
-            break; /* cli_out_finish reports it */
+        if (out->failed || out->buf.oom) break; /* cli_out_finish reports it */
     }
     icd_arena_free(&arena);
     avro_reader_free(r);
@@ -70,8 +68,7 @@ static int count_blocks(avro_reader *r, uint64_t *blocks, uint64_t *records, icd
     for (;;) {
         bool eof;
         ICD_TRY(avro_reader_next_block(r, &eof, err));
-        if (eof)
-            return 0;
+        if (eof) return 0;
         (*blocks)++;
         int64_t n = avro_reader_block_count(r);
         for (int64_t i = 0; i < n; i++)
@@ -106,8 +103,7 @@ int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *
     icd_buf_puts(b, ",\"metadata\":{");
     for (size_t i = 0; i < avro_reader_meta_count(r); i++) {
         const avro_meta *m = avro_reader_meta_at(r, i);
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         icd_json_cstr(b, m->key);
         icd_buf_putc(b, ':');
         put_meta_value(b, m);

@@ -13,25 +13,25 @@ typedef struct memfile {
     const unsigned char *data;
 } memfile;
 
-static int mem_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got,
-                       icd_error *err)
+static int mem_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got, icd_error *err)
 {
     (void)err;
     const memfile *m = (const memfile *)f;
     size_t avail = off < f->size ? (size_t)(f->size - off) : 0;
     size_t k = n < avail ? n : avail;
-    if (k)
-        memcpy(buf, m->data + off, k);
+    if (k) memcpy(buf, m->data + off, k);
     *got = k;
     return 0;
 }
 
-static void mem_close(icd_file *f) { (void)f; }
+static void mem_close(icd_file *f)
+{
+    (void)f;
+}
 
 static const icd_file_ops MEM_OPS = {mem_read_at, mem_close};
 
-int icd_memfile_open(const void *data, size_t n, const char *name, icd_file **out,
-                     icd_error *err)
+int icd_memfile_open(const void *data, size_t n, const char *name, icd_file **out, icd_error *err)
 {
     *out = NULL;
     memfile *m = calloc(1, sizeof *m);

@@ -12,7 +12,6 @@
 
 /* Opens `n` bytes at `data` as a file named `name` (for error messages). The bytes are
  * not copied: they must outlive the file. Close with icd_file_close. */
-int icd_memfile_open(const void *data, size_t n, const char *name, icd_file **out,
-                     icd_error *err);
+int icd_memfile_open(const void *data, size_t n, const char *name, icd_file **out, icd_error *err);
 
 #endif

@@ -49,20 +49,28 @@ struct avro_reader {
     int64_t block_count, block_read;
     avro_cursor cur;
     uint64_t block_seq, records;
+    uint64_t zero_budget; /* AVRO_ZERO_SIZE_BUDGET, for the whole file */
 };
 
 const char *avro_codec_name(avro_codec c)
 {
     switch (c) {
-    case AVRO_CODEC_NULL: return "null";
-    case AVRO_CODEC_DEFLATE: return "deflate";
-    case AVRO_CODEC_SNAPPY: return "snappy";
-    case AVRO_CODEC_ZSTD: return "zstandard";
+    case AVRO_CODEC_NULL:
+        return "null";
+    case AVRO_CODEC_DEFLATE:
+        return "deflate";
+    case AVRO_CODEC_SNAPPY:
+        return "snappy";
+    case AVRO_CODEC_ZSTD:
+        return "zstandard";
     }
     return "?";
 }
 
-static const char *loc(const avro_reader *r) { return r->file->location; }
+static const char *loc(const avro_reader *r)
+{
+    return r->file->location;
+}
 
 /* Makes file bytes [off, off + n) available in the window; returns a pointer to them. */
 static int window(avro_reader *r, uint64_t off, size_t n, const uint8_t **p, icd_error *err)
@@ -78,8 +86,7 @@ static int window(avro_reader *r, uint64_t off, size_t n, const uint8_t **p, icd
         return 0;
     }
     size_t want = n > WINDOW_MIN ? n : WINDOW_MIN;
-    if (want > size - off)
-        want = (size_t)(size - off);
+    if (want > size - off) want = (size_t)(size - off);
     /* bytes of the old window from `off` on are kept (moved to the front) */
     size_t keep = 0, skip = 0;
     if (off >= r->win_off && off - r->win_off < r->win_len) {
@@ -88,10 +95,8 @@ static int window(avro_reader *r, uint64_t off, size_t n, const uint8_t **p, icd
     }
     if (want > r->win_cap) {
         uint8_t *w = malloc(want);
-        if (!w)
-            return icd_fail_nomem(err);
-        if (keep)
-            memcpy(w, r->win + skip, keep);
+        if (!w) return icd_fail_nomem(err);
+        if (keep) memcpy(w, r->win + skip, keep);
         free(r->win);
         r->win = w;
         r->win_cap = want;
@@ -133,8 +138,8 @@ static int hdr_bytes(avro_reader *r, uint64_t *off, char **out, size_t *len, con
     int64_t n;
     ICD_TRY(hdr_long(r, off, &n, err));
     if (n < 0)
-        return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)at,
-                        "header: %s has a negative length", what);
+        return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)at, "header: %s has a negative length",
+                        what);
     if ((uint64_t)n > AVRO_MAX_HEADER_BYTES)
         return icd_fail(err, ICD_EUNSUPPORTED, loc(r), (int64_t)at,
                         "header: %s of %lld bytes is larger than the %zu MiB accepted", what,
@@ -142,8 +147,7 @@ static int hdr_bytes(avro_reader *r, uint64_t *off, char **out, size_t *len, con
     const uint8_t *p;
     ICD_TRY(window(r, *off, (size_t)n, &p, err));
     char *s = malloc((size_t)n + 1);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     memcpy(s, p, (size_t)n);
     s[n] = '\0';
     *off += (uint64_t)n;
@@ -159,8 +163,7 @@ static int read_meta(avro_reader *r, uint64_t *off, icd_error *err)
         uint64_t at = *off;
         int64_t count;
         ICD_TRY(hdr_long(r, off, &count, err));
-        if (count == 0)
-            return 0;
+        if (count == 0) return 0;
         if (count < 0) {
             int64_t bytes;
             if (count == INT64_MIN)
@@ -176,8 +179,7 @@ static int read_meta(avro_reader *r, uint64_t *off, icd_error *err)
         if (r->nmeta + (size_t)count > cap) {
             size_t ncap = r->nmeta + (size_t)count;
             avro_meta *m = realloc(r->meta, ncap * sizeof *m);
-            if (!m)
-                return icd_fail_nomem(err);
+            if (!m) return icd_fail_nomem(err);
             r->meta = m;
             cap = ncap;
         }
@@ -230,8 +232,7 @@ static int read_header(avro_reader *r, icd_error *err)
     off += 16;
     r->header_size = r->next_block = off;
     const avro_meta *s = avro_reader_meta(r, "avro.schema");
-    if (!s)
-        return icd_fail(err, ICD_ECORRUPT, loc(r), -1, "header has no avro.schema");
+    if (!s) return icd_fail(err, ICD_ECORRUPT, loc(r), -1, "header has no avro.schema");
     ICD_TRY(pick_codec(r, err));
     if (avro_schema_parse(s->value, s->len, &r->schema, err)) {
         icd_error_set_file(err, loc(r));
@@ -245,12 +246,12 @@ int avro_reader_open_file(icd_file *f, bool take_file, avro_reader **out, icd_er
     *out = NULL;
     avro_reader *r = calloc(1, sizeof *r);
     if (!r) {
-        if (take_file)
-            icd_file_close(f);
+        if (take_file) icd_file_close(f);
         return icd_fail_nomem(err);
     }
     r->file = f;
     r->own_file = take_file;
+    r->zero_budget = AVRO_ZERO_SIZE_BUDGET;
     int rc = read_header(r, err);
     if (rc) {
         avro_reader_free(r);
@@ -270,8 +271,7 @@ int avro_reader_open(icd_fileio *io, const char *location, avro_reader **out, ic
 
 void avro_reader_free(avro_reader *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     for (size_t i = 0; i < r->nmeta; i++) {
         free(r->meta[i].key);
         free(r->meta[i].value);
@@ -280,33 +280,57 @@ void avro_reader_free(avro_reader *r)
     avro_schema_doc_free(r->schema);
     free(r->win);
     free(r->out);
-    if (r->zs_init)
-        inflateEnd(&r->zs);
+    if (r->zs_init) inflateEnd(&r->zs);
     ZSTD_freeDCtx(r->zstd);
-    if (r->own_file)
-        icd_file_close(r->file);
+    if (r->own_file) icd_file_close(r->file);
     free(r);
 }
 
-const avro_schema *avro_reader_schema(const avro_reader *r) { return r->schema->root; }
-avro_codec avro_reader_codec(const avro_reader *r) { return r->codec; }
-const uint8_t *avro_reader_sync(const avro_reader *r) { return r->sync; }
-size_t avro_reader_meta_count(const avro_reader *r) { return r->nmeta; }
+const avro_schema *avro_reader_schema(const avro_reader *r)
+{
+    return r->schema->root;
+}
+avro_codec avro_reader_codec(const avro_reader *r)
+{
+    return r->codec;
+}
+const uint8_t *avro_reader_sync(const avro_reader *r)
+{
+    return r->sync;
+}
+size_t avro_reader_meta_count(const avro_reader *r)
+{
+    return r->nmeta;
+}
 const avro_meta *avro_reader_meta_at(const avro_reader *r, size_t i)
 {
     return i < r->nmeta ? &r->meta[i] : NULL;
 }
-uint64_t avro_reader_header_size(const avro_reader *r) { return r->header_size; }
-int64_t avro_reader_block_count(const avro_reader *r) { return r->in_block ? r->block_count : 0; }
-int64_t avro_reader_block_read(const avro_reader *r) { return r->in_block ? r->block_read : 0; }
-uint64_t avro_reader_block_seq(const avro_reader *r) { return r->block_seq; }
-uint64_t avro_reader_records_read(const avro_reader *r) { return r->records; }
+uint64_t avro_reader_header_size(const avro_reader *r)
+{
+    return r->header_size;
+}
+int64_t avro_reader_block_count(const avro_reader *r)
+{
+    return r->in_block ? r->block_count : 0;
+}
+int64_t avro_reader_block_read(const avro_reader *r)
+{
+    return r->in_block ? r->block_read : 0;
+}
+uint64_t avro_reader_block_seq(const avro_reader *r)
+{
+    return r->block_seq;
+}
+uint64_t avro_reader_records_read(const avro_reader *r)
+{
+    return r->records;
+}
 
 const avro_meta *avro_reader_meta(const avro_reader *r, const char *key)
 {
     for (size_t i = 0; i < r->nmeta; i++)
-        if (!strcmp(r->meta[i].key, key))
-            return &r->meta[i];
+        if (!strcmp(r->meta[i].key, key)) return &r->meta[i];
     return NULL;
 }
 
@@ -322,11 +346,9 @@ static int too_big(avro_reader *r, icd_error *err)
 /* Makes the output buffer at least `n` bytes (n <= AVRO_MAX_BLOCK_BYTES). */
 static int out_reserve(avro_reader *r, size_t n, icd_error *err)
 {
-    if (n <= r->out_cap)
-        return 0;
+    if (n <= r->out_cap) return 0;
     uint8_t *o = realloc(r->out, n);
-    if (!o)
-        return icd_fail_nomem(err);
+    if (!o) return icd_fail_nomem(err);
     r->out = o;
     r->out_cap = n;
     return 0;
@@ -335,8 +357,7 @@ static int out_reserve(avro_reader *r, size_t n, icd_error *err)
 /* The next output size when a buffer of `cap` bytes filled up, or 0 at the cap. */
 static size_t next_cap(size_t cap)
 {
-    if (cap >= AVRO_MAX_BLOCK_BYTES + 1)
-        return 0;
+    if (cap >= AVRO_MAX_BLOCK_BYTES + 1) return 0;
     size_t n = cap < (64u << 10) ? (64u << 10) : cap * 2;
     return n > AVRO_MAX_BLOCK_BYTES + 1 ? AVRO_MAX_BLOCK_BYTES + 1 : n;
 }
@@ -346,8 +367,7 @@ static int inflate_block(avro_reader *r, const uint8_t *in, size_t n, size_t *ou
 {
     if (!r->zs_init) {
         memset(&r->zs, 0, sizeof r->zs);
-        if (inflateInit2(&r->zs, -15) != Z_OK)
-            return icd_fail_nomem(err);
+        if (inflateInit2(&r->zs, -15) != Z_OK) return icd_fail_nomem(err);
         r->zs_init = true;
     } else {
         inflateReset(&r->zs);
@@ -368,8 +388,7 @@ static int inflate_block(avro_reader *r, const uint8_t *in, size_t n, size_t *ou
         int zr = inflate(&r->zs, Z_NO_FLUSH);
         in_left -= in_chunk - r->zs.avail_in;
         done += out_chunk - r->zs.avail_out;
-        if (zr == Z_STREAM_END)
-            break;
+        if (zr == Z_STREAM_END) break;
         if (zr == Z_BUF_ERROR && r->zs.avail_out != 0)
             return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                             "deflate block is truncated");
@@ -378,16 +397,14 @@ static int inflate_block(avro_reader *r, const uint8_t *in, size_t n, size_t *ou
                             "deflate block is corrupt: %s", r->zs.msg ? r->zs.msg : "error");
         if (r->zs.avail_out == 0) {
             size_t ncap = next_cap(r->out_cap);
-            if (!ncap || done > AVRO_MAX_BLOCK_BYTES)
-                return too_big(r, err);
+            if (!ncap || done > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
             ICD_TRY(out_reserve(r, ncap, err));
         } else if (in_left == 0 && r->zs.avail_in == 0) {
             return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                             "deflate block is truncated");
         }
     }
-    if (done > AVRO_MAX_BLOCK_BYTES)
-        return too_big(r, err);
+    if (done > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
     *out_len = done;
     return 0;
 }
@@ -402,12 +419,10 @@ static int snappy_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out
     if (snappy_uncompressed_length((const char *)in, n - 4, &len) != SNAPPY_OK)
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                         "snappy block is corrupt (bad length header)");
-    if (len > AVRO_MAX_BLOCK_BYTES)
-        return too_big(r, err);
+    if (len > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
     ICD_TRY(out_reserve(r, len ? len : 1, err));
     size_t got = len;
-    if (snappy_uncompress((const char *)in, n - 4, (char *)r->out, &got) != SNAPPY_OK ||
-        got != len)
+    if (snappy_uncompress((const char *)in, n - 4, (char *)r->out, &got) != SNAPPY_OK || got != len)
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                         "snappy block is corrupt");
     const uint8_t *c = in + n - 4;
@@ -425,30 +440,24 @@ static int snappy_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out
     return 0;
 }
 
-static int zstd_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
-                      icd_error *err)
+static int zstd_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_len, icd_error *err)
 {
-    if (!r->zstd && !(r->zstd = ZSTD_createDCtx()))
-        return icd_fail_nomem(err);
+    if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return icd_fail_nomem(err);
     ZSTD_DCtx_reset(r->zstd, ZSTD_reset_session_only);
     unsigned long long hint = ZSTD_getFrameContentSize(in, n);
     size_t cap = r->out_cap;
     if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR) {
-        if (hint > AVRO_MAX_BLOCK_BYTES)
-            return too_big(r, err);
-        if (hint + 1 > cap)
-            cap = (size_t)hint + 1;
+        if (hint > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
+        if (hint + 1 > cap) cap = (size_t)hint + 1;
     }
-    if (cap < (64u << 10))
-        cap = 64u << 10;
+    if (cap < (64u << 10)) cap = 64u << 10;
     ICD_TRY(out_reserve(r, cap, err));
     ZSTD_inBuffer ib = {in, n, 0};
     ZSTD_outBuffer ob = {r->out, r->out_cap, 0};
     for (;;) {
         if (ob.pos == ob.size) {
             size_t ncap = next_cap(r->out_cap);
-            if (!ncap || ob.pos > AVRO_MAX_BLOCK_BYTES)
-                return too_big(r, err);
+            if (!ncap || ob.pos > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
             ICD_TRY(out_reserve(r, ncap, err));
             ob.dst = r->out;
             ob.size = r->out_cap;
@@ -457,14 +466,12 @@ static int zstd_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_l
         if (ZSTD_isError(zr))
             return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                             "zstandard block is corrupt: %s", ZSTD_getErrorName(zr));
-        if (zr == 0 && ib.pos == ib.size)
-            break; /* last frame complete, input used up */
+        if (zr == 0 && ib.pos == ib.size) break;   /* last frame complete, input used up */
         if (ib.pos == ib.size && ob.pos < ob.size) /* wants input that is not there */
             return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                             "zstandard block is truncated");
     }
-    if (ob.pos > AVRO_MAX_BLOCK_BYTES)
-        return too_big(r, err);
+    if (ob.pos > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
     *out_len = ob.pos;
     return 0;
 }
@@ -477,12 +484,14 @@ static int block_error(avro_reader *r, icd_error *err)
     int64_t pos = err->offset;
     if (r->codec == AVRO_CODEC_NULL) {
         err->offset = pos >= 0 ? (int64_t)r->block_data_off + pos : (int64_t)r->block_off;
-        icd_error_wrap(err, "object %lld of the block at byte %llu", (long long)r->block_read,
+        icd_error_wrap(err, "object %lld of %lld in the block at byte %llu",
+                       (long long)r->block_read + 1, (long long)r->block_count,
                        (unsigned long long)r->block_off);
     } else {
         err->offset = (int64_t)r->block_off;
-        icd_error_wrap(err, "object %lld of the %s block (at decompressed byte %lld)",
-                       (long long)r->block_read, avro_codec_name(r->codec), (long long)pos);
+        icd_error_wrap(err, "object %lld of %lld in the %s block (at decompressed byte %lld)",
+                       (long long)r->block_read + 1, (long long)r->block_count,
+                       avro_codec_name(r->codec), (long long)pos);
     }
     snprintf(err->file, sizeof err->file, "%s", loc(r));
     return err->code;
@@ -492,8 +501,7 @@ static int block_error(avro_reader *r, icd_error *err)
 static int check_block_end(avro_reader *r, icd_error *err)
 {
     size_t left = avro_cursor_left(&r->cur);
-    if (left == 0)
-        return 0;
+    if (left == 0) return 0;
     return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_off,
                     "block holds %zu bytes after its %lld objects", left,
                     (long long)r->block_count);
@@ -507,6 +515,7 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
             return icd_fail(err, ICD_EINTERNAL, loc(r), (int64_t)r->block_off,
                             "next block requested before the current one was read");
         ICD_TRY(check_block_end(r, err));
+        r->zero_budget = r->cur.zero_budget;
         r->in_block = false;
     }
     uint64_t size = icd_file_size(r->file), off = r->next_block;
@@ -540,8 +549,8 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
                         (long long)bytes, (unsigned long long)(size - data_off));
     if ((uint64_t)bytes > AVRO_MAX_BLOCK_BYTES)
         return icd_fail(err, ICD_EUNSUPPORTED, loc(r), (int64_t)off,
-                        "block of %lld bytes is larger than the %zu MiB accepted",
-                        (long long)bytes, AVRO_MAX_BLOCK_BYTES >> 20);
+                        "block of %lld bytes is larger than the %zu MiB accepted", (long long)bytes,
+                        AVRO_MAX_BLOCK_BYTES >> 20);
     size_t n = (size_t)bytes;
     ICD_TRY(window(r, data_off, n + 16, &p, err));
     if (memcmp(p + n, r->sync, 16) != 0)
@@ -553,7 +562,8 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
     const uint8_t *data = p;
     size_t len = n;
     switch (r->codec) {
-    case AVRO_CODEC_NULL: break;
+    case AVRO_CODEC_NULL:
+        break;
     case AVRO_CODEC_DEFLATE:
         ICD_TRY(n ? inflate_block(r, p, n, &len, err) : 0);
         data = r->out;
@@ -567,14 +577,18 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
         data = r->out;
         break;
     }
-    /* every object takes at least min_size bytes; objects of no size are capped */
+    /* every object takes at least min_size bytes; objects that take no bytes (and items
+     * of no size inside objects) draw on one budget for the whole file */
     size_t min = r->schema->root->min_size;
     if ((min > 0 && (uint64_t)count > len / min) ||
-        (min == 0 && (uint64_t)count > AVRO_ZERO_SIZE_BUDGET))
+        (min == 0 && (uint64_t)count > r->zero_budget))
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)off,
                         "block claims %lld objects but holds only %zu bytes", (long long)count,
                         len);
+    if (min == 0)
+        r->zero_budget -= (uint64_t)count;
     avro_cursor_init(&r->cur, data ? data : (const uint8_t *)"", len);
+    r->cur.zero_budget = r->zero_budget;
     r->block_count = count;
     r->block_read = 0;
     r->in_block = true;
@@ -589,18 +603,16 @@ static int ready(avro_reader *r, bool *eof, icd_error *err)
     *eof = false;
     while (!r->in_block || r->block_read >= r->block_count) {
         ICD_TRY(avro_reader_next_block(r, eof, err));
-        if (*eof)
-            return 0;
+        if (*eof) return 0;
     }
     return 0;
 }
 
-int avro_reader_next_projected(avro_reader *r, const bool *keep, icd_arena *arena,
-                               avro_value *out, bool *eof, icd_error *err)
+int avro_reader_next_projected(avro_reader *r, const bool *keep, icd_arena *arena, avro_value *out,
+                               bool *eof, icd_error *err)
 {
     ICD_TRY(ready(r, eof, err));
-    if (*eof)
-        return 0;
+    if (*eof) return 0;
     if (avro_decode_projected(r->schema->root, keep, &r->cur, arena, out, err))
         return block_error(r, err);
     r->block_read++;
@@ -608,8 +620,7 @@ int avro_reader_next_projected(avro_reader *r, const bool *keep, icd_arena *aren
     return 0;
 }
 
-int avro_reader_next(avro_reader *r, icd_arena *arena, avro_value *out, bool *eof,
-                     icd_error *err)
+int avro_reader_next(avro_reader *r, icd_arena *arena, avro_value *out, bool *eof, icd_error *err)
 {
     return avro_reader_next_projected(r, NULL, arena, out, eof, err);
 }
@@ -617,10 +628,8 @@ int avro_reader_next(avro_reader *r, icd_arena *arena, avro_value *out, bool *eo
 int avro_reader_skip(avro_reader *r, bool *eof, icd_error *err)
 {
     ICD_TRY(ready(r, eof, err));
-    if (*eof)
-        return 0;
-    if (avro_skip(r->schema->root, &r->cur, err))
-        return block_error(r, err);
+    if (*eof) return 0;
+    if (avro_skip(r->schema->root, &r->cur, err)) return block_error(r, err);
     r->block_read++;
     r->records++;
     return 0;

@@ -63,11 +63,10 @@ uint64_t avro_reader_header_size(const avro_reader *r);
 
 /* The next record, decoded into `out` with its tree in `arena` (never reset here).
  * *eof is set (and 0 returned) after the last record. */
-int avro_reader_next(avro_reader *r, icd_arena *arena, avro_value *out, bool *eof,
-                     icd_error *err);
+int avro_reader_next(avro_reader *r, icd_arena *arena, avro_value *out, bool *eof, icd_error *err);
 /* Like avro_reader_next, decoding only the top-level fields with keep[i] set. */
-int avro_reader_next_projected(avro_reader *r, const bool *keep, icd_arena *arena,
-                               avro_value *out, bool *eof, icd_error *err);
+int avro_reader_next_projected(avro_reader *r, const bool *keep, icd_arena *arena, avro_value *out,
+                               bool *eof, icd_error *err);
 /* Steps over the next record without decoding it. */
 int avro_reader_skip(avro_reader *r, bool *eof, icd_error *err);
 

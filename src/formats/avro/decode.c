@@ -10,11 +10,10 @@
 #include "formats/avro/decode.h"
 
 /* A corrupt-data error at position `at` of the cursor's buffer. */
-static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, const char *fmt,
-                   ...) ICD_PRINTF(4, 5);
+static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, const char *fmt, ...)
+    ICD_PRINTF(4, 5);
 
-static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, const char *fmt,
-                   ...)
+static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -36,11 +35,9 @@ int avro_read_long(avro_cursor *c, int64_t *out, icd_error *err)
         if (p >= c->end)
             return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
         uint8_t b = *p++;
-        if (shift == 63 && b > 1)
-            return fail_at(err, c, c->p, "varint overflows 64 bits");
+        if (shift == 63 && b > 1) return fail_at(err, c, c->p, "varint overflows 64 bits");
         v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            break;
+        if (!(b & 0x80)) break;
     }
     c->p = p;
     *out = (int64_t)((v >> 1) ^ (~(v & 1) + 1)); /* zigzag */
@@ -58,17 +55,15 @@ int avro_read_int(avro_cursor *c, int32_t *out, icd_error *err)
     return 0;
 }
 
-int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *what,
-                    icd_error *err)
+int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *what, icd_error *err)
 {
     const uint8_t *at = c->p;
     int64_t len;
     ICD_TRY(avro_read_long(c, &len, err));
-    if (len < 0)
-        return fail_at(err, c, at, "%s has a negative length %lld", what, (long long)len);
+    if (len < 0) return fail_at(err, c, at, "%s has a negative length %lld", what, (long long)len);
     if ((uint64_t)len > avro_cursor_left(c))
-        return fail_at(err, c, at, "truncated: %s of %lld bytes but only %zu bytes are left",
-                       what, (long long)len, avro_cursor_left(c));
+        return fail_at(err, c, at, "truncated: %s of %lld bytes but only %zu bytes are left", what,
+                       (long long)len, avro_cursor_left(c));
     *p = c->p;
     *n = (size_t)len;
     c->p += len;
@@ -78,8 +73,8 @@ int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *wh
 static int need(avro_cursor *c, size_t n, const char *what, icd_error *err)
 {
     if (avro_cursor_left(c) < n)
-        return fail_at(err, c, c->p, "truncated: %s needs %zu bytes but only %zu are left",
-                       what, n, avro_cursor_left(c));
+        return fail_at(err, c, c->p, "truncated: %s needs %zu bytes but only %zu are left", what, n,
+                       avro_cursor_left(c));
     return 0;
 }
 
@@ -107,13 +102,11 @@ static int read_block_count(avro_cursor *c, size_t min_size, int64_t *count, int
     ICD_TRY(avro_read_long(c, count, err));
     *bytes = -1;
     if (*count < 0) {
-        if (*count == INT64_MIN)
-            return fail_at(err, c, at, "array/map block count overflows");
+        if (*count == INT64_MIN) return fail_at(err, c, at, "array/map block count overflows");
         *count = -*count;
         ICD_TRY(avro_read_long(c, bytes, err));
         if (*bytes < 0 || (uint64_t)*bytes > avro_cursor_left(c))
-            return fail_at(err, c, at,
-                           "array/map block claims %lld bytes but only %zu are left",
+            return fail_at(err, c, at, "array/map block claims %lld bytes but only %zu are left",
                            (long long)*bytes, avro_cursor_left(c));
     }
     uint64_t n = (uint64_t)*count;
@@ -145,8 +138,7 @@ static int skip_varint(avro_cursor *c, icd_error *err)
         if (p >= c->end)
             return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
         if (!(*p++ & 0x80)) {
-            if (i == 9 && p[-1] > 1)
-                break;
+            if (i == 9 && p[-1] > 1) break;
             c->p = p;
             return 0;
         }
@@ -163,8 +155,7 @@ static int skip_items(const avro_schema *s, avro_cursor *c, int depth, icd_error
     for (;;) {
         int64_t count, bytes;
         ICD_TRY(read_block_count(c, map ? 1 + it->min_size : it->min_size, &count, &bytes, err));
-        if (count == 0)
-            return 0;
+        if (count == 0) return 0;
         if (bytes >= 0) { /* the writer told us the size: jump */
             c->p += bytes;
             continue;
@@ -180,7 +171,7 @@ static int skip_items(const avro_schema *s, avro_cursor *c, int depth, icd_error
             if (map) {
                 const uint8_t *k;
                 size_t kn;
-                ICD_TRY(avro_read_bytes(c, &k, &kn, "map key", err));
+                ICD_TRY(avro_read_bytes(c, &k, &kn, "a map key", err));
             }
             ICD_TRY(skip_rec(it, c, depth + 1, err));
         }
@@ -193,19 +184,34 @@ static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *
         return icd_fail(err, ICD_EUNSUPPORTED, NULL, (int64_t)avro_cursor_pos(c),
                         "values nest deeper than %d levels", AVRO_MAX_DEPTH);
     switch (s->type) {
-    case AVRO_NULL: return 0;
-    case AVRO_BOOLEAN: ICD_TRY(need(c, 1, "boolean", err)); c->p += 1; return 0;
-    case AVRO_FLOAT: ICD_TRY(need(c, 4, "float", err)); c->p += 4; return 0;
-    case AVRO_DOUBLE: ICD_TRY(need(c, 8, "double", err)); c->p += 8; return 0;
-    case AVRO_FIXED: ICD_TRY(need(c, s->size, "fixed", err)); c->p += s->size; return 0;
+    case AVRO_NULL:
+        return 0;
+    case AVRO_BOOLEAN:
+        ICD_TRY(need(c, 1, "boolean", err));
+        c->p += 1;
+        return 0;
+    case AVRO_FLOAT:
+        ICD_TRY(need(c, 4, "float", err));
+        c->p += 4;
+        return 0;
+    case AVRO_DOUBLE:
+        ICD_TRY(need(c, 8, "double", err));
+        c->p += 8;
+        return 0;
+    case AVRO_FIXED:
+        ICD_TRY(need(c, s->size, "fixed", err));
+        c->p += s->size;
+        return 0;
     case AVRO_INT:
     case AVRO_LONG:
-    case AVRO_ENUM: return skip_varint(c, err);
+    case AVRO_ENUM:
+        return skip_varint(c, err);
     case AVRO_BYTES:
     case AVRO_STRING: {
         const uint8_t *p;
         size_t n;
-        return avro_read_bytes(c, &p, &n, avro_type_name(s->type), err);
+        return avro_read_bytes(c, &p, &n, s->type == AVRO_BYTES ? "a bytes value" : "a string",
+                               err);
     }
     case AVRO_RECORD:
         if (s->fixed_width >= 0) {
@@ -217,7 +223,8 @@ static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *
             ICD_TRY(skip_rec(s->fields[i].type, c, depth + 1, err));
         return 0;
     case AVRO_ARRAY:
-    case AVRO_MAP: return skip_items(s, c, depth, err);
+    case AVRO_MAP:
+        return skip_items(s, c, depth, err);
     case AVRO_UNION: {
         const avro_schema *b;
         int32_t idx;
@@ -245,8 +252,7 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
 
 static void *tree_alloc(dec_ctx *d, size_t n)
 {
-    if (d->arena->total > AVRO_MAX_TREE_BYTES)
-        return NULL;
+    if (d->arena->total > AVRO_MAX_TREE_BYTES) return NULL;
     return icd_arena_alloc(d->arena, n);
 }
 
@@ -263,16 +269,12 @@ static int tree_nomem(dec_ctx *d)
  * the old copy is simply abandoned). */
 static int grow(dec_ctx *d, void **items, size_t *cap, size_t have, size_t want, size_t size)
 {
-    if (want <= *cap)
-        return 0;
+    if (want <= *cap) return 0;
     size_t ncap = *cap * 2 > want ? *cap * 2 : want;
-    if (ncap > SIZE_MAX / size)
-        return tree_nomem(d);
+    if (ncap > SIZE_MAX / size) return tree_nomem(d);
     void *n = tree_alloc(d, ncap * size);
-    if (!n)
-        return tree_nomem(d);
-    if (have)
-        memcpy(n, *items, have * size);
+    if (!n) return tree_nomem(d);
+    if (have) memcpy(n, *items, have * size);
     *items = n;
     *cap = ncap;
     return 0;
@@ -286,19 +288,17 @@ static int decode_items(dec_ctx *d, const avro_schema *s, avro_value *out, int d
     size_t n = 0, vcap = 0, kcap = 0;
     for (;;) {
         int64_t count, bytes;
-        ICD_TRY(read_block_count(d->c, map ? 1 + it->min_size : it->min_size, &count, &bytes,
-                                 d->err));
-        if (count == 0)
-            break;
+        ICD_TRY(
+            read_block_count(d->c, map ? 1 + it->min_size : it->min_size, &count, &bytes, d->err));
+        if (count == 0) break;
         const uint8_t *block_end = bytes >= 0 ? d->c->p + bytes : NULL;
         size_t want = n + (size_t)count;
         ICD_TRY(grow(d, &vals, &vcap, n, want, sizeof(avro_value)));
-        if (map)
-            ICD_TRY(grow(d, &keys, &kcap, n, want, sizeof(avro_bytes)));
+        if (map) ICD_TRY(grow(d, &keys, &kcap, n, want, sizeof(avro_bytes)));
         for (int64_t i = 0; i < count; i++, n++) {
             if (map) {
                 avro_bytes *k = (avro_bytes *)keys + n;
-                ICD_TRY(avro_read_bytes(d->c, &k->ptr, &k->len, "map key", d->err));
+                ICD_TRY(avro_read_bytes(d->c, &k->ptr, &k->len, "a map key", d->err));
             }
             ICD_TRY(decode_rec(d, it, (avro_value *)vals + n, depth + 1));
         }
@@ -324,8 +324,7 @@ static int decode_record(dec_ctx *d, const avro_schema *s, const bool *keep, avr
     avro_value *f = NULL;
     if (s->nfields) {
         f = tree_alloc(d, s->nfields * sizeof *f);
-        if (!f)
-            return tree_nomem(d);
+        if (!f) return tree_nomem(d);
     }
     for (size_t i = 0; i < s->nfields; i++) {
         const avro_schema *ft = s->fields[i].type;
@@ -364,11 +363,11 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
     out->type = s->type;
     const uint8_t *at = c->p;
     switch (s->type) {
-    case AVRO_NULL: return 0;
+    case AVRO_NULL:
+        return 0;
     case AVRO_BOOLEAN:
         ICD_TRY(need(c, 1, "boolean", d->err));
-        if (*c->p > 1)
-            return fail_at(d->err, c, at, "boolean byte is %u, not 0 or 1", *c->p);
+        if (*c->p > 1) return fail_at(d->err, c, at, "boolean byte is %u, not 0 or 1", *c->p);
         out->u.boolean = *c->p++ == 1;
         return 0;
     case AVRO_INT: {
@@ -377,7 +376,8 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
         out->u.i64 = v;
         return 0;
     }
-    case AVRO_LONG: return avro_read_long(c, &out->u.i64, d->err);
+    case AVRO_LONG:
+        return avro_read_long(c, &out->u.i64, d->err);
     case AVRO_FLOAT: {
         ICD_TRY(need(c, 4, "float", d->err));
         uint32_t bits = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
@@ -397,8 +397,8 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
     }
     case AVRO_BYTES:
     case AVRO_STRING:
-        return avro_read_bytes(c, &out->u.bytes.ptr, &out->u.bytes.len, avro_type_name(s->type),
-                               d->err);
+        return avro_read_bytes(c, &out->u.bytes.ptr, &out->u.bytes.len,
+                               s->type == AVRO_BYTES ? "a bytes value" : "a string", d->err);
     case AVRO_FIXED:
         ICD_TRY(need(c, s->size, "fixed", d->err));
         out->u.bytes.ptr = c->p;
@@ -414,10 +414,13 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
         out->u.i64 = v;
         return 0;
     }
-    case AVRO_RECORD: return decode_record(d, s, NULL, out, depth);
+    case AVRO_RECORD:
+        return decode_record(d, s, NULL, out, depth);
     case AVRO_ARRAY:
-    case AVRO_MAP: return decode_items(d, s, out, depth);
-    case AVRO_UNION: break;
+    case AVRO_MAP:
+        return decode_items(d, s, out, depth);
+    case AVRO_UNION:
+        break;
     }
     return icd_fail(d->err, ICD_EINTERNAL, NULL, -1, "unknown schema node type %d", (int)s->type);
 }
@@ -432,8 +435,7 @@ int avro_decode(const avro_schema *s, avro_cursor *c, icd_arena *arena, avro_val
 int avro_decode_projected(const avro_schema *rec, const bool *keep, avro_cursor *c,
                           icd_arena *arena, avro_value *out, icd_error *err)
 {
-    if (rec->type != AVRO_RECORD || !keep)
-        return avro_decode(rec, c, arena, out, err);
+    if (rec->type != AVRO_RECORD || !keep) return avro_decode(rec, c, arena, out, err);
     dec_ctx d = {c, arena, err};
     out->schema = rec;
     out->type = AVRO_RECORD;
@@ -453,14 +455,12 @@ const avro_value *avro_value_field_at(const avro_value *rec, int idx)
 
 const avro_value *avro_value_field(const avro_value *rec, const char *name)
 {
-    if (!rec || rec->type != AVRO_RECORD)
-        return NULL;
+    if (!rec || rec->type != AVRO_RECORD) return NULL;
     return avro_value_field_at(rec, avro_schema_field_index(rec->schema, name));
 }
 
 const avro_value *avro_value_field_by_id(const avro_value *rec, int32_t field_id)
 {
-    if (!rec || rec->type != AVRO_RECORD)
-        return NULL;
+    if (!rec || rec->type != AVRO_RECORD) return NULL;
     return avro_value_field_at(rec, avro_schema_field_index_by_id(rec->schema, field_id));
 }

@@ -26,8 +26,9 @@
 
 /* Deepest value nesting decoded (recursive schemas can nest without bound). */
 #define AVRO_MAX_DEPTH 128
-/* Values that occupy no bytes (null items of an array, ...) one cursor may produce before
- * the data is called corrupt: a few bytes could otherwise claim billions of them. */
+/* Values that occupy no bytes (null items of an array, ...) one cursor (and one container
+ * file) may produce before the data is called corrupt: a few bytes could otherwise claim
+ * billions of them. */
 #define AVRO_ZERO_SIZE_BUDGET (1u << 22)
 /* Arena bytes one avro_decode call may hold before it gives up (value trees take ~40
  * bytes per value, so a huge record of tiny values would otherwise balloon). */
@@ -46,15 +47,20 @@ static inline void avro_cursor_init(avro_cursor *c, const void *data, size_t n)
     c->end = c->start + n;
     c->zero_budget = AVRO_ZERO_SIZE_BUDGET;
 }
-static inline size_t avro_cursor_pos(const avro_cursor *c) { return (size_t)(c->p - c->start); }
-static inline size_t avro_cursor_left(const avro_cursor *c) { return (size_t)(c->end - c->p); }
+static inline size_t avro_cursor_pos(const avro_cursor *c)
+{
+    return (size_t)(c->p - c->start);
+}
+static inline size_t avro_cursor_left(const avro_cursor *c)
+{
+    return (size_t)(c->end - c->p);
+}
 
 /* Primitive readers (also used for the container header and block headers). */
 int avro_read_long(avro_cursor *c, int64_t *out, icd_error *err);
 int avro_read_int(avro_cursor *c, int32_t *out, icd_error *err);
 /* A length-prefixed byte string; `what` names it in errors ("string", "bytes"). */
-int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *what,
-                    icd_error *err);
+int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *what, icd_error *err);
 
 typedef struct avro_bytes {
     const uint8_t *ptr;
@@ -69,14 +75,14 @@ struct avro_value {
     bool skipped;              /* a field left out by avro_decode_projected */
     union {
         bool boolean;
-        int64_t i64;    /* int, long, enum (the symbol index) */
+        int64_t i64; /* int, long, enum (the symbol index) */
         float f32;
         double f64;
         avro_bytes bytes; /* bytes, string, fixed */
         struct {
             avro_value *items; /* record: one per schema field, in schema order */
             size_t count;
-        } list;                /* record fields, array items */
+        } list; /* record fields, array items */
         struct {
             avro_bytes *keys;
             avro_value *values;
@@ -104,6 +110,9 @@ const avro_value *avro_value_field_by_id(const avro_value *rec, int32_t field_id
  * idx < 0. */
 const avro_value *avro_value_field_at(const avro_value *rec, int idx);
 
-static inline bool avro_value_is_null(const avro_value *v) { return !v || v->type == AVRO_NULL; }
+static inline bool avro_value_is_null(const avro_value *v)
+{
+    return !v || v->type == AVRO_NULL;
+}
 
 #endif

@@ -18,14 +18,13 @@ typedef struct parse_ctx {
     icd_error *err;
 } parse_ctx;
 
-static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth,
-                      avro_schema **out);
+static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth, avro_schema **out);
 
 const char *avro_type_name(avro_type t)
 {
-    static const char *const NAMES[] = {"null",   "boolean", "int",   "long",  "float",
+    static const char *const NAMES[] = {"null",   "boolean", "int",    "long",   "float",
                                         "double", "bytes",   "string", "record", "enum",
-                                        "array",  "map",     "union", "fixed"};
+                                        "array",  "map",     "union",  "fixed"};
     return (unsigned)t < sizeof NAMES / sizeof NAMES[0] ? NAMES[t] : "?";
 }
 
@@ -44,8 +43,7 @@ static int bad(parse_ctx *c, const char *fmt, ...)
 static avro_schema *new_node(parse_ctx *c, avro_type t)
 {
     avro_schema *s = icd_arena_calloc(&c->doc->arena, sizeof *s);
-    if (!s)
-        return NULL;
+    if (!s) return NULL;
     s->type = t;
     s->null_branch = -1;
     s->element_id = s->key_id = s->value_id = -1;
@@ -58,9 +56,9 @@ static int primitive_of(const char *name, avro_type *t)
     static const struct {
         const char *name;
         avro_type type;
-    } PRIMS[] = {{"null", AVRO_NULL},     {"boolean", AVRO_BOOLEAN}, {"int", AVRO_INT},
-                 {"long", AVRO_LONG},     {"float", AVRO_FLOAT},     {"double", AVRO_DOUBLE},
-                 {"bytes", AVRO_BYTES},   {"string", AVRO_STRING}};
+    } PRIMS[] = {{"null", AVRO_NULL},   {"boolean", AVRO_BOOLEAN}, {"int", AVRO_INT},
+                 {"long", AVRO_LONG},   {"float", AVRO_FLOAT},     {"double", AVRO_DOUBLE},
+                 {"bytes", AVRO_BYTES}, {"string", AVRO_STRING}};
     for (size_t i = 0; i < sizeof PRIMS / sizeof PRIMS[0]; i++)
         if (!strcmp(name, PRIMS[i].name)) {
             *t = PRIMS[i].type;
@@ -74,14 +72,12 @@ static int primitive_of(const char *name, avro_type *t)
 static bool valid_fullname(const char *s)
 {
     bool start = true;
-    if (!*s)
-        return false;
+    if (!*s) return false;
     for (; *s; s++) {
         char ch = *s;
         bool alpha = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_';
         if (ch == '.') {
-            if (start)
-                return false;
+            if (start) return false;
             start = true;
         } else if (alpha || (!start && ch >= '0' && ch <= '9')) {
             start = false;
@@ -95,8 +91,7 @@ static bool valid_fullname(const char *s)
 /* ns + "." + name, or name when it already holds a dot or ns is empty. */
 static char *make_fullname(parse_ctx *c, const char *name, const char *ns)
 {
-    if (strchr(name, '.') || !ns || !*ns)
-        return icd_arena_strdup(&c->doc->arena, name);
+    if (strchr(name, '.') || !ns || !*ns) return icd_arena_strdup(&c->doc->arena, name);
     size_t a = strlen(ns), b = strlen(name);
     char *p = icd_arena_alloc(&c->doc->arena, a + b + 2);
     if (p) {
@@ -110,21 +105,18 @@ static char *make_fullname(parse_ctx *c, const char *name, const char *ns)
 static avro_schema *find_named(const avro_schema_doc *d, const char *fullname)
 {
     for (size_t i = 0; i < d->nnamed; i++)
-        if (!strcmp(d->named[i]->name, fullname))
-            return d->named[i];
+        if (!strcmp(d->named[i]->name, fullname)) return d->named[i];
     return NULL;
 }
 
 static int add_named(parse_ctx *c, avro_schema *s)
 {
     avro_schema_doc *d = c->doc;
-    if (find_named(d, s->name))
-        return bad(c, "type '%s' is defined twice", s->name);
+    if (find_named(d, s->name)) return bad(c, "type '%s' is defined twice", s->name);
     if (d->nnamed == d->named_cap) {
         size_t cap = d->named_cap ? d->named_cap * 2 : 16;
         avro_schema **v = realloc(d->named, cap * sizeof *v);
-        if (!v)
-            return icd_fail_nomem(c->err);
+        if (!v) return icd_fail_nomem(c->err);
         d->named = v;
         d->named_cap = cap;
     }
@@ -143,15 +135,12 @@ static int parse_type_name(parse_ctx *c, const char *name, const char *ns, avro_
     avro_schema *s = NULL;
     if (!strchr(name, '.') && ns && *ns) {
         char *full = make_fullname(c, name, ns);
-        if (!full)
-            return icd_fail_nomem(c->err);
+        if (!full) return icd_fail_nomem(c->err);
         s = find_named(c->doc, full);
     }
+    if (!s) s = find_named(c->doc, name);
     if (!s)
-        s = find_named(c->doc, name);
-    if (!s)
-        return bad(c, "unknown type '%s' (not a primitive, nor a named type defined before)",
-                   name);
+        return bad(c, "unknown type '%s' (not a primitive, nor a named type defined before)", name);
     *out = s;
     return 0;
 }
@@ -180,8 +169,7 @@ static bool int_attr(const json_t *obj, const char *key, int64_t *v)
 static int32_t id_attr(const json_t *obj, const char *key)
 {
     int64_t v;
-    if (int_attr(obj, key, &v) && v >= INT32_MIN && v <= INT32_MAX)
-        return (int32_t)v;
+    if (int_attr(obj, key, &v) && v >= INT32_MIN && v <= INT32_MAX) return (int32_t)v;
     return -1;
 }
 
@@ -190,17 +178,13 @@ static int32_t id_attr(const json_t *obj, const char *key)
 static void apply_logical(avro_schema *s, const json_t *obj)
 {
     const char *lt = json_string_value(json_object_get(obj, "logicalType"));
-    if (!lt)
-        return;
+    if (!lt) return;
     avro_type t = s->type;
     if (!strcmp(lt, "decimal") && (t == AVRO_BYTES || t == AVRO_FIXED)) {
         int64_t p = 0, sc = 0;
-        if (!int_attr(obj, "precision", &p) || p <= 0 || p > 1000)
-            return;
-        if (json_object_get(obj, "scale") && !int_attr(obj, "scale", &sc))
-            return;
-        if (sc < 0 || sc > p)
-            return;
+        if (!int_attr(obj, "precision", &p) || p <= 0 || p > 1000) return;
+        if (json_object_get(obj, "scale") && !int_attr(obj, "scale", &sc)) return;
+        if (sc < 0 || sc > p) return;
         s->logical = AVRO_LT_DECIMAL;
         s->precision = (int)p;
         s->scale = (int)sc;
@@ -243,18 +227,14 @@ static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const c
                         const char **inner_ns)
 {
     const char *name = json_string_value(json_object_get(obj, "name"));
-    if (!name)
-        return bad(c, "a %s has no \"name\"", avro_type_name(s->type));
+    if (!name) return bad(c, "a %s has no \"name\"", avro_type_name(s->type));
     const json_t *nsj = json_object_get(obj, "namespace");
     if (nsj && !json_is_string(nsj) && !json_is_null(nsj))
         return bad(c, "\"namespace\" of '%s' is not a string", name);
-    if (json_is_string(nsj))
-        ns = json_string_value(nsj);
+    if (json_is_string(nsj)) ns = json_string_value(nsj);
     s->name = make_fullname(c, name, ns);
-    if (!s->name)
-        return icd_fail_nomem(c->err);
-    if (!valid_fullname(s->name))
-        return bad(c, "invalid type name '%s'", s->name);
+    if (!s->name) return icd_fail_nomem(c->err);
+    if (!valid_fullname(s->name)) return bad(c, "invalid type name '%s'", s->name);
     avro_type prim;
     const char *dot = strrchr(s->name, '.');
     if (primitive_of(dot ? dot + 1 : s->name, &prim))
@@ -262,8 +242,7 @@ static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const c
     /* The namespace of the names inside is this type's namespace. */
     if (dot) {
         char *inner = icd_arena_strndup(&c->doc->arena, s->name, (size_t)(dot - s->name));
-        if (!inner)
-            return icd_fail_nomem(c->err);
+        if (!inner) return icd_fail_nomem(c->err);
         *inner_ns = inner;
     } else {
         *inner_ns = "";
@@ -271,26 +250,22 @@ static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const c
     return add_named(c, s);
 }
 
-static int parse_record(parse_ctx *c, avro_schema *s, const json_t *obj, const char *ns,
-                        int depth)
+static int parse_record(parse_ctx *c, avro_schema *s, const json_t *obj, const char *ns, int depth)
 {
     const char *inner_ns;
     ICD_TRY(define_named(c, s, obj, ns, &inner_ns));
     const json_t *fields = json_object_get(obj, "fields");
-    if (!json_is_array(fields))
-        return bad(c, "record '%s' has no \"fields\" array", s->name);
+    if (!json_is_array(fields)) return bad(c, "record '%s' has no \"fields\" array", s->name);
     size_t n = json_array_size(fields);
     s->fields = icd_arena_calloc(&c->doc->arena, (n ? n : 1) * sizeof *s->fields);
-    if (!s->fields)
-        return icd_fail_nomem(c->err);
+    if (!s->fields) return icd_fail_nomem(c->err);
     for (size_t i = 0; i < n; i++) {
         const json_t *fj = json_array_get(fields, i);
         avro_field *f = &s->fields[i];
         if (!json_is_object(fj))
             return bad(c, "record '%s': a field is not a JSON object", s->name);
         f->name = json_string_value(json_object_get(fj, "name"));
-        if (!f->name || !f->name[0])
-            return bad(c, "record '%s': a field has no \"name\"", s->name);
+        if (!f->name || !f->name[0]) return bad(c, "record '%s': a field has no \"name\"", s->name);
         for (size_t k = 0; k < i; k++)
             if (!strcmp(s->fields[k].name, f->name))
                 return icd_fail(c->err, ICD_ECORRUPT, NULL, -1,
@@ -300,8 +275,7 @@ static int parse_record(parse_ctx *c, avro_schema *s, const json_t *obj, const c
             return icd_fail(c->err, ICD_ECORRUPT, NULL, -1,
                             "record '%s': field '%s' has no \"type\"", s->name, f->name);
         int rc = parse_node(c, tj, inner_ns, depth + 1, &f->type);
-        if (rc)
-            return icd_error_wrap(c->err, "record '%s' field '%s'", s->name, f->name);
+        if (rc) return icd_error_wrap(c->err, "record '%s' field '%s'", s->name, f->name);
         f->default_value = json_object_get(fj, "default");
         f->attrs = fj;
         int64_t id;
@@ -319,16 +293,13 @@ static int parse_enum(parse_ctx *c, avro_schema *s, const json_t *obj, const cha
     const char *inner_ns;
     ICD_TRY(define_named(c, s, obj, ns, &inner_ns));
     const json_t *syms = json_object_get(obj, "symbols");
-    if (!json_is_array(syms))
-        return bad(c, "enum '%s' has no \"symbols\" array", s->name);
+    if (!json_is_array(syms)) return bad(c, "enum '%s' has no \"symbols\" array", s->name);
     size_t n = json_array_size(syms);
     s->symbols = icd_arena_calloc(&c->doc->arena, (n ? n : 1) * sizeof *s->symbols);
-    if (!s->symbols)
-        return icd_fail_nomem(c->err);
+    if (!s->symbols) return icd_fail_nomem(c->err);
     for (size_t i = 0; i < n; i++) {
         const char *sym = json_string_value(json_array_get(syms, i));
-        if (!sym)
-            return bad(c, "enum '%s': a symbol is not a string", s->name);
+        if (!sym) return bad(c, "enum '%s': a symbol is not a string", s->name);
         for (size_t k = 0; k < i; k++)
             if (!strcmp(s->symbols[k], sym))
                 return icd_fail(c->err, ICD_ECORRUPT, NULL, -1,
@@ -346,8 +317,7 @@ static int parse_fixed(parse_ctx *c, avro_schema *s, const json_t *obj, const ch
     int64_t size;
     if (!int_attr(obj, "size", &size) || !json_is_integer(json_object_get(obj, "size")))
         return bad(c, "fixed '%s' has no integer \"size\"", s->name);
-    if (size < 0 || size > (1 << 30))
-        return bad(c, "fixed '%s' has an invalid size", s->name);
+    if (size < 0 || size > (1 << 30)) return bad(c, "fixed '%s' has an invalid size", s->name);
     s->size = (size_t)size;
     apply_logical(s, obj);
     return 0;
@@ -357,8 +327,7 @@ static int parse_fixed(parse_ctx *c, avro_schema *s, const json_t *obj, const ch
  * same name. */
 static bool union_clash(const avro_schema *a, const avro_schema *b)
 {
-    if (a->type != b->type)
-        return false;
+    if (a->type != b->type) return false;
     if (a->type == AVRO_RECORD || a->type == AVRO_ENUM || a->type == AVRO_FIXED)
         return !strcmp(a->name, b->name);
     return true;
@@ -368,26 +337,21 @@ static int parse_union(parse_ctx *c, avro_schema **out, const json_t *arr, const
                        int depth)
 {
     avro_schema *s = new_node(c, AVRO_UNION);
-    if (!s)
-        return icd_fail_nomem(c->err);
+    if (!s) return icd_fail_nomem(c->err);
     size_t n = json_array_size(arr);
-    if (n == 0)
-        return bad(c, "a union has no branches");
+    if (n == 0) return bad(c, "a union has no branches");
     s->branches = icd_arena_calloc(&c->doc->arena, n * sizeof *s->branches);
-    if (!s->branches)
-        return icd_fail_nomem(c->err);
+    if (!s->branches) return icd_fail_nomem(c->err);
     for (size_t i = 0; i < n; i++) {
         avro_schema *b;
         if (parse_node(c, json_array_get(arr, i), ns, depth + 1, &b))
             return icd_error_wrap(c->err, "union branch %zu", i);
-        if (b->type == AVRO_UNION)
-            return bad(c, "a union directly contains another union");
+        if (b->type == AVRO_UNION) return bad(c, "a union directly contains another union");
         for (size_t k = 0; k < i; k++)
             if (union_clash(s->branches[k], b))
                 return bad(c, "a union holds the type '%s' twice",
                            b->name ? b->name : avro_type_name(b->type));
-        if (b->type == AVRO_NULL && s->null_branch < 0)
-            s->null_branch = (int)i;
+        if (b->type == AVRO_NULL && s->null_branch < 0) s->null_branch = (int)i;
         s->branches[i] = b;
     }
     s->nbranches = n;
@@ -399,16 +363,14 @@ static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int dep
                         avro_schema **out)
 {
     const json_t *tj = json_object_get(obj, "type");
-    if (!tj)
-        return bad(c, "a schema object has no \"type\"");
+    if (!tj) return bad(c, "a schema object has no \"type\"");
     if (!json_is_string(tj)) /* {"type": {...}} or {"type": [...]}: a wrapped schema */
         return parse_node(c, tj, ns, depth + 1, out);
     const char *t = json_string_value(tj);
     avro_type prim;
     avro_schema *s;
     if (primitive_of(t, &prim)) {
-        if (!(s = new_node(c, prim)))
-            return icd_fail_nomem(c->err);
+        if (!(s = new_node(c, prim))) return icd_fail_nomem(c->err);
         s->attrs = obj;
         apply_logical(s, obj);
         *out = s;
@@ -416,28 +378,23 @@ static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int dep
     }
     int rc;
     if (!strcmp(t, "record") || !strcmp(t, "error")) {
-        if (!(s = new_node(c, AVRO_RECORD)))
-            return icd_fail_nomem(c->err);
+        if (!(s = new_node(c, AVRO_RECORD))) return icd_fail_nomem(c->err);
         s->attrs = obj;
         rc = parse_record(c, s, obj, ns, depth);
     } else if (!strcmp(t, "enum")) {
-        if (!(s = new_node(c, AVRO_ENUM)))
-            return icd_fail_nomem(c->err);
+        if (!(s = new_node(c, AVRO_ENUM))) return icd_fail_nomem(c->err);
         s->attrs = obj;
         rc = parse_enum(c, s, obj, ns);
     } else if (!strcmp(t, "fixed")) {
-        if (!(s = new_node(c, AVRO_FIXED)))
-            return icd_fail_nomem(c->err);
+        if (!(s = new_node(c, AVRO_FIXED))) return icd_fail_nomem(c->err);
         s->attrs = obj;
         rc = parse_fixed(c, s, obj, ns);
     } else if (!strcmp(t, "array") || !strcmp(t, "map")) {
         bool arr = t[0] == 'a';
-        if (!(s = new_node(c, arr ? AVRO_ARRAY : AVRO_MAP)))
-            return icd_fail_nomem(c->err);
+        if (!(s = new_node(c, arr ? AVRO_ARRAY : AVRO_MAP))) return icd_fail_nomem(c->err);
         s->attrs = obj;
         const json_t *it = json_object_get(obj, arr ? "items" : "values");
-        if (!it)
-            return bad(c, "%s", arr ? "an array has no \"items\"" : "a map has no \"values\"");
+        if (!it) return bad(c, "%s", arr ? "an array has no \"items\"" : "a map has no \"values\"");
         if (parse_node(c, it, ns, depth + 1, &s->items))
             return icd_error_wrap(c->err, arr ? "array items" : "map values");
         s->element_id = id_attr(obj, "element-id");
@@ -447,51 +404,58 @@ static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int dep
     } else {
         return parse_type_name(c, t, ns, out); /* {"type": "SomeNamedType"} */
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     *out = s;
     return 0;
 }
 
-static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth,
-                      avro_schema **out)
+static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth, avro_schema **out)
 {
     if (depth > AVRO_MAX_SCHEMA_DEPTH)
-        return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
-                        "schema nests deeper than %d levels", AVRO_MAX_SCHEMA_DEPTH);
-    if (json_is_string(j))
-        return parse_type_name(c, json_string_value(j), ns, out);
-    if (json_is_array(j))
-        return parse_union(c, out, j, ns, depth);
-    if (json_is_object(j))
-        return parse_object(c, j, ns, depth, out);
+        return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1, "schema nests deeper than %d levels",
+                        AVRO_MAX_SCHEMA_DEPTH);
+    if (json_is_string(j)) return parse_type_name(c, json_string_value(j), ns, out);
+    if (json_is_array(j)) return parse_union(c, out, j, ns, depth);
+    if (json_is_object(j)) return parse_object(c, j, ns, depth, out);
     return bad(c, "a schema must be a string, object or array");
 }
 
-static size_t sat_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+static size_t sat_add(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
 
 /* Fills min_size and fixed_width bottom-up. A node met again on the current path (a
  * recursive type) counts as 0 bytes / variable width there, which keeps min_size a lower
  * bound. */
 static void compute_sizes(avro_schema *s)
 {
-    if (s->visiting_)
-        return; /* on the current path (1) or done (2) */
+    if (s->visiting_) return; /* on the current path (1) or done (2) */
     s->visiting_ = 1;
     size_t min = 0;
     int64_t width = -1;
     switch (s->type) {
-    case AVRO_NULL: width = 0; break;
-    case AVRO_BOOLEAN: min = 1, width = 1; break;
+    case AVRO_NULL:
+        width = 0;
+        break;
+    case AVRO_BOOLEAN:
+        min = 1, width = 1;
+        break;
     case AVRO_INT:
     case AVRO_LONG:
     case AVRO_BYTES:
     case AVRO_STRING:
     case AVRO_ENUM:
     case AVRO_ARRAY:
-    case AVRO_MAP: min = 1; break;
-    case AVRO_FLOAT: min = 4, width = 4; break;
-    case AVRO_DOUBLE: min = 8, width = 8; break;
+    case AVRO_MAP:
+        min = 1;
+        break;
+    case AVRO_FLOAT:
+        min = 4, width = 4;
+        break;
+    case AVRO_DOUBLE:
+        min = 8, width = 8;
+        break;
     case AVRO_FIXED:
         min = s->size;
         width = (int64_t)s->size;
@@ -507,21 +471,18 @@ static void compute_sizes(avro_schema *s)
             else
                 width += f->fixed_width;
         }
-        if (width > (int64_t)1 << 40)
-            width = -1;
+        if (width > (int64_t)1 << 40) width = -1;
         break;
     case AVRO_UNION:
         min = SIZE_MAX;
         for (size_t i = 0; i < s->nbranches; i++) {
             compute_sizes(s->branches[i]);
-            if (s->branches[i]->min_size < min)
-                min = s->branches[i]->min_size;
+            if (s->branches[i]->min_size < min) min = s->branches[i]->min_size;
         }
         min = sat_add(min, 1);
         break;
     }
-    if (s->type == AVRO_ARRAY || s->type == AVRO_MAP)
-        compute_sizes(s->items);
+    if (s->type == AVRO_ARRAY || s->type == AVRO_MAP) compute_sizes(s->items);
     s->min_size = min;
     s->fixed_width = width;
     s->visiting_ = 2;
@@ -531,8 +492,7 @@ int avro_schema_parse(const char *json, size_t len, avro_schema_doc **out, icd_e
 {
     *out = NULL;
     avro_schema_doc *d = calloc(1, sizeof *d);
-    if (!d)
-        return icd_fail_nomem(err);
+    if (!d) return icd_fail_nomem(err);
     json_error_t jerr;
     d->json = json_loadb(json, len, JSON_DECODE_ANY, &jerr);
     if (!d->json) {
@@ -557,8 +517,7 @@ int avro_schema_parse(const char *json, size_t len, avro_schema_doc **out, icd_e
 
 void avro_schema_doc_free(avro_schema_doc *doc)
 {
-    if (!doc)
-        return;
+    if (!doc) return;
     json_decref(doc->json);
     free(doc->named);
     icd_arena_free(&doc->arena);
@@ -567,20 +526,16 @@ void avro_schema_doc_free(avro_schema_doc *doc)
 
 int avro_schema_field_index(const avro_schema *rec, const char *name)
 {
-    if (!rec || rec->type != AVRO_RECORD)
-        return -1;
+    if (!rec || rec->type != AVRO_RECORD) return -1;
     for (size_t i = 0; i < rec->nfields; i++)
-        if (!strcmp(rec->fields[i].name, name))
-            return (int)i;
+        if (!strcmp(rec->fields[i].name, name)) return (int)i;
     return -1;
 }
 
 int avro_schema_field_index_by_id(const avro_schema *rec, int32_t field_id)
 {
-    if (!rec || rec->type != AVRO_RECORD)
-        return -1;
+    if (!rec || rec->type != AVRO_RECORD) return -1;
     for (size_t i = 0; i < rec->nfields; i++)
-        if (rec->fields[i].has_field_id && rec->fields[i].field_id == field_id)
-            return (int)i;
+        if (rec->fields[i].has_field_id && rec->fields[i].field_id == field_id) return (int)i;
     return -1;
 }

@@ -32,7 +32,10 @@ static inline void aw_bytes(icd_buf *b, const void *p, size_t n)
     icd_buf_append(b, p, n);
 }
 
-static inline void aw_str(icd_buf *b, const char *s) { aw_bytes(b, s, strlen(s)); }
+static inline void aw_str(icd_buf *b, const char *s)
+{
+    aw_bytes(b, s, strlen(s));
+}
 
 static inline void aw_float(icd_buf *b, float f)
 {
@@ -50,8 +53,7 @@ static inline void aw_double(icd_buf *b, double d)
         icd_buf_putc(b, (char)(u >> (8 * i)));
 }
 
-static const uint8_t AW_SYNC[16] = {0xde, 0xad, 0xbe, 0xef, 1, 2,  3,  4,
-                                    5,    6,    7,    8,    9, 10, 11, 12};
+static const uint8_t AW_SYNC[16] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 
 /* Compresses one block's data as the codec wants it in a container file. */
 static inline void aw_compress(icd_buf *out, const char *codec, const void *data, size_t n)

@@ -20,19 +20,16 @@ static char *cat_buf(const icd_buf *file, icd_error *err)
 {
     icd_error_clear(err);
     icd_file *f;
-    if (icd_memfile_open(file->data, file->len, "mem.avro", &f, err))
-        return NULL;
+    if (icd_memfile_open(file->data, file->len, "mem.avro", &f, err)) return NULL;
     avro_reader *r;
-    if (avro_reader_open_file(f, true, &r, err))
-        return NULL;
+    if (avro_reader_open_file(f, true, &r, err)) return NULL;
     icd_buf out = ICD_BUF_INIT;
     icd_arena a = ICD_ARENA_INIT;
     avro_value v;
     bool eof = false;
     int rc;
     while (!(rc = avro_reader_next(r, &a, &v, &eof, err)) && !eof) {
-        if ((rc = avro_value_json(&out, &v, err)))
-            break;
+        if ((rc = avro_value_json(&out, &v, err))) break;
         icd_buf_putc(&out, '\n');
         icd_arena_reset(&a);
     }
@@ -72,10 +69,12 @@ static const char *ALL_TYPES_SCHEMA =
     "{\"name\":\"d\",\"type\":\"double\"},"
     "{\"name\":\"by\",\"type\":\"bytes\"},"
     "{\"name\":\"s\",\"type\":\"string\"},"
-    "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"color\",\"symbols\":[\"RED\",\"GREEN\"]}},"
+    "{\"name\":\"e\",\"type\":{\"type\":\"enum\",\"name\":\"color\",\"symbols\":[\"RED\",\"GREEN\"]"
+    "}},"
     "{\"name\":\"fx\",\"type\":{\"type\":\"fixed\",\"name\":\"f3\",\"size\":3}},"
     "{\"name\":\"arr\",\"type\":{\"type\":\"array\",\"items\":\"long\",\"element-id\":7}},"
-    "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"string\",\"key-id\":8,\"value-id\":9}},"
+    "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"string\",\"key-id\":8,\"value-id\":9}}"
+    ","
     "{\"name\":\"u\",\"type\":[\"null\",\"string\",{\"type\":\"record\",\"name\":\"inner\","
     "\"fields\":[{\"name\":\"x\",\"type\":\"int\"}]}]},"
     "{\"name\":\"nu\",\"type\":{\"type\":\"array\",\"items\":[\"null\",\"long\"]}},"
@@ -103,15 +102,15 @@ static const char *ALL_TYPES_SCHEMA =
 static void encode_all_types(icd_buf *b, int k)
 {
     /* n: null -> nothing */
-    icd_buf_putc(b, 1);           /* b */
-    aw_long(b, -42 + k);          /* i */
-    aw_long(b, 1234567890123LL);  /* l */
-    aw_float(b, 1.5f);            /* f */
+    icd_buf_putc(b, 1);                  /* b */
+    aw_long(b, -42 + k);                 /* i */
+    aw_long(b, 1234567890123LL);         /* l */
+    aw_float(b, 1.5f);                   /* f */
     aw_double(b, k ? -0.25 : 1.0 / 0.0); /* d */
-    aw_bytes(b, "\x00\xff\x10", 3);   /* by */
-    aw_str(b, "h\xc3\xa9\"llo");  /* s: UTF-8 é and a quote */
-    aw_long(b, 1);                /* e: GREEN */
-    icd_buf_append(b, "abc", 3);  /* fx */
+    aw_bytes(b, "\x00\xff\x10", 3);      /* by */
+    aw_str(b, "h\xc3\xa9\"llo");         /* s: UTF-8 é and a quote */
+    aw_long(b, 1);                       /* e: GREEN */
+    icd_buf_append(b, "abc", 3);         /* fx */
     /* arr: one block of 2 with a byte size (negative count), then one of 1 */
     icd_buf blk = ICD_BUF_INIT;
     aw_long(&blk, 10);
@@ -158,19 +157,19 @@ static void encode_all_types(icd_buf *b, int k)
                                    0xff, 0xff, 0xff, 0xff, 0xff, 0xed, 0x29, 0x79};
     icd_buf_append(b, DF, 16);
     aw_str(b, "00010203-0405-0607-0809-0a0b0c0d0e0f"); /* us */
-    for (int i = 0; i < 16; i++)                         /* uf */
+    for (int i = 0; i < 16; i++)                       /* uf */
         icd_buf_putc(b, (char)i);
-    aw_long(b, k ? -1 : 19000);               /* dt */
-    aw_long(b, 45296789);                     /* tm 12:34:56.789 */
-    aw_long(b, 45296789012LL);                /* tu 12:34:56.789012 */
-    aw_long(b, -1);                           /* tsm */
-    aw_long(b, 1700000000123456LL);           /* tsu */
-    aw_long(b, 1700000000123456789LL);        /* tsn */
-    aw_long(b, 1700000000123456LL);           /* ltu */
-    aw_long(b, 1700000000123456LL);           /* ice */
-    aw_long(b, 1);                            /* ref: inner {x: -1} */
+    aw_long(b, k ? -1 : 19000);        /* dt */
+    aw_long(b, 45296789);              /* tm 12:34:56.789 */
+    aw_long(b, 45296789012LL);         /* tu 12:34:56.789012 */
+    aw_long(b, -1);                    /* tsm */
+    aw_long(b, 1700000000123456LL);    /* tsu */
+    aw_long(b, 1700000000123456789LL); /* tsn */
+    aw_long(b, 1700000000123456LL);    /* ltu */
+    aw_long(b, 1700000000123456LL);    /* ice */
+    aw_long(b, 1);                     /* ref: inner {x: -1} */
     aw_long(b, -1);
-    aw_long(b, 0);                            /* ref2: RED */
+    aw_long(b, 0); /* ref2: RED */
 }
 
 static const char *ALL_TYPES_JSON0 =
@@ -209,8 +208,7 @@ static void test_all_types_every_codec(void)
         one_block_file(&file, ALL_TYPES_SCHEMA, CODECS[c], 2, &data);
         icd_error err;
         char *got = cat_buf(&file, &err);
-        if (!got)
-            fprintf(stderr, "codec %s: %s\n", CODECS[c] ? CODECS[c] : "(none)", err.message);
+        if (!got) fprintf(stderr, "codec %s: %s\n", CODECS[c] ? CODECS[c] : "(none)", err.message);
         CHECK_EQ_STR(got, expect);
         free(got);
     }
@@ -418,7 +416,8 @@ static void test_schema_errors(void)
         {"{\"type\":\"record\",\"name\":\"r\"}", "no \"fields\""},
         {"[\"int\",[\"null\",\"long\"]]", "union directly contains another union"},
         {"[\"int\",\"int\"]", "holds the type 'int' twice"},
-        {"{\"type\":\"enum\",\"name\":\"e\",\"symbols\":[\"A\",\"A\"]}", "symbol 'A' appears twice"},
+        {"{\"type\":\"enum\",\"name\":\"e\",\"symbols\":[\"A\",\"A\"]}",
+         "symbol 'A' appears twice"},
         {"{\"type\":\"fixed\",\"name\":\"f\"}", "no integer \"size\""},
         {"{\"type\":\"array\"}", "no \"items\""},
         {"{\"type\":\"record\",\"name\":\"1bad\",\"fields\":[]}", "invalid type name"},
@@ -478,8 +477,7 @@ static void expect_fail(const icd_buf *file, int code, const char *msg)
     CHECK(got == NULL);
     free(got);
     CHECK_EQ_INT(err.code, code);
-    if (!contains(err.message, msg))
-        fprintf(stderr, "message '%s' lacks '%s'\n", err.message, msg);
+    if (!contains(err.message, msg)) fprintf(stderr, "message '%s' lacks '%s'\n", err.message, msg);
     CHECK(contains(err.message, msg));
     CHECK_EQ_STR(err.file, "mem.avro");
 }
@@ -634,6 +632,18 @@ static void test_corrupt(void)
     one_block_file(&f, "{\"type\":\"array\",\"items\":\"null\"}", NULL, 1, &d);
     expect_fail(&f, ICD_ECORRUPT, "take no bytes");
 
+    /* objects that take no bytes: a few are fine, but not millions per file */
+    icd_buf_clear(&d);
+    one_block_file(&f, "\"null\"", NULL, 3, &d);
+    char *nulls = cat_buf(&f, &err);
+    CHECK_EQ_STR(nulls, "null\nnull\nnull\n");
+    free(nulls);
+    icd_buf_clear(&f);
+    aw_header(&f, "\"null\"", NULL, NULL, 0);
+    aw_block(&f, NULL, 3000000, "", 0);
+    aw_block(&f, NULL, 3000000, "", 0);
+    expect_fail(&f, ICD_ECORRUPT, "claims 3000000 objects");
+
     /* a negative block size inside an array */
     icd_buf_clear(&d);
     aw_long(&d, -1);
@@ -704,5 +714,4 @@ static void test_metadata(void)
 
 TEST_MAIN(TEST(test_all_types_every_codec), TEST(test_multi_block), TEST(test_lookups),
           TEST(test_skip_and_project), TEST(test_schema_names_and_recursion),
-          TEST(test_schema_errors), TEST(test_corrupt), TEST(test_depth_limit),
-          TEST(test_metadata))
+          TEST(test_schema_errors), TEST(test_corrupt), TEST(test_depth_limit), TEST(test_metadata))
