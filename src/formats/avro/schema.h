@@ -1,0 +1,120 @@
+/*
+ * Avro schemas: the writer schema of a container file, parsed from its JSON (the header's
+ * `avro.schema`) into a tree of avro_schema nodes that the datum decoder walks. Named
+ * types (record, enum, fixed) may be referenced by name or fullname, so the tree can be a
+ * graph (a recursive record points back at itself). Every node lives in the arena of its
+ * avro_schema_doc and dies with it.
+ */
+#ifndef ICD_AVRO_SCHEMA_H
+#define ICD_AVRO_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/arena.h"
+#include "base/error.h"
+
+typedef enum avro_type {
+    AVRO_NULL,
+    AVRO_BOOLEAN,
+    AVRO_INT,
+    AVRO_LONG,
+    AVRO_FLOAT,
+    AVRO_DOUBLE,
+    AVRO_BYTES,
+    AVRO_STRING,
+    AVRO_RECORD,
+    AVRO_ENUM,
+    AVRO_ARRAY,
+    AVRO_MAP,
+    AVRO_UNION,
+    AVRO_FIXED
+} avro_type;
+
+/* Logical types we interpret. An unknown or misplaced logicalType is ignored, as the spec
+ * asks (the value is then read as its underlying type). */
+typedef enum avro_logical {
+    AVRO_LT_NONE,
+    AVRO_LT_DECIMAL,          /* bytes or fixed; precision, scale */
+    AVRO_LT_UUID,             /* string or fixed(16) */
+    AVRO_LT_DATE,             /* int: days since 1970-01-01 */
+    AVRO_LT_TIME_MILLIS,      /* int */
+    AVRO_LT_TIME_MICROS,      /* long */
+    AVRO_LT_TIMESTAMP_MILLIS, /* long; `utc` says whether adjusted to UTC */
+    AVRO_LT_TIMESTAMP_MICROS,
+    AVRO_LT_TIMESTAMP_NANOS
+} avro_logical;
+
+typedef struct avro_schema avro_schema;
+
+typedef struct avro_field {
+    const char *name;
+    avro_schema *type;
+    const json_t *default_value; /* borrowed from the doc's JSON; NULL when absent */
+    const json_t *attrs;         /* the field's whole JSON object (extra attributes) */
+    int32_t field_id;            /* Iceberg "field-id"; valid when has_field_id */
+    bool has_field_id;
+} avro_field;
+
+struct avro_schema {
+    avro_type type;
+    avro_logical logical;
+    bool utc;             /* timestamps: adjusted to UTC (timestamp-*, or adjust-to-utc) */
+    int precision, scale; /* decimal */
+    const char *name;     /* fullname of a named type (record, enum, fixed), else NULL */
+    const json_t *attrs;  /* the node's JSON object, or NULL for a bare type name */
+
+    /* record */
+    avro_field *fields;
+    size_t nfields;
+    /* enum */
+    const char **symbols;
+    size_t nsymbols;
+    /* array items / map values */
+    avro_schema *items;
+    /* union */
+    avro_schema **branches;
+    size_t nbranches;
+    int null_branch; /* index of the "null" branch, or -1 */
+    /* fixed */
+    size_t size;
+
+    /* Iceberg ids on arrays (element-id) and maps (key-id, value-id); -1 when absent. */
+    int32_t element_id, key_id, value_id;
+
+    /* Decoding aids, computed once after parsing: the least number of bytes one value
+     * occupies (bounds item counts taken from a file), and the exact width when every
+     * value has the same size (lets skipping jump over arrays of such values), or -1. */
+    size_t min_size;
+    int64_t fixed_width;
+    int visiting_; /* internal: 0 new, 1 on the path, 2 sized */
+};
+
+typedef struct avro_schema_doc {
+    icd_arena arena;
+    json_t *json; /* owned; field defaults and attrs point into it */
+    avro_schema *root;
+    /* named types, for references by name */
+    avro_schema **named;
+    size_t nnamed, named_cap;
+} avro_schema_doc;
+
+/* Parses a schema from JSON text. Errors are ICD_ECORRUPT (the file's schema is bad) with
+ * one line saying what is wrong and where in the schema ("field 'x' of record 'r': ..."). */
+int avro_schema_parse(const char *json, size_t len, avro_schema_doc **out, icd_error *err);
+void avro_schema_doc_free(avro_schema_doc *doc);
+
+/* Index of a record field by name / by Iceberg field id; -1 when the record has none. */
+int avro_schema_field_index(const avro_schema *rec, const char *name);
+int avro_schema_field_index_by_id(const avro_schema *rec, int32_t field_id);
+
+/* "null", "record", ... */
+const char *avro_type_name(avro_type t);
+
+/* Deepest nesting of schema JSON accepted. */
+#define AVRO_MAX_SCHEMA_DEPTH 64
+
+#endif
