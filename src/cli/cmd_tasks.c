@@ -1,0 +1,157 @@
+/*
+ * `icedruid tasks TABLE [--snapshot-id ID | --as-of TIME | --ref NAME] [--remap FROM=TO]...`:
+ * the scan plan as JSON — the snapshot, its schema, and per data file the delete files
+ * that apply to it (design.md §2).
+ */
+#include <string.h>
+
+#include "base/jsonw.h"
+#include "cli/cli.h"
+#include "cli/table_args.h"
+#include "iceberg/literal.h"
+#include "iceberg/scan_plan.h"
+#include "iceberg/schema.h"
+
+static void put_partition(icd_buf *b, const ice_content_file *f, const ice_metadata *md)
+{
+    const ice_partition_spec *spec = ice_metadata_spec(md, f->spec_id);
+    icd_buf_putc(b, '{');
+    for (int32_t i = 0; i < f->npartition; i++) {
+        if (i)
+            icd_buf_putc(b, ',');
+        icd_json_cstr(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?");
+        icd_buf_putc(b, ':');
+        ice_literal_to_json(b, &f->partition[i]);
+    }
+    icd_buf_putc(b, '}');
+}
+
+static void put_delete(icd_buf *b, const ice_content_file *d)
+{
+    icd_buf_puts(b, "{\"path\":");
+    icd_json_cstr(b, d->path);
+    icd_buf_puts(b, ",\"kind\":");
+    icd_json_cstr(b, ice_is_dv(d) ? "deletion_vector" : ice_content_name(d->content));
+    icd_buf_puts(b, ",\"format\":");
+    icd_json_cstr(b, ice_file_format_name(d->format));
+    icd_buf_puts(b, ",\"sequence_number\":");
+    icd_json_i64(b, d->data_seq);
+    icd_buf_puts(b, ",\"record_count\":");
+    icd_json_i64(b, d->record_count);
+    icd_buf_puts(b, ",\"file_size_in_bytes\":");
+    icd_json_i64(b, d->file_size);
+    if (d->content == ICE_CONTENT_EQUALITY_DELETES) {
+        icd_buf_puts(b, ",\"equality_ids\":[");
+        for (int32_t i = 0; i < d->nequality_ids; i++) {
+            if (i)
+                icd_buf_putc(b, ',');
+            icd_json_i64(b, d->equality_ids[i]);
+        }
+        icd_buf_putc(b, ']');
+    }
+    if (d->referenced_data_file) {
+        icd_buf_puts(b, ",\"referenced_data_file\":");
+        icd_json_cstr(b, d->referenced_data_file);
+    }
+    if (ice_is_dv(d)) {
+        icd_buf_puts(b, ",\"content_offset\":");
+        icd_json_i64(b, d->content_offset);
+        icd_buf_puts(b, ",\"content_size_in_bytes\":");
+        icd_json_i64(b, d->content_size);
+    }
+    icd_buf_putc(b, '}');
+}
+
+static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
+{
+    const ice_snapshot *s = ice_scan_plan_snapshot(p);
+    const ice_schema *schema = ice_scan_plan_schema(p);
+    ice_scan_counts c = ice_scan_plan_counts(p);
+    icd_buf_puts(b, "{\"snapshot_id\":");
+    if (s)
+        icd_json_i64(b, s->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
+    icd_buf_puts(b, ",\"sequence_number\":");
+    if (s)
+        icd_json_i64(b, s->sequence_number);
+    else
+        icd_buf_puts(b, "null");
+    icd_buf_puts(b, ",\"schema_id\":");
+    icd_json_i64(b, schema ? schema->schema_id : -1);
+    icd_buf_printf(b,
+                   ",\"counts\":{\"manifests\":%zu,\"manifests_read\":%zu,\"data_files\":%zu,"
+                   "\"delete_files\":%zu,\"delete_files_applied\":%zu,"
+                   "\"position_delete_files\":%zu,\"equality_delete_files\":%zu,"
+                   "\"deletion_vectors\":%zu}",
+                   c.manifests_total, c.manifests_read, c.data_files, c.delete_files_total,
+                   c.delete_files, c.position_delete_files, c.equality_delete_files,
+                   c.deletion_vectors);
+    icd_buf_puts(b, ",\"tasks\":[");
+    for (size_t i = 0; i < ice_scan_plan_task_count(p); i++) {
+        const ice_scan_task *t = ice_scan_plan_task(p, i);
+        const ice_content_file *d = t->data;
+        icd_buf_puts(b, i ? ",\n{" : "\n{");
+        icd_buf_puts(b, "\"data_file\":{\"path\":");
+        icd_json_cstr(b, d->path);
+        icd_buf_puts(b, ",\"format\":");
+        icd_json_cstr(b, ice_file_format_name(d->format));
+        icd_buf_puts(b, ",\"file_size_in_bytes\":");
+        icd_json_i64(b, d->file_size);
+        icd_buf_puts(b, ",\"record_count\":");
+        icd_json_i64(b, d->record_count);
+        icd_buf_puts(b, ",\"spec_id\":");
+        icd_json_i64(b, d->spec_id);
+        icd_buf_puts(b, ",\"partition\":");
+        put_partition(b, d, md);
+        icd_buf_puts(b, ",\"sequence_number\":");
+        icd_json_i64(b, d->data_seq);
+        icd_buf_puts(b, ",\"file_sequence_number\":");
+        icd_json_i64(b, d->file_seq);
+        icd_buf_puts(b, "},\"delete_files\":[");
+        for (size_t k = 0; k < t->ndeletes; k++) {
+            if (k)
+                icd_buf_putc(b, ',');
+            put_delete(b, t->deletes[k]);
+        }
+        icd_buf_puts(b, "]}");
+    }
+    icd_buf_puts(b, "\n]}\n");
+}
+
+int cmd_tasks(int argc, char **argv)
+{
+    cli_table_args a;
+    int rc = cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,threads,filter");
+    if (rc) {
+        cli_table_args_free(&a);
+        return rc;
+    }
+    icd_error err;
+    icd_error_clear(&err);
+    ice_metadata *md = NULL;
+    ice_scan_plan *plan = NULL;
+    if (a.filter_file) {
+        rc = cli_usage_error("tasks", "--filter is not supported yet");
+        goto done;
+    }
+    if (cli_table_load(&a, &md, &err)) {
+        rc = cli_report(&err);
+        goto done;
+    }
+    ice_scan_opts opts = {a.select, NULL, true, a.threads};
+    if (ice_scan_plan_build(a.io, md, &opts, &plan, &err)) {
+        rc = cli_report(&err);
+        goto done;
+    }
+    cli_out out;
+    cli_out_init(&out, stdout);
+    put_plan(&out.buf, plan, md);
+    if (cli_out_finish(&out, &err))
+        rc = cli_report(&err);
+done:
+    ice_scan_plan_free(plan);
+    ice_metadata_free(md);
+    cli_table_args_free(&a);
+    return rc;
+}

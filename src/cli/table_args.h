@@ -1,0 +1,33 @@
+/*
+ * Options shared by the commands that read a table (scan, tasks): TABLE, snapshot
+ * selection, --columns, --remap, --threads, --stats.
+ */
+#ifndef ICD_CLI_TABLE_ARGS_H
+#define ICD_CLI_TABLE_ARGS_H
+
+#include <stdbool.h>
+
+#include "iceberg/metadata.h"
+#include "io/fileio.h"
+
+typedef struct cli_table_args {
+    const char *table;
+    ice_snapshot_selector select;
+    const char *columns; /* comma-separated, or NULL = all */
+    const char *filter_file;
+    const char *output;
+    int threads;
+    bool stats;
+    icd_fileio *io;
+} cli_table_args;
+
+/* Parses argv (argv[0] = the command name). Options a command does not take are refused
+ * through `allowed` (a string of the long option names it accepts, e.g. "columns,threads").
+ * Returns CLI_OK, or CLI_USAGE after printing the problem. */
+int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *allowed);
+void cli_table_args_free(cli_table_args *a);
+
+/* Resolves TABLE (a table directory or a metadata file) and loads its metadata. */
+int cli_table_load(cli_table_args *a, ice_metadata **md, icd_error *err);
+
+#endif

@@ -1,0 +1,710 @@
+/*
+ * Manifest lists and manifests (see manifest.h): Avro records -> ice_manifest_file and
+ * ice_content_file, with the spec's inheritance rules ("Sequence Number Inheritance",
+ * "Snapshot ID Inheritance", "First Row ID Inheritance") and v1 defaults (Appendix E):
+ *
+ *   - a null data/file sequence number on an ADDED entry takes the manifest's sequence
+ *     number; a v1 manifest (no such fields, manifest sequence number 0) gives 0; an
+ *     EXISTING or DELETED entry must carry its numbers;
+ *   - a null snapshot id takes the manifest's added_snapshot_id;
+ *   - a null first_row_id of a data file takes the manifest's first_row_id plus the
+ *     record counts of the earlier such files in the manifest.
+ *
+ * Everything returned is copied into the caller's arena: Avro values point into block
+ * buffers that the container reader reuses.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/avro/container.h"
+#include "iceberg/manifest.h"
+#include "iceberg/partition.h"
+
+/* ---- small Avro accessors ---------------------------------------------------------- */
+
+static const avro_value *field(const avro_value *rec, const char *name)
+{
+    const avro_value *v = avro_value_field(rec, name);
+    return avro_value_is_null(v) ? NULL : v;
+}
+
+static bool get_long(const avro_value *rec, const char *name, int64_t *out)
+{
+    const avro_value *v = field(rec, name);
+    if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG))
+        return false;
+    *out = v->u.i64;
+    return true;
+}
+
+static int64_t long_or(const avro_value *rec, const char *name, int64_t dflt)
+{
+    int64_t v;
+    return get_long(rec, name, &v) ? v : dflt;
+}
+
+static char *copy_str(icd_arena *a, const avro_value *v)
+{
+    if (!v || (v->type != AVRO_STRING && v->type != AVRO_BYTES))
+        return NULL;
+    return icd_arena_strndup(a, (const char *)v->u.bytes.ptr, v->u.bytes.len);
+}
+
+static const uint8_t *copy_bytes(icd_arena *a, const avro_value *v, uint32_t *len)
+{
+    if (!v || (v->type != AVRO_BYTES && v->type != AVRO_FIXED && v->type != AVRO_STRING) ||
+        v->u.bytes.len > UINT32_MAX)
+        return NULL;
+    uint8_t *p = icd_arena_alloc(a, v->u.bytes.len ? v->u.bytes.len : 1);
+    if (!p)
+        return NULL;
+    if (v->u.bytes.len)
+        memcpy(p, v->u.bytes.ptr, v->u.bytes.len);
+    *len = (uint32_t)v->u.bytes.len;
+    return p;
+}
+
+/* ---- manifest lists ------------------------------------------------------------------ */
+
+static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_file *mf,
+                          const char *path, icd_error *err)
+{
+    if (!parts || parts->type != AVRO_ARRAY)
+        return 0;
+    size_t n = parts->u.list.count;
+    ice_field_summary *s = icd_arena_calloc(a, (n ? n : 1) * sizeof *s);
+    if (!s)
+        return icd_fail_nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        const avro_value *fs = &parts->u.list.items[i];
+        if (fs->type != AVRO_RECORD)
+            return icd_fail(err, ICD_ECORRUPT, path, -1,
+                            "manifest list: partition summary is not a record");
+        const avro_value *cn = field(fs, "contains_null"), *cnan = field(fs, "contains_nan");
+        s[i].contains_null = cn && cn->type == AVRO_BOOLEAN ? cn->u.boolean : -1;
+        s[i].contains_nan = cnan && cnan->type == AVRO_BOOLEAN ? cnan->u.boolean : -1;
+        const avro_value *lo = field(fs, "lower_bound"), *hi = field(fs, "upper_bound");
+        if (lo && (s[i].lower = copy_bytes(a, lo, &s[i].lower_len)) != NULL)
+            s[i].has_lower = true;
+        if (hi && (s[i].upper = copy_bytes(a, hi, &s[i].upper_len)) != NULL)
+            s[i].has_upper = true;
+    }
+    mf->partitions = s;
+    mf->npartitions = (int32_t)n;
+    mf->has_partitions = true;
+    return 0;
+}
+
+static int list_entry(const avro_value *rec, icd_arena *a, const char *path,
+                      ice_manifest_file *mf, icd_error *err)
+{
+    memset(mf, 0, sizeof *mf);
+    mf->path = copy_str(a, field(rec, "manifest_path"));
+    if (!mf->path)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest list entry has no manifest_path");
+    mf->length = long_or(rec, "manifest_length", -1);
+    int64_t spec;
+    if (!get_long(rec, "partition_spec_id", &spec))
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "manifest list entry for %s has no partition_spec_id", mf->path);
+    mf->spec_id = (int32_t)spec;
+    int64_t content = long_or(rec, "content", 0);
+    if (content != 0 && content != 1)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest %s has unknown content %lld",
+                        mf->path, (long long)content);
+    mf->is_delete_manifest = content == 1;
+    mf->content = content == 1 ? ICE_CONTENT_POSITION_DELETES : ICE_CONTENT_DATA;
+    mf->sequence_number = long_or(rec, "sequence_number", 0);
+    mf->min_sequence_number = long_or(rec, "min_sequence_number", 0);
+    mf->added_snapshot_id = long_or(rec, "added_snapshot_id", -1);
+    /* v2 names first, v1 names second */
+    mf->added_files = long_or(rec, "added_files_count", long_or(rec, "added_data_files_count", -1));
+    mf->existing_files =
+        long_or(rec, "existing_files_count", long_or(rec, "existing_data_files_count", -1));
+    mf->deleted_files =
+        long_or(rec, "deleted_files_count", long_or(rec, "deleted_data_files_count", -1));
+    mf->added_rows = long_or(rec, "added_rows_count", -1);
+    mf->existing_rows = long_or(rec, "existing_rows_count", -1);
+    mf->deleted_rows = long_or(rec, "deleted_rows_count", -1);
+    mf->first_row_id = long_or(rec, "first_row_id", -1);
+    return read_summaries(field(rec, "partitions"), a, mf, path, err);
+}
+
+/* v1 snapshots may list manifest paths inline: spec id from each manifest's header. */
+static int inline_entry(icd_fileio *io, const ice_metadata *md, const ice_snapshot *snap,
+                        const char *mpath, icd_arena *a, ice_manifest_file *mf, icd_error *err)
+{
+    memset(mf, 0, sizeof *mf);
+    mf->path = icd_arena_strdup(a, mpath);
+    if (!mf->path)
+        return icd_fail_nomem(err);
+    mf->length = -1;
+    mf->added_snapshot_id = snap->snapshot_id;
+    mf->added_files = mf->existing_files = mf->deleted_files = -1;
+    mf->added_rows = mf->existing_rows = mf->deleted_rows = -1;
+    mf->first_row_id = -1;
+    mf->spec_id = ice_metadata_default_spec(md)->spec_id;
+    avro_reader *r;
+    ICD_TRY(avro_reader_open(io, mpath, &r, err));
+    const avro_meta *m = avro_reader_meta(r, "partition-spec-id");
+    if (m)
+        mf->spec_id = (int32_t)strtol(m->value, NULL, 10);
+    avro_reader_free(r);
+    return 0;
+}
+
+int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_snapshot *snap,
+                           icd_arena *arena, ice_manifest_file **out, size_t *n, icd_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!snap->manifest_list) {
+        ice_manifest_file *v = icd_arena_calloc(arena, (snap->n_manifests + 1) * sizeof *v);
+        if (!v)
+            return icd_fail_nomem(err);
+        for (size_t i = 0; i < snap->n_manifests; i++)
+            ICD_TRY(inline_entry(io, md, snap, snap->manifests[i], arena, &v[i], err));
+        *out = v;
+        *n = snap->n_manifests;
+        return 0;
+    }
+    const char *path = snap->manifest_list;
+    avro_reader *r;
+    ICD_TRY(avro_reader_open(io, path, &r, err));
+    icd_arena tmp = ICD_ARENA_INIT;
+    ice_manifest_file *v = NULL;
+    size_t count = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        avro_value rec;
+        bool eof;
+        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof)
+            break;
+        if (rec.type != AVRO_RECORD) {
+            rc = icd_fail(err, ICD_ECORRUPT, path, -1, "manifest list records are not records");
+            break;
+        }
+        if (count == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            ice_manifest_file *nv = icd_arena_alloc(arena, ncap * sizeof *nv);
+            if (!nv) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            if (count)
+                memcpy(nv, v, count * sizeof *nv);
+            v = nv;
+            cap = ncap;
+        }
+        if ((rc = list_entry(&rec, arena, path, &v[count], err)))
+            break;
+        count++;
+        icd_arena_reset(&tmp);
+    }
+    icd_arena_free(&tmp);
+    avro_reader_free(r);
+    if (rc) {
+        icd_error_set_file(err, path);
+        return rc;
+    }
+    *out = v;
+    *n = count;
+    return 0;
+}
+
+/* ---- partition tuples ---------------------------------------------------------------- */
+
+/* The Iceberg type kind an Avro partition value stands for. */
+static ice_type_kind partition_kind(const avro_schema *s)
+{
+    switch (s->type) {
+    case AVRO_BOOLEAN: return ICE_T_BOOLEAN;
+    case AVRO_INT:
+        return s->logical == AVRO_LT_DATE ? ICE_T_DATE : ICE_T_INT;
+    case AVRO_LONG:
+        switch (s->logical) {
+        case AVRO_LT_TIME_MICROS: return ICE_T_TIME;
+        case AVRO_LT_TIMESTAMP_MICROS:
+        case AVRO_LT_TIMESTAMP_MILLIS: return s->utc ? ICE_T_TIMESTAMPTZ : ICE_T_TIMESTAMP;
+        case AVRO_LT_TIMESTAMP_NANOS: return s->utc ? ICE_T_TIMESTAMPTZ_NS : ICE_T_TIMESTAMP_NS;
+        default: return ICE_T_LONG;
+        }
+    case AVRO_FLOAT: return ICE_T_FLOAT;
+    case AVRO_DOUBLE: return ICE_T_DOUBLE;
+    case AVRO_STRING: return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_STRING;
+    case AVRO_BYTES: return s->logical == AVRO_LT_DECIMAL ? ICE_T_DECIMAL : ICE_T_BINARY;
+    case AVRO_FIXED:
+        if (s->logical == AVRO_LT_DECIMAL)
+            return ICE_T_DECIMAL;
+        return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_FIXED;
+    default: return ICE_T_UNKNOWN;
+    }
+}
+
+/* The non-null branch of a ["null", T] union, or the schema itself. */
+static const avro_schema *unnull(const avro_schema *s)
+{
+    if (s->type != AVRO_UNION)
+        return s;
+    for (size_t i = 0; i < s->nbranches; i++)
+        if (s->branches[i]->type != AVRO_NULL)
+            return s->branches[i];
+    return s;
+}
+
+static int to_literal(const avro_value *v, const avro_schema *declared, icd_arena *a,
+                      ice_literal *out, const char *path, icd_error *err)
+{
+    const avro_schema *s = unnull(declared);
+    ice_type_kind k = partition_kind(s);
+    if (avro_value_is_null(v)) {
+        *out = ice_lit_null(k);
+        return 0;
+    }
+    s = v->schema ? v->schema : s;
+    k = partition_kind(s);
+    switch (v->type) {
+    case AVRO_BOOLEAN: *out = ice_lit_bool(v->u.boolean); return 0;
+    case AVRO_INT:
+        *out = ice_lit_i32(k, (int32_t)v->u.i64);
+        return 0;
+    case AVRO_LONG:
+        *out = ice_lit_i64(k, s->logical == AVRO_LT_TIMESTAMP_MILLIS ? v->u.i64 * 1000 : v->u.i64);
+        return 0;
+    case AVRO_FLOAT: *out = ice_lit_float(v->u.f32); return 0;
+    case AVRO_DOUBLE: *out = ice_lit_double(v->u.f64); return 0;
+    case AVRO_STRING:
+    case AVRO_BYTES:
+    case AVRO_FIXED: {
+        uint32_t len = 0;
+        const uint8_t *p = copy_bytes(a, v, &len);
+        if (!p)
+            return icd_fail_nomem(err);
+        *out = ice_lit_bytes(k, p, len);
+        if (k == ICE_T_DECIMAL)
+            out->scale = s->scale;
+        return 0;
+    }
+    default:
+        return icd_fail(err, ICD_EUNSUPPORTED, path, -1,
+                        "partition value of Avro type %s is not supported",
+                        avro_type_name(v->type));
+    }
+}
+
+/* Appends the canonical bytes of one partition value: equal values give equal bytes
+ * whatever width or representation the writer chose. */
+static void key_append(icd_buf *k, const ice_literal *l)
+{
+    if (l->is_null) {
+        icd_buf_putc(k, 0);
+        return;
+    }
+    icd_buf_putc(k, 1);
+    uint8_t tmp[16];
+    switch (l->kind) {
+    case ICE_T_BOOLEAN: icd_buf_putc(k, l->v.b ? 1 : 0); return;
+    case ICE_T_INT:
+    case ICE_T_DATE: {
+        int64_t v = l->v.i32;
+        icd_buf_append(k, &v, 8);
+        return;
+    }
+    case ICE_T_FLOAT: {
+        float f = l->v.f32;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        if (isnan(f))
+            bits = 0x7fc00000u;
+        icd_buf_append(k, &bits, 4);
+        return;
+    }
+    case ICE_T_DOUBLE: {
+        double d = l->v.f64;
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        if (isnan(d))
+            bits = 0x7ff8000000000000ull;
+        icd_buf_append(k, &bits, 8);
+        return;
+    }
+    case ICE_T_DECIMAL: {
+        ice_i128 v;
+        if (ice_decimal_to_i128(l->v.bytes.ptr, l->v.bytes.len, &v)) {
+            size_t n = ice_decimal_from_i128(v, tmp);
+            uint32_t len = (uint32_t)n;
+            icd_buf_append(k, &len, 4);
+            icd_buf_append(k, tmp, n);
+            return;
+        }
+        break;
+    }
+    case ICE_T_LONG:
+    case ICE_T_TIME:
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: icd_buf_append(k, &l->v.i64, 8); return;
+    default: break;
+    }
+    uint32_t len = (uint32_t)l->v.bytes.len;
+    icd_buf_append(k, &len, 4);
+    icd_buf_append(k, l->v.bytes.ptr, l->v.bytes.len);
+}
+
+static int read_partition(const avro_value *pv, const ice_partition_spec *spec, icd_arena *a,
+                          icd_buf *key, ice_content_file *f, const char *path, icd_error *err)
+{
+    size_t nf = spec ? spec->nfields : 0;
+    f->npartition = (int32_t)nf;
+    f->partition = NULL;
+    icd_buf_clear(key);
+    if (nf == 0) {
+        f->partition_key = (const uint8_t *)"";
+        f->partition_key_len = 0;
+        return 0;
+    }
+    if (!pv || pv->type != AVRO_RECORD)
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "entry for %s has no partition record but spec %d has %zu fields",
+                        f->path, (int)spec->spec_id, nf);
+    const avro_schema *rs = pv->schema;
+    ice_literal *vals = icd_arena_calloc(a, nf * sizeof *vals);
+    if (!vals)
+        return icd_fail_nomem(err);
+    for (size_t i = 0; i < nf; i++) {
+        int idx = avro_schema_field_index_by_id(rs, spec->fields[i].field_id);
+        if (idx < 0 && i < rs->nfields && !rs->fields[i].has_field_id)
+            idx = (int)i; /* old writers: positional */
+        if (idx < 0)
+            return icd_fail(err, ICD_ECORRUPT, path, -1,
+                            "partition record of %s lacks partition field %d (%s)", f->path,
+                            (int)spec->fields[i].field_id, spec->fields[i].name);
+        ICD_TRY(to_literal(avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i], path,
+                           err));
+        key_append(key, &vals[i]);
+    }
+    if (!icd_buf_ok(key))
+        return icd_fail_nomem(err);
+    uint8_t *k = icd_arena_alloc(a, key->len ? key->len : 1);
+    if (!k)
+        return icd_fail_nomem(err);
+    memcpy(k, key->data, key->len);
+    f->partition = vals;
+    f->partition_key = k;
+    f->partition_key_len = (uint32_t)key->len;
+    return 0;
+}
+
+/* ---- column statistics --------------------------------------------------------------- */
+
+/* Int-keyed maps are arrays of {key, value} records in Iceberg's Avro (or Avro maps with
+ * decimal string keys from some writers). Calls fn(ctx, id, value) for each pair. */
+typedef int (*kv_fn)(void *ctx, int32_t id, const avro_value *v, icd_error *err);
+
+static int each_kv(const avro_value *m, kv_fn fn, void *ctx, icd_error *err)
+{
+    if (!m)
+        return 0;
+    if (m->type == AVRO_ARRAY) {
+        for (size_t i = 0; i < m->u.list.count; i++) {
+            const avro_value *kv = &m->u.list.items[i];
+            const avro_value *k = avro_value_field(kv, "key"), *v = avro_value_field(kv, "value");
+            if (kv->type != AVRO_RECORD || !k || (k->type != AVRO_INT && k->type != AVRO_LONG))
+                continue;
+            ICD_TRY(fn(ctx, (int32_t)k->u.i64, v, err));
+        }
+    } else if (m->type == AVRO_MAP) {
+        for (size_t i = 0; i < m->u.map.count; i++) {
+            char tmp[16];
+            size_t n = m->u.map.keys[i].len < 15 ? m->u.map.keys[i].len : 15;
+            memcpy(tmp, m->u.map.keys[i].ptr, n);
+            tmp[n] = '\0';
+            ICD_TRY(fn(ctx, (int32_t)strtol(tmp, NULL, 10), &m->u.map.values[i], err));
+        }
+    }
+    return 0;
+}
+
+typedef struct stats_acc {
+    ice_col_stats *v;
+    size_t n, cap;
+    icd_arena *a;
+    int which; /* 0 value counts, 1 null counts, 2 nan counts, 3 lower, 4 upper */
+} stats_acc;
+
+static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
+{
+    for (size_t i = 0; i < s->n; i++) /* few columns: linear is fine; sorted later */
+        if (s->v[i].field_id == id)
+            return &s->v[i];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        ice_col_stats *nv = realloc(s->v, cap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        s->v = nv;
+        s->cap = cap;
+    }
+    ice_col_stats *c = &s->v[s->n++];
+    memset(c, 0, sizeof *c);
+    c->field_id = id;
+    c->value_count = c->null_count = c->nan_count = -1;
+    return c;
+}
+
+static int stats_add(void *ctx, int32_t id, const avro_value *v, icd_error *err)
+{
+    stats_acc *s = ctx;
+    ice_col_stats *c = stats_slot(s, id);
+    if (!c)
+        return icd_fail_nomem(err);
+    if (avro_value_is_null(v))
+        return 0;
+    switch (s->which) {
+    case 0: c->value_count = v->u.i64; break;
+    case 1: c->null_count = v->u.i64; break;
+    case 2: c->nan_count = v->u.i64; break;
+    case 3:
+        if ((c->lower = copy_bytes(s->a, v, &c->lower_len)) == NULL)
+            return icd_fail_nomem(err);
+        c->has_lower = true;
+        break;
+    default:
+        if ((c->upper = copy_bytes(s->a, v, &c->upper_len)) == NULL)
+            return icd_fail_nomem(err);
+        c->has_upper = true;
+    }
+    return 0;
+}
+
+static int cmp_stats(const void *a, const void *b)
+{
+    int32_t x = ((const ice_col_stats *)a)->field_id, y = ((const ice_col_stats *)b)->field_id;
+    return x < y ? -1 : x > y;
+}
+
+static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_file *f,
+                      icd_error *err)
+{
+    static const char *const names[] = {"value_counts", "null_value_counts", "nan_value_counts",
+                                        "lower_bounds", "upper_bounds"};
+    stats_acc s = {NULL, 0, 0, a, 0};
+    int rc = 0;
+    for (int w = 0; w < 5 && !rc; w++) {
+        const avro_value *m = field(df, names[w]);
+        if (!m)
+            continue;
+        s.which = w;
+        if (all) {
+            rc = each_kv(m, stats_add, &s, err);
+        } else if (w >= 3) {
+            /* position delete files: the file_path bounds decide which data files a
+             * delete file covers, so they are always kept */
+            rc = each_kv(m, stats_add, &s, err);
+            size_t keep = 0;
+            for (size_t i = 0; i < s.n; i++)
+                if (s.v[i].field_id == ICE_FIELD_DELETE_FILE_PATH)
+                    s.v[keep++] = s.v[i];
+            s.n = keep;
+        }
+    }
+    if (!rc && s.n) {
+        ice_col_stats *v = icd_arena_alloc(a, s.n * sizeof *v);
+        if (!v)
+            rc = icd_fail_nomem(err);
+        else {
+            memcpy(v, s.v, s.n * sizeof *v);
+            qsort(v, s.n, sizeof *v, cmp_stats);
+            f->stats = v;
+            f->nstats = (int32_t)s.n;
+        }
+    }
+    free(s.v);
+    return rc;
+}
+
+/* ---- manifests ----------------------------------------------------------------------- */
+
+static ice_file_format parse_format(const avro_value *v)
+{
+    if (!v || (v->type != AVRO_STRING && v->type != AVRO_ENUM))
+        return ICE_FORMAT_UNKNOWN;
+    const char *s;
+    size_t n;
+    if (v->type == AVRO_ENUM) {
+        s = v->schema && (size_t)v->u.i64 < v->schema->nsymbols ? v->schema->symbols[v->u.i64] : "";
+        n = strlen(s);
+    } else {
+        s = (const char *)v->u.bytes.ptr;
+        n = v->u.bytes.len;
+    }
+    if (n == 7 && !strncasecmp(s, "parquet", 7))
+        return ICE_FORMAT_PARQUET;
+    if (n == 4 && !strncasecmp(s, "avro", 4))
+        return ICE_FORMAT_AVRO;
+    if (n == 3 && !strncasecmp(s, "orc", 3))
+        return ICE_FORMAT_ORC;
+    if (n == 6 && !strncasecmp(s, "puffin", 6))
+        return ICE_FORMAT_PUFFIN;
+    return ICE_FORMAT_UNKNOWN;
+}
+
+typedef struct entry_ctx {
+    const ice_metadata *md;
+    const ice_manifest_file *mf;
+    const ice_partition_spec *spec;
+    const ice_manifest_read_opts *opts;
+    icd_arena *a;
+    icd_buf key;
+    int64_t next_row_id; /* first-row-id inheritance */
+} entry_ctx;
+
+static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e, icd_error *err)
+{
+    const char *path = c->mf->path;
+    ice_content_file *f = &e->file;
+    memset(f, 0, sizeof *f);
+    int64_t status;
+    if (!get_long(rec, "status", &status) || status < 0 || status > 2)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no valid status");
+    e->status = (int)status;
+    const avro_value *df = field(rec, "data_file");
+    if (!df || df->type != AVRO_RECORD)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no data_file record");
+    f->manifest_path = path;
+    f->path = copy_str(c->a, field(df, "file_path"));
+    if (!f->path)
+        return icd_fail(err, c->a ? ICD_ECORRUPT : ICD_ENOMEM, path, -1,
+                        "manifest entry has no file_path");
+    int64_t content = long_or(df, "content", 0);
+    if (content < 0 || content > 2)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown content type %lld", f->path,
+                        (long long)content);
+    f->content = (ice_content)content;
+    if ((f->content != ICE_CONTENT_DATA) != c->mf->is_delete_manifest)
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "%s: a %s file in a %s manifest", f->path, ice_content_name(f->content),
+                        c->mf->is_delete_manifest ? "delete" : "data");
+    f->format = parse_format(field(df, "file_format"));
+    f->spec_id = c->mf->spec_id;
+    f->record_count = long_or(df, "record_count", -1);
+    f->file_size = long_or(df, "file_size_in_bytes", -1);
+
+    /* Inheritance. A manifest whose list entry has sequence number 0 is a v1 manifest (or
+     * was written before sequence numbers): its entries all read as 0. */
+    int64_t seq;
+    bool inherit_ok = e->status == 1 || c->mf->sequence_number == 0;
+    if (get_long(rec, "sequence_number", &seq))
+        f->data_seq = seq;
+    else if (inherit_ok)
+        f->data_seq = c->mf->sequence_number;
+    else
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "%s: %s entry without a data sequence number", f->path,
+                        e->status == 0 ? "EXISTING" : "DELETED");
+    if (get_long(rec, "file_sequence_number", &seq))
+        f->file_seq = seq;
+    else
+        f->file_seq = inherit_ok ? c->mf->sequence_number : f->data_seq;
+    f->snapshot_id = long_or(rec, "snapshot_id", c->mf->added_snapshot_id);
+
+    ICD_TRY(read_partition(field(df, "partition"), c->spec, c->a, &c->key, f, path, err));
+
+    const avro_value *eq = field(df, "equality_ids");
+    if (eq && eq->type == AVRO_ARRAY && eq->u.list.count) {
+        int32_t *ids = icd_arena_alloc(c->a, eq->u.list.count * sizeof *ids);
+        if (!ids)
+            return icd_fail_nomem(err);
+        for (size_t i = 0; i < eq->u.list.count; i++)
+            ids[i] = (int32_t)eq->u.list.items[i].u.i64;
+        f->equality_ids = ids;
+        f->nequality_ids = (int32_t)eq->u.list.count;
+    }
+    if (f->content == ICE_CONTENT_EQUALITY_DELETES && f->nequality_ids == 0)
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "equality delete file %s has no equality_ids", f->path);
+    f->referenced_data_file = copy_str(c->a, field(df, "referenced_data_file"));
+    f->content_offset = long_or(df, "content_offset", -1);
+    f->content_size = long_or(df, "content_size_in_bytes", -1);
+    f->sort_order_id = (int32_t)long_or(df, "sort_order_id", -1);
+    f->first_row_id = long_or(df, "first_row_id", -1);
+    if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
+        e->status != 2) {
+        f->first_row_id = c->next_row_id;
+        c->next_row_id += f->record_count > 0 ? f->record_count : 0;
+    }
+    if (ice_is_dv(f) && (f->content_offset < 0 || f->content_size < 0 || !f->referenced_data_file))
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "deletion vector %s lacks referenced_data_file, content_offset or "
+                        "content_size_in_bytes",
+                        f->path);
+    return read_stats(df, c->opts && c->opts->keep_stats, c->a, f, err);
+}
+
+int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest_file *mf,
+                      const ice_manifest_read_opts *opts, icd_arena *arena,
+                      ice_manifest_entry **out, size_t *n, icd_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    const ice_partition_spec *spec = ice_metadata_spec(md, mf->spec_id);
+    if (!spec)
+        return icd_fail(err, ICD_ECORRUPT, mf->path, -1,
+                        "manifest uses partition spec id %d, which the table metadata does not "
+                        "define",
+                        (int)mf->spec_id);
+    avro_reader *r;
+    ICD_TRY(avro_reader_open(io, mf->path, &r, err));
+    entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, mf->first_row_id};
+    icd_arena tmp = ICD_ARENA_INIT;
+    ice_manifest_entry *v = NULL;
+    size_t count = 0, cap = 0;
+    int rc = 0;
+    bool keep_deleted = opts && opts->keep_deleted;
+    for (;;) {
+        avro_value rec;
+        bool eof;
+        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof)
+            break;
+        if (rec.type != AVRO_RECORD) {
+            rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
+            break;
+        }
+        if (count == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            ice_manifest_entry *nv = realloc(v, ncap * sizeof *nv);
+            if (!nv) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        if ((rc = read_entry(&c, &rec, &v[count], err)))
+            break;
+        if (v[count].status != 2 || keep_deleted)
+            count++;
+        icd_arena_reset(&tmp);
+    }
+    icd_arena_free(&tmp);
+    icd_buf_free(&c.key);
+    avro_reader_free(r);
+    if (!rc && count) {
+        ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
+        if (!dst)
+            rc = icd_fail_nomem(err);
+        else
+            memcpy(dst, v, count * sizeof *dst);
+        *out = dst;
+    }
+    free(v);
+    if (rc) {
+        icd_error_set_file(err, mf->path);
+        *out = NULL;
+        return rc;
+    }
+    *n = count;
+    return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * Scan planning: a table snapshot -> the file scan tasks a correct reader needs. Each task
+ * is one live data file with exactly the delete files the spec makes apply to it (see
+ * delete_index.h). The plan owns everything it returns.
+ *
+ * Steps: select the snapshot -> read its manifest list -> drop manifests that cannot
+ * matter (no live files; delete manifests older than every data file; partition
+ * summaries that exclude the filter) -> read the manifests (in parallel) -> prune data
+ * files by partition values and column bounds -> index the delete files -> one task per
+ * data file.
+ */
+#ifndef ICD_ICE_SCAN_PLAN_H
+#define ICD_ICE_SCAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "iceberg/content_file.h"
+#include "iceberg/expr.h"
+#include "iceberg/manifest.h"
+#include "iceberg/metadata.h"
+#include "io/fileio.h"
+
+typedef struct ice_scan_task {
+    const ice_content_file *data;
+    const ice_content_file *const *deletes;
+    size_t ndeletes;
+    /* The filter still has to be checked on this file's rows (it was not decided by the
+     * file's partition alone). */
+    bool has_residual;
+} ice_scan_task;
+
+typedef struct ice_scan_opts {
+    ice_snapshot_selector select;
+    const ice_expr *filter; /* unbound; NULL = everything */
+    bool case_sensitive;    /* how filter column names bind */
+    int threads;            /* manifests read in parallel; <= 1 = serially */
+} ice_scan_opts;
+
+typedef struct ice_scan_counts {
+    size_t manifests_total, manifests_read;
+    size_t data_files_total; /* live in the snapshot, before pruning */
+    size_t data_files;       /* in tasks */
+    size_t delete_files_total;
+    size_t delete_files;     /* applying to at least one task */
+    size_t position_delete_files, equality_delete_files, deletion_vectors; /* of those */
+} ice_scan_counts;
+
+typedef struct ice_scan_plan ice_scan_plan;
+
+int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
+                        ice_scan_plan **out, icd_error *err);
+void ice_scan_plan_free(ice_scan_plan *p);
+
+/* The snapshot read (NULL for a table without snapshots: no tasks) and its schema. */
+const ice_snapshot *ice_scan_plan_snapshot(const ice_scan_plan *p);
+const ice_schema *ice_scan_plan_schema(const ice_scan_plan *p);
+size_t ice_scan_plan_task_count(const ice_scan_plan *p);
+const ice_scan_task *ice_scan_plan_task(const ice_scan_plan *p, size_t i);
+ice_scan_counts ice_scan_plan_counts(const ice_scan_plan *p);
+/* True when some task keeps a residual filter; `text` describes it (may be NULL). */
+bool ice_scan_plan_has_residual(const ice_scan_plan *p, const char **text);
+/* True when any task carries delete files (Druid's v2 path). */
+bool ice_scan_plan_has_deletes(const ice_scan_plan *p);
+
+#endif
