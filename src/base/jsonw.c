@@ -2,6 +2,7 @@
  * JSON value writers (see jsonw.h). These sit on the hot path of every row printed, so
  * the common cases (ASCII strings, small integers) avoid stdio.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,8 +174,10 @@ void icd_json_double(icd_buf *b, double v)
         return;
     }
     char tmp[40];
-    /* The shortest of 15..17 significant digits that reads back exactly. */
-    for (int prec = 15; prec <= 17; prec++) {
+    /* The shortest of 15..17 significant digits that reads back exactly. Any decimal of at
+     * most 15 digits is recovered by %.15g for normal doubles; subnormals have fewer bits,
+     * so their shortest form may be shorter: search from one digit. */
+    for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
         int n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
         if (prec == 17 || strtod(tmp, NULL) == v) {
             icd_buf_append(b, tmp, (size_t)n);
@@ -197,7 +200,7 @@ void icd_json_float(icd_buf *b, float v)
         return;
     }
     char tmp[40];
-    for (int prec = 6; prec <= 9; prec++) {
+    for (int prec = fabsf(v) < FLT_MIN ? 1 : 6; prec <= 9; prec++) { /* see icd_json_double */
         int n = snprintf(tmp, sizeof tmp, "%.*g", prec, (double)v);
         if (prec == 9 || strtof(tmp, NULL) == v) {
             icd_buf_append(b, tmp, (size_t)n);

@@ -54,7 +54,10 @@ static int list_alloc(ctx *c, const pq_tfield *f, int want_elem, size_t size, vo
     ICD_TRY(pq_thrift_expect(c->r, f, PQ_T_LIST));
     int et;
     ICD_TRY(pq_thrift_list_begin(c->r, &et, count));
-    if (*count && et != want_elem && !(want_elem == PQ_T_TRUE && et == PQ_T_FALSE))
+    /* i16/i32/i64 share the zigzag varint encoding; accept any for integer lists */
+    bool ints = (want_elem == PQ_T_I32 || want_elem == PQ_T_I64) &&
+                (et == PQ_T_I16 || et == PQ_T_I32 || et == PQ_T_I64);
+    if (*count && et != want_elem && !ints && !(want_elem == PQ_T_TRUE && et == PQ_T_FALSE))
         return pq_thrift_corrupt(c->r, "field %d: list of type %d, expected %d", f->id, et,
                                  want_elem);
     *arr = NULL;
@@ -65,16 +68,56 @@ static int list_alloc(ctx *c, const pq_tfield *f, int want_elem, size_t size, vo
     return 0;
 }
 
+/* Wire types of the known fields of each struct, by field id (0 = not checked). A known
+ * field whose wire type differs (an old or foreign definition) is skipped like an unknown
+ * one, as Thrift's generated readers do; required fields are then reported missing. */
+#define I32 PQ_T_I32
+#define I64 PQ_T_I64
+#define BIN PQ_T_BINARY
+#define LST PQ_T_LIST
+#define STR PQ_T_STRUCT
+#define BOO PQ_T_TRUE
+static const uint8_t T_NONE[1] = {0};
+static const uint8_t T_TIME[] = {0, BOO, STR};
+static const uint8_t T_DECIMAL[] = {0, I32, I32};
+static const uint8_t T_INT[] = {0, PQ_T_BYTE, BOO};
+static const uint8_t T_SCHEMA[] = {0, I32, I32, I32, BIN, I32, I32, I32, I32, I32, STR};
+static const uint8_t T_KV[] = {0, BIN, BIN};
+static const uint8_t T_STATS[] = {0, BIN, BIN, I64, I64, BIN, BIN, BOO, BOO, I64};
+static const uint8_t T_COLMETA[] = {0,   I32, LST, LST, I32, I64, I64, I64,
+                                    LST, I64, I64, I64, STR, LST, I64, I32};
+static const uint8_t T_ENCSTATS[] = {0, I32, I32, I32};
+static const uint8_t T_CHUNK[] = {0, BIN, I64, STR, I64, I32, I64, I32, STR, BIN};
+static const uint8_t T_ROWGROUP[] = {0, LST, I64, I64, LST, I64, I64, PQ_T_I16};
+static const uint8_t T_FILE[] = {0, I32, LST, I64, LST, LST, BIN, LST, STR, BIN};
+
+static bool type_matches(int wire, int want)
+{
+    if (want == PQ_T_TRUE) return wire == PQ_T_TRUE || wire == PQ_T_FALSE;
+    if (want == PQ_T_LIST) return wire == PQ_T_LIST || wire == PQ_T_SET;
+    return wire == want;
+}
+
 /* Reads the next field header of the struct being decoded: 1 = a field in *f, 0 = the end
  * of the struct (which is then closed), < 0 = an error. Callers open the struct with
  * pq_thrift_struct_begin and loop while this returns 1. */
-static int next_field(ctx *c, int16_t *last, pq_tfield *f)
+static int next_field_t(ctx *c, int16_t *last, pq_tfield *f, const uint8_t *types, size_t nt)
 {
-    ICD_TRY(pq_thrift_field(c->r, last, f));
-    if (f->type != PQ_T_STOP) return 1;
-    pq_thrift_struct_end(c->r);
-    return 0;
+    for (;;) {
+        ICD_TRY(pq_thrift_field(c->r, last, f));
+        if (f->type == PQ_T_STOP) {
+            pq_thrift_struct_end(c->r);
+            return 0;
+        }
+        if (f->id > 0 && (size_t)f->id < nt && types[f->id] &&
+            !type_matches(f->type, types[f->id])) {
+            ICD_TRY(pq_thrift_skip(c->r, f->type));
+            continue;
+        }
+        return 1;
+    }
 }
+#define next_field(c, last, f, T) next_field_t(c, last, f, T, sizeof T)
 
 static int decode_time_unit(ctx *c, int *unit)
 {
@@ -83,7 +126,7 @@ static int decode_time_unit(ctx *c, int *unit)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_NONE)) > 0) {
         if (f.id >= 1 && f.id <= 3 && f.type == PQ_T_STRUCT)
             *unit = f.id; /* MILLIS=1, MICROS=2, NANOS=3 */
         ICD_TRY(pq_thrift_skip(c->r, f.type));
@@ -99,7 +142,7 @@ static int decode_time_type(ctx *c, pq_logical_type *lt)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_TIME)) > 0) {
         if (f.id == 1) {
             ICD_TRY(pq_thrift_bool_field(c->r, &f, &lt->utc));
         } else if (f.id == 2) {
@@ -120,7 +163,7 @@ static int decode_logical(ctx *c, pq_logical_type *lt)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_NONE)) > 0) {
         if (f.type != PQ_T_STRUCT) {
             ICD_TRY(pq_thrift_skip(c->r, f.type));
             continue;
@@ -133,7 +176,7 @@ static int decode_logical(ctx *c, pq_logical_type *lt)
                 ICD_TRY(pq_thrift_struct_begin(c->r));
                 int16_t last_g = 0;
                 int rc_g;
-                while ((rc_g = next_field(c, &last_g, &g)) > 0) {
+                while ((rc_g = next_field(c, &last_g, &g, T_DECIMAL)) > 0) {
                     if (g.id == 1)
                         ICD_TRY(read_i32(c, &g, &lt->scale));
                     else if (g.id == 2)
@@ -157,7 +200,7 @@ static int decode_logical(ctx *c, pq_logical_type *lt)
                 ICD_TRY(pq_thrift_struct_begin(c->r));
                 int16_t last_g = 0;
                 int rc_g;
-                while ((rc_g = next_field(c, &last_g, &g)) > 0) {
+                while ((rc_g = next_field(c, &last_g, &g, T_INT)) > 0) {
                     if (g.id == 1) {
                         ICD_TRY(pq_thrift_expect(c->r, &g, PQ_T_BYTE));
                         int8_t w;
@@ -207,7 +250,7 @@ static int decode_schema_element(ctx *c, pq_schema_element *e)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_SCHEMA)) > 0) {
         switch (f.id) {
         case 1:
             ICD_TRY(read_i32(c, &f, &e->type));
@@ -268,7 +311,7 @@ static int decode_kv_list(ctx *c, const pq_tfield *lf, pq_kv **out, uint32_t *co
         ICD_TRY(pq_thrift_struct_begin(c->r));
         int16_t last_f = 0;
         int rc_f;
-        while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+        while ((rc_f = next_field(c, &last_f, &f, T_KV)) > 0) {
             if (f.id == 1) {
                 ICD_TRY(read_str(c, &f, &kv[i].key));
                 has_key = true;
@@ -293,7 +336,7 @@ static int decode_statistics(ctx *c, pq_statistics *s)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_STATS)) > 0) {
         switch (f.id) {
         case 1:
             ICD_TRY(read_str(c, &f, &s->max));
@@ -342,7 +385,7 @@ static int decode_column_meta(ctx *c, pq_column_meta *m)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_COLMETA)) > 0) {
         void *arr;
         switch (f.id) {
         case 1:
@@ -409,7 +452,7 @@ static int decode_column_meta(ctx *c, pq_column_meta *m)
                 ICD_TRY(pq_thrift_struct_begin(c->r));
                 int16_t last_g = 0;
                 int rc_g;
-                while ((rc_g = next_field(c, &last_g, &g)) > 0) {
+                while ((rc_g = next_field(c, &last_g, &g, T_ENCSTATS)) > 0) {
                     if (g.id == 1)
                         ICD_TRY(read_i32(c, &g, &es->page_type));
                     else if (g.id == 2)
@@ -446,7 +489,7 @@ static int decode_column_chunk(ctx *c, pq_column_chunk *cc)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_CHUNK)) > 0) {
         switch (f.id) {
         case 1:
             ICD_TRY(read_str(c, &f, &cc->file_path));
@@ -493,7 +536,7 @@ static int decode_row_group(ctx *c, pq_row_group *rg)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_ROWGROUP)) > 0) {
         void *arr;
         switch (f.id) {
         case 1:
@@ -546,7 +589,7 @@ static int decode_column_orders(ctx *c, const pq_tfield *lf, pq_file_meta *m)
         ICD_TRY(pq_thrift_struct_begin(c->r));
         int16_t last_f = 0;
         int rc_f;
-        while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+        while ((rc_f = next_field(c, &last_f, &f, T_NONE)) > 0) {
             if (f.id >= 1 && f.id <= 3 && f.type == PQ_T_STRUCT) m->column_orders[i] = f.id;
             ICD_TRY(pq_thrift_skip(c->r, f.type));
         }
@@ -563,7 +606,7 @@ static int decode_file_meta(ctx *c, pq_file_meta *m)
     ICD_TRY(pq_thrift_struct_begin(c->r));
     int16_t last_f = 0;
     int rc_f;
-    while ((rc_f = next_field(c, &last_f, &f)) > 0) {
+    while ((rc_f = next_field(c, &last_f, &f, T_FILE)) > 0) {
         void *arr;
         switch (f.id) {
         case 1:

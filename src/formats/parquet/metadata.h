@@ -95,13 +95,13 @@ typedef struct pq_str {
 } pq_str;
 
 typedef struct pq_logical_type {
-    int kind;              /* pq_logical_kind */
-    int unrecognised_id;   /* the union field id when kind == PQ_LT_UNRECOGNISED */
+    int kind;                 /* pq_logical_kind */
+    int unrecognised_id;      /* the union field id when kind == PQ_LT_UNRECOGNISED */
     int32_t scale, precision; /* DECIMAL */
-    int unit;              /* TIME/TIMESTAMP: pq_time_unit */
-    bool utc;              /* TIME/TIMESTAMP: isAdjustedToUTC */
-    int bit_width;         /* INTEGER */
-    bool is_signed;        /* INTEGER */
+    int unit;                 /* TIME/TIMESTAMP: pq_time_unit */
+    bool utc;                 /* TIME/TIMESTAMP: isAdjustedToUTC */
+    int bit_width;            /* INTEGER */
+    bool is_signed;           /* INTEGER */
 } pq_logical_type;
 
 typedef struct pq_schema_element {

@@ -38,7 +38,7 @@ struct pq_node {
     /* Primitive type (leaves). */
     int physical_type; /* pq_type, -1 for groups */
     int32_t type_length;
-    int converted;         /* pq_converted as stored */
+    int converted;           /* pq_converted as stored */
     pq_logical_type logical; /* as stored */
     /* The effective annotation: the logical type, or the converted type mapped to its
      * logical equivalent when there is no logical type (TIMESTAMP_MILLIS -> TIMESTAMP(MILLIS,

@@ -63,14 +63,17 @@ typedef struct pq_tfield {
 void pq_thrift_init(pq_thrift *r, const uint8_t *p, size_t n, const char *location,
                     int64_t base_offset, const char *what, icd_error *err);
 /* Bytes consumed so far. */
-static inline size_t pq_thrift_pos(const pq_thrift *r) { return (size_t)(r->p - r->start); }
+static inline size_t pq_thrift_pos(const pq_thrift *r)
+{
+    return (size_t)(r->p - r->start);
+}
 
 /* Records a corrupt-input error at the current position: "<what>: <message>". */
 int pq_thrift_corrupt(pq_thrift *r, const char *fmt, ...) ICD_PRINTF(2, 3);
 
 int pq_thrift_varint(pq_thrift *r, uint64_t *v);
-int pq_thrift_i64(pq_thrift *r, int64_t *v);   /* zigzag varint */
-int pq_thrift_i32(pq_thrift *r, int32_t *v);   /* zigzag varint, range-checked */
+int pq_thrift_i64(pq_thrift *r, int64_t *v); /* zigzag varint */
+int pq_thrift_i32(pq_thrift *r, int32_t *v); /* zigzag varint, range-checked */
 int pq_thrift_i16(pq_thrift *r, int16_t *v);
 int pq_thrift_byte(pq_thrift *r, int8_t *v);
 int pq_thrift_double(pq_thrift *r, double *v); /* 8 bytes little-endian */
