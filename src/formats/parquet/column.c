@@ -22,6 +22,8 @@
 #include "formats/parquet/column.h"
 #include "formats/parquet/page.h"
 
+enum { VM_ARRAY = 0, VM_DICT = 1, VM_PLAIN = 2 };
+
 /* Most level entries one page may hold (see load_page). */
 #define PQ_MAX_PAGE_VALUES (1 << 24)
 
@@ -147,6 +149,7 @@ static int retire_current(pq_colreader *c, icd_error *err)
 
 void pq_colreader_release(pq_colreader *c)
 {
+    c->cur_in_use = false;
     for (size_t i = 0; i < c->num_retired; i++) {
         pq_pbuf *b = c->retired[i];
         icd_arena_reset(&b->arena);
@@ -172,6 +175,13 @@ void pq_colreader_release(pq_colreader *c)
 /* A page buffer of at least n bytes becomes the current one. */
 static int take_pbuf(pq_colreader *c, size_t n, icd_error *err)
 {
+    if (c->cur && !c->cur_in_use) { /* nothing points into it: reuse it as it is */
+        icd_arena_reset(&c->cur->arena);
+        void *d = c->cur->data;
+        int rc = grow(&d, &c->cur->cap, n ? n : 1, err);
+        c->cur->data = d;
+        return rc;
+    }
     ICD_TRY(retire_current(c, err));
     pq_pbuf *b = NULL;
     if (c->num_spare) b = c->spare[--c->num_spare];
@@ -207,7 +217,7 @@ int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_
     c->page_count = c->page_pos = 0;
     c->vals_count = c->vals_pos = 0;
     c->started = false;
-    retire_current(c, err);
+    /* the page buffer of the previous row group is reused (no batch points into it now) */
 
     if (m->type != c->leaf->physical_type)
         return corrupt(c, -1, err, "chunk type %s does not match the schema type %s",
@@ -358,51 +368,77 @@ static int decode_dict_indices(pq_colreader *c, const uint8_t *p, size_t n, size
     ICD_TRY(ensure_idx(c, count, err));
     int rc = pq_rle_decode(p + 1, n - 1, bw, c->idx, count, NULL, err);
     if (rc) return col_fail(c, rc, foff, err);
-    size_t dn = c->dict_count, vs = c->value_size;
+    size_t dn = c->dict_count;
     const uint32_t *idx = c->idx;
+    uint32_t bad = 0;
     for (size_t i = 0; i < count; i++)
-        if (idx[i] >= dn)
-            return corrupt(c, foff, err, "dictionary index %u out of range (%zu entries)", idx[i],
-                           dn);
-    /* gather */
+        bad |= idx[i] >= dn;
+    if (bad) {
+        for (size_t i = 0; i < count; i++)
+            if (idx[i] >= dn)
+                return corrupt(c, foff, err, "dictionary index %u out of range (%zu entries)",
+                               idx[i], dn);
+    }
+    c->vmode = VM_DICT; /* values are gathered from the dictionary when handed out */
+    return 0;
+}
+
+/* Copies dictionary entries idx[0..n) to out. */
+static void gather(const pq_colreader *c, const uint32_t *idx, size_t n, uint8_t *out)
+{
+    size_t vs = c->value_size;
     switch (vs) {
     case 16: {
         const pq_bytes *d = c->dict;
-        pq_bytes *o = c->vals;
-        for (size_t i = 0; i < count; i++)
+        pq_bytes *o = (pq_bytes *)out;
+        for (size_t i = 0; i < n; i++)
             o[i] = d[idx[i]];
         break;
     }
     case 8: {
         const uint64_t *d = c->dict;
-        uint64_t *o = c->vals;
-        for (size_t i = 0; i < count; i++)
+        uint64_t *o = (uint64_t *)out;
+        for (size_t i = 0; i < n; i++)
             o[i] = d[idx[i]];
         break;
     }
     case 4: {
         const uint32_t *d = c->dict;
-        uint32_t *o = c->vals;
-        for (size_t i = 0; i < count; i++)
+        uint32_t *o = (uint32_t *)out;
+        for (size_t i = 0; i < n; i++)
             o[i] = d[idx[i]];
         break;
     }
     default: {
         const uint8_t *d = c->dict;
-        uint8_t *o = c->vals;
-        for (size_t i = 0; i < count; i++)
-            memcpy(o + i * vs, d + (size_t)idx[i] * vs, vs);
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * vs, d + (size_t)idx[i] * vs, vs);
     }
     }
-    return 0;
 }
 
 static int decode_values(pq_colreader *c, int encoding, const uint8_t *p, size_t n, size_t count,
                          int64_t foff, icd_error *err)
 {
-    ICD_TRY(ensure_vals(c, count, err));
     int t = c->leaf->physical_type;
     int rc = 0;
+    c->vmode = VM_ARRAY;
+    if (encoding == PQ_ENC_PLAIN && t != PQ_BOOLEAN) {
+        /* decoded batch by batch (plain_values); fixed widths are checked here */
+        size_t w = t == PQ_BYTE_ARRAY           ? 0
+                   : t == PQ_FIXED_LEN_BYTE_ARRAY ? (size_t)c->leaf->type_length
+                                                  : c->value_size;
+        if (w && count > n / w)
+            return corrupt(c, foff, err, "PLAIN: %zu values of %zu bytes exceed the page", count,
+                           w);
+        c->vmode = VM_PLAIN;
+        c->plain_p = p;
+        c->plain_n = n;
+        c->plain_off = 0;
+        return 0;
+    }
+    if (encoding != PQ_ENC_PLAIN_DICTIONARY && encoding != PQ_ENC_RLE_DICTIONARY)
+        ICD_TRY(ensure_vals(c, count, err));
     switch (encoding) {
     case PQ_ENC_PLAIN:
         rc = decode_plain(c, p, n, count, c->vals, err);
@@ -709,6 +745,37 @@ static int load_page(pq_colreader *c, bool *got, icd_error *err)
     return 0;
 }
 
+/* Decodes the next n PLAIN values of the page into out. */
+static int plain_values(pq_colreader *c, size_t n, uint8_t *out, icd_error *err)
+{
+    const uint8_t *p = c->plain_p + c->plain_off;
+    size_t left = c->plain_n - c->plain_off, used = 0;
+    int rc = 0;
+    switch (c->leaf->physical_type) {
+    case PQ_BYTE_ARRAY:
+        rc = pq_plain_byte_array(p, left, n, (pq_bytes *)out, &used, err);
+        break;
+    case PQ_FIXED_LEN_BYTE_ARRAY: {
+        size_t w = (size_t)c->leaf->type_length;
+        pq_bytes *o = (pq_bytes *)out;
+        for (size_t i = 0; i < n; i++) {
+            o[i].ptr = p + i * w;
+            o[i].len = (uint32_t)w;
+        }
+        used = n * w; /* within the page: checked when the page was loaded */
+        break;
+    }
+    default:
+        used = n * c->value_size;
+        if (used)
+            memcpy(out, p, used);
+    }
+    if (rc)
+        return col_fail(c, rc, (int64_t)c->chunk_off, err);
+    c->plain_off += used;
+    return 0;
+}
+
 /* Appends entries [page_pos, page_pos + k) of the current page and their values. */
 static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
 {
@@ -755,9 +822,16 @@ static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
             out->vals = v;
             out->vals_cap = cap;
         }
-        memcpy(out->vals + out->vals_len * vs, (const uint8_t *)c->vals + c->vals_pos * vs,
-               nv * vs);
+        if (c->vmode == VM_DICT)
+            gather(c, c->idx + c->vals_pos, nv, out->vals + out->vals_len * vs);
+        else if (c->vmode == VM_PLAIN)
+            ICD_TRY(plain_values(c, nv, out->vals + out->vals_len * vs, err));
+        else
+            memcpy(out->vals + out->vals_len * vs, (const uint8_t *)c->vals + c->vals_pos * vs,
+                   nv * vs);
         out->vals_len = need;
+        if (vs == sizeof(pq_bytes))
+            c->cur_in_use = true;
         c->vals_pos += nv;
     }
     c->page_pos += k;
@@ -765,7 +839,85 @@ static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
     return 0;
 }
 
+static int read_rows_copy(pq_colreader *c, size_t rows, pq_colbuf *out, size_t *done_out,
+                          icd_error *err);
+
+/* The rows wanted lie within the current page: hand out views of the page's arrays. */
+static bool read_in_page(pq_colreader *c, size_t rows, pq_colbuf *out)
+{
+    if (c->page_pos >= c->page_count || c->vmode == VM_DICT)
+        return false;
+    int t = c->leaf->physical_type;
+    bool fixed = t == PQ_INT32 || t == PQ_INT64 || t == PQ_FLOAT || t == PQ_DOUBLE;
+    if (c->vmode == VM_PLAIN &&
+        !(fixed && ((uintptr_t)(c->plain_p + c->plain_off) % c->value_size) == 0))
+        return false;
+    size_t k;
+    if (!c->max_rep) {
+        if (c->page_count - c->page_pos < rows)
+            return false;
+        k = rows;
+    } else {
+        size_t i = c->page_pos, done = 0;
+        const uint32_t *rep = c->rep;
+        for (; i < c->page_count; i++)
+            if (rep[i] == 0 && done++ == rows)
+                break;
+        if (i == c->page_count) /* the last row may go on in the next page */
+            return false;
+        k = i - c->page_pos;
+    }
+    size_t nv = k;
+    if (c->max_def) {
+        const uint32_t *d = c->def + c->page_pos;
+        uint32_t md = (uint32_t)c->max_def;
+        nv = 0;
+        for (size_t i = 0; i < k; i++)
+            nv += d[i] == md;
+    }
+    if (nv > c->vals_count - c->vals_pos)
+        return false;
+    out->def_view = c->max_def ? c->def + c->page_pos : NULL;
+    out->rep_view = c->max_rep ? c->rep + c->page_pos : NULL;
+    if (c->vmode == VM_PLAIN) { /* aligned fixed-width values: view the page itself */
+        out->vals_view = c->plain_p + c->plain_off;
+        c->plain_off += nv * c->value_size;
+    } else {
+        out->vals_view = (const uint8_t *)c->vals + c->vals_pos * c->value_size;
+    }
+    out->lvl_len = k;
+    out->vals_len = nv;
+    c->page_pos += k;
+    c->vals_pos += nv;
+    c->started = true;
+    if (c->value_size == sizeof(pq_bytes) || c->vmode == VM_PLAIN)
+        c->cur_in_use = true;
+    return true;
+}
+
 int pq_colreader_read_rows(pq_colreader *c, size_t rows, pq_colbuf *out, icd_error *err)
+{
+    size_t done = 0;
+    out->lvl_len = out->vals_len = 0;
+    if (read_in_page(c, rows, out))
+        return 0;
+    out->def_view = out->def;
+    out->rep_view = out->rep;
+    out->vals_view = out->vals;
+    int rc = read_rows_copy(c, rows, out, &done, err);
+    out->def_view = out->def; /* the arrays may have moved */
+    out->rep_view = out->rep;
+    out->vals_view = out->vals;
+    if (rc)
+        return rc;
+    if (done < rows)
+        return corrupt(c, -1, err, "column has fewer rows than its row group (%zu missing)",
+                       rows - done);
+    return 0;
+}
+
+static int read_rows_copy(pq_colreader *c, size_t rows, pq_colbuf *out, size_t *done_out,
+                          icd_error *err)
 {
     size_t done = 0;
     for (;;) {
@@ -779,7 +931,8 @@ int pq_colreader_read_rows(pq_colreader *c, size_t rows, pq_colbuf *out, icd_err
             if (k > rows - done) k = rows - done;
             ICD_TRY(append(c, k, out, err));
             done += k;
-            if (done == rows) return 0;
+            if (done == rows)
+                break;
             continue;
         }
         /* Nested: a row starts at repetition level 0; take entries up to the start of the
@@ -797,11 +950,10 @@ int pq_colreader_read_rows(pq_colreader *c, size_t rows, pq_colbuf *out, icd_err
             }
         }
         ICD_TRY(append(c, i - c->page_pos, out, err));
-        if (stop) return 0;
+        if (stop)
+            break;
     }
-    if (done < rows)
-        return corrupt(c, -1, err, "column has fewer rows than its row group (%zu missing)",
-                       rows - done);
+    *done_out = done;
     return 0;
 }
 

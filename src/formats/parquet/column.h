@@ -64,7 +64,13 @@ typedef struct pq_colreader {
     pq_pbuf **spare;
     size_t num_spare, spare_cap;
 
-    bool started; /* the first entry of the chunk was handed out */
+    /* How the current page's values are handed out: decoded in `vals`, dictionary indices
+     * in `idx` (gathered on demand), or PLAIN bytes decoded on demand from plain_p. */
+    int vmode;
+    const uint8_t *plain_p;
+    size_t plain_n, plain_off;
+    bool cur_in_use; /* a batch points into the current page buffer */
+    bool started;    /* the first entry of the chunk was handed out */
 } pq_colreader;
 
 void pq_colreader_init(pq_colreader *c, icd_file *file, const pq_node *leaf);
@@ -77,12 +83,16 @@ int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_
 /* Releases page buffers that only previous batches pointed into. */
 void pq_colreader_release(pq_colreader *c);
 
-/* Growable arrays of one batch column. */
+/* Growable arrays of one batch column. After pq_colreader_read_rows the batch's levels and
+ * values are at the *_view pointers: either these arrays, or (when the rows lie within one
+ * decoded page) the page's own arrays, without a copy. */
 typedef struct pq_colbuf {
     uint32_t *def, *rep;
     size_t lvl_len, lvl_cap;
     uint8_t *vals;
     size_t vals_len, vals_cap; /* in values */
+    const uint32_t *def_view, *rep_view;
+    const uint8_t *vals_view;
 } pq_colbuf;
 
 /* Appends the level entries and values of the next `rows` rows. Fails when the chunk ends

@@ -438,14 +438,13 @@ int pq_reader_next(pq_reader *r, pq_batch **out, icd_error *err)
         if ((int64_t)rows > r->rg_rows_left) rows = (size_t)r->rg_rows_left;
         for (size_t i = 0; i < r->ncols && !rc; i++) {
             pq_colbuf *b = &r->bufs[i];
-            b->lvl_len = b->vals_len = 0;
             rc = pq_colreader_read_rows(&r->cols[i], rows, b, err);
             pq_column_batch *cb = &r->colbatch[i];
             cb->num_levels = b->lvl_len;
-            cb->def = cb->leaf->def_level ? b->def : NULL;
-            cb->rep = cb->leaf->rep_level ? b->rep : NULL;
+            cb->def = cb->leaf->def_level ? b->def_view : NULL;
+            cb->rep = cb->leaf->rep_level ? b->rep_view : NULL;
             cb->num_values = b->vals_len;
-            cb->values = b->vals;
+            cb->values = b->vals_view;
         }
         if (rc) break;
         r->batch.first_row = r->next_row;
