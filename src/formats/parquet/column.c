@@ -425,7 +425,7 @@ static int decode_values(pq_colreader *c, int encoding, const uint8_t *p, size_t
     c->vmode = VM_ARRAY;
     if (encoding == PQ_ENC_PLAIN && t != PQ_BOOLEAN) {
         /* decoded batch by batch (plain_values); fixed widths are checked here */
-        size_t w = t == PQ_BYTE_ARRAY           ? 0
+        size_t w = t == PQ_BYTE_ARRAY             ? 0
                    : t == PQ_FIXED_LEN_BYTE_ARRAY ? (size_t)c->leaf->type_length
                                                   : c->value_size;
         if (w && count > n / w)
@@ -767,11 +767,9 @@ static int plain_values(pq_colreader *c, size_t n, uint8_t *out, icd_error *err)
     }
     default:
         used = n * c->value_size;
-        if (used)
-            memcpy(out, p, used);
+        if (used) memcpy(out, p, used);
     }
-    if (rc)
-        return col_fail(c, rc, (int64_t)c->chunk_off, err);
+    if (rc) return col_fail(c, rc, (int64_t)c->chunk_off, err);
     c->plain_off += used;
     return 0;
 }
@@ -830,8 +828,7 @@ static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
             memcpy(out->vals + out->vals_len * vs, (const uint8_t *)c->vals + c->vals_pos * vs,
                    nv * vs);
         out->vals_len = need;
-        if (vs == sizeof(pq_bytes))
-            c->cur_in_use = true;
+        if (vs == sizeof(pq_bytes)) c->cur_in_use = true;
         c->vals_pos += nv;
     }
     c->page_pos += k;
@@ -845,8 +842,7 @@ static int read_rows_copy(pq_colreader *c, size_t rows, pq_colbuf *out, size_t *
 /* The rows wanted lie within the current page: hand out views of the page's arrays. */
 static bool read_in_page(pq_colreader *c, size_t rows, pq_colbuf *out)
 {
-    if (c->page_pos >= c->page_count || c->vmode == VM_DICT)
-        return false;
+    if (c->page_pos >= c->page_count || c->vmode == VM_DICT) return false;
     int t = c->leaf->physical_type;
     bool fixed = t == PQ_INT32 || t == PQ_INT64 || t == PQ_FLOAT || t == PQ_DOUBLE;
     if (c->vmode == VM_PLAIN &&
@@ -854,15 +850,13 @@ static bool read_in_page(pq_colreader *c, size_t rows, pq_colbuf *out)
         return false;
     size_t k;
     if (!c->max_rep) {
-        if (c->page_count - c->page_pos < rows)
-            return false;
+        if (c->page_count - c->page_pos < rows) return false;
         k = rows;
     } else {
         size_t i = c->page_pos, done = 0;
         const uint32_t *rep = c->rep;
         for (; i < c->page_count; i++)
-            if (rep[i] == 0 && done++ == rows)
-                break;
+            if (rep[i] == 0 && done++ == rows) break;
         if (i == c->page_count) /* the last row may go on in the next page */
             return false;
         k = i - c->page_pos;
@@ -875,8 +869,7 @@ static bool read_in_page(pq_colreader *c, size_t rows, pq_colbuf *out)
         for (size_t i = 0; i < k; i++)
             nv += d[i] == md;
     }
-    if (nv > c->vals_count - c->vals_pos)
-        return false;
+    if (nv > c->vals_count - c->vals_pos) return false;
     out->def_view = c->max_def ? c->def + c->page_pos : NULL;
     out->rep_view = c->max_rep ? c->rep + c->page_pos : NULL;
     if (c->vmode == VM_PLAIN) { /* aligned fixed-width values: view the page itself */
@@ -890,8 +883,7 @@ static bool read_in_page(pq_colreader *c, size_t rows, pq_colbuf *out)
     c->page_pos += k;
     c->vals_pos += nv;
     c->started = true;
-    if (c->value_size == sizeof(pq_bytes) || c->vmode == VM_PLAIN)
-        c->cur_in_use = true;
+    if (c->value_size == sizeof(pq_bytes) || c->vmode == VM_PLAIN) c->cur_in_use = true;
     return true;
 }
 
@@ -899,8 +891,7 @@ int pq_colreader_read_rows(pq_colreader *c, size_t rows, pq_colbuf *out, icd_err
 {
     size_t done = 0;
     out->lvl_len = out->vals_len = 0;
-    if (read_in_page(c, rows, out))
-        return 0;
+    if (read_in_page(c, rows, out)) return 0;
     out->def_view = out->def;
     out->rep_view = out->rep;
     out->vals_view = out->vals;
@@ -908,8 +899,7 @@ int pq_colreader_read_rows(pq_colreader *c, size_t rows, pq_colbuf *out, icd_err
     out->def_view = out->def; /* the arrays may have moved */
     out->rep_view = out->rep;
     out->vals_view = out->vals;
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (done < rows)
         return corrupt(c, -1, err, "column has fewer rows than its row group (%zu missing)",
                        rows - done);
@@ -931,8 +921,7 @@ static int read_rows_copy(pq_colreader *c, size_t rows, pq_colbuf *out, size_t *
             if (k > rows - done) k = rows - done;
             ICD_TRY(append(c, k, out, err));
             done += k;
-            if (done == rows)
-                break;
+            if (done == rows) break;
             continue;
         }
         /* Nested: a row starts at repetition level 0; take entries up to the start of the
@@ -950,8 +939,7 @@ static int read_rows_copy(pq_colreader *c, size_t rows, pq_colbuf *out, size_t *
             }
         }
         ICD_TRY(append(c, i - c->page_pos, out, err));
-        if (stop)
-            break;
+        if (stop) break;
     }
     *done_out = done;
     return 0;
