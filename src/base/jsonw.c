@@ -16,19 +16,26 @@ static const char HEX[] = "0123456789abcdef";
 static size_t utf8_seq(const unsigned char *p, size_t n)
 {
     unsigned c = p[0];
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) return (n >= 2 && (p[1] & 0xC0) == 0x80) ? 2 : 0;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return (n >= 2 && (p[1] & 0xC0) == 0x80) ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && p[1] < 0xA0) return 0;  /* overlong */
-        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
+        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && p[1] < 0xA0)
+            return 0; /* overlong */
+        if (c == 0xED && p[1] >= 0xA0)
+            return 0; /* surrogate */
         return 3;
     }
     if (c >= 0xF0 && c <= 0xF4) {
         if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
             return 0;
-        if (c == 0xF0 && p[1] < 0x90) return 0;
-        if (c == 0xF4 && p[1] >= 0x90) return 0;
+        if (c == 0xF0 && p[1] < 0x90)
+            return 0;
+        if (c == 0xF4 && p[1] >= 0x90)
+            return 0;
         return 4;
     }
     return 0;
@@ -37,7 +44,8 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
 void icd_json_str(icd_buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
-    if (!icd_buf_grow(b, n + 3)) return;
+    if (!icd_buf_grow(b, n + 3))
+        return;
     icd_buf_putc(b, '"');
     size_t run = 0; /* start of the pending run of bytes that need no escaping */
     size_t i = 0;
@@ -54,27 +62,13 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
         }
         icd_buf_append(b, s + run, i - run);
         switch (c) {
-        case '"':
-            icd_buf_append(b, "\\\"", 2);
-            break;
-        case '\\':
-            icd_buf_append(b, "\\\\", 2);
-            break;
-        case '\n':
-            icd_buf_append(b, "\\n", 2);
-            break;
-        case '\r':
-            icd_buf_append(b, "\\r", 2);
-            break;
-        case '\t':
-            icd_buf_append(b, "\\t", 2);
-            break;
-        case '\b':
-            icd_buf_append(b, "\\b", 2);
-            break;
-        case '\f':
-            icd_buf_append(b, "\\f", 2);
-            break;
+        case '"': icd_buf_append(b, "\\\"", 2); break;
+        case '\\': icd_buf_append(b, "\\\\", 2); break;
+        case '\n': icd_buf_append(b, "\\n", 2); break;
+        case '\r': icd_buf_append(b, "\\r", 2); break;
+        case '\t': icd_buf_append(b, "\\t", 2); break;
+        case '\b': icd_buf_append(b, "\\b", 2); break;
+        case '\f': icd_buf_append(b, "\\f", 2); break;
         default:
             if (c < 0x20) {
                 char esc[6] = {'\\', 'u', '0', '0', HEX[c >> 4], HEX[c & 15]};
@@ -93,7 +87,8 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
 void icd_base64_raw(icd_buf *b, const uint8_t *p, size_t n)
 {
     static const char T[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (!icd_buf_grow(b, (n + 2) / 3 * 4 + 1)) return;
+    if (!icd_buf_grow(b, (n + 2) / 3 * 4 + 1))
+        return;
     char *o = b->data + b->len;
     size_t i = 0;
     for (; i + 3 <= n; i += 3) {
@@ -172,16 +167,19 @@ static bool nonfinite(icd_buf *b, double v)
  * of two; the bounds count when m is even, as round-half-even reads them). The shortest
  * text is then the multiple of the largest power of ten 10^j within [l, h], nearest to
  * the value. Returns the text length, or 0 outside the handled range. */
-static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av, char *out)
+static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av,
+                             char *out)
 {
     typedef unsigned __int128 u128;
     int s = -e;
-    if (s <= 0 || s > 120) return 0;
+    if (s <= 0 || s > 120)
+        return 0;
     int p = -3; /* 10^(p-1) <= av < 10^p, roughly (only the digit budget depends on it) */
     for (double t = 1e-3; av >= t && p < 16; t *= 10)
         p++;
     int K = 17 - p;
-    if (K < 1 || K > 21) return 0;
+    if (K < 1 || K > 21)
+        return 0;
     u128 p10 = 1;
     for (int i = 0; i < K; i++)
         p10 *= 10;
@@ -193,13 +191,15 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     u128 one = (u128)1 << sh;
     u128 L = incl ? (lo + one - 1) >> sh : (lo >> sh) + 1;
     u128 H = incl ? hi >> sh : (hi - 1) >> sh;
-    if (L > H || (H >> 63)) return 0;
+    if (L > H || (H >> 63))
+        return 0;
     uint64_t l = (uint64_t)L, h = (uint64_t)H;
     uint64_t d = 1;
     int j = 0;
     while (j < K - 1) {
         uint64_t d2 = d * 10;
-        if (h / d2 * d2 < l) break;
+        if (h / d2 * d2 < l)
+            break;
         d = d2;
         j++;
     }
@@ -225,7 +225,8 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     while (nd <= k)
         dig[nd++] = '0';
     size_t len = 0;
-    if (neg) out[len++] = '-';
+    if (neg)
+        out[len++] = '-';
     for (int i = nd - 1; i >= k; i--)
         out[len++] = dig[i];
     out[len++] = '.';
@@ -239,7 +240,8 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
 
 void icd_json_double(icd_buf *b, double v)
 {
-    if (nonfinite(b, v)) return;
+    if (nonfinite(b, v))
+        return;
     if (v == (double)(int64_t)v && fabs(v) < 1e15) {
         /* integral values: exact and fast; keep the sign of -0.0 */
         if (v == 0 && signbit(v))
@@ -256,8 +258,8 @@ void icd_json_double(icd_buf *b, double v)
         memcpy(&bits, &v, 8);
         int ex = (int)((bits >> 52) & 0x7ff);
         uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
-        size_t n = shortest_fixed(frac | (UINT64_C(1) << 52), ex - 1075, frac == 0 && ex > 1, v < 0,
-                                  fabs(v), tmp);
+        size_t n = shortest_fixed(frac | (UINT64_C(1) << 52), ex - 1075, frac == 0 && ex > 1,
+                                  v < 0, fabs(v), tmp);
         if (n) {
             icd_buf_append(b, tmp, n);
             return;
@@ -277,7 +279,8 @@ void icd_json_double(icd_buf *b, double v)
 
 void icd_json_float(icd_buf *b, float v)
 {
-    if (nonfinite(b, v)) return;
+    if (nonfinite(b, v))
+        return;
     if (v == (float)(int32_t)v && fabsf(v) < 1e7f) {
         if (v == 0 && signbit(v))
             icd_buf_append(b, "-0.0", 4);
@@ -293,8 +296,8 @@ void icd_json_float(icd_buf *b, float v)
         memcpy(&bits, &v, 4);
         int ex = (int)((bits >> 23) & 0xff);
         uint32_t frac = bits & ((1u << 23) - 1);
-        size_t n =
-            shortest_fixed(frac | (1u << 23), ex - 150, frac == 0 && ex > 1, v < 0, fabsf(v), tmp);
+        size_t n = shortest_fixed(frac | (1u << 23), ex - 150, frac == 0 && ex > 1, v < 0,
+                                  fabsf(v), tmp);
         if (n) {
             icd_buf_append(b, tmp, n);
             return;
@@ -313,7 +316,8 @@ void icd_json_float(icd_buf *b, float v)
  * placed `scale` digits from the right. */
 static void put_scaled(icd_buf *b, bool neg, const char *digits, size_t nd, int scale)
 {
-    if (neg) icd_buf_putc(b, '-');
+    if (neg)
+        icd_buf_putc(b, '-');
     if (scale <= 0) {
         icd_buf_append(b, digits, nd);
         for (int i = 0; i < -scale; i++)
@@ -365,7 +369,8 @@ void icd_fmt_decimal_be(icd_buf *b, const uint8_t *be, size_t n, int scale)
     char *digits = malloc(n * 3 + 2);
     if (!mag || !digits) {
         b->oom = true;
-        if (mag != stackmag) free(mag);
+        if (mag != stackmag)
+            free(mag);
         free(digits);
         return;
     }
@@ -399,7 +404,8 @@ void icd_fmt_decimal_be(icd_buf *b, const uint8_t *be, size_t n, int scale)
         nd = 1;
     }
     put_scaled(b, neg, out, nd, scale);
-    if (mag != stackmag) free(mag);
+    if (mag != stackmag)
+        free(mag);
     free(digits);
 }
 
@@ -466,7 +472,8 @@ void icd_fmt_timestamp(icd_buf *b, int64_t days, int64_t nanos_of_day, int digit
     icd_fmt_date(b, days);
     icd_buf_putc(b, 'T');
     icd_fmt_time(b, nanos_of_day, digits);
-    if (utc) icd_buf_append(b, "+00:00", 6);
+    if (utc)
+        icd_buf_append(b, "+00:00", 6);
 }
 
 void icd_json_date(icd_buf *b, int64_t days)
@@ -508,7 +515,8 @@ void icd_json_uuid(icd_buf *b, const uint8_t u[16])
     int o = 0;
     t[o++] = '"';
     for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) t[o++] = '-';
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            t[o++] = '-';
         t[o++] = HEX[u[i] >> 4];
         t[o++] = HEX[u[i] & 15];
     }
