@@ -159,6 +159,32 @@ static bool nonfinite(icd_buf *b, double v)
     return false;
 }
 
+/* Writes n with k > 0 digits after the decimal point ("-" first when neg); trailing zeros
+ * of the fraction are dropped (one digit stays). Returns the length. */
+static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
+{
+    char dig[32];
+    int nd = 0;
+    do {
+        dig[nd++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    while (nd <= k)
+        dig[nd++] = '0';
+    size_t len = 0;
+    if (neg)
+        out[len++] = '-';
+    for (int i = nd - 1; i >= k; i--)
+        out[len++] = dig[i];
+    out[len++] = '.';
+    int last = 0;
+    for (int i = 0; i < k - 1 && dig[i] == '0'; i++)
+        last = i + 1;
+    for (int i = k - 1; i >= last; i--)
+        out[len++] = dig[i];
+    return len;
+}
+
 /* Shortest fixed-point text of a finite, non-integral binary floating-point value
  * m * 2^e (e < 0) of magnitude av in [1e-4, 1e15), without snprintf. With K fraction
  * digits chosen so that v * 10^K has about 17 digits, exact 128-bit integer arithmetic on
@@ -174,15 +200,47 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     int s = -e;
     if (s <= 0 || s > 120)
         return 0;
+    static const double P10D[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4, 1e5, 1e6,
+                                  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    /* Values with few fraction digits (prices, metrics) first: v * 10^k is an integer N
+     * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
+     * of N with k fraction digits reads back as v. */
+    for (int k = 1; k <= 6; k++) {
+        double x = av * P10D[4 + k];
+        if (x >= 9007199254740992.0)
+            break;
+        /* the product may be off by an ulp or two from the integer it stands for */
+        uint64_t n = (uint64_t)(x + 0.5);
+        if (fabs(x - (double)n) <= x * 0x1p-51 && (double)n / P10D[4 + k] == av)
+            return put_fixed(n, k, neg, out);
+    }
     int p = -3; /* 10^(p-1) <= av < 10^p, roughly (only the digit budget depends on it) */
-    for (double t = 1e-3; av >= t && p < 16; t *= 10)
+    while (p < 16 && av >= P10D[p + 4])
         p++;
     int K = 17 - p;
     if (K < 1 || K > 21)
         return 0;
-    u128 p10 = 1;
-    for (int i = 0; i < K; i++)
-        p10 *= 10;
+    static const uint64_t P10U[] = {1ull,
+                                    10ull,
+                                    100ull,
+                                    1000ull,
+                                    10000ull,
+                                    100000ull,
+                                    1000000ull,
+                                    10000000ull,
+                                    100000000ull,
+                                    1000000000ull,
+                                    10000000000ull,
+                                    100000000000ull,
+                                    1000000000000ull,
+                                    10000000000000ull,
+                                    100000000000000ull,
+                                    1000000000000000ull,
+                                    10000000000000000ull,
+                                    100000000000000000ull,
+                                    1000000000000000000ull,
+                                    10000000000000000000ull};
+    u128 p10 = K <= 19 ? (u128)P10U[K] : (u128)P10U[19] * P10U[K - 19];
     u128 w = (u128)m * p10; /* v * 10^K * 2^s, exactly; < 2^123 */
     u128 four_w = w << 2;
     u128 lo = four_w - (narrow_below ? p10 : p10 << 1), hi = four_w + (p10 << 1);
@@ -214,28 +272,7 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
         n = r + d;
     else
         return 0;
-    n /= d;
-    int k = K - j; /* fraction digits */
-    char dig[32];
-    int nd = 0;
-    do {
-        dig[nd++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    while (nd <= k)
-        dig[nd++] = '0';
-    size_t len = 0;
-    if (neg)
-        out[len++] = '-';
-    for (int i = nd - 1; i >= k; i--)
-        out[len++] = dig[i];
-    out[len++] = '.';
-    int last = 0; /* drop trailing zeros of the fraction (keep one digit) */
-    for (int i = 0; i < k - 1 && dig[i] == '0'; i++)
-        last = i + 1;
-    for (int i = k - 1; i >= last; i--)
-        out[len++] = dig[i];
-    return len;
+    return put_fixed(n / d, K - j, neg, out);
 }
 
 void icd_json_double(icd_buf *b, double v)
