@@ -2,6 +2,7 @@
  * JSON value writers (see jsonw.h). These sit on the hot path of every row printed, so
  * the common cases (ASCII strings, small integers) avoid stdio.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,11 +159,127 @@ static bool nonfinite(icd_buf *b, double v)
     return false;
 }
 
+/* Writes n with k > 0 digits after the decimal point ("-" first when neg); trailing zeros
+ * of the fraction are dropped (one digit stays). Returns the length. */
+static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
+{
+    char dig[32];
+    int nd = 0;
+    do {
+        dig[nd++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    while (nd <= k)
+        dig[nd++] = '0';
+    size_t len = 0;
+    if (neg)
+        out[len++] = '-';
+    for (int i = nd - 1; i >= k; i--)
+        out[len++] = dig[i];
+    out[len++] = '.';
+    int last = 0;
+    for (int i = 0; i < k - 1 && dig[i] == '0'; i++)
+        last = i + 1;
+    for (int i = k - 1; i >= last; i--)
+        out[len++] = dig[i];
+    return len;
+}
+
+/* Shortest fixed-point text of a finite, non-integral binary floating-point value
+ * m * 2^e (e < 0) of magnitude av in [1e-4, 1e15), without snprintf. With K fraction
+ * digits chosen so that v * 10^K has about 17 digits, exact 128-bit integer arithmetic on
+ * m * 10^K / 2^-e gives the range [l, h] of K-digit decimals that read back as the same
+ * value (inside half the gap to each neighbour; the gap below is half as wide at a power
+ * of two; the bounds count when m is even, as round-half-even reads them). The shortest
+ * text is then the multiple of the largest power of ten 10^j within [l, h], nearest to
+ * the value. Returns the text length, or 0 outside the handled range. */
+static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av,
+                             char *out)
+{
+    typedef unsigned __int128 u128;
+    int s = -e;
+    if (s <= 0 || s > 120)
+        return 0;
+    static const double P10D[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4, 1e5, 1e6,
+                                  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    /* Values with few fraction digits (prices, metrics) first: v * 10^k is an integer N
+     * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
+     * of N with k fraction digits reads back as v. */
+    for (int k = 1; k <= 6; k++) {
+        double x = av * P10D[4 + k];
+        if (x >= 9007199254740992.0)
+            break;
+        /* the product may be off by an ulp or two from the integer it stands for */
+        uint64_t n = (uint64_t)(x + 0.5);
+        if (fabs(x - (double)n) <= x * 0x1p-51 && (double)n / P10D[4 + k] == av)
+            return put_fixed(n, k, neg, out);
+    }
+    int p = -3; /* 10^(p-1) <= av < 10^p, roughly (only the digit budget depends on it) */
+    while (p < 16 && av >= P10D[p + 4])
+        p++;
+    int K = 17 - p;
+    if (K < 1 || K > 21)
+        return 0;
+    static const uint64_t P10U[] = {1ull,
+                                    10ull,
+                                    100ull,
+                                    1000ull,
+                                    10000ull,
+                                    100000ull,
+                                    1000000ull,
+                                    10000000ull,
+                                    100000000ull,
+                                    1000000000ull,
+                                    10000000000ull,
+                                    100000000000ull,
+                                    1000000000000ull,
+                                    10000000000000ull,
+                                    100000000000000ull,
+                                    1000000000000000ull,
+                                    10000000000000000ull,
+                                    100000000000000000ull,
+                                    1000000000000000000ull,
+                                    10000000000000000000ull};
+    u128 p10 = K <= 19 ? (u128)P10U[K] : (u128)P10U[19] * P10U[K - 19];
+    u128 w = (u128)m * p10; /* v * 10^K * 2^s, exactly; < 2^123 */
+    u128 four_w = w << 2;
+    u128 lo = four_w - (narrow_below ? p10 : p10 << 1), hi = four_w + (p10 << 1);
+    int sh = s + 2;
+    bool incl = (m & 1) == 0;
+    u128 one = (u128)1 << sh;
+    u128 L = incl ? (lo + one - 1) >> sh : (lo >> sh) + 1;
+    u128 H = incl ? hi >> sh : (hi - 1) >> sh;
+    if (L > H || (H >> 63))
+        return 0;
+    uint64_t l = (uint64_t)L, h = (uint64_t)H;
+    uint64_t d = 1;
+    int j = 0;
+    while (j < K - 1) {
+        uint64_t d2 = d * 10;
+        if (h / d2 * d2 < l)
+            break;
+        d = d2;
+        j++;
+    }
+    uint64_t c = (uint64_t)(w >> s); /* floor(v * 10^K) */
+    uint64_t r = c / d * d, n;
+    bool r_ok = r >= l && r <= h, up_ok = r + d >= l && r + d <= h;
+    if (r_ok && up_ok)
+        n = w - ((u128)r << s) <= ((u128)(r + d) << s) - w ? r : r + d;
+    else if (r_ok)
+        n = r;
+    else if (up_ok)
+        n = r + d;
+    else
+        return 0;
+    return put_fixed(n / d, K - j, neg, out);
+}
+
 void icd_json_double(icd_buf *b, double v)
 {
     if (nonfinite(b, v))
         return;
-    if (v == (double)(int64_t)v && fabs(v) < 1e15) {
+    if (fabs(v) < 1e15 && v == (double)(int64_t)v) { /* range first: the cast is UB outside */
         /* integral values: exact and fast; keep the sign of -0.0 */
         if (v == 0 && signbit(v))
             icd_buf_append(b, "-0.0", 4);
@@ -172,9 +289,23 @@ void icd_json_double(icd_buf *b, double v)
         }
         return;
     }
-    char tmp[40];
-    /* The shortest of 15..17 significant digits that reads back exactly. */
-    for (int prec = 15; prec <= 17; prec++) {
+    char tmp[64];
+    if (fabs(v) >= 1e-4 && fabs(v) < 1e15) {
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        int ex = (int)((bits >> 52) & 0x7ff);
+        uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
+        size_t n = shortest_fixed(frac | (UINT64_C(1) << 52), ex - 1075, frac == 0 && ex > 1,
+                                  v < 0, fabs(v), tmp);
+        if (n) {
+            icd_buf_append(b, tmp, n);
+            return;
+        }
+    }
+    /* The shortest of 15..17 significant digits that reads back exactly. Any decimal of at
+     * most 15 digits is recovered by %.15g for normal doubles; subnormals have fewer bits,
+     * so their shortest form may be shorter: search from one digit. */
+    for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
         int n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
         if (prec == 17 || strtod(tmp, NULL) == v) {
             icd_buf_append(b, tmp, (size_t)n);
@@ -187,7 +318,7 @@ void icd_json_float(icd_buf *b, float v)
 {
     if (nonfinite(b, v))
         return;
-    if (v == (float)(int32_t)v && fabsf(v) < 1e7f) {
+    if (fabsf(v) < 1e7f && v == (float)(int32_t)v) { /* range first: the cast is UB outside */
         if (v == 0 && signbit(v))
             icd_buf_append(b, "-0.0", 4);
         else {
@@ -196,8 +327,20 @@ void icd_json_float(icd_buf *b, float v)
         }
         return;
     }
-    char tmp[40];
-    for (int prec = 6; prec <= 9; prec++) {
+    char tmp[64];
+    if (fabsf(v) >= 1e-4f && fabsf(v) < 1e7f) {
+        uint32_t bits;
+        memcpy(&bits, &v, 4);
+        int ex = (int)((bits >> 23) & 0xff);
+        uint32_t frac = bits & ((1u << 23) - 1);
+        size_t n = shortest_fixed(frac | (1u << 23), ex - 150, frac == 0 && ex > 1, v < 0,
+                                  fabsf(v), tmp);
+        if (n) {
+            icd_buf_append(b, tmp, n);
+            return;
+        }
+    }
+    for (int prec = fabsf(v) < FLT_MIN ? 1 : 6; prec <= 9; prec++) { /* see icd_json_double */
         int n = snprintf(tmp, sizeof tmp, "%.*g", prec, (double)v);
         if (prec == 9 || strtof(tmp, NULL) == v) {
             icd_buf_append(b, tmp, (size_t)n);
