@@ -47,6 +47,7 @@ int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_err
 int cmd_cat(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_tasks(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 
 /* Per-format workers behind `cat` and `inspect`. */
 int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);

@@ -19,6 +19,9 @@ static const command COMMANDS[] = {
     {"cat", cmd_cat, "cat FILE                 rows of one .parquet or .avro file as NDJSON"},
     {"inspect", cmd_inspect,
      "inspect FILE             structure of a .parquet, .avro, .puffin or metadata file as JSON"},
+    {"scan", cmd_scan,
+     "scan TABLE [--snapshot-id ID|--as-of TIME|--ref NAME] [--columns a,b] [--threads N]\n"
+     "                           [--stats]  the table's rows, every delete applied, as NDJSON"},
     {"tasks", cmd_tasks,
      "tasks TABLE [--snapshot-id ID|--as-of TIME|--ref NAME]\n"
      "                           the scan plan: data files and the delete files that apply"},

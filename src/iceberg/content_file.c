@@ -2,6 +2,7 @@
  * Small helpers over ice_content_file (see content_file.h).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "iceberg/content_file.h"
 
@@ -39,4 +40,20 @@ const char *ice_content_name(ice_content c)
     case ICE_CONTENT_EQUALITY_DELETES: return "equality_deletes";
     default: return "unknown";
     }
+}
+
+const char *ice_location_key(const char *loc, size_t len, size_t *out_len)
+{
+    const char *p = loc, *end = loc + len;
+    if (len >= 7 && !memcmp(p, "file://", 7))
+        p += 7;
+    else if (len >= 5 && !memcmp(p, "file:", 5))
+        p += 5;
+    else if ((len >= 7 && !memcmp(p, "hdfs://", 7)) || (len >= 9 && !memcmp(p, "viewfs://", 9))) {
+        const char *auth = (const char *)memchr(p, ':', (size_t)(end - p)) + 3;
+        const char *slash = memchr(auth, '/', (size_t)(end - auth));
+        p = slash ? slash : end;
+    }
+    *out_len = (size_t)(end - p);
+    return p;
 }

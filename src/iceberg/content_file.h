@@ -81,6 +81,12 @@ static inline bool ice_is_dv(const ice_content_file *f)
 
 const ice_col_stats *ice_content_file_stats(const ice_content_file *f, int32_t field_id);
 
+/* The part of a location that identifies a file for position deletes: "file:" schemes
+ * and the authority of hdfs:// and viewfs:// locations are dropped ("hdfs://nn:8020/a"
+ * and "/a" name the same file on the default file system). Returns a pointer into `loc`
+ * and its length. Writers differ in which form they store in file_path columns. */
+const char *ice_location_key(const char *loc, size_t len, size_t *out_len);
+
 const char *ice_file_format_name(ice_file_format fmt);
 const char *ice_content_name(ice_content c);
 

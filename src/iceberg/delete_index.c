@@ -32,15 +32,12 @@ struct ice_delete_index {
 
 const char *ice_position_delete_target(const ice_content_file *f, size_t *len)
 {
-    if (f->referenced_data_file) {
-        *len = strlen(f->referenced_data_file);
-        return f->referenced_data_file;
-    }
+    if (f->referenced_data_file)
+        return ice_location_key(f->referenced_data_file, strlen(f->referenced_data_file), len);
     const ice_col_stats *s = ice_content_file_stats(f, ICE_FIELD_DELETE_FILE_PATH);
     if (s && s->has_lower && s->has_upper && s->lower_len == s->upper_len &&
         memcmp(s->lower, s->upper, s->lower_len) == 0) {
-        *len = s->lower_len;
-        return (const char *)s->lower;
+        return ice_location_key((const char *)s->lower, s->lower_len, len);
     }
     *len = 0;
     return NULL;
@@ -127,8 +124,10 @@ static int add_delete(ice_delete_index *ix, const ice_content_file *f, const ice
             if (!f->referenced_data_file)
                 return icd_fail(err, ICD_ECORRUPT, f->manifest_path, -1,
                                 "deletion vector %s has no referenced_data_file", f->path);
-            return push(&ix->dvs, f, f->referenced_data_file, strlen(f->referenced_data_file),
-                        err);
+            size_t klen;
+            const char *k = ice_location_key(f->referenced_data_file,
+                                             strlen(f->referenced_data_file), &klen);
+            return push(&ix->dvs, f, k, klen, err);
         }
         size_t len;
         const char *target = ice_position_delete_target(f, &len);
@@ -208,7 +207,9 @@ static size_t lower_bound(const list *l, before_fn before, const ice_content_fil
 
 static int path_before(const entry *e, const ice_content_file *d, int64_t min_seq)
 {
-    int c = cmp_bytes(e->path, e->path_len, d->path, strlen(d->path));
+    size_t klen;
+    const char *k = ice_location_key(d->path, strlen(d->path), &klen);
+    int c = cmp_bytes(e->path, e->path_len, k, klen);
     return c < 0 || (c == 0 && e->f->data_seq < min_seq);
 }
 
@@ -245,24 +246,34 @@ static bool bounds_may_contain(const ice_content_file *f, const char *path, size
     const ice_col_stats *s = ice_content_file_stats(f, ICE_FIELD_DELETE_FILE_PATH);
     if (!s)
         return true;
-    if (s->has_lower && cmp_bytes(path, len, s->lower, s->lower_len) < 0)
-        return false;
-    if (s->has_upper && cmp_bytes(path, len, s->upper, s->upper_len) > 0)
-        return false;
+    /* compare location keys: bounds may name files as hdfs://nn/a while metadata says /a */
+    size_t klen, blen;
+    const char *k = ice_location_key(path, len, &klen), *b;
+    if (s->has_lower) {
+        b = ice_location_key((const char *)s->lower, s->lower_len, &blen);
+        if (cmp_bytes(k, klen, b, blen) < 0)
+            return false;
+    }
+    if (s->has_upper) {
+        b = ice_location_key((const char *)s->upper, s->upper_len, &blen);
+        if (cmp_bytes(k, klen, b, blen) > 0)
+            return false;
+    }
     return true;
 }
 
 int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
                          const ice_content_file ***out, size_t *n, size_t *cap, icd_error *err)
 {
-    size_t plen = strlen(d->path);
+    size_t plen;
+    const char *pkey = ice_location_key(d->path, strlen(d->path), &plen);
     int64_t seq = d->data_seq;
 
     /* A DV with seq >= seq(D) replaces every position delete file for D. */
     bool have_dv = false;
     size_t i = lower_bound(&ix->dvs, path_before, d, seq);
     if (i < ix->dvs.n && ix->dvs.v[i].path_len == plen &&
-        !memcmp(ix->dvs.v[i].path, d->path, plen)) {
+        !memcmp(ix->dvs.v[i].path, pkey, plen)) {
         ICD_TRY(append(out, n, cap, ix->dvs.v[i].f, err));
         have_dv = true;
     }
@@ -270,7 +281,7 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
     if (!have_dv) {
         for (i = lower_bound(&ix->path_pos, path_before, d, seq); i < ix->path_pos.n; i++) {
             const entry *e = &ix->path_pos.v[i];
-            if (e->path_len != plen || memcmp(e->path, d->path, plen))
+            if (e->path_len != plen || memcmp(e->path, pkey, plen))
                 break;
             ICD_TRY(append(out, n, cap, e->f, err));
         }
@@ -278,7 +289,7 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
             const entry *e = &ix->part_pos.v[i];
             if (cmp_partition(e->f, d))
                 break;
-            if (bounds_may_contain(e->f, d->path, plen))
+            if (bounds_may_contain(e->f, d->path, strlen(d->path)))
                 ICD_TRY(append(out, n, cap, e->f, err));
         }
     }

@@ -1,0 +1,1564 @@
+/*
+ * The merge-on-read reader (see reader.h). One task is read as:
+ *
+ *   1. map every output field to a source in the data file (a Parquet leaf, a nested
+ *      Parquet group, or a constant: identity partition value / initial-default / null);
+ *   2. fetch the task's delete files from the scan-wide cache (loading each once):
+ *      position deletes and DVs -> one position set for this data file, equality deletes
+ *      -> hash sets of canonical key tuples;
+ *   3. for each batch: selection = all rows; clear deleted positions; probe each
+ *      surviving row's key tuples; hand the rows still selected to the sink.
+ *
+ * Values are converted once, by typed_value(), from the file's physical type to the
+ * column's Iceberg type. The same conversion feeds both the sink and the equality keys, so
+ * a key written as INT64 in a delete file matches an INT32 value in an older data file.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/jsonw.h"
+#include "formats/avro/container.h"
+#include "formats/parquet/json.h"
+#include "formats/parquet/parquet.h"
+#include "iceberg/dv.h"
+#include "iceberg/literal.h"
+#include "iceberg/partition.h"
+#include "iceberg/posset.h"
+#include "iceberg/reader.h"
+
+/* ======================================================================================
+ * Typed values: one converted value of an Iceberg primitive type.
+ * ==================================================================================== */
+
+typedef enum tv_class {
+    TV_NULL,
+    TV_BOOL,
+    TV_INT,     /* int, long */
+    TV_FLOAT,   /* float (kept as float for output) */
+    TV_DOUBLE,
+    TV_DEC64,   /* decimal, unscaled in i */
+    TV_DECBE,   /* decimal, unscaled big-endian bytes */
+    TV_DATE,
+    TV_TIME,    /* micros of day */
+    TV_TS,      /* timestamp in the type's unit (micros or nanos) */
+    TV_STRING,
+    TV_UUID,
+    TV_BINARY   /* binary and fixed */
+} tv_class;
+
+typedef struct tvalue {
+    tv_class cls;
+    int64_t i;
+    double d;
+    float f;
+    const uint8_t *p;
+    size_t n;
+} tvalue;
+
+static int64_t int96_to_nanos(const pq_int96 *v)
+{
+    uint64_t nanos;
+    uint32_t julian;
+    memcpy(&nanos, v->b, 8);
+    memcpy(&julian, v->b + 8, 4);
+    int64_t days = (int64_t)julian - 2440588;
+    return days * 86400000000000LL + (int64_t)nanos;
+}
+
+static int64_t floordiv64(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Scale of a time value with the Parquet unit, to micros (6) or nanos (9). */
+static int64_t rescale(int64_t v, int unit, int target_digits)
+{
+    int from = unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_NANOS ? 9 : 6;
+    if (from == target_digits)
+        return v;
+    if (from < target_digits) {
+        int64_t m = from == 3 && target_digits == 9 ? 1000000 : 1000;
+        return v * m;
+    }
+    int64_t d = from == 9 && target_digits == 3 ? 1000000 : 1000;
+    return floordiv64(v, d);
+}
+
+static bool is_utc_type(ice_type_kind k)
+{
+    return k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMPTZ_NS;
+}
+
+static int ts_digits(ice_type_kind k)
+{
+    return (k == ICE_T_TIMESTAMP_NS || k == ICE_T_TIMESTAMPTZ_NS) ? 9 : 6;
+}
+
+/* Can a Parquet leaf be read as Iceberg type t? */
+static bool leaf_readable_as(const pq_node *leaf, const ice_type *t)
+{
+    int pt = leaf->physical_type;
+    int lk = leaf->eff.kind;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: return pt == PQ_BOOLEAN;
+    case ICE_T_INT: return pt == PQ_INT32;
+    case ICE_T_LONG: return pt == PQ_INT32 || pt == PQ_INT64;
+    case ICE_T_FLOAT: return pt == PQ_FLOAT;
+    case ICE_T_DOUBLE: return pt == PQ_FLOAT || pt == PQ_DOUBLE;
+    case ICE_T_DECIMAL:
+        return pt == PQ_INT32 || pt == PQ_INT64 || pt == PQ_BYTE_ARRAY ||
+               pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    case ICE_T_DATE: return pt == PQ_INT32;
+    case ICE_T_TIME: return pt == PQ_INT32 || pt == PQ_INT64;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        return pt == PQ_INT64 || pt == PQ_INT96 || (pt == PQ_INT32 && lk == PQ_LT_DATE);
+    case ICE_T_STRING: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    case ICE_T_UUID: return pt == PQ_FIXED_LEN_BYTE_ARRAY && leaf->type_length == 16;
+    case ICE_T_FIXED:
+    case ICE_T_BINARY: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    default: return false;
+    }
+}
+
+/* Value vi (an index into the dense non-null values) of a column batch, as type t. */
+static tvalue typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                          size_t vi)
+{
+    tvalue v = {0};
+    const void *vals = cb->values;
+    int pt = leaf->physical_type;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN:
+        v.cls = TV_BOOL;
+        v.i = ((const uint8_t *)vals)[vi];
+        return v;
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        v.cls = TV_INT;
+        v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
+        return v;
+    case ICE_T_FLOAT:
+        v.cls = TV_FLOAT;
+        v.f = ((const float *)vals)[vi];
+        return v;
+    case ICE_T_DOUBLE:
+        v.cls = TV_DOUBLE;
+        v.d = pt == PQ_FLOAT ? (double)((const float *)vals)[vi] : ((const double *)vals)[vi];
+        return v;
+    case ICE_T_DECIMAL:
+        if (pt == PQ_INT32 || pt == PQ_INT64) {
+            v.cls = TV_DEC64;
+            v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
+        } else {
+            v.cls = TV_DECBE;
+            v.p = ((const pq_bytes *)vals)[vi].ptr;
+            v.n = ((const pq_bytes *)vals)[vi].len;
+        }
+        return v;
+    case ICE_T_DATE:
+        v.cls = TV_DATE;
+        v.i = ((const int32_t *)vals)[vi];
+        return v;
+    case ICE_T_TIME:
+        v.cls = TV_TIME;
+        v.i = pt == PQ_INT32 ? (int64_t)((const int32_t *)vals)[vi] * 1000
+                             : rescale(((const int64_t *)vals)[vi], leaf->eff.unit, 6);
+        return v;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        int digits = ts_digits(t->kind);
+        v.cls = TV_TS;
+        if (pt == PQ_INT96)
+            v.i = rescale(int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS, digits);
+        else if (pt == PQ_INT32) /* date promoted to timestamp */
+            v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
+        else
+            v.i = rescale(((const int64_t *)vals)[vi],
+                          leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS,
+                          digits);
+        return v;
+    }
+    case ICE_T_STRING:
+    case ICE_T_UUID:
+    case ICE_T_FIXED:
+    case ICE_T_BINARY:
+        v.cls = t->kind == ICE_T_STRING ? TV_STRING : t->kind == ICE_T_UUID ? TV_UUID : TV_BINARY;
+        v.p = ((const pq_bytes *)vals)[vi].ptr;
+        v.n = ((const pq_bytes *)vals)[vi].len;
+        return v;
+    default: return v;
+    }
+}
+
+/* A literal (constant column, partition value, default) as a typed value. */
+static tvalue literal_value(const ice_literal *l, const ice_type *t)
+{
+    tvalue v = {0};
+    if (!l || l->is_null)
+        return v;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: v.cls = TV_BOOL; v.i = l->v.b; break;
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        v.cls = TV_INT;
+        v.i = (l->kind == ICE_T_INT || l->kind == ICE_T_DATE) ? l->v.i32 : l->v.i64;
+        break;
+    case ICE_T_FLOAT: v.cls = TV_FLOAT; v.f = l->v.f32; break;
+    case ICE_T_DOUBLE:
+        v.cls = TV_DOUBLE;
+        v.d = l->kind == ICE_T_FLOAT ? (double)l->v.f32 : l->v.f64;
+        break;
+    case ICE_T_DECIMAL:
+        v.cls = TV_DECBE;
+        v.p = l->v.bytes.ptr;
+        v.n = l->v.bytes.len;
+        break;
+    case ICE_T_DATE: v.cls = TV_DATE; v.i = l->v.i32; break;
+    case ICE_T_TIME: v.cls = TV_TIME; v.i = l->v.i64; break;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        v.cls = TV_TS;
+        if (l->kind == ICE_T_DATE)
+            v.i = (int64_t)l->v.i32 * 86400 * (ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL);
+        else if (ts_digits(t->kind) == 9 && (l->kind == ICE_T_TIMESTAMP || l->kind == ICE_T_TIMESTAMPTZ))
+            v.i = l->v.i64 * 1000;
+        else
+            v.i = l->v.i64;
+        break;
+    case ICE_T_STRING: v.cls = TV_STRING; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    case ICE_T_UUID: v.cls = TV_UUID; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    default: v.cls = TV_BINARY; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    }
+    return v;
+}
+
+static void emit_tvalue(const ice_row_sink *s, const tvalue *v, const ice_type *t)
+{
+    void *c = s->ctx;
+    switch (v->cls) {
+    case TV_NULL: s->null_value(c); return;
+    case TV_BOOL: s->boolean(c, v->i != 0); return;
+    case TV_INT: s->i64(c, v->i); return;
+    case TV_FLOAT: s->f32(c, v->f); return;
+    case TV_DOUBLE: s->f64(c, v->d); return;
+    case TV_DEC64: s->decimal_i64(c, v->i, t->scale); return;
+    case TV_DECBE: s->decimal_be(c, v->p, v->n, t->scale); return;
+    case TV_DATE: s->date(c, (int32_t)v->i); return;
+    case TV_TIME: s->time(c, v->i); return;
+    case TV_TS: s->timestamp(c, v->i, ts_digits(t->kind), is_utc_type(t->kind)); return;
+    case TV_STRING: s->string(c, (const char *)v->p, v->n); return;
+    case TV_UUID:
+        if (v->n == 16)
+            s->uuid(c, v->p);
+        else
+            s->binary(c, v->p, v->n);
+        return;
+    case TV_BINARY: s->binary(c, v->p, v->n); return;
+    }
+}
+
+/* Canonical key bytes of a typed value: equal Iceberg values give equal bytes whatever
+ * physical width they were stored with. */
+static void key_put(icd_buf *k, const tvalue *v)
+{
+    icd_buf_putc(k, (char)v->cls == TV_NULL ? 0 : 1);
+    switch (v->cls) {
+    case TV_NULL: return;
+    case TV_BOOL:
+    case TV_INT:
+    case TV_DATE:
+    case TV_TIME:
+    case TV_TS: icd_buf_append(k, &v->i, 8); return;
+    case TV_FLOAT:
+    case TV_DOUBLE: {
+        double d = v->cls == TV_FLOAT ? (double)v->f : v->d;
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        if (isnan(d))
+            bits = 0x7ff8000000000000ull;
+        icd_buf_append(k, &bits, 8);
+        return;
+    }
+    case TV_DEC64:
+    case TV_DECBE: {
+        ice_i128 x = v->i;
+        if (v->cls == TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x)) {
+            uint32_t n = (uint32_t)v->n; /* over 16 bytes: raw (cannot occur for P <= 38) */
+            icd_buf_append(k, &n, 4);
+            icd_buf_append(k, v->p, v->n);
+            return;
+        }
+        icd_buf_append(k, &x, sizeof x);
+        return;
+    }
+    default: {
+        uint32_t n = (uint32_t)v->n;
+        icd_buf_append(k, &n, 4);
+        icd_buf_append(k, v->p, v->n);
+    }
+    }
+}
+
+/* ======================================================================================
+ * Per-batch column cursors: for an unrepeated leaf, the value index of each row (-1 for
+ * null, including a null enclosing struct).
+ * ==================================================================================== */
+
+static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
+{
+    int maxdef = cb->leaf->def_level;
+    if (cb->rep || cb->num_levels != nrows)
+        return -1;
+    int32_t vi = 0;
+    if (!cb->def) {
+        for (size_t i = 0; i < nrows; i++)
+            vidx[i] = vi++;
+    } else {
+        for (size_t i = 0; i < nrows; i++)
+            vidx[i] = (int)cb->def[i] == maxdef ? vi++ : -1;
+    }
+    return (size_t)vi == cb->num_values ? 0 : -1;
+}
+
+/* ======================================================================================
+ * The scan-wide delete cache.
+ * ==================================================================================== */
+
+typedef enum cache_kind { C_POS, C_EQ, C_DV } cache_kind;
+
+typedef struct cache_entry {
+    cache_kind kind;
+    int rc;
+    icd_error err;
+    icd_map *by_path;      /* C_POS: data file path -> ice_posset* */
+    ice_posset **possets;  /* C_POS: owned */
+    size_t nposset;
+    icd_map *keys;         /* C_EQ: canonical key tuples */
+    ice_posset *dv;        /* C_DV */
+} cache_entry;
+
+struct ice_scan_reader {
+    icd_fileio *io;
+    const ice_metadata *md;
+    const ice_schema *schema;
+    const ice_field **fields;
+    size_t nfields;
+    const ice_name_mapping *mapping;
+    pthread_mutex_t lock;
+    icd_map *cache; /* key -> cache_entry* */
+    cache_entry **entries;
+    size_t nentries, cap;
+    atomic_bool canceled;
+};
+
+static void cache_entry_free(cache_entry *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->nposset; i++)
+        ice_posset_free(e->possets[i]);
+    free(e->possets);
+    icd_map_free(e->by_path);
+    icd_map_free(e->keys);
+    ice_posset_free(e->dv);
+    free(e);
+}
+
+/* The Iceberg type of a field id in any of the table's schemas (dropped columns still
+ * key old equality deletes). */
+static const ice_field *any_schema_field(const ice_scan_reader *r, int32_t id)
+{
+    const ice_field *f = ice_schema_field(r->schema, id);
+    if (f)
+        return f;
+    for (size_t i = 0; i < ice_metadata_schema_count(r->md); i++)
+        if ((f = ice_schema_field(ice_metadata_schema_at(r->md, i), id)) != NULL)
+            return f;
+    return NULL;
+}
+
+/* A Parquet node for a field id: by id, or (files without ids) by the name mapping, or
+ * by Java's fallback of positional ids for top-level columns. */
+static bool schema_has_ids(const pq_schema *s)
+{
+    for (uint32_t i = 0; i < s->num_nodes; i++)
+        if (s->nodes[i].has_field_id)
+            return true;
+    return false;
+}
+
+static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bool has_ids,
+                                int32_t id)
+{
+    if (has_ids)
+        return pq_schema_find_field_id(s, id);
+    if (r->mapping) {
+        for (size_t i = 0; i < r->mapping->n; i++) {
+            const ice_mapped_field *m = &r->mapping->fields[i];
+            if (!m->has_field_id || m->field_id != id)
+                continue;
+            for (size_t k = 0; k < m->n_names; k++)
+                for (uint32_t c = 0; c < s->root->num_children; c++)
+                    if (!strcmp(s->root->children[c]->name, m->names[k]))
+                        return s->root->children[c];
+        }
+        return NULL;
+    }
+    /* Java's addFallbackIds: top-level columns numbered 1, 2, ... in file order */
+    if (id >= 1 && (uint32_t)id <= s->root->num_children)
+        return s->root->children[id - 1];
+    return NULL;
+}
+
+static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file *df,
+                                      cache_entry *e, icd_error *err)
+{
+    pq_file *pf = NULL;
+    pq_reader *rd = NULL;
+    uint64_t *run = NULL;
+    size_t runcap = 0;
+    int rc = pq_file_open(r->io, df->path, &pf, err);
+    if (rc)
+        return rc;
+    const pq_schema *s = pq_file_schema(pf);
+    const pq_node *pn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_FILE_PATH);
+    const pq_node *qn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_POS);
+    if (!pn)
+        pn = pq_schema_find_path(s, "file_path");
+    if (!qn)
+        qn = pq_schema_find_path(s, "pos");
+    if (!pn || !qn || pn->leaf_index < 0 || qn->leaf_index < 0 ||
+        pn->physical_type != PQ_BYTE_ARRAY || (qn->physical_type != PQ_INT64 && qn->physical_type != PQ_INT32)) {
+        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                      "position delete file lacks the file_path (string) and pos (long) columns");
+        goto done;
+    }
+    int leaves[2] = {pn->leaf_index, qn->leaf_index};
+    int pcol = leaves[0] < leaves[1] ? 0 : 1;
+    if (leaves[0] > leaves[1]) {
+        int t = leaves[0];
+        leaves[0] = leaves[1];
+        leaves[1] = t;
+    }
+    if ((rc = pq_reader_open(pf, leaves, 2, 0, &rd, err)))
+        goto done;
+    if ((rc = icd_map_new(&e->by_path, 16, err)))
+        goto done;
+    ice_posset *cur = NULL;
+    const uint8_t *cur_path = NULL;
+    size_t cur_len = 0;
+    size_t nrun = 0;
+    for (;;) {
+        pq_batch *b;
+        if ((rc = pq_reader_next(rd, &b, err)) || !b)
+            break;
+        const pq_column_batch *pc = &b->columns[pcol], *qc = &b->columns[1 - pcol];
+        if (pc->num_values != b->num_rows || qc->num_values != b->num_rows) {
+            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                          "position delete file has null file_path or pos values");
+            break;
+        }
+        const pq_bytes *paths = pc->values;
+        for (size_t i = 0; i < b->num_rows && !rc; i++) {
+            int64_t pos = qn->physical_type == PQ_INT64 ? ((const int64_t *)qc->values)[i]
+                                                          : ((const int32_t *)qc->values)[i];
+            if (pos < 0) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                              "negative position %lld in row %lld", (long long)pos,
+                              (long long)(b->first_row + (int64_t)i));
+                break;
+            }
+            if (!cur || paths[i].len != cur_len || memcmp(paths[i].ptr, cur_path, cur_len)) {
+                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err)))
+                    break;
+                nrun = 0;
+                size_t klen;
+                const char *key = ice_location_key((const char *)paths[i].ptr, paths[i].len, &klen);
+                uint64_t h = icd_hash_bytes(key, klen);
+                uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
+                if (slot) {
+                    cur = icd_map_to_ptr(*slot);
+                } else {
+                    ice_posset *ps;
+                    if ((rc = ice_posset_new(&ps, err)))
+                        break;
+                    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
+                    if (!np) {
+                        ice_posset_free(ps);
+                        rc = icd_fail_nomem(err);
+                        break;
+                    }
+                    e->possets = np;
+                    e->possets[e->nposset++] = ps;
+                    if ((rc = icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err)))
+                        break;
+                    cur = ps;
+                }
+                /* the map keeps its own copy of the key; remember this batch's bytes */
+                cur_path = paths[i].ptr;
+                cur_len = paths[i].len;
+            }
+            if (nrun == runcap) {
+                size_t nc = runcap ? runcap * 2 : 4096;
+                uint64_t *nr = realloc(run, nc * sizeof *nr);
+                if (!nr) {
+                    rc = icd_fail_nomem(err);
+                    break;
+                }
+                run = nr;
+                runcap = nc;
+            }
+            run[nrun++] = (uint64_t)pos;
+        }
+        if (!rc && cur && nrun) { /* batch buffers are reused: flush, forget the path */
+            rc = ice_posset_add_many(cur, run, nrun, err);
+            nrun = 0;
+        }
+        cur = NULL;
+        if (rc)
+            break;
+    }
+    for (size_t i = 0; !rc && i < e->nposset; i++)
+        rc = ice_posset_freeze(e->possets[i], err);
+done:
+    free(run);
+    pq_reader_close(rd);
+    pq_file_close(pf);
+    return rc;
+}
+
+/* Key of one row from key columns: cols[k] (NULL = constant ktv[k]). */
+typedef struct key_col {
+    const ice_type *type;
+    const pq_node *leaf;
+    int batch_col;     /* column in the batch, or -1 for a constant */
+    tvalue constant;   /* the column's value when the file lacks it */
+    int32_t *vidx;     /* per-row value index of the current batch */
+} key_col;
+
+static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
+{
+    icd_buf_clear(k);
+    for (size_t c = 0; c < nk; c++) {
+        if (kc[c].batch_col < 0) {
+            key_put(k, &kc[c].constant);
+            continue;
+        }
+        int32_t vi = kc[c].vidx[row];
+        tvalue v = {0};
+        if (vi >= 0)
+            v = typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
+        key_put(k, &v);
+    }
+}
+
+static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
+                                      cache_entry *e, icd_error *err)
+{
+    pq_file *pf = NULL;
+    pq_reader *rd = NULL;
+    size_t nk = (size_t)df->nequality_ids;
+    key_col *kc = calloc(nk, sizeof *kc);
+    int *leaves = calloc(nk, sizeof *leaves);
+    icd_buf key = ICD_BUF_INIT;
+    int rc = 0;
+    if (!kc || !leaves) {
+        rc = icd_fail_nomem(err);
+        goto done;
+    }
+    if ((rc = pq_file_open(r->io, df->path, &pf, err)))
+        goto done;
+    const pq_schema *s = pq_file_schema(pf);
+    for (size_t i = 0; i < nk; i++) {
+        int32_t id = df->equality_ids[i];
+        const ice_field *f = any_schema_field(r, id);
+        if (!f)
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "equality field id %d is in no schema of the table", (int)id);
+        const pq_node *n = pq_schema_find_field_id(s, id);
+        if (!n || n->leaf_index < 0 || n->rep_level > 0) {
+            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                          "equality delete file lacks a primitive column for field id %d (%s)",
+                          (int)id, f->name);
+            goto done;
+        }
+        if (!leaf_readable_as(n, f->type)) {
+            rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                          "equality column %s cannot be read as %s", f->name,
+                          ice_type_kind_name(f->type->kind));
+            goto done;
+        }
+        kc[i].type = f->type;
+        kc[i].leaf = n;
+        leaves[i] = n->leaf_index;
+    }
+    /* reader columns come back in leaf order */
+    int *sorted = malloc(nk * sizeof *sorted);
+    if (!sorted) {
+        rc = icd_fail_nomem(err);
+        goto done;
+    }
+    memcpy(sorted, leaves, nk * sizeof *sorted);
+    for (size_t i = 1; i < nk; i++) /* insertion sort: few columns */
+        for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    size_t nuniq = 0;
+    for (size_t i = 0; i < nk; i++)
+        if (!nuniq || sorted[nuniq - 1] != sorted[i])
+            sorted[nuniq++] = sorted[i];
+    for (size_t i = 0; i < nk; i++)
+        for (size_t j = 0; j < nuniq; j++)
+            if (sorted[j] == leaves[i])
+                kc[i].batch_col = (int)j;
+    rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
+    free(sorted);
+    if (rc)
+        goto done;
+    if ((rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
+        goto done;
+    int32_t *vbuf = NULL;
+    size_t vcap = 0;
+    for (;;) {
+        pq_batch *b;
+        if ((rc = pq_reader_next(rd, &b, err)) || !b)
+            break;
+        if (b->num_rows * nk > vcap) {
+            vcap = b->num_rows * nk;
+            int32_t *nv = realloc(vbuf, vcap * sizeof *nv);
+            if (!nv) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            vbuf = nv;
+        }
+        for (size_t c = 0; c < nk; c++) {
+            kc[c].vidx = vbuf + c * b->num_rows;
+            if (fill_vidx(&b->columns[kc[c].batch_col], b->num_rows, kc[c].vidx)) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "inconsistent column levels");
+                break;
+            }
+        }
+        for (size_t i = 0; i < b->num_rows && !rc; i++) {
+            row_key(&key, kc, nk, b, i);
+            if (!icd_buf_ok(&key)) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            uint64_t h = icd_hash_bytes(key.data, key.len);
+            uint64_t *slot;
+            rc = icd_map_upsert(e->keys, key.data, key.len, h, &slot, NULL, err);
+        }
+        if (rc)
+            break;
+    }
+    free(vbuf);
+done:
+    icd_buf_free(&key);
+    free(kc);
+    free(leaves);
+    pq_reader_close(rd);
+    pq_file_close(pf);
+    return rc;
+}
+
+static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
+                      icd_error *err)
+{
+    if (ice_is_dv(df)) {
+        e->kind = C_DV;
+        return ice_dv_read(r->io, df->path, df->content_offset, df->content_size,
+                           df->referenced_data_file, df->record_count, &e->dv, err);
+    }
+    if (df->format != ICE_FORMAT_PARQUET)
+        return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                        "%s delete files in %s format are not supported yet",
+                        df->content == ICE_CONTENT_EQUALITY_DELETES ? "equality" : "position",
+                        ice_file_format_name(df->format));
+    if (df->content == ICE_CONTENT_POSITION_DELETES) {
+        e->kind = C_POS;
+        return read_position_file_parquet(r, df, e, err);
+    }
+    e->kind = C_EQ;
+    return read_equality_file_parquet(r, df, e, err);
+}
+
+/* The loaded form of a delete file, loading it on first use. Loading happens under the
+ * scan-wide lock, so each file is read exactly once even when tasks race for it. */
+static int get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
+                     bool *loaded, icd_error *err)
+{
+    char keybuf[64];
+    icd_buf key = ICD_BUF_INIT;
+    icd_buf_puts(&key, df->path);
+    icd_buf_putc(&key, '\0');
+    snprintf(keybuf, sizeof keybuf, "%lld", (long long)df->content_offset);
+    icd_buf_puts(&key, keybuf);
+    if (!icd_buf_ok(&key))
+        return icd_fail_nomem(err);
+    uint64_t h = icd_hash_bytes(key.data, key.len);
+    pthread_mutex_lock(&r->lock);
+    uint64_t *slot = icd_map_find(r->cache, key.data, key.len, h);
+    int rc = 0;
+    cache_entry *e;
+    if (slot) {
+        e = icd_map_to_ptr(*slot);
+    } else {
+        e = calloc(1, sizeof *e);
+        if (!e) {
+            rc = icd_fail_nomem(err);
+            goto out;
+        }
+        icd_error_clear(&e->err);
+        e->rc = load_entry(r, df, e, &e->err);
+        if (e->rc)
+            icd_error_set_file(&e->err, df->path);
+        *loaded = true;
+        if (r->nentries == r->cap) {
+            size_t nc = r->cap ? r->cap * 2 : 16;
+            cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
+            if (!ne) {
+                cache_entry_free(e);
+                rc = icd_fail_nomem(err);
+                goto out;
+            }
+            r->entries = ne;
+            r->cap = nc;
+        }
+        r->entries[r->nentries++] = e;
+        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err)))
+            goto out;
+    }
+    if (e->rc) {
+        rc = e->rc;
+        *err = e->err;
+    }
+    *out = e;
+out:
+    pthread_mutex_unlock(&r->lock);
+    icd_buf_free(&key);
+    return rc;
+}
+
+/* ======================================================================================
+ * Reader setup.
+ * ==================================================================================== */
+
+int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
+                        const char *const *columns, size_t ncolumns, ice_scan_reader **out,
+                        icd_error *err)
+{
+    *out = NULL;
+    ice_scan_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return icd_fail_nomem(err);
+    r->io = io;
+    r->md = md;
+    r->schema = schema;
+    pthread_mutex_init(&r->lock, NULL);
+    atomic_init(&r->canceled, false);
+    int rc = icd_map_new(&r->cache, 64, err);
+    if (rc)
+        goto fail;
+    const ice_type *root = &schema->root;
+    size_t n = ncolumns ? ncolumns : root->nfields;
+    r->fields = calloc(n ? n : 1, sizeof *r->fields);
+    if (!r->fields) {
+        rc = icd_fail_nomem(err);
+        goto fail;
+    }
+    if (!ncolumns) {
+        for (size_t i = 0; i < root->nfields; i++)
+            r->fields[r->nfields++] = &root->fields[i];
+    } else {
+        /* output in schema order, whatever order the names were given in */
+        for (size_t i = 0; i < ncolumns; i++) {
+            bool found = false;
+            for (size_t k = 0; k < root->nfields; k++)
+                if (!strcmp(root->fields[k].name, columns[i]))
+                    found = true;
+            if (!found) {
+                rc = icd_fail(err, ICD_ENOTFOUND, NULL, -1,
+                              "column '%s' is not in the table schema", columns[i]);
+                goto fail;
+            }
+        }
+        for (size_t k = 0; k < root->nfields; k++)
+            for (size_t i = 0; i < ncolumns; i++)
+                if (!strcmp(root->fields[k].name, columns[i])) {
+                    r->fields[r->nfields++] = &root->fields[k];
+                    break;
+                }
+    }
+    for (size_t i = 0; i < r->nfields; i++)
+        if ((rc = ice_type_check_readable(r->fields[i]->type, r->fields[i]->name, err)))
+            goto fail;
+    if (ice_metadata_property(md, "schema.name-mapping.default")) {
+        icd_error tmp;
+        if (ice_metadata_name_mapping(md, &r->mapping, &tmp))
+            r->mapping = NULL;
+    }
+    *out = r;
+    return 0;
+fail:
+    ice_scan_reader_free(r);
+    return rc;
+}
+
+void ice_scan_reader_free(ice_scan_reader *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nentries; i++)
+        cache_entry_free(r->entries[i]);
+    free(r->entries);
+    icd_map_free(r->cache);
+    free(r->fields);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+}
+
+size_t ice_scan_reader_field_count(const ice_scan_reader *r) { return r->nfields; }
+const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i) { return r->fields[i]; }
+void ice_scan_reader_cancel(ice_scan_reader *r) { atomic_store(&r->canceled, true); }
+
+void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
+{
+    into->data_files += from->data_files;
+    into->rows_read += from->rows_read;
+    into->rows_deleted_position += from->rows_deleted_position;
+    into->rows_deleted_equality += from->rows_deleted_equality;
+    into->rows_emitted += from->rows_emitted;
+    into->rows_skipped += from->rows_skipped;
+    into->delete_files_loaded += from->delete_files_loaded;
+}
+
+/* ======================================================================================
+ * One task.
+ * ==================================================================================== */
+
+typedef enum src_kind { SRC_LEAF, SRC_NESTED, SRC_CONST } src_kind;
+
+typedef struct out_col {
+    const ice_field *field;
+    size_t name_len;
+    src_kind kind;
+    const pq_node *node;
+    int batch_col;          /* SRC_LEAF: column in the batch; SRC_NESTED: first column */
+    int ncols;              /* SRC_NESTED: leaves */
+    tvalue constant;        /* SRC_CONST */
+    const ice_literal *lit; /* SRC_CONST with a nested default */
+    pq_json_writer *json;   /* SRC_NESTED */
+    pq_batch json_batch;    /* SRC_NESTED: the view of its columns */
+    int32_t *vidx;
+} out_col;
+
+typedef struct eq_probe {
+    const icd_map *keys;
+    key_col *cols;
+    size_t ncols;
+} eq_probe;
+
+typedef struct task_state {
+    ice_scan_reader *r;
+    const ice_scan_task *task;
+    const ice_row_sink *sink;
+    ice_read_stats *stats;
+    out_col *cols;
+    size_t ncols;
+    eq_probe *eq;
+    size_t neq;
+    const ice_posset *pos; /* NULL when no position deletes */
+    ice_posset *pos_owned;
+    int *leaves; /* sorted, distinct leaves to read */
+    size_t nleaves;
+    icd_buf key;
+    icd_buf json;
+    uint8_t *sel;
+    int32_t *vbuf;
+    size_t vcap;
+} task_state;
+
+static int add_leaf(task_state *t, int leaf, icd_error *err)
+{
+    for (size_t i = 0; i < t->nleaves; i++)
+        if (t->leaves[i] == leaf)
+            return 0;
+    int *nl = realloc(t->leaves, (t->nleaves + 1) * sizeof *nl);
+    if (!nl)
+        return icd_fail_nomem(err);
+    t->leaves = nl;
+    t->leaves[t->nleaves++] = leaf;
+    return 0;
+}
+
+static int batch_col_of(const task_state *t, int leaf)
+{
+    for (size_t i = 0; i < t->nleaves; i++)
+        if (t->leaves[i] == leaf)
+            return (int)i;
+    return -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The identity-partition value of field id in the data file's partition, if any. */
+static const ice_literal *identity_partition_value(const ice_scan_reader *r,
+                                                   const ice_content_file *df, int32_t id)
+{
+    const ice_partition_spec *spec = ice_metadata_spec(r->md, df->spec_id);
+    if (!spec || !df->partition)
+        return NULL;
+    for (size_t i = 0; i < spec->nfields && (int32_t)i < df->npartition; i++)
+        if (spec->fields[i].source_id == id &&
+            spec->fields[i].transform.kind == ICE_TR_IDENTITY)
+            return &df->partition[i];
+    return NULL;
+}
+
+static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    bool has_ids = schema_has_ids(s);
+    t->ncols = r->nfields;
+    t->cols = calloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
+    if (!t->cols)
+        return icd_fail_nomem(err);
+    for (size_t i = 0; i < r->nfields; i++) {
+        out_col *c = &t->cols[i];
+        const ice_field *f = r->fields[i];
+        c->field = f;
+        c->name_len = strlen(f->name);
+        const pq_node *n = find_node(r, s, has_ids, f->id);
+        if (n && (!has_ids || n->parent == s->root)) {
+            c->node = n;
+            if (n->leaf_index >= 0 && ice_type_is_primitive(f->type)) {
+                if (!leaf_readable_as(n, f->type))
+                    return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                                    "column %s: Parquet %s column '%s' cannot be read as %s",
+                                    f->name, pq_type_name(n->physical_type), n->dotted,
+                                    ice_type_kind_name(f->type->kind));
+                c->kind = SRC_LEAF;
+                ICD_TRY(add_leaf(t, n->leaf_index, err));
+            } else if (n->leaf_index < 0 && !ice_type_is_primitive(f->type)) {
+                c->kind = SRC_NESTED;
+                c->ncols = n->num_leaves;
+                for (int k = 0; k < n->num_leaves; k++)
+                    ICD_TRY(add_leaf(t, n->first_leaf + k, err));
+            } else {
+                return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                                "column %s (field id %d) is %s in the table but %s in the file",
+                                f->name, (int)f->id, ice_type_kind_name(f->type->kind),
+                                n->leaf_index >= 0 ? "a primitive" : "a group");
+            }
+            continue;
+        }
+        /* Not in the file: identity partition value, initial-default, or null. */
+        c->kind = SRC_CONST;
+        const ice_literal *l = identity_partition_value(r, df, f->id);
+        if (!l)
+            l = f->initial_default;
+        c->lit = l;
+        if (ice_type_is_primitive(f->type))
+            c->constant = literal_value(l, f->type);
+    }
+    return 0;
+}
+
+static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
+{
+    const ice_scan_task *task = t->task;
+    bool has_ids = schema_has_ids(s);
+    for (size_t d = 0; d < task->ndeletes; d++) {
+        const ice_content_file *df = task->deletes[d];
+        if (df->content != ICE_CONTENT_EQUALITY_DELETES)
+            continue;
+        const cache_entry *e;
+        bool loaded = false;
+        ICD_TRY(get_entry(t->r, df, &e, &loaded, err));
+        if (loaded)
+            t->stats->delete_files_loaded++;
+        eq_probe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
+        if (!np)
+            return icd_fail_nomem(err);
+        t->eq = np;
+        eq_probe *p = &t->eq[t->neq++];
+        p->keys = e->keys;
+        p->ncols = (size_t)df->nequality_ids;
+        p->cols = calloc(p->ncols, sizeof *p->cols);
+        if (!p->cols)
+            return icd_fail_nomem(err);
+        for (size_t k = 0; k < p->ncols; k++) {
+            int32_t id = df->equality_ids[k];
+            const ice_field *f = any_schema_field(t->r, id);
+            if (!f)
+                return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                                "equality field id %d is in no schema of the table", (int)id);
+            key_col *kc = &p->cols[k];
+            kc->type = f->type;
+            const pq_node *n = find_node(t->r, s, has_ids, id);
+            if (!n) {
+                /* the data file predates the column: its value is the partition value,
+                 * the initial-default, or null, for every row */
+                const ice_literal *l = identity_partition_value(t->r, task->data, id);
+                kc->constant = literal_value(l ? l : f->initial_default, f->type);
+                kc->batch_col = -1;
+                continue;
+            }
+            if (n->leaf_index < 0 || n->rep_level > 0 || !leaf_readable_as(n, f->type))
+                return icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
+                                "equality key column %s cannot be read from this file",
+                                f->name);
+            kc->leaf = n;
+            kc->batch_col = n->leaf_index; /* a leaf for now; mapped after sorting */
+            ICD_TRY(add_leaf(t, n->leaf_index, err));
+        }
+    }
+    return 0;
+}
+
+static int setup_positions(task_state *t, icd_error *err)
+{
+    const ice_scan_task *task = t->task;
+    const ice_content_file *data = task->data;
+    const ice_posset *sets[64];
+    size_t nsets = 0;
+    for (size_t d = 0; d < task->ndeletes; d++) {
+        const ice_content_file *df = task->deletes[d];
+        if (df->content != ICE_CONTENT_POSITION_DELETES)
+            continue;
+        const cache_entry *e;
+        bool loaded = false;
+        ICD_TRY(get_entry(t->r, df, &e, &loaded, err));
+        if (loaded)
+            t->stats->delete_files_loaded++;
+        const ice_posset *ps = NULL;
+        if (e->kind == C_DV) {
+            ps = e->dv;
+        } else {
+            size_t klen;
+            const char *key = ice_location_key(data->path, strlen(data->path), &klen);
+            uint64_t *slot = icd_map_find(e->by_path, key, klen, icd_hash_bytes(key, klen));
+            ps = slot ? icd_map_to_ptr(*slot) : NULL;
+        }
+        if (!ps || ice_posset_is_empty(ps))
+            continue;
+        if (nsets == sizeof sets / sizeof sets[0]) { /* fold into one owned set */
+            if (!t->pos_owned)
+                ICD_TRY(ice_posset_new(&t->pos_owned, err));
+            for (size_t i = 0; i < nsets; i++)
+                ICD_TRY(ice_posset_union(t->pos_owned, sets[i], err));
+            nsets = 0;
+        }
+        sets[nsets++] = ps;
+    }
+    if (nsets == 1 && !t->pos_owned) {
+        t->pos = sets[0];
+        return 0;
+    }
+    if (nsets == 0 && !t->pos_owned)
+        return 0;
+    if (!t->pos_owned)
+        ICD_TRY(ice_posset_new(&t->pos_owned, err));
+    for (size_t i = 0; i < nsets; i++)
+        ICD_TRY(ice_posset_union(t->pos_owned, sets[i], err));
+    ICD_TRY(ice_posset_freeze(t->pos_owned, err));
+    t->pos = t->pos_owned;
+    return 0;
+}
+
+static void emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t);
+
+static void emit_nested_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t)
+{
+    void *c = s->ctx;
+    if (t->kind == ICE_T_STRUCT) {
+        s->struct_begin(c);
+        for (size_t i = 0; i < t->nfields; i++) {
+            const ice_field *f = &t->fields[i];
+            const ice_literal *v = NULL;
+            for (size_t k = 0; k < l->v.nested.n; k++)
+                if (l->v.nested.ids && l->v.nested.ids[k] == f->id)
+                    v = &l->v.nested.items[k];
+            if (!v)
+                v = f->initial_default;
+            s->field(c, f->name, strlen(f->name));
+            emit_literal(s, v, f->type);
+        }
+        s->struct_end(c);
+    } else if (t->kind == ICE_T_LIST) {
+        s->list_begin(c);
+        for (size_t k = 0; k < l->v.nested.n; k++)
+            emit_literal(s, &l->v.nested.items[k], t->element->type);
+        s->list_end(c);
+    } else {
+        s->map_begin(c);
+        size_t n = l->v.nested.n;
+        for (size_t k = 0; k < n; k++) {
+            emit_literal(s, &l->v.nested.items[k], t->key->type);
+            emit_literal(s, &l->v.nested.items[n + k], t->value->type);
+        }
+        s->map_end(c);
+    }
+}
+
+static void emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t)
+{
+    if (!l || l->is_null) {
+        s->null_value(s->ctx);
+        return;
+    }
+    if (!ice_type_is_primitive(t)) {
+        emit_nested_literal(s, l, t);
+        return;
+    }
+    tvalue v = literal_value(l, t);
+    emit_tvalue(s, &v, t);
+}
+
+static int open_nested_writers(task_state *t, const pq_schema *s, icd_error *err)
+{
+    for (size_t i = 0; i < t->ncols; i++) {
+        out_col *c = &t->cols[i];
+        if (c->kind != SRC_NESTED)
+            continue;
+        int *lv = malloc((size_t)c->ncols * sizeof *lv);
+        if (!lv)
+            return icd_fail_nomem(err);
+        for (int k = 0; k < c->ncols; k++)
+            lv[k] = c->node->first_leaf + k;
+        int rc = pq_json_writer_new(s, lv, (size_t)c->ncols, &c->json, err);
+        free(lv);
+        ICD_TRY(rc);
+    }
+    return 0;
+}
+
+/* A nested column: the Parquet JSON writer renders {"name":value}; the value part is
+ * handed to the sink. */
+static int emit_nested(task_state *t, out_col *c, icd_error *err)
+{
+    icd_buf_clear(&t->json);
+    ICD_TRY(pq_json_row(c->json, &t->json, err));
+    /* strip {"<parquet name>": and the closing } */
+    const char *p = t->json.data;
+    size_t n = t->json.len;
+    const char *colon = NULL;
+    if (n >= 2 && p[0] == '{') {
+        /* the key is a JSON string: find its closing quote, honouring escapes */
+        size_t i = 2;
+        while (i < n && p[i] != '"')
+            i += p[i] == '\\' ? 2 : 1;
+        if (i + 1 < n && p[i + 1] == ':')
+            colon = p + i + 1;
+    }
+    if (!colon || p[n - 1] != '}')
+        return icd_fail(err, ICD_EINTERNAL, t->task->data->path, -1,
+                        "nested column %s could not be rendered", c->field->name);
+    t->sink->raw_json(t->sink->ctx, colon + 1, (size_t)(p + n - 1 - (colon + 1)));
+    return 0;
+}
+
+static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
+{
+    const ice_row_sink *s = t->sink;
+    size_t n = b->num_rows;
+    t->stats->rows_read += n;
+    uint8_t *sel = t->sel;
+    memset(sel, 1, n);
+    if (t->pos)
+        t->stats->rows_deleted_position += ice_posset_apply(t->pos, (uint64_t)b->first_row, n, sel);
+
+    /* per-row value indexes of every leaf column used */
+    size_t need = n * (t->ncols + 1);
+    for (size_t e = 0; e < t->neq; e++)
+        need += n * t->eq[e].ncols;
+    if (need > t->vcap) {
+        int32_t *nv = realloc(t->vbuf, need * sizeof *nv);
+        if (!nv)
+            return icd_fail_nomem(err);
+        t->vbuf = nv;
+        t->vcap = need;
+    }
+    int32_t *vb = t->vbuf;
+    for (size_t i = 0; i < t->ncols; i++) {
+        out_col *c = &t->cols[i];
+        if (c->kind != SRC_LEAF)
+            continue;
+        c->vidx = vb;
+        vb += n;
+        if (fill_vidx(&b->columns[c->batch_col], n, c->vidx))
+            return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
+                            "column %s: levels do not match the row count",
+                            c->field->name);
+    }
+    for (size_t e = 0; e < t->neq; e++) {
+        eq_probe *p = &t->eq[e];
+        for (size_t k = 0; k < p->ncols; k++) {
+            if (p->cols[k].batch_col < 0)
+                continue;
+            p->cols[k].vidx = vb;
+            vb += n;
+            if (fill_vidx(&b->columns[p->cols[k].batch_col], n, p->cols[k].vidx))
+                return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
+                                "equality key column: levels do not match the row count");
+        }
+    }
+    /* equality deletes */
+    for (size_t i = 0; i < n && t->neq; i++) {
+        if (!sel[i])
+            continue;
+        for (size_t e = 0; e < t->neq; e++) {
+            row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
+            if (!icd_buf_ok(&t->key))
+                return icd_fail_nomem(err);
+            if (icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
+                                 icd_hash_bytes(t->key.data, t->key.len))) {
+                sel[i] = 0;
+                t->stats->rows_deleted_equality++;
+                break;
+            }
+        }
+    }
+    /* nested writers walk every row, kept or not */
+    for (size_t i = 0; i < t->ncols; i++) {
+        out_col *c = &t->cols[i];
+        if (c->kind == SRC_NESTED) {
+            c->json_batch.first_row = b->first_row;
+            c->json_batch.num_rows = b->num_rows;
+            c->json_batch.row_group = b->row_group;
+            c->json_batch.num_columns = (size_t)c->ncols;
+            c->json_batch.columns = &b->columns[c->batch_col];
+            pq_json_begin(c->json, &c->json_batch);
+        }
+    }
+    const char *path = t->task->data->path;
+    for (size_t i = 0; i < n; i++) {
+        if (!sel[i]) {
+            for (size_t k = 0; k < t->ncols; k++)
+                if (t->cols[k].kind == SRC_NESTED)
+                    ICD_TRY(pq_json_skip_row(t->cols[k].json, err));
+            continue;
+        }
+        s->begin_row(s->ctx, path, b->first_row + (int64_t)i);
+        for (size_t k = 0; k < t->ncols; k++) {
+            out_col *c = &t->cols[k];
+            s->field(s->ctx, c->field->name, c->name_len);
+            switch (c->kind) {
+            case SRC_LEAF: {
+                int32_t vi = c->vidx[i];
+                if (vi < 0) {
+                    s->null_value(s->ctx);
+                } else {
+                    tvalue v = typed_value(c->field->type, c->node, &b->columns[c->batch_col],
+                                           (size_t)vi);
+                    emit_tvalue(s, &v, c->field->type);
+                }
+                break;
+            }
+            case SRC_NESTED: ICD_TRY(emit_nested(t, c, err)); break;
+            case SRC_CONST:
+                if (ice_type_is_primitive(c->field->type))
+                    emit_tvalue(s, &c->constant, c->field->type);
+                else
+                    emit_literal(s, c->lit, c->field->type);
+                break;
+            }
+        }
+        int rc = s->end_row(s->ctx, err);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
+            t->stats->rows_skipped++;
+        else
+            t->stats->rows_emitted++;
+    }
+    for (size_t k = 0; k < t->ncols; k++)
+        if (t->cols[k].kind == SRC_NESTED)
+            ICD_TRY(pq_json_end(t->cols[k].json, err));
+    return 0;
+}
+
+static void task_state_free(task_state *t)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        pq_json_writer_free(t->cols[i].json);
+    free(t->cols);
+    for (size_t e = 0; e < t->neq; e++)
+        free(t->eq[e].cols);
+    free(t->eq);
+    ice_posset_free(t->pos_owned);
+    free(t->leaves);
+    icd_buf_free(&t->key);
+    icd_buf_free(&t->json);
+    free(t->sel);
+    free(t->vbuf);
+}
+
+static int read_parquet_task(task_state *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    pq_file *pf = NULL;
+    pq_reader *rd = NULL;
+    int rc = pq_file_open(r->io, df->path, &pf, err);
+    if (rc)
+        return rc;
+    const pq_schema *s = pq_file_schema(pf);
+    if ((rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
+        (rc = setup_positions(t, err)) || (rc = open_nested_writers(t, s, err)))
+        goto done;
+    qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
+    for (size_t i = 0; i < t->ncols; i++) {
+        out_col *c = &t->cols[i];
+        if (c->kind == SRC_LEAF)
+            c->batch_col = batch_col_of(t, c->node->leaf_index);
+        else if (c->kind == SRC_NESTED)
+            c->batch_col = batch_col_of(t, c->node->first_leaf);
+    }
+    for (size_t e = 0; e < t->neq; e++)
+        for (size_t k = 0; k < t->eq[e].ncols; k++)
+            if (t->eq[e].cols[k].batch_col >= 0)
+                t->eq[e].cols[k].batch_col = batch_col_of(t, t->eq[e].cols[k].batch_col);
+    /* A file with no projected column still has rows: read its smallest column to count
+     * them (or, with no columns at all, emit empty rows from the footer's count). */
+    if (t->nleaves == 0 && s->num_leaves > 0 && (rc = add_leaf(t, 0, err)))
+        goto done;
+    if (t->nleaves == 0) {
+        rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "Parquet file without columns");
+        goto done;
+    }
+    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)))
+        goto done;
+    t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
+    if (!t->sel) {
+        rc = icd_fail_nomem(err);
+        goto done;
+    }
+    for (;;) {
+        if (atomic_load(&r->canceled)) {
+            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
+            break;
+        }
+        pq_batch *b;
+        if ((rc = pq_reader_next(rd, &b, err)) || !b)
+            break;
+        if (b->num_rows > PQ_DEFAULT_BATCH_ROWS) {
+            rc = icd_fail(err, ICD_EINTERNAL, df->path, -1, "batch larger than requested");
+            break;
+        }
+        if ((rc = process_batch(t, b, err)))
+            break;
+    }
+    if (!rc && df->record_count >= 0 && pq_file_num_rows(pf) != df->record_count)
+        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                      "the file has %lld rows but its manifest says %lld",
+                      (long long)pq_file_num_rows(pf), (long long)df->record_count);
+done:
+    pq_reader_close(rd);
+    pq_file_close(pf);
+    return rc;
+}
+
+/* ---- Avro data files ------------------------------------------------------------------ */
+
+static tvalue avro_tvalue(const avro_value *v, const ice_type *t)
+{
+    tvalue out = {0};
+    if (avro_value_is_null(v))
+        return out;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: out.cls = TV_BOOL; out.i = v->u.boolean; break;
+    case ICE_T_INT:
+    case ICE_T_LONG: out.cls = TV_INT; out.i = v->u.i64; break;
+    case ICE_T_FLOAT: out.cls = TV_FLOAT; out.f = v->u.f32; break;
+    case ICE_T_DOUBLE:
+        out.cls = TV_DOUBLE;
+        out.d = v->type == AVRO_FLOAT ? (double)v->u.f32 : v->u.f64;
+        break;
+    case ICE_T_DECIMAL: out.cls = TV_DECBE; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    case ICE_T_DATE: out.cls = TV_DATE; out.i = v->u.i64; break;
+    case ICE_T_TIME:
+        out.cls = TV_TIME;
+        out.i = v->schema && v->schema->logical == AVRO_LT_TIME_MILLIS ? v->u.i64 * 1000 : v->u.i64;
+        break;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        int unit = PQ_UNIT_MICROS;
+        if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_MILLIS)
+            unit = PQ_UNIT_MILLIS;
+        else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS)
+            unit = PQ_UNIT_NANOS;
+        out.cls = TV_TS;
+        out.i = v->type == AVRO_INT ? v->u.i64 * 86400 * (ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL)
+                                    : rescale(v->u.i64, unit, ts_digits(t->kind));
+        break;
+    }
+    case ICE_T_STRING: out.cls = TV_STRING; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    case ICE_T_UUID: out.cls = TV_UUID; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    default: out.cls = TV_BINARY; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    }
+    return out;
+}
+
+static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t);
+
+static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t)
+{
+    if (avro_value_is_null(v)) {
+        s->null_value(s->ctx);
+        return;
+    }
+    if (ice_type_is_primitive(t)) {
+        tvalue tv = avro_tvalue(v, t);
+        emit_tvalue(s, &tv, t);
+        return;
+    }
+    if (t->kind == ICE_T_STRUCT) {
+        s->struct_begin(s->ctx);
+        for (size_t i = 0; i < t->nfields; i++) {
+            const ice_field *f = &t->fields[i];
+            s->field(s->ctx, f->name, strlen(f->name));
+            const avro_value *fv = v->type == AVRO_RECORD ? avro_value_field_by_id(v, f->id) : NULL;
+            if (fv)
+                emit_avro(s, fv, f->type);
+            else
+                emit_literal(s, f->initial_default, f->type);
+        }
+        s->struct_end(s->ctx);
+    } else if (t->kind == ICE_T_LIST) {
+        s->list_begin(s->ctx);
+        for (size_t i = 0; v->type == AVRO_ARRAY && i < v->u.list.count; i++)
+            emit_avro(s, &v->u.list.items[i], t->element->type);
+        s->list_end(s->ctx);
+    } else {
+        s->map_begin(s->ctx);
+        if (v->type == AVRO_MAP) {
+            for (size_t i = 0; i < v->u.map.count; i++) {
+                s->string(s->ctx, (const char *)v->u.map.keys[i].ptr, v->u.map.keys[i].len);
+                emit_avro(s, &v->u.map.values[i], t->value->type);
+            }
+        } else if (v->type == AVRO_ARRAY) { /* non-string keys: array of {key, value} */
+            for (size_t i = 0; i < v->u.list.count; i++) {
+                const avro_value *kv = &v->u.list.items[i];
+                emit_avro(s, avro_value_field(kv, "key"), t->key->type);
+                emit_avro(s, avro_value_field(kv, "value"), t->value->type);
+            }
+        }
+        s->map_end(s->ctx);
+    }
+}
+
+static int read_avro_task(task_state *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    const ice_row_sink *s = t->sink;
+    /* equality deletes on Avro data: keys from record fields by id */
+    for (size_t d = 0; d < t->task->ndeletes; d++)
+        if (t->task->deletes[d]->content == ICE_CONTENT_EQUALITY_DELETES)
+            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                            "equality deletes on Avro data files are not supported yet");
+    ICD_TRY(setup_positions(t, err));
+    avro_reader *ar;
+    ICD_TRY(avro_reader_open(r->io, df->path, &ar, err));
+    icd_arena arena = ICD_ARENA_INIT;
+    int rc = 0;
+    int64_t pos = 0;
+    for (;; pos++) {
+        if (atomic_load(&r->canceled)) {
+            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
+            break;
+        }
+        avro_value rec;
+        bool eof;
+        icd_arena_reset(&arena);
+        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof)
+            break;
+        t->stats->rows_read++;
+        if (t->pos && ice_posset_contains(t->pos, (uint64_t)pos)) {
+            t->stats->rows_deleted_position++;
+            continue;
+        }
+        s->begin_row(s->ctx, df->path, pos);
+        for (size_t k = 0; k < r->nfields; k++) {
+            const ice_field *f = r->fields[k];
+            s->field(s->ctx, f->name, strlen(f->name));
+            const avro_value *v = rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
+            if (v) {
+                emit_avro(s, v, f->type);
+            } else {
+                const ice_literal *l = identity_partition_value(r, df, f->id);
+                emit_literal(s, l ? l : f->initial_default, f->type);
+            }
+        }
+        int erc = s->end_row(s->ctx, err);
+        if (erc < 0) {
+            rc = erc;
+            break;
+        }
+        if (erc > 0)
+            t->stats->rows_skipped++;
+        else
+            t->stats->rows_emitted++;
+    }
+    icd_arena_free(&arena);
+    avro_reader_free(ar);
+    if (!rc && df->record_count >= 0 && pos != df->record_count)
+        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                      "the file has %lld records but its manifest says %lld", (long long)pos,
+                      (long long)df->record_count);
+    return rc;
+}
+
+int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
+                              const ice_row_sink *sink, ice_read_stats *stats, icd_error *err)
+{
+    task_state t;
+    memset(&t, 0, sizeof t);
+    t.r = r;
+    t.task = task;
+    t.sink = sink;
+    t.stats = stats;
+    t.key = (icd_buf)ICD_BUF_INIT;
+    t.json = (icd_buf)ICD_BUF_INIT;
+    int rc;
+    switch (task->data->format) {
+    case ICE_FORMAT_PARQUET: rc = read_parquet_task(&t, err); break;
+    case ICE_FORMAT_AVRO: rc = read_avro_task(&t, err); break;
+    case ICE_FORMAT_ORC:
+        rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
+                      "ORC data files are not supported yet");
+        break;
+    default:
+        rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
+                      "data file format is unknown");
+    }
+    if (!rc)
+        stats->data_files++;
+    else
+        icd_error_set_file(err, task->data->path);
+    task_state_free(&t);
+    return rc;
+}

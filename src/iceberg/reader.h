@@ -1,0 +1,67 @@
+/*
+ * The merge-on-read reader: reads one file scan task — a data file and the delete files
+ * the planner matched to it — and hands every surviving row to an ice_row_sink.
+ *
+ *   projection   by field id, never by name: renamed columns follow their id; a column the
+ *                file lacks reads as its identity-partition value, its initial-default, or
+ *                null; files without field ids go through schema.name-mapping.default;
+ *                promotions (int->long, float->double, decimal widening, date->timestamp)
+ *                are applied on the fly
+ *   deletes      position delete files and deletion vectors become one position set per
+ *                data file, applied to each batch as a selection; equality deletes are hash
+ *                sets of key tuples (one per delete file), probed per row; null equals null
+ *   sharing      every delete file is read once per scan (ice_scan_reader caches it) and
+ *                shared by all tasks it applies to, across threads
+ *
+ * Memory per task: one row group of the projected columns (plus key columns) and the
+ * task's delete index.
+ */
+#ifndef ICD_ICE_READER_H
+#define ICD_ICE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "iceberg/metadata.h"
+#include "iceberg/row_sink.h"
+#include "iceberg/scan_plan.h"
+#include "iceberg/schema.h"
+#include "io/fileio.h"
+
+typedef struct ice_scan_reader ice_scan_reader;
+
+/* Counters of one scan; add() merges task counters. */
+typedef struct ice_read_stats {
+    uint64_t data_files;
+    uint64_t rows_read;
+    uint64_t rows_deleted_position; /* by position delete files and DVs */
+    uint64_t rows_deleted_equality;
+    uint64_t rows_emitted;
+    uint64_t rows_skipped; /* sink asked to skip (e.g. Druid parse exceptions) */
+    uint64_t delete_files_loaded;
+} ice_read_stats;
+
+/* `columns` selects top-level columns by name (NULL = all), in the table schema's order.
+ * The reader borrows io, md and schema. */
+int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
+                        const char *const *columns, size_t ncolumns, ice_scan_reader **out,
+                        icd_error *err);
+void ice_scan_reader_free(ice_scan_reader *r);
+
+/* The projected top-level fields, in output order. */
+size_t ice_scan_reader_field_count(const ice_scan_reader *r);
+const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i);
+
+/* Reads one task into the sink. Safe to call from several threads at once (each with
+ * its own sink). Stats are added to *stats (caller-owned, not shared across threads). */
+int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
+                              const ice_row_sink *sink, ice_read_stats *stats, icd_error *err);
+
+/* Stops running and future reads at their next batch (ICD_ECANCELED). */
+void ice_scan_reader_cancel(ice_scan_reader *r);
+
+void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from);
+
+#endif

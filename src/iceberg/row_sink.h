@@ -1,0 +1,48 @@
+/*
+ * ice_row_sink: where the merge-on-read reader puts surviving rows, one typed value at a
+ * time, already converted to the Iceberg type of its column (timestamps in the Iceberg
+ * unit, promotions applied). `scan` plugs in a JSON writer following design.md §3
+ * (scan_json.c); Druid's `read` plugs in the Druid input-row writer.
+ */
+#ifndef ICD_ICE_ROW_SINK_H
+#define ICD_ICE_ROW_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+typedef struct ice_row_sink {
+    void *ctx;
+    /* A row begins: its data file and 0-based position in it (for messages). */
+    void (*begin_row)(void *ctx, const char *file, int64_t pos);
+    void (*field)(void *ctx, const char *name, size_t n);
+    void (*null_value)(void *ctx);
+    void (*boolean)(void *ctx, bool v);
+    void (*i64)(void *ctx, int64_t v); /* int, long */
+    void (*f32)(void *ctx, float v);
+    void (*f64)(void *ctx, double v);
+    void (*decimal_i64)(void *ctx, int64_t unscaled, int scale);
+    void (*decimal_be)(void *ctx, const uint8_t *be, size_t n, int scale);
+    void (*date)(void *ctx, int32_t days);
+    void (*time)(void *ctx, int64_t micros_of_day);
+    /* unit_digits 6 (micros) or 9 (nanos); utc for timestamptz */
+    void (*timestamp)(void *ctx, int64_t v, int unit_digits, bool utc);
+    void (*string)(void *ctx, const char *s, size_t n);
+    void (*uuid)(void *ctx, const uint8_t v[16]);
+    void (*binary)(void *ctx, const uint8_t *p, size_t n); /* binary and fixed */
+    void (*struct_begin)(void *ctx);
+    void (*struct_end)(void *ctx);
+    void (*list_begin)(void *ctx);
+    void (*list_end)(void *ctx);
+    void (*map_begin)(void *ctx); /* then key, value, key, value, ... */
+    void (*map_end)(void *ctx);
+    /* A nested value already rendered as JSON in the §3 conventions. */
+    void (*raw_json)(void *ctx, const char *json, size_t n);
+    /* The row is complete. A failure stops the scan (e.g. too many parse errors). A
+     * positive return skips the row without failing (e.g. a counted parse exception). */
+    int (*end_row)(void *ctx, icd_error *err);
+} ice_row_sink;
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * The `scan` row writer (see scan_json.h): Iceberg values -> JSON text per design.md §3,
+ * through the one set of value formatters in base/jsonw.h. Maps are arrays of
+ * {"key":…, "value":…} objects.
+ */
+#include "base/jsonw.h"
+#include "iceberg/scan_json.h"
+
+static void pre(ice_scan_json *j)
+{
+    int d = j->depth;
+    switch (j->kind[d]) {
+    case 'a':
+        if (!j->first[d])
+            icd_buf_putc(j->out, ',');
+        j->first[d] = false;
+        break;
+    case 'm':
+        if (j->state[d] == 0) {
+            if (!j->first[d])
+                icd_buf_putc(j->out, ',');
+            j->first[d] = false;
+            icd_buf_append(j->out, "{\"key\":", 7);
+            j->state[d] = 1;
+        } else {
+            icd_buf_append(j->out, ",\"value\":", 9);
+        }
+        break;
+    default: break;
+    }
+}
+
+static void post(ice_scan_json *j)
+{
+    int d = j->depth;
+    if (j->kind[d] != 'm')
+        return;
+    if (j->state[d] == 1) {
+        j->state[d] = 2;
+    } else {
+        icd_buf_putc(j->out, '}');
+        j->state[d] = 0;
+    }
+}
+
+static void push(ice_scan_json *j, char kind, char open)
+{
+    pre(j);
+    icd_buf_putc(j->out, open);
+    if (j->depth + 1 < ICE_SCAN_JSON_MAX_DEPTH)
+        j->depth++;
+    j->kind[j->depth] = kind;
+    j->first[j->depth] = true;
+    j->state[j->depth] = 0;
+}
+
+static void pop(ice_scan_json *j, char close)
+{
+    icd_buf_putc(j->out, close);
+    if (j->depth > 0)
+        j->depth--;
+    post(j);
+}
+
+static void begin_row(void *c, const char *file, int64_t pos)
+{
+    (void)file;
+    (void)pos;
+    ice_scan_json *j = c;
+    j->depth = 0;
+    j->kind[0] = 'o';
+    j->first[0] = true;
+    icd_buf_putc(j->out, '{');
+}
+
+static void field(void *c, const char *name, size_t n)
+{
+    ice_scan_json *j = c;
+    int d = j->depth;
+    if (!j->first[d])
+        icd_buf_putc(j->out, ',');
+    j->first[d] = false;
+    icd_json_str(j->out, name, n);
+    icd_buf_putc(j->out, ':');
+}
+
+#define SCALAR(name, args, body)                                                               \
+    static void name args                                                                      \
+    {                                                                                          \
+        ice_scan_json *j = c;                                                                  \
+        pre(j);                                                                                \
+        body;                                                                                  \
+        post(j);                                                                               \
+    }
+
+SCALAR(v_null, (void *c), icd_buf_append(j->out, "null", 4))
+SCALAR(v_bool, (void *c, bool v), v ? icd_buf_append(j->out, "true", 4)
+                                    : icd_buf_append(j->out, "false", 5))
+SCALAR(v_i64, (void *c, int64_t v), icd_json_i64(j->out, v))
+SCALAR(v_f32, (void *c, float v), icd_json_float(j->out, v))
+SCALAR(v_f64, (void *c, double v), icd_json_double(j->out, v))
+SCALAR(v_dec64, (void *c, int64_t v, int scale), icd_json_decimal_i64(j->out, v, scale))
+SCALAR(v_decbe, (void *c, const uint8_t *p, size_t n, int scale),
+       icd_json_decimal_be(j->out, p, n, scale))
+SCALAR(v_date, (void *c, int32_t d), icd_json_date(j->out, d))
+SCALAR(v_time, (void *c, int64_t us), icd_json_time(j->out, us, 6))
+SCALAR(v_ts, (void *c, int64_t v, int digits, bool utc), icd_json_timestamp(j->out, v, digits, utc))
+SCALAR(v_str, (void *c, const char *s, size_t n), icd_json_str(j->out, s, n))
+SCALAR(v_uuid, (void *c, const uint8_t v[16]), icd_json_uuid(j->out, v))
+SCALAR(v_bin, (void *c, const uint8_t *p, size_t n), icd_json_base64(j->out, p, n))
+SCALAR(v_raw, (void *c, const char *s, size_t n), icd_buf_append(j->out, s, n))
+
+static void struct_begin(void *c) { push(c, 'o', '{'); }
+static void struct_end(void *c) { pop(c, '}'); }
+static void list_begin(void *c) { push(c, 'a', '['); }
+static void list_end(void *c) { pop(c, ']'); }
+static void map_begin(void *c) { push(c, 'm', '['); }
+static void map_end(void *c) { pop(c, ']'); }
+
+static int end_row(void *c, icd_error *err)
+{
+    ice_scan_json *j = c;
+    icd_buf_append(j->out, "}\n", 2);
+    return j->on_row ? j->on_row(j->on_row_ctx, j->out, err) : 0;
+}
+
+void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *s)
+{
+    *s = (ice_row_sink){.ctx = j,
+                        .begin_row = begin_row,
+                        .field = field,
+                        .null_value = v_null,
+                        .boolean = v_bool,
+                        .i64 = v_i64,
+                        .f32 = v_f32,
+                        .f64 = v_f64,
+                        .decimal_i64 = v_dec64,
+                        .decimal_be = v_decbe,
+                        .date = v_date,
+                        .time = v_time,
+                        .timestamp = v_ts,
+                        .string = v_str,
+                        .uuid = v_uuid,
+                        .binary = v_bin,
+                        .struct_begin = struct_begin,
+                        .struct_end = struct_end,
+                        .list_begin = list_begin,
+                        .list_end = list_end,
+                        .map_begin = map_begin,
+                        .map_end = map_end,
+                        .raw_json = v_raw,
+                        .end_row = end_row};
+}
