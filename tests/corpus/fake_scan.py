@@ -17,7 +17,7 @@ Usage (through fake_icedruid.sh, which the harness gets as ICEDRUID):
 Needs ICD_SHARED. Environment switches for the harness self-test (check_harness.sh):
   FAKE_SCAN_ORC=rows      print the rows of ORC tables instead of failing
   FAKE_SCAN_BREAK=MODE    misbehave: drop-row, impala-format, key-order, float-off,
-                          orc-partial, sleep
+                          orc-partial, sleep, no-remap
 """
 
 import base64
@@ -356,7 +356,8 @@ def breakage(rows, mode):
         for r in rows:
             for k, v in r.items():
                 if isinstance(v, Raw) and re.search(r"[.eE]", v.text):
-                    r[k] = Raw(repr(float(v.text) * 1.001))
+                    x = float(v.text) * 1.001
+                    r[k] = Raw(repr(x)) if math.isfinite(x) else v
 
 
 def main(argv):
@@ -368,7 +369,8 @@ def main(argv):
     table = os.path.realpath(opts["table"])
     if not os.path.isdir(os.path.join(table, "metadata")):
         die("%s: not a table directory" % opts["table"])
-    check_remaps(table, opts["remaps"])
+    # no-remap: behave like a reader that ignores --remap (the check must then fail)
+    check_remaps(table, [] if mode == "no-remap" else opts["remaps"])
     orc = orc_file(table)
     if mode == "orc-partial" and orc:
         print("{}")
