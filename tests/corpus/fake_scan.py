@@ -136,12 +136,12 @@ def orc_file(table):
 # --- Iceberg types -------------------------------------------------------------
 
 def split_top(s, sep=","):
-    """Split at sep where not nested in <>."""
+    """Split at sep where not nested in <> or ()."""
     out, depth, cur = [], 0, ""
     for ch in s:
-        if ch == "<":
+        if ch in "<(":
             depth += 1
-        elif ch == ">":
+        elif ch in ">)":
             depth -= 1
         if ch == sep and depth == 0:
             out.append(cur)
