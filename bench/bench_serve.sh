@@ -9,6 +9,8 @@
 #   --connections C  wrk connections (default 4)
 #   --duration S     seconds of load (default 10)
 #   --split N        the split requested (default 0; "all" spreads over every split)
+#   --prebuilt       the synthetic provider repeats one pre-formatted chunk, so the figures
+#                    show the server's own cost (HTTP, chunking, copies) without row making
 #   --build DIR      build directory (default build)
 # The server is tool_serve_bench (bench/tool_serve_bench.c: the server over a synthetic
 # provider). To measure the real thing, set SERVER_CMD to any command that prints the
@@ -17,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rows=100000 splits=16 threads=4 conns=4 duration=10 split=0 build=build
+rows=100000 splits=16 threads=4 conns=4 duration=10 split=0 build=build prebuilt=
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=$2; shift 2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
     --duration) duration=$2; shift 2 ;;
     --split) split=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --prebuilt) prebuilt=--prebuilt; shift ;;
     *) echo "bench_serve.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -37,8 +40,8 @@ if [ -z "${SERVER_CMD:-}" ]; then
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   fi
   cmake --build "$build" -j 2 --target tool_serve_bench >/dev/null
-  SERVER_CMD="$build/bench/tool_serve_bench --rows $rows --splits $splits --threads $threads"
-  what="synthetic provider, $rows rows/split, $splits splits, $threads threads"
+  SERVER_CMD="$build/bench/tool_serve_bench --rows $rows --splits $splits --threads $threads $prebuilt"
+  what="synthetic provider${prebuilt:+ (prebuilt chunks)}, $rows rows/split, $splits splits, $threads threads"
   synthetic=1
 else
   synthetic=

@@ -5,10 +5,11 @@
  * provider (planner + merge-on-read reader) will add its own cost on top.
  *
  * usage: tool_serve_bench [--rows N] [--splits K] [--batch R] [--threads T]
- *                         [--listen HOST:PORT] [--max-streams M]
+ *                         [--listen HOST:PORT] [--max-streams M] [--prebuilt]
  * Prints the base URL on stdout (one line) once listening, like `icedruid serve`, then
  * serves until SIGINT/SIGTERM. Each split has N rows of ~150 bytes of Druid-style NDJSON,
- * produced R rows per chunk.
+ * produced R rows per chunk. --prebuilt formats one chunk once and repeats it (the
+ * rows then all say split 0 and repeat ids), leaving only the server's own cost.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 
 typedef struct bench_ctx {
     size_t splits, rows, batch;
+    icd_buf prebuilt; /* --prebuilt: one batch made once, repeated (transport cost only) */
 } bench_ctx;
 
 typedef struct bench_stream {
@@ -55,22 +57,34 @@ static int b_open(void *ctx, size_t n, void **stream, icd_error *err)
     return 0;
 }
 
+static void make_rows(icd_buf *out, size_t split, size_t *row, size_t end, size_t batch);
+
 static int b_next(void *stream, icd_buf *out, bool *eof, icd_error *err)
 {
     bench_stream *s = stream;
     const bench_ctx *c = s->c;
-    for (size_t i = 0; i < c->batch && s->row < c->rows; i++, s->row++) {
-        uint64_t r = s->row, h = (r + 1) * 0x9E3779B97F4A7C15ull;
+    if (c->prebuilt.len && c->rows - s->row >= c->batch) {
+        icd_buf_append(out, c->prebuilt.data, c->prebuilt.len);
+        s->row += c->batch;
+    } else {
+        make_rows(out, s->split, &s->row, c->rows, c->batch);
+    }
+    *eof = s->row >= c->rows;
+    return 0;
+}
+
+static void make_rows(icd_buf *out, size_t split, size_t *row, size_t end, size_t batch)
+{
+    for (size_t i = 0; i < batch && *row < end; i++, (*row)++) {
+        uint64_t r = *row, h = (r + 1) * 0x9E3779B97F4A7C15ull;
         icd_buf_printf(out,
                        "{\"__time\":%" PRIu64 ",\"split\":%zu,\"id\":%" PRIu64
                        ",\"customer\":\"customer-%05" PRIu64 "\",\"country\":\"C%02u\","
                        "\"amount\":%" PRIu64 ".%02u,\"quantity\":%u,\"deleted\":false}\n",
-                       (uint64_t)1717200000000ull + r * 1000, s->split, r, h % 100000,
+                       (uint64_t)1717200000000ull + r * 1000, split, r, h % 100000,
                        (unsigned)(h >> 40) % 50, (h >> 20) % 100000, (unsigned)(h % 100),
                        (unsigned)(h >> 50) % 20);
     }
-    *eof = s->row >= c->rows;
-    return 0;
 }
 
 static void b_close(void *stream) { free(stream); }
@@ -92,9 +106,14 @@ int main(int argc, char **argv)
     bench_ctx c = {.splits = 16, .rows = 100000, .batch = 1024};
     size_t threads = 4, max_streams = 0;
     dr_server_config cfg = {.listen = "127.0.0.1:0", .on_error = print_error};
+    bool prebuilt = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = v != NULL;
+        if (!strcmp(a, "--prebuilt")) {
+            prebuilt = true;
+            continue;
+        }
         if (!strcmp(a, "--rows") && v)
             ok = num_arg(v, &c.rows);
         else if (!strcmp(a, "--splits") && v)
@@ -111,10 +130,15 @@ int main(int argc, char **argv)
             ok = false;
         if (!ok) {
             fprintf(stderr, "usage: tool_serve_bench [--rows N] [--splits K] [--batch R] "
-                            "[--threads T] [--listen HOST:PORT] [--max-streams M]\n");
+                            "[--threads T] [--listen HOST:PORT] [--max-streams M] "
+                            "[--prebuilt]\n");
             return 2;
         }
         i++;
+    }
+    if (prebuilt) {
+        size_t r = 0;
+        make_rows(&c.prebuilt, 0, &r, c.batch, c.batch);
     }
     cfg.threads = (unsigned)threads;
     cfg.max_streams = (unsigned)max_streams;
@@ -138,5 +162,6 @@ int main(int argc, char **argv)
     while (sigwait(&set, &sig) != 0) {
     }
     dr_server_stop(s);
+    icd_buf_free(&c.prebuilt);
     return 0;
 }

@@ -428,8 +428,16 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
         return route_splits(c, r);
     if (!strcmp(url, "/spec"))
         return route_spec(c, r);
-    if (parse_split_path(url, &n) && n < s->nsplits)
+    if (parse_split_path(url, &n) && n < s->nsplits) {
+        /* An HTTP/1.0 body without a length ends by closing the connection, which also
+         * is how a failed stream ends: the client could take a cut split for a whole
+         * one. Chunked encoding (HTTP/1.1) tells the two apart. */
+        if (!strcmp(version, MHD_HTTP_VERSION_1_0))
+            return queue_error(c, r, MHD_HTTP_HTTP_VERSION_NOT_SUPPORTED,
+                               "splits are served over HTTP/1.1 only (chunked encoding "
+                               "lets a client tell a failed stream from a complete one)");
         return route_split(c, r, n, head);
+    }
     return queue_error(c, r, MHD_HTTP_NOT_FOUND, "no such resource");
 }
 

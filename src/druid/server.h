@@ -8,7 +8,8 @@
  *   GET /splits/N   200 the split's rows as NDJSON, chunked, streamed from the provider
  *   GET /spec       200 the provider's rewritten ingestion spec (pointing at BASE)
  *   other paths 404, other methods 405, bad or missing basic auth (when set) 401,
- *   too many streams 503, provider failure before the first byte 500 (JSON body);
+ *   too many streams 503, provider failure before the first byte 500 (JSON body),
+ *   /splits/N over HTTP/1.0 505 (without chunking a cut stream would look complete);
  *   a provider failure after the first byte aborts the connection without the final
  *   chunk, so Druid sees an IOException (and retries) instead of a truncated success.
  *
