@@ -30,7 +30,10 @@ typedef struct bench_stream {
     size_t split, row;
 } bench_stream;
 
-static size_t b_count(void *ctx) { return ((bench_ctx *)ctx)->splits; }
+static size_t b_count(void *ctx)
+{
+    return ((bench_ctx *)ctx)->splits;
+}
 
 static int b_spec(void *ctx, const char *base, icd_buf *out, icd_error *err)
 {
@@ -49,8 +52,7 @@ static int b_spec(void *ctx, const char *base, icd_buf *out, icd_error *err)
 static int b_open(void *ctx, size_t n, void **stream, icd_error *err)
 {
     bench_stream *s = calloc(1, sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     s->c = ctx;
     s->split = n;
     *stream = s;
@@ -87,16 +89,21 @@ static void make_rows(icd_buf *out, size_t split, size_t *row, size_t end, size_
     }
 }
 
-static void b_close(void *stream) { free(stream); }
+static void b_close(void *stream)
+{
+    free(stream);
+}
 
-static void print_error(void *ctx, const char *line) { fprintf(stderr, "server: %s\n", line); }
+static void print_error(void *ctx, const char *line)
+{
+    fprintf(stderr, "server: %s\n", line);
+}
 
 static bool num_arg(const char *v, size_t *out)
 {
     char *end;
     unsigned long long x = strtoull(v, &end, 10);
-    if (end == v || *end)
-        return false;
+    if (end == v || *end) return false;
     *out = (size_t)x;
     return true;
 }

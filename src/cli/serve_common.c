@@ -19,12 +19,14 @@
 
 #define PASSWORD_MAX 4096
 
-void cli_serve_opts_init(cli_serve_opts *o) { memset(o, 0, sizeof *o); }
+void cli_serve_opts_init(cli_serve_opts *o)
+{
+    memset(o, 0, sizeof *o);
+}
 
 static void wipe(char *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     volatile char *p = s;
     while (*p)
         *p++ = '\0';
@@ -40,13 +42,15 @@ void cli_serve_opts_free(cli_serve_opts *o)
 const char *cli_serve_options_help(void)
 {
     return "  --listen HOST:PORT         address to listen on (default 127.0.0.1:0, a free port;\n"
-           "                             [::1]:PORT for IPv6); loopback only unless --allow-remote\n"
+           "                             [::1]:PORT for IPv6); loopback only unless "
+           "--allow-remote\n"
            "  --threads N                worker threads (default 4)\n"
            "  --max-streams N            splits streamed at once (default 64; more get 503)\n"
            "  --auth-user NAME           require HTTP basic auth with this user; the password is\n"
            "                             read from --auth-password-file FILE or the environment\n"
            "                             variable " CLI_SERVE_PASSWORD_ENV "\n"
-           "  --public-url URL           base of the split URIs (behind a proxy, or when listening\n"
+           "  --public-url URL           base of the split URIs (behind a proxy, or when "
+           "listening\n"
            "                             on 0.0.0.0)\n"
            "  --allow-remote             allow a non-loopback listen address\n"
            "  --access-log               print one line per request on stderr\n";
@@ -58,8 +62,7 @@ static bool parse_count(const char *s, unsigned max, unsigned *out)
     char *end;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < 1 || v > max)
-        return false;
+    if (errno || end == s || *end || s[0] == '-' || v < 1 || v > max) return false;
     *out = (unsigned)v;
     return true;
 }
@@ -81,16 +84,14 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
         o->access_log = true;
         return 1;
     }
-    static const char *const with_value[] = {"--listen", "--threads", "--max-streams",
-                                             "--auth-user", "--auth-password-file",
-                                             "--public-url"};
+    static const char *const with_value[] = {
+        "--listen",    "--threads", "--max-streams", "--auth-user", "--auth-password-file",
+        "--public-url"};
     size_t k = 0;
     while (k < sizeof with_value / sizeof with_value[0] && strcmp(a, with_value[k]) != 0)
         k++;
-    if (k == sizeof with_value / sizeof with_value[0])
-        return 0;
-    if (*i + 1 >= argc)
-        return cli_usage_error("serve", "%s needs a value", a);
+    if (k == sizeof with_value / sizeof with_value[0]) return 0;
+    if (*i + 1 >= argc) return cli_usage_error("serve", "%s needs a value", a);
     const char *v = argv[++*i];
     switch (k) {
     case 0:
@@ -145,8 +146,7 @@ static int read_password_file(const char *path, char **out)
     size_t len = 0;
     for (;;) {
         ssize_t n = read(fd, buf + len, PASSWORD_MAX + 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
             close(fd);
@@ -155,8 +155,7 @@ static int read_password_file(const char *path, char **out)
                     strerror(e));
             return CLI_FAILED;
         }
-        if (n == 0 || (len += (size_t)n) > PASSWORD_MAX)
-            break;
+        if (n == 0 || (len += (size_t)n) > PASSWORD_MAX) break;
     }
     close(fd);
     if (len > PASSWORD_MAX) {
@@ -166,10 +165,8 @@ static int read_password_file(const char *path, char **out)
                 PASSWORD_MAX);
         return CLI_FAILED;
     }
-    if (len && buf[len - 1] == '\n')
-        buf[--len] = '\0';
-    if (len && buf[len - 1] == '\r')
-        buf[--len] = '\0';
+    if (len && buf[len - 1] == '\n') buf[--len] = '\0';
+    if (len && buf[len - 1] == '\r') buf[--len] = '\0';
     if (len == 0 || memchr(buf, '\0', len)) {
         wipe(buf);
         free(buf);
@@ -184,12 +181,10 @@ int cli_serve_finish_opts(cli_serve_opts *o)
 {
     if (o->auth_password_file && !o->auth_user)
         return cli_usage_error("serve", "--auth-password-file needs --auth-user");
-    if (!o->auth_user)
-        return 0;
+    if (!o->auth_user) return 0;
     if (o->auth_password_file) {
         int rc = read_password_file(o->auth_password_file, &o->auth_password);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         return 0;
     }
     const char *env = getenv(CLI_SERVE_PASSWORD_ENV);
@@ -212,9 +207,8 @@ static void print_error_line(void *ctx, const char *line)
 
 static void print_access_line(void *ctx, const dr_server_access *r)
 {
-    fprintf(stderr, "icedruid serve: %s %s %d %llu bytes %.3f s%s\n", r->method, r->path,
-            r->status, (unsigned long long)r->bytes, r->seconds,
-            r->completed ? "" : " (incomplete)");
+    fprintf(stderr, "icedruid serve: %s %s %d %llu bytes %.3f s%s\n", r->method, r->path, r->status,
+            (unsigned long long)r->bytes, r->seconds, r->completed ? "" : " (incomplete)");
 }
 
 int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)

@@ -38,8 +38,8 @@
 #include "druid/server.h"
 
 #define DR_HTTP_REALM "icedruid"
-#define DR_HTTP_BLOCK (64 * 1024)         /* MHD's read size per content-reader call */
-#define DR_HTTP_CONN_MEM (128 * 1024)     /* MHD's per-connection memory pool */
+#define DR_HTTP_BLOCK (64 * 1024)     /* MHD's read size per content-reader call */
+#define DR_HTTP_CONN_MEM (128 * 1024) /* MHD's per-connection memory pool */
 
 struct dr_server {
     struct MHD_Daemon *daemon;
@@ -79,8 +79,7 @@ typedef struct dr_http_req {
 static void srv_log(dr_server *s, const char *fmt, ...) ICD_PRINTF(2, 3);
 static void srv_log(dr_server *s, const char *fmt, ...)
 {
-    if (!s->on_error)
-        return;
+    if (!s->on_error) return;
     char line[1536];
     va_list ap;
     va_start(ap, fmt);
@@ -93,8 +92,7 @@ static void srv_log(dr_server *s, const char *fmt, ...)
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
     dr_server *s = cls;
-    if (!s->on_error)
-        return;
+    if (!s->on_error) return;
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
     size_t n = strlen(line);
@@ -129,26 +127,25 @@ void dr_server_split_url(icd_buf *out, const char *base_url, size_t n)
 
 static void req_release(dr_http_req *r)
 {
-    if (atomic_fetch_sub(&r->refs, 1) != 1)
-        return;
-    if (r->stream)
-        r->srv->p.split_close(r->stream);
-    if (r->holds_slot)
-        atomic_fetch_sub(&r->srv->streams, 1);
+    if (atomic_fetch_sub(&r->refs, 1) != 1) return;
+    if (r->stream) r->srv->p.split_close(r->stream);
+    if (r->holds_slot) atomic_fetch_sub(&r->srv->streams, 1);
     icd_buf_free(&r->chunk);
     free(r->path);
     free(r);
 }
 
-static void response_free_cb(void *cls) { req_release(cls); }
+static void response_free_cb(void *cls)
+{
+    req_release(cls);
+}
 
 static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                               enum MHD_RequestTerminationCode toe)
 {
     dr_server *s = cls;
     dr_http_req *r = *con_cls;
-    if (!r)
-        return;
+    if (!r) return;
     *con_cls = NULL;
     if (s->on_access) {
         dr_server_access rec = {
@@ -167,12 +164,11 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 /* ---- responses ------------------------------------------------------------------ */
 
 static enum MHD_Result queue_bytes(struct MHD_Connection *c, dr_http_req *r, int status,
-                                  const char *type, const char *body, size_t len)
+                                   const char *type, const char *body, size_t len)
 {
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
-    if (!resp)
-        return MHD_NO;
+    if (!resp) return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     enum MHD_Result ok;
     if (status == MHD_HTTP_UNAUTHORIZED) {
@@ -198,8 +194,8 @@ static enum MHD_Result queue_json(struct MHD_Connection *c, dr_http_req *r, int 
         icd_buf_free(body);
         return MHD_NO;
     }
-    enum MHD_Result ok = queue_bytes(c, r, status, "application/json", body->data ? body->data : "",
-                                     body->len);
+    enum MHD_Result ok =
+        queue_bytes(c, r, status, "application/json", body->data ? body->data : "", body->len);
     icd_buf_free(body);
     return ok;
 }
@@ -239,13 +235,11 @@ static enum MHD_Result route_splits(struct MHD_Connection *c, dr_http_req *r)
     for (size_t i = 0; i < r->srv->nsplits; i++) {
         icd_buf_clear(&url);
         dr_server_split_url(&url, r->srv->base_url, i);
-        if (i)
-            icd_buf_putc(&b, ',');
+        if (i) icd_buf_putc(&b, ',');
         icd_json_str(&b, url.data ? url.data : "", url.len);
     }
     icd_buf_puts(&b, "]}");
-    if (!icd_buf_ok(&url))
-        b.oom = true;
+    if (!icd_buf_ok(&url)) b.oom = true;
     icd_buf_free(&url);
     return queue_json(c, r, MHD_HTTP_OK, &b);
 }
@@ -256,8 +250,7 @@ static enum MHD_Result route_spec(struct MHD_Connection *c, dr_http_req *r)
     icd_error err;
     icd_error_clear(&err);
     int rc = r->srv->p.write_spec(r->srv->p.ctx, r->srv->base_url, &b, &err);
-    if (rc == 0 && !icd_buf_ok(&b))
-        rc = icd_fail_nomem(&err);
+    if (rc == 0 && !icd_buf_ok(&b)) rc = icd_fail_nomem(&err);
     if (rc < 0) {
         icd_buf_free(&b);
         srv_log(r->srv, "GET /spec failed: %s", err.message);
@@ -270,18 +263,14 @@ static enum MHD_Result route_spec(struct MHD_Connection *c, dr_http_req *r)
 static bool parse_split_path(const char *path, size_t *n)
 {
     static const char prefix[] = "/splits/";
-    if (strncmp(path, prefix, sizeof prefix - 1) != 0)
-        return false;
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0) return false;
     const char *p = path + sizeof prefix - 1;
-    if (!*p)
-        return false;
+    if (!*p) return false;
     size_t v = 0;
     for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return false;
+        if (*p < '0' || *p > '9') return false;
         unsigned d = (unsigned)(*p - '0');
-        if (v > (SIZE_MAX - d) / 10)
-            return false;
+        if (v > (SIZE_MAX - d) / 10) return false;
         v = v * 10 + d;
     }
     *n = v;
@@ -295,10 +284,8 @@ static int stream_fill(dr_http_req *r, icd_error *err)
         icd_buf_clear(&r->chunk);
         r->off = 0;
         int rc = r->srv->p.split_next(r->stream, &r->chunk, &r->eof, err);
-        if (rc == 0 && !icd_buf_ok(&r->chunk))
-            rc = icd_fail_nomem(err);
-        if (rc < 0)
-            return rc;
+        if (rc == 0 && !icd_buf_ok(&r->chunk)) rc = icd_fail_nomem(err);
+        if (rc < 0) return rc;
     }
     return 0;
 }
@@ -311,14 +298,13 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     if (stream_fill(r, &err) < 0) {
         char msg[2200];
         icd_error_format(&err, msg, sizeof msg);
-        srv_log(r->srv, "GET %s failed after %" PRIu64 " bytes, response aborted: %s",
-                r->path, r->bytes, msg);
+        srv_log(r->srv, "GET %s failed after %" PRIu64 " bytes, response aborted: %s", r->path,
+                r->bytes, msg);
         r->failed = true;
         return MHD_CONTENT_READER_END_WITH_ERROR;
     }
     size_t avail = r->chunk.len - r->off;
-    if (avail == 0)
-        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (avail == 0) return MHD_CONTENT_READER_END_OF_STREAM;
     size_t n = avail < max ? avail : max;
     memcpy(buf, r->chunk.data + r->off, n);
     r->off += n;
@@ -332,16 +318,14 @@ static ssize_t empty_read(void *cls, uint64_t pos, char *buf, size_t max)
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r, size_t n,
-                                   bool head)
+static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r, size_t n, bool head)
 {
     dr_server *s = r->srv;
     struct MHD_Response *resp;
     if (head) {
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, empty_read,
-                                                 NULL, NULL);
-        if (!resp)
-            return MHD_NO;
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, empty_read, NULL,
+                                                 NULL);
+        if (!resp) return MHD_NO;
     } else {
         unsigned busy = atomic_fetch_add(&s->streams, 1);
         r->holds_slot = true;
@@ -352,8 +336,7 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r, siz
         icd_error_clear(&err);
         r->split = n;
         int rc = s->p.split_open(s->p.ctx, n, &r->stream, &err);
-        if (rc == 0)
-            rc = stream_fill(r, &err); /* a failure to start is still a clean 500 */
+        if (rc == 0) rc = stream_fill(r, &err); /* a failure to start is still a clean 500 */
         if (rc < 0) {
             char msg[2200];
             icd_error_format(&err, msg, sizeof msg);
@@ -362,8 +345,8 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r, siz
         }
         /* The response now holds a reference too (released by response_free_cb). */
         atomic_fetch_add(&r->refs, 1);
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, stream_read,
-                                                 r, response_free_cb);
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, stream_read, r,
+                                                 response_free_cb);
         if (!resp) {
             req_release(r);
             return MHD_NO;
@@ -379,16 +362,13 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r, siz
 
 static bool authorized(dr_server *s, struct MHD_Connection *c)
 {
-    if (!s->auth_user)
-        return true;
+    if (!s->auth_user) return true;
     char *pass = NULL;
     char *user = MHD_basic_auth_get_username_password(c, &pass);
-    bool ok = user && pass && secret_equal(user, s->auth_user) &&
-              secret_equal(pass, s->auth_password);
-    if (user)
-        MHD_free(user);
-    if (pass)
-        MHD_free(pass);
+    bool ok =
+        user && pass && secret_equal(user, s->auth_user) && secret_equal(pass, s->auth_password);
+    if (user) MHD_free(user);
+    if (pass) MHD_free(pass);
     return ok;
 }
 
@@ -404,16 +384,14 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
         return MHD_YES;
     }
     dr_http_req *r = calloc(1, sizeof *r);
-    if (!r)
-        return MHD_NO;
+    if (!r) return MHD_NO;
     r->srv = s;
     atomic_init(&r->refs, 1);
     clock_gettime(CLOCK_MONOTONIC, &r->t0);
     snprintf(r->method, sizeof r->method, "%s", method);
     r->path = strdup(url);
     *con_cls = r;
-    if (!r->path)
-        return MHD_NO;
+    if (!r->path) return MHD_NO;
 
     if (!authorized(s, c))
         return queue_error(c, r, MHD_HTTP_UNAUTHORIZED, "authentication required");
@@ -422,12 +400,9 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
         return queue_error(c, r, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are allowed");
 
     size_t n;
-    if (!strcmp(url, "/health"))
-        return route_health(c, r);
-    if (!strcmp(url, "/splits"))
-        return route_splits(c, r);
-    if (!strcmp(url, "/spec"))
-        return route_spec(c, r);
+    if (!strcmp(url, "/health")) return route_health(c, r);
+    if (!strcmp(url, "/splits")) return route_splits(c, r);
+    if (!strcmp(url, "/spec")) return route_spec(c, r);
     if (parse_split_path(url, &n) && n < s->nsplits) {
         /* An HTTP/1.0 body without a length ends by closing the connection, which also
          * is how a failed stream ends: the client could take a cut split for a whole
@@ -451,8 +426,7 @@ static bool sockaddr_is_loopback(const struct sockaddr_storage *ss)
     }
     if (ss->ss_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
-        if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr))
-            return true;
+        if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr)) return true;
         return IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) && a->sin6_addr.s6_addr[12] == 127;
     }
     return false;
@@ -483,13 +457,14 @@ static int split_host_port(const char *addr_text, char *host, size_t hostcap, un
     } else {
         colon = strrchr(addr_text, ':');
         if (!colon)
-            return icd_fail(err, ICD_EINVALID, NULL, -1,
-                            "listen address '%s': expected HOST:PORT", addr_text);
+            return icd_fail(err, ICD_EINVALID, NULL, -1, "listen address '%s': expected HOST:PORT",
+                            addr_text);
         hlen = (size_t)(colon - addr_text);
         if (memchr(addr_text, ':', hlen))
             return icd_fail(err, ICD_EINVALID, NULL, -1,
                             "listen address '%s': write an IPv6 address in brackets, "
-                            "e.g. [::1]:8080", addr_text);
+                            "e.g. [::1]:8080",
+                            addr_text);
     }
     if (hlen == 0 || hlen >= hostcap)
         return icd_fail(err, ICD_EINVALID, NULL, -1, "listen address '%s': bad host", addr_text);
@@ -518,8 +493,7 @@ int dr_server_parse_listen(const char *addr_text, struct sockaddr_storage *ss, u
     memset(ss, 0, sizeof *ss);
     struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-    if (!strcmp(host, "localhost"))
-        snprintf(host, sizeof host, "127.0.0.1");
+    if (!strcmp(host, "localhost")) snprintf(host, sizeof host, "127.0.0.1");
     if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
         a4->sin_family = AF_INET;
         a4->sin_port = htons((uint16_t)port);
@@ -543,8 +517,8 @@ int dr_server_parse_listen(const char *addr_text, struct sockaddr_storage *ss, u
         else if (ss->ss_family == AF_INET6)
             a6->sin6_port = htons((uint16_t)port);
         else
-            return icd_fail(err, ICD_EINVALID, NULL, -1,
-                            "listen address '%s': not an IP address", addr_text);
+            return icd_fail(err, ICD_EINVALID, NULL, -1, "listen address '%s': not an IP address",
+                            addr_text);
     }
     *loopback = sockaddr_is_loopback(ss);
     return 0;
@@ -559,8 +533,7 @@ static int bind_listen(const char *addr_text, const struct sockaddr_storage *ss,
                         strerror(errno));
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (ss->ss_family == AF_INET6)
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (ss->ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
     if (bind(fd, (const struct sockaddr *)ss, sslen) != 0 || listen(fd, 256) != 0) {
         int e = errno;
         close(fd);
@@ -574,7 +547,7 @@ static int bind_listen(const char *addr_text, const struct sockaddr_storage *ss,
         return icd_fail(err, ICD_EIO, NULL, -1, "cannot listen on %s: %s", addr_text, strerror(e));
     }
     *port = ntohs(got.ss_family == AF_INET ? ((struct sockaddr_in *)&got)->sin_port
-                                            : ((struct sockaddr_in6 *)&got)->sin6_port);
+                                           : ((struct sockaddr_in6 *)&got)->sin6_port);
     *fd_out = fd;
     return 0;
 }
@@ -584,8 +557,7 @@ static char *derive_base_url(const char *addr_text, uint16_t port)
 {
     char host[256];
     unsigned ignored;
-    if (split_host_port(addr_text, host, sizeof host, &ignored, NULL) < 0)
-        return NULL;
+    if (split_host_port(addr_text, host, sizeof host, &ignored, NULL) < 0) return NULL;
     icd_buf b = ICD_BUF_INIT;
     if (strchr(host, ':'))
         icd_buf_printf(&b, "http://[%s]:%u", host, (unsigned)port);
@@ -602,13 +574,18 @@ static char *trimmed_url(const char *url)
     return strndup(url, n);
 }
 
-uint16_t dr_server_port(const dr_server *s) { return s->port; }
-const char *dr_server_base_url(const dr_server *s) { return s->base_url; }
+uint16_t dr_server_port(const dr_server *s)
+{
+    return s->port;
+}
+const char *dr_server_base_url(const dr_server *s)
+{
+    return s->base_url;
+}
 
 static void server_free(dr_server *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     free(s->base_url);
     free(s->auth_user);
     if (s->auth_password) {
@@ -621,8 +598,7 @@ static void server_free(dr_server *s)
     free(s);
 }
 
-static int check_config(const dr_server_config *cfg, const dr_server_provider *p,
-                        icd_error *err)
+static int check_config(const dr_server_config *cfg, const dr_server_provider *p, icd_error *err)
 {
     if (!p || !p->split_count || !p->write_spec || !p->split_open || !p->split_next ||
         !p->split_close)
@@ -665,8 +641,7 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
                         listen_text);
 
     dr_server *s = calloc(1, sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     s->p = *p;
     s->nsplits = p->split_count(p->ctx);
     s->max_streams = cfg->max_streams ? cfg->max_streams : 64;
@@ -688,8 +663,8 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
         server_free(s);
         return rc;
     }
-    s->base_url = cfg->public_url ? trimmed_url(cfg->public_url)
-                                  : derive_base_url(listen_text, s->port);
+    s->base_url =
+        cfg->public_url ? trimmed_url(cfg->public_url) : derive_base_url(listen_text, s->port);
     if (!s->base_url) {
         close(fd);
         server_free(s);
@@ -698,12 +673,12 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
     unsigned threads = cfg->threads ? cfg->threads : 4;
     unsigned timeout = cfg->idle_timeout_s ? cfg->idle_timeout_s : 300;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
-    s->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)DR_HTTP_CONN_MEM, MHD_OPTION_NOTIFY_COMPLETED, request_completed, s,
-        MHD_OPTION_END);
+    s->daemon =
+        MHD_start_daemon(flags, 0, NULL, NULL, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
+                         mhd_logger, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+                         MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
+                         timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DR_HTTP_CONN_MEM,
+                         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
         close(fd);
         server_free(s);
@@ -718,8 +693,7 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
 
 void dr_server_stop(dr_server *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     /* Closes the listening socket and every connection; each open stream's response is
      * destroyed, which closes the provider's stream. */
     MHD_stop_daemon(s->daemon);

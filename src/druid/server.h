@@ -54,10 +54,10 @@ typedef struct dr_server_provider {
 typedef struct dr_server_access {
     const char *method;
     const char *path;
-    int status;          /* the status sent (200 also for a stream that was cut later) */
-    uint64_t bytes;      /* body bytes handed to the connection */
-    double seconds;      /* from the request's arrival to its end */
-    bool completed;      /* false: the client went away, the stream failed, or shutdown */
+    int status;     /* the status sent (200 also for a stream that was cut later) */
+    uint64_t bytes; /* body bytes handed to the connection */
+    double seconds; /* from the request's arrival to its end */
+    bool completed; /* false: the client went away, the stream failed, or shutdown */
 } dr_server_access;
 
 typedef struct dr_server_config {
@@ -65,15 +65,15 @@ typedef struct dr_server_config {
      * "127.0.0.1:0". Only loopback addresses unless allow_remote. */
     const char *listen;
     bool allow_remote;
-    unsigned threads;             /* thread pool size; 0 → 4 */
-    const char *auth_user;        /* basic auth, both NULL/"" for none */
+    unsigned threads;      /* thread pool size; 0 → 4 */
+    const char *auth_user; /* basic auth, both NULL/"" for none */
     const char *auth_password;
     /* The base of the split URIs ("http://host:port/prefix", no trailing slash needed),
      * for a server behind a proxy or listening on a wildcard address; NULL → derived
      * from the listening address. */
     const char *public_url;
-    unsigned max_streams;         /* concurrent /splits/N responses; 0 → 64 */
-    unsigned idle_timeout_s;      /* drop a connection idle this long; 0 → 300 */
+    unsigned max_streams;    /* concurrent /splits/N responses; 0 → 64 */
+    unsigned idle_timeout_s; /* drop a connection idle this long; 0 → 300 */
     /* Optional sinks; the server itself never prints. `line` has no newline. */
     void (*on_error)(void *log_ctx, const char *line);
     void (*on_access)(void *log_ctx, const dr_server_access *rec);

@@ -59,7 +59,10 @@ static void tp_row(icd_buf *b, size_t split, size_t row)
                    split, row, row, split, (row * 2654435761u) % 1000003u);
 }
 
-static size_t tp_count(void *ctx) { return ((tp *)ctx)->nsplits; }
+static size_t tp_count(void *ctx)
+{
+    return ((tp *)ctx)->nsplits;
+}
 
 static int tp_spec(void *ctx, const char *base, icd_buf *out, icd_error *err)
 {
@@ -82,8 +85,7 @@ static int tp_open(void *ctx, size_t n, void **stream, icd_error *err)
         return icd_fail(err, ICD_EIO, "s3://bucket/data/split.parquet", 4, "cannot open split %zu",
                         n);
     tp_stream *s = calloc(1, sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     s->t = t;
     s->split = n;
     s->nrows = t->rows_base ? t->rows_base * (n + 1) : SIZE_MAX;
@@ -101,12 +103,10 @@ static int tp_next(void *stream, icd_buf *out, bool *eof, icd_error *err)
     tp_stream *s = stream;
     tp *t = s->t;
     atomic_fetch_add(&t->nexts, 1);
-    if (t->delay_us)
-        usleep(t->delay_us);
+    if (t->delay_us) usleep(t->delay_us);
     for (size_t i = 0; i < t->batch && s->row < s->nrows; i++, s->row++) {
         if ((long)s->split == t->fail_split && (long)s->row == t->fail_row)
-            return icd_fail(err, ICD_ECORRUPT, "data.parquet", 1234, "bad page at row %zu",
-                            s->row);
+            return icd_fail(err, ICD_ECORRUPT, "data.parquet", 1234, "bad page at row %zu", s->row);
         tp_row(out, s->split, s->row);
     }
     *eof = s->row >= s->nrows;
@@ -138,8 +138,7 @@ static void tp_expected(size_t n, size_t rows, icd_buf *b)
 static bool tp_wait_closed(tp *t, int ms)
 {
     for (int i = 0; i < ms / 10; i++) {
-        if (atomic_load(&t->opens) == atomic_load(&t->closes))
-            return true;
+        if (atomic_load(&t->opens) == atomic_load(&t->closes)) return true;
         usleep(10000);
     }
     return atomic_load(&t->opens) == atomic_load(&t->closes);
@@ -163,10 +162,8 @@ static void log_access(void *ctx, const dr_server_access *rec)
 {
     logs *l = ctx;
     atomic_fetch_add(&l->accesses, 1);
-    if (rec->status == 404)
-        atomic_fetch_add(&l->status404, 1);
-    if (!rec->completed)
-        atomic_fetch_add(&l->incomplete, 1);
+    if (rec->status == 404) atomic_fetch_add(&l->status404, 1);
+    if (!rec->completed) atomic_fetch_add(&l->incomplete, 1);
 }
 
 /* ---- the curl command -------------------------------------------------------------- */
@@ -221,8 +218,7 @@ static bool curl_spawn(curl_job *j, const char *url, const char *const *extra)
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     icd_buf b = ICD_BUF_INIT;
     char tmp[65536];
     size_t n;
@@ -231,8 +227,7 @@ static char *slurp(const char *path, size_t *len)
     fclose(f);
     icd_buf_putc(&b, '\0');
     b.len--;
-    if (len)
-        *len = b.len;
+    if (len) *len = b.len;
     return icd_buf_detach(&b);
 }
 
@@ -269,12 +264,14 @@ static char *fetch(const char *url, const char *const *extra, int *http_code, ch
     curl_job j;
     int rc = curl_run(&j, url, extra, http_code);
     char *body = rc == 0 ? slurp(j.body, NULL) : NULL;
-    if (headers)
-        *headers = slurp(j.hdr, NULL);
+    if (headers) *headers = slurp(j.hdr, NULL);
     return body;
 }
 
-static bool have_curl(void) { return system("curl --version >/dev/null 2>&1") == 0; }
+static bool have_curl(void)
+{
+    return system("curl --version >/dev/null 2>&1") == 0;
+}
 
 static bool header_has(const char *headers, const char *needle)
 {
@@ -291,8 +288,7 @@ static dr_server *start(tp *t, dr_server_provider *p, const dr_server_config *cf
     icd_error_clear(&err);
     int rc = dr_server_start(cfg, p, &s, &err);
     CHECK_EQ_INT(rc, 0);
-    if (rc)
-        fprintf(stderr, "  start: %s\n", err.message);
+    if (rc) fprintf(stderr, "  start: %s\n", err.message);
     return s;
 }
 
@@ -323,8 +319,8 @@ static void test_listen_parsing(void)
     CHECK(!lo);
     CHECK_EQ_INT(dr_server_parse_listen("[::]:80", &ss, &len, &lo, &err), 0);
     CHECK(!lo);
-    const char *bad[] = {"127.0.0.1", "127.0.0.1:", ":80", "::1:80", "[::1]80", "[::1]",
-                         "127.0.0.1:65536", "127.0.0.1:8o"};
+    const char *bad[] = {"127.0.0.1", "127.0.0.1:",      ":80",         "::1:80", "[::1]80",
+                         "[::1]",     "127.0.0.1:65536", "127.0.0.1:8o"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         icd_error_clear(&err);
         CHECK_EQ_INT(dr_server_parse_listen(bad[i], &ss, &len, &lo, &err), ICD_EINVALID);
@@ -384,11 +380,13 @@ static void test_routes(void)
     tp_init(&t, 3);
     logs l = {0};
     dr_server_provider p;
-    dr_server_config cfg = {.listen = "127.0.0.1:0", .threads = 2, .on_error = log_error,
-                            .on_access = log_access, .log_ctx = &l};
+    dr_server_config cfg = {.listen = "127.0.0.1:0",
+                            .threads = 2,
+                            .on_error = log_error,
+                            .on_access = log_access,
+                            .log_ctx = &l};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     char url[256], base[128];
     int code;
     snprintf(base, sizeof base, "http://127.0.0.1:%u", (unsigned)dr_server_port(s));
@@ -428,8 +426,8 @@ static void test_routes(void)
     body = fetch(url, NULL, &code, NULL);
     CHECK_EQ_INT(code, 200);
     j = body ? json_loads(body, 0, NULL) : NULL;
-    json_t *src = json_object_get(json_object_get(json_object_get(j, "spec"), "ioConfig"),
-                                  "inputSource");
+    json_t *src =
+        json_object_get(json_object_get(json_object_get(j, "spec"), "ioConfig"), "inputSource");
     CHECK_EQ_STR(json_string_value(json_object_get(src, "type")), "http");
     arr = json_object_get(src, "uris");
     CHECK_EQ_INT(json_array_size(arr), 3);
@@ -440,9 +438,11 @@ static void test_routes(void)
     free(body);
 
     /* 404s: none of them opens a stream */
-    const char *missing[] = {"/nope", "/splits/3", "/splits/999", "/splits/abc", "/splits/",
-                             "/splits/-1", "/splits/1x", "/splits/0/", "/health/x",
-                             "/splits/99999999999999999999999"};
+    const char *missing[] = {"/nope",       "/splits/3",
+                             "/splits/999", "/splits/abc",
+                             "/splits/",    "/splits/-1",
+                             "/splits/1x",  "/splits/0/",
+                             "/health/x",   "/splits/99999999999999999999999"};
     for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
         url_of(url, sizeof url, s, missing[i]);
         curl_job job;
@@ -513,8 +513,7 @@ static bool rows_ok(const char *body, size_t n)
         if (sscanf(p, "{\"split\":%zu,\"row\":%zu,", &split, &row) != 2 || split != n || row != i)
             return false;
         const char *nl = strchr(p, '\n');
-        if (!nl)
-            return false;
+        if (!nl) return false;
         p = nl + 1;
     }
     return i == want;
@@ -530,8 +529,7 @@ static void test_concurrent_downloads(void)
     dr_server_provider p;
     dr_server_config cfg = {.threads = 4, .on_error = log_error, .log_ctx = &l};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     curl_job jobs[N];
     bool spawned[N];
     for (size_t i = 0; i < N; i++) {
@@ -542,8 +540,7 @@ static void test_concurrent_downloads(void)
         CHECK(spawned[i]);
     }
     for (size_t i = 0; i < N; i++) {
-        if (!spawned[i])
-            continue;
+        if (!spawned[i]) continue;
         int code;
         CHECK_EQ_INT(curl_wait(&jobs[i], &code), 0);
         CHECK_EQ_INT(code, 200);
@@ -577,8 +574,7 @@ static void test_provider_errors(void)
     dr_server_provider p;
     dr_server_config cfg = {.on_error = log_error, .on_access = log_access, .log_ctx = &l};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     char url[256];
     int code;
 
@@ -636,8 +632,7 @@ static void test_auth(void)
     dr_server_provider p;
     dr_server_config cfg = {.auth_user = "druid", .auth_password = "s3cret:x"};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     char url[256];
     int code;
     char *hdr = NULL;
@@ -691,11 +686,9 @@ static void test_disconnect(void)
     t.rows_base = 0; /* endless splits: only a disconnect can end them */
     logs l = {0};
     dr_server_provider p;
-    dr_server_config cfg = {.threads = 2, .max_streams = 1, .on_access = log_access,
-                            .log_ctx = &l};
+    dr_server_config cfg = {.threads = 2, .max_streams = 1, .on_access = log_access, .log_ctx = &l};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     char url[256];
     int code;
 
@@ -769,8 +762,7 @@ static void test_stop_while_streaming(void)
     dr_server_provider p;
     dr_server_config cfg = {0};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     char url[256];
     url_of(url, sizeof url, s, "/splits/0");
     curl_job fast;
@@ -797,8 +789,7 @@ static void test_public_url_and_ipv6(void)
     dr_server_provider p;
     dr_server_config cfg = {.public_url = "https://proxy.example:9000/icd/"};
     dr_server *s = start(&t, &p, &cfg);
-    if (!s)
-        return;
+    if (!s) return;
     CHECK_EQ_STR(dr_server_base_url(s), "https://proxy.example:9000/icd");
     char url[256];
     int code;
@@ -811,8 +802,7 @@ static void test_public_url_and_ipv6(void)
 
     /* IPv6 loopback, when the machine has it */
     int fd = socket(AF_INET6, SOCK_STREAM, 0);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     close(fd);
     dr_server_config v6 = {.listen = "[::1]:0"};
     icd_error err;
@@ -852,8 +842,7 @@ static void teardown(void)
 {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
     curl_global_cleanup();
 }
 
@@ -865,9 +854,12 @@ static void test_setup(void)
     }
     setup();
 }
-static void test_teardown(void) { teardown(); }
+static void test_teardown(void)
+{
+    teardown();
+}
 
-TEST_MAIN(TEST(test_setup), TEST(test_listen_parsing), TEST(test_start_refusals),
-          TEST(test_routes), TEST(test_concurrent_downloads), TEST(test_provider_errors),
-          TEST(test_auth), TEST(test_disconnect), TEST(test_stop_while_streaming),
-          TEST(test_public_url_and_ipv6), TEST(test_teardown))
+TEST_MAIN(TEST(test_setup), TEST(test_listen_parsing), TEST(test_start_refusals), TEST(test_routes),
+          TEST(test_concurrent_downloads), TEST(test_provider_errors), TEST(test_auth),
+          TEST(test_disconnect), TEST(test_stop_while_streaming), TEST(test_public_url_and_ipv6),
+          TEST(test_teardown))
