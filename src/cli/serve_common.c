@@ -1,0 +1,257 @@
+/*
+ * `icedruid serve` options and run loop (serve_common.h): turns the command line into a
+ * dr_server_config, reads the basic-auth password from a file or the environment (a
+ * command-line value would be visible to every local user through ps and /proc), starts
+ * the split server and waits for SIGINT/SIGTERM with sigwait, so no code runs in a
+ * signal handler and shutdown happens on the main thread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/serve_common.h"
+
+#define PASSWORD_MAX 4096
+
+void cli_serve_opts_init(cli_serve_opts *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+static void wipe(char *s)
+{
+    if (!s) return;
+    volatile char *p = s;
+    while (*p)
+        *p++ = '\0';
+}
+
+void cli_serve_opts_free(cli_serve_opts *o)
+{
+    wipe(o->auth_password);
+    free(o->auth_password);
+    o->auth_password = NULL;
+}
+
+const char *cli_serve_options_help(void)
+{
+    return "  --listen HOST:PORT         address to listen on (default 127.0.0.1:0, a free port;\n"
+           "                             [::1]:PORT for IPv6); loopback only unless "
+           "--allow-remote\n"
+           "  --threads N                worker threads (default 4)\n"
+           "  --max-streams N            splits streamed at once (default 64; more get 503)\n"
+           "  --auth-user NAME           require HTTP basic auth with this user; the password is\n"
+           "                             read from --auth-password-file FILE or the environment\n"
+           "                             variable " CLI_SERVE_PASSWORD_ENV "\n"
+           "  --public-url URL           base of the split URIs (behind a proxy, or when "
+           "listening\n"
+           "                             on 0.0.0.0)\n"
+           "  --allow-remote             allow a non-loopback listen address\n"
+           "  --access-log               print one line per request on stderr\n";
+}
+
+/* Parses a count in 1..max. */
+static bool parse_count(const char *s, unsigned max, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < 1 || v > max) return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--auth-password") || !strncmp(a, "--auth-password=", 16))
+        return cli_usage_error(
+            "serve",
+            "--auth-password is not accepted: a password on the command line is visible to "
+            "every local user (ps, /proc) and stays in the shell history; use "
+            "--auth-password-file FILE or the environment variable " CLI_SERVE_PASSWORD_ENV);
+    if (!strcmp(a, "--allow-remote")) {
+        o->allow_remote = true;
+        return 1;
+    }
+    if (!strcmp(a, "--access-log")) {
+        o->access_log = true;
+        return 1;
+    }
+    static const char *const with_value[] = {
+        "--listen",    "--threads", "--max-streams", "--auth-user", "--auth-password-file",
+        "--public-url"};
+    size_t k = 0;
+    while (k < sizeof with_value / sizeof with_value[0] && strcmp(a, with_value[k]) != 0)
+        k++;
+    if (k == sizeof with_value / sizeof with_value[0]) return 0;
+    if (*i + 1 >= argc) return cli_usage_error("serve", "%s needs a value", a);
+    const char *v = argv[++*i];
+    switch (k) {
+    case 0:
+        o->listen = v;
+        break;
+    case 1:
+        if (!parse_count(v, 1024, &o->threads))
+            return cli_usage_error("serve", "--threads expects a number from 1 to 1024, not '%s'",
+                                   v);
+        break;
+    case 2:
+        if (!parse_count(v, 100000, &o->max_streams))
+            return cli_usage_error("serve",
+                                   "--max-streams expects a number from 1 to 100000, not '%s'", v);
+        break;
+    case 3:
+        if (!v[0] || strchr(v, ':'))
+            return cli_usage_error("serve", "--auth-user must be non-empty and without ':'");
+        o->auth_user = v;
+        break;
+    case 4:
+        o->auth_password_file = v;
+        break;
+    default:
+        o->public_url = v;
+        break;
+    }
+    return 1;
+}
+
+/* Reads the password file: at most PASSWORD_MAX bytes, one trailing newline dropped. */
+static int read_password_file(const char *path, char **out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "icedruid serve: cannot read the password file %s: %s\n", path,
+                strerror(errno));
+        return CLI_FAILED;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+        fprintf(stderr,
+                "icedruid serve: warning: the password file %s is readable by other users "
+                "(chmod 600 it)\n",
+                path);
+    char *buf = calloc(1, PASSWORD_MAX + 2);
+    if (!buf) {
+        close(fd);
+        fprintf(stderr, "icedruid serve: out of memory\n");
+        return CLI_FAILED;
+    }
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + len, PASSWORD_MAX + 1 - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            free(buf);
+            fprintf(stderr, "icedruid serve: cannot read the password file %s: %s\n", path,
+                    strerror(e));
+            return CLI_FAILED;
+        }
+        if (n == 0 || (len += (size_t)n) > PASSWORD_MAX) break;
+    }
+    close(fd);
+    if (len > PASSWORD_MAX) {
+        wipe(buf);
+        free(buf);
+        fprintf(stderr, "icedruid serve: the password file %s is longer than %d bytes\n", path,
+                PASSWORD_MAX);
+        return CLI_FAILED;
+    }
+    if (len && buf[len - 1] == '\n') buf[--len] = '\0';
+    if (len && buf[len - 1] == '\r') buf[--len] = '\0';
+    if (len == 0 || memchr(buf, '\0', len)) {
+        wipe(buf);
+        free(buf);
+        fprintf(stderr, "icedruid serve: the password file %s is empty or not text\n", path);
+        return CLI_FAILED;
+    }
+    *out = buf;
+    return 0;
+}
+
+int cli_serve_finish_opts(cli_serve_opts *o)
+{
+    if (o->auth_password_file && !o->auth_user)
+        return cli_usage_error("serve", "--auth-password-file needs --auth-user");
+    if (!o->auth_user) return 0;
+    if (o->auth_password_file) {
+        int rc = read_password_file(o->auth_password_file, &o->auth_password);
+        if (rc) return rc;
+        return 0;
+    }
+    const char *env = getenv(CLI_SERVE_PASSWORD_ENV);
+    if (!env || !env[0])
+        return cli_usage_error("serve",
+                               "--auth-user needs a password: --auth-password-file FILE or the "
+                               "environment variable " CLI_SERVE_PASSWORD_ENV);
+    o->auth_password = strdup(env);
+    if (!o->auth_password) {
+        fprintf(stderr, "icedruid serve: out of memory\n");
+        return CLI_FAILED;
+    }
+    return 0;
+}
+
+static void print_error_line(void *ctx, const char *line)
+{
+    fprintf(stderr, "icedruid serve: %s\n", line);
+}
+
+static void print_access_line(void *ctx, const dr_server_access *r)
+{
+    fprintf(stderr, "icedruid serve: %s %s %d %llu bytes %.3f s%s\n", r->method, r->path, r->status,
+            (unsigned long long)r->bytes, r->seconds, r->completed ? "" : " (incomplete)");
+}
+
+int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
+{
+    dr_server_config cfg = {
+        .listen = o->listen,
+        .allow_remote = o->allow_remote,
+        .threads = o->threads,
+        .auth_user = o->auth_user,
+        .auth_password = o->auth_password,
+        .public_url = o->public_url,
+        .max_streams = o->max_streams,
+        .on_error = print_error_line,
+        .on_access = o->access_log ? print_access_line : NULL,
+    };
+    /* Block the signals before the worker threads exist, so they inherit the mask and
+     * only sigwait below receives them. */
+    sigset_t stop_set, old_set;
+    sigemptyset(&stop_set);
+    sigaddset(&stop_set, SIGINT);
+    sigaddset(&stop_set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_set, &old_set);
+
+    icd_error err;
+    icd_error_clear(&err);
+    dr_server *s = NULL;
+    if (dr_server_start(&cfg, p, &s, &err) < 0) {
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+        return cli_report(&err);
+    }
+    size_t n = p->split_count(p->ctx);
+    printf("%s\n", dr_server_base_url(s));
+    fflush(stdout);
+    fprintf(stderr,
+            "icedruid serve: %zu split%s at %s/splits, the Druid spec at %s/spec%s "
+            "(Ctrl-C stops)\n",
+            n, n == 1 ? "" : "s", dr_server_base_url(s), dr_server_base_url(s),
+            o->auth_user ? ", basic auth on" : "");
+    int sig = 0;
+    while (sigwait(&stop_set, &sig) != 0) {
+    }
+    fprintf(stderr, "icedruid serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    dr_server_stop(s);
+    pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    return CLI_OK;
+}

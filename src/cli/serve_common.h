@@ -1,0 +1,57 @@
+/*
+ * Option parsing and the run loop of `icedruid serve`, kept apart from the command so
+ * the command only has to build a row provider (druid/server.h) from --spec.
+ *
+ * Options:
+ *   --listen HOST:PORT         (default 127.0.0.1:0, a free port; [::1]:PORT for IPv6)
+ *   --threads N                worker threads (default 4)
+ *   --max-streams N            splits streamed at once (default 64; more get 503)
+ *   --auth-user NAME           basic auth; the password comes from
+ *   --auth-password-file FILE  or the environment variable ICEDRUID_SERVE_PASSWORD,
+ *                              never from the command line (--auth-password is refused)
+ *   --public-url URL           base of the split URIs (behind a proxy, or with a
+ *                              wildcard listen address)
+ *   --allow-remote             allow a non-loopback listen address
+ *   --access-log               one stderr line per request
+ */
+#ifndef ICD_CLI_SERVE_COMMON_H
+#define ICD_CLI_SERVE_COMMON_H
+
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "druid/server.h"
+
+#define CLI_SERVE_PASSWORD_ENV "ICEDRUID_SERVE_PASSWORD"
+
+typedef struct cli_serve_opts {
+    const char *listen;
+    unsigned threads;
+    unsigned max_streams;
+    const char *auth_user;
+    const char *auth_password_file;
+    const char *public_url;
+    bool allow_remote;
+    bool access_log;
+    char *auth_password; /* owned; set by cli_serve_finish_opts */
+} cli_serve_opts;
+
+void cli_serve_opts_init(cli_serve_opts *o);
+/* Looks at argv[*i]: returns 1 when it was a serve option (consuming its value too, *i is
+ * left on the last argument used), 0 when it is not one of them, and CLI_USAGE after
+ * printing a usage error ("icedruid serve: ..."). */
+int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i);
+/* After the arguments: reads the password (file, else environment) and checks the
+ * combination. Returns 0 or CLI_USAGE / CLI_FAILED after printing the reason. */
+int cli_serve_finish_opts(cli_serve_opts *o);
+/* Clears and frees the password. */
+void cli_serve_opts_free(cli_serve_opts *o);
+/* The help text of the options above (for the command's --help). */
+const char *cli_serve_options_help(void);
+
+/* Runs the split server for `p` until SIGINT or SIGTERM, then stops it cleanly (open
+ * streams are closed). Prints the base URL on stdout (one line, flushed, so scripts can
+ * read the port) and a human line on stderr. Returns CLI_OK or CLI_FAILED. */
+int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p);
+
+#endif

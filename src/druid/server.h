@@ -1,0 +1,106 @@
+/*
+ * The HTTP split server behind `icedruid serve` (libmicrohttpd): each planned split of a
+ * table at its own URL, so a Druid `index_parallel` task with the `http` input source and
+ * `"inputFormat": {"type": "json"}` fans the splits out over its workers.
+ *
+ *   GET /health     200 {"status":"ok","splits":N}
+ *   GET /splits     200 {"splits":["BASE/splits/0", ...]}
+ *   GET /splits/N   200 the split's rows as NDJSON, chunked, streamed from the provider
+ *   GET /spec       200 the provider's rewritten ingestion spec (pointing at BASE)
+ *   other paths 404, other methods 405, bad or missing basic auth (when set) 401,
+ *   too many streams 503, provider failure before the first byte 500 (JSON body),
+ *   /splits/N over HTTP/1.0 505 (without chunking a cut stream would look complete);
+ *   a provider failure after the first byte aborts the connection without the final
+ *   chunk, so Druid sees an IOException (and retries) instead of a truncated success.
+ *
+ * Rows come from a provider (callbacks + ctx), so the server does not know how splits
+ * are planned or read. The server owns nothing of the provider; the provider must
+ * outlive the server. Provider callbacks and the log sinks are called from the server's
+ * worker threads, several at a time: they must be thread-safe (each stream is used by
+ * one thread at a time).
+ *
+ * Druid re-requests a split after a failure with `Range: bytes=OFFSET-`; the server
+ * ignores Range and answers 200, and Druid then skips OFFSET bytes. That is correct only
+ * if a split's bytes are the same on every request: providers must be deterministic.
+ */
+#ifndef ICD_DRUID_SERVER_H
+#define ICD_DRUID_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+
+typedef struct dr_server_provider {
+    void *ctx;
+    /* The number of splits (fixed for the server's life). */
+    size_t (*split_count)(void *ctx);
+    /* Appends the rewritten ingestion spec (JSON) whose split URIs start with `base_url`
+     * (no trailing slash; split n is dr_server_split_url(base_url, n)). */
+    int (*write_spec)(void *ctx, const char *base_url, icd_buf *out, icd_error *err);
+    /* Opens split n (< split_count) for streaming. */
+    int (*split_open)(void *ctx, size_t n, void **stream, icd_error *err);
+    /* Appends the next chunk of NDJSON rows (whole lines, e.g. one batch, of bounded
+     * size) to `out`; sets *eof when no more rows follow (the chunk may be non-empty). */
+    int (*split_next)(void *stream, icd_buf *out, bool *eof, icd_error *err);
+    /* Releases a stream; called exactly once per successful split_open, also when the
+     * client went away mid-stream. */
+    void (*split_close)(void *stream);
+} dr_server_provider;
+
+/* One finished request, for the access log. */
+typedef struct dr_server_access {
+    const char *method;
+    const char *path;
+    int status;     /* the status sent (200 also for a stream that was cut later) */
+    uint64_t bytes; /* body bytes handed to the connection */
+    double seconds; /* from the request's arrival to its end */
+    bool completed; /* false: the client went away, the stream failed, or shutdown */
+} dr_server_access;
+
+typedef struct dr_server_config {
+    /* "HOST:PORT", "[V6]:PORT" or "localhost:PORT"; PORT 0 picks a free port. NULL means
+     * "127.0.0.1:0". Only loopback addresses unless allow_remote. */
+    const char *listen;
+    bool allow_remote;
+    unsigned threads;      /* thread pool size; 0 → 4 */
+    const char *auth_user; /* basic auth, both NULL/"" for none */
+    const char *auth_password;
+    /* The base of the split URIs ("http://host:port/prefix", no trailing slash needed),
+     * for a server behind a proxy or listening on a wildcard address; NULL → derived
+     * from the listening address. */
+    const char *public_url;
+    unsigned max_streams;    /* concurrent /splits/N responses; 0 → 64 */
+    unsigned idle_timeout_s; /* drop a connection idle this long; 0 → 300 */
+    /* Optional sinks; the server itself never prints. `line` has no newline. */
+    void (*on_error)(void *log_ctx, const char *line);
+    void (*on_access)(void *log_ctx, const dr_server_access *rec);
+    void *log_ctx;
+} dr_server_config;
+
+typedef struct dr_server dr_server;
+
+/* Binds, starts the worker threads and returns a running server. */
+int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr_server **out,
+                    icd_error *err);
+/* The port actually bound (useful with port 0). */
+uint16_t dr_server_port(const dr_server *s);
+/* The base URL of the split URIs ("http://127.0.0.1:PORT", no trailing slash). */
+const char *dr_server_base_url(const dr_server *s);
+/* Closes every connection (closing open streams), joins the threads and frees the
+ * server. NULL is a no-op. */
+void dr_server_stop(dr_server *s);
+
+/* Appends "BASE/splits/N" (the URI of split n under a base URL) to `out`. */
+void dr_server_split_url(icd_buf *out, const char *base_url, size_t n);
+
+/* Parses a listen address "HOST:PORT" / "[V6]:PORT" into a socket address (numeric
+ * hosts and "localhost"; other names through the resolver). `*loopback` tells whether
+ * it is a loopback address. */
+struct sockaddr_storage;
+int dr_server_parse_listen(const char *listen, struct sockaddr_storage *ss, unsigned *sslen,
+                           bool *loopback, icd_error *err);
+
+#endif
