@@ -48,4 +48,9 @@ for (const [name, sql] of Object.entries(seeds)) {
     n++;
   }
 }
-console.log(`wrote ${n} seeds`);
+// Several row groups (DuckDB cuts row groups at multiples of 2048 rows): also read by
+// tests/unit/parquet/test_pq_reader.c, which checks row positions against id = position.
+const rg = path.join(fileDir, 'row_groups_5.parquet');
+await con.run(`COPY (SELECT i::BIGINT id, i % 5 small, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 3 END m
+    FROM range(10000) t(i)) TO '${rg}' (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 2048)`);
+console.log(`wrote ${n + 1} seeds (${fs.statSync(rg).size} bytes for row_groups_5)`);
