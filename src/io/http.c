@@ -419,6 +419,8 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
         CURLcode c = curl_easy_perform(h);
         if (c == CURLE_WRITE_ERROR && x.done)
             c = CURLE_OK; /* we stopped a body we had enough of */
+        if (c == CURLE_PARTIAL_FILE && resp->status == 206 && resp->total_size == 0)
+            c = CURLE_OK; /* "bytes 0-0/0" with a phantom byte: some servers' empty objects */
         bool last = attempt >= pol.max_attempts;
         if (c == CURLE_OK) {
             if (!icd_buf_ok(&resp->body)) {

@@ -453,8 +453,9 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Lists the names directly under PREFIX (keys and common prefixes); max_keys 0 = all. */
-static int list_prefix(icd_fileio *io, const char *location, const char *path, int max_keys,
+/* Lists the names directly under PREFIX (keys and common prefixes): every page, or only
+ * the first one (of at most 1000 names). */
+static int list_prefix(icd_fileio *io, const char *location, const char *path, bool first_page,
                        name_list *out, icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
@@ -482,8 +483,6 @@ static int list_prefix(icd_fileio *io, const char *location, const char *path, i
             icd_buf_putc(&q, '&');
         }
         icd_buf_puts(&q, "delimiter=%2F&list-type=2");
-        if (max_keys > 0)
-            icd_buf_printf(&q, "&max-keys=%d", max_keys);
         icd_buf_puts(&q, "&prefix=");
         icd_url_encode(&q, prefix.data, prefix.len, false);
         char *url = NULL;
@@ -509,7 +508,7 @@ static int list_prefix(icd_fileio *io, const char *location, const char *path, i
                 rc = push_name(out, tmp.v[i], strlen(tmp.v[i]), err);
             free_names(&tmp);
             char *trunc = icd_xml_text(xml, resp.body.len, "IsTruncated", NULL);
-            bool more = trunc && !strcmp(trunc, "true") && max_keys == 0;
+            bool more = trunc && !strcmp(trunc, "true") && !first_page;
             free(trunc);
             free(token);
             token = more ? icd_xml_text(xml, resp.body.len, "NextContinuationToken", NULL) : NULL;
@@ -538,7 +537,7 @@ int icd_s3_list_dir(icd_fileio *io, const char *location, const char *path, char
     *names = NULL;
     *count = 0;
     name_list l = {0};
-    int rc = list_prefix(io, location, path, 0, &l, err);
+    int rc = list_prefix(io, location, path, false, &l, err);
     if (rc == 0 && l.n == 0)
         rc = icd_fail(err, ICD_ENOTFOUND, location, -1,
                       "cannot list directory: no objects under this prefix");
@@ -563,8 +562,9 @@ int icd_s3_list_dir(icd_fileio *io, const char *location, const char *path, char
 int icd_s3_is_dir(icd_fileio *io, const char *location, const char *path, icd_error *err)
 {
     name_list l = {0};
-    /* Two keys: the first may be a "directory marker" object named PATH/ itself. */
-    int rc = list_prefix(io, location, path, 2, &l, err);
+    /* One page, not max-keys=1: the first key may be a "directory marker" named PATH/
+     * (and some S3 look-alikes fail on small max-keys). */
+    int rc = list_prefix(io, location, path, true, &l, err);
     bool any = l.n > 0;
     free_names(&l);
     return rc ? rc : any;
