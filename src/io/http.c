@@ -341,6 +341,7 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
     if (pol->total_timeout_s > 0)
         curl_easy_setopt(h, CURLOPT_TIMEOUT, pol->total_timeout_s);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L); /* object keys may hold "./" or "../" */
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
