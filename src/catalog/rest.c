@@ -347,7 +347,8 @@ static int rest_get(cat_rest *c, const char *path, bool delegation, const char *
     int rc = 0;
     bool refreshed = false;
     for (;;) {
-        if (c->credential && (!c->token || (c->token_expires_ms && now_ms() >= c->token_expires_ms))) {
+        bool expired = c->token_expires_ms && now_ms() >= c->token_expires_ms;
+        if (c->credential && (!c->token || expired)) {
             rc = fetch_token(c, err);
             refreshed = true;
             if (rc)
@@ -629,7 +630,8 @@ static int merge_storage_credentials(prop_list *l, const json_t *creds, const ch
             match[k++] = e;
     }
     for (size_t i = 1; i < k; i++) /* insertion sort by prefix length */
-        for (size_t j = i; j > 0 && cred_prefix_len(match[j - 1]) > cred_prefix_len(match[j]); j--) {
+        for (size_t j = i; j > 0 && cred_prefix_len(match[j - 1]) > cred_prefix_len(match[j]);
+             j--) {
             const json_t *t = match[j];
             match[j] = match[j - 1];
             match[j - 1] = t;
