@@ -20,11 +20,7 @@ bool cli_inspect_is_metadata(icd_fileio *io, const char *path)
 {
     if (cat_local_is_metadata_file_name(path))
         return true;
-    char *p = icd_fileio_resolve(io, path);
-    struct stat st;
-    bool dir = p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-    free(p);
-    return dir;
+    return icd_fileio_is_dir(io, path); /* local directory or S3 prefix */
 }
 
 static void key(icd_buf *b, bool *first, const char *k)

@@ -6,12 +6,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/fileio.h"
+#include "io/http.h"
+#include "io/s3.h"
 
 typedef struct remap_rule {
     char *from;
@@ -21,13 +24,20 @@ typedef struct remap_rule {
 struct icd_fileio {
     remap_rule *rules;
     size_t nrules;
+    icd_remote *remote; /* HTTP/S3: curl handle pool and S3 settings (http.h, s3.h) */
 };
 
 int icd_fileio_new(icd_fileio **out, icd_error *err)
 {
     *out = calloc(1, sizeof **out);
+    if (*out && !((*out)->remote = icd_remote_new())) {
+        free(*out);
+        *out = NULL;
+    }
     return *out ? 0 : icd_fail_nomem(err);
 }
+
+icd_remote *icd_fileio_remote(icd_fileio *io) { return io ? io->remote : NULL; }
 
 void icd_fileio_free(icd_fileio *io)
 {
@@ -38,6 +48,7 @@ void icd_fileio_free(icd_fileio *io)
         free(io->rules[i].to);
     }
     free(io->rules);
+    icd_remote_free(io->remote);
     free(io);
 }
 
@@ -144,7 +155,13 @@ static void local_close(icd_file *f) { close(f->fd); }
 
 static const icd_file_ops LOCAL_OPS = {local_read_at, local_close};
 
-/* Schemes that name remote storage we cannot open (yet) without a remap. */
+static bool is_http(const char *path)
+{
+    return !strncmp(path, "http://", 7) || !strncmp(path, "https://", 8);
+}
+
+/* Schemes that name remote storage we cannot open without a remap (s3 and http(s) are
+ * dispatched to their backends before this check). */
 static int check_scheme(const char *location, const char *path, icd_error *err)
 {
     const char *colon = strstr(path, "://");
@@ -163,7 +180,14 @@ int icd_file_open(icd_fileio *io, const char *location, icd_file **out, icd_erro
     char *path = icd_fileio_resolve(io, location);
     if (!path)
         return icd_fail_nomem(err);
-    int rc = check_scheme(location, path, err);
+    int rc;
+    if (icd_s3_is_location(path) || is_http(path)) {
+        rc = is_http(path) ? icd_http_open(io, location, path, out, err)
+                           : icd_s3_open(io, location, path, out, err);
+        free(path);
+        return rc;
+    }
+    rc = check_scheme(location, path, err);
     if (rc) {
         free(path);
         return rc;
@@ -273,7 +297,13 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
     char *path = icd_fileio_resolve(io, location);
     if (!path)
         return icd_fail_nomem(err);
-    int rc = check_scheme(location, path, err);
+    int rc;
+    if (icd_s3_is_location(path)) {
+        rc = icd_s3_list_dir(io, location, path, names, count, err);
+        free(path);
+        return rc;
+    }
+    rc = check_scheme(location, path, err);
     if (rc) {
         free(path);
         return rc;
@@ -327,8 +357,34 @@ int icd_fileio_exists(icd_fileio *io, const char *location)
     char *path = icd_fileio_resolve(io, location);
     if (!path)
         return 0;
-    struct stat st;
-    int ok = stat(path, &st) == 0;
+    int ok;
+    if (icd_s3_is_location(path) || is_http(path)) {
+        icd_error err;
+        icd_error_clear(&err);
+        ok = is_http(path) ? icd_remote_exists(io->remote, location, path, NULL, &err) == 1
+                           : icd_s3_exists(io, location, path, &err) == 1;
+    } else {
+        struct stat st;
+        ok = stat(path, &st) == 0;
+    }
     free(path);
     return ok;
+}
+
+int icd_fileio_is_dir(icd_fileio *io, const char *location)
+{
+    char *path = icd_fileio_resolve(io, location);
+    if (!path)
+        return 0;
+    int dir;
+    if (icd_s3_is_location(path)) {
+        icd_error err;
+        icd_error_clear(&err);
+        dir = icd_s3_is_dir(io, location, path, &err) == 1;
+    } else {
+        struct stat st;
+        dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    free(path);
+    return dir;
 }

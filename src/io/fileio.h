@@ -15,7 +15,7 @@
 typedef struct icd_fileio icd_fileio;
 typedef struct icd_file icd_file;
 
-/* Backend of an open file; local files today, HTTP/S3 later plug in here. */
+/* Backend of an open file: local files here, http(s):// in io/http.c, s3:// in io/s3.c. */
 typedef struct icd_file_ops {
     int (*read_at)(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got, icd_error *err);
     void (*close)(icd_file *f);
@@ -55,11 +55,14 @@ int icd_file_read_at(icd_file *f, uint64_t off, void *buf, size_t n, icd_error *
 int icd_fileio_read_small(icd_fileio *io, const char *location, size_t max_bytes, char **out,
                           size_t *len, icd_error *err);
 
-/* Lists the names in a local directory (for the Hadoop catalog). `names` is a malloc'd
+/* Lists the names in a directory (for the Hadoop catalog): a local directory, or on S3
+ * the keys and sub-prefixes directly under LOCATION/. `names` is a malloc'd, sorted
  * array of malloc'd strings. */
 int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, size_t *count,
                         icd_error *err);
 /* True when the location exists (after remapping). */
 int icd_fileio_exists(icd_fileio *io, const char *location);
+/* True when the location is a directory (locally), or an S3 prefix with objects under it. */
+int icd_fileio_is_dir(icd_fileio *io, const char *location);
 
 #endif

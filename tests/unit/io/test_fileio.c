@@ -27,8 +27,8 @@ static void test_remap(void)
                  "/h/t/data/f.parquet");
     free(p);
     icd_file *f;
-    CHECK(icd_file_open(io, "s3://bucket/x", &f, &err) == ICD_EUNSUPPORTED);
-    CHECK(strstr(err.message, "s3://") != NULL);
+    CHECK(icd_file_open(io, "gs://bucket/x", &f, &err) == ICD_EUNSUPPORTED);
+    CHECK(strstr(err.message, "gs://") != NULL);
     icd_fileio_free(io);
 }
 

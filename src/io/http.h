@@ -1,0 +1,121 @@
+/*
+ * HTTP(S) over libcurl for FileIO and the REST catalog: one request helper with retries
+ * and timeouts, a pool of reusable curl handles per FileIO (so connections are kept alive),
+ * and the remote-file backend behind icd_file_open for http://, https:// and (through
+ * s3.c) s3:// locations. Nothing here prints; every failure is one icd_error line naming
+ * the location, the HTTP status and the server's error code, never a credential.
+ */
+#ifndef ICD_IO_HTTP_H
+#define ICD_IO_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "io/fileio.h"
+
+/* The remote state of one icd_fileio: curl handle pool, retry/timeout policy and the S3
+ * settings (s3.c). Created with the FileIO; thread-safe. */
+typedef struct icd_remote icd_remote;
+
+icd_remote *icd_remote_new(void);
+void icd_remote_free(icd_remote *r);
+/* The remote state of a FileIO (defined in fileio.c). */
+icd_remote *icd_fileio_remote(icd_fileio *io);
+
+/* Retries and timeouts. Retried: connection errors, timeouts, HTTP 429 and 5xx; the delay
+ * starts at base_delay_ms and doubles (capped at max_delay_ms) up to max_attempts tries. */
+typedef struct icd_http_policy {
+    int max_attempts;
+    long base_delay_ms;
+    long max_delay_ms;
+    long connect_timeout_ms;
+    long low_speed_time_s; /* abort a transfer slower than 1 byte/s for this long */
+    long total_timeout_s;  /* 0: no limit on a whole request */
+    size_t readahead;      /* read-ahead window of remote files, bytes */
+} icd_http_policy;
+
+void icd_http_get_policy(icd_remote *r, icd_http_policy *out);
+void icd_http_set_policy(icd_remote *r, const icd_http_policy *p);
+
+/* AWS Signature V4 (curl's CURLOPT_AWS_SIGV4). */
+typedef struct icd_sigv4 {
+    const char *service; /* "s3" */
+    const char *region;
+    const char *access_key;
+    const char *secret_key;
+    const char *session_token; /* sent as x-amz-security-token; may be NULL */
+} icd_sigv4;
+
+typedef struct icd_http_req {
+    const char *method;          /* "GET", "HEAD", "POST" */
+    const char *url;             /* fully encoded */
+    const char *location;        /* names the request in errors (no secrets) */
+    const char *const *headers;  /* "Name: value" strings, NULL-terminated; may be NULL */
+    const void *body;            /* POST body */
+    size_t body_len;
+    const icd_sigv4 *sign;       /* NULL: unsigned */
+    /* A byte range: range_len > 0 asks for [range_off, range_off+range_len);
+     * range_suffix > 0 asks for the last range_suffix bytes ("bytes=-N"). */
+    uint64_t range_off;
+    uint64_t range_len;
+    uint64_t range_suffix;
+    /* Where a successful (2xx) body goes: `dest` (at most dest_cap bytes, the rest of the
+     * transfer is dropped) or, when dest is NULL, resp->body up to max_body bytes (more is
+     * an error). Error bodies always go to resp->body (first 64 KiB). */
+    void *dest;
+    size_t dest_cap;
+    size_t max_body;
+} icd_http_req;
+
+typedef struct icd_http_resp {
+    long status;
+    icd_buf body;           /* error body, or the body when req->dest is NULL */
+    size_t dest_len;        /* bytes written to req->dest */
+    uint64_t body_start;    /* offset in the resource of the first body byte (Content-Range) */
+    int64_t content_length; /* -1 when not sent */
+    int64_t total_size;     /* from Content-Range "bytes a-b/N" or "bytes * /N"; -1 unknown */
+    int attempts;           /* tries this request took */
+} icd_http_resp;
+
+void icd_http_resp_free(icd_http_resp *resp);
+
+/* Performs the request with retries. Returns 0 once a final HTTP status is known (any
+ * status: the caller judges it; 429/5xx only after the retries are spent) and ICD_EIO for
+ * a transport failure that outlived the retries. */
+int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp,
+                     icd_error *err);
+
+/* Fills `err` for an unexpected status: "LOCATION: HTTP 403 SignatureDoesNotMatch: msg".
+ * The S3 XML <Code>/<Message> or the REST ErrorModel is used when the body has one. The
+ * code is ICD_ENOTFOUND for 404, ICD_EINVALID for 400, ICD_EIO otherwise. */
+int icd_http_status_error(const icd_http_req *req, const icd_http_resp *resp, icd_error *err);
+
+/* The text of the first <tag>...</tag> in an XML body, entities decoded (malloc'd), or
+ * NULL. `from` is advanced past the element when non-NULL. */
+char *icd_xml_text(const char *xml, size_t len, const char *tag, size_t *from);
+
+/* Appends `s` percent-encoded (RFC 3986 unreserved kept; '/' kept when keep_slash). */
+void icd_url_encode(icd_buf *b, const char *s, size_t n, bool keep_slash);
+
+/* Remote files: open learns the size with one ranged GET of the tail (which also fills the
+ * read-ahead window, so a footer or a small file costs one request), read_at serves from a
+ * read-ahead window or fetches a new one with one ranged GET. `url` is the encoded URL;
+ * `sign` is copied. */
+int icd_remote_file_open(icd_remote *r, const char *location, const char *path, const char *url,
+                         const icd_sigv4 *sign, icd_file **out, icd_error *err);
+
+/* HEAD: 1 when the resource exists, 0 when the server says 404, negative on other errors. */
+int icd_remote_exists(icd_remote *r, const char *location, const char *url,
+                      const icd_sigv4 *sign, icd_error *err);
+
+/* The http(s) backend for icd_file_open. */
+int icd_http_open(icd_fileio *io, const char *location, const char *path, icd_file **out,
+                  icd_error *err);
+
+/* Statistics (tests and --stats): requests sent, including retries. */
+uint64_t icd_remote_requests(icd_remote *r);
+
+#endif

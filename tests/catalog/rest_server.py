@@ -1,0 +1,193 @@
+"""A small Iceberg REST catalog server for tests (Python standard library only).
+
+It follows the Iceberg REST OpenAPI spec for the calls a reader makes, and is strict so
+that a wrong client fails:
+
+  POST /v1/oauth/tokens   OAuth2 client credentials (form body: grant_type, client_id,
+                          client_secret, scope). Issues tokens that expire after
+                          `token_ttl` seconds. Bad client: 401 {"error": "invalid_client"}.
+  GET  /v1/config         ?warehouse=W (must match), answers defaults / overrides.
+  GET  /v1/{prefix}/namespaces/{ns}/tables/{table}
+                          namespace levels joined by %1F in the path; answers
+                          metadata-location, metadata (read from a local file) and config.
+  Every catalog call needs "Authorization: Bearer T" with an issued, unexpired token or a
+  static token, and every header in `required_headers`; errors use the ErrorModel
+  {"error": {"message", "type", "code"}}. 404 for unknown warehouse, prefix, namespace or
+  table.
+  Test control: GET /test/stats (token requests, scopes, request log without
+  Authorization values), POST /test/revoke (forget all issued tokens).
+
+Usage: python3 rest_server.py CONFIG.json   prints "PORT <n>" once listening on
+127.0.0.1. CONFIG keys: warehouse, prefix, clients {id: secret}, static_tokens [..],
+token_ttl, defaults {}, overrides {}, required_headers {name: value},
+tables {"ns1\\u001fns2/table": {"metadata-location", "metadata-file", "config"}}.
+"""
+import http.server
+import json
+import secrets
+import sys
+import threading
+import time
+import urllib.parse
+
+
+class State:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.tokens = {}  # token -> expiry (time.monotonic)
+        self.token_requests = 0
+        self.scopes = []
+        self.log = []
+        self.lock = threading.Lock()
+
+
+def error_model(status, typ, msg):
+    return status, {"error": {"message": msg, "type": typ, "code": status}}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    state = None
+
+    def log_message(self, *a):
+        pass
+
+    def _reply(self, status, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _record(self):
+        hdrs = {k.lower(): v for k, v in self.headers.items()}
+        if "authorization" in hdrs:
+            hdrs["authorization"] = hdrs["authorization"].split(" ")[0] + " <redacted>"
+        with self.state.lock:
+            self.state.log.append({"method": self.command, "path": self.path, "headers": hdrs})
+
+    def _auth(self):
+        """None when authorised, else (status, body)."""
+        st = self.state
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Bearer "):
+            return error_model(401, "NotAuthorizedException", "Authentication required")
+        tok = auth[7:]
+        with st.lock:
+            exp = st.tokens.get(tok)
+        if tok in st.cfg.get("static_tokens", []):
+            pass
+        elif exp is None:
+            return error_model(401, "NotAuthorizedException", "Invalid or revoked token")
+        elif time.monotonic() >= exp:
+            return error_model(401, "NotAuthorizedException", "Token expired")
+        for name, value in st.cfg.get("required_headers", {}).items():
+            if self.headers.get(name) != value:
+                return error_model(400, "BadRequestException", f"Missing or wrong header {name}")
+        return None
+
+    def do_POST(self):
+        self._record()
+        st = self.state
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode()
+        path = urllib.parse.urlsplit(self.path).path
+        if path == "/test/revoke":
+            with st.lock:
+                st.tokens.clear()
+            return self._reply(200, {})
+        if path != "/v1/oauth/tokens":
+            return self._reply(*error_model(404, "NotFoundException", "No such route"))
+        if not self.headers.get("Content-Type", "").startswith(
+                "application/x-www-form-urlencoded"):
+            return self._reply(400, {"error": "invalid_request",
+                                     "error_description": "form body expected"})
+        form = dict(urllib.parse.parse_qsl(body, keep_blank_values=True))
+        with st.lock:
+            st.token_requests += 1
+            st.scopes.append(form.get("scope"))
+        if form.get("grant_type") != "client_credentials":
+            return self._reply(400, {"error": "unsupported_grant_type",
+                                     "error_description": "only client_credentials"})
+        cid, sec = form.get("client_id"), form.get("client_secret")
+        if st.cfg.get("clients", {}).get(cid) != sec or sec is None:
+            return self._reply(401, {"error": "invalid_client",
+                                     "error_description": "Client authentication failed"})
+        tok = secrets.token_hex(16)
+        ttl = int(st.cfg.get("token_ttl", 3600))
+        with st.lock:
+            st.tokens[tok] = time.monotonic() + ttl
+        return self._reply(200, {"access_token": tok, "token_type": "bearer",
+                                 "expires_in": ttl,
+                                 "issued_token_type":
+                                     "urn:ietf:params:oauth:token-type:access_token"})
+
+    def do_GET(self):
+        self._record()
+        st = self.state
+        parts = urllib.parse.urlsplit(self.path)
+        if parts.path == "/test/stats":
+            with st.lock:
+                return self._reply(200, {"token_requests": st.token_requests,
+                                         "scopes": st.scopes, "requests": st.log})
+        denied = self._auth()
+        if denied:
+            return self._reply(*denied)
+        if parts.path == "/v1/config":
+            q = urllib.parse.parse_qs(parts.query)
+            wh = q.get("warehouse", [None])[0]
+            if st.cfg.get("warehouse") and wh != st.cfg["warehouse"]:
+                return self._reply(*error_model(404, "NoSuchWarehouseException",
+                                                f"Warehouse {wh} does not exist"))
+            return self._reply(200, {
+                "defaults": st.cfg.get("defaults", {}),
+                "overrides": st.cfg.get("overrides", {}),
+                "endpoints": ["GET /v1/{prefix}/namespaces/{namespace}/tables/{table}"]})
+        # /v1/{prefix}/namespaces/{ns}/tables/{table}; segments stay encoded until split
+        segs = parts.path.split("/")
+        prefix = st.cfg.get("prefix")
+        want = ["", "v1"] + ([prefix] if prefix else []) + ["namespaces"]
+        if (len(segs) != len(want) + 3 or segs[:len(want)] != want
+                or segs[len(want) + 1] != "tables"):
+            return self._reply(*error_model(404, "NotFoundException", "No such route"))
+        ns_raw, table_raw = segs[len(want)], segs[len(want) + 2]
+        levels = urllib.parse.unquote(ns_raw).split("\x1f")
+        table = urllib.parse.unquote(table_raw)
+        key = "\x1f".join(levels) + "/" + table
+        tables = st.cfg.get("tables", {})
+        if not any(k.rsplit("/", 1)[0] == "\x1f".join(levels) for k in tables):
+            return self._reply(*error_model(404, "NoSuchNamespaceException",
+                                            "Namespace does not exist: " + ".".join(levels)))
+        if key not in tables:
+            return self._reply(*error_model(404, "NoSuchTableException",
+                                            f"Table does not exist: {'.'.join(levels)}.{table}"))
+        t = tables[key]
+        with open(t["metadata-file"]) as fh:
+            md = json.load(fh)
+        out = {"metadata-location": t["metadata-location"], "metadata": md,
+               "config": t.get("config", {})}
+        if "storage-credentials" in t:
+            out["storage-credentials"] = t["storage-credentials"]
+        return self._reply(200, out)
+
+
+def start(cfg):
+    """Starts a server in this process; returns (server, port)."""
+    handler = type("H", (Handler,), {"state": State(cfg)})
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, srv.server_address[1]
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as fh:
+        config = json.load(fh)
+    server, port = start(config)
+    print(f"PORT {port}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
