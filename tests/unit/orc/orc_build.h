@@ -217,7 +217,7 @@ static Orcpb__Type *tb_type(uint32_t kind, size_t nsub, const uint32_t *subs, co
                             int64_t field_id)
 {
     static Orcpb__Type pool[64];
-    static ProtobufCBinaryData namepool[64][8];
+    static ProtobufCBinaryData namepool[64][16];
     static Orcpb__StringPair attrpool[64];
     static Orcpb__StringPair *attrptr[64];
     static char idtext[64][24];
