@@ -7,6 +7,7 @@
 #ifndef ORC_BUILD_H
 #define ORC_BUILD_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -96,6 +97,22 @@ static uint8_t *tb_pack_msg(const ProtobufCMessage *m, size_t *len)
     uint8_t *p = malloc(*len + 1);
     protobuf_c_message_pack(m, p);
     return p;
+}
+
+/* With ORC_SEED_DIR set, every built file is also written there (seeds for fuzz_orc). */
+static void tb_dump(const uint8_t *p, size_t n)
+{
+    static int count;
+    const char *dir = getenv("ORC_SEED_DIR");
+    if (!dir)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/built_%02d.orc", dir, count++);
+    FILE *fp = fopen(path, "wb");
+    if (fp) {
+        fwrite(p, 1, n, fp);
+        fclose(fp);
+    }
 }
 
 /* Builds the file; the caller frees the result. */
@@ -208,6 +225,7 @@ static uint8_t *tb_build(const tb_spec *s, size_t *out_len)
     free(si);
     free(sip);
     *out_len = b.len;
+    tb_dump(b.p, b.len);
     return b.p;
 }
 
