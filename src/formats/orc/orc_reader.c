@@ -379,12 +379,38 @@ static void init_decoders(orc_reader *r, col_reader *c)
                      k == ORC_DECIMAL);
 }
 
+/* TIMESTAMP (without time zone) values are wall-clock times of the stripe's writer time
+ * zone, counted from 2015-01-01 00:00:00 in that zone. Only UTC writers (Iceberg's, and
+ * files that name no zone) are decoded; another zone would need its DST rules. */
+static int check_writer_timezone(orc_reader *r, icd_error *err)
+{
+    const Orcpb__StripeFooter *sf = r->sf;
+    if (!sf->has_writertimezone || sf->writertimezone.len == 0)
+        return 0;
+    static const char *utc[] = {"UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "Etc/Universal",
+                                "Universal", "Etc/Zulu", "Zulu", "UCT", "Etc/UCT"};
+    for (size_t i = 0; i < sizeof utc / sizeof utc[0]; i++)
+        if (sf->writertimezone.len == strlen(utc[i]) &&
+            !memcmp(sf->writertimezone.data, utc[i], sf->writertimezone.len))
+            return 0;
+    for (size_t i = 0; i < r->f->ntypes; i++)
+        if (r->rd[i] && r->rd[i]->t->kind == ORC_TIMESTAMP)
+            return icd_fail(err, ICD_EUNSUPPORTED, r->f->location, -1,
+                            "ORC stripe %zu, column %zu '%s': timestamps written in time zone "
+                            "'%.*s' are not supported (only UTC)",
+                            r->stripe, i, r->rd[i]->t->name,
+                            (int)(sf->writertimezone.len > 64 ? 64 : sf->writertimezone.len),
+                            (const char *)sf->writertimezone.data);
+    return 0;
+}
+
 static int load_stripe(orc_reader *r, icd_error *err)
 {
     orc_file *f = r->f;
     const orc_stripe_info *si = &f->stripes[r->stripe];
     r->loaded = true;
     ICD_TRY(read_stripe_footer(r, si, err));
+    ICD_TRY(check_writer_timezone(r, err));
     for (size_t i = 0; i < f->ntypes; i++)
         if (r->rd[i])
             ICD_TRY(set_encoding(r, r->rd[i], err));

@@ -78,6 +78,7 @@ typedef struct tb_stripe {
     const uint32_t *enc; /* encoding kind per column */
     const uint32_t *dict_size;
     uint64_t rows;
+    const char *tz; /* writerTimezone, or NULL */
 } tb_stripe;
 
 typedef struct tb_spec {
@@ -161,6 +162,11 @@ static uint8_t *tb_build(const tb_spec *s, size_t *out_len)
         sf.streams = smp;
         sf.n_columns = s->ntypes;
         sf.columns = cep;
+        if (st->tz) {
+            sf.has_writertimezone = 1;
+            sf.writertimezone.data = (uint8_t *)st->tz;
+            sf.writertimezone.len = strlen(st->tz);
+        }
         size_t flen;
         uint8_t *fb = tb_pack_msg(&sf.base, &flen);
         size_t before = b.len;

@@ -85,7 +85,7 @@ static uint8_t *build_abc(int zlib, size_t *len)
                       {3, DATA, c_data, sizeof c_data}};
     uint32_t enc[] = {0, 2, 3, 0};
     uint32_t dict[] = {0, 0, 3, 0};
-    tb_stripe s = {st, 6, enc, dict, 5};
+    tb_stripe s = {st, 6, enc, dict, 5, NULL};
     tb_spec spec = {zlib, types, 4, &s, 1, NULL, NULL, -1};
     return tb_build(&spec, len);
 }
@@ -168,7 +168,7 @@ static void test_timestamps(void)
                              tb_type(K_TS_INSTANT, 0, NULL, NULL, -1)};
     tb_stream st[] = {{1, DATA, d, dl}, {1, SECONDARY, s2, sl}, {2, DATA, d, dl}, {2, SECONDARY, s2, sl}};
     uint32_t enc[] = {0, 0, 0};
-    tb_stripe s = {st, 4, enc, NULL, 6};
+    tb_stripe s = {st, 4, enc, NULL, 6, NULL};
     tb_spec spec = {0, types, 3, &s, 1, NULL, NULL, -1};
     size_t len;
     uint8_t *p = tb_build(&spec, &len);
@@ -185,6 +185,20 @@ static void test_timestamps(void)
     CHECK_EQ_STR(text, want);
     free(text);
     free(p);
+    /* a UTC writer zone reads the same; another zone is refused for TIMESTAMP */
+    s.tz = "UTC";
+    p = tb_build(&spec, &len);
+    CHECK_EQ_INT(read_all(p, len, 100, NULL, &text, &err), 0);
+    CHECK_EQ_STR(text, want);
+    free(text);
+    free(p);
+    s.tz = "America/Los_Angeles";
+    p = tb_build(&spec, &len);
+    CHECK_EQ_INT(read_all(p, len, 100, NULL, &text, &err), ICD_EUNSUPPORTED);
+    CHECK(strstr(err.message, "America/Los_Angeles") != NULL && strstr(err.message, "'t'"));
+    free(text);
+    free(p);
+    s.tz = NULL;
     /* nanos beyond a second are corrupt */
     int64_t badn[] = {0, 0, 0, 0, 0, 1000000000LL << 3};
     sl = tb_rle1(s2, badn, 6, 0);
@@ -268,7 +282,7 @@ static void test_scalars(void)
                       {8, PRESENT, pres_two, 2}, {8, DATA, sh, shn},
                       {9, PRESENT, pres_two, 2}, {9, DATA, lo, lon}};
     uint32_t enc[10] = {0};
-    tb_stripe s = {st, sizeof st / sizeof st[0], enc, NULL, 4};
+    tb_stripe s = {st, sizeof st / sizeof st[0], enc, NULL, 4, NULL};
     tb_spec spec = {1, types, 10, &s, 1, NULL, NULL, -1};
     size_t len;
     uint8_t *p = tb_build(&spec, &len);
@@ -345,7 +359,7 @@ static void test_nested(void)
                       {4, DATA, li_data, lin},   {5, LENGTH, m_len, mln}, {6, DATA, mk_data, 3},
                       {6, LENGTH, mk_len, mkln}, {7, PRESENT, mv_pres, 2}, {7, DATA, mv_data, mvn}};
     uint32_t enc[8] = {0};
-    tb_stripe s = {st, sizeof st / sizeof st[0], enc, NULL, 4};
+    tb_stripe s = {st, sizeof st / sizeof st[0], enc, NULL, 4, NULL};
     tb_spec spec = {0, types, 8, &s, 1, NULL, NULL, -1};
     size_t len;
     uint8_t *p = tb_build(&spec, &len);
@@ -391,7 +405,7 @@ static void test_stripes_and_stats(void)
     Orcpb__Type *types[2] = {tb_type(K_STRUCT, 1, subs, names, -1), tb_type(K_LONG, 0, NULL, NULL, 1)};
     tb_stream s1[] = {{1, DATA, d1, n1}}, s2[] = {{1, DATA, d2, n2}};
     uint32_t enc[2] = {0, 0};
-    tb_stripe stripes[] = {{s1, 1, enc, NULL, 3}, {s2, 1, enc, NULL, 2}};
+    tb_stripe stripes[] = {{s1, 1, enc, NULL, 3, NULL}, {s2, 1, enc, NULL, 2, NULL}};
     /* stripe statistics: min/max per stripe */
     Orcpb__IntegerStatistics is[2];
     Orcpb__ColumnStatistics cs[2][2];
@@ -517,7 +531,7 @@ static void test_corrupt_streams(void)
                       {3, DATA, c_data, sizeof c_data}};
     uint32_t enc[] = {0, 2, 3, 0};
     uint32_t dict[] = {0, 0, 3, 0};
-    tb_stripe s = {st, 6, enc, dict, 5};
+    tb_stripe s = {st, 6, enc, dict, 5, NULL};
     tb_spec spec = {0, types, 4, &s, 1, NULL, NULL, -1};
     size_t len;
     uint8_t *p = tb_build(&spec, &len);
@@ -550,7 +564,7 @@ static void test_corrupt_streams(void)
     free(p);
     st[4].len = 23;
     /* a missing stream */
-    spec.stripes = &(tb_stripe){st, 5, enc, dict, 5}; /* drops c's DATA */
+    spec.stripes = &(tb_stripe){st, 5, enc, dict, 5, NULL}; /* drops c's DATA */
     p = tb_build(&spec, &len);
     CHECK_EQ_INT(read_all(p, len, 10, NULL, &text, &err), ICD_ECORRUPT);
     CHECK(strstr(err.message, "missing") != NULL && strstr(err.message, "'c'") != NULL);
@@ -572,7 +586,7 @@ static void test_corrupt_streams(void)
     Orcpb__Type *ut[3] = {tb_type(K_STRUCT, 1, usubs, unames, -1), tb_type(K_UNION, 1, uvar, NULL, -1),
                           tb_type(K_INT, 0, NULL, NULL, -1)};
     uint32_t uenc[3] = {0};
-    tb_stripe us = {NULL, 0, uenc, NULL, 1};
+    tb_stripe us = {NULL, 0, uenc, NULL, 1, NULL};
     tb_spec uspec = {0, ut, 3, &us, 1, NULL, NULL, -1};
     p = tb_build(&uspec, &len);
     CHECK_EQ_INT(read_all(p, len, 10, NULL, &text, &err), ICD_EUNSUPPORTED);
