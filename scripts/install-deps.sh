@@ -13,6 +13,7 @@ PKGS=(
   zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
   libroaring-dev                    # deletion vectors
   libxxhash-dev                     # hashing
+  protobuf-c-compiler libprotobuf-c-dev  # ORC file tails (protoc-c at build time)
   wrk                               # serve benchmark
 )
 

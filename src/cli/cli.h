@@ -54,6 +54,8 @@ int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *e
 int cli_cat_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 int cli_inspect_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+int cli_cat_orc(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
+int cli_inspect_orc(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 /* Table metadata JSON (or a table directory, resolved by the local catalog). */
 int cli_inspect_metadata(icd_fileio *io, const char *path, cli_out *out, icd_error *err);
 /* True for a directory or a *.metadata.json[.gz] name: inspect it as table metadata. */

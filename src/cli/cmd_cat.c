@@ -1,5 +1,5 @@
 /*
- * `icedruid cat FILE [--remap FROM=TO]...`: the rows of one Parquet or Avro file as
+ * `icedruid cat FILE [--remap FROM=TO]...`: the rows of one Parquet, Avro or ORC file as
  * NDJSON (design.md §3), without any Iceberg metadata.
  */
 #include <string.h>
@@ -55,9 +55,7 @@ static int cat_any(icd_fileio *io, const char *path, cli_out *unused, icd_error 
     switch (fmt) {
     case CLI_FMT_PARQUET: rc = cli_cat_parquet(io, path, &out, err); break;
     case CLI_FMT_AVRO: rc = cli_cat_avro(io, path, &out, err); break;
-    case CLI_FMT_ORC:
-        rc = icd_fail(err, ICD_EUNSUPPORTED, path, -1, "ORC files are not supported yet");
-        break;
+    case CLI_FMT_ORC: rc = cli_cat_orc(io, path, &out, err); break;
     default:
         rc = icd_fail(err, ICD_EINVALID, path, -1,
                       "not a Parquet or Avro file (unrecognised magic bytes)");
@@ -80,6 +78,7 @@ static int inspect_any(icd_fileio *io, const char *path, cli_out *unused, icd_er
     switch (fmt) {
     case CLI_FMT_PARQUET: rc = cli_inspect_parquet(io, path, &out, err); break;
     case CLI_FMT_AVRO: rc = cli_inspect_avro(io, path, &out, err); break;
+    case CLI_FMT_ORC: rc = cli_inspect_orc(io, path, &out, err); break;
     case CLI_FMT_JSON: rc = cli_inspect_metadata(io, path, &out, err); break;
     case CLI_FMT_PUFFIN: rc = cli_inspect_puffin(io, path, &out, err); break;
     default:

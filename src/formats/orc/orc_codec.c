@@ -1,0 +1,176 @@
+/*
+ * ORC chunk framing and the codecs behind it (zlib raw deflate, snappy, zstd, lz4 block).
+ * The file tail reader and the stripe reader call orc_decompress() for every compressed
+ * part; nothing here knows about streams or types. Each chunk decompresses into at most
+ * the postscript's compression block size, which is what keeps a hostile file from
+ * expanding a few bytes into gigabytes.
+ */
+#include "formats/orc/orc_codec.h"
+
+#include <lz4.h>
+#include <snappy-c.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+const char *orc_compression_name(int kind)
+{
+    switch (kind) {
+    case ORC_COMP_NONE: return "NONE";
+    case ORC_COMP_ZLIB: return "ZLIB";
+    case ORC_COMP_SNAPPY: return "SNAPPY";
+    case ORC_COMP_LZO: return "LZO";
+    case ORC_COMP_LZ4: return "LZ4";
+    case ORC_COMP_ZSTD: return "ZSTD";
+    default: return "UNKNOWN";
+    }
+}
+
+int orc_compression_check(int kind, icd_error *err)
+{
+    if (kind == ORC_COMP_LZO)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "ORC compression LZO is not supported (no LZO library in Debian's "
+                        "dependency set)");
+    if (kind < 0 || kind > ORC_COMP_ZSTD)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1, "unknown ORC compression kind %d", kind);
+    return 0;
+}
+
+/* Raw deflate of one chunk into at most `cap` bytes. */
+static int inflate_chunk(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *got)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, -15) != Z_OK)
+        return -1;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)len;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int rc = inflate(&z, Z_FINISH);
+    *got = cap - z.avail_out;
+    inflateEnd(&z);
+    /* Z_BUF_ERROR with no output room left means the chunk is bigger than the block. */
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+/* Decompresses one chunk, appending to `out`; `cap` is the room it may use. */
+static int chunk_decode(int kind, const uint8_t *in, size_t len, size_t cap, icd_buf *out,
+                        const char **why)
+{
+    if (!icd_buf_grow(out, cap + 1)) {
+        *why = "out of memory";
+        return ICD_ENOMEM;
+    }
+    uint8_t *dst = (uint8_t *)out->data + out->len;
+    size_t got = 0;
+    switch (kind) {
+    case ORC_COMP_ZLIB:
+        if (inflate_chunk(in, len, dst, cap, &got)) {
+            *why = "bad zlib (deflate) data or chunk larger than the compression block size";
+            return ICD_ECORRUPT;
+        }
+        break;
+    case ORC_COMP_SNAPPY: {
+        size_t ulen;
+        if (snappy_uncompressed_length((const char *)in, len, &ulen) != SNAPPY_OK || ulen > cap) {
+            *why = "bad snappy chunk length";
+            return ICD_ECORRUPT;
+        }
+        got = ulen;
+        if (snappy_uncompress((const char *)in, len, (char *)dst, &got) != SNAPPY_OK ||
+            got != ulen) {
+            *why = "bad snappy data";
+            return ICD_ECORRUPT;
+        }
+        break;
+    }
+    case ORC_COMP_ZSTD: {
+        size_t r = ZSTD_decompress(dst, cap, in, len);
+        if (ZSTD_isError(r)) {
+            *why = "bad zstd data or chunk larger than the compression block size";
+            return ICD_ECORRUPT;
+        }
+        got = r;
+        break;
+    }
+    case ORC_COMP_LZ4: {
+        if (len > (size_t)INT32_MAX || cap > (size_t)INT32_MAX) {
+            *why = "lz4 chunk too large";
+            return ICD_ECORRUPT;
+        }
+        int r = LZ4_decompress_safe((const char *)in, (char *)dst, (int)len, (int)cap);
+        if (r < 0) {
+            *why = "bad lz4 data or chunk larger than the compression block size";
+            return ICD_ECORRUPT;
+        }
+        got = (size_t)r;
+        break;
+    }
+    default:
+        *why = "unsupported compression";
+        return ICD_EUNSUPPORTED;
+    }
+    out->len += got;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+/* Output room for one compressed chunk: the block size, but never more than the codec's
+ * worst-case expansion of `len` input bytes nor than what `max_out` still allows. */
+static size_t chunk_room(int kind, size_t len, uint64_t block_size, size_t left)
+{
+    uint64_t room = block_size;
+    uint64_t ratio = kind == ORC_COMP_ZLIB ? 1032 : kind == ORC_COMP_LZ4 ? 256 : 0;
+    if (ratio && len < (UINT64_MAX - 64) / ratio && len * ratio + 64 < room)
+        room = len * ratio + 64;
+    return room < left ? (size_t)room : left;
+}
+
+int orc_decompress(int kind, uint64_t block_size, const uint8_t *in, size_t len, size_t max_out,
+                   icd_buf *out, icd_error *err)
+{
+    ICD_TRY(orc_compression_check(kind, err));
+    size_t start_len = out->len;
+    size_t pos = 0;
+    while (pos < len) {
+        if (len - pos < 3)
+            return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
+                            "truncated %s chunk header", orc_compression_name(kind));
+        uint32_t h = (uint32_t)in[pos] | (uint32_t)in[pos + 1] << 8 | (uint32_t)in[pos + 2] << 16;
+        size_t clen = h >> 1;
+        bool original = h & 1;
+        if (clen > len - pos - 3)
+            return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
+                            "%s chunk of %zu bytes runs past the end of its %zu-byte part",
+                            orc_compression_name(kind), clen, len);
+        const uint8_t *c = in + pos + 3;
+        size_t left = max_out - (out->len - start_len);
+        if (original) {
+            if (clen > left)
+                return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
+                                "decompressed part exceeds the limit of %zu bytes", max_out);
+            icd_buf_append(out, c, clen);
+            if (!icd_buf_ok(out))
+                return icd_fail_nomem(err);
+        } else {
+            if (clen == 0)
+                return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
+                                "empty compressed %s chunk", orc_compression_name(kind));
+            if (left == 0)
+                return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
+                                "decompressed part exceeds the limit of %zu bytes", max_out);
+            const char *why = NULL;
+            int rc = chunk_decode(kind, c, clen, chunk_room(kind, clen, block_size, left), out,
+                                  &why);
+            if (rc == ICD_ENOMEM)
+                return icd_fail_nomem(err);
+            if (rc)
+                return icd_fail(err, rc, NULL, (int64_t)pos, "%s chunk: %s",
+                                orc_compression_name(kind), why);
+        }
+        pos += 3 + clen;
+    }
+    return 0;
+}
