@@ -143,8 +143,10 @@ static int project_ordered(const pctx *c, const ice_bound_expr *p, const ice_par
         return 0;
     v1.v.i32 = v.v.i32 + 1;
     if (!c->strict) {
-        if (op != ICE_EXPR_EQ)
-            return part_pred(c, op, pf, pos, rt, &v1, out); /* <= only: >= is already wide */
+        if (op == ICE_EXPR_GE) /* stored periods are never below the true one */
+            return part_pred(c, op, pf, pos, rt, &v, out);
+        if (op == ICE_EXPR_LE)
+            return part_pred(c, op, pf, pos, rt, &v1, out);
         const ice_bound_expr *a = NULL, *b = NULL;
         ICD_TRY(part_pred(c, ICE_EXPR_EQ, pf, pos, rt, &v, &a));
         ICD_TRY(part_pred(c, ICE_EXPR_EQ, pf, pos, rt, &v1, &b));
