@@ -162,7 +162,7 @@ void icd_json_double(icd_buf *b, double v)
 {
     if (nonfinite(b, v))
         return;
-    if (v == (double)(int64_t)v && fabs(v) < 1e15) {
+    if (fabs(v) < 1e15 && v == (double)(int64_t)v) { /* range first: the cast is UB beyond */
         /* integral values: exact and fast; keep the sign of -0.0 */
         if (v == 0 && signbit(v))
             icd_buf_append(b, "-0.0", 4);
