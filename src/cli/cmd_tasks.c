@@ -1,13 +1,17 @@
 /*
- * `icedruid tasks TABLE [--snapshot-id ID | --as-of TIME | --ref NAME] [--remap FROM=TO]...`:
- * the scan plan as JSON — the snapshot, its schema, and per data file the delete files
- * that apply to it (design.md §2).
+ * `icedruid tasks TABLE [--snapshot-id ID | --as-of TIME | --ref NAME] [--filter FILTER.json]
+ * [--remap FROM=TO]...`: the scan plan as JSON — the snapshot, its schema, and per data file
+ * the delete files that apply to it (design.md §2). FILTER.json is a Druid icebergFilter
+ * object; it prunes data files by partition values and column metrics, and the output
+ * tells which tasks keep a residual (rows the filter still has to be checked on).
  */
 #include <string.h>
 
 #include "base/jsonw.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
+#include "druid/timestamp.h"
+#include "druid/to_iceberg.h"
 #include "iceberg/literal.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/schema.h"
@@ -83,10 +87,18 @@ static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
                    ",\"counts\":{\"manifests\":%zu,\"manifests_read\":%zu,\"data_files\":%zu,"
                    "\"delete_files\":%zu,\"delete_files_applied\":%zu,"
                    "\"position_delete_files\":%zu,\"equality_delete_files\":%zu,"
-                   "\"deletion_vectors\":%zu}",
+                   "\"deletion_vectors\":%zu,\"manifests_pruned\":%zu,"
+                   "\"data_files_pruned\":%zu,\"data_files_total\":%zu}",
                    c.manifests_total, c.manifests_read, c.data_files, c.delete_files_total,
                    c.delete_files, c.position_delete_files, c.equality_delete_files,
-                   c.deletion_vectors);
+                   c.deletion_vectors, c.manifests_pruned, c.data_files_pruned,
+                   c.data_files_total);
+    const char *residual = NULL;
+    icd_buf_puts(b, ",\"residual\":");
+    if (ice_scan_plan_has_residual(p, &residual) && residual)
+        icd_json_cstr(b, residual);
+    else
+        icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"tasks\":[");
     for (size_t i = 0; i < ice_scan_plan_task_count(p); i++) {
         const ice_scan_task *t = ice_scan_plan_task(p, i);
@@ -114,9 +126,26 @@ static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
                 icd_buf_putc(b, ',');
             put_delete(b, t->deletes[k]);
         }
-        icd_buf_puts(b, "]}");
+        icd_buf_puts(b, "],\"residual\":");
+        icd_buf_puts(b, t->has_residual ? "true" : "false");
+        icd_buf_putc(b, '}');
     }
     icd_buf_puts(b, "\n]}\n");
+}
+
+/* Reads FILTER.json (a Druid icebergFilter object) as an unbound expression. */
+static int load_filter(const char *path, icd_arena *a, const ice_expr **out, icd_error *err)
+{
+    json_error_t jerr;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j)
+        return icd_fail(err, ICD_EINVALID, path, jerr.position,
+                        "cannot read the filter: %s (line %d)", jerr.text, jerr.line);
+    int rc = dr_filter_json_to_ice_expr(j, "icebergFilter", dr_now_ms(), a, out, err);
+    json_decref(j);
+    if (rc)
+        icd_error_set_file(err, path);
+    return rc;
 }
 
 int cmd_tasks(int argc, char **argv)
@@ -131,15 +160,17 @@ int cmd_tasks(int argc, char **argv)
     icd_error_clear(&err);
     ice_metadata *md = NULL;
     ice_scan_plan *plan = NULL;
-    if (a.filter_file) {
-        rc = cli_usage_error("tasks", "--filter is not supported yet");
+    icd_arena farena = ICD_ARENA_INIT;
+    const ice_expr *filter = NULL;
+    if (a.filter_file && load_filter(a.filter_file, &farena, &filter, &err)) {
+        rc = cli_report(&err);
         goto done;
     }
     if (cli_table_load(&a, &md, &err)) {
         rc = cli_report(&err);
         goto done;
     }
-    ice_scan_opts opts = {a.select, NULL, true, a.threads};
+    ice_scan_opts opts = {a.select, filter, true, a.threads};
     if (ice_scan_plan_build(a.io, md, &opts, &plan, &err)) {
         rc = cli_report(&err);
         goto done;
@@ -151,6 +182,7 @@ int cmd_tasks(int argc, char **argv)
         rc = cli_report(&err);
 done:
     ice_scan_plan_free(plan);
+    icd_arena_free(&farena);
     ice_metadata_free(md);
     cli_table_args_free(&a);
     return rc;

@@ -8,6 +8,7 @@
 
 #include "base/parallel.h"
 #include "iceberg/delete_index.h"
+#include "iceberg/expr.h"
 #include "iceberg/partition.h"
 #include "iceberg/scan_plan.h"
 
@@ -24,7 +25,21 @@ struct ice_scan_plan {
     bool residual;
     const char *residual_text;
     bool has_deletes;
+    const ice_bound_expr *filter; /* bound row filter, NULL without one */
 };
+
+/* The filter projected inclusively through one partition spec (computed once per spec). */
+typedef struct spec_proj {
+    int32_t spec_id;
+    const ice_partition_spec *spec;
+    const ice_bound_expr *inclusive;
+} spec_proj;
+
+typedef struct filter_ctx {
+    ice_scan_plan *p;
+    spec_proj *projs;
+    size_t nprojs;
+} filter_ctx;
 
 typedef struct read_job {
     icd_fileio *io;
@@ -34,6 +49,7 @@ typedef struct read_job {
     icd_arena *arenas;            /* one per job item */
     ice_manifest_entry **entries;
     size_t *nentries;
+    bool keep_stats; /* data manifests: column metrics for the filter */
 } read_job;
 
 static int read_one(void *ctx, size_t i, icd_error *err)
@@ -42,7 +58,7 @@ static int read_one(void *ctx, size_t i, icd_error *err)
     const ice_manifest_file *mf = &j->mfs[j->which[i]];
     /* file_path bounds of position deletes are always kept; other stats only matter for
      * filters, which the pruning step reads */
-    ice_manifest_read_opts opts = {false, false};
+    ice_manifest_read_opts opts = {j->keep_stats && !mf->is_delete_manifest, false};
     return ice_manifest_read(j->io, j->md, mf, &opts, &j->arenas[i], &j->entries[i],
                              &j->nentries[i], err);
 }
@@ -63,6 +79,94 @@ void ice_scan_plan_free(ice_scan_plan *p)
     free(p->tasks);
     icd_arena_free(&p->arena);
     free(p);
+}
+
+/* ---- the row filter ------------------------------------------------------------------ */
+
+static bool filter_is_trivial(const ice_scan_plan *p)
+{
+    return !p->filter || p->filter->op == ICE_EXPR_TRUE;
+}
+
+/* The inclusive projection of the filter through spec `spec_id`, computed on first use.
+ * NULL projection (spec unknown to the metadata) means "cannot prune". */
+static int projection_for(filter_ctx *c, int32_t spec_id, const spec_proj **out, icd_error *err)
+{
+    for (size_t i = 0; i < c->nprojs; i++)
+        if (c->projs[i].spec_id == spec_id) {
+            *out = &c->projs[i];
+            return 0;
+        }
+    spec_proj *np = realloc(c->projs, (c->nprojs + 1) * sizeof *np);
+    if (!np)
+        return icd_fail_nomem(err);
+    c->projs = np;
+    spec_proj *sp = &np[c->nprojs];
+    sp->spec_id = spec_id;
+    sp->spec = ice_metadata_spec(c->p->md, spec_id);
+    sp->inclusive = NULL;
+    if (sp->spec)
+        ICD_TRY(ice_expr_project(c->p->filter, sp->spec, c->p->schema, false, &c->p->arena,
+                                 &sp->inclusive, err));
+    c->nprojs++;
+    *out = sp;
+    return 0;
+}
+
+/* False when the data manifest's partition summaries exclude every match. */
+static int manifest_may_match(filter_ctx *c, const ice_manifest_file *mf, bool *out,
+                              icd_error *err)
+{
+    *out = true;
+    if (filter_is_trivial(c->p) || mf->is_delete_manifest)
+        return 0; /* delete manifests are never pruned by a row filter */
+    const spec_proj *sp;
+    ICD_TRY(projection_for(c, mf->spec_id, &sp, err));
+    if (!sp->inclusive)
+        return 0;
+    return ice_manifest_may_match(sp->inclusive, mf, out, err);
+}
+
+/* False when a data file's partition tuple or column metrics exclude every match. */
+static int file_may_match(filter_ctx *c, const ice_content_file *f, bool *out, icd_error *err)
+{
+    *out = true;
+    if (filter_is_trivial(c->p))
+        return 0;
+    const spec_proj *sp;
+    ICD_TRY(projection_for(c, f->spec_id, &sp, err));
+    if (sp->inclusive && !ice_partition_eval(sp->inclusive, f, false)) {
+        *out = false;
+        return 0;
+    }
+    return ice_metrics_may_match(c->p->filter, f, out, err);
+}
+
+/* The task's residual: what the file's partition leaves of the filter. The plan keeps
+ * the text of the first one that is not TRUE. */
+static int set_residual(ice_scan_plan *p, ice_scan_task *t, icd_error *err)
+{
+    if (filter_is_trivial(p))
+        return 0;
+    const ice_partition_spec *spec = ice_metadata_spec(p->md, t->data->spec_id);
+    icd_arena scratch = ICD_ARENA_INIT;
+    const ice_bound_expr *r = NULL;
+    int rc = ice_expr_residual(p->filter, spec, p->schema, t->data, &scratch, &r, err);
+    if (!rc && r->op != ICE_EXPR_TRUE) {
+        t->has_residual = true;
+        if (!p->residual) {
+            icd_buf b = ICD_BUF_INIT;
+            ice_bound_expr_to_text(&b, r);
+            p->residual_text = icd_buf_ok(&b) && b.data ? icd_arena_strdup(&p->arena, b.data)
+                                                        : NULL;
+            icd_buf_free(&b);
+            if (!p->residual_text)
+                rc = icd_fail_nomem(err);
+            p->residual = true;
+        }
+    }
+    icd_arena_free(&scratch);
+    return rc;
 }
 
 static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t ndata,
@@ -106,6 +210,7 @@ static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t n
             p->has_deletes = true;
         }
         p->tasks[p->ntasks++] = (ice_scan_task){data[i], v, n, false};
+        rc = set_residual(p, &p->tasks[p->ntasks - 1], err);
     }
     free((void *)tmp);
     ice_delete_index_free(ix);
@@ -163,6 +268,16 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         return rc;
     }
     p->schema = ice_metadata_snapshot_schema(md, p->snapshot);
+    if (opts->filter && p->schema) { /* bind first: a bad filter fails even on empty tables */
+        ice_bound_expr *bound = NULL;
+        rc = ice_expr_bind(opts->filter, p->schema, opts->case_sensitive, &p->arena, &bound,
+                           err);
+        if (rc) {
+            ice_scan_plan_free(p);
+            return rc;
+        }
+        p->filter = bound;
+    }
     if (!p->snapshot) { /* a table without snapshots has no rows */
         *out = p;
         return 0;
@@ -191,16 +306,34 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         ice_scan_plan_free(p);
         return icd_fail_nomem(err);
     }
+    filter_ctx fc = {p, NULL, 0};
+    size_t pruned_files = 0; /* files of pruned manifests, from manifest-list counts */
     for (size_t i = 0; i < nmf; i++) {
         if (!manifest_has_live_files(&mfs[i]))
             continue;
         if (mfs[i].is_delete_manifest && mfs[i].sequence_number < min_data_seq &&
             min_data_seq != INT64_MAX)
             continue;
+        bool may = true;
+        rc = manifest_may_match(&fc, &mfs[i], &may, err);
+        if (rc) {
+            free(fc.projs);
+            free(which);
+            ice_scan_plan_free(p);
+            return rc;
+        }
+        if (!may) {
+            p->counts.manifests_pruned++;
+            if (mfs[i].added_files > 0)
+                pruned_files += (size_t)mfs[i].added_files;
+            if (mfs[i].existing_files > 0)
+                pruned_files += (size_t)mfs[i].existing_files;
+            continue;
+        }
         which[nwhich++] = i;
     }
 
-    read_job job = {io, md, mfs, which, NULL, NULL, NULL};
+    read_job job = {io, md, mfs, which, NULL, NULL, NULL, !filter_is_trivial(p)};
     job.arenas = calloc(nwhich ? nwhich : 1, sizeof *job.arenas);
     job.entries = calloc(nwhich ? nwhich : 1, sizeof *job.entries);
     job.nentries = calloc(nwhich ? nwhich : 1, sizeof *job.nentries);
@@ -227,15 +360,27 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         goto done;
     }
     size_t di = 0, xi = 0;
-    for (size_t i = 0; i < nwhich; i++)
-        for (size_t k = 0; k < job.nentries[i]; k++) {
+    for (size_t i = 0; i < nwhich && !rc; i++)
+        for (size_t k = 0; k < job.nentries[i] && !rc; k++) {
             const ice_content_file *f = &job.entries[i][k].file;
-            if (mfs[which[i]].is_delete_manifest)
+            if (mfs[which[i]].is_delete_manifest) {
                 dels[xi++] = f;
-            else
+                continue;
+            }
+            bool may = true;
+            rc = file_may_match(&fc, f, &may, err);
+            if (may)
                 data[di++] = f;
+            else
+                p->counts.data_files_pruned++;
         }
-    p->counts.data_files_total = ndata;
+    if (rc) {
+        free((void *)data);
+        free((void *)dels);
+        goto done;
+    }
+    p->counts.data_files_total = ndata + pruned_files;
+    ndata = di;
     p->counts.delete_files_total = ndels;
     rc = build_tasks(p, data, ndata, dels, ndels, err);
     free((void *)data);
@@ -245,6 +390,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         rc = count_used_deletes(p, err);
     }
 done:
+    free(fc.projs);
     free(which);
     free(job.entries);
     free(job.nentries);
