@@ -155,7 +155,7 @@ static const char *outdir;
 static long ndata, ndel;
 static int ndm, nxm;
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
     fprintf(stderr, "tool_gen_manifests: %s: %s\n", what, avro_strerror());
     exit(1);
@@ -222,7 +222,7 @@ static void set_opt_string(avro_value_t *rec, const char *name, const char *s)
         die(name);
 }
 
-/* Opens the array branch of an optional int-keyed map field and empties it. */
+/* Opens the array branch of an optional int-keyed map field (the entry was reset). */
 static avro_value_t open_map(avro_value_t *rec, const char *name)
 {
     avro_value_t f, arr;
