@@ -676,6 +676,128 @@ done:
     return rc;
 }
 
+/* ---- Avro delete files ------------------------------------------------------------------ */
+
+static tvalue avro_tvalue(const avro_value *v, const ice_type *t);
+
+/* The value of field `id` in an Avro record, looking into nested records (equality keys
+ * may sit inside structs); NULL when absent, a null value when a parent is null. */
+static const avro_value *avro_find_id(const avro_value *rec, int32_t id, int depth)
+{
+    if (!rec || rec->type != AVRO_RECORD || depth > 32)
+        return NULL;
+    const avro_value *v = avro_value_field_by_id(rec, id);
+    if (v)
+        return v;
+    for (size_t i = 0; i < rec->u.list.count; i++) {
+        const avro_value *c = &rec->u.list.items[i];
+        if (c->type == AVRO_RECORD && (v = avro_find_id(c, id, depth + 1)) != NULL)
+            return v;
+    }
+    return NULL;
+}
+
+/* Adds one deleted position of `path` to a position-delete cache entry. */
+static int pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos, icd_error *err)
+{
+    size_t klen;
+    const char *key = ice_location_key(path, len, &klen);
+    uint64_t h = icd_hash_bytes(key, klen);
+    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
+    ice_posset *ps;
+    if (slot) {
+        ps = icd_map_to_ptr(*slot);
+    } else {
+        ICD_TRY(ice_posset_new(&ps, err));
+        ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
+        if (!np) {
+            ice_posset_free(ps);
+            return icd_fail_nomem(err);
+        }
+        e->possets = np;
+        e->possets[e->nposset++] = ps;
+        ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
+    }
+    return ice_posset_add(ps, (uint64_t)pos, err);
+}
+
+/* Position and equality delete files stored as Avro: one record per deleted row. */
+static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
+                                 icd_error *err)
+{
+    avro_reader *ar;
+    ICD_TRY(avro_reader_open(r->io, df->path, &ar, err));
+    icd_arena arena = ICD_ARENA_INIT;
+    icd_buf key = ICD_BUF_INIT;
+    const ice_field **kf = NULL;
+    int rc = 0;
+    bool pos_file = df->content == ICE_CONTENT_POSITION_DELETES;
+    if (pos_file)
+        rc = icd_map_new(&e->by_path, 16, err);
+    else {
+        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        kf = calloc((size_t)df->nequality_ids, sizeof *kf);
+        if (!rc && !kf)
+            rc = icd_fail_nomem(err);
+        for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
+            if (!(kf[k] = any_schema_field(r, df->equality_ids[k])))
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                              "equality field id %d is in no schema of the table",
+                              (int)df->equality_ids[k]);
+    }
+    for (int64_t row = 0; !rc; row++) {
+        avro_value rec;
+        bool eof;
+        icd_arena_reset(&arena);
+        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof)
+            break;
+        if (pos_file) {
+            const avro_value *p = avro_find_id(&rec, ICE_FIELD_DELETE_FILE_PATH, 0);
+            const avro_value *q = avro_find_id(&rec, ICE_FIELD_DELETE_POS, 0);
+            if (!p)
+                p = avro_value_field(&rec, "file_path");
+            if (!q)
+                q = avro_value_field(&rec, "pos");
+            if (!p || !q || p->type != AVRO_STRING || (q->type != AVRO_LONG && q->type != AVRO_INT) ||
+                q->u.i64 < 0) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                              "record %lld is not a valid (file_path, pos) pair", (long long)row);
+                break;
+            }
+            rc = pos_insert(e, (const char *)p->u.bytes.ptr, p->u.bytes.len, q->u.i64, err);
+            continue;
+        }
+        icd_buf_clear(&key);
+        for (int32_t k = 0; k < df->nequality_ids; k++) {
+            const avro_value *v = avro_find_id(&rec, df->equality_ids[k], 0);
+            if (!v) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                              "equality delete record %lld lacks field id %d", (long long)row,
+                              (int)df->equality_ids[k]);
+                break;
+            }
+            tvalue tv = avro_tvalue(v, kf[k]->type);
+            key_put(&key, &tv);
+        }
+        if (rc)
+            break;
+        if (!icd_buf_ok(&key)) {
+            rc = icd_fail_nomem(err);
+            break;
+        }
+        uint64_t *slot;
+        rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len), &slot,
+                            NULL, err);
+    }
+    for (size_t i = 0; !rc && i < e->nposset; i++)
+        rc = ice_posset_freeze(e->possets[i], err);
+    free(kf);
+    icd_buf_free(&key);
+    icd_arena_free(&arena);
+    avro_reader_free(ar);
+    return rc;
+}
+
 static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
                       icd_error *err)
 {
@@ -683,6 +805,10 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
         e->kind = C_DV;
         return ice_dv_read(r->io, df->path, df->content_offset, df->content_size,
                            df->referenced_data_file, df->record_count, &e->dv, err);
+    }
+    if (df->format == ICE_FORMAT_AVRO) {
+        e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
+        return read_delete_file_avro(r, df, e, err);
     }
     if (df->format != ICE_FORMAT_PARQUET)
         return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
@@ -1475,12 +1601,47 @@ static int read_avro_task(task_state *t, icd_error *err)
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
     const ice_row_sink *s = t->sink;
-    /* equality deletes on Avro data: keys from record fields by id */
-    for (size_t d = 0; d < t->task->ndeletes; d++)
-        if (t->task->deletes[d]->content == ICE_CONTENT_EQUALITY_DELETES)
-            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
-                            "equality deletes on Avro data files are not supported yet");
-    ICD_TRY(setup_positions(t, err));
+    /* equality deletes: the delete sets, and the key fields' types */
+    const cache_entry **eqs = NULL;
+    const ice_content_file **eqf = NULL;
+    size_t neq = 0;
+    for (size_t d = 0; d < t->task->ndeletes; d++) {
+        const ice_content_file *del = t->task->deletes[d];
+        if (del->content != ICE_CONTENT_EQUALITY_DELETES)
+            continue;
+        const cache_entry *e;
+        bool loaded = false;
+        const cache_entry **ne = realloc((void *)eqs, (neq + 1) * sizeof *ne);
+        const ice_content_file **nf = ne ? realloc((void *)eqf, (neq + 1) * sizeof *nf) : NULL;
+        if (ne)
+            eqs = ne;
+        if (nf)
+            eqf = nf;
+        int erc = !ne || !nf ? icd_fail_nomem(err) : get_entry(r, del, &e, &loaded, err);
+        if (erc) {
+            free((void *)eqs);
+            free((void *)eqf);
+            return erc;
+        }
+        if (loaded)
+            t->stats->delete_files_loaded++;
+        for (int32_t k = 0; k < del->nequality_ids; k++)
+            if (!any_schema_field(r, del->equality_ids[k])) {
+                free((void *)eqs);
+                free((void *)eqf);
+                return icd_fail(err, ICD_ECORRUPT, del->path, -1,
+                                "equality field id %d is in no schema of the table",
+                                (int)del->equality_ids[k]);
+            }
+        eqs[neq] = e;
+        eqf[neq++] = del;
+    }
+    int prc = setup_positions(t, err);
+    if (prc) {
+        free((void *)eqs);
+        free((void *)eqf);
+        return prc;
+    }
     avro_reader *ar;
     ICD_TRY(avro_reader_open(r->io, df->path, &ar, err));
     icd_arena arena = ICD_ARENA_INIT;
@@ -1499,6 +1660,35 @@ static int read_avro_task(task_state *t, icd_error *err)
         t->stats->rows_read++;
         if (t->pos && ice_posset_contains(t->pos, (uint64_t)pos)) {
             t->stats->rows_deleted_position++;
+            continue;
+        }
+        bool deleted = false;
+        for (size_t e = 0; e < neq && !deleted; e++) {
+            icd_buf_clear(&t->key);
+            for (int32_t k = 0; k < eqf[e]->nequality_ids; k++) {
+                int32_t id = eqf[e]->equality_ids[k];
+                const ice_field *f = any_schema_field(r, id);
+                const avro_value *v = avro_find_id(&rec, id, 0);
+                tvalue tv = {0};
+                if (v)
+                    tv = avro_tvalue(v, f->type);
+                else { /* the file predates the column */
+                    const ice_literal *l = identity_partition_value(r, df, id);
+                    tv = literal_value(l ? l : f->initial_default, f->type);
+                }
+                key_put(&t->key, &tv);
+            }
+            if (!icd_buf_ok(&t->key)) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            deleted = icd_map_contains(eqs[e]->keys, t->key.data, t->key.len,
+                                       icd_hash_bytes(t->key.data, t->key.len));
+        }
+        if (rc)
+            break;
+        if (deleted) {
+            t->stats->rows_deleted_equality++;
             continue;
         }
         s->begin_row(s->ctx, df->path, pos);
@@ -1525,6 +1715,8 @@ static int read_avro_task(task_state *t, icd_error *err)
     }
     icd_arena_free(&arena);
     avro_reader_free(ar);
+    free((void *)eqs);
+    free((void *)eqf);
     if (!rc && df->record_count >= 0 && pos != df->record_count)
         rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                       "the file has %lld records but its manifest says %lld", (long long)pos,
