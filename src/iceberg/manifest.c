@@ -172,6 +172,16 @@ int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_sna
     const char *path = snap->manifest_list;
     avro_reader *r;
     ICD_TRY(avro_reader_open(io, path, &r, err));
+    int rc = ice_manifest_list_read_from(r, path, arena, out, n, err);
+    avro_reader_free(r);
+    return rc;
+}
+
+int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *arena,
+                                ice_manifest_file **out, size_t *n, icd_error *err)
+{
+    *out = NULL;
+    *n = 0;
     icd_arena tmp = ICD_ARENA_INIT;
     ice_manifest_file *v = NULL;
     size_t count = 0, cap = 0;
@@ -203,7 +213,6 @@ int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_sna
         icd_arena_reset(&tmp);
     }
     icd_arena_free(&tmp);
-    avro_reader_free(r);
     if (rc) {
         icd_error_set_file(err, path);
         return rc;
@@ -647,6 +656,17 @@ int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest
                       const ice_manifest_read_opts *opts, icd_arena *arena,
                       ice_manifest_entry **out, size_t *n, icd_error *err)
 {
+    avro_reader *r;
+    ICD_TRY(avro_reader_open(io, mf->path, &r, err));
+    int rc = ice_manifest_read_from(r, md, mf, opts, arena, out, n, err);
+    avro_reader_free(r);
+    return rc;
+}
+
+int ice_manifest_read_from(avro_reader *r, const ice_metadata *md, const ice_manifest_file *mf,
+                           const ice_manifest_read_opts *opts, icd_arena *arena,
+                           ice_manifest_entry **out, size_t *n, icd_error *err)
+{
     *out = NULL;
     *n = 0;
     const ice_partition_spec *spec = ice_metadata_spec(md, mf->spec_id);
@@ -655,8 +675,6 @@ int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest
                         "manifest uses partition spec id %d, which the table metadata does not "
                         "define",
                         (int)mf->spec_id);
-    avro_reader *r;
-    ICD_TRY(avro_reader_open(io, mf->path, &r, err));
     entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, mf->first_row_id};
     icd_arena tmp = ICD_ARENA_INIT;
     ice_manifest_entry *v = NULL;
@@ -690,7 +708,6 @@ int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest
     }
     icd_arena_free(&tmp);
     icd_buf_free(&c.key);
-    avro_reader_free(r);
     if (!rc && count) {
         ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
         if (!dst)
