@@ -22,9 +22,9 @@
 #include "base/hash.h"
 #include "base/jsonw.h"
 #include "formats/avro/container.h"
-#include "formats/parquet/json.h"
 #include "formats/parquet/parquet.h"
 #include "iceberg/dv.h"
+#include "iceberg/nested.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
 #include "iceberg/posset.h"
@@ -620,12 +620,10 @@ typedef struct out_col {
     size_t name_len;
     src_kind kind;
     const pq_node *node;
-    int batch_col;          /* SRC_LEAF: column in the batch; SRC_NESTED: first column */
-    int ncols;              /* SRC_NESTED: leaves */
+    int batch_col;          /* SRC_LEAF: column in the batch */
     ice_tvalue constant;        /* SRC_CONST */
     const ice_literal *lit; /* SRC_CONST with a nested default */
-    pq_json_writer *json;   /* SRC_NESTED */
-    pq_batch json_batch;    /* SRC_NESTED: the view of its columns */
+    ice_nested *nested;     /* SRC_NESTED: struct, list, map or variant */
     int32_t *vidx;
 } out_col;
 
@@ -649,7 +647,6 @@ typedef struct task_state {
     int *leaves; /* sorted, distinct leaves to read */
     size_t nleaves;
     icd_buf key;
-    icd_buf json;
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
@@ -713,7 +710,8 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
         const pq_node *n = find_node(r, s, has_ids, f->id);
         if (n && (!has_ids || n->parent == s->root)) {
             c->node = n;
-            if (n->leaf_index >= 0 && ice_type_is_primitive(f->type)) {
+            bool assembled = !ice_type_is_primitive(f->type) || f->type->kind == ICE_T_VARIANT;
+            if (n->leaf_index >= 0 && !assembled) {
                 if (!ice_leaf_readable_as(n, f->type))
                     return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                                     "column %s: Parquet %s column '%s' cannot be read as %s",
@@ -721,11 +719,11 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
                                     ice_type_kind_name(f->type->kind));
                 c->kind = SRC_LEAF;
                 ICD_TRY(add_leaf(t, n->leaf_index, err));
-            } else if (n->leaf_index < 0 && !ice_type_is_primitive(f->type)) {
+            } else if (n->leaf_index < 0 && assembled) {
                 c->kind = SRC_NESTED;
-                c->ncols = n->num_leaves;
-                for (int k = 0; k < n->num_leaves; k++)
-                    ICD_TRY(add_leaf(t, n->first_leaf + k, err));
+                ICD_TRY(ice_nested_new(f, s, n, has_ids, r->mapping, df->path, &c->nested, err));
+                for (size_t k = 0; k < ice_nested_leaf_count(c->nested); k++)
+                    ICD_TRY(add_leaf(t, ice_nested_leaf(c->nested, k), err));
             } else {
                 return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                                 "column %s (field id %d) is %s in the table but %s in the file",
@@ -848,49 +846,6 @@ static int setup_positions(task_state *t, icd_error *err)
     return 0;
 }
 
-static int open_nested_writers(task_state *t, const pq_schema *s, icd_error *err)
-{
-    for (size_t i = 0; i < t->ncols; i++) {
-        out_col *c = &t->cols[i];
-        if (c->kind != SRC_NESTED)
-            continue;
-        int *lv = malloc((size_t)c->ncols * sizeof *lv);
-        if (!lv)
-            return icd_fail_nomem(err);
-        for (int k = 0; k < c->ncols; k++)
-            lv[k] = c->node->first_leaf + k;
-        int rc = pq_json_writer_new(s, lv, (size_t)c->ncols, &c->json, err);
-        free(lv);
-        ICD_TRY(rc);
-    }
-    return 0;
-}
-
-/* A nested column: the Parquet JSON writer renders {"name":value}; the value part is
- * handed to the sink. */
-static int emit_nested(task_state *t, out_col *c, icd_error *err)
-{
-    icd_buf_clear(&t->json);
-    ICD_TRY(pq_json_row(c->json, &t->json, err));
-    /* strip {"<parquet name>": and the closing } */
-    const char *p = t->json.data;
-    size_t n = t->json.len;
-    const char *colon = NULL;
-    if (n >= 2 && p[0] == '{') {
-        /* the key is a JSON string: find its closing quote, honouring escapes */
-        size_t i = 2;
-        while (i < n && p[i] != '"')
-            i += p[i] == '\\' ? 2 : 1;
-        if (i + 1 < n && p[i + 1] == ':')
-            colon = p + i + 1;
-    }
-    if (!colon || p[n - 1] != '}')
-        return icd_fail(err, ICD_EINTERNAL, t->task->data->path, -1,
-                        "nested column %s could not be rendered", c->field->name);
-    t->sink->raw_json(t->sink->ctx, colon + 1, (size_t)(p + n - 1 - (colon + 1)));
-    return 0;
-}
-
 static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
 {
     const ice_row_sink *s = t->sink;
@@ -952,24 +907,16 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
             }
         }
     }
-    /* nested writers walk every row, kept or not */
-    for (size_t i = 0; i < t->ncols; i++) {
-        out_col *c = &t->cols[i];
-        if (c->kind == SRC_NESTED) {
-            c->json_batch.first_row = b->first_row;
-            c->json_batch.num_rows = b->num_rows;
-            c->json_batch.row_group = b->row_group;
-            c->json_batch.num_columns = (size_t)c->ncols;
-            c->json_batch.columns = &b->columns[c->batch_col];
-            pq_json_begin(c->json, &c->json_batch);
-        }
-    }
+    /* nested columns walk every row, kept or not */
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].kind == SRC_NESTED)
+            ice_nested_begin(t->cols[i].nested, b);
     const char *path = t->task->data->path;
     for (size_t i = 0; i < n; i++) {
         if (!sel[i]) {
             for (size_t k = 0; k < t->ncols; k++)
                 if (t->cols[k].kind == SRC_NESTED)
-                    ICD_TRY(pq_json_skip_row(t->cols[k].json, err));
+                    ICD_TRY(ice_nested_skip_row(t->cols[k].nested, err));
             continue;
         }
         s->begin_row(s->ctx, path, b->first_row + (int64_t)i);
@@ -988,7 +935,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                 }
                 break;
             }
-            case SRC_NESTED: ICD_TRY(emit_nested(t, c, err)); break;
+            case SRC_NESTED: ICD_TRY(ice_nested_row(c->nested, s, err)); break;
             case SRC_CONST:
                 if (ice_type_is_primitive(c->field->type))
                     ice_emit_tvalue(s, &c->constant, c->field->type);
@@ -1007,14 +954,14 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     }
     for (size_t k = 0; k < t->ncols; k++)
         if (t->cols[k].kind == SRC_NESTED)
-            ICD_TRY(pq_json_end(t->cols[k].json, err));
+            ICD_TRY(ice_nested_end(t->cols[k].nested, err));
     return 0;
 }
 
 static void task_state_free(task_state *t)
 {
     for (size_t i = 0; i < t->ncols; i++)
-        pq_json_writer_free(t->cols[i].json);
+        ice_nested_free(t->cols[i].nested);
     free(t->cols);
     for (size_t e = 0; e < t->neq; e++)
         free(t->eq[e].cols);
@@ -1022,7 +969,6 @@ static void task_state_free(task_state *t)
     ice_posset_free(t->pos_owned);
     free(t->leaves);
     icd_buf_free(&t->key);
-    icd_buf_free(&t->json);
     free(t->sel);
     free(t->vbuf);
 }
@@ -1038,7 +984,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
         return rc;
     const pq_schema *s = pq_file_schema(pf);
     if ((rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
-        (rc = setup_positions(t, err)) || (rc = open_nested_writers(t, s, err)))
+        (rc = setup_positions(t, err)))
         goto done;
     qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
     for (size_t i = 0; i < t->ncols; i++) {
@@ -1046,7 +992,9 @@ static int read_parquet_task(task_state *t, icd_error *err)
         if (c->kind == SRC_LEAF)
             c->batch_col = batch_col_of(t, c->node->leaf_index);
         else if (c->kind == SRC_NESTED)
-            c->batch_col = batch_col_of(t, c->node->first_leaf);
+            for (size_t k = 0; k < ice_nested_leaf_count(c->nested); k++)
+                ice_nested_set_batch_column(c->nested, k,
+                                            batch_col_of(t, ice_nested_leaf(c->nested, k)));
     }
     for (size_t e = 0; e < t->neq; e++)
         for (size_t k = 0; k < t->eq[e].ncols; k++)
@@ -1255,7 +1203,6 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     t.sink = sink;
     t.stats = stats;
     t.key = (icd_buf)ICD_BUF_INIT;
-    t.json = (icd_buf)ICD_BUF_INIT;
     int rc;
     switch (task->data->format) {
     case ICE_FORMAT_PARQUET: rc = read_parquet_task(&t, err); break;
