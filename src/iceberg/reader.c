@@ -1131,11 +1131,32 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
     }
 }
 
+static bool has_variant(const ice_type *t)
+{
+    if (t->kind == ICE_T_VARIANT)
+        return true;
+    if (t->kind == ICE_T_STRUCT) {
+        for (size_t i = 0; i < t->nfields; i++)
+            if (has_variant(t->fields[i].type))
+                return true;
+    } else if (t->kind == ICE_T_LIST) {
+        return has_variant(t->element->type);
+    } else if (t->kind == ICE_T_MAP) {
+        return has_variant(t->key->type) || has_variant(t->value->type);
+    }
+    return false;
+}
+
 static int read_avro_task(task_state *t, icd_error *err)
 {
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
     const ice_row_sink *s = t->sink;
+    for (size_t k = 0; k < r->nfields; k++)
+        if (has_variant(r->fields[k]->type))
+            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                            "column %s: variant values in Avro data files are not supported yet",
+                            r->fields[k]->name);
     /* equality deletes on Avro data: keys from record fields by id */
     for (size_t d = 0; d < t->task->ndeletes; d++)
         if (t->task->deletes[d]->content == ICE_CONTENT_EQUALITY_DELETES)
