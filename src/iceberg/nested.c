@@ -519,7 +519,7 @@ static int variant_value(ice_nested *x, const anode *a, const ice_row_sink *s, i
     icd_buf_clear(&x->json);
     int rc = pq_variant_to_json(&x->json, m->ptr, m->len, v->ptr, v->len, err);
     if (rc) {
-        icd_error_wrap(err, "column %s: row %lld", x->field->name,
+        icd_error_wrap(err, "column %s: corrupt variant in row %lld", x->field->name,
                        (long long)(x->b->first_row + (int64_t)x->row));
         icd_error_set_file(err, x->file);
         return rc;

@@ -11,6 +11,11 @@ TIMESTAMP(MILLIS) inside a struct read as an Iceberg timestamp (micros). A posit
 removes one row (the nested columns skip it). The expected rows are written by hand from the
 values the writer script inserts and design.md section 3.
 
+Variant columns: a DuckDB struct of metadata/value blobs (hand-encoded bytes) read as an
+Iceberg `variant`: the good row decodes to {"k":7}; the truncated one fails the scan with a
+corrupt-file error naming the file and row (unless a position delete removed it); a group
+with typed_value is refused as a shredded variant.
+
 Skips (77) without Node.js and @duckdb/node-api (scripts/node-deps.sh).
 """
 import json
@@ -90,17 +95,23 @@ def node_ready():
     return shutil.which("node") and os.path.isdir(os.path.join(mods, "@duckdb", "node-api"))
 
 
-def make_table(root, name, ids):
+VARIANT_SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
+    {"id": 1, "name": "id", "required": False, "type": "long"},
+    {"id": 2, "name": "v", "required": False, "type": "variant"}]}
+
+
+def make_table(root, name, ids, mode=None, schema=SCHEMA, rows=4, delete_pos=2):
     location = PREFIX + "/" + name
     t = Table.create(os.path.join(root, name), location,
                      Schema([NestedField(1, "id", "long")]), format_version=2)
     os.makedirs(os.path.join(root, name, "data"), exist_ok=True)
     local = os.path.join(root, name, "data", "nested.parquet")
-    cmd = ["node", os.path.join(HERE, "write_nested_parquet.mjs"), local] + ([] if ids else ["--no-ids"])
+    cmd = ["node", os.path.join(HERE, "write_nested_parquet.mjs"), local]
+    cmd += [mode] if mode else [] if ids else ["--no-ids"]
     subprocess.run(cmd, check=True)
-    df = DataFile(0, location + "/data/nested.parquet", 4, os.path.getsize(local))
+    df = DataFile(0, location + "/data/nested.parquet", rows, os.path.getsize(local))
     t.append([df])
-    t.row_delta([t.write_position_deletes([(df, 2)])])  # removes id 3
+    t.row_delta([t.write_position_deletes([(df, delete_pos)])])
     # The placeholder schema becomes the nested v3 schema (icewriter writes flat schemas
     # and v1/v2 only; nothing else in these files depends on the schema).
     meta = os.path.join(root, name, "metadata", "v%d.metadata.json" % t.version)
@@ -108,7 +119,7 @@ def make_table(root, name, ids):
         md = json.load(f)
     md["format-version"] = 3
     md["next-row-id"] = 0
-    md["schemas"] = [SCHEMA]
+    md["schemas"] = [schema]
     md["last-column-id"] = 23
     if not ids:
         md.setdefault("properties", {})["schema.name-mapping.default"] = json.dumps(NAME_MAPPING)
@@ -150,7 +161,32 @@ def main():
                         print("  %d rows, expected %d" % (len(got), len(want)))
                 else:
                     print("ok %s, %s" % (name, what))
+        bad += check_variants(exe, root)
     return 1 if bad else 0
+
+
+def check_variants(exe, root):
+    bad = 0
+    table, location, snaps = make_table(root, "variant", True, "--variant", VARIANT_SCHEMA, 2, 1)
+    got, err = scan(exe, table, location, [])
+    if got != [{"id": 1, "v": {"k": 7}}]:
+        bad += 1
+        print("FAIL variant: %s %s" % (got, err or ""))
+    got, err = scan(exe, table, location, ["--snapshot-id", str(snaps[0])])
+    want = ["nested.parquet", "column v: corrupt variant in row 1", "truncated primitive"]
+    if got is not None or not all(w in err for w in want):
+        bad += 1
+        print("FAIL variant, corrupt row: %s / %s" % (got, err))
+    else:
+        print("ok variant (%s)" % err)
+    table, location, snaps = make_table(root, "shredded", True, "--shredded", VARIANT_SCHEMA, 2, 1)
+    got, err = scan(exe, table, location, [])
+    if got is not None or "shredded variant" not in err or "not supported" not in err:
+        bad += 1
+        print("FAIL shredded variant: %s / %s" % (got, err))
+    else:
+        print("ok shredded (%s)" % err)
+    return bad
 
 
 if __name__ == "__main__":
