@@ -2,7 +2,8 @@
  * libFuzzer target for the Variant binary decoder (formats/parquet/variant.c). Input:
  * a 2-byte little-endian metadata length, the metadata bytes, then the value bytes (a
  * length past the end takes what is there). A successful rendering must be one valid JSON
- * value (checked with jansson); a failure must leave the output buffer as it was.
+ * value (checked with jansson, which only refuses NUL characters in object keys); a failure
+ * must leave the output buffer as it was.
  * Seeds: tests/fuzz/corpus/fuzz_variant (hand-built values and ones taken from the Trino
  * variant tables of the corpus).
  */
@@ -34,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         json_error_t jerr;
         json_t *j = json_loadb(out.data + 1, out.len - 1, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
-        if (!j)
+        /* jansson cannot hold a NUL in an object key; such a key (\u0000) is valid JSON */
+        if (!j && !strstr(jerr.text, "NUL byte in object key"))
             __builtin_trap();
         json_decref(j);
     }
