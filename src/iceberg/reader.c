@@ -9,7 +9,7 @@
  *   3. for each batch: selection = all rows; clear deleted positions; probe each
  *      surviving row's key tuples; hand the rows still selected to the sink.
  *
- * Values are converted once, by typed_value(), from the file's physical type to the
+ * Values are converted once, by ice_typed_value(), from the file's physical type to the
  * column's Iceberg type. The same conversion feeds both the sink and the equality keys, so
  * a key written as INT64 in a delete file matches an INT32 value in an older data file.
  */
@@ -22,268 +22,30 @@
 #include "base/hash.h"
 #include "base/jsonw.h"
 #include "formats/avro/container.h"
-#include "formats/parquet/json.h"
 #include "formats/parquet/parquet.h"
 #include "iceberg/dv.h"
+#include "iceberg/nested.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
 #include "iceberg/posset.h"
 #include "iceberg/reader.h"
-
-/* ======================================================================================
- * Typed values: one converted value of an Iceberg primitive type.
- * ==================================================================================== */
-
-typedef enum tv_class {
-    TV_NULL,
-    TV_BOOL,
-    TV_INT,     /* int, long */
-    TV_FLOAT,   /* float (kept as float for output) */
-    TV_DOUBLE,
-    TV_DEC64,   /* decimal, unscaled in i */
-    TV_DECBE,   /* decimal, unscaled big-endian bytes */
-    TV_DATE,
-    TV_TIME,    /* micros of day */
-    TV_TS,      /* timestamp in the type's unit (micros or nanos) */
-    TV_STRING,
-    TV_UUID,
-    TV_BINARY   /* binary and fixed */
-} tv_class;
-
-typedef struct tvalue {
-    tv_class cls;
-    int64_t i;
-    double d;
-    float f;
-    const uint8_t *p;
-    size_t n;
-} tvalue;
-
-static int64_t int96_to_nanos(const pq_int96 *v)
-{
-    uint64_t nanos;
-    uint32_t julian;
-    memcpy(&nanos, v->b, 8);
-    memcpy(&julian, v->b + 8, 4);
-    int64_t days = (int64_t)julian - 2440588;
-    return days * 86400000000000LL + (int64_t)nanos;
-}
-
-static int64_t floordiv64(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-/* Scale of a time value with the Parquet unit, to micros (6) or nanos (9). */
-static int64_t rescale(int64_t v, int unit, int target_digits)
-{
-    int from = unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_NANOS ? 9 : 6;
-    if (from == target_digits)
-        return v;
-    if (from < target_digits) {
-        int64_t m = from == 3 && target_digits == 9 ? 1000000 : 1000;
-        return v * m;
-    }
-    int64_t d = from == 9 && target_digits == 3 ? 1000000 : 1000;
-    return floordiv64(v, d);
-}
-
-static bool is_utc_type(ice_type_kind k)
-{
-    return k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMPTZ_NS;
-}
-
-static int ts_digits(ice_type_kind k)
-{
-    return (k == ICE_T_TIMESTAMP_NS || k == ICE_T_TIMESTAMPTZ_NS) ? 9 : 6;
-}
-
-/* Can a Parquet leaf be read as Iceberg type t? */
-static bool leaf_readable_as(const pq_node *leaf, const ice_type *t)
-{
-    int pt = leaf->physical_type;
-    int lk = leaf->eff.kind;
-    switch (t->kind) {
-    case ICE_T_BOOLEAN: return pt == PQ_BOOLEAN;
-    case ICE_T_INT: return pt == PQ_INT32;
-    case ICE_T_LONG: return pt == PQ_INT32 || pt == PQ_INT64;
-    case ICE_T_FLOAT: return pt == PQ_FLOAT;
-    case ICE_T_DOUBLE: return pt == PQ_FLOAT || pt == PQ_DOUBLE;
-    case ICE_T_DECIMAL:
-        return pt == PQ_INT32 || pt == PQ_INT64 || pt == PQ_BYTE_ARRAY ||
-               pt == PQ_FIXED_LEN_BYTE_ARRAY;
-    case ICE_T_DATE: return pt == PQ_INT32;
-    case ICE_T_TIME: return pt == PQ_INT32 || pt == PQ_INT64;
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-    case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS:
-        return pt == PQ_INT64 || pt == PQ_INT96 || (pt == PQ_INT32 && lk == PQ_LT_DATE);
-    case ICE_T_STRING: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
-    case ICE_T_UUID: return pt == PQ_FIXED_LEN_BYTE_ARRAY && leaf->type_length == 16;
-    case ICE_T_FIXED:
-    case ICE_T_BINARY: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
-    default: return false;
-    }
-}
-
-/* Value vi (an index into the dense non-null values) of a column batch, as type t. */
-static tvalue typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
-                          size_t vi)
-{
-    tvalue v = {0};
-    const void *vals = cb->values;
-    int pt = leaf->physical_type;
-    switch (t->kind) {
-    case ICE_T_BOOLEAN:
-        v.cls = TV_BOOL;
-        v.i = ((const uint8_t *)vals)[vi];
-        return v;
-    case ICE_T_INT:
-    case ICE_T_LONG:
-        v.cls = TV_INT;
-        v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
-        return v;
-    case ICE_T_FLOAT:
-        v.cls = TV_FLOAT;
-        v.f = ((const float *)vals)[vi];
-        return v;
-    case ICE_T_DOUBLE:
-        v.cls = TV_DOUBLE;
-        v.d = pt == PQ_FLOAT ? (double)((const float *)vals)[vi] : ((const double *)vals)[vi];
-        return v;
-    case ICE_T_DECIMAL:
-        if (pt == PQ_INT32 || pt == PQ_INT64) {
-            v.cls = TV_DEC64;
-            v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
-        } else {
-            v.cls = TV_DECBE;
-            v.p = ((const pq_bytes *)vals)[vi].ptr;
-            v.n = ((const pq_bytes *)vals)[vi].len;
-        }
-        return v;
-    case ICE_T_DATE:
-        v.cls = TV_DATE;
-        v.i = ((const int32_t *)vals)[vi];
-        return v;
-    case ICE_T_TIME:
-        v.cls = TV_TIME;
-        v.i = pt == PQ_INT32 ? (int64_t)((const int32_t *)vals)[vi] * 1000
-                             : rescale(((const int64_t *)vals)[vi], leaf->eff.unit, 6);
-        return v;
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-    case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS: {
-        int digits = ts_digits(t->kind);
-        v.cls = TV_TS;
-        if (pt == PQ_INT96)
-            v.i = rescale(int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS, digits);
-        else if (pt == PQ_INT32) /* date promoted to timestamp */
-            v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
-        else
-            v.i = rescale(((const int64_t *)vals)[vi],
-                          leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS,
-                          digits);
-        return v;
-    }
-    case ICE_T_STRING:
-    case ICE_T_UUID:
-    case ICE_T_FIXED:
-    case ICE_T_BINARY:
-        v.cls = t->kind == ICE_T_STRING ? TV_STRING : t->kind == ICE_T_UUID ? TV_UUID : TV_BINARY;
-        v.p = ((const pq_bytes *)vals)[vi].ptr;
-        v.n = ((const pq_bytes *)vals)[vi].len;
-        return v;
-    default: return v;
-    }
-}
-
-/* A literal (constant column, partition value, default) as a typed value. */
-static tvalue literal_value(const ice_literal *l, const ice_type *t)
-{
-    tvalue v = {0};
-    if (!l || l->is_null)
-        return v;
-    switch (t->kind) {
-    case ICE_T_BOOLEAN: v.cls = TV_BOOL; v.i = l->v.b; break;
-    case ICE_T_INT:
-    case ICE_T_LONG:
-        v.cls = TV_INT;
-        v.i = (l->kind == ICE_T_INT || l->kind == ICE_T_DATE) ? l->v.i32 : l->v.i64;
-        break;
-    case ICE_T_FLOAT: v.cls = TV_FLOAT; v.f = l->v.f32; break;
-    case ICE_T_DOUBLE:
-        v.cls = TV_DOUBLE;
-        v.d = l->kind == ICE_T_FLOAT ? (double)l->v.f32 : l->v.f64;
-        break;
-    case ICE_T_DECIMAL:
-        v.cls = TV_DECBE;
-        v.p = l->v.bytes.ptr;
-        v.n = l->v.bytes.len;
-        break;
-    case ICE_T_DATE: v.cls = TV_DATE; v.i = l->v.i32; break;
-    case ICE_T_TIME: v.cls = TV_TIME; v.i = l->v.i64; break;
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-    case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS:
-        v.cls = TV_TS;
-        if (l->kind == ICE_T_DATE)
-            v.i = (int64_t)l->v.i32 * 86400 * (ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL);
-        else if (ts_digits(t->kind) == 9 && (l->kind == ICE_T_TIMESTAMP || l->kind == ICE_T_TIMESTAMPTZ))
-            v.i = l->v.i64 * 1000;
-        else
-            v.i = l->v.i64;
-        break;
-    case ICE_T_STRING: v.cls = TV_STRING; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
-    case ICE_T_UUID: v.cls = TV_UUID; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
-    default: v.cls = TV_BINARY; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
-    }
-    return v;
-}
-
-static void emit_tvalue(const ice_row_sink *s, const tvalue *v, const ice_type *t)
-{
-    void *c = s->ctx;
-    switch (v->cls) {
-    case TV_NULL: s->null_value(c); return;
-    case TV_BOOL: s->boolean(c, v->i != 0); return;
-    case TV_INT: s->i64(c, v->i); return;
-    case TV_FLOAT: s->f32(c, v->f); return;
-    case TV_DOUBLE: s->f64(c, v->d); return;
-    case TV_DEC64: s->decimal_i64(c, v->i, t->scale); return;
-    case TV_DECBE: s->decimal_be(c, v->p, v->n, t->scale); return;
-    case TV_DATE: s->date(c, (int32_t)v->i); return;
-    case TV_TIME: s->time(c, v->i); return;
-    case TV_TS: s->timestamp(c, v->i, ts_digits(t->kind), is_utc_type(t->kind)); return;
-    case TV_STRING: s->string(c, (const char *)v->p, v->n); return;
-    case TV_UUID:
-        if (v->n == 16)
-            s->uuid(c, v->p);
-        else
-            s->binary(c, v->p, v->n);
-        return;
-    case TV_BINARY: s->binary(c, v->p, v->n); return;
-    }
-}
+#include "iceberg/tvalue.h"
 
 /* Canonical key bytes of a typed value: equal Iceberg values give equal bytes whatever
  * physical width they were stored with. */
-static void key_put(icd_buf *k, const tvalue *v)
+static void key_put(icd_buf *k, const ice_tvalue *v)
 {
-    icd_buf_putc(k, (char)v->cls == TV_NULL ? 0 : 1);
+    icd_buf_putc(k, (char)v->cls == ICE_TV_NULL ? 0 : 1);
     switch (v->cls) {
-    case TV_NULL: return;
-    case TV_BOOL:
-    case TV_INT:
-    case TV_DATE:
-    case TV_TIME:
-    case TV_TS: icd_buf_append(k, &v->i, 8); return;
-    case TV_FLOAT:
-    case TV_DOUBLE: {
-        double d = v->cls == TV_FLOAT ? (double)v->f : v->d;
+    case ICE_TV_NULL: return;
+    case ICE_TV_BOOL:
+    case ICE_TV_INT:
+    case ICE_TV_DATE:
+    case ICE_TV_TIME:
+    case ICE_TV_TS: icd_buf_append(k, &v->i, 8); return;
+    case ICE_TV_FLOAT:
+    case ICE_TV_DOUBLE: {
+        double d = v->cls == ICE_TV_FLOAT ? (double)v->f : v->d;
         uint64_t bits;
         memcpy(&bits, &d, 8);
         if (isnan(d))
@@ -291,10 +53,10 @@ static void key_put(icd_buf *k, const tvalue *v)
         icd_buf_append(k, &bits, 8);
         return;
     }
-    case TV_DEC64:
-    case TV_DECBE: {
+    case ICE_TV_DEC64:
+    case ICE_TV_DECBE: {
         ice_i128 x = v->i;
-        if (v->cls == TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x)) {
+        if (v->cls == ICE_TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x)) {
             uint32_t n = (uint32_t)v->n; /* over 16 bytes: raw (cannot occur for P <= 38) */
             icd_buf_append(k, &n, 4);
             icd_buf_append(k, v->p, v->n);
@@ -544,7 +306,7 @@ typedef struct key_col {
     const ice_type *type;
     const pq_node *leaf;
     int batch_col;     /* column in the batch, or -1 for a constant */
-    tvalue constant;   /* the column's value when the file lacks it */
+    ice_tvalue constant;   /* the column's value when the file lacks it */
     int32_t *vidx;     /* per-row value index of the current batch */
 } key_col;
 
@@ -557,9 +319,9 @@ static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b,
             continue;
         }
         int32_t vi = kc[c].vidx[row];
-        tvalue v = {0};
+        ice_tvalue v = {0};
         if (vi >= 0)
-            v = typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
+            v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
         key_put(k, &v);
     }
 }
@@ -594,7 +356,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                           (int)id, f->name);
             goto done;
         }
-        if (!leaf_readable_as(n, f->type)) {
+        if (!ice_leaf_readable_as(n, f->type)) {
             rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                           "equality column %s cannot be read as %s", f->name,
                           ice_type_kind_name(f->type->kind));
@@ -678,7 +440,7 @@ done:
 
 /* ---- Avro delete files ------------------------------------------------------------------ */
 
-static tvalue avro_tvalue(const avro_value *v, const ice_type *t);
+static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t);
 
 /* The value of field `id` in an Avro record, looking into nested records (equality keys
  * may sit inside structs); NULL when absent, a null value when a parent is null. */
@@ -776,7 +538,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                               (int)df->equality_ids[k]);
                 break;
             }
-            tvalue tv = avro_tvalue(v, kf[k]->type);
+            ice_tvalue tv = avro_tvalue(v, kf[k]->type);
             key_put(&key, &tv);
         }
         if (rc)
@@ -984,12 +746,10 @@ typedef struct out_col {
     size_t name_len;
     src_kind kind;
     const pq_node *node;
-    int batch_col;          /* SRC_LEAF: column in the batch; SRC_NESTED: first column */
-    int ncols;              /* SRC_NESTED: leaves */
-    tvalue constant;        /* SRC_CONST */
+    int batch_col;          /* SRC_LEAF: column in the batch */
+    ice_tvalue constant;        /* SRC_CONST */
     const ice_literal *lit; /* SRC_CONST with a nested default */
-    pq_json_writer *json;   /* SRC_NESTED */
-    pq_batch json_batch;    /* SRC_NESTED: the view of its columns */
+    ice_nested *nested;     /* SRC_NESTED: struct, list, map or variant */
     int32_t *vidx;
 } out_col;
 
@@ -1013,7 +773,6 @@ typedef struct task_state {
     int *leaves; /* sorted, distinct leaves to read */
     size_t nleaves;
     icd_buf key;
-    icd_buf json;
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
@@ -1077,19 +836,20 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
         const pq_node *n = find_node(r, s, has_ids, f->id);
         if (n && (!has_ids || n->parent == s->root)) {
             c->node = n;
-            if (n->leaf_index >= 0 && ice_type_is_primitive(f->type)) {
-                if (!leaf_readable_as(n, f->type))
+            bool assembled = !ice_type_is_primitive(f->type) || f->type->kind == ICE_T_VARIANT;
+            if (n->leaf_index >= 0 && !assembled) {
+                if (!ice_leaf_readable_as(n, f->type))
                     return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                                     "column %s: Parquet %s column '%s' cannot be read as %s",
                                     f->name, pq_type_name(n->physical_type), n->dotted,
                                     ice_type_kind_name(f->type->kind));
                 c->kind = SRC_LEAF;
                 ICD_TRY(add_leaf(t, n->leaf_index, err));
-            } else if (n->leaf_index < 0 && !ice_type_is_primitive(f->type)) {
+            } else if (n->leaf_index < 0 && assembled) {
                 c->kind = SRC_NESTED;
-                c->ncols = n->num_leaves;
-                for (int k = 0; k < n->num_leaves; k++)
-                    ICD_TRY(add_leaf(t, n->first_leaf + k, err));
+                ICD_TRY(ice_nested_new(f, s, n, has_ids, r->mapping, df->path, &c->nested, err));
+                for (size_t k = 0; k < ice_nested_leaf_count(c->nested); k++)
+                    ICD_TRY(add_leaf(t, ice_nested_leaf(c->nested, k), err));
             } else {
                 return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                                 "column %s (field id %d) is %s in the table but %s in the file",
@@ -1105,7 +865,7 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
             l = f->initial_default;
         c->lit = l;
         if (ice_type_is_primitive(f->type))
-            c->constant = literal_value(l, f->type);
+            c->constant = ice_literal_tvalue(l, f->type);
     }
     return 0;
 }
@@ -1146,11 +906,11 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
                 /* the data file predates the column: its value is the partition value,
                  * the initial-default, or null, for every row */
                 const ice_literal *l = identity_partition_value(t->r, task->data, id);
-                kc->constant = literal_value(l ? l : f->initial_default, f->type);
+                kc->constant = ice_literal_tvalue(l ? l : f->initial_default, f->type);
                 kc->batch_col = -1;
                 continue;
             }
-            if (n->leaf_index < 0 || n->rep_level > 0 || !leaf_readable_as(n, f->type))
+            if (n->leaf_index < 0 || n->rep_level > 0 || !ice_leaf_readable_as(n, f->type))
                 return icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
                                 "equality key column %s cannot be read from this file",
                                 f->name);
@@ -1209,98 +969,6 @@ static int setup_positions(task_state *t, icd_error *err)
         ICD_TRY(ice_posset_union(t->pos_owned, sets[i], err));
     ICD_TRY(ice_posset_freeze(t->pos_owned, err));
     t->pos = t->pos_owned;
-    return 0;
-}
-
-static void emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t);
-
-static void emit_nested_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t)
-{
-    void *c = s->ctx;
-    if (t->kind == ICE_T_STRUCT) {
-        s->struct_begin(c);
-        for (size_t i = 0; i < t->nfields; i++) {
-            const ice_field *f = &t->fields[i];
-            const ice_literal *v = NULL;
-            for (size_t k = 0; k < l->v.nested.n; k++)
-                if (l->v.nested.ids && l->v.nested.ids[k] == f->id)
-                    v = &l->v.nested.items[k];
-            if (!v)
-                v = f->initial_default;
-            s->field(c, f->name, strlen(f->name));
-            emit_literal(s, v, f->type);
-        }
-        s->struct_end(c);
-    } else if (t->kind == ICE_T_LIST) {
-        s->list_begin(c);
-        for (size_t k = 0; k < l->v.nested.n; k++)
-            emit_literal(s, &l->v.nested.items[k], t->element->type);
-        s->list_end(c);
-    } else {
-        s->map_begin(c);
-        size_t n = l->v.nested.n;
-        for (size_t k = 0; k < n; k++) {
-            emit_literal(s, &l->v.nested.items[k], t->key->type);
-            emit_literal(s, &l->v.nested.items[n + k], t->value->type);
-        }
-        s->map_end(c);
-    }
-}
-
-static void emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t)
-{
-    if (!l || l->is_null) {
-        s->null_value(s->ctx);
-        return;
-    }
-    if (!ice_type_is_primitive(t)) {
-        emit_nested_literal(s, l, t);
-        return;
-    }
-    tvalue v = literal_value(l, t);
-    emit_tvalue(s, &v, t);
-}
-
-static int open_nested_writers(task_state *t, const pq_schema *s, icd_error *err)
-{
-    for (size_t i = 0; i < t->ncols; i++) {
-        out_col *c = &t->cols[i];
-        if (c->kind != SRC_NESTED)
-            continue;
-        int *lv = malloc((size_t)c->ncols * sizeof *lv);
-        if (!lv)
-            return icd_fail_nomem(err);
-        for (int k = 0; k < c->ncols; k++)
-            lv[k] = c->node->first_leaf + k;
-        int rc = pq_json_writer_new(s, lv, (size_t)c->ncols, &c->json, err);
-        free(lv);
-        ICD_TRY(rc);
-    }
-    return 0;
-}
-
-/* A nested column: the Parquet JSON writer renders {"name":value}; the value part is
- * handed to the sink. */
-static int emit_nested(task_state *t, out_col *c, icd_error *err)
-{
-    icd_buf_clear(&t->json);
-    ICD_TRY(pq_json_row(c->json, &t->json, err));
-    /* strip {"<parquet name>": and the closing } */
-    const char *p = t->json.data;
-    size_t n = t->json.len;
-    const char *colon = NULL;
-    if (n >= 2 && p[0] == '{') {
-        /* the key is a JSON string: find its closing quote, honouring escapes */
-        size_t i = 2;
-        while (i < n && p[i] != '"')
-            i += p[i] == '\\' ? 2 : 1;
-        if (i + 1 < n && p[i + 1] == ':')
-            colon = p + i + 1;
-    }
-    if (!colon || p[n - 1] != '}')
-        return icd_fail(err, ICD_EINTERNAL, t->task->data->path, -1,
-                        "nested column %s could not be rendered", c->field->name);
-    t->sink->raw_json(t->sink->ctx, colon + 1, (size_t)(p + n - 1 - (colon + 1)));
     return 0;
 }
 
@@ -1365,24 +1033,16 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
             }
         }
     }
-    /* nested writers walk every row, kept or not */
-    for (size_t i = 0; i < t->ncols; i++) {
-        out_col *c = &t->cols[i];
-        if (c->kind == SRC_NESTED) {
-            c->json_batch.first_row = b->first_row;
-            c->json_batch.num_rows = b->num_rows;
-            c->json_batch.row_group = b->row_group;
-            c->json_batch.num_columns = (size_t)c->ncols;
-            c->json_batch.columns = &b->columns[c->batch_col];
-            pq_json_begin(c->json, &c->json_batch);
-        }
-    }
+    /* nested columns walk every row, kept or not */
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].kind == SRC_NESTED)
+            ice_nested_begin(t->cols[i].nested, b);
     const char *path = t->task->data->path;
     for (size_t i = 0; i < n; i++) {
         if (!sel[i]) {
             for (size_t k = 0; k < t->ncols; k++)
                 if (t->cols[k].kind == SRC_NESTED)
-                    ICD_TRY(pq_json_skip_row(t->cols[k].json, err));
+                    ICD_TRY(ice_nested_skip_row(t->cols[k].nested, err));
             continue;
         }
         s->begin_row(s->ctx, path, b->first_row + (int64_t)i);
@@ -1395,18 +1055,18 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                 if (vi < 0) {
                     s->null_value(s->ctx);
                 } else {
-                    tvalue v = typed_value(c->field->type, c->node, &b->columns[c->batch_col],
+                    ice_tvalue v = ice_typed_value(c->field->type, c->node, &b->columns[c->batch_col],
                                            (size_t)vi);
-                    emit_tvalue(s, &v, c->field->type);
+                    ice_emit_tvalue(s, &v, c->field->type);
                 }
                 break;
             }
-            case SRC_NESTED: ICD_TRY(emit_nested(t, c, err)); break;
+            case SRC_NESTED: ICD_TRY(ice_nested_row(c->nested, s, err)); break;
             case SRC_CONST:
                 if (ice_type_is_primitive(c->field->type))
-                    emit_tvalue(s, &c->constant, c->field->type);
+                    ice_emit_tvalue(s, &c->constant, c->field->type);
                 else
-                    emit_literal(s, c->lit, c->field->type);
+                    ice_emit_literal(s, c->lit, c->field->type);
                 break;
             }
         }
@@ -1420,14 +1080,14 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     }
     for (size_t k = 0; k < t->ncols; k++)
         if (t->cols[k].kind == SRC_NESTED)
-            ICD_TRY(pq_json_end(t->cols[k].json, err));
+            ICD_TRY(ice_nested_end(t->cols[k].nested, err));
     return 0;
 }
 
 static void task_state_free(task_state *t)
 {
     for (size_t i = 0; i < t->ncols; i++)
-        pq_json_writer_free(t->cols[i].json);
+        ice_nested_free(t->cols[i].nested);
     free(t->cols);
     for (size_t e = 0; e < t->neq; e++)
         free(t->eq[e].cols);
@@ -1435,7 +1095,6 @@ static void task_state_free(task_state *t)
     ice_posset_free(t->pos_owned);
     free(t->leaves);
     icd_buf_free(&t->key);
-    icd_buf_free(&t->json);
     free(t->sel);
     free(t->vbuf);
 }
@@ -1451,7 +1110,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
         return rc;
     const pq_schema *s = pq_file_schema(pf);
     if ((rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
-        (rc = setup_positions(t, err)) || (rc = open_nested_writers(t, s, err)))
+        (rc = setup_positions(t, err)))
         goto done;
     qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
     for (size_t i = 0; i < t->ncols; i++) {
@@ -1459,7 +1118,9 @@ static int read_parquet_task(task_state *t, icd_error *err)
         if (c->kind == SRC_LEAF)
             c->batch_col = batch_col_of(t, c->node->leaf_index);
         else if (c->kind == SRC_NESTED)
-            c->batch_col = batch_col_of(t, c->node->first_leaf);
+            for (size_t k = 0; k < ice_nested_leaf_count(c->nested); k++)
+                ice_nested_set_batch_column(c->nested, k,
+                                            batch_col_of(t, ice_nested_leaf(c->nested, k)));
     }
     for (size_t e = 0; e < t->neq; e++)
         for (size_t k = 0; k < t->eq[e].ncols; k++)
@@ -1507,24 +1168,24 @@ done:
 
 /* ---- Avro data files ------------------------------------------------------------------ */
 
-static tvalue avro_tvalue(const avro_value *v, const ice_type *t)
+static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
 {
-    tvalue out = {0};
+    ice_tvalue out = {0};
     if (avro_value_is_null(v))
         return out;
     switch (t->kind) {
-    case ICE_T_BOOLEAN: out.cls = TV_BOOL; out.i = v->u.boolean; break;
+    case ICE_T_BOOLEAN: out.cls = ICE_TV_BOOL; out.i = v->u.boolean; break;
     case ICE_T_INT:
-    case ICE_T_LONG: out.cls = TV_INT; out.i = v->u.i64; break;
-    case ICE_T_FLOAT: out.cls = TV_FLOAT; out.f = v->u.f32; break;
+    case ICE_T_LONG: out.cls = ICE_TV_INT; out.i = v->u.i64; break;
+    case ICE_T_FLOAT: out.cls = ICE_TV_FLOAT; out.f = v->u.f32; break;
     case ICE_T_DOUBLE:
-        out.cls = TV_DOUBLE;
+        out.cls = ICE_TV_DOUBLE;
         out.d = v->type == AVRO_FLOAT ? (double)v->u.f32 : v->u.f64;
         break;
-    case ICE_T_DECIMAL: out.cls = TV_DECBE; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
-    case ICE_T_DATE: out.cls = TV_DATE; out.i = v->u.i64; break;
+    case ICE_T_DECIMAL: out.cls = ICE_TV_DECBE; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    case ICE_T_DATE: out.cls = ICE_TV_DATE; out.i = v->u.i64; break;
     case ICE_T_TIME:
-        out.cls = TV_TIME;
+        out.cls = ICE_TV_TIME;
         out.i = v->schema && v->schema->logical == AVRO_LT_TIME_MILLIS ? v->u.i64 * 1000 : v->u.i64;
         break;
     case ICE_T_TIMESTAMP:
@@ -1536,14 +1197,14 @@ static tvalue avro_tvalue(const avro_value *v, const ice_type *t)
             unit = PQ_UNIT_MILLIS;
         else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS)
             unit = PQ_UNIT_NANOS;
-        out.cls = TV_TS;
-        out.i = v->type == AVRO_INT ? v->u.i64 * 86400 * (ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL)
-                                    : rescale(v->u.i64, unit, ts_digits(t->kind));
+        out.cls = ICE_TV_TS;
+        out.i = v->type == AVRO_INT ? v->u.i64 * 86400 * (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL)
+                                    : ice_rescale_time(v->u.i64, unit, ice_ts_digits(t->kind));
         break;
     }
-    case ICE_T_STRING: out.cls = TV_STRING; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
-    case ICE_T_UUID: out.cls = TV_UUID; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
-    default: out.cls = TV_BINARY; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    case ICE_T_STRING: out.cls = ICE_TV_STRING; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    case ICE_T_UUID: out.cls = ICE_TV_UUID; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    default: out.cls = ICE_TV_BINARY; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
     }
     return out;
 }
@@ -1557,8 +1218,8 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
         return;
     }
     if (ice_type_is_primitive(t)) {
-        tvalue tv = avro_tvalue(v, t);
-        emit_tvalue(s, &tv, t);
+        ice_tvalue tv = avro_tvalue(v, t);
+        ice_emit_tvalue(s, &tv, t);
         return;
     }
     if (t->kind == ICE_T_STRUCT) {
@@ -1570,7 +1231,7 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
             if (fv)
                 emit_avro(s, fv, f->type);
             else
-                emit_literal(s, f->initial_default, f->type);
+                ice_emit_literal(s, f->initial_default, f->type);
         }
         s->struct_end(s->ctx);
     } else if (t->kind == ICE_T_LIST) {
@@ -1596,11 +1257,32 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
     }
 }
 
+static bool has_variant(const ice_type *t)
+{
+    if (t->kind == ICE_T_VARIANT)
+        return true;
+    if (t->kind == ICE_T_STRUCT) {
+        for (size_t i = 0; i < t->nfields; i++)
+            if (has_variant(t->fields[i].type))
+                return true;
+    } else if (t->kind == ICE_T_LIST) {
+        return has_variant(t->element->type);
+    } else if (t->kind == ICE_T_MAP) {
+        return has_variant(t->key->type) || has_variant(t->value->type);
+    }
+    return false;
+}
+
 static int read_avro_task(task_state *t, icd_error *err)
 {
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
     const ice_row_sink *s = t->sink;
+    for (size_t k = 0; k < r->nfields; k++)
+        if (has_variant(r->fields[k]->type))
+            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                            "column %s: variant values in Avro data files are not supported yet",
+                            r->fields[k]->name);
     /* equality deletes: the delete sets, and the key fields' types */
     const cache_entry **eqs = NULL;
     const ice_content_file **eqf = NULL;
@@ -1669,12 +1351,12 @@ static int read_avro_task(task_state *t, icd_error *err)
                 int32_t id = eqf[e]->equality_ids[k];
                 const ice_field *f = any_schema_field(r, id);
                 const avro_value *v = avro_find_id(&rec, id, 0);
-                tvalue tv = {0};
+                ice_tvalue tv = {0};
                 if (v)
                     tv = avro_tvalue(v, f->type);
                 else { /* the file predates the column */
                     const ice_literal *l = identity_partition_value(r, df, id);
-                    tv = literal_value(l ? l : f->initial_default, f->type);
+                    tv = ice_literal_tvalue(l ? l : f->initial_default, f->type);
                 }
                 key_put(&t->key, &tv);
             }
@@ -1700,7 +1382,7 @@ static int read_avro_task(task_state *t, icd_error *err)
                 emit_avro(s, v, f->type);
             } else {
                 const ice_literal *l = identity_partition_value(r, df, f->id);
-                emit_literal(s, l ? l : f->initial_default, f->type);
+                ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
         int erc = s->end_row(s->ctx, err);
@@ -1734,7 +1416,6 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     t.sink = sink;
     t.stats = stats;
     t.key = (icd_buf)ICD_BUF_INIT;
-    t.json = (icd_buf)ICD_BUF_INIT;
     int rc;
     switch (task->data->format) {
     case ICE_FORMAT_PARQUET: rc = read_parquet_task(&t, err); break;

@@ -6,7 +6,9 @@
  *                file lacks reads as its identity-partition value, its initial-default, or
  *                null; files without field ids go through schema.name-mapping.default;
  *                promotions (int->long, float->double, decimal widening, date->timestamp)
- *                are applied on the fly
+ *                are applied on the fly; struct/list/map columns are assembled by Iceberg
+ *                type from the Parquet levels (nested.h), `variant` columns are decoded
+ *                to JSON (sink's raw_json)
  *   deletes      position delete files and deletion vectors become one position set per
  *                data file, applied to each batch as a selection; equality deletes are hash
  *                sets of key tuples (one per delete file), probed per row; null equals null

@@ -38,7 +38,10 @@ typedef struct ice_row_sink {
     void (*list_end)(void *ctx);
     void (*map_begin)(void *ctx); /* then key, value, key, value, ... */
     void (*map_end)(void *ctx);
-    /* A nested value already rendered as JSON in the §3 conventions. */
+    /* A value already rendered as one JSON value in the §3 conventions: a `variant` (its
+     * objects, arrays and primitives as formats/parquet/variant.h describes). `scan` prints
+     * it as is; a Druid sink should embed the same JSON (a variant has no Iceberg type to
+     * apply Druid's conversions to). */
     void (*raw_json)(void *ctx, const char *json, size_t n);
     /* The row is complete. A failure stops the scan (e.g. too many parse errors). A
      * positive return skips the row without failing (e.g. a counted parse exception). */

@@ -53,8 +53,7 @@ const char *ice_type_kind_name(ice_type_kind kind)
 
 bool ice_type_kind_is_unreadable(ice_type_kind kind)
 {
-    return kind == ICE_T_UNKNOWN || kind == ICE_T_VARIANT || kind == ICE_T_GEOMETRY ||
-           kind == ICE_T_GEOGRAPHY;
+    return kind == ICE_T_UNKNOWN || kind == ICE_T_GEOMETRY || kind == ICE_T_GEOGRAPHY;
 }
 
 int ice_type_check_readable(const ice_type *t, const char *column, icd_error *err)

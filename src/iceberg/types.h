@@ -40,7 +40,8 @@ typedef enum ice_type_kind {
     ICE_T_STRUCT,
     ICE_T_LIST,
     ICE_T_MAP,
-    /* v3 types that parse but cannot be read by icedruid (yet). */
+    /* v3 types. `variant` is read (rendered as JSON); the others parse but cannot be read
+     * by icedruid (yet). */
     ICE_T_UNKNOWN,
     ICE_T_VARIANT,
     ICE_T_GEOMETRY,
@@ -84,7 +85,7 @@ static inline bool ice_type_is_primitive(const ice_type *t)
 }
 static inline bool ice_type_is_nested(const ice_type *t) { return !ice_type_is_primitive(t); }
 
-/* True for kinds icedruid cannot read values of: unknown, variant, geometry, geography. */
+/* True for kinds icedruid cannot read values of: unknown, geometry, geography. */
 bool ice_type_kind_is_unreadable(ice_type_kind kind);
 
 /* Checks that values of `t` (and every type nested in it) can be read. On failure returns

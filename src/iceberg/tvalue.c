@@ -1,0 +1,265 @@
+/*
+ * Typed values (see tvalue.h): Parquet physical values and Iceberg literals converted to
+ * the Iceberg type of their column, and their emission to a row sink.
+ */
+#include <string.h>
+
+#include "iceberg/tvalue.h"
+
+int64_t ice_int96_to_nanos(const pq_int96 *v)
+{
+    uint64_t nanos;
+    uint32_t julian;
+    memcpy(&nanos, v->b, 8);
+    memcpy(&julian, v->b + 8, 4);
+    int64_t days = (int64_t)julian - 2440588;
+    return days * 86400000000000LL + (int64_t)nanos;
+}
+
+static int64_t floordiv64(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Scale of a time value with the Parquet unit, to micros (6) or nanos (9). */
+int64_t ice_rescale_time(int64_t v, int unit, int target_digits)
+{
+    int from = unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_NANOS ? 9 : 6;
+    if (from == target_digits)
+        return v;
+    if (from < target_digits) {
+        int64_t m = from == 3 && target_digits == 9 ? 1000000 : 1000;
+        return v * m;
+    }
+    int64_t d = from == 9 && target_digits == 3 ? 1000000 : 1000;
+    return floordiv64(v, d);
+}
+
+bool ice_is_utc_type(ice_type_kind k)
+{
+    return k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMPTZ_NS;
+}
+
+int ice_ts_digits(ice_type_kind k)
+{
+    return (k == ICE_T_TIMESTAMP_NS || k == ICE_T_TIMESTAMPTZ_NS) ? 9 : 6;
+}
+
+/* Can a Parquet leaf be read as Iceberg type t? */
+bool ice_leaf_readable_as(const pq_node *leaf, const ice_type *t)
+{
+    int pt = leaf->physical_type;
+    int lk = leaf->eff.kind;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: return pt == PQ_BOOLEAN;
+    case ICE_T_INT: return pt == PQ_INT32;
+    case ICE_T_LONG: return pt == PQ_INT32 || pt == PQ_INT64;
+    case ICE_T_FLOAT: return pt == PQ_FLOAT;
+    case ICE_T_DOUBLE: return pt == PQ_FLOAT || pt == PQ_DOUBLE;
+    case ICE_T_DECIMAL:
+        return pt == PQ_INT32 || pt == PQ_INT64 || pt == PQ_BYTE_ARRAY ||
+               pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    case ICE_T_DATE: return pt == PQ_INT32;
+    case ICE_T_TIME: return pt == PQ_INT32 || pt == PQ_INT64;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        return pt == PQ_INT64 || pt == PQ_INT96 || (pt == PQ_INT32 && lk == PQ_LT_DATE);
+    case ICE_T_STRING: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    case ICE_T_UUID: return pt == PQ_FIXED_LEN_BYTE_ARRAY && leaf->type_length == 16;
+    case ICE_T_FIXED:
+    case ICE_T_BINARY: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    default: return false;
+    }
+}
+
+/* Value vi (an index into the dense non-null values) of a column batch, as type t. */
+ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                          size_t vi)
+{
+    ice_tvalue v = {0};
+    const void *vals = cb->values;
+    int pt = leaf->physical_type;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN:
+        v.cls = ICE_TV_BOOL;
+        v.i = ((const uint8_t *)vals)[vi];
+        return v;
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        v.cls = ICE_TV_INT;
+        v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
+        return v;
+    case ICE_T_FLOAT:
+        v.cls = ICE_TV_FLOAT;
+        v.f = ((const float *)vals)[vi];
+        return v;
+    case ICE_T_DOUBLE:
+        v.cls = ICE_TV_DOUBLE;
+        v.d = pt == PQ_FLOAT ? (double)((const float *)vals)[vi] : ((const double *)vals)[vi];
+        return v;
+    case ICE_T_DECIMAL:
+        if (pt == PQ_INT32 || pt == PQ_INT64) {
+            v.cls = ICE_TV_DEC64;
+            v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
+        } else {
+            v.cls = ICE_TV_DECBE;
+            v.p = ((const pq_bytes *)vals)[vi].ptr;
+            v.n = ((const pq_bytes *)vals)[vi].len;
+        }
+        return v;
+    case ICE_T_DATE:
+        v.cls = ICE_TV_DATE;
+        v.i = ((const int32_t *)vals)[vi];
+        return v;
+    case ICE_T_TIME:
+        v.cls = ICE_TV_TIME;
+        v.i = pt == PQ_INT32 ? (int64_t)((const int32_t *)vals)[vi] * 1000
+                             : ice_rescale_time(((const int64_t *)vals)[vi], leaf->eff.unit, 6);
+        return v;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        int digits = ice_ts_digits(t->kind);
+        v.cls = ICE_TV_TS;
+        if (pt == PQ_INT96)
+            v.i = ice_rescale_time(ice_int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS, digits);
+        else if (pt == PQ_INT32) /* date promoted to timestamp */
+            v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
+        else
+            v.i = ice_rescale_time(((const int64_t *)vals)[vi],
+                          leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS,
+                          digits);
+        return v;
+    }
+    case ICE_T_STRING:
+    case ICE_T_UUID:
+    case ICE_T_FIXED:
+    case ICE_T_BINARY:
+        v.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING : t->kind == ICE_T_UUID ? ICE_TV_UUID : ICE_TV_BINARY;
+        v.p = ((const pq_bytes *)vals)[vi].ptr;
+        v.n = ((const pq_bytes *)vals)[vi].len;
+        return v;
+    default: return v;
+    }
+}
+
+/* A literal (constant column, partition value, default) as a typed value. */
+ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t)
+{
+    ice_tvalue v = {0};
+    if (!l || l->is_null)
+        return v;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: v.cls = ICE_TV_BOOL; v.i = l->v.b; break;
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        v.cls = ICE_TV_INT;
+        v.i = (l->kind == ICE_T_INT || l->kind == ICE_T_DATE) ? l->v.i32 : l->v.i64;
+        break;
+    case ICE_T_FLOAT: v.cls = ICE_TV_FLOAT; v.f = l->v.f32; break;
+    case ICE_T_DOUBLE:
+        v.cls = ICE_TV_DOUBLE;
+        v.d = l->kind == ICE_T_FLOAT ? (double)l->v.f32 : l->v.f64;
+        break;
+    case ICE_T_DECIMAL:
+        v.cls = ICE_TV_DECBE;
+        v.p = l->v.bytes.ptr;
+        v.n = l->v.bytes.len;
+        break;
+    case ICE_T_DATE: v.cls = ICE_TV_DATE; v.i = l->v.i32; break;
+    case ICE_T_TIME: v.cls = ICE_TV_TIME; v.i = l->v.i64; break;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        v.cls = ICE_TV_TS;
+        if (l->kind == ICE_T_DATE)
+            v.i = (int64_t)l->v.i32 * 86400 * (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL);
+        else if (ice_ts_digits(t->kind) == 9 && (l->kind == ICE_T_TIMESTAMP || l->kind == ICE_T_TIMESTAMPTZ))
+            v.i = l->v.i64 * 1000;
+        else
+            v.i = l->v.i64;
+        break;
+    case ICE_T_STRING: v.cls = ICE_TV_STRING; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    case ICE_T_UUID: v.cls = ICE_TV_UUID; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    default: v.cls = ICE_TV_BINARY; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    }
+    return v;
+}
+
+void ice_emit_tvalue(const ice_row_sink *s, const ice_tvalue *v, const ice_type *t)
+{
+    void *c = s->ctx;
+    switch (v->cls) {
+    case ICE_TV_NULL: s->null_value(c); return;
+    case ICE_TV_BOOL: s->boolean(c, v->i != 0); return;
+    case ICE_TV_INT: s->i64(c, v->i); return;
+    case ICE_TV_FLOAT: s->f32(c, v->f); return;
+    case ICE_TV_DOUBLE: s->f64(c, v->d); return;
+    case ICE_TV_DEC64: s->decimal_i64(c, v->i, t->scale); return;
+    case ICE_TV_DECBE: s->decimal_be(c, v->p, v->n, t->scale); return;
+    case ICE_TV_DATE: s->date(c, (int32_t)v->i); return;
+    case ICE_TV_TIME: s->time(c, v->i); return;
+    case ICE_TV_TS: s->timestamp(c, v->i, ice_ts_digits(t->kind), ice_is_utc_type(t->kind)); return;
+    case ICE_TV_STRING: s->string(c, (const char *)v->p, v->n); return;
+    case ICE_TV_UUID:
+        if (v->n == 16)
+            s->uuid(c, v->p);
+        else
+            s->binary(c, v->p, v->n);
+        return;
+    case ICE_TV_BINARY: s->binary(c, v->p, v->n); return;
+    }
+}
+
+static void emit_nested_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t)
+{
+    void *c = s->ctx;
+    if (t->kind == ICE_T_STRUCT) {
+        s->struct_begin(c);
+        for (size_t i = 0; i < t->nfields; i++) {
+            const ice_field *f = &t->fields[i];
+            const ice_literal *v = NULL;
+            for (size_t k = 0; k < l->v.nested.n; k++)
+                if (l->v.nested.ids && l->v.nested.ids[k] == f->id)
+                    v = &l->v.nested.items[k];
+            if (!v)
+                v = f->initial_default;
+            s->field(c, f->name, strlen(f->name));
+            ice_emit_literal(s, v, f->type);
+        }
+        s->struct_end(c);
+    } else if (t->kind == ICE_T_LIST) {
+        s->list_begin(c);
+        for (size_t k = 0; k < l->v.nested.n; k++)
+            ice_emit_literal(s, &l->v.nested.items[k], t->element->type);
+        s->list_end(c);
+    } else {
+        s->map_begin(c);
+        size_t n = l->v.nested.n;
+        for (size_t k = 0; k < n; k++) {
+            ice_emit_literal(s, &l->v.nested.items[k], t->key->type);
+            ice_emit_literal(s, &l->v.nested.items[n + k], t->value->type);
+        }
+        s->map_end(c);
+    }
+}
+
+void ice_emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t)
+{
+    if (!l || l->is_null) {
+        s->null_value(s->ctx);
+        return;
+    }
+    if (!ice_type_is_primitive(t)) {
+        emit_nested_literal(s, l, t);
+        return;
+    }
+    ice_tvalue v = ice_literal_tvalue(l, t);
+    ice_emit_tvalue(s, &v, t);
+}
+

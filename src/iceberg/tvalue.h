@@ -1,0 +1,67 @@
+/*
+ * Typed values of the merge-on-read reader: one value of an Iceberg primitive type,
+ * converted once from the data file's physical type (or from a literal: partition values,
+ * initial-defaults) and handed to an ice_row_sink. Promotions (int->long, float->double,
+ * decimal widening, date->timestamp) and time-unit changes happen here, so that top-level
+ * columns, values inside structs/lists/maps and equality-delete keys all convert alike.
+ */
+#ifndef ICD_ICE_TVALUE_H
+#define ICD_ICE_TVALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/parquet/parquet.h"
+#include "iceberg/literal.h"
+#include "iceberg/row_sink.h"
+#include "iceberg/types.h"
+
+typedef enum ice_tv_class {
+    ICE_TV_NULL,
+    ICE_TV_BOOL,
+    ICE_TV_INT,     /* int, long */
+    ICE_TV_FLOAT,   /* float (kept as float for output) */
+    ICE_TV_DOUBLE,
+    ICE_TV_DEC64,   /* decimal, unscaled in i */
+    ICE_TV_DECBE,   /* decimal, unscaled big-endian bytes */
+    ICE_TV_DATE,
+    ICE_TV_TIME,    /* micros of day */
+    ICE_TV_TS,      /* timestamp in the type's unit (micros or nanos) */
+    ICE_TV_STRING,
+    ICE_TV_UUID,
+    ICE_TV_BINARY   /* binary and fixed */
+} ice_tv_class;
+
+typedef struct ice_tvalue {
+    ice_tv_class cls;
+    int64_t i;
+    double d;
+    float f;
+    const uint8_t *p;
+    size_t n;
+} ice_tvalue;
+
+/* INT96 (nanos of day + Julian day) as nanoseconds since the epoch. */
+int64_t ice_int96_to_nanos(const pq_int96 *v);
+/* A time value in the Parquet unit (PQ_UNIT_*) rescaled to 6 (micros) or 9 (nanos)
+ * digits, flooring when precision is dropped. */
+int64_t ice_rescale_time(int64_t v, int unit, int target_digits);
+bool ice_is_utc_type(ice_type_kind k);
+/* Fraction digits of a timestamp kind: 9 for the _ns kinds, else 6. */
+int ice_ts_digits(ice_type_kind k);
+
+/* Can a Parquet leaf be read as Iceberg primitive type t? */
+bool ice_leaf_readable_as(const pq_node *leaf, const ice_type *t);
+/* Value vi (an index into the dense non-null values) of a column batch, as type t
+ * (the leaf must be readable as t). */
+ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                           size_t vi);
+/* A literal (NULL or a null literal give ICE_TV_NULL) as a typed value of type t. */
+ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t);
+
+void ice_emit_tvalue(const ice_row_sink *s, const ice_tvalue *v, const ice_type *t);
+/* A literal of any type (nested ones walk their items), or null. */
+void ice_emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_type *t);
+
+#endif
