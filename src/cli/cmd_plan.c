@@ -12,10 +12,8 @@ int cmd_plan(int argc, char **argv)
     cli_spec_args a;
     int rc = cli_spec_args_parse(&a, argc, argv, "threads", NULL);
     dr_plan *plan = NULL;
-    if (!rc)
-        rc = cli_spec_load(&a);
-    if (!rc)
-        rc = cli_spec_plan(&a, &plan);
+    if (!rc) rc = cli_spec_load(&a);
+    if (!rc) rc = cli_spec_plan(&a, &plan);
     if (!rc) {
         icd_error err;
         icd_error_clear(&err);

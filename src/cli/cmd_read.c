@@ -60,24 +60,21 @@ static double now_s(void)
 /* Under run->lock. */
 static void show_progress(read_run *run, bool force)
 {
-    if (!run->progress)
-        return;
+    if (!run->progress) return;
     double t = now_s();
-    if (!force && t - run->last_print < 0.2)
-        return;
+    if (!force && t - run->last_print < 0.2) return;
     run->last_print = t;
     run->progress_shown = true;
-    fprintf(stderr, "\ricedruid read: data files %zu/%zu, rows %llu, removed by deletes %llu ",
-            run->files_done, run->ntasks, (unsigned long long)run->rows,
-            (unsigned long long)(run->stats.rows_deleted_position +
-                                 run->stats.rows_deleted_equality));
+    fprintf(
+        stderr, "\ricedruid read: data files %zu/%zu, rows %llu, removed by deletes %llu ",
+        run->files_done, run->ntasks, (unsigned long long)run->rows,
+        (unsigned long long)(run->stats.rows_deleted_position + run->stats.rows_deleted_equality));
 }
 
 static int write_out(task_ctx *t, icd_buf *b, icd_error *err)
 {
     read_run *run = t->run;
-    if (!icd_buf_ok(b))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(b)) return icd_fail_nomem(err);
     pthread_mutex_lock(&run->lock);
     if (b->len && !run->out_failed && fwrite(b->data, 1, b->len, run->out) != b->len)
         run->out_failed = true;
@@ -99,8 +96,7 @@ static int on_parse_exception(void *ctx, const icd_error *row_err, icd_error *er
 {
     read_run *run = ((task_ctx *)ctx)->run;
     pthread_mutex_lock(&run->lock);
-    if (run->progress_shown)
-        fputc('\n', stderr);
+    if (run->progress_shown) fputc('\n', stderr);
     run->progress_shown = false;
     cli_report(row_err);
     int rc = dr_parse_exceptions_add(&run->pe, row_err, err);
@@ -123,8 +119,7 @@ static int run_task(void *ctx, size_t i, icd_error *err)
         ice_row_sink rs;
         dr_sink_row_sink(&sink, &rs);
         rc = ice_scan_reader_read_task(run->reader, run->tasks[i], &rs, &st, err);
-        if (!rc)
-            rc = write_out(&t, &buf, err);
+        if (!rc) rc = write_out(&t, &buf, err);
     }
     dr_sink_clear(&sink);
     icd_buf_free(&buf);
@@ -133,15 +128,13 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     run->files_done++;
     show_progress(run, false);
     pthread_mutex_unlock(&run->lock);
-    if (rc)
-        ice_scan_reader_cancel(run->reader);
+    if (rc) ice_scan_reader_cancel(run->reader);
     return rc;
 }
 
 static int check_split_residual(const dr_spec *spec, const dr_split *split)
 {
-    if (!dr_split_has_residual(split))
-        return CLI_OK;
+    if (!dr_split_has_residual(split)) return CLI_OK;
     if (dr_spec_residual_mode(spec) == DR_RESIDUAL_FAIL)
         return cli_report(&(icd_error){ICD_EINVALID, -1, "",
                                        "the split keeps a residual filter that needs row-level "
@@ -155,8 +148,7 @@ static int check_split_residual(const dr_spec *spec, const dr_split *split)
 static int open_output(const cli_spec_args *a, FILE **out)
 {
     *out = stdout;
-    if (!a->output || !strcmp(a->output, "-"))
-        return CLI_OK;
+    if (!a->output || !strcmp(a->output, "-")) return CLI_OK;
     *out = fopen(a->output, "wb");
     if (!*out) {
         icd_error err;
@@ -179,31 +171,28 @@ int cmd_read(int argc, char **argv)
     memset(&run, 0, sizeof run);
     pthread_mutex_init(&run.lock, NULL);
     run.out = stdout;
-    if (!rc)
-        rc = cli_spec_load(&a);
+    if (!rc) rc = cli_spec_load(&a);
     if (!rc && a.split_path) {
-        if (dr_split_load(a.split_path, &split, &err))
-            rc = cli_report(&err);
-        if (!rc)
-            rc = check_split_residual(a.spec, split);
+        if (dr_split_load(a.split_path, &split, &err)) rc = cli_report(&err);
+        if (!rc) rc = check_split_residual(a.spec, split);
     } else if (!rc) {
         rc = cli_spec_plan(&a, &plan);
     }
-    const ice_metadata *md = split ? dr_split_metadata(split) : plan ? dr_plan_metadata(plan) : NULL;
+    const ice_metadata *md = split  ? dr_split_metadata(split)
+                             : plan ? dr_plan_metadata(plan)
+                                    : NULL;
     const ice_schema *schema = split ? dr_split_schema(split) : plan ? dr_plan_schema(plan) : NULL;
     if (!rc && ice_scan_reader_new(a.io, md, schema, NULL, 0, &run.reader, &err))
         rc = cli_report(&err);
     if (!rc) {
         run.ntasks = split ? 1 : dr_plan_split_count(plan);
         tasks = calloc(run.ntasks ? run.ntasks : 1, sizeof *tasks);
-        if (!tasks)
-            rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+        if (!tasks) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
         for (size_t i = 0; !rc && i < run.ntasks; i++)
             tasks[i] = split ? dr_split_task(split) : ice_scan_plan_task(dr_plan_scan(plan), i);
         run.tasks = tasks;
     }
-    if (!rc)
-        rc = open_output(&a, &run.out);
+    if (!rc) rc = open_output(&a, &run.out);
     if (!rc) {
         run.spec = a.spec;
         run.progress = !a.progress_off && isatty(STDERR_FILENO);

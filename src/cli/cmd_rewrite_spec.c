@@ -16,27 +16,23 @@
 int cmd_rewrite_spec(int argc, char **argv)
 {
     cli_spec_args a;
-    int rc = cli_spec_args_parse(&a, argc, argv, "threads,serve-url,auth-user,auth-password-env",
-                                 NULL);
+    int rc =
+        cli_spec_args_parse(&a, argc, argv, "threads,serve-url,auth-user,auth-password-env", NULL);
     dr_plan *plan = NULL;
     json_t *pw = NULL, *doc = NULL;
     if (!rc && !!a.auth_user != !!a.auth_password_env)
         rc = cli_usage_error(a.cmd, "--auth-user and --auth-password-env go together");
-    if (!rc)
-        rc = cli_spec_load(&a);
-    if (!rc)
-        rc = cli_spec_plan(&a, &plan);
+    if (!rc) rc = cli_spec_load(&a);
+    if (!rc) rc = cli_spec_plan(&a, &plan);
     icd_error err;
     icd_error_clear(&err);
     if (!rc && a.auth_password_env) {
         pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a.auth_password_env);
-        if (!pw)
-            rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+        if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
     }
     if (!rc) {
         dr_rewrite_opts o = {a.serve_url, a.auth_user, pw};
-        if (dr_rewrite_spec(plan, &o, &doc, &err))
-            rc = cli_report(&err);
+        if (dr_rewrite_spec(plan, &o, &doc, &err)) rc = cli_report(&err);
     }
     if (!rc) {
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

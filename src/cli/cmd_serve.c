@@ -27,25 +27,20 @@ int cmd_serve(int argc, char **argv)
     dr_plan *plan = NULL;
     dr_plan_provider *pp = NULL;
     json_t *pw = NULL;
-    if (!rc)
-        rc = cli_serve_finish_opts(&so);
-    if (!rc)
-        rc = cli_spec_load(&a);
-    if (!rc)
-        rc = cli_spec_plan(&a, &plan);
+    if (!rc) rc = cli_serve_finish_opts(&so);
+    if (!rc) rc = cli_spec_load(&a);
+    if (!rc) rc = cli_spec_plan(&a, &plan);
     if (!rc && so.auth_user) {
         /* the spec Druid gets reads the password from the same variable on its side */
         pw = json_pack("{s:s,s:s}", "type", "environment", "variable", CLI_SERVE_PASSWORD_ENV);
-        if (!pw)
-            rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+        if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
     }
     if (!rc) {
         icd_error err;
         icd_error_clear(&err);
-        dr_plan_provider_opts po = {.auth_user = so.auth_user, .auth_password = pw,
-                                    .log = log_line};
-        if (dr_plan_provider_new(plan, a.io, &po, &pp, &err))
-            rc = cli_report(&err);
+        dr_plan_provider_opts po = {
+            .auth_user = so.auth_user, .auth_password = pw, .log = log_line};
+        if (dr_plan_provider_new(plan, a.io, &po, &pp, &err)) rc = cli_report(&err);
     }
     if (!rc) {
         dr_server_provider p;

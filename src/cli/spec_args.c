@@ -16,8 +16,7 @@ static bool allowed_opt(const char *allowed, const char *name)
     for (const char *p = allowed; p && *p;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return true;
+        if (len == n && !strncmp(p, name, n)) return true;
         p = comma ? comma + 1 : p + len;
     }
     return false;
@@ -30,16 +29,13 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
     a->cmd = argv[0];
     a->threads = 1;
     icd_error err;
-    if (icd_fileio_new(&a->io, &err))
-        return cli_report(&err);
+    if (icd_fileio_new(&a->io, &err)) return cli_report(&err);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (serve) {
             int r = cli_serve_parse_arg(serve, argc, argv, &i);
-            if (r == 1)
-                continue;
-            if (r)
-                return r;
+            if (r == 1) continue;
+            if (r) return r;
         }
         if (!strcmp(o, "--no-progress") && allowed_opt(allowed, "no-progress")) {
             a->progress_off = true;
@@ -48,8 +44,7 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
         const char *name = !strcmp(o, "-o") ? "output" : (!strncmp(o, "--", 2) ? o + 2 : NULL);
         if (!name || (strcmp(name, "spec") && strcmp(name, "remap") && !allowed_opt(allowed, name)))
             return cli_usage_error(a->cmd, "unknown option or argument '%s'", o);
-        if (i + 1 >= argc)
-            return cli_usage_error(a->cmd, "option '%s' needs a value", o);
+        if (i + 1 >= argc) return cli_usage_error(a->cmd, "option '%s' needs a value", o);
         const char *v = argv[++i];
         if (!strcmp(name, "spec")) {
             a->spec_path = v;
@@ -98,8 +93,7 @@ int cli_spec_plan(cli_spec_args *a, dr_plan **out)
     icd_error err;
     icd_error_clear(&err);
     dr_plan_opts po = {a->threads};
-    if (dr_plan_build(a->spec, a->io, &po, out, &err))
-        return cli_report(&err);
+    if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
     const char *text;
     if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)
         fprintf(stderr,

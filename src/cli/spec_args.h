@@ -21,7 +21,7 @@ typedef struct cli_spec_args {
     const char *auth_user;         /* rewrite-spec --auth-user NAME */
     const char *auth_password_env; /* rewrite-spec --auth-password-env VAR */
     int threads;
-    bool progress_off;             /* read --no-progress */
+    bool progress_off; /* read --no-progress */
     icd_fileio *io;
     dr_spec *spec;
 } cli_spec_args;

@@ -50,8 +50,7 @@ static const ice_type *column_type(dr_sink *s, const char *name, size_t n)
     }
     for (size_t i = 0; i < count; i++) {
         const ice_field *f = ice_scan_reader_field(s->reader, i);
-        if (strlen(f->name) == n && !memcmp(f->name, name, n))
-            return f->type;
+        if (strlen(f->name) == n && !memcmp(f->name, name, n)) return f->type;
     }
     return NULL;
 }
@@ -59,16 +58,30 @@ static const ice_type *column_type(dr_sink *s, const char *name, size_t n)
 static void on_field(void *c, const char *name, size_t n)
 {
     dr_sink *s = c;
-    if (s->depth == 0)
-        s->cur_type = column_type(s, name, n);
+    if (s->depth == 0) s->cur_type = column_type(s, name, n);
     dr_row_field(s->w, name, n);
 }
 
-static void on_null(void *c) { dr_row_null(((dr_sink *)c)->w); }
-static void on_bool(void *c, bool v) { dr_row_bool(((dr_sink *)c)->w, v); }
-static void on_i64(void *c, int64_t v) { dr_row_long(((dr_sink *)c)->w, v); }
-static void on_f32(void *c, float v) { dr_row_float(((dr_sink *)c)->w, v); }
-static void on_f64(void *c, double v) { dr_row_double(((dr_sink *)c)->w, v); }
+static void on_null(void *c)
+{
+    dr_row_null(((dr_sink *)c)->w);
+}
+static void on_bool(void *c, bool v)
+{
+    dr_row_bool(((dr_sink *)c)->w, v);
+}
+static void on_i64(void *c, int64_t v)
+{
+    dr_row_long(((dr_sink *)c)->w, v);
+}
+static void on_f32(void *c, float v)
+{
+    dr_row_float(((dr_sink *)c)->w, v);
+}
+static void on_f64(void *c, double v)
+{
+    dr_row_double(((dr_sink *)c)->w, v);
+}
 static void on_dec64(void *c, int64_t v, int scale)
 {
     dr_row_decimal_i64(((dr_sink *)c)->w, v, scale);
@@ -77,15 +90,30 @@ static void on_decbe(void *c, const uint8_t *p, size_t n, int scale)
 {
     dr_row_decimal(((dr_sink *)c)->w, p, n, scale);
 }
-static void on_date(void *c, int32_t d) { dr_row_date(((dr_sink *)c)->w, d); }
-static void on_time(void *c, int64_t us) { dr_row_time(((dr_sink *)c)->w, us); }
+static void on_date(void *c, int32_t d)
+{
+    dr_row_date(((dr_sink *)c)->w, d);
+}
+static void on_time(void *c, int64_t us)
+{
+    dr_row_time(((dr_sink *)c)->w, us);
+}
 static void on_ts(void *c, int64_t v, int digits, bool utc)
 {
     dr_row_timestamp(((dr_sink *)c)->w, v, digits, utc);
 }
-static void on_str(void *c, const char *p, size_t n) { dr_row_string(((dr_sink *)c)->w, p, n); }
-static void on_uuid(void *c, const uint8_t v[16]) { dr_row_uuid(((dr_sink *)c)->w, v); }
-static void on_bin(void *c, const uint8_t *p, size_t n) { dr_row_binary(((dr_sink *)c)->w, p, n); }
+static void on_str(void *c, const char *p, size_t n)
+{
+    dr_row_string(((dr_sink *)c)->w, p, n);
+}
+static void on_uuid(void *c, const uint8_t v[16])
+{
+    dr_row_uuid(((dr_sink *)c)->w, v);
+}
+static void on_bin(void *c, const uint8_t *p, size_t n)
+{
+    dr_row_binary(((dr_sink *)c)->w, p, n);
+}
 static void on_struct_begin(void *c)
 {
     dr_sink *s = c;
@@ -144,7 +172,8 @@ static void replay_untyped(dr_sink *s, const json_t *v, int depth)
         const char *k;
         json_t *x;
         dr_row_struct_begin(w);
-        json_object_foreach((json_t *)v, k, x) {
+        json_object_foreach((json_t *)v, k, x)
+        {
             dr_row_field(w, k, strlen(k));
             replay(s, x, NULL, depth + 1);
         }
@@ -170,8 +199,7 @@ static void replay_untyped(dr_sink *s, const json_t *v, int depth)
 static bool special_float(const json_t *v, double *out)
 {
     const char *s = json_string_value(v);
-    if (!s)
-        return false;
+    if (!s) return false;
     if (!strcmp(s, "NaN"))
         *out = NAN;
     else if (!strcmp(s, "Infinity"))
@@ -197,10 +225,8 @@ static void replay_struct(dr_sink *s, const json_t *v, const ice_type *t, int de
     for (size_t i = 0; i < t->nfields; i++) {
         const ice_field *f = &t->fields[i];
         const json_t *x = json_object_get(v, f->name);
-        if (!x && positional && it)
-            x = json_object_iter_value(it);
-        if (it)
-            it = json_object_iter_next((json_t *)v, it);
+        if (!x && positional && it) x = json_object_iter_value(it);
+        if (it) it = json_object_iter_next((json_t *)v, it);
         dr_row_field(w, f->name, strlen(f->name));
         replay(s, x, f->type, depth + 1);
     }
@@ -214,7 +240,8 @@ static void replay_map(dr_sink *s, const json_t *v, const ice_type *t, int depth
         const char *k;
         json_t *x;
         dr_row_map_begin(w);
-        json_object_foreach((json_t *)v, k, x) {
+        json_object_foreach((json_t *)v, k, x)
+        {
             dr_row_string(w, k, strlen(k));
             replay(s, x, t->value->type, depth + 1);
         }
@@ -255,15 +282,13 @@ static void replay_text(dr_sink *s, const char *p, size_t n, const ice_type *t)
     }
     case ICE_T_DATE: {
         int32_t days;
-        if (!ice_parse_date(p, n, &days))
-            return replay_fail(s, "bad date text", t);
+        if (!ice_parse_date(p, n, &days)) return replay_fail(s, "bad date text", t);
         dr_row_date(w, days);
         return;
     }
     case ICE_T_TIME: {
         int64_t ns;
-        if (!ice_parse_time(p, n, &ns))
-            return replay_fail(s, "bad time text", t);
+        if (!ice_parse_time(p, n, &ns)) return replay_fail(s, "bad time text", t);
         dr_row_time(w, ns / 1000);
         return;
     }
@@ -291,31 +316,28 @@ static void replay(dr_sink *s, const json_t *v, const ice_type *t, int depth)
         dr_row_null(w);
         return;
     }
-    if (depth > MAX_REPLAY_DEPTH)
-        return replay_fail(s, "nested too deeply", t);
-    if (!t)
-        return replay_untyped(s, v, depth);
+    if (depth > MAX_REPLAY_DEPTH) return replay_fail(s, "nested too deeply", t);
+    if (!t) return replay_untyped(s, v, depth);
     double d;
     switch (t->kind) {
-    case ICE_T_STRUCT: return replay_struct(s, v, t, depth);
+    case ICE_T_STRUCT:
+        return replay_struct(s, v, t, depth);
     case ICE_T_LIST:
-        if (!json_is_array(v))
-            return replay_fail(s, "not an array", t);
+        if (!json_is_array(v)) return replay_fail(s, "not an array", t);
         dr_row_list_begin(w);
         for (size_t i = 0; i < json_array_size(v); i++)
             replay(s, json_array_get(v, i), t->element->type, depth + 1);
         dr_row_list_end(w);
         return;
-    case ICE_T_MAP: return replay_map(s, v, t, depth);
+    case ICE_T_MAP:
+        return replay_map(s, v, t, depth);
     case ICE_T_BOOLEAN:
-        if (!json_is_boolean(v))
-            return replay_fail(s, "not a boolean", t);
+        if (!json_is_boolean(v)) return replay_fail(s, "not a boolean", t);
         dr_row_bool(w, json_is_true(v));
         return;
     case ICE_T_INT:
     case ICE_T_LONG:
-        if (!json_is_integer(v))
-            return replay_fail(s, "not an integer", t);
+        if (!json_is_integer(v)) return replay_fail(s, "not an integer", t);
         dr_row_long(w, json_integer_value(v));
         return;
     case ICE_T_FLOAT:
@@ -345,10 +367,10 @@ static void replay(dr_sink *s, const json_t *v, const ice_type *t, int depth)
             return;
         }
         break;
-    default: break;
+    default:
+        break;
     }
-    if (!json_is_string(v))
-        return replay_untyped(s, v, depth);
+    if (!json_is_string(v)) return replay_untyped(s, v, depth);
     replay_text(s, json_string_value(v), json_string_length(v), t);
 }
 
@@ -380,18 +402,15 @@ static int on_end_row(void *c, icd_error *err)
     }
     if (rc == ICD_EINVALID) { /* an unparseable row: Druid's parse exception */
         s->out->len = mark;
-        if (!s->on_parse_exception)
-            return rc;
+        if (!s->on_parse_exception) return rc;
         icd_error row_err = *err;
         ICD_TRY(s->on_parse_exception(s->ctx, &row_err, err));
         s->parse_exceptions++;
         return 1; /* skip the row */
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     icd_buf_putc(s->out, '\n');
-    if (!icd_buf_ok(s->out))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(s->out)) return icd_fail_nomem(err);
     s->rows++;
     return s->on_row ? s->on_row(s->ctx, s->out, err) : 0;
 }

@@ -37,7 +37,7 @@ typedef struct dr_sink {
     void *ctx;
     /* Set by another thread to stop this read at the next row (ICD_ECANCELED). */
     const atomic_bool *cancel;
-    uint64_t rows;            /* rows written */
+    uint64_t rows;             /* rows written */
     uint64_t parse_exceptions; /* rows skipped */
     /* internal */
     char *cur_file;

@@ -35,8 +35,7 @@ struct dr_plan {
 static bool has_scheme(const char *s)
 {
     const char *c = strstr(s, "://");
-    if (!c)
-        return !strncmp(s, "file:", 5);
+    if (!c) return !strncmp(s, "file:", 5);
     for (const char *p = s; p < c; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '+' || *p == '-' || *p == '.'))
@@ -47,17 +46,14 @@ static bool has_scheme(const char *s)
 /* A relative local path, made absolute against the current directory (malloc'd). */
 static char *absolute_path(const char *path)
 {
-    if (path[0] == '/' || has_scheme(path))
-        return strdup(path);
+    if (path[0] == '/' || has_scheme(path)) return strdup(path);
     char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        return strdup(path);
+    if (!getcwd(cwd, sizeof cwd)) return strdup(path);
     while (path[0] == '.' && path[1] == '/')
         path += 2;
     size_t n = strlen(cwd) + 1 + strlen(path) + 1;
     char *out = malloc(n);
-    if (out)
-        snprintf(out, n, "%s/%s", cwd, path);
+    if (out) snprintf(out, n, "%s/%s", cwd, path);
     return out;
 }
 
@@ -65,14 +61,12 @@ static int load_local(dr_plan *p, icd_error *err)
 {
     const dr_catalog *c = dr_spec_catalog(p->spec);
     char *wh = absolute_path(c->warehouse_path);
-    if (!wh)
-        return icd_fail_nomem(err);
+    if (!wh) return icd_fail_nomem(err);
     char *loc = NULL;
     int rc = cat_local_table_location(wh, dr_spec_namespace(p->spec), dr_spec_table_name(p->spec),
                                       &loc, err);
     free(wh);
-    if (!rc)
-        rc = cat_local_load(p->io, loc, &p->md, err);
+    if (!rc) rc = cat_local_load(p->io, loc, &p->md, err);
     free(loc);
     return rc;
 }
@@ -90,8 +84,12 @@ static int load_table(dr_plan *p, icd_error *err)
     const dr_catalog *c = dr_spec_catalog(p->spec);
     int rc;
     switch (c->type) {
-    case DR_CAT_LOCAL: rc = load_local(p, err); break;
-    case DR_CAT_REST: rc = load_rest(p, err); break;
+    case DR_CAT_LOCAL:
+        rc = load_local(p, err);
+        break;
+    case DR_CAT_REST:
+        rc = load_rest(p, err);
+        break;
     default:
         return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                         "icebergCatalog type '%s' is not supported by icedruid (local, rest)",
@@ -131,8 +129,7 @@ static int check_residual(dr_plan *p, icd_error *err)
         p->residual = true;
         icd_buf_puts(&p->residual_text, text ? text : "?");
     }
-    if (!icd_buf_ok(&p->residual_text))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(&p->residual_text)) return icd_fail_nomem(err);
     if (p->residual && dr_spec_residual_mode(p->spec) == DR_RESIDUAL_FAIL)
         return icd_fail(err, ICD_EINVALID, NULL, -1,
                         "Iceberg filter produced residual expression that requires row-level "
@@ -148,8 +145,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
 {
     *out = NULL;
     dr_plan *p = calloc(1, sizeof *p);
-    if (!p)
-        return icd_fail_nomem(err);
+    if (!p) return icd_fail_nomem(err);
     p->spec = spec;
     p->io = io;
     int rc = load_table(p, err);
@@ -161,10 +157,8 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     }
     so.case_sensitive = dr_spec_case_sensitive(spec);
     so.threads = opts && opts->threads > 1 ? opts->threads : 1;
-    if (!rc)
-        rc = plan_filter(p, &so.filter, err);
-    if (!rc)
-        rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
+    if (!rc) rc = plan_filter(p, &so.filter, err);
+    if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
     if (!rc) {
         p->v2 = ice_scan_plan_has_deletes(p->scan);
         rc = check_residual(p, err);
@@ -183,8 +177,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
 
 void dr_plan_free(dr_plan *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     ice_scan_plan_free(p->scan);
     ice_metadata_free(p->md);
     cat_rest_free(p->rest);
@@ -192,17 +185,34 @@ void dr_plan_free(dr_plan *p)
     free(p);
 }
 
-const dr_spec *dr_plan_spec(const dr_plan *p) { return p->spec; }
-const ice_metadata *dr_plan_metadata(const dr_plan *p) { return p->md; }
-const ice_scan_plan *dr_plan_scan(const dr_plan *p) { return p->scan; }
-const ice_schema *dr_plan_schema(const dr_plan *p) { return ice_scan_plan_schema(p->scan); }
-bool dr_plan_is_v2(const dr_plan *p) { return p->v2; }
-size_t dr_plan_split_count(const dr_plan *p) { return ice_scan_plan_task_count(p->scan); }
+const dr_spec *dr_plan_spec(const dr_plan *p)
+{
+    return p->spec;
+}
+const ice_metadata *dr_plan_metadata(const dr_plan *p)
+{
+    return p->md;
+}
+const ice_scan_plan *dr_plan_scan(const dr_plan *p)
+{
+    return p->scan;
+}
+const ice_schema *dr_plan_schema(const dr_plan *p)
+{
+    return ice_scan_plan_schema(p->scan);
+}
+bool dr_plan_is_v2(const dr_plan *p)
+{
+    return p->v2;
+}
+size_t dr_plan_split_count(const dr_plan *p)
+{
+    return ice_scan_plan_task_count(p->scan);
+}
 
 bool dr_plan_residual(const dr_plan *p, const char **text)
 {
-    if (text)
-        *text = p->residual_text.data ? p->residual_text.data : "";
+    if (text) *text = p->residual_text.data ? p->residual_text.data : "";
     return p->residual;
 }
 
@@ -214,24 +224,23 @@ typedef struct ws_kind {
 } ws_kind;
 
 static const ws_kind WS_KINDS[] = {
-    {"local", "files"},  {"s3", "uris"},           {"hdfs", "paths"},
-    {"google", "uris"},  {"azureStorage", "uris"}, {"azure", "uris"},
+    {"local", "files"}, {"s3", "uris"},           {"hdfs", "paths"},
+    {"google", "uris"}, {"azureStorage", "uris"}, {"azure", "uris"},
 };
 
 /* Keys of the input sources that name other ways to list objects: dropped from the copy,
  * since create(paths) builds a source from the paths alone. */
-static const char *const LIST_KEYS[] = {"files", "uris", "paths", "prefixes", "objects",
-                                        "baseDir", "filter"};
+static const char *const LIST_KEYS[] = {"files",   "uris",    "paths", "prefixes",
+                                        "objects", "baseDir", "filter"};
 
-int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n,
-                               json_t **out, icd_error *err)
+int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n, json_t **out,
+                               icd_error *err)
 {
     *out = NULL;
     const char *type = json_string_value(json_object_get(ws, "type"));
     const ws_kind *k = NULL;
     for (size_t i = 0; type && i < sizeof WS_KINDS / sizeof WS_KINDS[0]; i++)
-        if (!strcmp(type, WS_KINDS[i].type))
-            k = &WS_KINDS[i];
+        if (!strcmp(type, WS_KINDS[i].type)) k = &WS_KINDS[i];
     if (!k)
         return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                         "warehouseSource type '%s': icedruid does not know how Druid builds it "
@@ -285,8 +294,7 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
                         "data files to Druid");
     size_t n = ice_scan_plan_task_count(p->scan);
     char **paths = calloc(n ? n : 1, sizeof *paths);
-    if (!paths)
-        return icd_fail_nomem(err);
+    if (!paths) return icd_fail_nomem(err);
     const char *type = json_string_value(json_object_get(ws, "type"));
     bool local = type && !strcmp(type, "local");
     int rc = 0;
@@ -298,11 +306,9 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
             r = a;
         }
         paths[i] = r;
-        if (!r)
-            rc = icd_fail_nomem(err);
+        if (!r) rc = icd_fail_nomem(err);
     }
-    if (!rc)
-        rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
+    if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
@@ -313,8 +319,7 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
 
 static void put_key(icd_buf *b, const char *k, bool first)
 {
-    if (!first)
-        icd_buf_putc(b, ',');
+    if (!first) icd_buf_putc(b, ',');
     icd_json_cstr(b, k);
     icd_buf_putc(b, ':');
 }
@@ -339,8 +344,14 @@ static void put_json_as_string(icd_buf *b, void (*fn)(icd_buf *, const void *), 
     icd_buf_free(&tmp);
 }
 
-static void schema_json(icd_buf *b, const void *s) { ice_schema_to_json(b, s); }
-static void spec_json(icd_buf *b, const void *s) { ice_partition_spec_to_json(b, s); }
+static void schema_json(icd_buf *b, const void *s)
+{
+    ice_schema_to_json(b, s);
+}
+static void spec_json(icd_buf *b, const void *s)
+{
+    ice_partition_spec_to_json(b, s);
+}
 
 static const char *content_name(const ice_content_file *d)
 {
@@ -350,11 +361,16 @@ static const char *content_name(const ice_content_file *d)
 static const char *format_name(ice_file_format f)
 {
     switch (f) {
-    case ICE_FORMAT_PARQUET: return "PARQUET";
-    case ICE_FORMAT_AVRO: return "AVRO";
-    case ICE_FORMAT_ORC: return "ORC";
-    case ICE_FORMAT_PUFFIN: return "PUFFIN";
-    default: return "UNKNOWN";
+    case ICE_FORMAT_PARQUET:
+        return "PARQUET";
+    case ICE_FORMAT_AVRO:
+        return "AVRO";
+    case ICE_FORMAT_ORC:
+        return "ORC";
+    case ICE_FORMAT_PUFFIN:
+        return "PUFFIN";
+    default:
+        return "UNKNOWN";
     }
 }
 
@@ -415,8 +431,7 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
         const ice_content_file *d = t->deletes[k];
         for (int32_t i = 0; i < d->nequality_ids; i++) {
             int32_t id = d->equality_ids[i];
-            if (ice_schema_field(schema, id))
-                continue;
+            if (ice_schema_field(schema, id)) continue;
             bool have = false;
             for (size_t e = 0; e < n; e++)
                 have |= ice_schema_field(extra[e], id) != NULL;
@@ -431,8 +446,7 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
     }
     icd_buf_putc(b, '[');
     for (size_t e = 0; e < n; e++) {
-        if (e)
-            icd_buf_putc(b, ',');
+        if (e) icd_buf_putc(b, ',');
         put_json_as_string(b, schema_json, extra[e]);
     }
     icd_buf_putc(b, ']');
@@ -468,8 +482,7 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
     put_key(b, "deleteFiles", false);
     icd_buf_putc(b, '[');
     for (size_t k = 0; k < t->ndeletes; k++) {
-        if (k)
-            icd_buf_putc(b, ',');
+        if (k) icd_buf_putc(b, ',');
         put_delete(b, t->deletes[k]);
     }
     icd_buf_putc(b, ']');
@@ -482,8 +495,7 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
     put_key(b, "warehouseSource", false);
     const json_t *ws = dr_spec_warehouse_source(p->spec);
     char *wtext = ws ? json_dumps(ws, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (ws && !wtext)
-        return icd_fail_nomem(err);
+    if (ws && !wtext) return icd_fail_nomem(err);
     icd_buf_puts(b, wtext ? wtext : "null");
     free(wtext);
     /* what the reader needs beyond the upstream fields */
@@ -526,8 +538,7 @@ int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
         ICD_TRY(dr_plan_v1_source(p, &src, err));
         char *text = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
         json_decref(src);
-        if (!text)
-            return icd_fail_nomem(err);
+        if (!text) return icd_fail_nomem(err);
         icd_buf_puts(b, ",\"inputSource\":");
         icd_buf_puts(b, text);
         free(text);

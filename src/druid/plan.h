@@ -38,7 +38,7 @@
 typedef struct dr_plan dr_plan;
 
 typedef struct dr_plan_opts {
-    int threads;           /* manifests read in parallel (<= 1: serially) */
+    int threads; /* manifests read in parallel (<= 1: serially) */
 } dr_plan_opts;
 
 /* Plans the spec's table. `io` (borrowed, must outlive the plan) carries the --remap
@@ -72,7 +72,7 @@ int dr_plan_write(const dr_plan *p, icd_buf *out, icd_error *err);
 
 /* Helper of dr_plan_v1_source, exposed for tests: the input source `type` builds from
  * `paths` (ws is the warehouseSource object, copied except for its path list). */
-int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n,
-                               json_t **out, icd_error *err);
+int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n, json_t **out,
+                               icd_error *err);
 
 #endif

@@ -45,8 +45,7 @@ typedef struct stream {
 static void logf_line(dr_plan_provider *pp, const char *fmt, ...) ICD_PRINTF(2, 3);
 static void logf_line(dr_plan_provider *pp, const char *fmt, ...)
 {
-    if (!pp->opts.log)
-        return;
+    if (!pp->opts.log) return;
     char line[2400];
     va_list ap;
     va_start(ap, fmt);
@@ -109,12 +108,11 @@ static void *produce(void *arg)
         ice_row_sink rs;
         dr_sink_row_sink(&sink, &rs);
         ice_read_stats stats = {0};
-        rc = ice_scan_reader_read_task(pp->reader, ice_scan_plan_task(dr_plan_scan(pp->plan), st->n),
-                                       &rs, &stats, &err);
+        rc = ice_scan_reader_read_task(
+            pp->reader, ice_scan_plan_task(dr_plan_scan(pp->plan), st->n), &rs, &stats, &err);
     }
     dr_sink_clear(&sink);
-    if (!rc && st->cur.len)
-        rc = push_chunk(st, &err);
+    if (!rc && st->cur.len) rc = push_chunk(st, &err);
     if (rc && rc != ICD_ECANCELED) {
         char line[2200];
         icd_error_format(&err, line, sizeof line);
@@ -143,8 +141,7 @@ static int p_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
     ICD_TRY(dr_rewrite_spec(pp->plan, &o, &doc, err));
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
-    if (!text)
-        return icd_fail_nomem(err);
+    if (!text) return icd_fail_nomem(err);
     icd_buf_puts(out, text);
     icd_buf_putc(out, '\n');
     free(text);
@@ -168,8 +165,7 @@ static int p_open(void *ctx, size_t n, void **out, icd_error *err)
     if (n >= dr_plan_split_count(pp->plan))
         return icd_fail(err, ICD_ENOTFOUND, NULL, -1, "split %zu does not exist", n);
     stream *st = calloc(1, sizeof *st);
-    if (!st)
-        return icd_fail_nomem(err);
+    if (!st) return icd_fail_nomem(err);
     st->pp = pp;
     st->n = n;
     pthread_mutex_init(&st->mu, NULL);
@@ -228,18 +224,13 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
 {
     *out = NULL;
     dr_plan_provider *pp = calloc(1, sizeof *pp);
-    if (!pp)
-        return icd_fail_nomem(err);
+    if (!pp) return icd_fail_nomem(err);
     pp->plan = plan;
     pp->io = io;
-    if (opts)
-        pp->opts = *opts;
-    if (!pp->opts.chunk_bytes)
-        pp->opts.chunk_bytes = 64 * 1024;
-    if (!pp->opts.queue_chunks)
-        pp->opts.queue_chunks = 4;
-    if (pp->opts.queue_chunks > MAX_QUEUE)
-        pp->opts.queue_chunks = MAX_QUEUE;
+    if (opts) pp->opts = *opts;
+    if (!pp->opts.chunk_bytes) pp->opts.chunk_bytes = 64 * 1024;
+    if (!pp->opts.queue_chunks) pp->opts.queue_chunks = 4;
+    if (pp->opts.queue_chunks > MAX_QUEUE) pp->opts.queue_chunks = MAX_QUEUE;
     atomic_init(&pp->open_streams, 0);
     int rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), NULL, 0,
                                  &pp->reader, err);
@@ -253,8 +244,7 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
 
 void dr_plan_provider_free(dr_plan_provider *pp)
 {
-    if (!pp)
-        return;
+    if (!pp) return;
     ice_scan_reader_free(pp->reader);
     free(pp);
 }

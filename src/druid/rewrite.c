@@ -21,8 +21,7 @@ static json_t *object_at(json_t *root, const char *path)
     while (cur && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key)
-            return NULL;
+        if (n >= sizeof key) return NULL;
         memcpy(key, path, n);
         key[n] = '\0';
         cur = json_object_get(cur, key);
@@ -36,8 +35,7 @@ static void parent_path(const char *path, char *parent, size_t cap)
 {
     const char *dot = strrchr(path, '.');
     size_t n = dot ? (size_t)(dot - path) : 0;
-    if (n >= cap)
-        n = cap - 1;
+    if (n >= cap) n = cap - 1;
     memcpy(parent, path, n);
     parent[n] = '\0';
 }
@@ -57,8 +55,7 @@ static int build_http_source(const dr_plan *p, const dr_rewrite_opts *o, json_t 
     while (base_len && o->serve_url[base_len - 1] == '/')
         base_len--;
     char *base = strndup(o->serve_url, base_len);
-    if (!base && !rc)
-        rc = icd_fail_nomem(err);
+    if (!base && !rc) rc = icd_fail_nomem(err);
     for (size_t i = 0; !rc && i < dr_plan_split_count(p); i++) {
         icd_buf_clear(&url);
         dr_server_split_url(&url, base, i);
@@ -135,8 +132,7 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
     json_t *fmt = json_pack("{s:s}", "type", "json");
     const json_t *old = json_object_get(io, "inputFormat");
     const json_t *flatten = json_is_object(old) ? json_object_get(old, "flattenSpec") : NULL;
-    if (fmt && flatten)
-        json_object_set(fmt, "flattenSpec", (json_t *)flatten);
+    if (fmt && flatten) json_object_set(fmt, "flattenSpec", (json_t *)flatten);
     if (!fmt) {
         json_decref(doc);
         return icd_fail_nomem(err);
@@ -191,7 +187,6 @@ int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, ic
 {
     *out = NULL;
     json_t *doc = json_deep_copy(dr_spec_document(dr_plan_spec(p)));
-    if (!doc)
-        return icd_fail_nomem(err);
+    if (!doc) return icd_fail_nomem(err);
     return dr_plan_is_v2(p) ? rewrite_v2(p, o, doc, out, err) : rewrite_v1(p, doc, out, err);
 }

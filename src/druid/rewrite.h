@@ -24,9 +24,9 @@
 #include "druid/plan.h"
 
 typedef struct dr_rewrite_opts {
-    const char *serve_url;        /* base URL of `icedruid serve` (needed for v2) */
-    const char *auth_user;        /* httpAuthenticationUsername, or NULL */
-    const json_t *auth_password;  /* httpAuthenticationPassword (a PasswordProvider), or NULL */
+    const char *serve_url;       /* base URL of `icedruid serve` (needed for v2) */
+    const char *auth_user;       /* httpAuthenticationUsername, or NULL */
+    const json_t *auth_password; /* httpAuthenticationPassword (a PasswordProvider), or NULL */
 } dr_rewrite_opts;
 
 /* The rewritten document (a new reference). A spec given as a bare input source gives

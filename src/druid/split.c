@@ -43,15 +43,12 @@ static int bad(const sctx *c, const char *field, const char *what)
     return icd_fail(c->err, ICD_EINVALID, c->origin, -1, "split: %s %s", field, what);
 }
 
-static int get_str(const sctx *c, const json_t *o, const char *key, bool required,
-                   const char **out)
+static int get_str(const sctx *c, const json_t *o, const char *key, bool required, const char **out)
 {
     const json_t *v = json_object_get(o, key);
     *out = NULL;
-    if (!v || json_is_null(v))
-        return required ? bad(c, key, "is missing") : 0;
-    if (!json_is_string(v))
-        return bad(c, key, "is not a string");
+    if (!v || json_is_null(v)) return required ? bad(c, key, "is missing") : 0;
+    if (!json_is_string(v)) return bad(c, key, "is not a string");
     *out = icd_arena_strndup(c->arena, json_string_value(v), json_string_length(v));
     return *out ? 0 : icd_fail_nomem(c->err);
 }
@@ -61,26 +58,19 @@ static int get_i64(const sctx *c, const json_t *o, const char *key, bool require
 {
     const json_t *v = json_object_get(o, key);
     *out = def;
-    if (!v || json_is_null(v))
-        return required ? bad(c, key, "is missing") : 0;
-    if (!json_is_integer(v))
-        return bad(c, key, "is not an integer");
+    if (!v || json_is_null(v)) return required ? bad(c, key, "is missing") : 0;
+    if (!json_is_integer(v)) return bad(c, key, "is not an integer");
     *out = json_integer_value(v);
     return 0;
 }
 
 static ice_file_format parse_format(const char *s)
 {
-    if (!s)
-        return ICE_FORMAT_UNKNOWN;
-    if (!strcasecmp(s, "PARQUET"))
-        return ICE_FORMAT_PARQUET;
-    if (!strcasecmp(s, "AVRO"))
-        return ICE_FORMAT_AVRO;
-    if (!strcasecmp(s, "ORC"))
-        return ICE_FORMAT_ORC;
-    if (!strcasecmp(s, "PUFFIN"))
-        return ICE_FORMAT_PUFFIN;
+    if (!s) return ICE_FORMAT_UNKNOWN;
+    if (!strcasecmp(s, "PARQUET")) return ICE_FORMAT_PARQUET;
+    if (!strcasecmp(s, "AVRO")) return ICE_FORMAT_AVRO;
+    if (!strcasecmp(s, "ORC")) return ICE_FORMAT_ORC;
+    if (!strcasecmp(s, "PUFFIN")) return ICE_FORMAT_PUFFIN;
     return ICE_FORMAT_UNKNOWN;
 }
 
@@ -97,8 +87,7 @@ static int parse_delete(const sctx *c, const json_t *o, size_t i, ice_content_fi
 {
     char where[64];
     snprintf(where, sizeof where, "deleteFiles[%zu]", i);
-    if (!json_is_object(o))
-        return bad(c, where, "is not an object");
+    if (!json_is_object(o)) return bad(c, where, "is not an object");
     init_file(d);
     const char *content, *format;
     ICD_TRY(get_str(c, o, "path", true, &d->path));
@@ -110,8 +99,8 @@ static int parse_delete(const sctx *c, const json_t *o, size_t i, ice_content_fi
         d->content = ICE_CONTENT_EQUALITY_DELETES;
     else
         return icd_fail(c->err, ICD_EINVALID, c->origin, -1,
-                        "split: %s.content '%s' is not POSITION_DELETES or EQUALITY_DELETES",
-                        where, content);
+                        "split: %s.content '%s' is not POSITION_DELETES or EQUALITY_DELETES", where,
+                        content);
     d->format = format ? parse_format(format) : ICE_FORMAT_PARQUET;
     ICD_TRY(get_i64(c, o, "fileSizeInBytes", false, -1, &d->file_size));
     ICD_TRY(get_i64(c, o, "recordCount", false, -1, &d->record_count));
@@ -130,15 +119,12 @@ static int parse_delete(const sctx *c, const json_t *o, size_t i, ice_content_fi
     size_t n = ids ? json_array_size(ids) : 0;
     if (d->content == ICE_CONTENT_EQUALITY_DELETES && n == 0)
         return bad(c, where, "is an equality delete without equalityFieldIds");
-    if (n > 1000)
-        return bad(c, where, "has too many equalityFieldIds");
+    if (n > 1000) return bad(c, where, "has too many equalityFieldIds");
     int32_t *eq = icd_arena_alloc(c->arena, (n ? n : 1) * sizeof *eq);
-    if (!eq)
-        return icd_fail_nomem(c->err);
+    if (!eq) return icd_fail_nomem(c->err);
     for (size_t k = 0; k < n; k++) {
         const json_t *v = json_array_get(ids, k);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            json_integer_value(v) > INT32_MAX)
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
             return bad(c, where, "equalityFieldIds holds a non-id");
         eq[k] = (int32_t)json_integer_value(v);
     }
@@ -157,8 +143,7 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
     ICD_TRY(get_str(c, j, "nameMappingJson", false, &mapping));
     ICD_TRY(get_str(c, j, "tableLocation", false, &location));
     ICD_TRY(get_i64(c, j, "formatVersion", false, 2, &fv));
-    if (fv < 1 || fv > 3)
-        return bad(c, "formatVersion", "is not 1, 2 or 3");
+    if (fv < 1 || fv > 3) return bad(c, "formatVersion", "is not 1, 2 or 3");
     json_error_t jerr;
     json_t *schema = json_loads(schema_text, 0, &jerr);
     if (!json_is_object(schema)) {
@@ -171,8 +156,7 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
         json_decref(spec);
         return bad(c, "partitionSpecJson", "is not a JSON object");
     }
-    if (!spec)
-        spec = json_pack("{s:i,s:[]}", "spec-id", (json_int_t)s->data.spec_id, "fields");
+    if (!spec) spec = json_pack("{s:i,s:[]}", "spec-id", (json_int_t)s->data.spec_id, "fields");
     json_t *schemas = json_array();
     json_t *props = json_object();
     json_t *md = json_object();
@@ -199,8 +183,7 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
     if (!rc) {
         json_t *spec_id = json_object_get(spec, "spec-id");
         json_object_set_new(md, "format-version", json_integer(fv));
-        json_object_set_new(md, "table-uuid",
-                            json_string("00000000-0000-0000-0000-000000000000"));
+        json_object_set_new(md, "table-uuid", json_string("00000000-0000-0000-0000-000000000000"));
         json_object_set_new(md, "location", json_string(location ? location : ""));
         json_object_set_new(md, "last-sequence-number", json_integer(0));
         json_object_set_new(md, "last-updated-ms", json_integer(0));
@@ -208,17 +191,16 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
         json_object_set_new(md, "current-schema-id", json_integer(schema_id));
         json_object_set_new(md, "schemas", schemas);
         schemas = NULL;
-        json_object_set_new(md, "default-spec-id",
-                            json_integer(json_is_integer(spec_id) ? json_integer_value(spec_id)
-                                                                  : 0));
+        json_object_set_new(
+            md, "default-spec-id",
+            json_integer(json_is_integer(spec_id) ? json_integer_value(spec_id) : 0));
         json_object_set_new(md, "partition-specs", json_pack("[O]", spec));
         json_object_set_new(md, "last-partition-id", json_integer(0));
         json_object_set_new(md, "properties", props);
         props = NULL;
         json_object_set_new(md, "sort-orders", json_pack("[{s:i,s:[]}]", "order-id", 0, "fields"));
         json_object_set_new(md, "default-sort-order-id", json_integer(0));
-        if (fv > 2)
-            json_object_set_new(md, "next-row-id", json_integer(0));
+        if (fv > 2) json_object_set_new(md, "next-row-id", json_integer(0));
         char *text = json_dumps(md, JSON_COMPACT);
         if (!text) {
             rc = icd_fail_nomem(c->err);
@@ -245,11 +227,9 @@ static int parse_partition(dr_split *s, const sctx *c, const json_t *j)
     const json_t *part = json_object_get(j, "partition");
     if (part && !json_is_null(part) && !json_is_object(part))
         return bad(c, "partition", "is not an object");
-    if (!spec || spec->nfields == 0)
-        return 0;
+    if (!spec || spec->nfields == 0) return 0;
     ice_literal *vals = icd_arena_calloc(&s->arena, spec->nfields * sizeof *vals);
-    if (!vals)
-        return icd_fail_nomem(c->err);
+    if (!vals) return icd_fail_nomem(c->err);
     const ice_schema *schema = ice_metadata_current_schema(s->md);
     for (size_t i = 0; i < spec->nfields; i++) {
         const ice_partition_field *pf = &spec->fields[i];
@@ -279,16 +259,13 @@ int dr_split_from_json(const json_t *j, const char *origin, dr_split **out, icd_
 {
     *out = NULL;
     dr_split *s = calloc(1, sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     s->arena.chunk_size = 8192;
     sctx c = {origin, err, &s->arena};
     int rc = 0;
     const char *type = NULL, *format = NULL;
-    if (!json_is_object(j))
-        rc = bad(&c, "document", "is not a JSON object");
-    if (!rc)
-        rc = get_str(&c, j, "type", true, &type);
+    if (!json_is_object(j)) rc = bad(&c, "document", "is not a JSON object");
+    if (!rc) rc = get_str(&c, j, "type", true, &type);
     if (!rc && strcmp(type, "icebergFileTask"))
         rc = icd_fail(err, ICD_EINVALID, origin, -1,
                       "split: type is '%s', expected 'icebergFileTask'", type);
@@ -296,22 +273,16 @@ int dr_split_from_json(const json_t *j, const char *origin, dr_split **out, icd_
     init_file(d);
     d->content = ICE_CONTENT_DATA;
     int64_t spec_id = 0;
-    if (!rc)
-        rc = get_str(&c, j, "dataFilePath", true, &d->path);
-    if (!rc)
-        rc = get_str(&c, j, "fileFormat", false, &format);
+    if (!rc) rc = get_str(&c, j, "dataFilePath", true, &d->path);
+    if (!rc) rc = get_str(&c, j, "fileFormat", false, &format);
     if (!rc) {
         d->format = format ? parse_format(format) : ICE_FORMAT_PARQUET;
         rc = get_i64(&c, j, "dataFileSizeInBytes", false, -1, &d->file_size);
     }
-    if (!rc)
-        rc = get_i64(&c, j, "dataFileRecordCount", false, -1, &d->record_count);
-    if (!rc)
-        rc = get_i64(&c, j, "dataSequenceNumber", true, 0, &d->data_seq);
-    if (!rc)
-        rc = get_i64(&c, j, "specId", false, 0, &spec_id);
-    if (!rc && (spec_id < 0 || spec_id > INT32_MAX))
-        rc = bad(&c, "specId", "is out of range");
+    if (!rc) rc = get_i64(&c, j, "dataFileRecordCount", false, -1, &d->record_count);
+    if (!rc) rc = get_i64(&c, j, "dataSequenceNumber", true, 0, &d->data_seq);
+    if (!rc) rc = get_i64(&c, j, "specId", false, 0, &spec_id);
+    if (!rc && (spec_id < 0 || spec_id > INT32_MAX)) rc = bad(&c, "specId", "is out of range");
     d->spec_id = (int32_t)spec_id;
     d->file_seq = d->data_seq;
     const json_t *dels = json_object_get(j, "deleteFiles");
@@ -321,17 +292,14 @@ int dr_split_from_json(const json_t *j, const char *origin, dr_split **out, icd_
     if (!rc) {
         s->dels = icd_arena_calloc(&s->arena, (n ? n : 1) * sizeof *s->dels);
         s->del_ptrs = icd_arena_calloc(&s->arena, (n ? n : 1) * sizeof *s->del_ptrs);
-        if (!s->dels || !s->del_ptrs)
-            rc = icd_fail_nomem(err);
+        if (!s->dels || !s->del_ptrs) rc = icd_fail_nomem(err);
     }
     for (size_t i = 0; !rc && i < n; i++) {
         rc = parse_delete(&c, json_array_get(dels, i), i, &s->dels[i]);
         s->del_ptrs[i] = &s->dels[i];
     }
-    if (!rc)
-        rc = build_metadata(s, &c, j);
-    if (!rc)
-        rc = parse_partition(s, &c, j);
+    if (!rc) rc = build_metadata(s, &c, j);
+    if (!rc) rc = parse_partition(s, &c, j);
     if (!rc) {
         const json_t *res = json_object_get(j, "hasResidual");
         s->residual = json_is_true(res);
@@ -346,8 +314,7 @@ int dr_split_from_json(const json_t *j, const char *origin, dr_split **out, icd_
     return rc;
 }
 
-int dr_split_parse(const char *json, size_t len, const char *origin, dr_split **out,
-                   icd_error *err)
+int dr_split_parse(const char *json, size_t len, const char *origin, dr_split **out, icd_error *err)
 {
     *out = NULL;
     json_error_t jerr;
@@ -364,8 +331,7 @@ int dr_split_load(const char *path, dr_split **out, icd_error *err)
 {
     *out = NULL;
     FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return icd_fail(err, ICD_EIO, path, -1, "cannot open the split file");
+    if (!fp) return icd_fail(err, ICD_EIO, path, -1, "cannot open the split file");
     char *buf = malloc(SPLIT_MAX_BYTES + 1);
     if (!buf) {
         fclose(fp);
@@ -387,17 +353,25 @@ int dr_split_load(const char *path, dr_split **out, icd_error *err)
 
 void dr_split_free(dr_split *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     ice_metadata_free(s->md);
     icd_arena_free(&s->arena);
     free(s);
 }
 
-const ice_scan_task *dr_split_task(const dr_split *s) { return &s->task; }
-const ice_metadata *dr_split_metadata(const dr_split *s) { return s->md; }
+const ice_scan_task *dr_split_task(const dr_split *s)
+{
+    return &s->task;
+}
+const ice_metadata *dr_split_metadata(const dr_split *s)
+{
+    return s->md;
+}
 const ice_schema *dr_split_schema(const dr_split *s)
 {
     return ice_metadata_current_schema(s->md);
 }
-bool dr_split_has_residual(const dr_split *s) { return s->residual; }
+bool dr_split_has_residual(const dr_split *s)
+{
+    return s->residual;
+}

@@ -72,8 +72,14 @@ static void teardown(fx *f)
     icd_buf_free(&f->out);
 }
 
-static void field(fx *f, const char *name) { f->rs.field(f->rs.ctx, name, strlen(name)); }
-static void raw(fx *f, const char *json) { f->rs.raw_json(f->rs.ctx, json, strlen(json)); }
+static void field(fx *f, const char *name)
+{
+    f->rs.field(f->rs.ctx, name, strlen(name));
+}
+static void raw(fx *f, const char *json)
+{
+    f->rs.raw_json(f->rs.ctx, json, strlen(json));
+}
 
 static void test_nested_values(void)
 {
@@ -193,8 +199,8 @@ static void test_warehouse_sources(void)
 {
     int rc;
     const char *local[] = {"/wh/a.parquet", "/wh/b.parquet"};
-    char *t = create("{\"type\":\"local\",\"baseDir\":\"/x\",\"filter\":\"*.parquet\"}", local, 2,
-                     &rc);
+    char *t =
+        create("{\"type\":\"local\",\"baseDir\":\"/x\",\"filter\":\"*.parquet\"}", local, 2, &rc);
     CHECK_EQ_STR(t, "{\"files\":[\"/wh/a.parquet\",\"/wh/b.parquet\"],\"type\":\"local\"}");
     free(t);
     const char *s3[] = {"s3a://bucket/wh/a.parquet", "s3://bucket/wh/b.parquet"};
@@ -215,7 +221,8 @@ static void test_warehouse_sources(void)
     free(t);
     const char *az[] = {"azureStorage://acct/c/wh/a.parquet"};
     t = create("{\"type\":\"azureStorage\"}", az, 1, &rc);
-    CHECK_EQ_STR(t, "{\"type\":\"azureStorage\",\"uris\":[\"azureStorage://acct/c/wh/a.parquet\"]}");
+    CHECK_EQ_STR(t,
+                 "{\"type\":\"azureStorage\",\"uris\":[\"azureStorage://acct/c/wh/a.parquet\"]}");
     free(t);
     t = create("{\"type\":\"local\"}", NULL, 0, &rc);
     CHECK_EQ_STR(t, "{\"files\":[],\"type\":\"local\"}");
