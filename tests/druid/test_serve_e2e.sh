@@ -149,6 +149,23 @@ set -e
 check "--auth-password on the command line is refused" test "$rcpw" -eq 2
 stop_server "$PID" auth
 
+# ---- a delete file that disappears after planning: the split fails, never truncated ---
+cp -r "$tdir" "$tmp/copy"
+saved_remap=("${remap[@]}")
+remap=(--remap "$loc=$tmp/copy")
+start_server gone
+victim=$(python3 -c "
+import json,sys
+for i, s in enumerate(json.load(open(sys.argv[1]))['splits']):
+    if s['deleteFiles']:
+        print(i, s['deleteFiles'][0]['path'].rsplit('/', 1)[1]); break" "$tmp/plan.json")
+read -r vsplit vname <<<"$victim"
+find "$tmp/copy" -name "$vname" -delete
+check "a split whose delete file is gone answers 500" test "$(code "$URL/splits/$vsplit")" = 500
+check "the 500 body names the delete file" bash -c "curl -s '$URL/splits/$vsplit' | grep -q '$vname'"
+stop_server "$PID" gone
+remap=("${saved_remap[@]}")
+
 # ---- a client that disconnects mid-stream ------------------------------------------------
 bench="$shared/bench/bench2m/table"
 if [[ -d "$bench" ]]; then
