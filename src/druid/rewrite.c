@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "druid/server.h"
+#include "iceberg/schema.h"
 
 #define DR_REWRITE_PATH 512
 
@@ -80,6 +81,17 @@ static int build_http_source(const dr_plan *p, const dr_rewrite_opts *o, json_t 
     return rc;
 }
 
+static bool has_string(const json_t *arr, const char *s)
+{
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        if (!strcmp(json_string_value(json_array_get(arr, i))
+                        ? json_string_value(json_array_get(arr, i))
+                        : "",
+                    s))
+            return true;
+    return false;
+}
+
 /* dataSchema edits of the v2 path: __time timestampSpec, exclusions. */
 static int rewrite_data_schema(const dr_plan *p, json_t *ds, icd_error *err)
 {
@@ -89,6 +101,22 @@ static int rewrite_data_schema(const dr_plan *p, json_t *ds, icd_error *err)
     if (rc) {
         json_decref(ts);
         return rc;
+    }
+    /* Schemaless discovery: Druid's Parquet reader discovers only primitive root columns
+     * (unless nested discovery is on) while its JSON reader also takes lists of
+     * literals; exclude the nested columns so both paths discover the same. */
+    const dr_dimensions_spec *dd = dr_spec_dimensions(dr_plan_spec(p));
+    const ice_schema *schema = dr_plan_schema(p);
+    if (schema && (dd->n_dims == 0 || dd->include_all_dimensions) && !dd->use_schema_discovery) {
+        for (size_t i = 0; i < schema->root.nfields; i++) {
+            const ice_field *f = &schema->root.fields[i];
+            if (ice_type_is_primitive(f->type) || has_string(excl, f->name)) continue;
+            if (json_array_append_new(excl, json_string(f->name))) {
+                json_decref(ts);
+                json_decref(excl);
+                return icd_fail_nomem(err);
+            }
+        }
     }
     json_object_set_new(ds, "timestampSpec", ts);
     json_t *dims = json_object_get(ds, "dimensionsSpec");
@@ -129,7 +157,8 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
         return icd_fail(err, ICD_EINTERNAL, NULL, -1, "the spec's ioConfig was not found");
     }
     json_object_set_new(io, "inputSource", src);
-    json_t *fmt = json_pack("{s:s}", "type", "json");
+    /* keepNullColumns: the Parquet reader discovers columns whatever their values */
+    json_t *fmt = json_pack("{s:s,s:b}", "type", "json", "keepNullColumns", 1);
     const json_t *old = json_object_get(io, "inputFormat");
     const json_t *flatten = json_is_object(old) ? json_object_get(old, "flattenSpec") : NULL;
     if (fmt && flatten) json_object_set(fmt, "flattenSpec", (json_t *)flatten);

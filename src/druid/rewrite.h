@@ -6,10 +6,13 @@
  *       input source (dr_plan_v1_source); inputFormat untouched. An empty snapshot keeps
  *       the `iceberg` input source (Druid reads it as an empty source itself).
  *   v2  an `http` input source with one URI per split served by `icedruid serve`,
- *       `"inputFormat": {"type": "json"}` (a flattenSpec of the original format is kept),
+ *       `"inputFormat": {"type": "json", "keepNullColumns": true}` (a flattenSpec of the
+ *       original format is kept; null columns are discovered as Parquet's reader does),
  *       `"timestampSpec": {"column": "__time", "format": "millis"}` (the rows carry the
  *       __time icedruid computed with the original timestampSpec), and the original
- *       timestamp column added to dimensionExclusions, so the datasource Druid builds is
+ *       timestamp column added to dimensionExclusions (in schemaless mode without
+ *       useSchemaDiscovery also the struct/list/map columns, which Druid's Parquet reader
+ *       does not discover either), so the datasource Druid builds is
  *       the one its own v1 path would build from the same rows: same __time, same
  *       dimensions in schemaless mode, same metric inputs.
  * Everything else (dataSchema, granularity, metrics, transforms, tuningConfig,
