@@ -25,6 +25,18 @@ static const command COMMANDS[] = {
     {"tasks", cmd_tasks,
      "tasks TABLE [--snapshot-id ID|--as-of TIME|--ref NAME]\n"
      "                           the scan plan: data files and the delete files that apply"},
+    {"plan", cmd_plan,
+     "plan --spec SPEC.json      Druid's v1/v2 decision: the warehouse input source (no\n"
+     "                           deletes) or one split per data file (deletes), as JSON"},
+    {"read", cmd_read,
+     "read --spec SPEC.json [--split SPLIT.json] [--threads N] [-o FILE]\n"
+     "                           the rows as Druid input rows (NDJSON), every delete applied"},
+    {"rewrite-spec", cmd_rewrite_spec,
+     "rewrite-spec --spec SPEC.json [--serve-url URL] [--auth-user U --auth-password-env VAR]\n"
+     "                           the ingestion spec to submit to Druid"},
+    {"serve", cmd_serve,
+     "serve --spec SPEC.json [--listen 127.0.0.1:PORT] [--auth-user U] ...\n"
+     "                           serve the splits' rows over HTTP for Druid's http source"},
 };
 
 static void usage(FILE *fp)

@@ -1,0 +1,48 @@
+/*
+ * `icedruid rewrite-spec --spec SPEC.json [--serve-url URL] [--auth-user NAME
+ *  --auth-password-env VAR] [--remap FROM=TO]...`: the ingestion spec to submit to Druid
+ * (druid/rewrite.h). v1: the user's spec reading the planned files through its
+ * warehouseSource; v2: an `http` input source over the splits `icedruid serve` at URL
+ * serves, with the timestamp and dimension settings that give the same datasource. The
+ * password of the `http` source is a PasswordProvider reading environment variable VAR
+ * on the Druid side; icedruid never writes a password into a spec.
+ */
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "cli/spec_args.h"
+#include "druid/rewrite.h"
+
+int cmd_rewrite_spec(int argc, char **argv)
+{
+    cli_spec_args a;
+    int rc =
+        cli_spec_args_parse(&a, argc, argv, "threads,serve-url,auth-user,auth-password-env", NULL);
+    dr_plan *plan = NULL;
+    json_t *pw = NULL, *doc = NULL;
+    if (!rc && !!a.auth_user != !!a.auth_password_env)
+        rc = cli_usage_error(a.cmd, "--auth-user and --auth-password-env go together");
+    if (!rc) rc = cli_spec_load(&a);
+    if (!rc) rc = cli_spec_plan(&a, &plan);
+    icd_error err;
+    icd_error_clear(&err);
+    if (!rc && a.auth_password_env) {
+        pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a.auth_password_env);
+        if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    }
+    if (!rc) {
+        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw};
+        if (dr_rewrite_spec(plan, &o, &doc, &err)) rc = cli_report(&err);
+    }
+    if (!rc) {
+        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (!text || fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout))
+            rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
+        free(text);
+    }
+    json_decref(doc);
+    json_decref(pw);
+    dr_plan_free(plan);
+    cli_spec_args_free(&a);
+    return rc;
+}

@@ -1,0 +1,113 @@
+/*
+ * Parsing of the spec-driven commands' options (see spec_args.h) and the two steps they
+ * all start with: load the spec, plan the table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/spec_args.h"
+
+static bool allowed_opt(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return true;
+        p = comma ? comma + 1 : p + len;
+    }
+    return false;
+}
+
+int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *allowed,
+                        cli_serve_opts *serve)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = argv[0];
+    a->threads = 1;
+    icd_error err;
+    if (icd_fileio_new(&a->io, &err)) return cli_report(&err);
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (serve) {
+            int r = cli_serve_parse_arg(serve, argc, argv, &i);
+            if (r == 1) continue;
+            if (r) return r;
+        }
+        if (!strcmp(o, "--no-progress") && allowed_opt(allowed, "no-progress")) {
+            a->progress_off = true;
+            continue;
+        }
+        const char *name = !strcmp(o, "-o") ? "output" : (!strncmp(o, "--", 2) ? o + 2 : NULL);
+        if (!name || (strcmp(name, "spec") && strcmp(name, "remap") && !allowed_opt(allowed, name)))
+            return cli_usage_error(a->cmd, "unknown option or argument '%s'", o);
+        if (i + 1 >= argc) return cli_usage_error(a->cmd, "option '%s' needs a value", o);
+        const char *v = argv[++i];
+        if (!strcmp(name, "spec")) {
+            a->spec_path = v;
+        } else if (!strcmp(name, "remap")) {
+            if (icd_fileio_add_remap_arg(a->io, v, &err))
+                return cli_usage_error(a->cmd, "%s", err.message);
+        } else if (!strcmp(name, "threads")) {
+            char *end;
+            errno = 0;
+            long t = strtol(v, &end, 10);
+            if (errno || end == v || *end || t < 1 || t > 256)
+                return cli_usage_error(a->cmd, "--threads expects 1..256, got '%s'", v);
+            a->threads = (int)t;
+        } else if (!strcmp(name, "split")) {
+            a->split_path = v;
+        } else if (!strcmp(name, "output")) {
+            a->output = v;
+        } else if (!strcmp(name, "serve-url")) {
+            a->serve_url = v;
+        } else if (!strcmp(name, "auth-user")) {
+            a->auth_user = v;
+        } else if (!strcmp(name, "auth-password-env")) {
+            a->auth_password_env = v;
+        } else {
+            return cli_usage_error(a->cmd, "unknown option '%s'", o);
+        }
+    }
+    if (!a->spec_path)
+        return cli_usage_error(a->cmd, "expects --spec SPEC.json (a Druid ingestion spec)");
+    return CLI_OK;
+}
+
+int cli_spec_load(cli_spec_args *a)
+{
+    icd_error err;
+    icd_error_clear(&err);
+    if (dr_spec_load(&a->spec, a->spec_path, NULL, &err)) {
+        icd_error_set_file(&err, a->spec_path);
+        return cli_report(&err);
+    }
+    return CLI_OK;
+}
+
+int cli_spec_plan(cli_spec_args *a, dr_plan **out)
+{
+    icd_error err;
+    icd_error_clear(&err);
+    dr_plan_opts po = {a->threads};
+    if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
+    const char *text;
+    if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)
+        fprintf(stderr,
+                "icedruid: warning: the icebergFilter leaves a residual that needs row-level "
+                "filtering (%s); rows that do not match it are read too: filter them with a "
+                "transformSpec\n",
+                text);
+    return CLI_OK;
+}
+
+void cli_spec_args_free(cli_spec_args *a)
+{
+    dr_spec_free(a->spec);
+    a->spec = NULL;
+    icd_fileio_free(a->io);
+    a->io = NULL;
+}

@@ -1,0 +1,41 @@
+/*
+ * Options shared by the commands that start from a Druid ingestion spec (plan, read,
+ * rewrite-spec, serve): --spec, --remap, --threads, and each command's own few.
+ */
+#ifndef ICD_CLI_SPEC_ARGS_H
+#define ICD_CLI_SPEC_ARGS_H
+
+#include <stdbool.h>
+
+#include "cli/serve_common.h"
+#include "druid/plan.h"
+#include "druid/spec.h"
+#include "io/fileio.h"
+
+typedef struct cli_spec_args {
+    const char *cmd;
+    const char *spec_path;
+    const char *split_path;        /* read --split FILE */
+    const char *output;            /* read -o FILE */
+    const char *serve_url;         /* rewrite-spec --serve-url URL */
+    const char *auth_user;         /* rewrite-spec --auth-user NAME */
+    const char *auth_password_env; /* rewrite-spec --auth-password-env VAR */
+    int threads;
+    bool progress_off; /* read --no-progress */
+    icd_fileio *io;
+    dr_spec *spec;
+} cli_spec_args;
+
+/* Parses argv (argv[0] = the command). `allowed` lists the long options the command
+ * takes besides --spec and --remap ("threads,split,output"); `serve` (may be NULL) takes
+ * the serve options first. Returns CLI_OK, or CLI_USAGE / CLI_FAILED after printing. */
+int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *allowed,
+                        cli_serve_opts *serve);
+/* Loads and validates --spec; CLI_OK or CLI_FAILED after printing the error. */
+int cli_spec_load(cli_spec_args *a);
+/* Plans the spec's table; prints a residual-filter warning (warn mode) on stderr.
+ * CLI_OK or CLI_FAILED after printing the error. */
+int cli_spec_plan(cli_spec_args *a, dr_plan **out);
+void cli_spec_args_free(cli_spec_args *a);
+
+#endif

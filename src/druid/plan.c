@@ -1,0 +1,555 @@
+/*
+ * Druid ingestion planning (see plan.h): the first step of every spec-driven command.
+ * spec -> catalog -> table metadata -> snapshot -> Iceberg scan plan -> the v1/v2
+ * decision, then either the warehouse input source Druid reads natively (v1) or one
+ * self-contained split per data file that the merge-on-read reader consumes (v2,
+ * read back by split.c).
+ */
+#include "druid/plan.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/jsonw.h"
+#include "catalog/local.h"
+#include "catalog/rest.h"
+#include "iceberg/literal.h"
+#include "iceberg/partition.h"
+#include "iceberg/schema.h"
+
+struct dr_plan {
+    const dr_spec *spec;
+    icd_fileio *io;
+    cat_rest *rest;
+    ice_metadata *md;
+    ice_scan_plan *scan;
+    bool v2;
+    bool residual;
+    icd_buf residual_text;
+};
+
+/* ---- table resolution ---------------------------------------------------------------- */
+
+static bool has_scheme(const char *s)
+{
+    const char *c = strstr(s, "://");
+    if (!c) return !strncmp(s, "file:", 5);
+    for (const char *p = s; p < c; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '+' || *p == '-' || *p == '.'))
+            return false;
+    return c > s;
+}
+
+/* A relative local path, made absolute against the current directory (malloc'd). */
+static char *absolute_path(const char *path)
+{
+    if (path[0] == '/' || has_scheme(path)) return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return strdup(path);
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    size_t n = strlen(cwd) + 1 + strlen(path) + 1;
+    char *out = malloc(n);
+    if (out) snprintf(out, n, "%s/%s", cwd, path);
+    return out;
+}
+
+static int load_local(dr_plan *p, icd_error *err)
+{
+    const dr_catalog *c = dr_spec_catalog(p->spec);
+    char *wh = absolute_path(c->warehouse_path);
+    if (!wh) return icd_fail_nomem(err);
+    char *loc = NULL;
+    int rc = cat_local_table_location(wh, dr_spec_namespace(p->spec), dr_spec_table_name(p->spec),
+                                      &loc, err);
+    free(wh);
+    if (!rc) rc = cat_local_load(p->io, loc, &p->md, err);
+    free(loc);
+    return rc;
+}
+
+static int load_rest(dr_plan *p, icd_error *err)
+{
+    const dr_catalog *c = dr_spec_catalog(p->spec);
+    ICD_TRY(cat_rest_open_json(p->io, c->catalog_uri, c->properties, &p->rest, err));
+    const char *ns[1] = {dr_spec_namespace(p->spec)};
+    return cat_rest_load(p->rest, ns, 1, dr_spec_table_name(p->spec), &p->md, err);
+}
+
+static int load_table(dr_plan *p, icd_error *err)
+{
+    const dr_catalog *c = dr_spec_catalog(p->spec);
+    int rc;
+    switch (c->type) {
+    case DR_CAT_LOCAL:
+        rc = load_local(p, err);
+        break;
+    case DR_CAT_REST:
+        rc = load_rest(p, err);
+        break;
+    default:
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "icebergCatalog type '%s' is not supported by icedruid (local, rest)",
+                        c->type_name);
+    }
+    if (rc && rc != ICD_ENOMEM)
+        icd_error_wrap(err, "Failed to load iceberg table with identifier [%s.%s]",
+                       dr_spec_namespace(p->spec), dr_spec_table_name(p->spec));
+    return rc;
+}
+
+/* ---- planning ------------------------------------------------------------------------ */
+
+/* The icebergFilter as an Iceberg expression for pruning. The binding of Druid
+ * predicates to ice_expr (druid/to_iceberg.h, dr_pred_to_ice_expr) lands separately;
+ * until then no pruning happens and a filter is treated as a residual on every task.
+ * Wiring it in is this one function. */
+static int plan_filter(const dr_plan *p, const ice_expr **out, icd_error *err)
+{
+    (void)p;
+    (void)err;
+    *out = NULL;
+    return 0;
+}
+
+static int check_residual(dr_plan *p, icd_error *err)
+{
+    const char *text = NULL;
+    if (dr_spec_filter(p->spec)) {
+        /* conservative: without pruning, no task can prove the filter matches all rows */
+        dr_pred *pred = NULL;
+        ICD_TRY(dr_spec_filter_pred(p->spec, &pred, err));
+        dr_pred_to_json(pred, &p->residual_text);
+        dr_pred_free(pred);
+        p->residual = true;
+    } else if (ice_scan_plan_has_residual(p->scan, &text)) {
+        p->residual = true;
+        icd_buf_puts(&p->residual_text, text ? text : "?");
+    }
+    if (!icd_buf_ok(&p->residual_text)) return icd_fail_nomem(err);
+    if (p->residual && dr_spec_residual_mode(p->spec) == DR_RESIDUAL_FAIL)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "Iceberg filter produced residual expression that requires row-level "
+                        "filtering. This typically means the filter is on a non-partition "
+                        "column. Residual rows may be ingested unless filtered by "
+                        "transformSpec. Residual filter: [%s] (residualFilterMode is 'fail')",
+                        p->residual_text.data ? p->residual_text.data : "");
+    return 0;
+}
+
+int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,
+                  icd_error *err)
+{
+    *out = NULL;
+    dr_plan *p = calloc(1, sizeof *p);
+    if (!p) return icd_fail_nomem(err);
+    p->spec = spec;
+    p->io = io;
+    int rc = load_table(p, err);
+    ice_scan_opts so = {0};
+    so.select.kind = ICE_SELECT_CURRENT;
+    if (dr_spec_has_snapshot_time(spec)) {
+        so.select.kind = ICE_SELECT_AS_OF;
+        so.select.timestamp_ms = dr_spec_snapshot_time_ms(spec);
+    }
+    so.case_sensitive = dr_spec_case_sensitive(spec);
+    so.threads = opts && opts->threads > 1 ? opts->threads : 1;
+    if (!rc) rc = plan_filter(p, &so.filter, err);
+    if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
+    if (!rc) {
+        p->v2 = ice_scan_plan_has_deletes(p->scan);
+        rc = check_residual(p, err);
+    }
+    if (!rc && p->v2 && dr_spec_use_arrow_reader(spec))
+        rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                      "useArrowReader is true but the snapshot has delete files; the Arrow "
+                      "reader rejects them (set useArrowReader to false to read with deletes)");
+    if (rc) {
+        dr_plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void dr_plan_free(dr_plan *p)
+{
+    if (!p) return;
+    ice_scan_plan_free(p->scan);
+    ice_metadata_free(p->md);
+    cat_rest_free(p->rest);
+    icd_buf_free(&p->residual_text);
+    free(p);
+}
+
+const dr_spec *dr_plan_spec(const dr_plan *p)
+{
+    return p->spec;
+}
+const ice_metadata *dr_plan_metadata(const dr_plan *p)
+{
+    return p->md;
+}
+const ice_scan_plan *dr_plan_scan(const dr_plan *p)
+{
+    return p->scan;
+}
+const ice_schema *dr_plan_schema(const dr_plan *p)
+{
+    return ice_scan_plan_schema(p->scan);
+}
+bool dr_plan_is_v2(const dr_plan *p)
+{
+    return p->v2;
+}
+size_t dr_plan_split_count(const dr_plan *p)
+{
+    return ice_scan_plan_task_count(p->scan);
+}
+
+bool dr_plan_residual(const dr_plan *p, const char **text)
+{
+    if (text) *text = p->residual_text.data ? p->residual_text.data : "";
+    return p->residual;
+}
+
+/* ---- v1: the warehouse input source -------------------------------------------------- */
+
+typedef struct ws_kind {
+    const char *type;
+    const char *list_key;
+} ws_kind;
+
+static const ws_kind WS_KINDS[] = {
+    {"local", "files"}, {"s3", "uris"},           {"hdfs", "paths"},
+    {"google", "uris"}, {"azureStorage", "uris"}, {"azure", "uris"},
+};
+
+/* Keys of the input sources that name other ways to list objects: dropped from the copy,
+ * since create(paths) builds a source from the paths alone. */
+static const char *const LIST_KEYS[] = {"files",   "uris",    "paths", "prefixes",
+                                        "objects", "baseDir", "filter"};
+
+int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n, json_t **out,
+                               icd_error *err)
+{
+    *out = NULL;
+    const char *type = json_string_value(json_object_get(ws, "type"));
+    const ws_kind *k = NULL;
+    for (size_t i = 0; type && i < sizeof WS_KINDS / sizeof WS_KINDS[0]; i++)
+        if (!strcmp(type, WS_KINDS[i].type)) k = &WS_KINDS[i];
+    if (!k)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "warehouseSource type '%s': icedruid does not know how Druid builds it "
+                        "from file paths (local, s3, hdfs, google, azureStorage)",
+                        type ? type : "(none)");
+    json_t *o = json_deep_copy(ws);
+    json_t *list = json_array();
+    if (!o || !list) {
+        json_decref(o);
+        json_decref(list);
+        return icd_fail_nomem(err);
+    }
+    for (size_t i = 0; i < sizeof LIST_KEYS / sizeof LIST_KEYS[0]; i++)
+        json_object_del(o, LIST_KEYS[i]);
+    bool s3 = !strcmp(k->type, "s3");
+    for (size_t i = 0; i < n; i++) {
+        const char *path = paths[i];
+        char *fixed = NULL;
+        if (s3 && !strncmp(path, "s3a://", 6)) { /* Druid: replace(path, "s3a://", "s3://") */
+            size_t len = strlen(path);
+            fixed = malloc(len);
+            if (fixed) {
+                memcpy(fixed, "s3://", 5);
+                memcpy(fixed + 5, path + 6, len - 5);
+            }
+        }
+        if ((s3 && !strncmp(path, "s3a://", 6) && !fixed) ||
+            json_array_append_new(list, json_string(fixed ? fixed : path))) {
+            free(fixed);
+            json_decref(o);
+            json_decref(list);
+            return icd_fail_nomem(err);
+        }
+        free(fixed);
+    }
+    if (json_object_set_new(o, k->list_key, list)) {
+        json_decref(o);
+        return icd_fail_nomem(err);
+    }
+    *out = o;
+    return 0;
+}
+
+int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
+{
+    *out = NULL;
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    if (!ws)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "the spec has no warehouseSource: the v1 path needs one to hand the "
+                        "data files to Druid");
+    size_t n = ice_scan_plan_task_count(p->scan);
+    char **paths = calloc(n ? n : 1, sizeof *paths);
+    if (!paths) return icd_fail_nomem(err);
+    const char *type = json_string_value(json_object_get(ws, "type"));
+    bool local = type && !strcmp(type, "local");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *r = icd_fileio_resolve(p->io, ice_scan_plan_task(p->scan, i)->data->path);
+        if (r && local) { /* Druid's workers need absolute file names */
+            char *a = absolute_path(r);
+            free(r);
+            r = a;
+        }
+        paths[i] = r;
+        if (!r) rc = icd_fail_nomem(err);
+    }
+    if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
+}
+
+/* ---- v2: split JSON ------------------------------------------------------------------ */
+
+static void put_key(icd_buf *b, const char *k, bool first)
+{
+    if (!first) icd_buf_putc(b, ',');
+    icd_json_cstr(b, k);
+    icd_buf_putc(b, ':');
+}
+
+static void put_str_or_null(icd_buf *b, const char *s)
+{
+    if (s)
+        icd_json_cstr(b, s);
+    else
+        icd_buf_puts(b, "null");
+}
+
+/* A JSON text as a JSON string value (tableSchemaJson and friends). */
+static void put_json_as_string(icd_buf *b, void (*fn)(icd_buf *, const void *), const void *arg)
+{
+    icd_buf tmp = ICD_BUF_INIT;
+    fn(&tmp, arg);
+    if (!icd_buf_ok(&tmp))
+        b->oom = true;
+    else
+        icd_json_str(b, tmp.data ? tmp.data : "", tmp.len);
+    icd_buf_free(&tmp);
+}
+
+static void schema_json(icd_buf *b, const void *s)
+{
+    ice_schema_to_json(b, s);
+}
+static void spec_json(icd_buf *b, const void *s)
+{
+    ice_partition_spec_to_json(b, s);
+}
+
+static const char *content_name(const ice_content_file *d)
+{
+    return d->content == ICE_CONTENT_EQUALITY_DELETES ? "EQUALITY_DELETES" : "POSITION_DELETES";
+}
+
+static const char *format_name(ice_file_format f)
+{
+    switch (f) {
+    case ICE_FORMAT_PARQUET:
+        return "PARQUET";
+    case ICE_FORMAT_AVRO:
+        return "AVRO";
+    case ICE_FORMAT_ORC:
+        return "ORC";
+    case ICE_FORMAT_PUFFIN:
+        return "PUFFIN";
+    default:
+        return "UNKNOWN";
+    }
+}
+
+static void put_delete(icd_buf *b, const ice_content_file *d)
+{
+    icd_buf_putc(b, '{');
+    put_key(b, "path", true);
+    icd_json_cstr(b, d->path);
+    put_key(b, "content", false);
+    icd_json_cstr(b, content_name(d));
+    put_key(b, "format", false);
+    icd_json_cstr(b, format_name(d->format));
+    put_key(b, "equalityFieldIds", false);
+    icd_buf_putc(b, '[');
+    for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++)
+        icd_buf_printf(b, "%s%d", i ? "," : "", (int)d->equality_ids[i]);
+    icd_buf_putc(b, ']');
+    put_key(b, "fileSizeInBytes", false);
+    icd_json_i64(b, d->file_size);
+    put_key(b, "recordCount", false);
+    icd_json_i64(b, d->record_count);
+    put_key(b, "sequenceNumber", false);
+    icd_json_i64(b, d->data_seq);
+    put_key(b, "referencedDataFile", false);
+    put_str_or_null(b, d->referenced_data_file);
+    put_key(b, "contentOffset", false);
+    if (ice_is_dv(d))
+        icd_json_i64(b, d->content_offset);
+    else
+        icd_buf_puts(b, "null");
+    put_key(b, "contentSizeInBytes", false);
+    if (ice_is_dv(d))
+        icd_json_i64(b, d->content_size);
+    else
+        icd_buf_puts(b, "null");
+    icd_buf_putc(b, '}');
+}
+
+/* The partition tuple as {name: single-value JSON}, in spec order. */
+static void put_partition(icd_buf *b, const ice_content_file *f, const ice_partition_spec *spec)
+{
+    icd_buf_putc(b, '{');
+    for (int32_t i = 0; i < f->npartition; i++) {
+        put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
+        ice_literal_to_single_value_json(b, &f->partition[i]);
+    }
+    icd_buf_putc(b, '}');
+}
+
+/* Schemas other than the selected one that define an equality-delete key field the
+ * selected schema lacks (a dropped column still keys old deletes). */
+static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema *schema,
+                            const ice_metadata *md)
+{
+    const ice_schema *extra[16];
+    size_t n = 0;
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        const ice_content_file *d = t->deletes[k];
+        for (int32_t i = 0; i < d->nequality_ids; i++) {
+            int32_t id = d->equality_ids[i];
+            if (ice_schema_field(schema, id)) continue;
+            bool have = false;
+            for (size_t e = 0; e < n; e++)
+                have |= ice_schema_field(extra[e], id) != NULL;
+            for (size_t s = 0; !have && n < 16 && s < ice_metadata_schema_count(md); s++) {
+                const ice_schema *cand = ice_metadata_schema_at(md, s);
+                if (ice_schema_field(cand, id)) {
+                    extra[n++] = cand;
+                    have = true;
+                }
+            }
+        }
+    }
+    icd_buf_putc(b, '[');
+    for (size_t e = 0; e < n; e++) {
+        if (e) icd_buf_putc(b, ',');
+        put_json_as_string(b, schema_json, extra[e]);
+    }
+    icd_buf_putc(b, ']');
+}
+
+int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
+{
+    if (i >= ice_scan_plan_task_count(p->scan))
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "split %zu does not exist (%zu splits)", i,
+                        ice_scan_plan_task_count(p->scan));
+    const ice_scan_task *t = ice_scan_plan_task(p->scan, i);
+    const ice_content_file *d = t->data;
+    const ice_schema *schema = ice_scan_plan_schema(p->scan);
+    const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
+    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
+    icd_buf_putc(b, '{');
+    put_key(b, "type", true);
+    icd_json_cstr(b, "icebergFileTask");
+    put_key(b, "dataFilePath", false);
+    icd_json_cstr(b, d->path);
+    put_key(b, "fileFormat", false);
+    icd_json_cstr(b, format_name(d->format));
+    put_key(b, "dataFileSizeInBytes", false);
+    icd_json_i64(b, d->file_size);
+    put_key(b, "dataFileRecordCount", false);
+    icd_json_i64(b, d->record_count);
+    put_key(b, "dataSequenceNumber", false);
+    icd_json_i64(b, d->data_seq);
+    put_key(b, "specId", false);
+    icd_json_i64(b, d->spec_id);
+    put_key(b, "partition", false);
+    put_partition(b, d, spec);
+    put_key(b, "deleteFiles", false);
+    icd_buf_putc(b, '[');
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        if (k) icd_buf_putc(b, ',');
+        put_delete(b, t->deletes[k]);
+    }
+    icd_buf_putc(b, ']');
+    put_key(b, "tableSchemaJson", false);
+    put_json_as_string(b, schema_json, schema);
+    put_key(b, "tableNamespace", false);
+    icd_json_cstr(b, dr_spec_namespace(p->spec));
+    put_key(b, "tableName", false);
+    icd_json_cstr(b, dr_spec_table_name(p->spec));
+    put_key(b, "warehouseSource", false);
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    char *wtext = ws ? json_dumps(ws, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (ws && !wtext) return icd_fail_nomem(err);
+    icd_buf_puts(b, wtext ? wtext : "null");
+    free(wtext);
+    /* what the reader needs beyond the upstream fields */
+    put_key(b, "formatVersion", false);
+    icd_json_i64(b, ice_metadata_format_version(p->md));
+    put_key(b, "tableLocation", false);
+    icd_json_cstr(b, ice_metadata_location(p->md));
+    put_key(b, "snapshotId", false);
+    if (snap)
+        icd_json_i64(b, snap->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
+    put_key(b, "partitionSpecJson", false);
+    if (spec)
+        put_json_as_string(b, spec_json, spec);
+    else
+        icd_buf_puts(b, "null");
+    put_key(b, "nameMappingJson", false);
+    put_str_or_null(b, ice_metadata_property(p->md, "schema.name-mapping.default"));
+    put_key(b, "equalityKeySchemasJson", false);
+    put_key_schemas(b, t, schema, p->md);
+    put_key(b, "hasResidual", false);
+    icd_buf_puts(b, p->residual || t->has_residual ? "true" : "false");
+    icd_buf_putc(b, '}');
+    return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}
+
+int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
+{
+    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
+    ice_scan_counts c = ice_scan_plan_counts(p->scan);
+    icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");
+    if (snap)
+        icd_json_i64(b, snap->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
+    icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
+    if (!p->v2) {
+        json_t *src = NULL;
+        ICD_TRY(dr_plan_v1_source(p, &src, err));
+        char *text = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(src);
+        if (!text) return icd_fail_nomem(err);
+        icd_buf_puts(b, ",\"inputSource\":");
+        icd_buf_puts(b, text);
+        free(text);
+        icd_buf_puts(b, "}\n");
+    } else {
+        icd_buf_puts(b, ",\"splits\":[");
+        for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++) {
+            icd_buf_puts(b, i ? ",\n" : "\n");
+            ICD_TRY(dr_plan_split_json(p, i, b, err));
+        }
+        icd_buf_puts(b, "\n]}\n");
+    }
+    return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}

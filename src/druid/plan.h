@@ -1,0 +1,78 @@
+/*
+ * Druid ingestion planning: a parsed spec (spec.h) -> the table, the snapshot and the
+ * Iceberg scan plan, and the table-wide v1/v2 decision Druid's `iceberg` input source
+ * would make with delete support:
+ *
+ *   v1  no task carries a delete file: the data-file paths go into the user's
+ *       warehouseSource the way Druid's InputSourceFactory.create(paths) builds it
+ *       (local -> "files", s3 -> "uris" (s3a:// -> s3://), hdfs -> "paths",
+ *       google -> "uris" (gs://), azureStorage -> "uris"); Druid reads them natively.
+ *   v2  some task carries a delete file: every task becomes one split, a self-contained
+ *       JSON object {"type":"icebergFileTask", ...} (see dr_plan_split_json) that
+ *       icedruid reads with every delete applied (split.h), without planning again.
+ *
+ * Table resolution: `local` catalogs read WAREHOUSE/NAMESPACE/TABLE in the Hadoop layout
+ * (a relative warehousePath is taken relative to the current directory); `rest`
+ * catalogs load the table from catalogUri with catalogProperties (vended credentials go
+ * to the FileIO). snapshotTime selects the snapshot current at that time.
+ *
+ * The icebergFilter: until the filter binding exists, planning does not prune by it and
+ * a spec with an icebergFilter counts every task as keeping a residual (conservative);
+ * residualFilterMode=fail then fails the plan (Druid's message), warn/ignore keep it
+ * (dr_plan_residual tells the caller to warn).
+ */
+#ifndef ICD_DRUID_PLAN_H
+#define ICD_DRUID_PLAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "druid/spec.h"
+#include "iceberg/metadata.h"
+#include "iceberg/scan_plan.h"
+#include "io/fileio.h"
+
+typedef struct dr_plan dr_plan;
+
+typedef struct dr_plan_opts {
+    int threads; /* manifests read in parallel (<= 1: serially) */
+} dr_plan_opts;
+
+/* Plans the spec's table. `io` (borrowed, must outlive the plan) carries the --remap
+ * rules; a REST catalog adds the table's storage settings to it. */
+int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,
+                  icd_error *err);
+void dr_plan_free(dr_plan *p);
+
+const dr_spec *dr_plan_spec(const dr_plan *p);
+const ice_metadata *dr_plan_metadata(const dr_plan *p);
+const ice_scan_plan *dr_plan_scan(const dr_plan *p);
+/* The selected snapshot's schema (the schema v2 splits carry). */
+const ice_schema *dr_plan_schema(const dr_plan *p);
+/* True: some task has delete files (Druid's v2 path). */
+bool dr_plan_is_v2(const dr_plan *p);
+/* The number of splits: tasks (= data files after pruning). */
+size_t dr_plan_split_count(const dr_plan *p);
+/* True when a residual filter remains (see above); *text describes it. */
+bool dr_plan_residual(const dr_plan *p, const char **text);
+
+/* v1: the input source warehouseSource.create(paths) gives for the planned data files
+ * (locations resolved through --remap, since another reader gets them), as a new JSON
+ * object. An empty plan gives the same shape with an empty list. */
+int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err);
+/* v2 split i as JSON (appended to `out`, one line). */
+int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err);
+/* What `icedruid plan` prints: {"mode":"v1","snapshotId":..,"dataFiles":N,
+ * "inputSource":{...}} or {"mode":"v2","snapshotId":..,"dataFiles":N,"deleteFiles":M,
+ * "splits":[...]} followed by a newline. */
+int dr_plan_write(const dr_plan *p, icd_buf *out, icd_error *err);
+
+/* Helper of dr_plan_v1_source, exposed for tests: the input source `type` builds from
+ * `paths` (ws is the warehouseSource object, copied except for its path list). */
+int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n, json_t **out,
+                               icd_error *err);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * Spec rewriting (see rewrite.h): the last step of planning, producing what the user
+ * POSTs to Druid's task endpoint. Works on a deep copy of the original document so that
+ * every field icedruid does not need to change passes through untouched.
+ */
+#include "druid/rewrite.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "druid/server.h"
+#include "iceberg/schema.h"
+
+#define DR_REWRITE_PATH 512
+
+/* The object at a dotted path inside `root` ("" = root); NULL when absent. */
+static json_t *object_at(json_t *root, const char *path)
+{
+    json_t *cur = root;
+    char key[128];
+    while (cur && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof key) return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        cur = json_object_get(cur, key);
+        path = dot ? dot + 1 : path + n;
+    }
+    return json_is_object(cur) ? cur : NULL;
+}
+
+/* Splits "a.b.inputSource" into the parent path "a.b" (in `parent`). */
+static void parent_path(const char *path, char *parent, size_t cap)
+{
+    const char *dot = strrchr(path, '.');
+    size_t n = dot ? (size_t)(dot - path) : 0;
+    if (n >= cap) n = cap - 1;
+    memcpy(parent, path, n);
+    parent[n] = '\0';
+}
+
+static int build_http_source(const dr_plan *p, const dr_rewrite_opts *o, json_t **out,
+                             icd_error *err)
+{
+    if (!o || !o->serve_url || !*o->serve_url)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "the table has delete files (v2): the rewritten spec reads the splits "
+                        "from `icedruid serve`; give its URL with --serve-url");
+    json_t *src = json_object();
+    json_t *uris = json_array();
+    int rc = (!src || !uris) ? icd_fail_nomem(err) : 0;
+    icd_buf url = ICD_BUF_INIT;
+    size_t base_len = strlen(o->serve_url);
+    while (base_len && o->serve_url[base_len - 1] == '/')
+        base_len--;
+    char *base = strndup(o->serve_url, base_len);
+    if (!base && !rc) rc = icd_fail_nomem(err);
+    for (size_t i = 0; !rc && i < dr_plan_split_count(p); i++) {
+        icd_buf_clear(&url);
+        dr_server_split_url(&url, base, i);
+        if (!icd_buf_ok(&url) || json_array_append_new(uris, json_stringn(url.data, url.len)))
+            rc = icd_fail_nomem(err);
+    }
+    free(base);
+    icd_buf_free(&url);
+    if (!rc) {
+        json_object_set_new(src, "type", json_string("http"));
+        json_object_set_new(src, "uris", uris);
+        uris = NULL;
+        if (o->auth_user)
+            json_object_set_new(src, "httpAuthenticationUsername", json_string(o->auth_user));
+        if (o->auth_password)
+            json_object_set(src, "httpAuthenticationPassword", (json_t *)o->auth_password);
+        *out = src;
+        return 0;
+    }
+    json_decref(src);
+    json_decref(uris);
+    return rc;
+}
+
+static bool has_string(const json_t *arr, const char *s)
+{
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        if (!strcmp(json_string_value(json_array_get(arr, i))
+                        ? json_string_value(json_array_get(arr, i))
+                        : "",
+                    s))
+            return true;
+    return false;
+}
+
+/* dataSchema edits of the v2 path: __time timestampSpec, exclusions. */
+static int rewrite_data_schema(const dr_plan *p, json_t *ds, icd_error *err)
+{
+    json_t *ts = json_pack("{s:s,s:s}", "column", "__time", "format", "millis");
+    json_t *excl = NULL;
+    int rc = ts ? dr_spec_rewrite_exclusions(dr_plan_spec(p), &excl, err) : icd_fail_nomem(err);
+    if (rc) {
+        json_decref(ts);
+        return rc;
+    }
+    /* Schemaless discovery: Druid's Parquet reader discovers only primitive root columns
+     * (unless nested discovery is on) while its JSON reader also takes lists of
+     * literals; exclude the nested columns so both paths discover the same. */
+    const dr_dimensions_spec *dd = dr_spec_dimensions(dr_plan_spec(p));
+    const ice_schema *schema = dr_plan_schema(p);
+    if (schema && (dd->n_dims == 0 || dd->include_all_dimensions) && !dd->use_schema_discovery) {
+        for (size_t i = 0; i < schema->root.nfields; i++) {
+            const ice_field *f = &schema->root.fields[i];
+            if (ice_type_is_primitive(f->type) || has_string(excl, f->name)) continue;
+            if (json_array_append_new(excl, json_string(f->name))) {
+                json_decref(ts);
+                json_decref(excl);
+                return icd_fail_nomem(err);
+            }
+        }
+    }
+    json_object_set_new(ds, "timestampSpec", ts);
+    json_t *dims = json_object_get(ds, "dimensionsSpec");
+    if (!json_is_object(dims)) {
+        dims = json_object();
+        if (!dims) {
+            json_decref(excl);
+            return icd_fail_nomem(err);
+        }
+        json_object_set_new(ds, "dimensionsSpec", dims);
+    }
+    if (json_array_size(excl))
+        json_object_set_new(dims, "dimensionExclusions", excl);
+    else
+        json_decref(excl);
+    return 0;
+}
+
+static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, json_t **out,
+                      icd_error *err)
+{
+    const dr_spec *s = dr_plan_spec(p);
+    json_t *src = NULL;
+    ICD_TRY(build_http_source(p, o, &src, err));
+    if (dr_spec_shape(s) == DR_DOC_INPUT_SOURCE) {
+        json_decref(doc);
+        *out = src;
+        return 0;
+    }
+    char io_path[DR_REWRITE_PATH], root_path[DR_REWRITE_PATH];
+    parent_path(dr_spec_input_source_path(s), io_path, sizeof io_path);
+    parent_path(io_path, root_path, sizeof root_path);
+    json_t *io = object_at(doc, io_path);
+    json_t *root = object_at(doc, root_path);
+    if (!io || !root) {
+        json_decref(src);
+        json_decref(doc);
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "the spec's ioConfig was not found");
+    }
+    json_object_set_new(io, "inputSource", src);
+    /* keepNullColumns: the Parquet reader discovers columns whatever their values */
+    json_t *fmt = json_pack("{s:s,s:b}", "type", "json", "keepNullColumns", 1);
+    const json_t *old = json_object_get(io, "inputFormat");
+    const json_t *flatten = json_is_object(old) ? json_object_get(old, "flattenSpec") : NULL;
+    if (fmt && flatten) json_object_set(fmt, "flattenSpec", (json_t *)flatten);
+    if (!fmt) {
+        json_decref(doc);
+        return icd_fail_nomem(err);
+    }
+    json_object_set_new(io, "inputFormat", fmt);
+    json_t *ds = json_object_get(root, "dataSchema");
+    if (!json_is_object(ds)) {
+        ds = json_object();
+        json_object_set_new(root, "dataSchema", ds);
+    }
+    int rc = ds ? rewrite_data_schema(p, ds, err) : icd_fail_nomem(err);
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    *out = doc;
+    return 0;
+}
+
+static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *err)
+{
+    const dr_spec *s = dr_plan_spec(p);
+    if (dr_plan_split_count(p) == 0) { /* Druid's own iceberg source reads nothing */
+        *out = doc;
+        return 0;
+    }
+    json_t *src = NULL;
+    int rc = dr_plan_v1_source(p, &src, err);
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    if (dr_spec_shape(s) == DR_DOC_INPUT_SOURCE) {
+        json_decref(doc);
+        *out = src;
+        return 0;
+    }
+    char io_path[DR_REWRITE_PATH];
+    parent_path(dr_spec_input_source_path(s), io_path, sizeof io_path);
+    json_t *io = object_at(doc, io_path);
+    if (!io) {
+        json_decref(src);
+        json_decref(doc);
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "the spec's ioConfig was not found");
+    }
+    json_object_set_new(io, "inputSource", src);
+    *out = doc;
+    return 0;
+}
+
+int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err)
+{
+    *out = NULL;
+    json_t *doc = json_deep_copy(dr_spec_document(dr_plan_spec(p)));
+    if (!doc) return icd_fail_nomem(err);
+    return dr_plan_is_v2(p) ? rewrite_v2(p, o, doc, out, err) : rewrite_v1(p, doc, out, err);
+}
