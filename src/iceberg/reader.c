@@ -1325,7 +1325,12 @@ static int read_avro_task(task_state *t, icd_error *err)
         return prc;
     }
     avro_reader *ar;
-    ICD_TRY(avro_reader_open(r->io, df->path, &ar, err));
+    int orc = avro_reader_open(r->io, df->path, &ar, err);
+    if (orc) { /* the equality delete tables stay cached; only this task's arrays go */
+        free((void *)eqs);
+        free((void *)eqf);
+        return orc;
+    }
     icd_arena arena = ICD_ARENA_INIT;
     int rc = 0;
     int64_t pos = 0;

@@ -320,6 +320,34 @@ def manifest_list_schema(format_version: int):
     return {"type": "record", "name": "manifest_file", "fields": fields}
 
 
+def avro_file_schema(schema: "Schema", name: str):
+    """Avro schema of an Avro data or delete file (spec "Avro" type mapping, Appendix A).
+
+    Every field carries its "field-id"; optional fields are ``["null", T]`` unions with a
+    null default.  A named type (fixed, decimal, uuid) used twice is written the second time
+    as a reference to its name, since Avro forbids defining a name twice.
+    """
+    defined = set()
+    fields = []
+    for f in schema.fields:
+        t = avro_type(f.type)
+        if isinstance(t, dict) and "name" in t:
+            if t["name"] in defined:
+                t = t["name"]
+            else:
+                defined.add(t["name"])
+        fields.append(_required(t, f.id, f.name) if f.required else _optional(t, f.id, f.name))
+    return {"type": "record", "name": name, "fields": fields}
+
+
+@dataclass
+class AvroFileInfo:
+    """What writing an Avro data/delete file produced (the Parquet writer's ParquetFile role)."""
+    num_rows: int
+    size: int
+    metrics: dict
+
+
 # =========================================================================================
 # Files and manifest entries
 # =========================================================================================
@@ -486,12 +514,12 @@ class Table:
     def _tick(self):
         self.time_ms += 60_000  # one minute per metadata change: readable, ordered, fixed
 
-    def _data_rel(self, spec, partition, stem):
-        """Relative path of a new data or delete file: data/[k=v/...]NNNNN-stem.parquet."""
+    def _data_rel(self, spec, partition, stem, ext="parquet"):
+        """Relative path of a new data or delete file: data/[k=v/...]NNNNN-stem.<ext>."""
         self._file_counter += 1
         dirs = "".join(f"{pf.name}={partition_path_value(spec.result_type(pf, self.schema), v)}/"
                        for pf, v in zip(spec.fields, partition) if pf.transform != "void")
-        return f"data/{dirs}{self._file_counter:05d}-{stem}.parquet"
+        return f"data/{dirs}{self._file_counter:05d}-{stem}.{ext}"
 
     # -- writing data and delete files ------------------------------------------------------------
     def _parquet(self, rel, schema, rows, *, dictionary=(), row_group_rows=None, page_rows=None, codec=None):
@@ -502,6 +530,51 @@ class Table:
             row_group_rows=row_group_rows, page_rows=page_rows,
             key_value_metadata={"iceberg.schema": json.dumps(schema.to_json(), separators=(",", ":"))})
 
+    def _avro(self, rel, schema, rows, *, codec=None, record_name="table"):
+        """Write normalised dict rows as an Avro object container file with their metrics.
+
+        ``codec`` is an Avro codec ("null" or "deflate"); the default follows the table's
+        Parquet codec (GZIP -> deflate, else null).  Metrics are what Java records for Avro:
+        value, null and NaN counts and full (untruncated) bounds; no column sizes.
+        """
+        path = self.local_path(rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if codec is None:
+            codec = "deflate" if self.codec == "gzip" else "null"
+        records = [{f.name: avro_value(f.type, r.get(f.name)) for f in schema.fields} for r in rows]
+        size = avro.write_container(
+            path, avro_file_schema(schema, record_name), records, codec=codec,
+            metadata={"iceberg.schema": json.dumps(schema.to_json(), separators=(",", ":"))})
+        counts, nulls, nans, lower, upper = {}, {}, {}, {}, {}
+        for f in schema.fields:
+            values = [r.get(f.name) for r in rows]
+            counts[f.id] = len(values)
+            nulls[f.id] = sum(1 for v in values if v is None)
+            if f.type.kind in ("float", "double"):
+                nans[f.id] = sum(1 for v in values if icetypes.is_nan(f.type, v))
+            lo, hi = icetypes.min_max(f.type, values)
+            if lo is not None:
+                lower[f.id] = icetypes.single_value_bytes(f.type, lo)
+                upper[f.id] = icetypes.single_value_bytes(f.type, hi)
+        return AvroFileInfo(len(rows), size, dict(value_counts=counts, null_value_counts=nulls,
+                                                  nan_value_counts=nans, lower_bounds=lower,
+                                                  upper_bounds=upper))
+
+    def _write_file(self, rel_args, schema, rows, file_format, *, codec=None, record_name="table",
+                    **parquet_options):
+        """Write one data/delete file in ``file_format``; returns (rel, DataFile keyword args)."""
+        if file_format == "PARQUET":
+            rel = self._data_rel(*rel_args)
+            info = self._parquet(rel, schema, rows, codec=codec, **parquet_options)
+            return rel, dict(record_count=info.num_rows, file_size_in_bytes=info.size,
+                             split_offsets=info.row_group_offsets, **_metrics(info))
+        if file_format == "AVRO":
+            rel = self._data_rel(*rel_args, ext="avro")
+            info = self._avro(rel, schema, rows, codec=codec, record_name=record_name)
+            return rel, dict(record_count=info.num_rows, file_size_in_bytes=info.size,
+                             file_format="AVRO", **info.metrics)
+        raise ValueError(f"unsupported file_format {file_format!r} (PARQUET or AVRO)")
+
     def _rows_as_dicts(self, schema, rows):
         out = []
         for r in rows:
@@ -510,24 +583,27 @@ class Table:
         return out
 
     def write_data(self, rows, *, spec_id=None, name="data", dictionary=(), row_group_rows=None,
-                   page_rows=None, codec=None):
-        """Write rows (dicts or tuples in schema order) as one Parquet file per partition."""
+                   page_rows=None, codec=None, file_format="PARQUET"):
+        """Write rows (dicts or tuples in schema order) as one file per partition.
+
+        ``file_format`` is "PARQUET" (``codec``: a Parquet codec) or "AVRO" (``codec``: "null"
+        or "deflate"; the Parquet-only options are ignored).
+        """
         spec = self.specs[self.default_spec_id if spec_id is None else spec_id]
         groups = {}
         for row in self._rows_as_dicts(self.schema, rows):
             groups.setdefault(spec.partition_of(row, self.schema), []).append(row)
         files = []
         for part, part_rows in groups.items():
-            rel = self._data_rel(spec, part, name)
-            info = self._parquet(rel, self.schema, part_rows, dictionary=dictionary,
-                                 row_group_rows=row_group_rows, page_rows=page_rows, codec=codec)
-            files.append(DataFile(DATA, self.abs_path(rel), info.num_rows, info.size,
-                                  spec.spec_id, part, split_offsets=info.row_group_offsets,
-                                  sort_order_id=0, **_metrics(info)))
+            rel, kw = self._write_file((spec, part, name), self.schema, part_rows, file_format,
+                                       codec=codec, dictionary=dictionary,
+                                       row_group_rows=row_group_rows, page_rows=page_rows)
+            files.append(DataFile(DATA, self.abs_path(rel), spec_id=spec.spec_id, partition=part,
+                                  sort_order_id=0, **kw))
         return files
 
     def write_position_deletes(self, deletes, *, spec_id=None, partition=None, name="pos-deletes",
-                               referenced_data_file="auto", codec=None):
+                               referenced_data_file="auto", codec=None, file_format="PARQUET"):
         """Write a position delete file from (DataFile or path, position) pairs.
 
         Rows are sorted by file_path then pos, as the spec requires; the file_path and pos
@@ -549,17 +625,18 @@ class Table:
             k = keys.pop() if keys else (self.default_spec_id, ())
             spec_id = k[0] if spec_id is None else spec_id
             partition = k[1] if partition is None else partition
-        rel = self._data_rel(self.specs[spec_id], partition, name)
-        info = self._parquet(rel, POSITION_DELETE_SCHEMA, rows, codec=codec)
+        if file_format == "AVRO":
+            rows = [{"file_path": p, "pos": q} for p, q in rows]
+        rel, kw = self._write_file((self.specs[spec_id], partition, name), POSITION_DELETE_SCHEMA,
+                                   rows, file_format, codec=codec, record_name="position_delete")
         if referenced_data_file == "auto":
-            paths = {r[0] for r in rows}
+            paths = {r[0] if isinstance(r, tuple) else r["file_path"] for r in rows}
             referenced_data_file = paths.pop() if len(paths) == 1 else None
-        return DataFile(POSITION_DELETES, self.abs_path(rel), info.num_rows, info.size, spec_id,
-                        tuple(partition), split_offsets=info.row_group_offsets,
-                        referenced_data_file=referenced_data_file, **_metrics(info))
+        return DataFile(POSITION_DELETES, self.abs_path(rel), spec_id=spec_id,
+                        partition=tuple(partition), referenced_data_file=referenced_data_file, **kw)
 
     def write_equality_deletes(self, rows, equality_columns, *, columns=None, spec_id=None,
-                               partition=None, name="eq-deletes", codec=None):
+                               partition=None, name="eq-deletes", codec=None, file_format="PARQUET"):
         """Write an equality delete file.
 
         ``equality_columns`` name the key columns (their ids become equality_ids); ``columns``
@@ -575,12 +652,11 @@ class Table:
             if len(parts) != 1:
                 raise ValueError("delete rows span partitions (or none): pass partition")
             partition = parts.pop()
-        rel = self._data_rel(spec, partition, name)
-        info = self._parquet(rel, delete_schema, dict_rows, codec=codec)
+        rel, kw = self._write_file((spec, partition, name), delete_schema, dict_rows, file_format,
+                                   codec=codec)
         ids = [self.schema.field(n).id for n in equality_columns]
-        return DataFile(EQUALITY_DELETES, self.abs_path(rel), info.num_rows, info.size,
-                        spec.spec_id, tuple(partition), split_offsets=info.row_group_offsets,
-                        equality_ids=ids, sort_order_id=0, **_metrics(info))
+        return DataFile(EQUALITY_DELETES, self.abs_path(rel), spec_id=spec.spec_id,
+                        partition=tuple(partition), equality_ids=ids, sort_order_id=0, **kw)
 
     # -- commits ---------------------------------------------------------------------------------
     def append(self, files, **kw):
