@@ -15,6 +15,7 @@
 #include "base/jsonw.h"
 #include "catalog/local.h"
 #include "catalog/rest.h"
+#include "druid/to_iceberg.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
 #include "iceberg/schema.h"
@@ -28,6 +29,7 @@ struct dr_plan {
     bool v2;
     bool residual;
     icd_buf residual_text;
+    icd_arena filter_arena; /* the Iceberg form of the icebergFilter */
 };
 
 /* ---- table resolution ---------------------------------------------------------------- */
@@ -103,29 +105,25 @@ static int load_table(dr_plan *p, icd_error *err)
 
 /* ---- planning ------------------------------------------------------------------------ */
 
-/* The icebergFilter as an Iceberg expression for pruning. The binding of Druid
- * predicates to ice_expr (druid/to_iceberg.h, dr_pred_to_ice_expr) lands separately;
- * until then no pruning happens and a filter is treated as a residual on every task.
- * Wiring it in is this one function. */
-static int plan_filter(const dr_plan *p, const ice_expr **out, icd_error *err)
+/* The spec's icebergFilter as an Iceberg expression: the planner binds it to the snapshot's
+ * schema, prunes manifests and data files that cannot match, and reports what remains
+ * to be checked on rows (the residual). */
+static int plan_filter(dr_plan *p, const ice_expr **out, icd_error *err)
 {
-    (void)p;
-    (void)err;
     *out = NULL;
-    return 0;
+    if (!dr_spec_filter(p->spec))
+        return 0;
+    dr_pred *pred = NULL;
+    ICD_TRY(dr_spec_filter_pred(p->spec, &pred, err));
+    int rc = dr_pred_to_ice_expr(pred, &p->filter_arena, out, err);
+    dr_pred_free(pred);
+    return rc;
 }
 
 static int check_residual(dr_plan *p, icd_error *err)
 {
     const char *text = NULL;
-    if (dr_spec_filter(p->spec)) {
-        /* conservative: without pruning, no task can prove the filter matches all rows */
-        dr_pred *pred = NULL;
-        ICD_TRY(dr_spec_filter_pred(p->spec, &pred, err));
-        dr_pred_to_json(pred, &p->residual_text);
-        dr_pred_free(pred);
-        p->residual = true;
-    } else if (ice_scan_plan_has_residual(p->scan, &text)) {
+    if (ice_scan_plan_has_residual(p->scan, &text)) {
         p->residual = true;
         icd_buf_puts(&p->residual_text, text ? text : "?");
     }
@@ -182,6 +180,7 @@ void dr_plan_free(dr_plan *p)
     ice_metadata_free(p->md);
     cat_rest_free(p->rest);
     icd_buf_free(&p->residual_text);
+    icd_arena_free(&p->filter_arena);
     free(p);
 }
 

@@ -65,9 +65,15 @@ spec pe_mv events 'ds["timestampSpec"] = {"column": "nope", "missingValue": "202
 check "missingValue fills __time" test "$(grep -c '"__time":1577836800000' "$tmp/out_mv")" -eq 6
 
 # ---- residual filter modes ----------------------------------------------------------
+# A filter on a non-partition column leaves a residual on every file.
 for mode in fail warn ignore; do
-    spec "res_$mode" events "isrc['residualFilterMode'] = '$mode'"
+    spec "res_$mode" events "isrc['residualFilterMode'] = '$mode'; isrc['icebergFilter'] = {'type': 'range', 'filterColumn': 'event_id', 'lower': 2}"
 done
+# The example's day-aligned interval on event_ts (partitioned by day(event_ts)) is decided
+# by the partitions alone: no residual, so even 'fail' reads.
+spec res_aligned events "isrc['residualFilterMode'] = 'fail'"
+"$ICEDRUID" read --spec "$tmp/res_aligned.json" --remap "$remap" >"$tmp/out_ra" 2>"$tmp/err_ra"
+check "an aligned interval on the partition column leaves no residual" test "$(wc -l <"$tmp/out_ra")" -eq 6
 set +e
 "$ICEDRUID" read --spec "$tmp/res_fail.json" --remap "$remap" >"$tmp/out_rf" 2>"$tmp/err_rf"; rcf=$?
 "$ICEDRUID" plan --spec "$tmp/res_fail.json" --remap "$remap" >/dev/null 2>"$tmp/err_pf"; rcpf=$?
