@@ -8,6 +8,8 @@
 #include <stdlib.h>
 
 #include "base/jsonw.h"
+#include <string.h>
+
 #include "cli/cli.h"
 #include "formats/avro/container.h"
 #include "formats/avro/json.h"
@@ -110,7 +112,36 @@ int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *
     }
     icd_buf_puts(b, "},\"schema\":");
     put_meta_value(b, avro_reader_meta(r, "avro.schema"));
-    icd_buf_puts(b, "}\n");
+    /* Iceberg manifests and manifest lists: their entries too (fields as stored). */
+    const char *root = avro_reader_schema(r)->name ? avro_reader_schema(r)->name : "";
+    const char *kind = avro_reader_meta(r, "partition-spec") || strstr(root, "manifest_entry")
+                           ? "manifest"
+                       : avro_reader_meta(r, "snapshot-id") || strstr(root, "manifest_file")
+                           ? "manifest_list"
+                           : NULL;
     avro_reader_free(r);
+    if (kind) {
+        icd_buf_puts(b, ",\"iceberg_file\":");
+        icd_json_cstr(b, kind);
+        icd_buf_puts(b, ",\"entries\":[");
+        ICD_TRY(avro_reader_open(io, path, &r, err));
+        icd_arena a = ICD_ARENA_INIT;
+        for (size_t i = 0;; i++) {
+            avro_value v;
+            bool eof;
+            icd_arena_reset(&a);
+            if ((rc = avro_reader_next(r, &a, &v, &eof, err)) || eof)
+                break;
+            icd_buf_puts(b, i ? ",\n" : "\n");
+            if ((rc = avro_value_json(b, &v, err)))
+                break;
+        }
+        icd_arena_free(&a);
+        avro_reader_free(r);
+        if (rc)
+            return rc;
+        icd_buf_puts(b, "]");
+    }
+    icd_buf_puts(b, "}\n");
     return 0;
 }
