@@ -3,6 +3,8 @@
  * through the one set of value formatters in base/jsonw.h. Maps are arrays of
  * {"key":…, "value":…} objects.
  */
+#include <string.h>
+
 #include "base/jsonw.h"
 #include "iceberg/scan_json.h"
 
@@ -73,6 +75,39 @@ static void begin_row(void *c, const char *file, int64_t pos)
     icd_buf_putc(j->out, '{');
 }
 
+/* The pre-encoded `"name":` of a top-level field, or NULL when it does not fit. Fields
+ * come in the same order in every row, so the slot after the last hit is tried first. */
+static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, size_t n)
+{
+    unsigned k = j->next_name < j->nnames ? j->next_name : 0;
+    for (unsigned tries = 0; tries < j->nnames; tries++) {
+        const ice_scan_json_name *e = &j->names[k];
+        if (e->name == name && e->n == n) {
+            j->next_name = k + 1;
+            return e;
+        }
+        if (++k == j->nnames)
+            k = 0;
+    }
+    if (j->nnames == ICE_SCAN_JSON_NAMES)
+        return NULL;
+    icd_buf t = ICD_BUF_INIT;
+    icd_json_str(&t, name, n);
+    icd_buf_putc(&t, ':');
+    const ice_scan_json_name *res = NULL;
+    if (icd_buf_ok(&t) && t.len <= ICE_SCAN_JSON_NAME_MAX) {
+        ice_scan_json_name *e = &j->names[j->nnames++];
+        e->name = name;
+        e->n = n;
+        e->len = (unsigned char)t.len;
+        memcpy(e->text, t.data, t.len);
+        j->next_name = j->nnames;
+        res = e;
+    }
+    icd_buf_free(&t);
+    return res;
+}
+
 static void field(void *c, const char *name, size_t n)
 {
     ice_scan_json *j = c;
@@ -80,6 +115,11 @@ static void field(void *c, const char *name, size_t n)
     if (!j->first[d])
         icd_buf_putc(j->out, ',');
     j->first[d] = false;
+    const ice_scan_json_name *e = d == 0 ? top_name(j, name, n) : NULL;
+    if (e) {
+        icd_buf_append(j->out, e->text, e->len);
+        return;
+    }
     icd_json_str(j->out, name, n);
     icd_buf_putc(j->out, ':');
 }
