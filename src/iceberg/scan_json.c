@@ -8,7 +8,7 @@
 #include "base/jsonw.h"
 #include "iceberg/scan_json.h"
 
-static void pre(ice_scan_json *j)
+static void pre_nested(ice_scan_json *j)
 {
     int d = j->depth;
     switch (j->kind[d]) {
@@ -32,7 +32,15 @@ static void pre(ice_scan_json *j)
     }
 }
 
-static void post(ice_scan_json *j)
+/* Separators before and after a value: nothing inside an object (every top-level value),
+ * so that case costs one test. */
+static inline void pre(ice_scan_json *j)
+{
+    if (j->kind[j->depth] != 'o')
+        pre_nested(j);
+}
+
+static inline void post(ice_scan_json *j)
 {
     int d = j->depth;
     if (j->kind[d] != 'm')
@@ -75,7 +83,7 @@ static void begin_row(void *c, const char *file, int64_t pos)
     icd_buf_putc(j->out, '{');
 }
 
-/* The pre-encoded `"name":` of a top-level field, or NULL when it does not fit. Fields
+/* The pre-encoded `,"name":` of a top-level field, or NULL when it does not fit. Fields
  * come in the same order in every row, so the slot after the last hit is tried first. */
 static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, size_t n)
 {
@@ -92,6 +100,7 @@ static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, si
     if (j->nnames == ICE_SCAN_JSON_NAMES)
         return NULL;
     icd_buf t = ICD_BUF_INIT;
+    icd_buf_putc(&t, ',');
     icd_json_str(&t, name, n);
     icd_buf_putc(&t, ':');
     const ice_scan_json_name *res = NULL;
@@ -100,6 +109,7 @@ static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, si
         e->name = name;
         e->n = n;
         e->len = (unsigned char)t.len;
+        memset(e->text, 0, sizeof e->text);
         memcpy(e->text, t.data, t.len);
         j->next_name = j->nnames;
         res = e;
@@ -112,14 +122,33 @@ static void field(void *c, const char *name, size_t n)
 {
     ice_scan_json *j = c;
     int d = j->depth;
-    if (!j->first[d])
-        icd_buf_putc(j->out, ',');
+    bool first = j->first[d];
     j->first[d] = false;
-    const ice_scan_json_name *e = d == 0 ? top_name(j, name, n) : NULL;
+    const ice_scan_json_name *e = NULL;
+    if (d == 0) {
+        unsigned k = j->next_name;
+        if (k < j->nnames && j->names[k].name == name && j->names[k].n == n) {
+            e = &j->names[k];
+            j->next_name = k + 1;
+        } else {
+            e = top_name(j, name, n);
+        }
+    }
     if (e) {
-        icd_buf_append(j->out, e->text, e->len);
+        /* copy the whole fixed-size slot when there is room (one inlined move), then
+         * count only its text; the comma is skipped for the first field */
+        icd_buf *b = j->out;
+        if (b->cap - b->len > sizeof e->text) {
+            memcpy(b->data + b->len, e->text + first, sizeof e->text - 1);
+            b->len += e->len - first;
+            b->data[b->len] = '\0';
+        } else {
+            icd_buf_append(b, e->text + first, e->len - first);
+        }
         return;
     }
+    if (!first)
+        icd_buf_putc(j->out, ',');
     icd_json_str(j->out, name, n);
     icd_buf_putc(j->out, ':');
 }
