@@ -853,6 +853,17 @@ void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
 
 typedef enum src_kind { SRC_LEAF, SRC_NESTED, SRC_CONST } src_kind;
 
+/* How a leaf column's values reach the sink: the common (type, physical type) pairs go
+ * straight from the batch array to the sink; everything else through typed_value(). */
+typedef enum emit_kind {
+    EK_GENERIC,
+    EK_LONG64,  /* int/long from INT64 */
+    EK_LONG32,  /* int/long from INT32 */
+    EK_DOUBLE,  /* double from DOUBLE */
+    EK_STRING,  /* string from BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY */
+    EK_TS64     /* timestamp from INT64 in the type's own unit */
+} emit_kind;
+
 typedef struct out_col {
     const ice_field *field;
     size_t name_len;
@@ -865,6 +876,9 @@ typedef struct out_col {
     pq_json_writer *json;   /* SRC_NESTED */
     pq_batch json_batch;    /* SRC_NESTED: the view of its columns */
     int32_t *vidx;
+    emit_kind ek;           /* SRC_LEAF */
+    int ts_digits;          /* EK_TS64 */
+    bool ts_utc;            /* EK_TS64 */
 } out_col;
 
 typedef struct eq_probe {
@@ -891,6 +905,7 @@ typedef struct task_state {
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
+    int32_t *iota; /* 0, 1, 2, ...: the value indexes of a column without nulls */
 } task_state;
 
 static int add_leaf(task_state *t, int leaf, icd_error *err)
@@ -1178,6 +1193,73 @@ static int emit_nested(task_state *t, out_col *c, icd_error *err)
     return 0;
 }
 
+static emit_kind choose_emit(out_col *c)
+{
+    const ice_type *t = c->field->type;
+    const pq_node *leaf = c->node;
+    int pt = leaf->physical_type;
+    switch (t->kind) {
+    case ICE_T_INT:
+    case ICE_T_LONG: return pt == PQ_INT64 ? EK_LONG64 : pt == PQ_INT32 ? EK_LONG32 : EK_GENERIC;
+    case ICE_T_DOUBLE: return pt == PQ_DOUBLE ? EK_DOUBLE : EK_GENERIC;
+    case ICE_T_STRING:
+        return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY ? EK_STRING : EK_GENERIC;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        if (pt != PQ_INT64)
+            return EK_GENERIC;
+        int unit = leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS;
+        int from = unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_NANOS ? 9 : 6;
+        c->ts_digits = ts_digits(t->kind);
+        c->ts_utc = is_utc_type(t->kind);
+        return from == c->ts_digits ? EK_TS64 : EK_GENERIC; /* rescale() would be identity */
+    }
+    default: return EK_GENERIC;
+    }
+}
+
+/* Per-row value indexes of a leaf column: the shared 0, 1, 2, ... when every row has a
+ * value, else filled from the definition levels into *vb (advanced). */
+static int column_vidx(const task_state *t, const pq_column_batch *cb, size_t n,
+                       int32_t **vidx, int32_t **vb)
+{
+    if (!cb->rep && !cb->def && cb->num_levels == n && cb->num_values == n) {
+        *vidx = t->iota;
+        return 0;
+    }
+    *vidx = *vb;
+    *vb += n;
+    return fill_vidx(cb, n, *vidx);
+}
+
+static inline void emit_leaf(const ice_row_sink *s, const out_col *c, const pq_column_batch *cb,
+                             int32_t vi)
+{
+    void *ctx = s->ctx;
+    if (vi < 0) {
+        s->null_value(ctx);
+        return;
+    }
+    switch (c->ek) {
+    case EK_LONG64: s->i64(ctx, ((const int64_t *)cb->values)[vi]); return;
+    case EK_LONG32: s->i64(ctx, ((const int32_t *)cb->values)[vi]); return;
+    case EK_DOUBLE: s->f64(ctx, ((const double *)cb->values)[vi]); return;
+    case EK_STRING: {
+        const pq_bytes *v = &((const pq_bytes *)cb->values)[vi];
+        s->string(ctx, (const char *)v->ptr, v->len);
+        return;
+    }
+    case EK_TS64:
+        s->timestamp(ctx, ((const int64_t *)cb->values)[vi], c->ts_digits, c->ts_utc);
+        return;
+    case EK_GENERIC: break;
+    }
+    tvalue v = typed_value(c->field->type, c->node, cb, (size_t)vi);
+    emit_tvalue(s, &v, c->field->type);
+}
+
 static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
 {
     const ice_row_sink *s = t->sink;
@@ -1204,9 +1286,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
         out_col *c = &t->cols[i];
         if (c->kind != SRC_LEAF)
             continue;
-        c->vidx = vb;
-        vb += n;
-        if (fill_vidx(&b->columns[c->batch_col], n, c->vidx))
+        if (column_vidx(t, &b->columns[c->batch_col], n, &c->vidx, &vb))
             return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
                             "column %s: levels do not match the row count",
                             c->field->name);
@@ -1216,9 +1296,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
         for (size_t k = 0; k < p->ncols; k++) {
             if (p->cols[k].batch_col < 0)
                 continue;
-            p->cols[k].vidx = vb;
-            vb += n;
-            if (fill_vidx(&b->columns[p->cols[k].batch_col], n, p->cols[k].vidx))
+            if (column_vidx(t, &b->columns[p->cols[k].batch_col], n, &p->cols[k].vidx, &vb))
                 return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
                                 "equality key column: levels do not match the row count");
         }
@@ -1264,17 +1342,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
             out_col *c = &t->cols[k];
             s->field(s->ctx, c->field->name, c->name_len);
             switch (c->kind) {
-            case SRC_LEAF: {
-                int32_t vi = c->vidx[i];
-                if (vi < 0) {
-                    s->null_value(s->ctx);
-                } else {
-                    tvalue v = typed_value(c->field->type, c->node, &b->columns[c->batch_col],
-                                           (size_t)vi);
-                    emit_tvalue(s, &v, c->field->type);
-                }
-                break;
-            }
+            case SRC_LEAF: emit_leaf(s, c, &b->columns[c->batch_col], c->vidx[i]); break;
             case SRC_NESTED: ICD_TRY(emit_nested(t, c, err)); break;
             case SRC_CONST:
                 if (ice_type_is_primitive(c->field->type))
@@ -1312,6 +1380,7 @@ static void task_state_free(task_state *t)
     icd_buf_free(&t->json);
     free(t->sel);
     free(t->vbuf);
+    free(t->iota);
 }
 
 static int read_parquet_task(task_state *t, icd_error *err)
@@ -1350,10 +1419,16 @@ static int read_parquet_task(task_state *t, icd_error *err)
     if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)))
         goto done;
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
-    if (!t->sel) {
+    t->iota = malloc(PQ_DEFAULT_BATCH_ROWS * sizeof *t->iota);
+    if (!t->sel || !t->iota) {
         rc = icd_fail_nomem(err);
         goto done;
     }
+    for (int32_t i = 0; i < PQ_DEFAULT_BATCH_ROWS; i++)
+        t->iota[i] = i;
+    for (size_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].kind == SRC_LEAF)
+            t->cols[i].ek = choose_emit(&t->cols[i]);
     for (;;) {
         if (atomic_load(&r->canceled)) {
             rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
