@@ -216,22 +216,24 @@ static bool nonfinite(icd_buf *b, double v)
  * of the fraction are dropped (one digit stays). Returns the length. */
 static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
 {
-    char dig[48];
-    char *e = dig + sizeof dig, *p = digits_before(e, n);
+    /* digits right-aligned at dig + 32; the fixed-size copies below may read up to 24
+     * bytes past a digit run, so the tail is zeroed */
+    char dig[64];
+    memset(dig + 32, 0, 32);
+    char *e = dig + 32, *p = digits_before(e, n);
     while (e - p <= k) /* at least one digit before the point */
         *--p = '0';
-    size_t ni = (size_t)(e - p) - (size_t)k; /* integer digits */
+    size_t ni = (size_t)(e - p) - (size_t)k; /* integer digits, <= 21 */
     const char *frac = p + ni;
     size_t nf = (size_t)k;
     while (nf > 1 && frac[nf - 1] == '0')
         nf--;
-    size_t len = 0;
-    if (neg)
-        out[len++] = '-';
-    memcpy(out + len, p, ni);
+    size_t len = neg;
+    out[0] = '-';
+    memcpy(out + len, p, 24); /* out has room for 64 bytes (see the callers) */
     len += ni;
     out[len++] = '.';
-    memcpy(out + len, frac, nf);
+    memcpy(out + len, frac, 24);
     return len + nf;
 }
 
@@ -255,7 +257,16 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     /* Values with few fraction digits (prices, metrics) first: v * 10^k is an integer N
      * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
      * of N with k fraction digits reads back as v. */
-    for (int k = 1; k <= 6; k++) {
+    double x6 = av * 1e6;
+    bool few = true;
+    if (x6 < 9007199254740992.0) {
+        /* If v * 10^k were within x * 2^-51 of an integer for some k <= 6, v * 10^6 would
+         * be within x6 * 2^-50 of one (the extra rounding is below 2^-52 relative): a
+         * value further off, like most full-precision doubles, skips the loop. */
+        uint64_t n6 = (uint64_t)(x6 + 0.5);
+        few = fabs(x6 - (double)n6) <= x6 * 0x1p-49;
+    }
+    for (int k = 1; few && k <= 6; k++) {
         double x = av * P10D[4 + k];
         if (x >= 9007199254740992.0)
             break;
