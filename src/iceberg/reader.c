@@ -312,6 +312,76 @@ static void key_put(icd_buf *k, const tvalue *v)
 }
 
 /* ======================================================================================
+ * Equality pre-filter: a small Bloom filter per equality delete file over a hash of each
+ * key's typed values, computed without building the canonical key. A row whose hash
+ * misses the filter cannot match, so most rows skip the key bytes, the hash of them and
+ * the map probe. Equal canonical keys always give equal quick hashes (the hash follows
+ * key_put's canonical forms); decimals have no quick hash and disable the filter.
+ * ==================================================================================== */
+
+typedef struct eq_bloom {
+    uint64_t *bits;
+    uint64_t mask; /* number of bits - 1 (a power of two) */
+} eq_bloom;
+
+static bool type_has_quick_hash(const ice_type *t)
+{
+    return ice_type_is_primitive(t) && t->kind != ICE_T_DECIMAL;
+}
+
+static uint64_t quick_hash(uint64_t h, const tvalue *v)
+{
+    uint64_t x;
+    switch (v->cls) {
+    case TV_NULL: x = 0x9e3779b97f4a7c15ull; break;
+    case TV_BOOL:
+    case TV_INT:
+    case TV_DATE:
+    case TV_TIME:
+    case TV_TS: x = icd_hash_u64((uint64_t)v->i); break;
+    case TV_FLOAT:
+    case TV_DOUBLE: {
+        double d = v->cls == TV_FLOAT ? (double)v->f : v->d;
+        memcpy(&x, &d, 8);
+        if (isnan(d))
+            x = 0x7ff8000000000000ull;
+        x = icd_hash_u64(x);
+        break;
+    }
+    default: x = icd_hash_bytes(v->p, v->n) ^ (uint64_t)v->n; break; /* strings, bytes */
+    }
+    return icd_hash_u64(h ^ x) + x;
+}
+
+/* Two bits per key, from the two halves of the hash. */
+static inline void bloom_add(eq_bloom *b, uint64_t h)
+{
+    uint64_t i = h & b->mask, j = (h >> 32 ^ h >> 7) & b->mask;
+    b->bits[i >> 6] |= 1ull << (i & 63);
+    b->bits[j >> 6] |= 1ull << (j & 63);
+}
+
+static inline bool bloom_may_contain(const eq_bloom *b, uint64_t h)
+{
+    uint64_t i = h & b->mask, j = (h >> 32 ^ h >> 7) & b->mask;
+    return (b->bits[i >> 6] >> (i & 63) & 1) && (b->bits[j >> 6] >> (j & 63) & 1);
+}
+
+/* A filter of about 32 bits per expected key (0.4% false positives), 4 Ki .. 64 Mi bits. */
+static int bloom_init(eq_bloom *b, int64_t expected, icd_error *err)
+{
+    uint64_t want = expected > 0 ? (uint64_t)expected * 32 : 1u << 16;
+    uint64_t bits = 1u << 12;
+    while (bits < want && bits < (1ull << 26))
+        bits <<= 1;
+    b->bits = calloc(bits / 64, sizeof *b->bits);
+    if (!b->bits)
+        return icd_fail_nomem(err);
+    b->mask = bits - 1;
+    return 0;
+}
+
+/* ======================================================================================
  * Per-batch column cursors: for an unrepeated leaf, the value index of each row (-1 for
  * null, including a null enclosing struct).
  * ==================================================================================== */
@@ -346,6 +416,7 @@ typedef struct cache_entry {
     ice_posset **possets;  /* C_POS: owned */
     size_t nposset;
     icd_map *keys;         /* C_EQ: canonical key tuples */
+    eq_bloom bloom;        /* C_EQ: pre-filter (bits NULL = none) */
     ice_posset *dv;        /* C_DV */
 } cache_entry;
 
@@ -372,6 +443,7 @@ static void cache_entry_free(cache_entry *e)
     free(e->possets);
     icd_map_free(e->by_path);
     icd_map_free(e->keys);
+    free(e->bloom.bits);
     ice_posset_free(e->dv);
     free(e);
 }
@@ -548,6 +620,24 @@ typedef struct key_col {
     int32_t *vidx;     /* per-row value index of the current batch */
 } key_col;
 
+/* The quick hash (see eq_bloom) of one row's key. */
+static uint64_t row_quick_hash(const key_col *kc, size_t nk, const pq_batch *b, size_t row)
+{
+    uint64_t h = 0;
+    for (size_t c = 0; c < nk; c++) {
+        if (kc[c].batch_col < 0) {
+            h = quick_hash(h, &kc[c].constant);
+            continue;
+        }
+        int32_t vi = kc[c].vidx[row];
+        tvalue v = {0};
+        if (vi >= 0)
+            v = typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
+        h = quick_hash(h, &v);
+    }
+    return h;
+}
+
 static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
 {
     icd_buf_clear(k);
@@ -631,6 +721,11 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         goto done;
     if ((rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
         goto done;
+    bool filter = true;
+    for (size_t i = 0; i < nk; i++)
+        filter = filter && type_has_quick_hash(kc[i].type);
+    if (filter && (rc = bloom_init(&e->bloom, df->record_count, err)))
+        goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
     for (;;) {
@@ -662,6 +757,8 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
             uint64_t h = icd_hash_bytes(key.data, key.len);
             uint64_t *slot;
             rc = icd_map_upsert(e->keys, key.data, key.len, h, &slot, NULL, err);
+            if (e->bloom.bits)
+                bloom_add(&e->bloom, row_quick_hash(kc, nk, b, i));
         }
         if (rc)
             break;
@@ -902,6 +999,7 @@ typedef struct out_col {
 
 typedef struct eq_probe {
     const icd_map *keys;
+    const eq_bloom *bloom; /* NULL: no pre-filter */
     key_col *cols;
     size_t ncols;
 } eq_probe;
@@ -1037,6 +1135,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
         t->eq = np;
         eq_probe *p = &t->eq[t->neq++];
         p->keys = e->keys;
+        p->bloom = e->bloom.bits ? &e->bloom : NULL;
         p->ncols = (size_t)df->nequality_ids;
         p->cols = calloc(p->ncols, sizeof *p->cols);
         if (!p->cols)
@@ -1325,6 +1424,9 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
         if (!sel[i])
             continue;
         for (size_t e = 0; e < t->neq; e++) {
+            const eq_probe *p = &t->eq[e];
+            if (p->bloom && !bloom_may_contain(p->bloom, row_quick_hash(p->cols, p->ncols, b, i)))
+                continue; /* no key of this file can match */
             row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
             if (!icd_buf_ok(&t->key))
                 return icd_fail_nomem(err);
