@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/datetime.h"
 #include "base/jsonw.h"
@@ -41,14 +42,24 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
     return 0;
 }
 
-void icd_json_str(icd_buf *b, const char *s, size_t n)
+/* True when none of the 8 bytes at p needs a look (control, '"', '\\', non-ASCII). */
+static inline bool plain8(const unsigned char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    /* a byte is flagged when it is < 0x20, equals '"' or '\\', or has its high bit set */
+    uint64_t t = (x - ones * 0x20) | (q - ones) | (bs - ones) | x;
+    return (t & high) == 0;
+}
+
+/* The general case: escapes and UTF-8 repair, from byte i on (bytes before i are plain
+ * and already in place up to `run`). */
+static void json_str_slow(icd_buf *b, const char *s, size_t n, size_t i)
 {
     const unsigned char *p = (const unsigned char *)s;
-    if (!icd_buf_grow(b, n + 3))
-        return;
-    icd_buf_putc(b, '"');
     size_t run = 0; /* start of the pending run of bytes that need no escaping */
-    size_t i = 0;
     while (i < n) {
         unsigned c = p[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
@@ -82,6 +93,31 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
     }
     icd_buf_append(b, s + run, n - run);
     icd_buf_putc(b, '"');
+}
+
+void icd_json_str(icd_buf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (b->len + n + 3 > b->cap && !icd_buf_grow(b, n + 3))
+        return;
+    /* Fast path: find the first byte that needs a look, 8 bytes at a time; plain text
+     * (the common case) is copied in one piece. */
+    size_t i = 0;
+    while (i + 8 <= n && plain8(p + i))
+        i += 8;
+    while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+        i++;
+    char *o = b->data + b->len;
+    o[0] = '"';
+    if (i == n) {
+        memcpy(o + 1, s, n);
+        o[n + 1] = '"';
+        o[n + 2] = '\0';
+        b->len += n + 2;
+        return;
+    }
+    b->len++;
+    json_str_slow(b, s, n, i);
 }
 
 void icd_base64_raw(icd_buf *b, const uint8_t *p, size_t n)
@@ -122,14 +158,31 @@ void icd_json_base64(icd_buf *b, const uint8_t *p, size_t n)
     icd_buf_putc(b, '"');
 }
 
+static const char DIG2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                           "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                           "8081828384858687888990919293949596979899";
+
+/* Writes the decimal digits of v so that they end just before e; returns the first. */
+static inline char *digits_before(char *e, uint64_t v)
+{
+    while (v >= 100) {
+        e -= 2;
+        memcpy(e, DIG2 + (v % 100) * 2, 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        e -= 2;
+        memcpy(e, DIG2 + v * 2, 2);
+    } else {
+        *--e = (char)('0' + v);
+    }
+    return e;
+}
+
 void icd_json_u64(icd_buf *b, uint64_t v)
 {
     char tmp[24];
-    char *e = tmp + sizeof tmp, *s = e;
-    do {
-        *--s = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    char *e = tmp + sizeof tmp, *s = digits_before(e, v);
     icd_buf_append(b, s, (size_t)(e - s));
 }
 
@@ -163,26 +216,25 @@ static bool nonfinite(icd_buf *b, double v)
  * of the fraction are dropped (one digit stays). Returns the length. */
 static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
 {
-    char dig[32];
-    int nd = 0;
-    do {
-        dig[nd++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    while (nd <= k)
-        dig[nd++] = '0';
-    size_t len = 0;
-    if (neg)
-        out[len++] = '-';
-    for (int i = nd - 1; i >= k; i--)
-        out[len++] = dig[i];
+    /* digits right-aligned at dig + 32; the fixed-size copies below may read up to 24
+     * bytes past a digit run, so the tail is zeroed */
+    char dig[64];
+    memset(dig + 32, 0, 32);
+    char *e = dig + 32, *p = digits_before(e, n);
+    while (e - p <= k) /* at least one digit before the point */
+        *--p = '0';
+    size_t ni = (size_t)(e - p) - (size_t)k; /* integer digits, <= 21 */
+    const char *frac = p + ni;
+    size_t nf = (size_t)k;
+    while (nf > 1 && frac[nf - 1] == '0')
+        nf--;
+    size_t len = neg;
+    out[0] = '-';
+    memcpy(out + len, p, 24); /* out has room for 64 bytes (see the callers) */
+    len += ni;
     out[len++] = '.';
-    int last = 0;
-    for (int i = 0; i < k - 1 && dig[i] == '0'; i++)
-        last = i + 1;
-    for (int i = k - 1; i >= last; i--)
-        out[len++] = dig[i];
-    return len;
+    memcpy(out + len, frac, 24);
+    return len + nf;
 }
 
 /* Shortest fixed-point text of a finite, non-integral binary floating-point value
@@ -205,7 +257,16 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     /* Values with few fraction digits (prices, metrics) first: v * 10^k is an integer N
      * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
      * of N with k fraction digits reads back as v. */
-    for (int k = 1; k <= 6; k++) {
+    double x6 = av * 1e6;
+    bool few = true;
+    if (x6 < 9007199254740992.0) {
+        /* If v * 10^k were within x * 2^-51 of an integer for some k <= 6, v * 10^6 would
+         * be within x6 * 2^-50 of one (the extra rounding is below 2^-52 relative): a
+         * value further off, like most full-precision doubles, skips the loop. */
+        uint64_t n6 = (uint64_t)(x6 + 0.5);
+        few = fabs(x6 - (double)n6) <= x6 * 0x1p-49;
+    }
+    for (int k = 1; few && k <= 6; k++) {
         double x = av * P10D[4 + k];
         if (x >= 9007199254740992.0)
             break;
@@ -460,57 +521,81 @@ void icd_json_decimal_be(icd_buf *b, const uint8_t *be, size_t n, int scale)
     icd_buf_putc(b, '"');
 }
 
-static void put2(icd_buf *b, int v)
-{
-    char t[2] = {(char)('0' + v / 10), (char)('0' + v % 10)};
-    icd_buf_append(b, t, 2);
-}
-
-void icd_fmt_date(icd_buf *b, int64_t days)
+/* "YYYY-MM-DD" of a day number into out (years 0..9999); returns false for other years. */
+static bool date_text(int64_t days, char out[10])
 {
     int64_t y;
     int m, d;
     icd_civil_from_days(days, &y, &m, &d);
-    if (y >= 0 && y <= 9999) {
-        char t[4] = {(char)('0' + y / 1000), (char)('0' + y / 100 % 10), (char)('0' + y / 10 % 10),
-                     (char)('0' + y % 10)};
-        icd_buf_append(b, t, 4);
-    } else {
-        icd_buf_printf(b, "%c%04lld", y < 0 ? '-' : '+', (long long)(y < 0 ? -y : y));
+    if (y < 0 || y > 9999)
+        return false;
+    memcpy(out, DIG2 + (y / 100) * 2, 2);
+    memcpy(out + 2, DIG2 + (y % 100) * 2, 2);
+    out[4] = '-';
+    memcpy(out + 5, DIG2 + m * 2, 2);
+    out[7] = '-';
+    memcpy(out + 8, DIG2 + d * 2, 2);
+    return true;
+}
+
+void icd_fmt_date(icd_buf *b, int64_t days)
+{
+    char t[10];
+    if (date_text(days, t)) {
+        icd_buf_append(b, t, 10);
+        return;
     }
-    icd_buf_putc(b, '-');
-    put2(b, m);
-    icd_buf_putc(b, '-');
-    put2(b, d);
+    int64_t y;
+    int m, d;
+    icd_civil_from_days(days, &y, &m, &d);
+    icd_buf_printf(b, "%c%04lld-%02d-%02d", y < 0 ? '-' : '+', (long long)(y < 0 ? -y : y), m, d);
+}
+
+/* "HH:MM:SS[.fraction]" of nanoseconds within a day into out (up to 18 bytes). */
+static size_t time_text(int64_t nanos_of_day, int digits, char *out)
+{
+    /* callers pass 0 <= nanos_of_day < 86400e9; the % 100 only keeps odd input in the table */
+    uint64_t ns = (uint64_t)nanos_of_day, secs = ns / 1000000000, frac = ns % 1000000000;
+    memcpy(out, DIG2 + (secs / 3600 % 100) * 2, 2);
+    out[2] = ':';
+    memcpy(out + 3, DIG2 + (secs / 60 % 60) * 2, 2);
+    out[5] = ':';
+    memcpy(out + 6, DIG2 + (secs % 60) * 2, 2);
+    if (digits <= 0)
+        return 8;
+    char f[10];
+    f[0] = '.';
+    for (int i = 8; i >= 2; i -= 2) { /* nine digits, two at a time from the right */
+        memcpy(f + i, DIG2 + (frac % 100) * 2, 2);
+        frac /= 100;
+    }
+    f[1] = (char)('0' + frac);
+    memcpy(out + 8, f, (size_t)digits + 1);
+    return 9 + (size_t)digits;
 }
 
 void icd_fmt_time(icd_buf *b, int64_t nanos_of_day, int digits)
 {
-    int64_t secs = nanos_of_day / 1000000000;
-    int64_t frac = nanos_of_day % 1000000000;
-    put2(b, (int)(secs / 3600));
-    icd_buf_putc(b, ':');
-    put2(b, (int)(secs / 60 % 60));
-    icd_buf_putc(b, ':');
-    put2(b, (int)(secs % 60));
-    if (digits > 0) {
-        char t[10];
-        for (int i = 8; i >= 0; i--) {
-            t[i] = (char)('0' + frac % 10);
-            frac /= 10;
-        }
-        icd_buf_putc(b, '.');
-        icd_buf_append(b, t, (size_t)digits);
-    }
+    char t[20];
+    icd_buf_append(b, t, time_text(nanos_of_day, digits, t));
 }
 
 void icd_fmt_timestamp(icd_buf *b, int64_t days, int64_t nanos_of_day, int digits, bool utc)
 {
-    icd_fmt_date(b, days);
-    icd_buf_putc(b, 'T');
-    icd_fmt_time(b, nanos_of_day, digits);
-    if (utc)
-        icd_buf_append(b, "+00:00", 6);
+    char t[48];
+    size_t n = 0;
+    if (date_text(days, t)) {
+        n = 10;
+    } else {
+        icd_fmt_date(b, days);
+    }
+    t[n++] = 'T';
+    n += time_text(nanos_of_day, digits, t + n);
+    if (utc) {
+        memcpy(t + n, "+00:00", 6);
+        n += 6;
+    }
+    icd_buf_append(b, t, n);
 }
 
 void icd_json_date(icd_buf *b, int64_t days)
@@ -541,9 +626,22 @@ void icd_json_timestamp(icd_buf *b, int64_t v, int unit_digits, bool utc)
     int64_t day = 86400 * ups;
     int64_t days = icd_floordiv(v, day);
     int64_t rem = icd_floormod(v, day);
-    icd_buf_putc(b, '"');
-    icd_fmt_timestamp(b, days, rem * (1000000000 / ups), unit_digits, utc);
-    icd_buf_putc(b, '"');
+    char t[48];
+    if (!date_text(days, t + 1)) { /* years outside 0..9999: the general path */
+        icd_buf_putc(b, '"');
+        icd_fmt_timestamp(b, days, rem * (1000000000 / ups), unit_digits, utc);
+        icd_buf_putc(b, '"');
+        return;
+    }
+    t[0] = '"';
+    t[11] = 'T';
+    size_t n = 12 + time_text(rem * (1000000000 / ups), unit_digits, t + 12);
+    if (utc) {
+        memcpy(t + n, "+00:00", 6);
+        n += 6;
+    }
+    t[n++] = '"';
+    icd_buf_append(b, t, n);
 }
 
 void icd_json_uuid(icd_buf *b, const uint8_t u[16])

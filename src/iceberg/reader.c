@@ -560,13 +560,32 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     return rc;
 }
 
+/* A deletion vector is read at its offset without the Puffin footer, so a Puffin file cut
+ * after the blob would go unnoticed: its size must be the one the manifest recorded. */
+static int read_dv(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
+                   icd_error *err)
+{
+    icd_file *f;
+    ICD_TRY(icd_file_open(r->io, df->path, &f, err));
+    int rc = 0;
+    if (df->file_size > 0 && icd_file_size(f) != (uint64_t)df->file_size)
+        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                      "the Puffin file has %llu bytes but its manifest says %lld (truncated or "
+                      "replaced)",
+                      (unsigned long long)icd_file_size(f), (long long)df->file_size);
+    else
+        rc = ice_dv_read_at(f, df->content_offset, df->content_size, df->referenced_data_file,
+                            df->record_count, &e->dv, err);
+    icd_file_close(f);
+    return rc;
+}
+
 static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
                       icd_error *err)
 {
     if (ice_is_dv(df)) {
         e->kind = C_DV;
-        return ice_dv_read(r->io, df->path, df->content_offset, df->content_size,
-                           df->referenced_data_file, df->record_count, &e->dv, err);
+        return read_dv(r, df, e, err);
     }
     if (df->format == ICE_FORMAT_AVRO) {
         e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;

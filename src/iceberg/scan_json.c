@@ -3,10 +3,12 @@
  * through the one set of value formatters in base/jsonw.h. Maps are arrays of
  * {"key":…, "value":…} objects.
  */
+#include <string.h>
+
 #include "base/jsonw.h"
 #include "iceberg/scan_json.h"
 
-static void pre(ice_scan_json *j)
+static void pre_nested(ice_scan_json *j)
 {
     int d = j->depth;
     switch (j->kind[d]) {
@@ -30,7 +32,15 @@ static void pre(ice_scan_json *j)
     }
 }
 
-static void post(ice_scan_json *j)
+/* Separators before and after a value: nothing inside an object (every top-level value),
+ * so that case costs one test. */
+static inline void pre(ice_scan_json *j)
+{
+    if (j->kind[j->depth] != 'o')
+        pre_nested(j);
+}
+
+static inline void post(ice_scan_json *j)
 {
     int d = j->depth;
     if (j->kind[d] != 'm')
@@ -73,13 +83,72 @@ static void begin_row(void *c, const char *file, int64_t pos)
     icd_buf_putc(j->out, '{');
 }
 
+/* The pre-encoded `,"name":` of a top-level field, or NULL when it does not fit. Fields
+ * come in the same order in every row, so the slot after the last hit is tried first. */
+static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, size_t n)
+{
+    unsigned k = j->next_name < j->nnames ? j->next_name : 0;
+    for (unsigned tries = 0; tries < j->nnames; tries++) {
+        const ice_scan_json_name *e = &j->names[k];
+        if (e->name == name && e->n == n) {
+            j->next_name = k + 1;
+            return e;
+        }
+        if (++k == j->nnames)
+            k = 0;
+    }
+    if (j->nnames == ICE_SCAN_JSON_NAMES)
+        return NULL;
+    icd_buf t = ICD_BUF_INIT;
+    icd_buf_putc(&t, ',');
+    icd_json_str(&t, name, n);
+    icd_buf_putc(&t, ':');
+    const ice_scan_json_name *res = NULL;
+    if (icd_buf_ok(&t) && t.len <= ICE_SCAN_JSON_NAME_MAX) {
+        ice_scan_json_name *e = &j->names[j->nnames++];
+        e->name = name;
+        e->n = n;
+        e->len = (unsigned char)t.len;
+        memset(e->text, 0, sizeof e->text);
+        memcpy(e->text, t.data, t.len);
+        j->next_name = j->nnames;
+        res = e;
+    }
+    icd_buf_free(&t);
+    return res;
+}
+
 static void field(void *c, const char *name, size_t n)
 {
     ice_scan_json *j = c;
     int d = j->depth;
-    if (!j->first[d])
-        icd_buf_putc(j->out, ',');
+    bool first = j->first[d];
     j->first[d] = false;
+    const ice_scan_json_name *e = NULL;
+    if (d == 0) {
+        unsigned k = j->next_name;
+        if (k < j->nnames && j->names[k].name == name && j->names[k].n == n) {
+            e = &j->names[k];
+            j->next_name = k + 1;
+        } else {
+            e = top_name(j, name, n);
+        }
+    }
+    if (e) {
+        /* copy the whole fixed-size slot when there is room (one inlined move), then
+         * count only its text; the comma is skipped for the first field */
+        icd_buf *b = j->out;
+        if (b->cap - b->len > sizeof e->text) {
+            memcpy(b->data + b->len, e->text + first, sizeof e->text - 1);
+            b->len += e->len - first;
+            b->data[b->len] = '\0';
+        } else {
+            icd_buf_append(b, e->text + first, e->len - first);
+        }
+        return;
+    }
+    if (!first)
+        icd_buf_putc(j->out, ',');
     icd_json_str(j->out, name, n);
     icd_buf_putc(j->out, ':');
 }

@@ -11,6 +11,17 @@
 #include "iceberg/row_sink.h"
 
 #define ICE_SCAN_JSON_MAX_DEPTH 64
+#define ICE_SCAN_JSON_NAMES 64     /* top-level field names kept pre-encoded */
+#define ICE_SCAN_JSON_NAME_MAX 64  /* longest pre-encoded `,"name":` text */
+
+/* One top-level field name as JSON text `,"name":` (the reader passes the same name
+ * pointer for a column in every row, so the name is escaped once per scan, not per row). */
+typedef struct ice_scan_json_name {
+    const char *name; /* the caller's pointer (identity only) */
+    size_t n;
+    unsigned char len; /* bytes in text */
+    char text[ICE_SCAN_JSON_NAME_MAX]; /* zero-padded */
+} ice_scan_json_name;
 
 typedef struct ice_scan_json {
     icd_buf *out;
@@ -21,6 +32,10 @@ typedef struct ice_scan_json {
     /* Called after each row with the row's buffer; may flush it. */
     int (*on_row)(void *ctx, icd_buf *out, icd_error *err);
     void *on_row_ctx;
+    /* private: pre-encoded top-level names (zero-initialise the struct); a name pointer
+     * passed to field() must keep its text while the writer is in use */
+    ice_scan_json_name names[ICE_SCAN_JSON_NAMES];
+    unsigned nnames, next_name;
 } ice_scan_json;
 
 /* Fills `sink` with callbacks writing into j->out. */
