@@ -140,7 +140,11 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
 {
     const dr_spec *s = dr_plan_spec(p);
     json_t *src = NULL;
-    ICD_TRY(build_http_source(p, o, &src, err));
+    int rc = build_http_source(p, o, &src, err);
+    if (rc) { /* the copy of the spec is ours to free on every path */
+        json_decref(doc);
+        return rc;
+    }
     if (dr_spec_shape(s) == DR_DOC_INPUT_SOURCE) {
         json_decref(doc);
         *out = src;
@@ -172,7 +176,7 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
         ds = json_object();
         json_object_set_new(root, "dataSchema", ds);
     }
-    int rc = ds ? rewrite_data_schema(p, ds, err) : icd_fail_nomem(err);
+    rc = ds ? rewrite_data_schema(p, ds, err) : icd_fail_nomem(err);
     if (rc) {
         json_decref(doc);
         return rc;
