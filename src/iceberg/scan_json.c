@@ -118,39 +118,44 @@ static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, si
     return res;
 }
 
-static void field(void *c, const char *name, size_t n)
+/* field() when the fast path does not apply: nested fields, a name not seen yet (or out
+ * of order), or a buffer that needs to grow. */
+static __attribute__((noinline)) void field_slow(ice_scan_json *j, const char *name, size_t n)
 {
-    ice_scan_json *j = c;
     int d = j->depth;
     bool first = j->first[d];
     j->first[d] = false;
-    const ice_scan_json_name *e = NULL;
-    if (d == 0) {
-        unsigned k = j->next_name;
-        if (k < j->nnames && j->names[k].name == name && j->names[k].n == n) {
-            e = &j->names[k];
-            j->next_name = k + 1;
-        } else {
-            e = top_name(j, name, n);
-        }
-    }
+    const ice_scan_json_name *e = d == 0 ? top_name(j, name, n) : NULL;
     if (e) {
-        /* copy the whole fixed-size slot when there is room (one inlined move), then
-         * count only its text; the comma is skipped for the first field */
-        icd_buf *b = j->out;
-        if (b->cap - b->len > sizeof e->text) {
-            memcpy(b->data + b->len, e->text + first, sizeof e->text - 1);
-            b->len += e->len - first;
-            b->data[b->len] = '\0';
-        } else {
-            icd_buf_append(b, e->text + first, e->len - first);
-        }
+        icd_buf_append(j->out, e->text + first, e->len - first);
         return;
     }
     if (!first)
         icd_buf_putc(j->out, ',');
     icd_json_str(j->out, name, n);
     icd_buf_putc(j->out, ':');
+}
+
+static void field(void *c, const char *name, size_t n)
+{
+    ice_scan_json *j = c;
+    icd_buf *b = j->out;
+    unsigned k = j->next_name;
+    /* the next top-level name in row order, with room in the buffer: copy its whole
+     * fixed-size slot (a few vector moves, no call) and count only its text; the comma
+     * is skipped for the first field */
+    if (j->depth == 0 && k < j->nnames && j->names[k].name == name && j->names[k].n == n &&
+        b->cap - b->len > ICE_SCAN_JSON_NAME_MAX) {
+        const ice_scan_json_name *e = &j->names[k];
+        bool first = j->first[0];
+        j->first[0] = false;
+        j->next_name = k + 1;
+        memcpy(b->data + b->len, e->text + first, ICE_SCAN_JSON_NAME_MAX - 1);
+        b->len += e->len - first;
+        b->data[b->len] = '\0';
+        return;
+    }
+    field_slow(j, name, n);
 }
 
 #define SCALAR(name, args, body)                                                               \
