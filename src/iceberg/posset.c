@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "iceberg/posset.h"
 #include "iceberg/roaring32.h"
 
@@ -318,20 +319,6 @@ bool ice_posset_contains(const ice_posset *s, uint64_t pos)
 /* Deleted positions are read from CRoaring this many at a time (building form only). */
 #define VISIT_BLOCK 256
 
-static void clear_bit_range(uint64_t *w, uint64_t from, uint64_t to)
-{
-    while (from < to && (from & 63)) {
-        w[from >> 6] &= ~((uint64_t)1 << (from & 63));
-        from++;
-    }
-    if (to - from >= 64) {
-        memset(w + (from >> 6), 0, (size_t)((to - from) >> 6) * sizeof *w);
-        from += (to - from) & ~(uint64_t)63;
-    }
-    for (; from < to; from++)
-        w[from >> 6] &= ~((uint64_t)1 << (from & 63));
-}
-
 /* Building form: count [a, b) with CRoaring, then clear via its iterator. */
 static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t b,
                                uint64_t off, uint8_t *sel, uint64_t *words)
@@ -343,7 +330,7 @@ static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t 
         if (sel)
             memset(sel + off, 0, (size_t)count);
         else
-            clear_bit_range(words, off, off + count);
+            icd_bits_clear_range(words, off, off + count);
         return count;
     }
     roaring_uint32_iterator_t it;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "base/error.h"
 #include "iceberg/roaring32.h"
 
@@ -19,17 +20,6 @@
 #define ARRAY_MAX 4096u
 #define BITMAP_BYTES 8192u
 
-static inline uint32_t ld16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static inline uint32_t ld32(const uint8_t *p) { return ld16(p) | ld16(p + 2) << 16; }
-static inline uint64_t ld64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
 
 /* Bit count without relying on a popcount instruction (Debian builds for baseline x86-64,
  * where __builtin_popcountll becomes a slow library call). */
@@ -56,9 +46,9 @@ static int fail(ice_r32_error *e, size_t at, const char *fmt, ...)
 
 static int parse_array(const uint8_t *d, uint32_t card, size_t at, size_t ci, ice_r32_error *e)
 {
-    uint32_t prev = ld16(d);
+    uint32_t prev = icd_load_le16(d);
     for (uint32_t k = 1; k < card; k++) {
-        uint32_t v = ld16(d + 2 * k);
+        uint32_t v = icd_load_le16(d + 2 * k);
         if (v <= prev)
             return fail(e, at + 2 * k, "container %zu: array values not increasing", ci);
         prev = v;
@@ -71,7 +61,7 @@ static int parse_bitmap(const uint8_t *d, uint32_t card, size_t at, size_t ci,
 {
     uint64_t pop = 0;
     for (size_t w = 0; w < BITMAP_BYTES / 8; w++)
-        pop += popcnt64(ld64(d + 8 * w));
+        pop += popcnt64(icd_load_le64(d + 8 * w));
     if (pop != card)
         return fail(e, at, "container %zu: bitmap holds %llu values, header says %u", ci,
                     (unsigned long long)pop, card);
@@ -83,13 +73,13 @@ static int parse_runs(const uint8_t *d, size_t avail, uint32_t card, size_t at, 
 {
     if (avail < 2)
         return fail(e, at, "container %zu: run count truncated", ci);
-    uint32_t nruns = ld16(d);
+    uint32_t nruns = icd_load_le16(d);
     if ((size_t)nruns * 4 > avail - 2)
         return fail(e, at, "container %zu: %u runs overrun the buffer", ci, nruns);
     uint64_t sum = 0;
     int64_t prev_end = -1;
     for (uint32_t k = 0; k < nruns; k++) {
-        uint32_t start = ld16(d + 2 + 4 * k), len = ld16(d + 4 + 4 * k);
+        uint32_t start = icd_load_le16(d + 2 + 4 * k), len = icd_load_le16(d + 4 + 4 * k);
         if (start + len > 0xFFFF)
             return fail(e, at + 2 + 4 * k, "container %zu: run %u passes 65535", ci, k);
         if ((int64_t)start <= prev_end)
@@ -112,7 +102,7 @@ int ice_r32_parse(const uint8_t *p, size_t avail, ice_r32 *r, ice_r32_error *e)
     r->buf = p;
     if (avail < 4)
         return fail(e, 0, "bitmap cookie truncated");
-    uint32_t cookie = ld32(p);
+    uint32_t cookie = icd_load_le32(p);
     size_t n, pos;
     const uint8_t *runflags = NULL;
     if ((cookie & 0xFFFF) == COOKIE_RUN) {
@@ -122,7 +112,7 @@ int ice_r32_parse(const uint8_t *p, size_t avail, ice_r32 *r, ice_r32_error *e)
     } else if (cookie == COOKIE_NO_RUN) {
         if (avail < 8)
             return fail(e, 4, "container count truncated");
-        n = ld32(p + 4);
+        n = icd_load_le32(p + 4);
         if (n > 65536)
             return fail(e, 4, "container count %zu exceeds 65536", n);
         pos = 8;
@@ -142,13 +132,13 @@ int ice_r32_parse(const uint8_t *p, size_t avail, ice_r32 *r, ice_r32_error *e)
         return fail(e, 0, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        uint32_t key = ld16(desc + 4 * i), card = ld16(desc + 4 * i + 2) + 1;
+        uint32_t key = icd_load_le16(desc + 4 * i), card = icd_load_le16(desc + 4 * i + 2) + 1;
         int bad = 0;
         if (i > 0 && key <= c[i - 1].key)
             bad = fail(e, (size_t)(desc - p) + 4 * i, "container keys not increasing");
-        else if (offsets && (size_t)ld32(offs + 4 * i) != pos)
+        else if (offsets && (size_t)icd_load_le32(offs + 4 * i) != pos)
             bad = fail(e, (size_t)(offs - p) + 4 * i,
-                       "container %zu offset %u, but it starts at %zu", i, ld32(offs + 4 * i),
+                       "container %zu offset %u, but it starts at %zu", i, icd_load_le32(offs + 4 * i),
                        pos);
         size_t left = avail - pos, size = 0;
         c[i].key = (uint16_t)key;
@@ -217,7 +207,7 @@ static uint32_t array_lower(const uint8_t *d, uint32_t n, uint32_t v)
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ld16(d + 2 * mid) < v)
+        if (icd_load_le16(d + 2 * mid) < v)
             lo = mid + 1;
         else
             hi = mid;
@@ -231,7 +221,7 @@ static uint32_t run_lower(const uint8_t *runs, uint32_t n, uint32_t v)
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ld16(runs + 4 * mid) + ld16(runs + 4 * mid + 2) < v)
+        if (icd_load_le16(runs + 4 * mid) + icd_load_le16(runs + 4 * mid + 2) < v)
             lo = mid + 1;
         else
             hi = mid;
@@ -250,28 +240,14 @@ bool ice_r32_contains(const ice_r32 *r, uint32_t v)
     switch (c->type) {
     case ICE_R32_ARRAY: {
         uint32_t k = array_lower(d, c->n, low);
-        return k < c->n && ld16(d + 2 * k) == low;
+        return k < c->n && icd_load_le16(d + 2 * k) == low;
     }
-    case ICE_R32_BITMAP: return ld64(d + 8 * (low >> 6)) >> (low & 63) & 1;
+    case ICE_R32_BITMAP: return icd_load_le64(d + 8 * (low >> 6)) >> (low & 63) & 1;
     default: {
         uint32_t k = run_lower(d + 2, c->n, low);
-        return k < c->n && ld16(d + 2 + 4 * k) <= low;
+        return k < c->n && icd_load_le16(d + 2 + 4 * k) <= low;
     }
     }
-}
-
-static void clear_bit_range(uint64_t *w, uint64_t from, uint64_t to)
-{
-    while (from < to && (from & 63)) {
-        w[from >> 6] &= ~((uint64_t)1 << (from & 63));
-        from++;
-    }
-    if (to - from >= 64) {
-        memset(w + (from >> 6), 0, (size_t)((to - from) >> 6) * sizeof *w);
-        from += (to - from) & ~(uint64_t)63;
-    }
-    for (; from < to; from++)
-        w[from >> 6] &= ~((uint64_t)1 << (from & 63));
 }
 
 /* Marks [f, t) (destination indices). */
@@ -280,7 +256,7 @@ static inline void mark_range(uint8_t *sel, uint64_t *words, uint64_t f, uint64_
     if (sel)
         memset(sel + f, 0, (size_t)(t - f));
     else if (words)
-        clear_bit_range(words, f, t);
+        icd_bits_clear_range(words, f, t);
 }
 
 /* Clears in `words` the set bits of x placed at destination index d (d may lie up to 63
@@ -306,7 +282,7 @@ static uint64_t filter_array(const uint8_t *d, uint32_t n, uint32_t lo, uint32_t
         return array_lower(d, n, hi) - k;
     uint32_t start = k;
     for (; k < n; k++) {
-        uint32_t v = ld16(d + 2 * k);
+        uint32_t v = icd_load_le16(d + 2 * k);
         if (v >= hi)
             break;
         uint64_t at = v + dbase;
@@ -323,10 +299,10 @@ static uint64_t filter_runs(const uint8_t *runs, uint32_t n, uint32_t lo, uint32
 {
     uint64_t total = 0;
     for (uint32_t k = run_lower(runs, n, lo); k < n; k++) {
-        uint32_t start = ld16(runs + 4 * k);
+        uint32_t start = icd_load_le16(runs + 4 * k);
         if (start >= hi)
             break;
-        uint32_t end = start + ld16(runs + 4 * k + 2) + 1; /* exclusive */
+        uint32_t end = start + icd_load_le16(runs + 4 * k + 2) + 1; /* exclusive */
         uint32_t f = start > lo ? start : lo, t = end < hi ? end : hi;
         total += t - f;
         mark_range(sel, words, f + dbase, t + dbase);
@@ -340,7 +316,7 @@ static uint64_t filter_bitmap(const uint8_t *d, uint32_t lo, uint32_t hi, uint64
     uint64_t total = 0;
     uint32_t wlo = lo >> 6, whi = (hi - 1) >> 6;
     for (uint32_t w = wlo; w <= whi; w++) {
-        uint64_t x = ld64(d + 8 * w);
+        uint64_t x = icd_load_le64(d + 8 * w);
         if (w == wlo)
             x &= ~(uint64_t)0 << (lo & 63);
         if (w == whi && (hi & 63))
@@ -403,16 +379,16 @@ size_t ice_r32_list(const ice_r32 *r, uint32_t from, uint64_t base, uint64_t *ou
         const uint8_t *d = r->buf + c->off;
         if (c->type == ICE_R32_ARRAY) {
             for (uint32_t k = array_lower(d, c->n, lo); k < c->n && got < max; k++)
-                out[got++] = base | (hb | ld16(d + 2 * k));
+                out[got++] = base | (hb | icd_load_le16(d + 2 * k));
         } else if (c->type == ICE_R32_RUN) {
             for (uint32_t k = run_lower(d + 2, c->n, lo); k < c->n && got < max; k++) {
-                uint32_t s = ld16(d + 2 + 4 * k), e = s + ld16(d + 4 + 4 * k);
+                uint32_t s = icd_load_le16(d + 2 + 4 * k), e = s + icd_load_le16(d + 4 + 4 * k);
                 for (uint32_t v = s > lo ? s : lo; v <= e && got < max; v++)
                     out[got++] = base | (hb | v);
             }
         } else {
             for (uint32_t w = lo >> 6; w < 1024 && got < max; w++) {
-                uint64_t x = ld64(d + 8 * w);
+                uint64_t x = icd_load_le64(d + 8 * w);
                 if (w == lo >> 6)
                     x &= ~(uint64_t)0 << (lo & 63);
                 for (; x && got < max; x &= x - 1)
