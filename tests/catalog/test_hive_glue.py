@@ -326,6 +326,22 @@ def main():
                              "type": "glue", "catalogProperties": dict(
                                  glue_props, **{"client.assume-role.arn": "arn:aws:iam::1:role/r"})
                          }))], "client.assume-role.arn", "not supported")
+            tglue, tgport = glue_server.start({"access": ACCESS, "secret": SECRET,
+                                               "region": REGION, "catalog_id": ACCOUNT,
+                                               "token": "session-token-123", "tables": tables})
+            servers.append(tglue)
+            r = run("scan", "--catalog",
+                    glue_with(**{"glue.endpoint": "http://127.0.0.1:%d" % tgport,
+                                 "s3.session-token": "session-token-123"}), "ice." + t, *remap)
+            check(r.returncode == 0 and r.stdout == direct.stdout and
+                  tglue.log and tglue.log[-1]["headers"].get("x-amz-security-token") ==
+                  "session-token-123",
+                  "glue: a session token is sent (x-amz-security-token, signed) " +
+                  r.stderr.strip())
+            expect_error("glue: session credentials without their token",
+                         ["scan", "--catalog",
+                          glue_with(**{"glue.endpoint": "http://127.0.0.1:%d" % tgport}),
+                          "ice." + t], "UnrecognizedClientException")
             r = subprocess.run([ICEDRUID, "scan", "--catalog", write("genv.json", {
                 "type": "glue", "catalogProperties": {"glue.endpoint": "http://127.0.0.1:%d" %
                                                       gport}}), "ice." + t, *remap],
