@@ -21,9 +21,10 @@ static const command COMMANDS[] = {
      "inspect FILE             structure of a .parquet, .avro, .puffin or metadata file as JSON"},
     {"scan", cmd_scan,
      "scan TABLE [--snapshot-id ID|--as-of TIME|--ref NAME] [--columns a,b] [--threads N]\n"
-     "                           [--stats]  the table's rows, every delete applied, as NDJSON"},
+     "                           [--stats] [--catalog CATALOG.json]  the table's rows, every\n"
+     "                           delete applied, as NDJSON"},
     {"tasks", cmd_tasks,
-     "tasks TABLE [--snapshot-id ID|--as-of TIME|--ref NAME]\n"
+     "tasks TABLE [--snapshot-id ID|--as-of TIME|--ref NAME] [--catalog CATALOG.json]\n"
      "                           the scan plan: data files and the delete files that apply"},
     {"plan", cmd_plan,
      "plan --spec SPEC.json      Druid's v1/v2 decision: the warehouse input source (no\n"

@@ -1,14 +1,22 @@
 /*
- * Parsing of the table options shared by scan and tasks (see table_args.h).
+ * Parsing of the table options shared by scan and tasks (see table_args.h), and loading
+ * the table they name: directly (local layout) or through a catalog (--catalog, which goes
+ * through the same druid/catalog_load.c as `plan` and `read`).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog/local.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
+#include "druid/catalog_load.h"
+#include "druid/spec.h"
 #include "iceberg/literal.h"
+
+/* A catalog file is a small JSON document. */
+#define CATALOG_FILE_MAX (1u << 20)
 
 static bool allowed_opt(const char *allowed, const char *name)
 {
@@ -52,7 +60,8 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
             a->table = o;
             continue;
         }
-        if (!strncmp(o, "--", 2) && !allowed_opt(allowed, o + 2) && strcmp(o, "--remap"))
+        if (!strncmp(o, "--", 2) && !allowed_opt(allowed, o + 2) && strcmp(o, "--remap") &&
+            strcmp(o, "--catalog"))
             return cli_usage_error(cmd, "unknown option '%s'", o);
         if (!strcmp(o, "--stats")) {
             a->stats = true;
@@ -64,6 +73,8 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
         if (!strcmp(o, "--remap")) {
             if (icd_fileio_add_remap_arg(a->io, v, &err))
                 return cli_usage_error(cmd, "%s", err.message);
+        } else if (!strcmp(o, "--catalog")) {
+            a->catalog_file = v;
         } else if (!strcmp(o, "--snapshot-id")) {
             if (!parse_i64(v, &a->select.snapshot_id))
                 return cli_usage_error(cmd, "--snapshot-id expects a number, got '%s'", v);
@@ -99,7 +110,7 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
             return cli_usage_error(cmd, "unknown option '%s'", o);
         }
     }
-    if (!a->table)
+    if (!a->table && !a->catalog_file)
         return cli_usage_error(cmd, "expects a TABLE (a table directory or a metadata file)");
     if (selections > 1)
         return cli_usage_error(cmd, "--snapshot-id, --as-of and --ref exclude each other");
@@ -112,7 +123,101 @@ void cli_table_args_free(cli_table_args *a)
     a->io = NULL;
 }
 
+static bool is_catalog_type(const json_t *doc)
+{
+    static const char *const TYPES[] = {"local", "rest", "hive", "glue"};
+    const char *t = json_string_value(json_object_get(doc, "type"));
+    for (size_t i = 0; t && i < sizeof TYPES / sizeof TYPES[0]; i++)
+        if (!strcmp(t, TYPES[i]))
+            return true;
+    return false;
+}
+
+/* Reads the --catalog file as JSON. */
+static int read_catalog_file(const char *path, json_t **out, icd_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return icd_fail(err, ICD_ENOTFOUND, path, -1, "cannot open the catalog file: %s",
+                        strerror(errno));
+    char *buf = malloc(CATALOG_FILE_MAX + 1);
+    size_t n = buf ? fread(buf, 1, CATALOG_FILE_MAX + 1, f) : 0;
+    bool rerr = ferror(f);
+    fclose(f);
+    int rc = 0;
+    if (!buf)
+        rc = icd_fail_nomem(err);
+    else if (rerr)
+        rc = icd_fail(err, ICD_EIO, path, -1, "cannot read the catalog file");
+    else if (n > CATALOG_FILE_MAX)
+        rc = icd_fail(err, ICD_EINVALID, path, -1, "the catalog file is larger than %u bytes",
+                      CATALOG_FILE_MAX);
+    else {
+        json_error_t je;
+        *out = json_loadb(buf, n, 0, &je);
+        if (!*out)
+            rc = icd_fail(err, ICD_EINVALID, path, je.position,
+                          "invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+        else if (!json_is_object(*out)) {
+            json_decref(*out);
+            *out = NULL;
+            rc = icd_fail(err, ICD_EINVALID, path, -1, "the catalog file is not a JSON object");
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* The catalog file as a Druid document: a bare icebergCatalog object is wrapped into an
+ * iceberg input source naming TABLE (NAMESPACE.TABLE); anything else is taken as it is. */
+static int catalog_document(const cli_table_args *a, json_t *file, json_t **doc, icd_error *err)
+{
+    *doc = NULL;
+    if (!is_catalog_type(file)) {
+        if (a->table)
+            return icd_fail(err, ICD_EINVALID, a->catalog_file, -1,
+                            "the catalog file names its table (an input source or spec); leave "
+                            "out TABLE '%s', or give a bare icebergCatalog object",
+                            a->table);
+        *doc = json_incref(file);
+        return 0;
+    }
+    const char *dot = a->table ? strrchr(a->table, '.') : NULL;
+    if (!dot || dot == a->table || !dot[1])
+        return icd_fail(err, ICD_EINVALID, a->catalog_file, -1,
+                        "with an icebergCatalog file, TABLE must be NAMESPACE.TABLE, got '%s'",
+                        a->table ? a->table : "");
+    json_t *is = json_pack("{s:s, s:s%, s:s, s:O, s:{s:s}}", "type", "iceberg", "namespace",
+                           a->table, (size_t)(dot - a->table), "tableName", dot + 1,
+                           "icebergCatalog", file, "warehouseSource", "type", "local");
+    if (!is)
+        return icd_fail_nomem(err);
+    *doc = is;
+    return 0;
+}
+
+static int load_through_catalog(cli_table_args *a, ice_metadata **md, icd_error *err)
+{
+    json_t *file, *doc = NULL;
+    ICD_TRY(read_catalog_file(a->catalog_file, &file, err));
+    int rc = catalog_document(a, file, &doc, err);
+    json_decref(file);
+    dr_spec *spec = NULL;
+    if (rc == 0)
+        rc = dr_spec_parse_json(&spec, doc, a->catalog_file, NULL, err);
+    json_decref(doc);
+    if (rc == 0)
+        rc = dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
+                             dr_spec_table_name(spec), a->io, md, err);
+    dr_spec_free(spec);
+    return rc;
+}
+
 int cli_table_load(cli_table_args *a, ice_metadata **md, icd_error *err)
 {
+    *md = NULL;
+    if (a->catalog_file)
+        return load_through_catalog(a, md, err);
     return cat_local_load(a->io, a->table, md, err);
 }

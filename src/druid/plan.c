@@ -7,14 +7,11 @@
  */
 #include "druid/plan.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/jsonw.h"
-#include "catalog/local.h"
-#include "catalog/rest.h"
+#include "druid/catalog_load.h"
 #include "druid/to_iceberg.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
@@ -23,7 +20,6 @@
 struct dr_plan {
     const dr_spec *spec;
     icd_fileio *io;
-    cat_rest *rest;
     ice_metadata *md;
     ice_scan_plan *scan;
     bool v2;
@@ -34,73 +30,10 @@ struct dr_plan {
 
 /* ---- table resolution ---------------------------------------------------------------- */
 
-static bool has_scheme(const char *s)
-{
-    const char *c = strstr(s, "://");
-    if (!c) return !strncmp(s, "file:", 5);
-    for (const char *p = s; p < c; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '+' || *p == '-' || *p == '.'))
-            return false;
-    return c > s;
-}
-
-/* A relative local path, made absolute against the current directory (malloc'd). */
-static char *absolute_path(const char *path)
-{
-    if (path[0] == '/' || has_scheme(path)) return strdup(path);
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd)) return strdup(path);
-    while (path[0] == '.' && path[1] == '/')
-        path += 2;
-    size_t n = strlen(cwd) + 1 + strlen(path) + 1;
-    char *out = malloc(n);
-    if (out) snprintf(out, n, "%s/%s", cwd, path);
-    return out;
-}
-
-static int load_local(dr_plan *p, icd_error *err)
-{
-    const dr_catalog *c = dr_spec_catalog(p->spec);
-    char *wh = absolute_path(c->warehouse_path);
-    if (!wh) return icd_fail_nomem(err);
-    char *loc = NULL;
-    int rc = cat_local_table_location(wh, dr_spec_namespace(p->spec), dr_spec_table_name(p->spec),
-                                      &loc, err);
-    free(wh);
-    if (!rc) rc = cat_local_load(p->io, loc, &p->md, err);
-    free(loc);
-    return rc;
-}
-
-static int load_rest(dr_plan *p, icd_error *err)
-{
-    const dr_catalog *c = dr_spec_catalog(p->spec);
-    ICD_TRY(cat_rest_open_json(p->io, c->catalog_uri, c->properties, &p->rest, err));
-    const char *ns[1] = {dr_spec_namespace(p->spec)};
-    return cat_rest_load(p->rest, ns, 1, dr_spec_table_name(p->spec), &p->md, err);
-}
-
 static int load_table(dr_plan *p, icd_error *err)
 {
-    const dr_catalog *c = dr_spec_catalog(p->spec);
-    int rc;
-    switch (c->type) {
-    case DR_CAT_LOCAL:
-        rc = load_local(p, err);
-        break;
-    case DR_CAT_REST:
-        rc = load_rest(p, err);
-        break;
-    default:
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "icebergCatalog type '%s' is not supported by icedruid (local, rest)",
-                        c->type_name);
-    }
-    if (rc && rc != ICD_ENOMEM)
-        icd_error_wrap(err, "Failed to load iceberg table with identifier [%s.%s]",
-                       dr_spec_namespace(p->spec), dr_spec_table_name(p->spec));
-    return rc;
+    return dr_catalog_load(dr_spec_catalog(p->spec), dr_spec_namespace(p->spec),
+                           dr_spec_table_name(p->spec), p->io, &p->md, err);
 }
 
 /* ---- planning ------------------------------------------------------------------------ */
@@ -178,7 +111,6 @@ void dr_plan_free(dr_plan *p)
     if (!p) return;
     ice_scan_plan_free(p->scan);
     ice_metadata_free(p->md);
-    cat_rest_free(p->rest);
     icd_buf_free(&p->residual_text);
     icd_arena_free(&p->filter_arena);
     free(p);
@@ -300,7 +232,7 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
     for (size_t i = 0; i < n && !rc; i++) {
         char *r = icd_fileio_resolve(p->io, ice_scan_plan_task(p->scan, i)->data->path);
         if (r && local) { /* Druid's workers need absolute file names */
-            char *a = absolute_path(r);
+            char *a = dr_absolute_path(r);
             free(r);
             r = a;
         }

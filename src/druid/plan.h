@@ -11,10 +11,12 @@
  *       JSON object {"type":"icebergFileTask", ...} (see dr_plan_split_json) that
  *       icedruid reads with every delete applied (split.h), without planning again.
  *
- * Table resolution: `local` catalogs read WAREHOUSE/NAMESPACE/TABLE in the Hadoop layout
- * (a relative warehousePath is taken relative to the current directory); `rest`
- * catalogs load the table from catalogUri with catalogProperties (vended credentials go
- * to the FileIO). snapshotTime selects the snapshot current at that time.
+ * Table resolution (druid/catalog_load.h): `local` catalogs read WAREHOUSE/NAMESPACE/TABLE
+ * in the Hadoop layout (a relative warehousePath is taken relative to the current
+ * directory); `rest` catalogs load the table from catalogUri with catalogProperties
+ * (vended credentials go to the FileIO); `hive` asks the Hive Metastore at catalogUri and
+ * `glue` asks AWS Glue for the table's metadata_location. snapshotTime selects the
+ * snapshot current at that time.
  *
  * The icebergFilter: until the filter binding exists, planning does not prune by it and
  * a spec with an icebergFilter counts every task as keeping a residual (conservative);
@@ -42,7 +44,7 @@ typedef struct dr_plan_opts {
 } dr_plan_opts;
 
 /* Plans the spec's table. `io` (borrowed, must outlive the plan) carries the --remap
- * rules; a REST catalog adds the table's storage settings to it. */
+ * rules; the catalog adds its storage settings (REST: the table's) to it. */
 int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,
                   icd_error *err);
 void dr_plan_free(dr_plan *p);

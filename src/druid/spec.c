@@ -129,10 +129,6 @@ static int parse_catalog(dr_spec *s, const json_t *v, const char *path, icd_erro
             return dr_fail_path(err, p, "catalogUri cannot be null");
         }
     }
-    if (c->type == DR_CAT_HIVE || c->type == DR_CAT_GLUE)
-        return dr_fail_path_code(err, ICD_EUNSUPPORTED, path,
-                                 "icebergCatalog type '%s' is not supported by icedruid yet",
-                                 names[t]);
     return 0;
 }
 

@@ -10,8 +10,9 @@
  * original document is kept so a rewrite step can swap the input source and keep the rest.
  *
  * Errors are ICD_EINVALID one-liners "JSON.PATH: Druid's message", e.g.
- * "spec.ioConfig.inputSource.tableName: tableName cannot be null"; catalogs icedruid does
- * not implement (hive, glue) are ICD_EUNSUPPORTED after they parsed.
+ * "spec.ioConfig.inputSource.tableName: tableName cannot be null". All four catalog types
+ * (local, rest, hive, glue) parse; their catalogProperties are judged when the table is
+ * loaded (druid/catalog_load.h).
  */
 #ifndef ICD_DRUID_SPEC_H
 #define ICD_DRUID_SPEC_H

@@ -322,6 +322,28 @@ static const icd_sigv4 *signing(const icd_s3_config *c, icd_sigv4 *s, const char
     return s;
 }
 
+int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out,
+                           icd_error *err)
+{
+    icd_remote *r = icd_fileio_remote(io);
+    if (!r)
+        return icd_fail_nomem(err);
+    int rc;
+    const icd_sigv4 *s = signing(icd_remote_s3(r), out, NULL, err, &rc);
+    if (rc)
+        return rc;
+    if (!s)
+        return 0;
+    out->service = service;
+    return 1;
+}
+
+const char *icd_fileio_aws_region(icd_fileio *io)
+{
+    icd_remote *r = icd_fileio_remote(io);
+    return r ? icd_remote_s3(r)->region : "us-east-1";
+}
+
 /* Adds a hint to an S3 error when requests were unsigned or denied. */
 static int s3_hint(const icd_s3_config *c, int rc, icd_error *err)
 {

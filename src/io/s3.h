@@ -44,6 +44,16 @@ int icd_fileio_set_s3(icd_fileio *io, const icd_s3_options *opt, icd_error *err)
 int icd_fileio_set_s3_property(icd_fileio *io, const char *key, const char *value,
                                icd_error *err);
 
+/* The AWS credentials and region of the FileIO's S3 settings, as signing parameters for
+ * another AWS service (`service`, e.g. "glue": the catalog signs with the same identity as
+ * the storage, like Iceberg's AWS clients). The strings belong to the FileIO and stay valid
+ * until its S3 settings change. Returns 1 with *out filled, 0 when no credentials are set,
+ * <0 when they are incomplete. */
+int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out,
+                           icd_error *err);
+/* The region of the FileIO's S3 settings (never NULL). */
+const char *icd_fileio_aws_region(icd_fileio *io);
+
 /* ---- internal (io/) ---------------------------------------------------------------- */
 
 typedef struct icd_s3_config icd_s3_config;

@@ -202,6 +202,35 @@ static void test_input_source_only(void)
     dr_spec_free(s);
 }
 
+/* hive and glue catalogs parse with Druid's fields (the catalog is only contacted when the
+ * table is loaded). */
+static void test_hive_glue_catalogs(void)
+{
+    dr_spec *s = load("valid/task_hive_catalog.json");
+    if (s) {
+        const dr_catalog *c = dr_spec_catalog(s);
+        CHECK_EQ_INT(c->type, DR_CAT_HIVE);
+        CHECK_EQ_STR(c->type_name, "hive");
+        CHECK_EQ_STR(c->warehouse_path, "hdfs://warehouse/path");
+        CHECK_EQ_STR(c->catalog_uri, "thrift://hive-metastore.x.com:8970");
+        CHECK_EQ_STR(json_string_value(json_object_get(c->properties,
+                                                       "hive.metastore.connect.retries")),
+                     "1");
+        CHECK(c->case_sensitive);
+        dr_spec_free(s);
+    }
+    s = load("valid/task_glue_catalog.json");
+    if (s) {
+        const dr_catalog *c = dr_spec_catalog(s);
+        CHECK_EQ_INT(c->type, DR_CAT_GLUE);
+        CHECK(c->warehouse_path == NULL && c->catalog_uri == NULL);
+        CHECK_EQ_STR(json_string_value(json_object_get(c->properties, "warehouse")), "s3://b/w");
+        CHECK(!c->case_sensitive);
+        CHECK(!dr_spec_case_sensitive(s));
+        dr_spec_free(s);
+    }
+}
+
 static void test_nested_filters_and_schema(void)
 {
     dr_spec *s = load("valid/task_index_nested_filters.json");
@@ -455,4 +484,5 @@ static void test_inline_errors(void)
 
 TEST_MAIN(TEST(test_task_local_interval), TEST(test_spec_rest_timewindow), TEST(test_input_source_only),
           TEST(test_nested_filters_and_schema), TEST(test_arrow_reader), TEST(test_invalid_corpus),
+          TEST(test_hive_glue_catalogs),
           TEST(test_residual_modes), TEST(test_coercions_and_defaults), TEST(test_inline_errors))
