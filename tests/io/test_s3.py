@@ -13,7 +13,8 @@
    object (read-ahead).
 3. FakeS3 (s3util.py, also verifying SigV4): 500, 500, then 200 is retried; an object
    that always fails gives "HTTP 500 InternalError"; paginated listings; the session
-   token is sent as x-amz-security-token and signed.
+   token is sent as x-amz-security-token and signed; the remote read policy (requests
+   and bytes per access pattern, 300 mixed reads of a 5 MiB object byte-compared).
 4. A plain http.server (no Range support) for http:// FileIO: byte comparison and
    inspect of a metadata file.
 """
