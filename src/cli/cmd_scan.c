@@ -19,6 +19,7 @@
 #include "iceberg/reader.h"
 #include "iceberg/scan_json.h"
 #include "iceberg/scan_plan.h"
+#include "io/http.h"
 
 typedef struct scan_run {
     ice_scan_reader *reader;
@@ -104,22 +105,27 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void print_stats(const scan_run *run, const ice_scan_plan *plan, double secs)
+/* Counts of the whole run on stderr; remote_* are the HTTP/S3 requests sent (retries
+ * included) and the response bytes they brought, metadata and manifests included. */
+static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_fileio *io,
+                        double secs)
 {
     ice_scan_counts c = ice_scan_plan_counts(plan);
     const ice_read_stats *s = &run->stats;
+    icd_remote *r = icd_fileio_remote(io);
     fprintf(stderr,
             "{\"data_files\":%zu,\"delete_files\":%zu,\"position_delete_files\":%zu,"
             "\"equality_delete_files\":%zu,\"deletion_vectors\":%zu,"
             "\"delete_files_loaded\":%llu,\"rows_read\":%llu,"
             "\"rows_removed_by_position_deletes\":%llu,"
             "\"rows_removed_by_equality_deletes\":%llu,\"rows_emitted\":%llu,"
-            "\"seconds\":%.3f}\n",
+            "\"remote_requests\":%llu,\"remote_bytes\":%llu,\"seconds\":%.3f}\n",
             c.data_files, c.delete_files, c.position_delete_files, c.equality_delete_files,
             c.deletion_vectors, (unsigned long long)s->delete_files_loaded,
             (unsigned long long)s->rows_read, (unsigned long long)s->rows_deleted_position,
             (unsigned long long)s->rows_deleted_equality, (unsigned long long)s->rows_emitted,
-            secs);
+            (unsigned long long)(r ? icd_remote_requests(r) : 0),
+            (unsigned long long)(r ? icd_remote_bytes(r) : 0), secs);
 }
 
 /* Every task allocates its column-chunk, page and batch buffers (a few MiB) and frees
@@ -179,7 +185,7 @@ int cmd_scan(int argc, char **argv)
         goto done;
     }
     if (a.stats)
-        print_stats(&run, plan, now_s() - t0);
+        print_stats(&run, plan, a.io, now_s() - t0);
 done:
     ice_scan_reader_free(run.reader);
     pthread_mutex_destroy(&run.out_lock);

@@ -11,7 +11,10 @@
  * Remote files (http://, https://, s3://) are icd_file objects whose read_at serves a
  * read-ahead window. Opening a file fetches its tail ("Range: bytes=-N"): that one request
  * tells the size (Content-Range) and already holds a Parquet footer, or all of a small
- * metadata file or manifest.
+ * metadata file or manifest; those bytes are kept while the file is open. Other reads get
+ * a window of the full read-ahead when they continue the previous one (sequential
+ * readers) and only about what they ask for when they jump (column projection), so a
+ * scan of a few columns of a wide file fetches little more than those columns.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -30,6 +33,8 @@
 #define POOL_MAX 16
 #define ERROR_BODY_MAX (64 * 1024)
 #define OPEN_TAIL (256 * 1024)
+/* Smallest window fetched for a read that jumps away from the current window. */
+#define RANDOM_MIN (64 * 1024)
 /* SHA-256 of the empty string: the payload hash of a request without a body. */
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
@@ -40,6 +45,7 @@ struct icd_remote {
     icd_http_policy policy;
     icd_s3_config *s3;
     atomic_uint_fast64_t requests;
+    atomic_uint_fast64_t bytes; /* response body bytes received, all requests */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -64,6 +70,7 @@ icd_remote *icd_remote_new(void)
     r->policy.total_timeout_s = 0;
     r->policy.readahead = 1024 * 1024;
     atomic_init(&r->requests, 0);
+    atomic_init(&r->bytes, 0);
     r->s3 = icd_s3_config_new();
     if (!r->s3) {
         pthread_mutex_destroy(&r->mu);
@@ -105,6 +112,8 @@ void icd_http_set_policy(icd_remote *r, const icd_http_policy *p)
 }
 
 uint64_t icd_remote_requests(icd_remote *r) { return (uint64_t)atomic_load(&r->requests); }
+
+uint64_t icd_remote_bytes(icd_remote *r) { return (uint64_t)atomic_load(&r->bytes); }
 
 static CURL *take_handle(icd_remote *r)
 {
@@ -422,6 +431,9 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
         set_options(h, req, &pol, headers, &x, errbuf, sigv4);
         atomic_fetch_add(&r->requests, 1);
         CURLcode c = curl_easy_perform(h);
+        curl_off_t got = 0;
+        if (curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got) == CURLE_OK && got > 0)
+            atomic_fetch_add(&r->bytes, (uint_fast64_t)got);
         if (c == CURLE_WRITE_ERROR && x.done)
             c = CURLE_OK; /* we stopped a body we had enough of */
         if (c == CURLE_PARTIAL_FILE && resp->status == 206 && resp->total_size == 0)
@@ -594,6 +606,12 @@ typedef struct remote_file {
     size_t win_cap;
     uint64_t win_off;
     size_t win_len;
+    /* What the open request brought (the file's tail, or its head when the server ignored
+     * Range), kept for the file's life: a Parquet reader reads the head magic after the
+     * footer, and that must not cost the footer a second fetch. */
+    unsigned char *keep;
+    uint64_t keep_off;
+    size_t keep_len;
     size_t readahead;
 } remote_file;
 
@@ -613,6 +631,7 @@ static void remote_free_parts(remote_file *rf)
     for (size_t i = 0; i < 5; i++)
         wipe_free(rf->sign_strings[i]);
     free(rf->win);
+    free(rf->keep);
 }
 
 static void remote_close(icd_file *f)
@@ -661,6 +680,16 @@ static int grow_window(remote_file *rf, size_t need, icd_error *err)
     return 0;
 }
 
+/* Copies [off, off+n) from a buffer holding [boff, boff+blen) when it holds all of it. */
+static bool serve_from(const unsigned char *b, uint64_t boff, size_t blen, uint64_t off,
+                       void *buf, size_t n)
+{
+    if (!b || off < boff || off - boff > blen || n > blen - (off - boff))
+        return false;
+    memcpy(buf, b + (off - boff), n);
+    return true;
+}
+
 static int remote_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got,
                           icd_error *err)
 {
@@ -670,26 +699,42 @@ static int remote_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t
         return 0;
     pthread_mutex_lock(&rf->mu);
     int rc = 0;
-    if (off >= rf->win_off && off - rf->win_off <= rf->win_len &&
-        n <= rf->win_len - (off - rf->win_off)) {
-        memcpy(buf, rf->win + (off - rf->win_off), n);
+    if (serve_from(rf->keep, rf->keep_off, rf->keep_len, off, buf, n) ||
+        serve_from(rf->win, rf->win_off, rf->win_len, off, buf, n)) {
         *got = n;
     } else if (n >= rf->readahead) {
         /* Large reads (a whole column chunk) go straight to the caller's buffer. */
         rc = fetch_range(rf, off, n, buf, got, err);
     } else {
-        /* A new window of `readahead` bytes starting at `off`, moved back near the end of
-         * the file so that it still holds `readahead` bytes (footer-then-metadata reads). */
+        /* A new window starting at `off`. A read that continues the current window (a
+         * sequential reader) gets the full read-ahead; a jump elsewhere (a column chunk,
+         * a blob, a header) gets only what it asked for, at least RANDOM_MIN, so that a
+         * projection does not pull in the neighbouring columns. Near the end of the file
+         * the window is moved back so that it still holds its length. */
         uint64_t size = f->size;
+        uint64_t win_end = rf->win_off + rf->win_len;
+        bool sequential = rf->win_len > 0 && off >= rf->win_off && off <= win_end + RANDOM_MIN;
+        size_t want = sequential ? rf->readahead : (n > RANDOM_MIN ? n : RANDOM_MIN);
+        if (want > rf->readahead)
+            want = rf->readahead;
         uint64_t start = off;
-        if (size - start < rf->readahead)
-            start = size > rf->readahead ? size - rf->readahead : 0;
-        size_t len = (size_t)(size - start < rf->readahead ? size - start : rf->readahead);
+        if (size - start < want)
+            start = size > want ? size - want : 0;
+        size_t len = (size_t)(size - start < want ? size - start : want);
+        /* Bytes of the old window at the start of the new one are moved, not fetched
+         * again (a reader whose next chunk begins inside the window). */
+        size_t have = 0;
+        if (rf->win_len && start >= rf->win_off && start < win_end)
+            have = (size_t)((win_end < start + len ? win_end : start + len) - start);
         rc = grow_window(rf, len, err);
         size_t wgot = 0;
         if (rc == 0) {
+            if (have)
+                memmove(rf->win, rf->win + (start - rf->win_off), have);
             rf->win_len = 0;
-            rc = fetch_range(rf, start, len, rf->win, &wgot, err);
+            if (have < len)
+                rc = fetch_range(rf, start + have, len - have, rf->win + have, &wgot, err);
+            wgot += have;
         }
         if (rc == 0) {
             rf->win_off = start;
@@ -809,6 +854,14 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
         rc = icd_fail_nomem(err);
     if (rc == 0)
         rc = open_tail(rf, err);
+    if (rc == 0) { /* the open window is kept; later reads get windows of their own */
+        rf->keep = rf->win;
+        rf->keep_off = rf->win_off;
+        rf->keep_len = rf->win_len;
+        rf->win = NULL;
+        rf->win_cap = rf->win_len = 0;
+        rf->win_off = 0;
+    }
     if (rc) {
         icd_file_close(&rf->base);
         return rc;

@@ -115,7 +115,9 @@ int icd_remote_exists(icd_remote *r, const char *location, const char *url,
 int icd_http_open(icd_fileio *io, const char *location, const char *path, icd_file **out,
                   icd_error *err);
 
-/* Statistics (tests and --stats): requests sent, including retries. */
+/* Statistics (tests and --stats): requests sent, including retries, and the response
+ * body bytes they brought (what a ranged read costs in transfer). */
 uint64_t icd_remote_requests(icd_remote *r);
+uint64_t icd_remote_bytes(icd_remote *r);
 
 #endif

@@ -15,7 +15,10 @@ that a wrong client fails:
   {"error": {"message", "type", "code"}}. 404 for unknown warehouse, prefix, namespace or
   table.
   Test control: GET /test/stats (token requests, scopes, request log without
-  Authorization values), POST /test/revoke (forget all issued tokens).
+  Authorization values, planned failures served), POST /test/revoke (forget all issued
+  tokens), POST /test/fail with a JSON body {"path": P, "count": N, "status": S}: the
+  next N requests whose path (query excluded) starts with P are answered with status S
+  (an ErrorModel ServiceUnavailableException) before any other check.
 
 Usage: python3 rest_server.py CONFIG.json   prints "PORT <n>" once listening on
 127.0.0.1. CONFIG keys: warehouse, prefix, clients {id: secret}, static_tokens [..],
@@ -38,6 +41,8 @@ class State:
         self.token_requests = 0
         self.scopes = []
         self.log = []
+        self.fail_plan = []  # [path prefix, answers left, status]
+        self.failures_served = []  # (path, status)
         self.lock = threading.Lock()
 
 
@@ -66,6 +71,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
             hdrs["authorization"] = hdrs["authorization"].split(" ")[0] + " <redacted>"
         with self.state.lock:
             self.state.log.append({"method": self.command, "path": self.path, "headers": hdrs})
+
+    def _planned_failure(self):
+        """Answers a planned failure (POST /test/fail) and returns True, or False."""
+        st = self.state
+        path = urllib.parse.urlsplit(self.path).path
+        with st.lock:
+            for plan in st.fail_plan:
+                if plan[1] > 0 and path.startswith(plan[0]):
+                    plan[1] -= 1
+                    st.failures_served.append((path, plan[2]))
+                    status = plan[2]
+                    break
+            else:
+                return False
+        self._reply(*error_model(status, "ServiceUnavailableException", "planned failure"))
+        return True
 
     def _auth(self):
         """None when authorised, else (status, body)."""
@@ -97,6 +118,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with st.lock:
                 st.tokens.clear()
             return self._reply(200, {})
+        if path == "/test/fail":
+            f = json.loads(body)
+            with st.lock:
+                st.fail_plan.append([f["path"], int(f.get("count", 1)), int(f.get("status", 503))])
+            return self._reply(200, {})
+        if self._planned_failure():
+            return
         if path != "/v1/oauth/tokens":
             return self._reply(*error_model(404, "NotFoundException", "No such route"))
         if not self.headers.get("Content-Type", "").startswith(
@@ -130,7 +158,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if parts.path == "/test/stats":
             with st.lock:
                 return self._reply(200, {"token_requests": st.token_requests,
-                                         "scopes": st.scopes, "requests": st.log})
+                                         "scopes": st.scopes, "requests": st.log,
+                                         "failures_served": st.failures_served})
+        if self._planned_failure():
+            return
         denied = self._auth()
         if denied:
             return self._reply(*denied)

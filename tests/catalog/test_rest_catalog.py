@@ -5,7 +5,9 @@ vended credentials are used for a real read), runs the C test test_rest with the
 catalog's address, then checks from the server's own request log what the client sent:
 scope "catalog" in every token request, header.X-Tenant on every catalog call,
 X-Iceberg-Access-Delegation on load-table, the two-level namespace as db%1Fsales, and
-never a client secret in a URL.
+never a client secret in a URL; a 503 answered once (load-table, token endpoint) was
+retried; a token the server issued, used after its lifetime, is refused (checked in C).
+The prefix comes from the server's config overrides (the client sets none).
 """
 import json
 import os
@@ -13,7 +15,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import shutil
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,6 +99,16 @@ def main():
                    ICD_REST_TEST_MD_LOCATION=f"s3://warehouse/t/orders/metadata/{mname}")
         if s3file:
             env["ICD_REST_TEST_S3_FILE"] = s3file
+        # a token the server issued, used after its lifetime (token_ttl 2 s)
+        req = urllib.request.Request(
+            uri + "/v1/oauth/tokens", method="POST",
+            data=urllib.parse.urlencode({"grant_type": "client_credentials",
+                                         "client_id": "client1",
+                                         "client_secret": "s3cret-client-XYZ",
+                                         "scope": "catalog"}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        env["ICD_REST_TEST_EXPIRED"] = json.load(urllib.request.urlopen(req))["access_token"]
+        time.sleep(3)
         r = subprocess.run([os.path.join(BUILD, "tests", "test_rest")], env=env,
                            capture_output=True, text=True, timeout=300)
         print(r.stdout + r.stderr)
@@ -121,6 +135,16 @@ def main():
               "no secret or token in any URL")
         check(any(q["path"] == "/v1/config?warehouse=wh" for q in reqs),
               "config asked with ?warehouse=wh")
+        served = stats["failures_served"]
+        load = "/v1/ws1/namespaces/db%1Fsales/tables/orders"
+        check([load, 503] in served and ["/v1/oauth/tokens", 503] in served,
+              f"503 answered once for load-table and for the token endpoint: {served}")
+        paths = [q["path"] for q in reqs]
+        retried = [i for i in range(len(paths) - 1)
+                   if paths[i] == load and paths[i + 1] == load]
+        check(len(retried) >= 1, "load-table sent again right after its 503")
+        check(not any(q["path"].startswith("/v1/") and "expired" in q["path"] for q in reqs),
+              "expired token never in a URL")
     finally:
         srv.shutdown()
         if s3proc is not None:

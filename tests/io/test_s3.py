@@ -13,7 +13,8 @@
    object (read-ahead).
 3. FakeS3 (s3util.py, also verifying SigV4): 500, 500, then 200 is retried; an object
    that always fails gives "HTTP 500 InternalError"; paginated listings; the session
-   token is sent as x-amz-security-token and signed.
+   token is sent as x-amz-security-token and signed; the remote read policy (requests
+   and bytes per access pattern, 300 mixed reads of a 5 MiB object byte-compared).
 4. A plain http.server (no Range support) for http:// FileIO: byte comparison and
    inspect of a metadata file.
 """
@@ -155,11 +156,16 @@ def fake_part(tmp):
         os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
         with open(os.path.join(root, rel), "wb") as fh:
             fh.write(data)
+    big_local = os.path.join(root, "bkt", "big", "random.bin")
+    os.makedirs(os.path.dirname(big_local))
+    with open(big_local, "wb") as fh:
+        fh.write(os.urandom(5 * 1024 * 1024 + 4321))
     srv = s3util.start_fake(root)
     srv.fail_plan = {"flaky/f.bin": 2, "down/f.bin": 10**6}
     port = srv.server_address[1]
     try:
-        env = clean_env(ICD_S3_TEST_FAKE=f"http://127.0.0.1:{port}")
+        env = clean_env(ICD_S3_TEST_FAKE=f"http://127.0.0.1:{port}",
+                        ICD_S3_TEST_FAKE_BIG_LOCAL=big_local)
         r = subprocess.run([os.path.join(BUILD, "tests", "test_remote")], env=env,
                            capture_output=True, text=True, timeout=600)
         print(r.stdout + r.stderr)

@@ -7,8 +7,9 @@
  * Live, when tests/catalog/test_rest_catalog.py runs this binary against
  * tests/catalog/rest_server.py on loopback (ICD_REST_TEST_* variables): config merge,
  * OAuth2 client credentials, expiry and 401-driven token refresh, header.* forwarding,
- * load table (metadata parses and equals the local file's), vended S3 credentials, and
- * the errors for bad credentials, bad tokens, unknown tables and namespaces.
+ * load table (metadata parses and equals the local file's), vended S3 credentials, a 503
+ * answered once (load table, token endpoint) and retried, and the errors for bad
+ * credentials, bad and expired tokens, unknown tables and namespaces.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,23 @@ static int post_revoke(icd_fileio *io, const char *uri)
     return rc;
 }
 
+/* Asks the test server to answer the next `count` requests under `path` with `status`. */
+static int post_fail(icd_fileio *io, const char *uri, const char *path, int count, int status)
+{
+    char url[512], body[512];
+    snprintf(url, sizeof url, "%s/test/fail", uri);
+    snprintf(body, sizeof body, "{\"path\": \"%s\", \"count\": %d, \"status\": %d}", path,
+             count, status);
+    icd_http_req req = {
+        .method = "POST", .url = url, .body = body, .body_len = strlen(body), .max_body = 4096};
+    icd_http_resp resp;
+    icd_error err;
+    int rc = icd_http_perform(icd_fileio_remote(io), &req, &resp, &err);
+    rc = rc ? rc : resp.status == 200 ? 0 : -1;
+    icd_http_resp_free(&resp);
+    return rc;
+}
+
 static cat_rest *open_client(icd_fileio *io, const char *credential, const char *token,
                              const char *tenant, icd_error *err, int *rc)
 {
@@ -106,6 +124,16 @@ static void test_live(void)
     icd_fileio *io;
     CHECK(icd_fileio_new(&io, &err) == 0);
     int rc;
+    /* an expired token (issued by the server, past its lifetime): a clear 401.
+     * First, before /test/revoke makes the server forget every token it issued. */
+    const char *expired = env("ICD_REST_TEST_EXPIRED");
+    if (expired) {
+        cat_rest *x = open_client(io, NULL, expired, "acme", &err, &rc);
+        CHECK(rc == ICD_EIO && x == NULL);
+        CHECK(strstr(err.message, "HTTP 401 NotAuthorizedException") != NULL);
+        CHECK(strstr(err.message, "expired") != NULL);
+        CHECK(strstr(err.message, expired) == NULL);
+    }
     cat_rest *c = open_client(io, cred, NULL, "acme", &err, &rc);
     if (rc)
         fprintf(stderr, "open: %s\n", err.message);
@@ -198,6 +226,15 @@ static void test_live(void)
     ice_metadata_free(md);
     CHECK_EQ_INT(cat_rest_token_requests(c), 3);
 
+    /* a 503 once (load table), then success: the request is retried */
+    CHECK(post_fail(io, uri, "/v1/ws1/namespaces/db%1Fsales/tables/orders", 1, 503) == 0);
+    rc = cat_rest_load(c, ns, 2, "orders", &md, &err);
+    if (rc)
+        fprintf(stderr, "after a 503: %s\n", err.message);
+    CHECK(rc == 0);
+    ice_metadata_free(md);
+    CHECK_EQ_INT(cat_rest_token_requests(c), 3);
+
     /* unknown table / namespace */
     CHECK(cat_rest_load(c, ns, 2, "nope", &md, &err) == ICD_ENOTFOUND);
     CHECK(strstr(err.message, "HTTP 404 NoSuchTableException") != NULL);
@@ -224,6 +261,16 @@ static void test_live(void)
     CHECK(rc == ICD_EIO && c == NULL);
     CHECK(strstr(err.message, "HTTP 401 NotAuthorizedException") != NULL);
     CHECK(strstr(err.message, "bad-token-ZZZ") == NULL);
+    /* a 503 from the token endpoint once, then success */
+    CHECK(post_fail(io, uri, "/v1/oauth/tokens", 1, 503) == 0);
+    c = open_client(io, cred, NULL, "acme", &err, &rc);
+    if (rc)
+        fprintf(stderr, "token after a 503: %s\n", err.message);
+    CHECK(rc == 0);
+    if (c) {
+        CHECK_EQ_INT(cat_rest_token_requests(c), 1);
+        cat_rest_free(c);
+    }
     /* without the required header.X-Tenant the server refuses */
     c = open_client(io, cred, NULL, NULL, &err, &rc);
     CHECK(rc == ICD_EIO && strstr(err.message, "HTTP 400 BadRequestException") != NULL);

@@ -10,7 +10,9 @@
  *                         read in uneven chunks, tails, past-the-end) and directories
  *                         (LOCAL ends in '/': compare listings)
  *   ICD_S3_TEST_FAKE      endpoint of tests/io/s3util.py's FakeS3 (key FAKEKEY/FAKESECRET)
- *                         with key flaky/f.bin failing twice and down/f.bin always
+ *                         with key flaky/f.bin failing twice and down/f.bin always;
+ *   ICD_S3_TEST_FAKE_BIG_LOCAL  the local file FakeS3 serves as bkt/big/random.bin (read
+ *                         policy: requests and bytes per access pattern, bytes compared)
  *   ICD_HTTP_TEST_BASE    an http:// URL serving ICD_HTTP_TEST_LOCAL (no Range support)
  */
 #include <stdio.h>
@@ -360,6 +362,90 @@ static void test_live_readahead(void)
     icd_fileio_free(io);
 }
 
+/* The read policy on a file whose bytes are known (FakeS3's bkt/big/random.bin, whose
+ * local copy is ICD_S3_TEST_FAKE_BIG_LOCAL; FakeS3, unlike s3rver 4.0.4, answers a
+ * suffix range "bytes=-N" with the last N bytes as S3 does): the open
+ * request's tail stays served, a jump fetches about what it asks for, a read running past
+ * the window gets the full read-ahead without fetching the overlap again, and any mix of
+ * reads returns the file's bytes. Counted with icd_remote_requests / icd_remote_bytes. */
+static void test_live_access_pattern(void)
+{
+    const char *ep = getenv("ICD_S3_TEST_FAKE"), *big = "s3://bkt/big/random.bin";
+    const char *local = getenv("ICD_S3_TEST_FAKE_BIG_LOCAL");
+    if (!ep || !local)
+        return;
+    icd_error err;
+    icd_fileio *io;
+    CHECK(icd_fileio_new(&io, &err) == 0);
+    icd_s3_options o = {.endpoint = ep,
+                        .access_key_id = "FAKEKEY",
+                        .secret_access_key = "FAKESECRET",
+                        .session_token = "SESSION-TOKEN-123",
+                        .path_style = 1};
+    CHECK(icd_fileio_set_s3(io, &o, &err) == 0);
+    icd_remote *r = icd_fileio_remote(io);
+    icd_file *f = NULL, *lf = NULL;
+    CHECK(icd_file_open(io, local, &lf, &err) == 0);
+    uint64_t req0 = icd_remote_requests(r), bytes0 = icd_remote_bytes(r);
+    CHECK(icd_file_open(io, big, &f, &err) == 0);
+    if (!f || !lf) {
+        icd_file_close(f);
+        icd_file_close(lf);
+        icd_fileio_free(io);
+        return;
+    }
+    uint64_t size = icd_file_size(f);
+    CHECK_EQ_INT(size, icd_file_size(lf));
+    CHECK_EQ_INT(icd_remote_requests(r) - req0, 1);
+    CHECK_EQ_INT(icd_remote_bytes(r) - bytes0, 256 * 1024); /* the open tail */
+    size_t cap = 2 * 1024 * 1024;
+    unsigned char *a = malloc(cap), *b = malloc(cap);
+    /* head magic, then the footer again: the footer is still held */
+    CHECK(icd_file_read_at(f, 0, a, 4, &err) == 0 && icd_file_read_at(lf, 0, b, 4, &err) == 0);
+    CHECK(!memcmp(a, b, 4));
+    uint64_t req1 = icd_remote_requests(r), bytes1 = icd_remote_bytes(r);
+    CHECK_EQ_INT(req1 - req0, 2);
+    CHECK(bytes1 - bytes0 <= 256 * 1024 + 64 * 1024);
+    CHECK(icd_file_read_at(f, size - 8, a, 8, &err) == 0);
+    CHECK(icd_file_read_at(lf, size - 8, b, 8, &err) == 0 && !memcmp(a, b, 8));
+    CHECK_EQ_INT(icd_remote_requests(r), req1);
+    /* a jump: one request of the minimum window */
+    CHECK(icd_file_read_at(f, 2000000, a, 30000, &err) == 0);
+    CHECK_EQ_INT(icd_remote_requests(r) - req1, 1);
+    CHECK_EQ_INT(icd_remote_bytes(r) - bytes1, 64 * 1024);
+    /* running past that window: full read-ahead from 2030000, overlap not fetched again */
+    uint64_t bytes2 = icd_remote_bytes(r);
+    CHECK(icd_file_read_at(f, 2030000, a, 50000, &err) == 0);
+    CHECK_EQ_INT(icd_remote_bytes(r) - bytes2, 1024 * 1024 - (2000000 + 64 * 1024 - 2030000));
+    CHECK(icd_file_read_at(lf, 2030000, b, 50000, &err) == 0 && !memcmp(a, b, 50000));
+    /* a mix of reads (sizes from 1 byte to 1.5 MiB, sequential runs and jumps) */
+    uint64_t x = 0x243F6A8885A308D3ull;
+    uint64_t off = 0;
+    int bad = 0;
+    for (int i = 0; i < 300 && !bad; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = (size_t)((x >> 33) % ((i % 7 == 0) ? 1536 * 1024 : 70000)) + 1;
+        if ((x >> 20) % 3 == 0)
+            off = (x >> 11) % size; /* a jump */
+        if (off + n > size)
+            off = size - n;
+        if (icd_file_read_at(f, off, a, n, &err) || icd_file_read_at(lf, off, b, n, &err) ||
+            memcmp(a, b, n))
+            bad = 1;
+        off += n;
+    }
+    CHECK(!bad);
+    printf("access pattern: 300 mixed reads compared, %llu requests, %llu bytes for a %llu-byte "
+           "object\n",
+           (unsigned long long)(icd_remote_requests(r) - req0),
+           (unsigned long long)(icd_remote_bytes(r) - bytes0), (unsigned long long)size);
+    free(a);
+    free(b);
+    icd_file_close(f);
+    icd_file_close(lf);
+    icd_fileio_free(io);
+}
+
 static void test_live_fake(void)
 {
     const char *ep = getenv("ICD_S3_TEST_FAKE");
@@ -455,4 +541,4 @@ static void test_live_http(void)
 
 TEST_MAIN(TEST(test_url_builder), TEST(test_env), TEST(test_split_and_xml),
           TEST(test_status_error), TEST(test_live_files), TEST(test_live_readahead),
-          TEST(test_live_fake), TEST(test_live_http))
+          TEST(test_live_access_pattern), TEST(test_live_fake), TEST(test_live_http))
