@@ -91,9 +91,11 @@ static void ids_by_type(int64_t *ids, const orc_type *t, const ice_type *it, int
     }
 }
 
-/* ids[column id] = Iceberg field id held by the column, or -1. */
-static int compute_ids(const ice_scan_reader *r, const orc_file *f, int64_t **out,
-                       icd_error *err)
+/* ids[column id] = Iceberg field id held by the column, or -1. Without ids and without a
+ * mapping, data files use positional ids (`positional`), delete files (a subset of the
+ * columns) the names of the current schema. */
+static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positional,
+                       int64_t **out, icd_error *err)
 {
     size_t n = orc_file_ncolumns(f);
     int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -107,6 +109,8 @@ static int compute_ids(const ice_scan_reader *r, const orc_file *f, int64_t **ou
             ids[i] = orc_file_column(f, (uint32_t)i)->field_id;
     } else if (root && root->kind == ORC_STRUCT && r->mapping) {
         ids_by_mapping(ids, root, r->mapping, 0);
+    } else if (root && root->kind == ORC_STRUCT && !positional) {
+        ids_by_type(ids, root, &r->schema->root, 0);
     } else if (root && root->kind == ORC_STRUCT) {
         /* Java's addFallbackIds: top-level columns numbered 1, 2, ... in file order */
         for (uint32_t k = 0; k < root->nchildren; k++) {
@@ -585,7 +589,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
     colsel cs = {0};
     orc_reader *rd = NULL;
     icd_buf key = ICD_BUF_INIT;
-    int rc = keys ? compute_ids(r, f, &ids, err) : icd_fail_nomem(err);
+    int rc = keys ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
     for (size_t k = 0; !rc && k < nk; k++) {
         const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
         if (!fld) {
@@ -982,7 +986,7 @@ static int run_task(otask *t, icd_error *err)
     if (!root || root->kind != ORC_STRUCT)
         return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                         "ORC file whose root type is not a struct");
-    ICD_TRY(compute_ids(r, t->f, &t->ids, err));
+    ICD_TRY(compute_ids(r, t->f, true, &t->ids, err));
     ICD_TRY(map_columns(t, err));
     ICD_TRY(setup_equality(t, err));
     ICD_TRY(ice_rd_task_positions(r, t->task, t->stats, &t->pos, &t->pos_owned, err));
