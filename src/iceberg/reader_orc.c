@@ -539,6 +539,8 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
     int rc = icd_map_new(&e->by_path, 16, err);
     icd_buf cur_path = ICD_BUF_INIT;
     ice_posset *cur = NULL;
+    uint64_t *run = NULL; /* positions of `cur` not yet added (added in runs, as Parquet) */
+    size_t nrun = 0, runcap = 0;
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
@@ -546,6 +548,15 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
             break;
         rc = 0;
         const orc_vec *pv = &b->cols[0], *qv = &b->cols[1];
+        if (runcap < b->n) {
+            uint64_t *nr = realloc(run, b->n * sizeof *nr);
+            if (!nr) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            run = nr;
+            runcap = b->n;
+        }
         for (size_t i = 0; i < b->n && !rc; i++) {
             if (is_null(pv, i) || is_null(qv, i)) {
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -561,6 +572,9 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
             }
             const orc_str *p = &pv->str[i];
             if (!cur || p->len != cur_path.len || memcmp(p->ptr, cur_path.data, p->len)) {
+                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err)))
+                    break;
+                nrun = 0;
                 if ((rc = posset_for(e, p->ptr, p->len, &cur, err)))
                     break;
                 icd_buf_clear(&cur_path);
@@ -570,9 +584,13 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
                     break;
                 }
             }
-            rc = ice_posset_add(cur, (uint64_t)pos, err);
+            run[nrun++] = (uint64_t)pos;
         }
+        if (!rc && cur && nrun) /* the run buffer is sized per batch: flush */
+            rc = ice_posset_add_many(cur, run, nrun, err);
+        nrun = 0;
     }
+    free(run);
     for (size_t i = 0; !rc && i < e->nposset; i++)
         rc = ice_posset_freeze(e->possets[i], err);
     icd_buf_free(&cur_path);
