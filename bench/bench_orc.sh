@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ORC figures (DuckDB has no ORC reader, so the peer is icedruid's own Parquet path on the
 # same rows):
-#   1. `icedruid cat` on every ORC file of the Impala corpus, and on airports (3376 rows)
-#      as ORC and as Parquet;
+#   1. `icedruid cat` on every ORC file of the Impala corpus, on airports (3376 rows) as
+#      ORC and as Parquet, and on one data file of the generated pair (3.) in each format;
 #   2. `icedruid scan` of the corpus ORC tables next to their Parquet twins (same rows,
 #      written by Impala/Hive: e.g. airports_orc / airports_parquet,
 #      iceberg_v2_partitioned_position_deletes_orc / ..._position_deletes; the ORC and
@@ -58,6 +58,8 @@ loc() {
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["location"])' "$m"
 }
 
+python3 "$root/bench/gen_orc_pair.py" "$work/pair" "$rows_gen" 4
+
 echo "== 1. icedruid cat"
 mapfile -t files < <(find "$corpus" -type f -not -path '*/metadata/*' \
   -exec sh -c 'head -c3 "$1" | grep -q ORC && echo "$1"' _ {} \; | sort)
@@ -67,6 +69,12 @@ printf "%-44s %8d rows %s\n" "all ${#files[@]} corpus ORC files" "$n" "$(rate "$
 for f in hadoop_catalog/ice/airports_orc/000000_0 hadoop_catalog/ice/airports_parquet/000000_0; do
   n=$("$icedruid" cat "$corpus/$f" | wc -l)
   printf "%-44s %8d rows %s\n" "$(dirname "$f" | xargs basename)" "$n" "$(rate "$n" "$(best "$work/o" "$icedruid" cat "$corpus/$f")")"
+done
+
+for fmt in orc parquet; do
+  f=$(find "$work/pair/$fmt/data" -name "00001-*" | head -1)
+  n=$("$icedruid" cat "$f" | wc -l)
+  printf "%-44s %8d rows %s\n" "generated data file ($fmt)" "$n" "$(rate "$n" "$(best "$work/o" "$icedruid" cat "$f")")"
 done
 
 echo "== 2. icedruid scan: corpus ORC tables and their Parquet twins"
@@ -92,7 +100,6 @@ while IFS=: read -r o p cols; do
 done <<<"$pairs"
 
 echo "== 3. icedruid scan: generated pair, $rows_gen rows, position + equality deletes"
-python3 "$root/bench/gen_orc_pair.py" "$work/pair" "$rows_gen" 4
 for fmt in orc parquet; do
   r=$(best "$work/out.$fmt" "$icedruid" scan "$work/pair/$fmt" --remap "/tmp/icedruid-bench-orc=$work/pair")
   n=$(wc -l <"$work/out.$fmt")
