@@ -5,7 +5,8 @@ encoding v1, one or more stripes, file and stripe column statistics, the `iceber
 
     write_orc(path, [OrcColumn(name, type, field_id, required)], rows, stripe_rows=None)
 
-`type` is an icetypes.Type or its text. Supported: boolean, int, long, float, double,
+`type` is an icetypes.Type or its text. Statistics: counts, hasNull, and min/max of
+integers, floats (NaN left out), strings, dates, decimals (text) and timestamps (UTC ms). Supported: boolean, int, long, float, double,
 date, timestamp, timestamptz (ORC `timestamp` / `timestamp with local time zone`),
 string, binary, decimal(P<=18,S). Rows are dicts (or tuples in column order) of
 icetypes-normalised values. The result tells the row count, file size and stripes.
@@ -196,6 +197,11 @@ def _column_streams(col, values):
         un = [_unscaled(t, v) for v in vals]
         streams.append((1, b"".join(_varint(_zigzag(u)) for u in un)))
         streams.append((5, int_rle_v1([t.scale] * len(un), True)))
+        if un:
+            def text(u):  # decimal text at the type's scale, as ORC writers print it
+                sign, a = ("-" if u < 0 else ""), str(abs(u)).rjust(t.scale + 1, "0")
+                return sign + (a[:-t.scale] + "." + a[-t.scale:] if t.scale else a)
+            stats += pb_bytes(6, pb_bytes(1, text(min(un))) + pb_bytes(2, text(max(un))))
     else:
         raise ValueError("ORC writer: unsupported type %s" % k)
     return streams, stats
