@@ -19,8 +19,8 @@
  * attribute (or the name mapping), row positions from the batch's row_start; ORC
  * position and equality delete files feed the same delete cache.
  *
- * Memory per task: one row group of the projected columns (plus key columns) and the
- * task's delete index.
+ * Memory per task: one row group (ORC: one stripe) of the projected columns (plus key
+ * columns) and the task's delete index.
  */
 #ifndef ICD_ICE_READER_H
 #define ICD_ICE_READER_H
@@ -67,7 +67,8 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
 
 /* A row filter bound to the reader's schema (ice_expr_bind), borrowed: ORC stripes whose
  * statistics show that no row can match are skipped. Rows of the stripes read are NOT
- * filtered (the filter stays a residual for the caller). NULL = no pruning. */
+ * filtered (the filter stays a residual for the caller). NULL = no pruning. Set it before
+ * the first read_task; Parquet row groups are not pruned yet. */
 struct ice_bound_expr;
 void ice_scan_reader_set_filter(ice_scan_reader *r, const struct ice_bound_expr *filter);
 
