@@ -29,11 +29,12 @@
 #include "iceberg/partition.h"
 #include "iceberg/posset.h"
 #include "iceberg/reader.h"
+#include "iceberg/reader_internal.h"
 #include "iceberg/tvalue.h"
 
 /* Canonical key bytes of a typed value: equal Iceberg values give equal bytes whatever
  * physical width they were stored with. */
-static void key_put(icd_buf *k, const ice_tvalue *v)
+void ice_rd_key_put(icd_buf *k, const ice_tvalue *v)
 {
     icd_buf_putc(k, (char)v->cls == ICE_TV_NULL ? 0 : 1);
     switch (v->cls) {
@@ -98,34 +99,7 @@ static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
  * The scan-wide delete cache.
  * ==================================================================================== */
 
-typedef enum cache_kind { C_POS, C_EQ, C_DV } cache_kind;
-
-typedef struct cache_entry {
-    cache_kind kind;
-    int rc;
-    icd_error err;
-    icd_map *by_path;      /* C_POS: data file path -> ice_posset* */
-    ice_posset **possets;  /* C_POS: owned */
-    size_t nposset;
-    icd_map *keys;         /* C_EQ: canonical key tuples */
-    ice_posset *dv;        /* C_DV */
-} cache_entry;
-
-struct ice_scan_reader {
-    icd_fileio *io;
-    const ice_metadata *md;
-    const ice_schema *schema;
-    const ice_field **fields;
-    size_t nfields;
-    const ice_name_mapping *mapping;
-    pthread_mutex_t lock;
-    icd_map *cache; /* key -> cache_entry* */
-    cache_entry **entries;
-    size_t nentries, cap;
-    atomic_bool canceled;
-};
-
-static void cache_entry_free(cache_entry *e)
+void ice_rd_cache_entry_free(cache_entry *e)
 {
     if (!e)
         return;
@@ -140,7 +114,7 @@ static void cache_entry_free(cache_entry *e)
 
 /* The Iceberg type of a field id in any of the table's schemas (dropped columns still
  * key old equality deletes). */
-static const ice_field *any_schema_field(const ice_scan_reader *r, int32_t id)
+const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id)
 {
     const ice_field *f = ice_schema_field(r->schema, id);
     if (f)
@@ -315,14 +289,14 @@ static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b,
     icd_buf_clear(k);
     for (size_t c = 0; c < nk; c++) {
         if (kc[c].batch_col < 0) {
-            key_put(k, &kc[c].constant);
+            ice_rd_key_put(k, &kc[c].constant);
             continue;
         }
         int32_t vi = kc[c].vidx[row];
         ice_tvalue v = {0};
         if (vi >= 0)
             v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
-        key_put(k, &v);
+        ice_rd_key_put(k, &v);
     }
 }
 
@@ -345,7 +319,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     const pq_schema *s = pq_file_schema(pf);
     for (size_t i = 0; i < nk; i++) {
         int32_t id = df->equality_ids[i];
-        const ice_field *f = any_schema_field(r, id);
+        const ice_field *f = ice_rd_schema_field(r, id);
         if (!f)
             return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                             "equality field id %d is in no schema of the table", (int)id);
@@ -460,7 +434,7 @@ static const avro_value *avro_find_id(const avro_value *rec, int32_t id, int dep
 }
 
 /* Adds one deleted position of `path` to a position-delete cache entry. */
-static int pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos, icd_error *err)
+int ice_rd_pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos, icd_error *err)
 {
     size_t klen;
     const char *key = ice_location_key(path, len, &klen);
@@ -502,7 +476,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         if (!rc && !kf)
             rc = icd_fail_nomem(err);
         for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
-            if (!(kf[k] = any_schema_field(r, df->equality_ids[k])))
+            if (!(kf[k] = ice_rd_schema_field(r, df->equality_ids[k])))
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "equality field id %d is in no schema of the table",
                               (int)df->equality_ids[k]);
@@ -526,7 +500,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                               "record %lld is not a valid (file_path, pos) pair", (long long)row);
                 break;
             }
-            rc = pos_insert(e, (const char *)p->u.bytes.ptr, p->u.bytes.len, q->u.i64, err);
+            rc = ice_rd_pos_insert(e, (const char *)p->u.bytes.ptr, p->u.bytes.len, q->u.i64, err);
             continue;
         }
         icd_buf_clear(&key);
@@ -539,7 +513,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                 break;
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
-            key_put(&key, &tv);
+            ice_rd_key_put(&key, &tv);
         }
         if (rc)
             break;
@@ -591,6 +565,10 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
         e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
         return read_delete_file_avro(r, df, e, err);
     }
+    if (df->format == ICE_FORMAT_ORC) {
+        e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
+        return ice_rd_read_delete_orc(r, df, e, err);
+    }
     if (df->format != ICE_FORMAT_PARQUET)
         return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                         "%s delete files in %s format are not supported yet",
@@ -606,7 +584,7 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
 
 /* The loaded form of a delete file, loading it on first use. Loading happens under the
  * scan-wide lock, so each file is read exactly once even when tasks race for it. */
-static int get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
+int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err)
 {
     char keybuf[64];
@@ -639,7 +617,7 @@ static int get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
             size_t nc = r->cap ? r->cap * 2 : 16;
             cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
             if (!ne) {
-                cache_entry_free(e);
+                ice_rd_cache_entry_free(e);
                 rc = icd_fail_nomem(err);
                 goto out;
             }
@@ -731,7 +709,7 @@ void ice_scan_reader_free(ice_scan_reader *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->nentries; i++)
-        cache_entry_free(r->entries[i]);
+        ice_rd_cache_entry_free(r->entries[i]);
     free(r->entries);
     icd_map_free(r->cache);
     free(r->fields);
@@ -742,6 +720,10 @@ void ice_scan_reader_free(ice_scan_reader *r)
 size_t ice_scan_reader_field_count(const ice_scan_reader *r) { return r->nfields; }
 const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i) { return r->fields[i]; }
 void ice_scan_reader_cancel(ice_scan_reader *r) { atomic_store(&r->canceled, true); }
+void ice_scan_reader_set_filter(ice_scan_reader *r, const ice_bound_expr *filter)
+{
+    r->filter = filter;
+}
 
 void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
 {
@@ -825,7 +807,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The identity-partition value of field id in the data file's partition, if any. */
-static const ice_literal *identity_partition_value(const ice_scan_reader *r,
+const ice_literal *ice_rd_partition_value(const ice_scan_reader *r,
                                                    const ice_content_file *df, int32_t id)
 {
     const ice_partition_spec *spec = ice_metadata_spec(r->md, df->spec_id);
@@ -879,7 +861,7 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
         }
         /* Not in the file: identity partition value, initial-default, or null. */
         c->kind = SRC_CONST;
-        const ice_literal *l = identity_partition_value(r, df, f->id);
+        const ice_literal *l = ice_rd_partition_value(r, df, f->id);
         if (!l)
             l = f->initial_default;
         c->lit = l;
@@ -899,7 +881,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             continue;
         const cache_entry *e;
         bool loaded = false;
-        ICD_TRY(get_entry(t->r, df, &e, &loaded, err));
+        ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
         if (loaded)
             t->stats->delete_files_loaded++;
         eq_probe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
@@ -914,7 +896,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             return icd_fail_nomem(err);
         for (size_t k = 0; k < p->ncols; k++) {
             int32_t id = df->equality_ids[k];
-            const ice_field *f = any_schema_field(t->r, id);
+            const ice_field *f = ice_rd_schema_field(t->r, id);
             if (!f)
                 return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                                 "equality field id %d is in no schema of the table", (int)id);
@@ -924,7 +906,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             if (!n) {
                 /* the data file predates the column: its value is the partition value,
                  * the initial-default, or null, for every row */
-                const ice_literal *l = identity_partition_value(t->r, task->data, id);
+                const ice_literal *l = ice_rd_partition_value(t->r, task->data, id);
                 kc->constant = ice_literal_tvalue(l ? l : f->initial_default, f->type);
                 kc->batch_col = -1;
                 continue;
@@ -941,9 +923,9 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
     return 0;
 }
 
-static int setup_positions(task_state *t, icd_error *err)
+int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
+                          const ice_posset **pos, ice_posset **pos_owned, icd_error *err)
 {
-    const ice_scan_task *task = t->task;
     const ice_content_file *data = task->data;
     const ice_posset *sets[64];
     size_t nsets = 0;
@@ -953,9 +935,9 @@ static int setup_positions(task_state *t, icd_error *err)
             continue;
         const cache_entry *e;
         bool loaded = false;
-        ICD_TRY(get_entry(t->r, df, &e, &loaded, err));
+        ICD_TRY(ice_rd_get_entry(r, df, &e, &loaded, err));
         if (loaded)
-            t->stats->delete_files_loaded++;
+            stats->delete_files_loaded++;
         const ice_posset *ps = NULL;
         if (e->kind == C_DV) {
             ps = e->dv;
@@ -968,27 +950,32 @@ static int setup_positions(task_state *t, icd_error *err)
         if (!ps || ice_posset_is_empty(ps))
             continue;
         if (nsets == sizeof sets / sizeof sets[0]) { /* fold into one owned set */
-            if (!t->pos_owned)
-                ICD_TRY(ice_posset_new(&t->pos_owned, err));
+            if (!*pos_owned)
+                ICD_TRY(ice_posset_new(pos_owned, err));
             for (size_t i = 0; i < nsets; i++)
-                ICD_TRY(ice_posset_union(t->pos_owned, sets[i], err));
+                ICD_TRY(ice_posset_union(*pos_owned, sets[i], err));
             nsets = 0;
         }
         sets[nsets++] = ps;
     }
-    if (nsets == 1 && !t->pos_owned) {
-        t->pos = sets[0];
+    if (nsets == 1 && !*pos_owned) {
+        *pos = sets[0];
         return 0;
     }
-    if (nsets == 0 && !t->pos_owned)
+    if (nsets == 0 && !*pos_owned)
         return 0;
-    if (!t->pos_owned)
-        ICD_TRY(ice_posset_new(&t->pos_owned, err));
+    if (!*pos_owned)
+        ICD_TRY(ice_posset_new(pos_owned, err));
     for (size_t i = 0; i < nsets; i++)
-        ICD_TRY(ice_posset_union(t->pos_owned, sets[i], err));
-    ICD_TRY(ice_posset_freeze(t->pos_owned, err));
-    t->pos = t->pos_owned;
+        ICD_TRY(ice_posset_union(*pos_owned, sets[i], err));
+    ICD_TRY(ice_posset_freeze(*pos_owned, err));
+    *pos = *pos_owned;
     return 0;
+}
+
+static int setup_positions(task_state *t, icd_error *err)
+{
+    return ice_rd_task_positions(t->r, t->task, t->stats, &t->pos, &t->pos_owned, err);
 }
 
 static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
@@ -1318,7 +1305,7 @@ static int read_avro_task(task_state *t, icd_error *err)
             eqs = ne;
         if (nf)
             eqf = nf;
-        int erc = !ne || !nf ? icd_fail_nomem(err) : get_entry(r, del, &e, &loaded, err);
+        int erc = !ne || !nf ? icd_fail_nomem(err) : ice_rd_get_entry(r, del, &e, &loaded, err);
         if (erc) {
             free((void *)eqs);
             free((void *)eqf);
@@ -1327,7 +1314,7 @@ static int read_avro_task(task_state *t, icd_error *err)
         if (loaded)
             t->stats->delete_files_loaded++;
         for (int32_t k = 0; k < del->nequality_ids; k++)
-            if (!any_schema_field(r, del->equality_ids[k])) {
+            if (!ice_rd_schema_field(r, del->equality_ids[k])) {
                 free((void *)eqs);
                 free((void *)eqf);
                 return icd_fail(err, ICD_ECORRUPT, del->path, -1,
@@ -1373,16 +1360,16 @@ static int read_avro_task(task_state *t, icd_error *err)
             icd_buf_clear(&t->key);
             for (int32_t k = 0; k < eqf[e]->nequality_ids; k++) {
                 int32_t id = eqf[e]->equality_ids[k];
-                const ice_field *f = any_schema_field(r, id);
+                const ice_field *f = ice_rd_schema_field(r, id);
                 const avro_value *v = avro_find_id(&rec, id, 0);
                 ice_tvalue tv = {0};
                 if (v)
                     tv = avro_tvalue(v, f->type);
                 else { /* the file predates the column */
-                    const ice_literal *l = identity_partition_value(r, df, id);
+                    const ice_literal *l = ice_rd_partition_value(r, df, id);
                     tv = ice_literal_tvalue(l ? l : f->initial_default, f->type);
                 }
-                key_put(&t->key, &tv);
+                ice_rd_key_put(&t->key, &tv);
             }
             if (!icd_buf_ok(&t->key)) {
                 rc = icd_fail_nomem(err);
@@ -1405,7 +1392,7 @@ static int read_avro_task(task_state *t, icd_error *err)
             if (v) {
                 emit_avro(s, v, f->type);
             } else {
-                const ice_literal *l = identity_partition_value(r, df, f->id);
+                const ice_literal *l = ice_rd_partition_value(r, df, f->id);
                 ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
@@ -1444,10 +1431,7 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     switch (task->data->format) {
     case ICE_FORMAT_PARQUET: rc = read_parquet_task(&t, err); break;
     case ICE_FORMAT_AVRO: rc = read_avro_task(&t, err); break;
-    case ICE_FORMAT_ORC:
-        rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
-                      "ORC data files are not supported yet");
-        break;
+    case ICE_FORMAT_ORC: rc = ice_rd_read_orc_task(r, task, sink, stats, err); break;
     default:
         rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
                       "data file format is unknown");

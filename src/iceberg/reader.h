@@ -15,8 +15,12 @@
  *   sharing      every delete file is read once per scan (ice_scan_reader caches it) and
  *                shared by all tasks it applies to, across threads
  *
- * Memory per task: one row group of the projected columns (plus key columns) and the
- * task's delete index.
+ * ORC data files (reader_orc.c) follow the same rules: columns by the iceberg.id type
+ * attribute (or the name mapping), row positions from the batch's row_start; ORC
+ * position and equality delete files feed the same delete cache.
+ *
+ * Memory per task: one row group (ORC: one stripe) of the projected columns (plus key
+ * columns) and the task's delete index.
  */
 #ifndef ICD_ICE_READER_H
 #define ICD_ICE_READER_H
@@ -60,6 +64,13 @@ const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i);
  * its own sink). Stats are added to *stats (caller-owned, not shared across threads). */
 int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
                               const ice_row_sink *sink, ice_read_stats *stats, icd_error *err);
+
+/* A row filter bound to the reader's schema (ice_expr_bind), borrowed: ORC stripes whose
+ * statistics show that no row can match are skipped. Rows of the stripes read are NOT
+ * filtered (the filter stays a residual for the caller). NULL = no pruning. Set it before
+ * the first read_task; Parquet row groups are not pruned yet. */
+struct ice_bound_expr;
+void ice_scan_reader_set_filter(ice_scan_reader *r, const struct ice_bound_expr *filter);
 
 /* Stops running and future reads at their next batch (ICD_ECANCELED). */
 void ice_scan_reader_cancel(ice_scan_reader *r);

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 shared=${1:-${ICD_SHARED:-$here/../../../shared}}
 harness="$here/test_scan_oracles.py"
 export ICD_SHARED="$shared" ICEDRUID="$here/fake_icedruid.sh"
-unset ICD_ORC_SUPPORTED FAKE_SCAN_ORC FAKE_SCAN_BREAK ICD_ORACLE_VERBOSE
+unset FAKE_SCAN_BREAK ICD_ORACLE_VERBOSE
 failures=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -32,9 +32,8 @@ expect() {
 }
 
 [ -d "$shared/corpus" ] || { echo "SKIP: no corpus at $shared/corpus"; exit 77; }
-expect "all oracles pass through the fake" 0 '^[0-9]+ passed, 0 failed, [1-9][0-9]* unsupported \(ORC\)$'
-expect "ORC tables compared when supported" 0 '^[0-9]+ passed, 0 failed, 0 unsupported \(ORC\)$' \
-  ICD_ORC_SUPPORTED=1 FAKE_SCAN_ORC=rows
+expect "all oracles pass through the fake" 0 '^[0-9]+ passed, 0 failed$'
+expect "ORC tables compared like the others" 0 '^[0-9]+ passed, 0 failed$' -- _orc
 expect "no corpus: skip" 77 '^SKIP: corpus not found' ICD_SHARED=/nonexistent
 expect "a missing row" 1 'missing \{"i": 3, "s": "z"\}' FAKE_SCAN_BREAK=drop-row
 expect "a missing row (count)" 1 'expected 3 rows \(count\(\*\)\), got 2' FAKE_SCAN_BREAK=drop-row
@@ -45,7 +44,7 @@ expect "keys out of schema order" 1 "has keys \['s', 'i'\], expected \['i', 's'\
 expect "floats off by 0.1%" 1 'FAIL icebird/a_partitioned_mor: expected 6146 rows, got 6146' FAKE_SCAN_BREAK=float-off
 expect "floats off by 0.1% (Impala)" 1 'FAIL impala/iceberg_alltypes_part: expected 2 rows, got 2: 2 missing, 2 extra' \
   FAKE_SCAN_BREAK=float-off
-expect "ORC rows printed with exit 0" 1 'ORC table: expected a non-zero exit' FAKE_SCAN_BREAK=orc-partial
+expect "a missing ORC row" 1 'FAIL impala/iceberg_partitioned_orc: expected' FAKE_SCAN_BREAK=drop-row -- _orc
 expect "timeout" 1 'timed out after 1' FAKE_SCAN_BREAK=sleep ICD_SCAN_TIMEOUT=1 -- iceberg_v2_no_deletes
 expect "remaps ignored" 1 'exit 1: icedruid: scan: .*check --remap' FAKE_SCAN_BREAK=no-remap
 if python3 "$here/check_nested.py" >"$out" 2>&1; then

@@ -8,16 +8,14 @@ with exactly S digits, FLOAT -> the shortest text of the float32 value, ...). If
 harness's normaliser turns this output back into the expected rows for every oracle,
 normaliser and format contract agree. The conversion here is written independently of
 the harness (inverse direction) on purpose. It also checks the --remap pairs the
-harness computed (every location in the metadata must map to an existing local path),
-and, like the real product today, refuses ORC tables with a one-line error.
+harness computed (every location in the metadata must map to an existing local path).
 
 Usage (through fake_icedruid.sh, which the harness gets as ICEDRUID):
   fake_scan.py scan TABLE [--snapshot-id ID] [--columns a,b] [--remap FROM=TO]...
                [--threads N] [--stats]
 Needs ICD_SHARED. Environment switches for the harness self-test (check_harness.sh):
-  FAKE_SCAN_ORC=rows      print the rows of ORC tables instead of failing
   FAKE_SCAN_BREAK=MODE    misbehave: drop-row, impala-format, key-order, float-off,
-                          orc-partial, sleep, no-remap
+                          sleep, no-remap
 """
 
 import base64
@@ -119,18 +117,6 @@ def check_remaps(table, remaps):
         if data_path and not os.path.isdir(apply_remap(data_path, remaps)):
             die("%s: No such directory (write.data.path of %s, check --remap)"
                 % (apply_remap(data_path, remaps), path))
-
-
-def orc_file(table):
-    """First data file (outside metadata/) that starts with the ORC magic."""
-    for root, dirs, files in os.walk(table):
-        if root == os.path.join(table, "metadata"):
-            continue
-        for n in sorted(files):
-            with open(os.path.join(root, n), "rb") as f:
-                if f.read(3) == b"ORC":
-                    return os.path.join(root, n)
-    return None
 
 
 # --- Iceberg types -------------------------------------------------------------
@@ -371,12 +357,6 @@ def main(argv):
         die("%s: not a table directory" % opts["table"])
     # no-remap: behave like a reader that ignores --remap (the check must then fail)
     check_remaps(table, [] if mode == "no-remap" else opts["remaps"])
-    orc = orc_file(table)
-    if mode == "orc-partial" and orc:
-        print("{}")
-        sys.exit(0)
-    if orc and os.environ.get("FAKE_SCAN_ORC") != "rows":
-        die("%s: ORC data files are not supported yet" % orc)
     rows = impala_raw_rows(corpus, table, opts) if mode == "impala-format" else None
     if rows is None:
         rows = impala_rows(corpus, table, opts)

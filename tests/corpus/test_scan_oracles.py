@@ -10,18 +10,17 @@ compares the printed rows with the expected results:
   Impala printed (see normalise_*), never the other way round, and compares.
 * icebird oracles (corpus/icebird/index.json): expected rows already in section 3 form.
 
-Every table also runs once with `--threads 2`. Tables whose data files are ORC must
-fail with a one-line "not supported" error until ORC support lands (set
-ICD_ORC_SUPPORTED=1 then: they are compared like every other table).
+Every table also runs once with `--threads 2`. Tables with ORC data or delete files
+are compared like every other table.
 
 Environment: ICEDRUID (command, split with shlex), ICD_SHARED, ICD_SCAN_TIMEOUT
-(seconds per scan run, default 300), ICD_ORC_SUPPORTED, ICD_ORACLE_VERBOSE=1 (print
+(seconds per scan run, default 300), ICD_ORACLE_VERBOSE=1 (print
 each command), ICD_IMPALA_DEFAULT_TZ (time zone Impala printed timestamptz in when the
 oracle names none; default UTC). Optional arguments: substrings; only cases whose name
 contains one of them run.
 
 Output: one line per failing case with a compact diff, then the summary line
-"N passed, N failed, N unsupported (ORC)" (", N skipped" appended when some were).
+"N passed, N failed".
 Exit 0 only when nothing failed; 77 when the corpus is absent. See README.md here.
 """
 
@@ -438,7 +437,7 @@ def first_line(text):
 
 
 # ---------------------------------------------------------------------------
-# Corpus discovery: tables, remaps, ORC detection
+# Corpus discovery: tables, remaps
 
 def current_metadata_file(table_dir):
     """Highest vN.metadata.json (the corpus README: always the current one); also knows
@@ -488,31 +487,14 @@ def compute_remaps(table_dir):
     return remaps
 
 
-def table_has_orc(table_dir):
-    """Sniff data files (everything outside metadata/, and sibling storage dirs) for the
-    ORC magic "ORC" at offset 0."""
-    dirs = [table_dir] + [to for _, to in compute_remaps(table_dir)[1:]]
-    for top in dirs:
-        for root, subdirs, files in os.walk(top):
-            if os.path.abspath(root) == os.path.abspath(os.path.join(table_dir, "metadata")):
-                subdirs[:] = []
-                continue
-            for name in files:
-                with open(os.path.join(root, name), "rb") as f:
-                    if f.read(3) == b"ORC":
-                        return True
-    return False
-
-
 class Case:
     """One scan run and what to compare its output with."""
 
-    def __init__(self, name, table_dir, remaps, extra_args, orc):
+    def __init__(self, name, table_dir, remaps, extra_args):
         self.name = name
         self.table_dir = table_dir
         self.remaps = remaps
         self.extra_args = extra_args
-        self.orc = orc
         self.mode = None  # "impala" / "icebird" / "count"
         self.cols = None  # [(name, IType)]
         self.expected = None  # list of rows (value lists) or a count
@@ -527,7 +509,7 @@ class Case:
 
     def with_threads(self):
         c = Case(self.name + " [threads=2]", self.table_dir, self.remaps,
-                 self.extra_args + ["--threads", "2"], self.orc)
+                 self.extra_args + ["--threads", "2"])
         c.mode, c.cols, c.expected, c.tz, c.bad_oracle = (self.mode, self.cols, self.expected,
                                                           self.tz, self.bad_oracle)
         return c
@@ -553,7 +535,6 @@ def impala_cases(corpus):
     for entry in index["oracles"]:
         table_dir = os.path.join(corpus, "impala", entry["table_dir"])
         remaps = compute_remaps(table_dir)
-        orc = "orc" in [t.lower() for t in entry.get("tags", [])] or table_has_orc(table_dir)
         names = [entry["name"]] + list(entry.get("time_travel") or [])
         with open(os.path.join(exp_dir, entry["name"] + ".json")) as f:
             main = json.load(f)
@@ -565,7 +546,7 @@ def impala_cases(corpus):
                 side = json.load(f)
             if not side.get("rows_file"):
                 continue
-            case = impala_rows_case(exp_dir, name, side, table_dir, remaps, orc)
+            case = impala_rows_case(exp_dir, name, side, table_dir, remaps)
             covered.add(side.get("snapshot_id"))
             table_cases.append(case)
         seen = set()
@@ -576,7 +557,7 @@ def impala_cases(corpus):
             seen.add((snap, cs["count"]))
             args = ["--snapshot-id", str(snap)] if snap is not None else []
             label = "%s count(*)%s" % (entry["name"], "" if snap is None else " @%d" % snap)
-            case = Case("impala/" + label, table_dir, remaps, args, orc)
+            case = Case("impala/" + label, table_dir, remaps, args)
             case.mode, case.expected = "count", cs["count"]
             table_cases.append(case)
         cases += table_cases
@@ -586,14 +567,14 @@ def impala_cases(corpus):
     return cases
 
 
-def impala_rows_case(exp_dir, name, side, table_dir, remaps, orc):
+def impala_rows_case(exp_dir, name, side, table_dir, remaps):
     args = []
     if side.get("snapshot_selection") == "time_travel" or side.get("snapshot_id") is not None:
         args += ["--snapshot-id", str(side["snapshot_id"])]
     cols = [(c["name"], parse_type(c["iceberg_type"])) for c in side["columns"]]
     if side.get("complete_columns") is False or side.get("omitted_columns"):
         args += ["--columns", ",".join(n for n, _ in cols)]
-    case = Case("impala/" + name, table_dir, remaps, args, orc)
+    case = Case("impala/" + name, table_dir, remaps, args)
     case.mode, case.cols = "impala", cols
     opts = {k.upper(): v for k, v in (side.get("session_options") or {}).items()}
     case.tz = opts.get("TIMEZONE") or os.environ.get("ICD_IMPALA_DEFAULT_TZ", "UTC")
@@ -628,7 +609,7 @@ def icebird_cases(corpus):
         if entry.get("snapshot_id") is not None:
             args += ["--snapshot-id", str(entry["snapshot_id"])]
         remaps = [(entry["remap_from"], os.path.abspath(table_dir))]
-        case = Case("icebird/" + entry["oracle"], table_dir, remaps, args, table_has_orc(table_dir))
+        case = Case("icebird/" + entry["oracle"], table_dir, remaps, args)
         case.mode = "icebird"
         case.cols = [(c["name"], parse_type(c["type"])) for c in side["columns"]]
         rows = []
@@ -661,22 +642,13 @@ def icebird_value(v, t):
 # ---------------------------------------------------------------------------
 # Checking one case
 
-def check_case(case, icedruid, timeout, orc_supported):
-    """-> ("pass" | "fail" | "unsupported", message)."""
+def check_case(case, icedruid, timeout):
+    """-> ("pass" | "fail", message)."""
     if case.bad_oracle:
         return "fail", "oracle problem: " + case.bad_oracle
     rc, out, err = run_scan(case.command(icedruid), timeout)
     if rc is None:
         return "fail", "timed out after %ss" % timeout
-    if case.orc and not orc_supported:
-        lines = [x for x in err.splitlines() if x.strip()]
-        msg = lines[0] if lines else ""
-        if (rc != 0 and out.strip() == "" and len(lines) == 1
-                and re.search(r"not supported|unsupported", msg, re.I) and re.search("orc", msg, re.I)):
-            return "unsupported", msg
-        return "fail", ("ORC table: expected a non-zero exit, no rows and one stderr line saying "
-                        "ORC is not supported; got exit %d, %d stdout bytes, stderr: %s"
-                        % (rc, len(out), first_line(err)))
     if rc != 0:
         return "fail", "exit %d: %s" % (rc, first_line(err))
     try:
@@ -737,21 +709,19 @@ def main(argv):
         return 2
     icedruid = shlex.split(os.environ["ICEDRUID"])
     timeout = float(os.environ.get("ICD_SCAN_TIMEOUT", "300"))
-    orc_supported = os.environ.get("ICD_ORC_SUPPORTED", "") not in ("", "0")
     cases = impala_cases(corpus) + icebird_cases(corpus)
     filters = argv[1:]
     if filters:
         cases = [c for c in cases if any(f in c.name for f in filters)]
-    counts = {"pass": 0, "fail": 0, "unsupported": 0}
+    counts = {"pass": 0, "fail": 0}
     for case in cases:
-        status, msg = check_case(case, icedruid, timeout, orc_supported)
+        status, msg = check_case(case, icedruid, timeout)
         counts[status] += 1
         if status == "fail":
             print("FAIL %s: %s" % (case.name, msg), flush=True)
         elif os.environ.get("ICD_ORACLE_VERBOSE"):
-            print("%s %s %s" % ("ok  " if status == "pass" else "ORC ", case.name, msg), flush=True)
-    summary = "%d passed, %d failed, %d unsupported (ORC)" % (
-        counts["pass"], counts["fail"], counts["unsupported"])
+            print("ok   %s" % case.name, flush=True)
+    summary = "%d passed, %d failed" % (counts["pass"], counts["fail"])
     print(summary)
     return 0 if counts["fail"] == 0 else 1
 

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the ORC reader (src/formats/orc/): an input starting with "ORC" is
  * a whole file read from memory (orc_memfile) — tail, schema, statistics of every column
- * and stripe, then every row of every stripe through the batch reader and the JSON writer.
+ * and stripe, then every row of every stripe through the batch reader and the JSON writer,
+ * then again with a column selection and a stripe filter (the Iceberg reader's use).
  * Any other input drives one stream decoder directly, chosen by its first byte: integer
  * RLE v1/v2 (signed and unsigned), byte RLE, boolean RLE, decimal varints, or the chunk
  * framing of each codec. Errors are expected; crashes, leaks and sanitizer reports are
@@ -20,6 +21,42 @@
 #include "formats/orc/orc_rle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Second pass: every other stripe and every other top-level column, as the Iceberg
+ * reader selects columns by field id and skips stripes by statistics. */
+static bool keep_even(void *ctx, const orc_file *f, size_t stripe)
+{
+    (void)ctx;
+    (void)f;
+    return stripe % 2 == 0;
+}
+
+static void drive_selection(orc_file *f, icd_buf *b)
+{
+    const orc_type *root = orc_file_root(f);
+    const orc_type *cols[32];
+    size_t n = 0;
+    for (uint32_t k = 0; root && root->kind == ORC_STRUCT && k < root->nchildren && n < 32; k += 2)
+        cols[n++] = root->children[k];
+    if (n == 0)
+        return;
+    orc_read_opts ro = {.batch_rows = 7, .columns = cols, .ncolumns = n, .keep_stripe = keep_even,
+                        .max_batch_values = 1 << 16};
+    icd_error err;
+    orc_reader *r;
+    if (orc_reader_open(&r, f, &ro, &err))
+        return;
+    orc_batch *bt;
+    uint64_t rows = 0;
+    while (rows < 20000 && orc_reader_next(r, &bt, &err) > 0) {
+        for (size_t i = 0; i < bt->n; i++) {
+            icd_buf_clear(b);
+            orc_json_row(b, bt, i, 6);
+        }
+        rows += bt->n;
+    }
+    orc_reader_free(r);
+}
 
 static void drive_file(const uint8_t *data, size_t size)
 {
@@ -54,6 +91,7 @@ static void drive_file(const uint8_t *data, size_t size)
         }
         orc_reader_free(r);
     }
+    drive_selection(f, &b);
     icd_buf_free(&b);
     orc_file_free(f);
 }

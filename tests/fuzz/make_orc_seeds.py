@@ -48,3 +48,23 @@ seed("zlib_chunks", 7 | (1 << 3) | (1 << 5),
      header(len(deflated), False) + list(deflated) + header(5, True) + list(b"hello"))
 seed("original_chunk", 7 | (2 << 3), header(5, True) + list(b"hello"))
 print("seeds in", out, len(os.listdir(out)))
+
+# whole files from the fixture writer (tests/tools/icewriter/orc.py): several stripes,
+# nulls, every type it writes, iceberg.id attributes; and an Iceberg position delete file
+sys.path.insert(0, os.path.join(here, "..", "tools"))
+from icewriter import orc  # noqa: E402
+
+cols = [orc.OrcColumn("id", "long", 1, True), orc.OrcColumn("name", "string", 2),
+        orc.OrcColumn("price", "decimal(10,2)", 3), orc.OrcColumn("ts", "timestamptz", 4),
+        orc.OrcColumn("local_ts", "timestamp", 5), orc.OrcColumn("day", "date", 6),
+        orc.OrcColumn("score", "double", 7), orc.OrcColumn("ratio", "float", 8),
+        orc.OrcColumn("flag", "boolean", 9), orc.OrcColumn("blob", "binary", 10),
+        orc.OrcColumn("small", "int", 11)]
+rows = [(i, None if i % 3 == 0 else "n%d" % i, i * 101 - 500, 1700000000000000 + i * 1000001,
+         1500000000000000 + i, 19000 + i, i / 3.0, i / 4.0, i % 2 == 0, bytes([i, 0, i]), -i)
+        for i in range(10)]
+orc.write_orc(os.path.join(out, "icewriter_types.orc"), cols, rows, stripe_rows=4)
+orc.write_orc(os.path.join(out, "icewriter_pos_deletes.orc"),
+              [orc.OrcColumn("file_path", "string", 2147483546, True),
+               orc.OrcColumn("pos", "long", 2147483545, True)],
+              [("/t/data/a.orc", 0), ("/t/data/a.orc", 5), ("/t/data/b.orc", 2)])

@@ -31,7 +31,7 @@ import re
 import uuid as _uuid
 from dataclasses import dataclass, field
 
-from . import avro, icetypes, parquet
+from . import avro, icetypes, orc, parquet
 
 DATA, POSITION_DELETES, EQUALITY_DELETES = 0, 1, 2
 EXISTING, ADDED, DELETED = 0, 1, 2
@@ -472,6 +472,7 @@ class Table:
         self.time_ms = base_time_ms
         self.codec = codec                      # Parquet codec for files this table writes
         self.manifest_codec = manifest_codec    # Avro codec for manifests and manifest lists
+        self.orc_field_ids = True               # ORC files: iceberg.id attributes (False: none)
         self.snapshots = []
         self.snapshot_log = []
         self.metadata_log = []
@@ -573,7 +574,16 @@ class Table:
             info = self._avro(rel, schema, rows, codec=codec, record_name=record_name)
             return rel, dict(record_count=info.num_rows, file_size_in_bytes=info.size,
                              file_format="AVRO", **info.metrics)
-        raise ValueError(f"unsupported file_format {file_format!r} (PARQUET or AVRO)")
+        if file_format == "ORC":
+            rel = self._data_rel(*rel_args, ext="orc")
+            path = self.local_path(rel)
+            cols = [orc.OrcColumn(f.name, f.type, f.id if self.orc_field_ids else None, f.required)
+                    for f in schema.fields]
+            info = orc.write_orc(path, cols, rows,
+                                 stripe_rows=parquet_options.get("row_group_rows"))
+            return rel, dict(record_count=info.num_rows, file_size_in_bytes=info.size,
+                             file_format="ORC")
+        raise ValueError(f"unsupported file_format {file_format!r} (PARQUET, AVRO or ORC)")
 
     def _rows_as_dicts(self, schema, rows):
         out = []

@@ -1,0 +1,1072 @@
+/*
+ * ORC data files and ORC delete files in the merge-on-read reader (reader.h). reader.c
+ * dispatches here for ICE_FORMAT_ORC; the delete cache, key encoding and position sets
+ * are shared with the Parquet and Avro paths (reader_internal.h).
+ *
+ * A task over an ORC data file:
+ *   1. every ORC column gets the Iceberg field id it holds: its iceberg.id attribute; in
+ *      files without any, the table's name mapping (by name at each level, "element" /
+ *      "key" / "value" below lists and maps); without a mapping, Java's fallback of
+ *      positional ids for top-level columns and names below them (as the Parquet path);
+ *   2. each output field binds to the top-level ORC column with its id, recursively by id
+ *      through struct/list/map (missing struct members read as their initial-default), or
+ *      to a constant (identity partition value / initial-default / null);
+ *   3. batches of orc_reader_next(): position deletes clear rows by orc_batch.row_start,
+ *      equality keys (top-level or inside structs) are probed with the same canonical
+ *      bytes as Parquet/Avro keys, surviving rows go to the sink;
+ *   4. with a filter (ice_scan_reader_set_filter), stripes whose statistics exclude it
+ *      are skipped before they are read.
+ *
+ * Values are converted to the Iceberg type once (orc_tvalue): int->long, float->double,
+ * decimal widening (same scale), date->timestamp, ORC timestamps (seconds + nanos) to
+ * micros or nanos; ORC `timestamp` and `timestamp with local time zone` both carry UTC
+ * instants here (the ORC reader refuses non-UTC writer zones), so they serve Iceberg
+ * timestamp and timestamptz alike.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "formats/orc/orc.h"
+#include "iceberg/reader_internal.h"
+
+#define MAX_DEPTH 64
+
+/* ======================================================================================
+ * Field ids of a file's columns.
+ * ==================================================================================== */
+
+static bool file_has_ids(const orc_file *f)
+{
+    for (size_t i = 0; i < orc_file_ncolumns(f); i++)
+        if (orc_file_column(f, (uint32_t)i)->field_id >= 0)
+            return true;
+    return false;
+}
+
+/* The mapping name of child k of t: struct member name, or element / key / value. */
+static const char *child_role(const orc_type *t, uint32_t k)
+{
+    if (t->kind == ORC_STRUCT)
+        return t->children[k]->name;
+    if (t->kind == ORC_LIST)
+        return "element";
+    return k == 0 ? "key" : "value";
+}
+
+static void ids_by_mapping(int64_t *ids, const orc_type *t, const ice_name_mapping *m, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return;
+    for (uint32_t k = 0; k < t->nchildren; k++) {
+        const orc_type *c = t->children[k];
+        const ice_mapped_field *e = m ? ice_name_mapping_find(m, child_role(t, k)) : NULL;
+        ids[c->id] = e && e->has_field_id ? e->field_id : -1;
+        ids_by_mapping(ids, c, e ? e->fields : NULL, depth + 1);
+    }
+}
+
+/* No ids, no mapping: below a column whose Iceberg field is known, members by name. */
+static void ids_by_type(int64_t *ids, const orc_type *t, const ice_type *it, int depth)
+{
+    if (!it || depth > MAX_DEPTH)
+        return;
+    for (uint32_t k = 0; k < t->nchildren; k++) {
+        const orc_type *c = t->children[k];
+        const ice_field *f = NULL;
+        if (t->kind == ORC_STRUCT && it->kind == ICE_T_STRUCT) {
+            for (size_t i = 0; i < it->nfields && !f; i++)
+                if (!strcmp(it->fields[i].name, c->name))
+                    f = &it->fields[i];
+        } else if (t->kind == ORC_LIST && it->kind == ICE_T_LIST) {
+            f = it->element;
+        } else if (t->kind == ORC_MAP && it->kind == ICE_T_MAP) {
+            f = k == 0 ? it->key : it->value;
+        }
+        if (f) {
+            ids[c->id] = f->id;
+            ids_by_type(ids, c, f->type, depth + 1);
+        }
+    }
+}
+
+/* ids[column id] = Iceberg field id held by the column, or -1. Without ids and without a
+ * mapping, data files use positional ids (`positional`), delete files (a subset of the
+ * columns) the names of the current schema. */
+static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positional,
+                       int64_t **out, icd_error *err)
+{
+    size_t n = orc_file_ncolumns(f);
+    int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return icd_fail_nomem(err);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = -1;
+    const orc_type *root = orc_file_root(f);
+    if (file_has_ids(f)) {
+        for (size_t i = 0; i < n; i++)
+            ids[i] = orc_file_column(f, (uint32_t)i)->field_id;
+    } else if (root && root->kind == ORC_STRUCT && r->mapping) {
+        ids_by_mapping(ids, root, r->mapping, 0);
+    } else if (root && root->kind == ORC_STRUCT && !positional) {
+        ids_by_type(ids, root, &r->schema->root, 0);
+    } else if (root && root->kind == ORC_STRUCT) {
+        /* Java's addFallbackIds: top-level columns numbered 1, 2, ... in file order */
+        for (uint32_t k = 0; k < root->nchildren; k++) {
+            const orc_type *c = root->children[k];
+            ids[c->id] = (int64_t)k + 1;
+            const ice_field *fld = ice_schema_field(r->schema, (int32_t)k + 1);
+            ids_by_type(ids, c, fld ? fld->type : NULL, 1);
+        }
+    }
+    *out = ids;
+    return 0;
+}
+
+/* The top-level column (child of the root struct) holding field id `id`, or NULL. */
+static const orc_type *top_column(const orc_file *f, const int64_t *ids, int32_t id)
+{
+    const orc_type *root = orc_file_root(f);
+    if (!root || root->kind != ORC_STRUCT)
+        return NULL;
+    for (uint32_t k = 0; k < root->nchildren; k++)
+        if (ids[root->children[k]->id] == id)
+            return root->children[k];
+    return NULL;
+}
+
+/* A column for field `id` anywhere, reachable from the root through structs only: its
+ * top-level column and the member indexes below it. 0 found, 1 absent, -1 inside a
+ * list or map (not usable as a key / for pruning). */
+typedef struct col_path {
+    const orc_type *top;
+    const orc_type *node;
+    uint32_t steps[MAX_DEPTH];
+    size_t nsteps;
+} col_path;
+
+static int find_path(const orc_file *f, const int64_t *ids, int32_t id, col_path *p)
+{
+    const orc_type *root = orc_file_root(f);
+    int rc = 1;
+    for (size_t i = 1; i < orc_file_ncolumns(f); i++) {
+        const orc_type *t = orc_file_column(f, (uint32_t)i);
+        if (ids[i] != id)
+            continue;
+        /* walk up: every ancestor below the root must be a struct */
+        size_t depth = 0;
+        const orc_type *c = t;
+        bool ok = true;
+        while (c->parent && c->parent != root) {
+            if (c->parent->kind != ORC_STRUCT || depth >= MAX_DEPTH) {
+                ok = false;
+                break;
+            }
+            depth++;
+            c = c->parent;
+        }
+        if (!ok || !c->parent) {
+            rc = -1;
+            continue;
+        }
+        p->top = c;
+        p->node = t;
+        p->nsteps = depth;
+        c = t;
+        for (size_t s = depth; s > 0; s--) {
+            const orc_type *par = c->parent;
+            uint32_t k = 0;
+            while (k < par->nchildren && par->children[k] != c)
+                k++;
+            p->steps[s - 1] = k;
+            c = par;
+        }
+        return 0;
+    }
+    return rc;
+}
+
+/* ======================================================================================
+ * Values.
+ * ==================================================================================== */
+
+/* Can an ORC column be read as Iceberg primitive type t? */
+static bool orc_readable_as(const orc_type *o, const ice_type *t)
+{
+    orc_kind k = o->kind;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: return k == ORC_BOOLEAN;
+    case ICE_T_INT: return k == ORC_BYTE || k == ORC_SHORT || k == ORC_INT;
+    case ICE_T_LONG: return k == ORC_BYTE || k == ORC_SHORT || k == ORC_INT || k == ORC_LONG;
+    case ICE_T_FLOAT: return k == ORC_FLOAT;
+    case ICE_T_DOUBLE: return k == ORC_FLOAT || k == ORC_DOUBLE;
+    case ICE_T_DECIMAL: return k == ORC_DECIMAL && (int32_t)o->scale == t->scale;
+    case ICE_T_DATE: return k == ORC_DATE;
+    case ICE_T_TIME: return k == ORC_LONG; /* micros of day (iceberg.long-type=TIME) */
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        return k == ORC_TIMESTAMP || k == ORC_TIMESTAMP_INSTANT || k == ORC_DATE;
+    case ICE_T_STRING: return k == ORC_STRING || k == ORC_VARCHAR || k == ORC_CHAR;
+    case ICE_T_UUID:
+    case ICE_T_FIXED:
+    case ICE_T_BINARY: return k == ORC_BINARY;
+    default: return false;
+    }
+}
+
+/* a * m + b without signed overflow (wraps; only absurd timestamps get there) */
+static int64_t mul_add(int64_t a, int64_t m, int64_t b)
+{
+    return (int64_t)((uint64_t)a * (uint64_t)m + (uint64_t)b);
+}
+
+/* Entry i (not null) of v as Iceberg type t (v's type readable as t). */
+static ice_tvalue orc_tvalue(const ice_type *t, const orc_vec *v, size_t i)
+{
+    ice_tvalue out = {0};
+    switch (t->kind) {
+    case ICE_T_BOOLEAN: out.cls = ICE_TV_BOOL; out.i = v->i64[i] != 0; break;
+    case ICE_T_INT:
+    case ICE_T_LONG: out.cls = ICE_TV_INT; out.i = v->i64[i]; break;
+    case ICE_T_FLOAT: out.cls = ICE_TV_FLOAT; out.f = (float)v->f64[i]; break;
+    case ICE_T_DOUBLE: out.cls = ICE_TV_DOUBLE; out.d = v->f64[i]; break;
+    case ICE_T_DECIMAL:
+        if (v->dec16) {
+            out.cls = ICE_TV_DECBE;
+            out.p = v->dec16 + i * 16;
+            out.n = 16;
+        } else {
+            out.cls = ICE_TV_DEC64;
+            out.i = v->i64[i];
+        }
+        break;
+    case ICE_T_DATE: out.cls = ICE_TV_DATE; out.i = v->i64[i]; break;
+    case ICE_T_TIME: out.cls = ICE_TV_TIME; out.i = v->i64[i]; break;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        bool ns = ice_ts_digits(t->kind) == 9;
+        out.cls = ICE_TV_TS;
+        if (v->type->kind == ORC_DATE) /* date promoted to timestamp */
+            out.i = mul_add(v->i64[i], ns ? 86400000000000LL : 86400000000LL, 0);
+        else /* nanos are 0..999999999 below a floored second: micros floor too */
+            out.i = mul_add(v->i64[i], ns ? 1000000000LL : 1000000LL,
+                            ns ? v->nanos[i] : v->nanos[i] / 1000);
+        break;
+    }
+    case ICE_T_STRING:
+    case ICE_T_UUID:
+    case ICE_T_FIXED:
+    case ICE_T_BINARY:
+        out.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
+                  : t->kind == ICE_T_UUID ? ICE_TV_UUID : ICE_TV_BINARY;
+        out.p = (const uint8_t *)v->str[i].ptr;
+        out.n = v->str[i].len;
+        break;
+    default: break;
+    }
+    return out;
+}
+
+static inline bool is_null(const orc_vec *v, size_t i) { return v->nulls && v->nulls[i]; }
+
+/* ======================================================================================
+ * Binding an Iceberg field to an ORC column (recursively) and emitting its values.
+ * ==================================================================================== */
+
+typedef struct obind obind;
+struct obind {
+    const ice_field *f;
+    const orc_type *ot; /* NULL: the file lacks this struct member (initial-default) */
+    uint32_t child;     /* struct member: index of ot among the parent's children */
+    obind *kids;        /* struct: one per Iceberg field; list: element; map: key, value */
+    size_t nkids;
+};
+
+typedef struct bind_ctx {
+    icd_arena *arena;
+    const int64_t *ids;
+    const char *file;
+    const char *column; /* top-level column, for messages */
+    icd_error *err;
+} bind_ctx;
+
+static int bind_fail(bind_ctx *c, const ice_field *f, const orc_type *o)
+{
+    return icd_fail(c->err, ICD_EUNSUPPORTED, c->file, -1,
+                    "column %s: ORC %s column '%s' (id %u) cannot be read as %s field %s (id %d)",
+                    c->column, orc_kind_name(o->kind), o->name, (unsigned)o->id,
+                    ice_type_kind_name(f->type->kind), f->name, (int)f->id);
+}
+
+static int bind(bind_ctx *c, obind *b, const ice_field *f, const orc_type *o, int depth)
+{
+    b->f = f;
+    b->ot = o;
+    const ice_type *t = f->type;
+    if (depth > MAX_DEPTH)
+        return icd_fail(c->err, ICD_EUNSUPPORTED, c->file, -1, "column %s: nested too deeply",
+                        c->column);
+    if (t->kind == ICE_T_VARIANT)
+        return icd_fail(c->err, ICD_EUNSUPPORTED, c->file, -1,
+                        "column %s: variant values in ORC data files are not supported",
+                        c->column);
+    if (ice_type_is_primitive(t))
+        return orc_readable_as(o, t) ? 0 : bind_fail(c, f, o);
+    if (t->kind == ICE_T_STRUCT) {
+        if (o->kind != ORC_STRUCT)
+            return bind_fail(c, f, o);
+        b->nkids = t->nfields;
+        b->kids = icd_arena_calloc(c->arena, (t->nfields ? t->nfields : 1) * sizeof *b->kids);
+        if (!b->kids)
+            return icd_fail_nomem(c->err);
+        for (size_t i = 0; i < t->nfields; i++) {
+            const ice_field *cf = &t->fields[i];
+            b->kids[i].f = cf;
+            for (uint32_t k = 0; k < o->nchildren; k++)
+                if (c->ids[o->children[k]->id] == cf->id) {
+                    ICD_TRY(bind(c, &b->kids[i], cf, o->children[k], depth + 1));
+                    b->kids[i].child = k;
+                    break;
+                }
+        }
+        return 0;
+    }
+    if (t->kind == ICE_T_LIST) {
+        if (o->kind != ORC_LIST || o->nchildren != 1)
+            return bind_fail(c, f, o);
+        b->nkids = 1;
+        b->kids = icd_arena_calloc(c->arena, sizeof *b->kids);
+        if (!b->kids)
+            return icd_fail_nomem(c->err);
+        return bind(c, &b->kids[0], t->element, o->children[0], depth + 1);
+    }
+    if (o->kind != ORC_MAP || o->nchildren != 2)
+        return bind_fail(c, f, o);
+    b->nkids = 2;
+    b->kids = icd_arena_calloc(c->arena, 2 * sizeof *b->kids);
+    if (!b->kids)
+        return icd_fail_nomem(c->err);
+    ICD_TRY(bind(c, &b->kids[0], t->key, o->children[0], depth + 1));
+    return bind(c, &b->kids[1], t->value, o->children[1], depth + 1);
+}
+
+/* Entry i of v through binding b. Offsets are checked against the child vectors so a
+ * corrupt batch can never be read out of bounds. */
+static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t i,
+                const char *file, icd_error *err)
+{
+    if (i >= v->n)
+        return icd_fail(err, ICD_ECORRUPT, file, -1, "ORC entry %zu beyond its vector (%zu)", i,
+                        v->n);
+    if (is_null(v, i)) {
+        s->null_value(s->ctx);
+        return 0;
+    }
+    const ice_type *t = b->f->type;
+    if (ice_type_is_primitive(t)) {
+        ice_tvalue tv = orc_tvalue(t, v, i);
+        ice_emit_tvalue(s, &tv, t);
+        return 0;
+    }
+    if (t->kind == ICE_T_STRUCT) {
+        s->struct_begin(s->ctx);
+        for (size_t k = 0; k < b->nkids; k++) {
+            const obind *kb = &b->kids[k];
+            s->field(s->ctx, kb->f->name, strlen(kb->f->name));
+            if (kb->ot)
+                ICD_TRY(emit(s, kb, &v->children[kb->child], i, file, err));
+            else
+                ice_emit_literal(s, kb->f->initial_default, kb->f->type);
+        }
+        s->struct_end(s->ctx);
+        return 0;
+    }
+    uint64_t lo = v->offsets[i], hi = v->offsets[i + 1];
+    if (lo > hi || hi > v->children[0].n || (t->kind == ICE_T_MAP && hi > v->children[1].n))
+        return icd_fail(err, ICD_ECORRUPT, file, -1, "ORC %s offsets out of range",
+                        t->kind == ICE_T_LIST ? "list" : "map");
+    if (t->kind == ICE_T_LIST) {
+        s->list_begin(s->ctx);
+        for (uint64_t k = lo; k < hi; k++)
+            ICD_TRY(emit(s, &b->kids[0], &v->children[0], (size_t)k, file, err));
+        s->list_end(s->ctx);
+        return 0;
+    }
+    s->map_begin(s->ctx);
+    for (uint64_t k = lo; k < hi; k++) {
+        ICD_TRY(emit(s, &b->kids[0], &v->children[0], (size_t)k, file, err));
+        ICD_TRY(emit(s, &b->kids[1], &v->children[1], (size_t)k, file, err));
+    }
+    s->map_end(s->ctx);
+    return 0;
+}
+
+/* ======================================================================================
+ * Key columns (equality deletes, both sides) and selected top-level columns.
+ * ==================================================================================== */
+
+typedef struct okey {
+    const ice_type *type;
+    int batch_col; /* -1: constant */
+    col_path path;
+    ice_tvalue constant;
+} okey;
+
+/* The typed value of a key column in row i of a batch (null when a struct on the path is
+ * null). */
+static ice_tvalue key_value(const okey *k, const orc_batch *b, size_t i)
+{
+    if (k->batch_col < 0)
+        return k->constant;
+    ice_tvalue none = {0};
+    const orc_vec *v = &b->cols[k->batch_col];
+    if (is_null(v, i))
+        return none;
+    for (size_t s = 0; s < k->path.nsteps; s++) {
+        v = &v->children[k->path.steps[s]];
+        if (is_null(v, i))
+            return none;
+    }
+    return orc_tvalue(k->type, v, i);
+}
+
+typedef struct colsel {
+    const orc_type **cols;
+    size_t n;
+} colsel;
+
+/* Index of a top-level column among the selected ones (batch column), adding it. */
+static int select_col(colsel *cs, const orc_type *top, icd_error *err)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        if (cs->cols[i] == top)
+            return (int)i;
+    const orc_type **nc = realloc((void *)cs->cols, (cs->n + 1) * sizeof *nc);
+    if (!nc)
+        return icd_fail_nomem(err);
+    cs->cols = nc;
+    cs->cols[cs->n] = top;
+    return (int)cs->n++;
+}
+
+/* Binds key field `id` of a file: a primitive column reachable through structs. */
+static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld, okey *k,
+                    colsel *cs, const char *file, icd_error *err)
+{
+    k->type = fld->type;
+    int found = find_path(f, ids, fld->id, &k->path);
+    if (found < 0)
+        return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
+                        "equality key column %s (field id %d) is inside a list or map",
+                        fld->name, (int)fld->id);
+    if (found > 0) {
+        k->batch_col = -1;
+        return 1;
+    }
+    if (!ice_type_is_primitive(fld->type) || !orc_readable_as(k->path.node, fld->type))
+        return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
+                        "equality key column %s: ORC %s column '%s' cannot be read as %s",
+                        fld->name, orc_kind_name(k->path.node->kind), k->path.node->name,
+                        ice_type_kind_name(fld->type->kind));
+    int bc = select_col(cs, k->path.top, err);
+    if (bc < 0)
+        return bc;
+    k->batch_col = bc;
+    return 0;
+}
+
+/* ======================================================================================
+ * Delete files.
+ * ==================================================================================== */
+
+/* The position set of data file `path` in a C_POS entry, created on first use. */
+static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset **out,
+                      icd_error *err)
+{
+    size_t klen;
+    const char *key = ice_location_key(path, len, &klen);
+    uint64_t h = icd_hash_bytes(key, klen);
+    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
+    if (slot) {
+        *out = icd_map_to_ptr(*slot);
+        return 0;
+    }
+    ice_posset *ps;
+    ICD_TRY(ice_posset_new(&ps, err));
+    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
+    if (!np) {
+        ice_posset_free(ps);
+        return icd_fail_nomem(err);
+    }
+    e->possets = np;
+    e->possets[e->nposset++] = ps;
+    ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
+    *out = ps;
+    return 0;
+}
+
+static const orc_type *delete_column(const orc_file *f, int64_t id, const char *name)
+{
+    const orc_type *root = orc_file_root(f);
+    if (!root || root->kind != ORC_STRUCT)
+        return NULL;
+    for (uint32_t k = 0; k < root->nchildren; k++)
+        if (root->children[k]->field_id == id)
+            return root->children[k];
+    return orc_file_find_name(f, name);
+}
+
+static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *e,
+                          icd_error *err)
+{
+    const orc_type *pc = delete_column(f, ICE_FIELD_DELETE_FILE_PATH, "file_path");
+    const orc_type *qc = delete_column(f, ICE_FIELD_DELETE_POS, "pos");
+    if (!pc || !qc || (pc->kind != ORC_STRING && pc->kind != ORC_VARCHAR) ||
+        (qc->kind != ORC_LONG && qc->kind != ORC_INT))
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "position delete file lacks the file_path (string) and pos (long) columns");
+    const orc_type *cols[2] = {pc, qc};
+    orc_read_opts ro = {0};
+    ro.columns = cols;
+    ro.ncolumns = 2;
+    orc_reader *rd;
+    ICD_TRY(orc_reader_open(&rd, f, &ro, err));
+    int rc = icd_map_new(&e->by_path, 16, err);
+    icd_buf cur_path = ICD_BUF_INIT;
+    ice_posset *cur = NULL;
+    uint64_t *run = NULL; /* positions of `cur` not yet added (added in runs, as Parquet) */
+    size_t nrun = 0, runcap = 0;
+    while (!rc) {
+        orc_batch *b;
+        rc = orc_reader_next(rd, &b, err);
+        if (rc <= 0)
+            break;
+        rc = 0;
+        const orc_vec *pv = &b->cols[0], *qv = &b->cols[1];
+        if (runcap < b->n) {
+            uint64_t *nr = realloc(run, b->n * sizeof *nr);
+            if (!nr) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            run = nr;
+            runcap = b->n;
+        }
+        for (size_t i = 0; i < b->n && !rc; i++) {
+            if (is_null(pv, i) || is_null(qv, i)) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                              "position delete row %llu has a null file_path or pos",
+                              (unsigned long long)(b->row_start + i));
+                break;
+            }
+            int64_t pos = qv->i64[i];
+            if (pos < 0) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %llu",
+                              (long long)pos, (unsigned long long)(b->row_start + i));
+                break;
+            }
+            const orc_str *p = &pv->str[i];
+            if (!cur || p->len != cur_path.len || memcmp(p->ptr, cur_path.data, p->len)) {
+                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err)))
+                    break;
+                nrun = 0;
+                if ((rc = posset_for(e, p->ptr, p->len, &cur, err)))
+                    break;
+                icd_buf_clear(&cur_path);
+                icd_buf_append(&cur_path, p->ptr, p->len);
+                if (!icd_buf_ok(&cur_path)) {
+                    rc = icd_fail_nomem(err);
+                    break;
+                }
+            }
+            run[nrun++] = (uint64_t)pos;
+        }
+        if (!rc && cur && nrun) /* the run buffer is sized per batch: flush */
+            rc = ice_posset_add_many(cur, run, nrun, err);
+        nrun = 0;
+    }
+    free(run);
+    for (size_t i = 0; !rc && i < e->nposset; i++)
+        rc = ice_posset_freeze(e->possets[i], err);
+    icd_buf_free(&cur_path);
+    orc_reader_free(rd);
+    return rc;
+}
+
+static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file *df,
+                         cache_entry *e, icd_error *err)
+{
+    size_t nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
+    okey *keys = calloc(nk ? nk : 1, sizeof *keys);
+    int64_t *ids = NULL;
+    colsel cs = {0};
+    orc_reader *rd = NULL;
+    icd_buf key = ICD_BUF_INIT;
+    int rc = keys ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
+    for (size_t k = 0; !rc && k < nk; k++) {
+        const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
+        if (!fld) {
+            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                          "equality field id %d is in no schema of the table",
+                          (int)df->equality_ids[k]);
+            break;
+        }
+        rc = bind_key(f, ids, fld, &keys[k], &cs, df->path, err);
+        if (rc > 0)
+            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                          "equality delete file lacks a column for field id %d (%s)",
+                          (int)fld->id, fld->name);
+    }
+    if (!rc && cs.n == 0)
+        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "equality delete file without key columns");
+    if (!rc) {
+        orc_read_opts ro = {0};
+        ro.columns = cs.cols;
+        ro.ncolumns = cs.n;
+        rc = orc_reader_open(&rd, f, &ro, err);
+    }
+    if (!rc)
+        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+    while (!rc) {
+        orc_batch *b;
+        rc = orc_reader_next(rd, &b, err);
+        if (rc <= 0)
+            break;
+        rc = 0;
+        for (size_t i = 0; i < b->n && !rc; i++) {
+            icd_buf_clear(&key);
+            for (size_t k = 0; k < nk; k++) {
+                ice_tvalue tv = key_value(&keys[k], b, i);
+                ice_rd_key_put(&key, &tv);
+            }
+            if (!icd_buf_ok(&key)) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            uint64_t *slot;
+            rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len),
+                                &slot, NULL, err);
+        }
+    }
+    icd_buf_free(&key);
+    orc_reader_free(rd);
+    free((void *)cs.cols);
+    free(ids);
+    free(keys);
+    return rc;
+}
+
+int ice_rd_read_delete_orc(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
+                           icd_error *err)
+{
+    orc_file *f;
+    ICD_TRY(orc_file_open(&f, r->io, df->path, NULL, err));
+    int rc = df->content == ICE_CONTENT_POSITION_DELETES ? read_positions(f, df, e, err)
+                                                          : read_equality(r, f, df, e, err);
+    orc_file_free(f);
+    return rc;
+}
+
+/* ======================================================================================
+ * Stripe pruning with a bound filter and stripe statistics (inclusive: may any row of
+ * the stripe match?). Only top-level columns are used: a member of a null struct is null
+ * without being counted in the member's statistics.
+ * ==================================================================================== */
+
+typedef struct prune_ctx {
+    const ice_bound_expr *filter;
+    const int64_t *ids;
+    uint64_t stripes_skipped;
+} prune_ctx;
+
+/* The statistics bound (min or max) as a literal of type t; false when unusable. */
+static bool stats_literal(const orc_stats *st, const ice_type *t, bool max, uint8_t dec[16],
+                          ice_literal *out)
+{
+    if (max ? !st->has_max : !st->has_min)
+        return false;
+    int64_t i = max ? st->max_i : st->min_i;
+    switch (t->kind) {
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        if (st->kind != ORC_STATS_INT)
+            return false;
+        if (t->kind == ICE_T_INT) {
+            if (i < INT32_MIN || i > INT32_MAX)
+                return false;
+            *out = ice_lit_int((int32_t)i);
+        } else {
+            *out = ice_lit_long(i);
+        }
+        return true;
+    case ICE_T_DATE:
+        if (st->kind != ORC_STATS_DATE || i < INT32_MIN || i > INT32_MAX)
+            return false;
+        *out = ice_lit_date((int32_t)i);
+        return true;
+    case ICE_T_FLOAT:
+    case ICE_T_DOUBLE: {
+        double d = max ? st->max_d : st->min_d;
+        if (st->kind != ORC_STATS_DOUBLE || isnan(d))
+            return false;
+        *out = t->kind == ICE_T_FLOAT ? ice_lit_float((float)d) : ice_lit_double(d);
+        return true;
+    }
+    case ICE_T_STRING:
+        if (st->kind != ORC_STATS_STRING)
+            return false;
+        *out = max ? ice_lit_string((const char *)st->max_s, st->max_len)
+                   : ice_lit_string((const char *)st->min_s, st->min_len);
+        return true;
+    case ICE_T_DECIMAL: {
+        ice_i128 v;
+        const uint8_t *s = max ? st->max_s : st->min_s;
+        size_t n = max ? st->max_len : st->min_len;
+        if (st->kind != ORC_STATS_DECIMAL || !s ||
+            !ice_decimal_parse((const char *)s, n, 0, t->scale, &v))
+            return false;
+        size_t len = ice_decimal_from_i128(v, dec);
+        *out = ice_lit_decimal(dec, len, t->scale);
+        return true;
+    }
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        if (st->kind != ORC_STATS_TIMESTAMP || i > INT64_MAX / 1000000 - 1 ||
+            i < INT64_MIN / 1000000 + 1)
+            return false;
+        int32_t ns = max ? st->max_ns : st->min_ns;
+        int64_t v;
+        if (ice_ts_digits(t->kind) == 9)
+            v = i * 1000000 + ns;
+        else /* micros: floor the minimum, round the maximum up */
+            v = i * 1000 + (max ? (ns + 999) / 1000 : ns / 1000);
+        *out = ice_lit_i64(t->kind, v);
+        return true;
+    }
+    default: return false;
+    }
+}
+
+static bool stripe_may_match(const prune_ctx *pc, const orc_file *f, size_t stripe,
+                             const ice_bound_expr *e)
+{
+    switch (e->op) {
+    case ICE_EXPR_TRUE: return true;
+    case ICE_EXPR_FALSE: return false;
+    case ICE_EXPR_AND:
+        return stripe_may_match(pc, f, stripe, e->left) && stripe_may_match(pc, f, stripe, e->right);
+    case ICE_EXPR_OR:
+        return stripe_may_match(pc, f, stripe, e->left) || stripe_may_match(pc, f, stripe, e->right);
+    case ICE_EXPR_NOT_EQ:
+    case ICE_EXPR_NOT: return true;
+    default: break;
+    }
+    const orc_type *col = top_column(f, pc->ids, e->field_id);
+    if (!col || !e->type)
+        return true; /* a constant column in this file: not decided here */
+    orc_stats st;
+    orc_file_stripe_stats(f, stripe, col->id, &st);
+    if (!st.present)
+        return true;
+    if (e->op == ICE_EXPR_IS_NULL)
+        return !(st.has_null_known && !st.has_null);
+    if (e->op == ICE_EXPR_NOT_NULL)
+        return !(st.has_count && st.count == 0);
+    if (e->lit.is_null)
+        return true;
+    if (st.has_count && st.count == 0 && st.has_null_known)
+        return false; /* only nulls: no comparison holds */
+    uint8_t d1[16], d2[16];
+    ice_literal lo, hi;
+    bool has_lo = stats_literal(&st, e->type, false, d1, &lo);
+    bool has_hi = stats_literal(&st, e->type, true, d2, &hi);
+    if ((e->type->kind == ICE_T_FLOAT || e->type->kind == ICE_T_DOUBLE) &&
+        isnan(e->type->kind == ICE_T_FLOAT ? (double)e->lit.v.f32 : e->lit.v.f64))
+        return true;
+    if ((has_lo && !ice_literal_comparable(&lo, &e->lit)) ||
+        (has_hi && !ice_literal_comparable(&hi, &e->lit)))
+        return true;
+    switch (e->op) {
+    case ICE_EXPR_EQ:
+        return !((has_lo && ice_literal_cmp(&e->lit, &lo) < 0) ||
+                 (has_hi && ice_literal_cmp(&e->lit, &hi) > 0));
+    case ICE_EXPR_LT: return !has_lo || ice_literal_cmp(&lo, &e->lit) < 0;
+    case ICE_EXPR_LE: return !has_lo || ice_literal_cmp(&lo, &e->lit) <= 0;
+    case ICE_EXPR_GT: return !has_hi || ice_literal_cmp(&hi, &e->lit) > 0;
+    case ICE_EXPR_GE: return !has_hi || ice_literal_cmp(&hi, &e->lit) >= 0;
+    default: return true;
+    }
+}
+
+static bool keep_stripe(void *ctx, const orc_file *f, size_t stripe)
+{
+    prune_ctx *pc = ctx;
+    if (stripe_may_match(pc, f, stripe, pc->filter))
+        return true;
+    pc->stripes_skipped++;
+    return false;
+}
+
+/* ======================================================================================
+ * One task over an ORC data file.
+ * ==================================================================================== */
+
+typedef struct ocol {
+    const ice_field *f;
+    size_t name_len;
+    int batch_col; /* -1: constant */
+    obind b;
+    const ice_literal *lit;
+} ocol;
+
+typedef struct oprobe {
+    const icd_map *keys;
+    okey *cols;
+    size_t ncols;
+} oprobe;
+
+typedef struct otask {
+    ice_scan_reader *r;
+    const ice_scan_task *task;
+    const ice_row_sink *sink;
+    ice_read_stats *stats;
+    orc_file *f;
+    int64_t *ids;
+    icd_arena arena;
+    ocol *cols;
+    size_t ncols;
+    oprobe *eq;
+    size_t neq;
+    colsel sel;
+    const ice_posset *pos;
+    ice_posset *pos_owned;
+    icd_buf key;
+    uint8_t *selv;
+    size_t selcap;
+} otask;
+
+static int map_columns(otask *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    t->ncols = r->nfields;
+    t->cols = calloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
+    if (!t->cols)
+        return icd_fail_nomem(err);
+    for (size_t i = 0; i < r->nfields; i++) {
+        ocol *c = &t->cols[i];
+        const ice_field *fld = r->fields[i];
+        c->f = fld;
+        c->name_len = strlen(fld->name);
+        const orc_type *top = top_column(t->f, t->ids, fld->id);
+        if (top) {
+            bind_ctx bc = {&t->arena, t->ids, df->path, fld->name, err};
+            ICD_TRY(bind(&bc, &c->b, fld, top, 0));
+            int k = select_col(&t->sel, top, err);
+            if (k < 0)
+                return k;
+            c->batch_col = k;
+            continue;
+        }
+        /* Not in the file: identity partition value, initial-default, or null. */
+        c->batch_col = -1;
+        c->lit = ice_rd_partition_value(r, df, fld->id);
+        if (!c->lit)
+            c->lit = fld->initial_default;
+    }
+    return 0;
+}
+
+static int setup_equality(otask *t, icd_error *err)
+{
+    const ice_scan_task *task = t->task;
+    for (size_t d = 0; d < task->ndeletes; d++) {
+        const ice_content_file *df = task->deletes[d];
+        if (df->content != ICE_CONTENT_EQUALITY_DELETES)
+            continue;
+        const cache_entry *e;
+        bool loaded = false;
+        ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
+        if (loaded)
+            t->stats->delete_files_loaded++;
+        oprobe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
+        if (!np)
+            return icd_fail_nomem(err);
+        t->eq = np;
+        oprobe *p = &t->eq[t->neq++];
+        p->keys = e->keys;
+        p->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
+        p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
+        if (!p->cols)
+            return icd_fail_nomem(err);
+        for (size_t k = 0; k < p->ncols; k++) {
+            int32_t id = df->equality_ids[k];
+            const ice_field *fld = ice_rd_schema_field(t->r, id);
+            if (!fld)
+                return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                                "equality field id %d is in no schema of the table", (int)id);
+            int rc = bind_key(t->f, t->ids, fld, &p->cols[k], &t->sel, task->data->path, err);
+            if (rc < 0)
+                return rc;
+            if (rc > 0) { /* the data file predates the column */
+                const ice_literal *l = ice_rd_partition_value(t->r, task->data, id);
+                p->cols[k].constant = ice_literal_tvalue(l ? l : fld->initial_default, fld->type);
+            }
+        }
+    }
+    return 0;
+}
+
+static int emit_row(otask *t, const orc_batch *b, size_t i, icd_error *err)
+{
+    const ice_row_sink *s = t->sink;
+    const char *path = t->task->data->path;
+    s->begin_row(s->ctx, path, (int64_t)(b->row_start + i));
+    for (size_t k = 0; k < t->ncols; k++) {
+        const ocol *c = &t->cols[k];
+        s->field(s->ctx, c->f->name, c->name_len);
+        if (c->batch_col >= 0)
+            ICD_TRY(emit(s, &c->b, &b->cols[c->batch_col], i, path, err));
+        else
+            ice_emit_literal(s, c->lit, c->f->type);
+    }
+    int rc = s->end_row(s->ctx, err);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        t->stats->rows_skipped++;
+    else
+        t->stats->rows_emitted++;
+    return 0;
+}
+
+static int process_batch(otask *t, const orc_batch *b, icd_error *err)
+{
+    size_t n = b->n;
+    for (size_t c = 0; c < b->ncols; c++)
+        if (b->cols[c].n != n)
+            return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
+                            "ORC batch column %zu has %zu entries for %zu rows", c, b->cols[c].n,
+                            n);
+    if (n > t->selcap) {
+        uint8_t *ns = realloc(t->selv, n);
+        if (!ns)
+            return icd_fail_nomem(err);
+        t->selv = ns;
+        t->selcap = n;
+    }
+    uint8_t *sel = t->selv;
+    memset(sel, 1, n);
+    t->stats->rows_read += n;
+    if (t->pos)
+        t->stats->rows_deleted_position += ice_posset_apply(t->pos, b->row_start, n, sel);
+    for (size_t i = 0; i < n; i++) {
+        if (!sel[i])
+            continue;
+        bool deleted = false;
+        for (size_t e = 0; e < t->neq && !deleted; e++) {
+            icd_buf_clear(&t->key);
+            for (size_t k = 0; k < t->eq[e].ncols; k++) {
+                ice_tvalue tv = key_value(&t->eq[e].cols[k], b, i);
+                ice_rd_key_put(&t->key, &tv);
+            }
+            if (!icd_buf_ok(&t->key))
+                return icd_fail_nomem(err);
+            deleted = icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
+                                       icd_hash_bytes(t->key.data, t->key.len));
+        }
+        if (deleted) {
+            t->stats->rows_deleted_equality++;
+            continue;
+        }
+        ICD_TRY(emit_row(t, b, i, err));
+    }
+    return 0;
+}
+
+static int run_task(otask *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    ICD_TRY(orc_file_open(&t->f, r->io, df->path, NULL, err));
+    if (df->record_count >= 0 && orc_file_rows(t->f) != (uint64_t)df->record_count)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "the file has %llu rows but its manifest says %lld",
+                        (unsigned long long)orc_file_rows(t->f), (long long)df->record_count);
+    const orc_type *root = orc_file_root(t->f);
+    if (!root || root->kind != ORC_STRUCT)
+        return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                        "ORC file whose root type is not a struct");
+    ICD_TRY(compute_ids(r, t->f, true, &t->ids, err));
+    ICD_TRY(map_columns(t, err));
+    ICD_TRY(setup_equality(t, err));
+    ICD_TRY(ice_rd_task_positions(r, t->task, t->stats, &t->pos, &t->pos_owned, err));
+    if (t->sel.n == 0 && orc_file_rows(t->f) > 0) {
+        /* no projected column is in the file: read one column to walk its rows */
+        if (root->nchildren == 0)
+            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "ORC file without columns");
+        int k = select_col(&t->sel, root->children[0], err);
+        if (k < 0)
+            return k;
+    }
+    if (t->sel.n == 0)
+        return 0;
+    prune_ctx pc = {r->filter, t->ids, 0};
+    orc_read_opts ro = {0};
+    ro.columns = t->sel.cols;
+    ro.ncolumns = t->sel.n;
+    if (r->filter) {
+        ro.keep_stripe = keep_stripe;
+        ro.keep_ctx = &pc;
+    }
+    orc_reader *rd;
+    ICD_TRY(orc_reader_open(&rd, t->f, &ro, err));
+    int rc = 0;
+    for (;;) {
+        if (atomic_load(&r->canceled)) {
+            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
+            break;
+        }
+        orc_batch *b;
+        rc = orc_reader_next(rd, &b, err);
+        if (rc <= 0)
+            break;
+        if ((rc = process_batch(t, b, err)))
+            break;
+    }
+    orc_reader_free(rd);
+    return rc;
+}
+
+int ice_rd_read_orc_task(ice_scan_reader *r, const ice_scan_task *task, const ice_row_sink *sink,
+                         ice_read_stats *stats, icd_error *err)
+{
+    otask t;
+    memset(&t, 0, sizeof t);
+    t.r = r;
+    t.task = task;
+    t.sink = sink;
+    t.stats = stats;
+    t.arena = (icd_arena)ICD_ARENA_INIT;
+    t.key = (icd_buf)ICD_BUF_INIT;
+    int rc = run_task(&t, err);
+    for (size_t e = 0; e < t.neq; e++)
+        free(t.eq[e].cols);
+    free(t.eq);
+    free(t.cols);
+    free((void *)t.sel.cols);
+    free(t.ids);
+    free(t.selv);
+    icd_buf_free(&t.key);
+    ice_posset_free(t.pos_owned);
+    icd_arena_free(&t.arena);
+    orc_file_free(t.f);
+    return rc;
+}
