@@ -191,125 +191,15 @@ static json_t *io_config_of(const dr_spec *s, json_t *doc)
     return object_at(doc, io_path);
 }
 
-/* Epoch millis of an Iceberg single-value bound of the timestamp column, when the
- * column's values map to __time without parsing text. */
-static bool bound_ms(const emit_ctx *c, const uint8_t *b, uint32_t len, bool upper, int64_t *ms)
-{
-    const dr_timestamp_spec *ts = dr_spec_timestamp_spec(c->spec);
-    int64_t v;
-    switch (c->ts_field->type->kind) {
-    case ICE_T_INT:
-    case ICE_T_DATE:
-        if (len != 4) return false;
-        v = (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-                      (uint32_t)b[3] << 24);
-        break;
-    case ICE_T_LONG:
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-        if (len != 8) return false;
-        v = 0;
-        for (int i = 7; i >= 0; i--)
-            v = (int64_t)((uint64_t)v << 8 | b[i]);
-        break;
-    default:
-        return false;
-    }
-    switch (c->ts_field->type->kind) {
-    case ICE_T_DATE:
-        *ms = dr_millis_from_date((int32_t)v) + (upper ? 86399999 : 0);
-        return true;
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-        *ms = dr_millis_from_micros(v);
-        return true;
-    default:
-        break;
-    }
-    switch (ts->format) { /* a number read by a numeric format */
-    case DR_TS_AUTO:
-    case DR_TS_MILLIS:
-        *ms = v;
-        return true;
-    case DR_TS_POSIX:
-        if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000) return false;
-        *ms = v * 1000;
-        return true;
-    case DR_TS_MICRO:
-        *ms = v / 1000;
-        return true;
-    case DR_TS_NANO:
-        *ms = v / 1000000;
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* v2: can split i hold rows of [lo, hi)? True when unsure. */
-static bool split_overlaps(const emit_ctx *c, size_t i, int64_t lo, int64_t hi)
-{
-    if (!c->ts_field || !c->o->plan) return true;
-    const ice_scan_task *t = ice_scan_plan_task(dr_plan_scan(c->o->plan), i);
-    const ice_col_stats *st = t ? ice_content_file_stats(t->data, c->ts_field->id) : NULL;
-    if (!st || !st->has_lower || !st->has_upper) return true;
-    const dr_timestamp_spec *ts = dr_spec_timestamp_spec(c->spec);
-    /* null timestamps take missingValue */
-    if (ts->has_missing && st->null_count != 0 && ts->missing_ms >= lo && ts->missing_ms < hi)
-        return true;
-    int64_t a, b;
-    if (!bound_ms(c, st->lower, st->lower_len, false, &a) ||
-        !bound_ms(c, st->upper, st->upper_len, true, &b))
-        return true;
-    return a < hi && b >= lo;
-}
-
-/* v2: a copy of the rewritten http source keeping the splits that overlap the ranges
- * (one range for MSQ, all of them for native). */
-static int v2_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t **out)
-{
-    json_t *io = io_config_of(c->spec, c->v2_doc);
-    const json_t *src = io ? json_object_get(io, "inputSource") : NULL;
-    json_t *copy = src ? json_deep_copy(src) : NULL;
-    json_t *kept = json_array();
-    if (!copy || !kept) {
-        json_decref(copy);
-        json_decref(kept);
-        return src ? icd_fail_nomem(c->err)
-                   : icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "the rewritten spec has no inputSource");
-    }
-    const json_t *uris = json_object_get(copy, "uris");
-    for (size_t i = 0; i < json_array_size(uris); i++) {
-        bool keep = c->full;
-        for (size_t r = 0; !keep && r < nr; r++)
-            keep = split_overlaps(c, i, rs[r].start, rs[r].end);
-        if (keep && json_array_append(kept, json_array_get(uris, i))) {
-            json_decref(copy);
-            json_decref(kept);
-            return icd_fail_nomem(c->err);
-        }
-    }
-    /* Druid's http source needs a URI: with no split overlapping, keep the first one
-     * (the WHERE / intervals filter drop its rows; the REPLACE still clears the range) */
-    if (!json_array_size(kept) && json_array_size(uris) &&
-        json_array_append(kept, json_array_get(uris, 0))) {
-        json_decref(copy);
-        json_decref(kept);
-        return icd_fail_nomem(c->err);
-    }
-    json_object_set_new(copy, "uris", kept);
-    *out = copy;
-    return 0;
-}
-
 /* v1: the icebergFilter that prunes the snapshot to the ranges, or NULL when the
  * timestamp column cannot be compared without parsing. */
 static int v1_time_filter(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t **out)
 {
     *out = NULL;
-    if (c->full || !nr || !c->ts_field) return 0;
-    const char *col = c->ts_field->name;
     const dr_timestamp_spec *ts = dr_spec_timestamp_spec(c->spec);
+    /* null timestamps take missingValue: a filter on the column would prune their rows */
+    if (c->full || !nr || !c->ts_field || ts->has_missing) return 0;
+    const char *col = c->ts_field->name;
     ice_type_kind k = c->ts_field->type->kind;
     if (k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ) {
         json_t *ivs = json_array();
@@ -367,6 +257,109 @@ static int v1_time_filter(const emit_ctx *c, const dr_interval *rs, size_t nr, j
         *out = json_pack("{s:s,s:o}", "type", "or", "filters", ors);
     }
     return *out ? 0 : icd_fail_nomem(c->err);
+}
+
+/* The spec with `tf` and-ed into its icebergFilter (residuals ignored: they are the
+ * pruning filter's), parsed; the caller frees it. */
+static int spec_with_filter(const emit_ctx *c, json_t *tf, dr_spec **out)
+{
+    *out = NULL;
+    json_t *doc = json_deep_copy(dr_spec_document(c->spec));
+    if (!doc) return icd_fail_nomem(c->err);
+    json_t *src = doc;
+    const char *p = dr_spec_input_source_path(c->spec);
+    if (*p) src = object_at(doc, p);
+    json_t *old = src ? json_object_get(src, "icebergFilter") : NULL;
+    json_t *f = old && !json_is_null(old)
+                    ? json_pack("{s:s,s:[O,O]}", "type", "and", "filters", old, tf)
+                    : json_incref(tf);
+    int rc = 0;
+    if (!src || !f || json_object_set_new(src, "icebergFilter", f) ||
+        json_object_set_new(src, "residualFilterMode", json_string("ignore")))
+        rc = icd_fail_nomem(c->err);
+    if (!rc) rc = dr_spec_parse_json(out, doc, "(re-ingestion filter)", NULL, c->err);
+    json_decref(doc);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* v2: which splits (tasks of the plan) can hold rows of the ranges. The snapshot is
+ * planned again with the time filter and-ed to the spec's: Iceberg prunes by partition
+ * values and column bounds, as Druid's own interval filter would. Every split is kept
+ * when that cannot be done safely (no io, no filter for this column type, a
+ * missingValue, another snapshot selected). */
+static int v2_keep(const emit_ctx *c, const dr_interval *rs, size_t nr, bool *keep, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        keep[i] = true;
+    if (c->full || !c->o->io || !c->o->plan || dr_spec_timestamp_spec(c->spec)->has_missing)
+        return 0;
+    json_t *tf = NULL;
+    ICD_TRY(v1_time_filter(c, rs, nr, &tf));
+    if (!tf) return 0;
+    dr_spec *fs = NULL;
+    dr_plan *fp = NULL;
+    int rc = spec_with_filter(c, tf, &fs);
+    json_decref(tf);
+    dr_plan_opts po = {1};
+    if (!rc) rc = dr_plan_build(fs, c->o->io, &po, &fp, c->err);
+    const ice_snapshot *a = ice_scan_plan_snapshot(dr_plan_scan(c->o->plan));
+    const ice_snapshot *b = fp ? ice_scan_plan_snapshot(dr_plan_scan(fp)) : NULL;
+    if (!rc && a && b && a->snapshot_id == b->snapshot_id) {
+        size_t m = dr_plan_split_count(fp);
+        const char **paths = malloc((m ? m : 1) * sizeof *paths);
+        if (!paths) rc = icd_fail_nomem(c->err);
+        for (size_t i = 0; !rc && i < m; i++)
+            paths[i] = ice_scan_plan_task(dr_plan_scan(fp), i)->data->path;
+        if (!rc) {
+            qsort(paths, m, sizeof *paths, cmp_str);
+            const ice_scan_plan *sp = dr_plan_scan(c->o->plan);
+            for (size_t i = 0; i < n && i < ice_scan_plan_task_count(sp); i++) {
+                const char *path = ice_scan_plan_task(sp, i)->data->path;
+                keep[i] = bsearch(&path, paths, m, sizeof *paths, cmp_str) != NULL;
+            }
+        }
+        free(paths);
+    }
+    dr_plan_free(fp);
+    dr_spec_free(fs);
+    return rc;
+}
+
+/* v2: a copy of the rewritten http source keeping the splits that can hold rows of the
+ * ranges (one range for MSQ, all of them for native). */
+static int v2_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t **out)
+{
+    json_t *io = io_config_of(c->spec, c->v2_doc);
+    const json_t *src = io ? json_object_get(io, "inputSource") : NULL;
+    const json_t *uris = json_object_get(src, "uris");
+    size_t n = json_array_size(uris);
+    json_t *copy = src ? json_deep_copy(src) : NULL;
+    json_t *kept = json_array();
+    bool *keep = calloc(n ? n : 1, sizeof *keep);
+    int rc = (!copy || !kept || !keep)
+                 ? (src ? icd_fail_nomem(c->err)
+                        : icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "the rewritten spec has no inputSource"))
+                 : v2_keep(c, rs, nr, keep, n);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (keep[i] && json_array_append(kept, json_array_get(uris, i))) rc = icd_fail_nomem(c->err);
+    /* Druid's http source needs a URI: with no split overlapping, keep the first one
+     * (the WHERE / intervals filter drop its rows; the REPLACE still clears the range) */
+    if (!rc && !json_array_size(kept) && n && json_array_append(kept, json_array_get(uris, 0)))
+        rc = icd_fail_nomem(c->err);
+    free(keep);
+    if (!rc) rc = json_object_set_new(copy, "uris", kept) ? icd_fail_nomem(c->err) : 0;
+    else json_decref(kept);
+    if (rc) {
+        json_decref(copy);
+        return rc;
+    }
+    *out = copy;
+    return 0;
 }
 
 /* v1: the spec's iceberg input source, pinned to the snapshot and pruned to the ranges. */

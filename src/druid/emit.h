@@ -23,13 +23,15 @@
  * (`snapshotTime` = the snapshot's timestamp) and pruned to the ranges with an
  * icebergFilter on the timestamp column, and-ed with the spec's own filter: `interval`
  * for a timestamp/timestamptz column, `range` in the column's unit for a numeric column
- * read as millis/posix/micro/nano; other columns are not pruned (the SQL WHERE /
- * granularitySpec.intervals still restrict the rows). The pruning filter leaves a
+ * read as millis/posix/micro/nano; other columns, and specs with a timestampSpec
+ * missingValue (rows with a null timestamp belong to that instant), are not pruned (the
+ * SQL WHERE / granularitySpec.intervals still restrict the rows). The pruning filter leaves a
  * residual by design, so residualFilterMode becomes "ignore" (the spec's own filter was
  * already checked by planning). When the plan is v2 the rows are read from `icedruid
  * serve` (serve_url, required) through the `http` input source of rewrite.h, restricted
- * to the splits whose data file can hold rows of the ranges (by its timestamp column
- * bounds, when the column is a timestamp or a millis long; otherwise every split).
+ * to the splits whose data file can hold rows of the ranges: the snapshot is planned again
+ * with the same pruning filter (partition values and column bounds decide, as in Druid),
+ * and the splits of files it keeps are kept; every split when that is not possible.
  *
  * A full ingestion (diff NULL: the first sync of a data source) is one `REPLACE ...
  * OVERWRITE ALL` / one native task with appendToExisting=false and no intervals.
@@ -55,6 +57,9 @@ typedef struct dr_emit_opts {
     /* The plan of the snapshot the diff goes to (v1/v2, schema, snapshot, splits).
      * NULL: treated as v1 with no schema and no snapshot pin (tests, hand-made diffs). */
     const dr_plan *plan;
+    /* The FileIO the plan was built with: v2 plans the snapshot again with the time
+     * filter to keep only the splits that can hold rows of the ranges. NULL: every split. */
+    icd_fileio *io;
     const char *serve_url;       /* v2: base URL of `icedruid serve` */
     const char *auth_user;       /* v2: httpAuthenticationUsername, or NULL */
     const json_t *auth_password; /* v2: httpAuthenticationPassword provider, or NULL */

@@ -395,12 +395,24 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
     }
     if (!job->has_snapshot) return 0; /* nothing to read yet */
     job->full = o->full || !job->has_from;
+    if (dr_plan_is_v2(job->plan) && (!o->emit.serve_url || !*o->emit.serve_url) &&
+        !(job->has_from && job->from_snapshot == job->to_snapshot)) {
+        /* fail before the diff: the emitter would refuse anyway */
+        rc = icd_fail(err, ICD_EINVALID, NULL, -1,
+                      "snapshot %" PRId64 " has delete files (v2): Druid's iceberg input source "
+                      "would bring deleted rows back, so the re-ingestion reads from `icedruid "
+                      "serve`; give its URL with --serve-url",
+                      job->to_snapshot);
+        dr_sync_job_free(job);
+        return rc;
+    }
     if (!job->full && job->from_snapshot == job->to_snapshot) {
         job->up_to_date = true;
         return 0;
     }
     dr_emit_opts eo = o->emit;
     eo.plan = job->plan;
+    eo.io = io;
     if (!job->full) {
         dr_diff_opts dopt = {0};
         dopt.from_snapshot = job->from_snapshot;
