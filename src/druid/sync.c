@@ -345,6 +345,80 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
     return rc;
 }
 
+/* ---- planning a given snapshot ------------------------------------------------------ */
+
+static int64_t plan_snapshot_id(const dr_plan *p, bool *has)
+{
+    const ice_snapshot *s = ice_scan_plan_snapshot(dr_plan_scan(p));
+    *has = s != NULL;
+    return s ? s->snapshot_id : 0;
+}
+
+int dr_plan_at_snapshot(const dr_spec *spec, icd_fileio *io, bool has_id, int64_t snapshot_id,
+                        int threads, dr_plan **plan, dr_spec **spec_out, icd_error *err)
+{
+    *plan = NULL;
+    *spec_out = NULL;
+    dr_plan_opts po = {threads};
+    dr_plan *p = NULL;
+    ICD_TRY(dr_plan_build(spec, io, &po, &p, err));
+    bool has;
+    if (!has_id || (plan_snapshot_id(p, &has) == snapshot_id && has)) {
+        *plan = p;
+        return 0;
+    }
+    const ice_snapshot *snap = ice_metadata_snapshot(dr_plan_metadata(p), snapshot_id);
+    if (!snap) {
+        dr_plan_free(p);
+        return icd_fail(err, ICD_ENOTFOUND, NULL, -1, "the table has no snapshot %" PRId64,
+                        snapshot_id);
+    }
+    /* select it by time, as Druid's snapshotTime does */
+    json_t *doc = json_deep_copy(dr_spec_document(spec));
+    const char *path = dr_spec_input_source_path(spec);
+    json_t *src = doc;
+    for (const char *k = path; src && *k;) {
+        const char *dot = strchr(k, '.');
+        size_t n = dot ? (size_t)(dot - k) : strlen(k);
+        char key[128];
+        if (n >= sizeof key) {
+            src = NULL;
+            break;
+        }
+        memcpy(key, k, n);
+        key[n] = '\0';
+        src = json_object_get(src, key);
+        k = dot ? dot + 1 : k + n;
+    }
+    icd_buf when = ICD_BUF_INIT;
+    dr_fmt_iso_ms(&when, snap->timestamp_ms);
+    dr_plan_free(p);
+    p = NULL;
+    int rc = (!doc || !json_is_object(src) || !icd_buf_ok(&when) ||
+              json_object_set_new(src, "snapshotTime", json_string(when.data)))
+                 ? icd_fail_nomem(err)
+                 : 0;
+    icd_buf_free(&when);
+    dr_spec *s2 = NULL;
+    if (!rc) rc = dr_spec_parse_json(&s2, doc, "(spec at snapshot)", NULL, err);
+    json_decref(doc);
+    if (!rc) rc = dr_plan_build(s2, io, &po, &p, err);
+    if (!rc && (plan_snapshot_id(p, &has) != snapshot_id || !has))
+        rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                      "snapshot %" PRId64 " cannot be selected by its timestamp (it is not in "
+                      "the table's history of current snapshots, or another snapshot shares "
+                      "its millisecond)",
+                      snapshot_id);
+    if (rc) {
+        dr_plan_free(p);
+        dr_spec_free(s2);
+        return rc;
+    }
+    *plan = p;
+    *spec_out = s2;
+    return 0;
+}
+
 /* ---- one run -------------------------------------------------------------------------- */
 
 void dr_sync_job_free(dr_sync_job *job)

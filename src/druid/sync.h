@@ -76,6 +76,16 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
  * the Overlord's {"error": "..."}; other bodies are quoted (first 300 bytes). */
 void dr_druid_error_text(const char *body, size_t len, icd_buf *out);
 
+/* ---- planning a given snapshot -------------------------------------------------------- */
+
+/* Plans snapshot `snapshot_id` of the spec's table (the current one, or the spec's
+ * snapshotTime, when !has_id). A snapshot that is not the one the spec selects is
+ * planned through a copy of the spec with snapshotTime = its timestamp (*spec_out, which
+ * must outlive the plan; NULL when the spec itself was used); ICD_ENOTFOUND when the
+ * table has no such snapshot, ICD_EUNSUPPORTED when its timestamp selects another one. */
+int dr_plan_at_snapshot(const dr_spec *spec, icd_fileio *io, bool has_id, int64_t snapshot_id,
+                        int threads, dr_plan **plan, dr_spec **spec_out, icd_error *err);
+
 /* ---- one run ------------------------------------------------------------------------- */
 
 typedef struct dr_sync_opts {

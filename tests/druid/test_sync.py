@@ -328,6 +328,29 @@ def main():
               f"state records S4 with the task id: {st}")
         check("s3cr" not in open(state).read(), "no password in the state file")
 
+        # -- `icedruid diff --emit`: the same statements for any pair of snapshots ----------
+        def diff(*extra):
+            return subprocess.run([ICEDRUID, "diff", "--spec", c.spec, "--remap", f"{PREFIX}={c.wh}",
+                                   "--serve-url", SERVE] + list(extra),
+                                  capture_output=True, text=True, timeout=120)
+        r = diff("--from-snapshot", str(s1.snapshot_id), "--to-snapshot", str(s2.snapshot_id),
+                 "--emit", "msq")
+        check(r.returncode == 0 and r.stdout.count("REPLACE INTO") == 1
+              and "TIMESTAMP '2024-06-02 00:00:00.000' AND" in r.stdout,
+              f"diff --emit msq S1 -> S2 (not the current snapshot): {r.stdout} {r.stderr}")
+        r = diff("--from-snapshot", str(s1.snapshot_id), "--emit", "native")
+        if r.returncode == 0:
+            gs = json.loads(r.stdout)["spec"]["dataSchema"]["granularitySpec"]
+            # S1 -> S4: day 1 (eq delete), day 2 (pos delete) merge into one range; day 5 appended
+            check(gs["intervals"] == ["2024-06-01T00:00:00.000Z/2024-06-03T00:00:00.000Z",
+                                      "2024-06-05T00:00:00.000Z/2024-06-06T00:00:00.000Z"],
+                  f"diff --emit native S1 -> S4 intervals: {gs['intervals']}")
+        check(r.returncode == 0, f"diff --emit native: {r.stderr}")
+        r = diff("--from-snapshot", str(s1.snapshot_id), "--emit", "native", "--replace-only")
+        check(r.returncode == 0 and json.loads(r.stdout)["spec"]["dataSchema"]["granularitySpec"]
+              ["intervals"] == ["2024-06-01T00:00:00.000Z/2024-06-03T00:00:00.000Z"],
+              f"--replace-only leaves day 5 out: {r.stdout[:200]} {r.stderr}")
+
         # -- 5. the lock, a corrupt state, --baseline -----------------------------------------
         with open(state + ".lock", "a+") as lk:
             fcntl.flock(lk, fcntl.LOCK_EX)
