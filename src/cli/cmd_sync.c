@@ -6,6 +6,9 @@
  * stdout and, with --druid, submits it and records the new snapshot once Druid accepted
  * every submission.
  *
+ * With --wait the tasks' status is polled and the snapshot recorded only once every task
+ * succeeded (without it: once Druid accepted them).
+ *
  * Exit codes: 0 done (submitted and recorded, up to date, or printed only), 1 failed
  * (state unchanged unless said otherwise), 2 usage, 3 another sync holds the state lock.
  */
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
@@ -41,6 +45,10 @@ static const char *HELP =
     "  --serve-url URL          `icedruid serve` base URL: needed when the snapshot has\n"
     "                           delete files (Druid's iceberg source would resurrect rows)\n"
     "  --auth-user U --auth-password-env VAR   basic auth of the served splits\n"
+    "  --wait                   after the submission, poll the tasks' status and record\n"
+    "                           the snapshot only once every task SUCCEEDED (a FAILED\n"
+    "                           task fails the run); --wait-timeout SECONDS (default\n"
+    "                           21600), --poll-ms N (default 5000)\n"
     "  --context JSON           extra MSQ query context, e.g. '{\"maxNumTasks\":4}'\n"
     "  --replace-only           leave intervals that only received new rows out\n"
     "  --full                   ignore the recorded snapshot: re-ingest the whole table\n"
@@ -56,6 +64,11 @@ typedef struct sync_args {
     const char *emit;
     const char *context_text;
     const char *baseline;
+    const char *wait_timeout;
+    const char *poll_ms;
+    bool wait;
+    long wait_secs;
+    long poll_every_ms;
     bool replace_only;
     bool full;
 } sync_args;
@@ -63,10 +76,12 @@ typedef struct sync_args {
 /* Takes sync's own options out of argv; the rest goes to cli_spec_args_parse. */
 static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nrest, bool *help)
 {
-    static const char *const with_value[] = {"--state",   "--druid",    "--druid-user",
-                                             "--emit",    "--context",  "--baseline"};
-    const char **slots[] = {&s->state, &s->druid, &s->druid_user,
-                            &s->emit,  &s->context_text, &s->baseline};
+    static const char *const with_value[] = {"--state",   "--druid",   "--druid-user",
+                                             "--emit",    "--context", "--baseline",
+                                             "--wait-timeout", "--poll-ms"};
+    const char **slots[] = {&s->state,   &s->druid,        &s->druid_user,
+                            &s->emit,    &s->context_text, &s->baseline,
+                            &s->wait_timeout, &s->poll_ms};
     *nrest = 0;
     rest[(*nrest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -80,6 +95,10 @@ static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nre
         }
         if (!strcmp(argv[i], "--full")) {
             s->full = true;
+            continue;
+        }
+        if (!strcmp(argv[i], "--wait")) {
+            s->wait = true;
             continue;
         }
         bool mine = false;
@@ -101,8 +120,53 @@ static int check_args(const char *cmd, const sync_args *s, const cli_spec_args *
         return cli_usage_error(cmd, "--emit expects msq or native, got '%s'", s->emit);
     if (!!a->auth_user != !!a->auth_password_env)
         return cli_usage_error(cmd, "--auth-user and --auth-password-env go together");
+    if ((s->wait || s->wait_timeout || s->poll_ms) && !s->druid)
+        return cli_usage_error(cmd, "--wait needs --druid");
     if (s->baseline && (s->full || s->druid))
         return cli_usage_error(cmd, "--baseline records a snapshot; it takes no --full or --druid");
+    return CLI_OK;
+}
+
+static int parse_long(const char *cmd, const char *opt, const char *text, long lo, long hi,
+                      long *out)
+{
+    char *end;
+    errno = 0;
+    long v = text ? strtol(text, &end, 10) : 0;
+    if (text && (errno || end == text || *end || v < lo || v > hi))
+        return cli_usage_error(cmd, "%s expects %ld..%ld, got '%s'", opt, lo, hi, text);
+    if (text) *out = v;
+    return CLI_OK;
+}
+
+/* Polls every task until all SUCCEEDED (CLI_OK), one FAILED or the time is up. */
+static int wait_all(const dr_druid_client *c, const dr_sync_job *job, char **ids, long timeout_s,
+                    long poll_ms)
+{
+    int64_t deadline = dr_now_ms() + (int64_t)timeout_s * 1000;
+    for (size_t i = 0; i < job->list.n; i++) {
+        for (;;) {
+            icd_error err;
+            icd_error_clear(&err);
+            bool done = false;
+            if (dr_druid_task_status(c, ids[i], &done, &err)) {
+                cli_report(&err);
+                fprintf(stderr, "icedruid sync: %s: state unchanged; running sync again is safe\n",
+                        job->data_source);
+                return CLI_FAILED;
+            }
+            if (done) break;
+            if (dr_now_ms() >= deadline) {
+                fprintf(stderr, "icedruid sync: %s: task %s still running after %ld s; state "
+                                "unchanged (the next run submits the re-ingestion again)\n",
+                        job->data_source, ids[i], timeout_s);
+                return CLI_FAILED;
+            }
+            struct timespec ts = {poll_ms / 1000, (poll_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        fprintf(stderr, "icedruid sync: %s: task %s succeeded\n", job->data_source, ids[i]);
+    }
     return CLI_OK;
 }
 
@@ -225,6 +289,7 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
             dr_druid_client c = {s->druid, s->druid_user,
                                  s->druid_user ? getenv(DRUID_PASSWORD_ENV) : NULL, 0, 0};
             rc = submit_all(&c, &job, ids);
+            if (!rc && s->wait) rc = wait_all(&c, &job, ids, s->wait_secs, s->poll_every_ms);
             if (!rc && getenv(CRASH_HOOK_ENV)) raise(SIGKILL);
             if (!rc && (dr_state_record(st, job.data_source, job.to_snapshot, job.table,
                                         dr_now_ms(), (const char *const *)ids, job.list.n, &err) ||
@@ -267,6 +332,11 @@ int cmd_sync(int argc, char **argv)
     if (!rc) rc = check_args(argv[0], &s, &a);
     int64_t baseline = 0;
     if (!rc && s.baseline) rc = parse_baseline(argv[0], s.baseline, &baseline);
+    s.wait_secs = 21600;
+    s.poll_every_ms = 5000;
+    if (!rc) rc = parse_long(argv[0], "--wait-timeout", s.wait_timeout, 1, 30L * 86400, &s.wait_secs);
+    if (!rc) rc = parse_long(argv[0], "--poll-ms", s.poll_ms, 10, 600000, &s.poll_every_ms);
+    if (s.wait_timeout || s.poll_ms) s.wait = true;
     json_t *ctx = NULL, *pw = NULL;
     if (!rc && s.context_text) {
         ctx = json_loads(s.context_text, 0, NULL);

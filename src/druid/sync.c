@@ -274,16 +274,16 @@ static char *base_url(const char *url)
     return strndup(url, n);
 }
 
-int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **task_id,
-                    icd_error *err)
+/* One request to Druid: `body` (NULL for GET) to base URL + path. On 2xx the parsed JSON
+ * answer (*out); otherwise an error with the status and Druid's error text. */
+static int druid_request(const dr_druid_client *c, const char *path, const char *body,
+                         json_t **out, icd_error *err)
 {
-    *task_id = NULL;
-    const char *path = item->kind == DR_EMIT_MSQ ? "/druid/v2/sql/task" : "/druid/indexer/v1/task";
+    *out = NULL;
     char *base = base_url(c->url);
-    char *body = json_dumps(item->payload, JSON_COMPACT | JSON_PRESERVE_ORDER);
     icd_buf url = ICD_BUF_INIT, auth = ICD_BUF_INIT, cred = ICD_BUF_INIT;
     icd_remote *r = icd_remote_new();
-    int rc = (!base || !body || !r) ? icd_fail_nomem(err) : 0;
+    int rc = (!base || !r) ? icd_fail_nomem(err) : 0;
     if (!rc) {
         icd_buf_printf(&url, "%s%s", base, path);
         if (c->user) {
@@ -304,12 +304,12 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
         const char *headers[4] = {"Content-Type: application/json", "Accept: application/json",
                                   c->user ? auth.data : NULL, NULL};
         icd_http_req req = {0};
-        req.method = "POST";
+        req.method = body ? "POST" : "GET";
         req.url = url.data;
         req.location = url.data; /* no credential in it: they go in a header */
         req.headers = headers;
         req.body = body;
-        req.body_len = strlen(body);
+        req.body_len = body ? strlen(body) : 0;
         req.max_body = DRUID_BODY_MAX;
         rc = icd_http_perform(r, &req, &resp, err);
     }
@@ -322,15 +322,14 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
         icd_buf_free(&text);
     }
     if (!rc) {
-        json_t *o = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, NULL);
-        const char *id = json_string_value(json_object_get(o, "taskId"));
-        if (!id) id = json_string_value(json_object_get(o, "task"));
-        if (!id)
+        *out = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, NULL);
+        if (!json_is_object(*out)) {
+            json_decref(*out);
+            *out = NULL;
             rc = icd_fail(err, ICD_EIO, url.data, -1,
-                          "Druid answered HTTP %ld without a task id", resp.status);
-        else if (!(*task_id = strdup(id)))
-            rc = icd_fail_nomem(err);
-        json_decref(o);
+                          "Druid answered HTTP %ld with a body that is not a JSON object",
+                          resp.status);
+        }
     }
     /* wipe the credential copies */
     if (cred.data) memset(cred.data, 0, cred.len);
@@ -340,8 +339,59 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
     icd_buf_free(&url);
     icd_http_resp_free(&resp);
     icd_remote_free(r);
-    free(body);
     free(base);
+    return rc;
+}
+
+int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **task_id,
+                    icd_error *err)
+{
+    *task_id = NULL;
+    const char *path = item->kind == DR_EMIT_MSQ ? "/druid/v2/sql/task" : "/druid/indexer/v1/task";
+    char *body = json_dumps(item->payload, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!body) return icd_fail_nomem(err);
+    json_t *o = NULL;
+    int rc = druid_request(c, path, body, &o, err);
+    free(body);
+    if (rc) return rc;
+    const char *id = json_string_value(json_object_get(o, "taskId"));
+    if (!id) id = json_string_value(json_object_get(o, "task"));
+    if (!id)
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "Druid accepted %s without a task id in its answer",
+                      path);
+    else if (!(*task_id = strdup(id)))
+        rc = icd_fail_nomem(err);
+    json_decref(o);
+    return rc;
+}
+
+int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *done,
+                         icd_error *err)
+{
+    *done = false;
+    icd_buf path = ICD_BUF_INIT;
+    icd_buf_puts(&path, "/druid/indexer/v1/task/");
+    icd_url_encode(&path, task_id, strlen(task_id), false);
+    icd_buf_puts(&path, "/status");
+    if (!icd_buf_ok(&path)) return icd_fail_nomem(err);
+    json_t *o = NULL;
+    int rc = druid_request(c, path.data, NULL, &o, err);
+    icd_buf_free(&path);
+    if (rc) return rc;
+    const json_t *st = json_object_get(o, "status");
+    const char *code = json_string_value(json_object_get(st, "statusCode"));
+    if (!code) code = json_string_value(json_object_get(st, "status"));
+    if (!code) {
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "task %s: Druid's status answer has no status",
+                      task_id);
+    } else if (!strcmp(code, "SUCCESS")) {
+        *done = true;
+    } else if (!strcmp(code, "FAILED")) {
+        const char *msg = json_string_value(json_object_get(st, "errorMsg"));
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "Druid task %s FAILED%s%.800s", task_id,
+                      msg ? ": " : "", msg ? msg : "");
+    }
+    json_decref(o);
     return rc;
 }
 

@@ -71,6 +71,11 @@ typedef struct dr_druid_client {
  * error naming the endpoint, the HTTP status and Druid's error (dr_druid_error_text). */
 int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **task_id,
                     icd_error *err);
+/* GET URL/druid/indexer/v1/task/ID/status (MSQ and native tasks alike): *done on SUCCESS,
+ * an error naming the task and Druid's errorMsg on FAILED, 0 with !*done while it is
+ * waiting or running. */
+int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *done,
+                         icd_error *err);
 /* One line from a Druid error body: the DruidException shape {"error","errorCode",
  * "category","errorMessage"}, the older {"error","errorMessage","errorClass","host"},
  * the Overlord's {"error": "..."}; other bodies are quoted (first 300 bytes). */

@@ -11,13 +11,14 @@ snapshot with tests/tools/icewriter while the test runs, so each sync sees a new
   S2  position delete of one day-2 row            -> REPLACE day 2 (rows from icedruid serve)
   S3  append day 5                                -> new rows only: REPLACE day 5 (not INSERT)
   S4  equality delete of a day-1 row              -> REPLACE day 1, native task
+  S5  equality delete of a day-5 row              -> --wait: a FAILED task, then a success
 
 Checked: the statements and specs Druid receives (endpoint, headers, body shape, intervals,
 input source), that the state file advances only after Druid accepted everything, that a
 400 / 500 leave it unchanged with a clear error, that a crash between the submission and
 the state write (SIGKILL through a test hook) is repaired by running again (the same
-statement is submitted again, the state advances), the lock, a corrupt state file and
---baseline. Expected snapshot ids and timestamps come from the writer, not from icedruid.
+statement is submitted again, the state advances), --wait (task status polling), the
+lock, a corrupt state file, --baseline, and `icedruid diff --emit` between snapshots. Expected snapshot ids and timestamps come from the writer, not from icedruid.
 """
 import base64
 import datetime as dt
@@ -61,6 +62,8 @@ def iso_ms(ms):
 class FakeDruid:
     def __init__(self):
         self.mode = "ok"
+        self.task_fails = False
+        self.polls = {}
         self.requests = []
         self.counter = 0
         fake = self
@@ -68,6 +71,20 @@ class FakeDruid:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                # /druid/indexer/v1/task/<id>/status: RUNNING on the first poll, then the outcome
+                parts = self.path.split("/")
+                if len(parts) != 7 or parts[1:5] != ["druid", "indexer", "v1", "task"] or parts[6] != "status":
+                    return self.answer(404, {"error": "not found"})
+                tid = parts[5]
+                fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": ""})
+                n = fake.polls[tid] = fake.polls.get(tid, 0) + 1
+                code = "RUNNING" if n == 1 else ("FAILED" if fake.task_fails else "SUCCESS")
+                st = {"id": tid, "status": code, "statusCode": code, "duration": -1}
+                if code == "FAILED":
+                    st["errorMsg"] = "java.lang.OutOfMemoryError: segment too big"
+                self.answer(200, {"task": tid, "status": st})
 
             def do_POST(self):
                 n = int(self.headers.get("Content-Length", "0"))
@@ -328,6 +345,24 @@ def main():
               f"state records S4 with the task id: {st}")
         check("s3cr" not in open(state).read(), "no password in the state file")
 
+        # -- --wait: the state advances only once the tasks succeeded -----------------------
+        s5 = t.row_delta(deletes=[t.write_equality_deletes([{"id": 7}], ["id"], partition=(19879,))])
+        druid.task_fails = True
+        r = c.sync(state, "--serve-url", SERVE, "--wait", "--poll-ms", "20")
+        reqs = druid.take()
+        check(r.returncode == 1 and "FAILED" in r.stderr and "segment too big" in r.stderr,
+              f"a FAILED task fails the run: {r.stderr}")
+        check([x["path"].endswith("/status") for x in reqs] == [False, True, True],
+              f"submit, then poll until the outcome: {[x['path'] for x in reqs]}")
+        check(state_of(state)["snapshotId"] == s4.snapshot_id, "state unchanged after a FAILED task")
+        druid.task_fails = False
+        r = c.sync(state, "--serve-url", SERVE, "--wait", "--poll-ms", "20")
+        reqs = druid.take()
+        check(r.returncode == 0 and "succeeded" in r.stderr, f"--wait success: {r.stderr}")
+        check(len(reqs) == 3 and state_of(state)["snapshotId"] == s5.snapshot_id,
+              "state records S5 after the task succeeded")
+        check("--wait needs --druid" in c.sync(state, "--wait", druid=False).stderr, "--wait needs --druid")
+
         # -- `icedruid diff --emit`: the same statements for any pair of snapshots ----------
         def diff(*extra):
             return subprocess.run([ICEDRUID, "diff", "--spec", c.spec, "--remap", f"{PREFIX}={c.wh}",
@@ -341,10 +376,10 @@ def main():
         r = diff("--from-snapshot", str(s1.snapshot_id), "--emit", "native")
         if r.returncode == 0:
             gs = json.loads(r.stdout)["spec"]["dataSchema"]["granularitySpec"]
-            # S1 -> S4: day 1 (eq delete), day 2 (pos delete) merge into one range; day 5 appended
+            # S1 -> S5: day 1 (eq delete), day 2 (pos delete) merge into one range; day 5 appended
             check(gs["intervals"] == ["2024-06-01T00:00:00.000Z/2024-06-03T00:00:00.000Z",
                                       "2024-06-05T00:00:00.000Z/2024-06-06T00:00:00.000Z"],
-                  f"diff --emit native S1 -> S4 intervals: {gs['intervals']}")
+                  f"diff --emit native S1 -> S5 intervals: {gs['intervals']}")
         check(r.returncode == 0, f"diff --emit native: {r.stderr}")
         r = diff("--from-snapshot", str(s1.snapshot_id), "--emit", "native", "--replace-only")
         check(r.returncode == 0 and json.loads(r.stdout)["spec"]["dataSchema"]["granularitySpec"]
