@@ -22,6 +22,8 @@
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
+#include "druid/plan_provider.h"
+#include "druid/server.h"
 #include "druid/sync.h"
 #include "druid/timestamp.h"
 
@@ -44,7 +46,11 @@ static const char *HELP =
     "  --emit msq|native        MSQ REPLACE statements (default) or an index_parallel task\n"
     "  --serve-url URL          `icedruid serve` base URL: needed when the snapshot has\n"
     "                           delete files (Druid's iceberg source would resurrect rows)\n"
-    "  --auth-user U --auth-password-env VAR   basic auth of the served splits\n"
+    "  --serve-listen HOST:PORT serve the splits from this process while Druid reads them\n"
+    "                           (v2 only; implies --wait; the URIs name exactly the planned\n"
+    "                           snapshot); --serve-public-url URL, --serve-allow-remote\n"
+    "  --auth-user U --auth-password-env VAR   basic auth of the served splits (with\n"
+    "                           --serve-listen the password is read from $VAR here too)\n"
     "  --wait                   after the submission, poll the tasks' status and record\n"
     "                           the snapshot only once every task SUCCEEDED (a FAILED\n"
     "                           task fails the run); --wait-timeout SECONDS (default\n"
@@ -65,6 +71,9 @@ typedef struct sync_args {
     const char *context_text;
     const char *baseline;
     const char *wait_timeout;
+    const char *serve_listen;
+    const char *serve_public_url;
+    bool serve_allow_remote;
     const char *poll_ms;
     bool wait;
     long wait_secs;
@@ -78,10 +87,12 @@ static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nre
 {
     static const char *const with_value[] = {"--state",   "--druid",   "--druid-user",
                                              "--emit",    "--context", "--baseline",
-                                             "--wait-timeout", "--poll-ms"};
+                                             "--wait-timeout", "--poll-ms",
+                                             "--serve-listen", "--serve-public-url"};
     const char **slots[] = {&s->state,   &s->druid,        &s->druid_user,
                             &s->emit,    &s->context_text, &s->baseline,
-                            &s->wait_timeout, &s->poll_ms};
+                            &s->wait_timeout, &s->poll_ms,
+                            &s->serve_listen, &s->serve_public_url};
     *nrest = 0;
     rest[(*nrest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -95,6 +106,10 @@ static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nre
         }
         if (!strcmp(argv[i], "--full")) {
             s->full = true;
+            continue;
+        }
+        if (!strcmp(argv[i], "--serve-allow-remote")) {
+            s->serve_allow_remote = true;
             continue;
         }
         if (!strcmp(argv[i], "--wait")) {
@@ -122,6 +137,11 @@ static int check_args(const char *cmd, const sync_args *s, const cli_spec_args *
         return cli_usage_error(cmd, "--auth-user and --auth-password-env go together");
     if ((s->wait || s->wait_timeout || s->poll_ms) && !s->druid)
         return cli_usage_error(cmd, "--wait needs --druid");
+    if (s->serve_listen && (!s->druid || a->serve_url))
+        return cli_usage_error(cmd, "--serve-listen needs --druid and replaces --serve-url");
+    if (s->serve_listen && a->auth_user && !getenv(a->auth_password_env))
+        return cli_usage_error(cmd, "--serve-listen with --auth-user reads the password from "
+                                    "$%s, which is not set", a->auth_password_env);
     if (s->baseline && (s->full || s->druid))
         return cli_usage_error(cmd, "--baseline records a snapshot; it takes no --full or --druid");
     return CLI_OK;
@@ -253,6 +273,41 @@ static int submit_all(const dr_druid_client *c, const dr_sync_job *job, char **i
     return CLI_OK;
 }
 
+static void serve_log(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "icedruid sync: serve: %s\n", line);
+}
+
+/* --serve-listen: the plan's splits served from this process for the tasks' lifetime. */
+static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job *job,
+                        const json_t *pw, dr_plan_provider **pp, dr_server **srv)
+{
+    icd_error err;
+    icd_error_clear(&err);
+    dr_plan_provider_opts po = {.auth_user = a->auth_user, .auth_password = pw, .log = serve_log};
+    if (dr_plan_provider_new(job->plan, a->io, &po, pp, &err)) return cli_report(&err);
+    dr_server_provider p;
+    dr_plan_provider_get(*pp, &p);
+    dr_server_config cfg = {
+        .listen = s->serve_listen,
+        .allow_remote = s->serve_allow_remote,
+        .auth_user = a->auth_user,
+        .auth_password = a->auth_user ? getenv(a->auth_password_env) : NULL,
+        .public_url = s->serve_public_url,
+        .on_error = serve_log,
+    };
+    if (dr_server_start(&cfg, &p, srv, &err)) {
+        dr_plan_provider_free(*pp);
+        *pp = NULL;
+        return cli_report(&err);
+    }
+    fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
+            job->data_source, dr_plan_split_count(job->plan), job->to_snapshot,
+            dr_server_base_url(*srv));
+    return CLI_OK;
+}
+
 static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const json_t *ctx,
                     const json_t *pw)
 {
@@ -267,8 +322,22 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     o.emit.context = ctx;
     o.full = s->full;
     o.threads = a->threads;
+    o.serve_later = s->serve_listen != NULL;
     dr_sync_job job;
     if (dr_sync_prepare(a->spec, a->io, st, &o, &job, &err)) return cli_report(&err);
+    dr_plan_provider *pp = NULL;
+    dr_server *srv = NULL;
+    if (o.serve_later && job.has_snapshot && !job.up_to_date) {
+        int r = dr_plan_is_v2(job.plan) ? start_server(a, s, &job, pw, &pp, &srv) : CLI_OK;
+        if (srv) o.emit.serve_url = dr_server_base_url(srv);
+        if (r || dr_sync_emit(a->spec, a->io, &o, &job, &err)) {
+            if (!r) cli_report(&err);
+            dr_server_stop(srv);
+            dr_plan_provider_free(pp);
+            dr_sync_job_free(&job);
+            return CLI_FAILED;
+        }
+    }
     int rc = CLI_OK;
     if (!job.has_snapshot) {
         fprintf(stderr, "icedruid sync: %s: the table has no snapshot yet; nothing to ingest\n",
@@ -309,6 +378,8 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
             free(ids[i]);
         free(ids);
     }
+    dr_server_stop(srv); /* Druid's tasks are done (--serve-listen implies --wait) */
+    dr_plan_provider_free(pp);
     dr_sync_job_free(&job);
     return rc;
 }
@@ -336,7 +407,7 @@ int cmd_sync(int argc, char **argv)
     s.poll_every_ms = 5000;
     if (!rc) rc = parse_long(argv[0], "--wait-timeout", s.wait_timeout, 1, 30L * 86400, &s.wait_secs);
     if (!rc) rc = parse_long(argv[0], "--poll-ms", s.poll_ms, 10, 600000, &s.poll_every_ms);
-    if (s.wait_timeout || s.poll_ms) s.wait = true;
+    if (s.wait_timeout || s.poll_ms || s.serve_listen) s.wait = true;
     json_t *ctx = NULL, *pw = NULL;
     if (!rc && s.context_text) {
         ctx = json_loads(s.context_text, 0, NULL);

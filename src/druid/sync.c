@@ -519,7 +519,7 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
     }
     if (!job->has_snapshot) return 0; /* nothing to read yet */
     job->full = o->full || !job->has_from;
-    if (dr_plan_is_v2(job->plan) && (!o->emit.serve_url || !*o->emit.serve_url) &&
+    if (dr_plan_is_v2(job->plan) && !o->serve_later && (!o->emit.serve_url || !*o->emit.serve_url) &&
         !(job->has_from && job->from_snapshot == job->to_snapshot)) {
         /* fail before the diff: the emitter would refuse anyway */
         rc = icd_fail(err, ICD_EINVALID, NULL, -1,
@@ -534,9 +534,6 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
         job->up_to_date = true;
         return 0;
     }
-    dr_emit_opts eo = o->emit;
-    eo.plan = job->plan;
-    eo.io = io;
     if (!job->full) {
         dr_diff_opts dopt = {0};
         dopt.from_snapshot = job->from_snapshot;
@@ -553,7 +550,19 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
         }
         job->has_diff = true;
     }
-    rc = dr_emit_build(o->kind, spec, job->full ? NULL : &job->diff, &eo, &job->list, err);
+    if (o->serve_later) return 0;
+    return dr_sync_emit(spec, io, o, job, err);
+}
+
+int dr_sync_emit(const dr_spec *spec, icd_fileio *io, const dr_sync_opts *o, dr_sync_job *job,
+                 icd_error *err)
+{
+    dr_emit_list_free(&job->list);
+    if (!job->has_snapshot || job->up_to_date) return 0;
+    dr_emit_opts eo = o->emit;
+    eo.plan = job->plan;
+    eo.io = io;
+    int rc = dr_emit_build(o->kind, spec, job->full ? NULL : &job->diff, &eo, &job->list, err);
     if (rc) dr_sync_job_free(job);
     return rc;
 }

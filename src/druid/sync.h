@@ -97,6 +97,9 @@ typedef struct dr_sync_opts {
     dr_emit_kind kind;
     dr_emit_opts emit; /* plan is filled in by dr_sync_prepare */
     bool full;         /* ignore the state: full ingestion */
+    /* The caller serves the plan's splits itself (sync --serve-listen): prepare stops
+     * before emitting; call dr_sync_emit with emit.serve_url set. */
+    bool serve_later;
     int threads;
 } dr_sync_opts;
 
@@ -118,6 +121,9 @@ typedef struct dr_sync_job {
 /* Plans C, looks up A, diffs and emits. `io` must outlive the job. */
 int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
                     const dr_sync_opts *o, dr_sync_job *job, icd_error *err);
+/* Emits job->list (after dr_sync_prepare with serve_later). Frees the job on failure. */
+int dr_sync_emit(const dr_spec *spec, icd_fileio *io, const dr_sync_opts *o, dr_sync_job *job,
+                 icd_error *err);
 void dr_sync_job_free(dr_sync_job *job);
 
 #endif

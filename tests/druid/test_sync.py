@@ -12,6 +12,8 @@ snapshot with tests/tools/icewriter while the test runs, so each sync sees a new
   S3  append day 5                                -> new rows only: REPLACE day 5 (not INSERT)
   S4  equality delete of a day-1 row              -> REPLACE day 1, native task
   S5  equality delete of a day-5 row              -> --wait: a FAILED task, then a success
+  S6  position delete of a day-1 row              -> --serve-listen: splits served in-process,
+                                                     read back by the fake Druid
 
 Checked: the statements and specs Druid receives (endpoint, headers, body shape, intervals,
 input source), that the state file advances only after Druid accepted everything, that a
@@ -29,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SRC = os.environ.get("ICD_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -63,6 +66,7 @@ class FakeDruid:
     def __init__(self):
         self.mode = "ok"
         self.task_fails = False
+        self.fetched = None  # a list: read the http source's URIs like Druid's workers do
         self.polls = {}
         self.requests = []
         self.counter = 0
@@ -101,6 +105,11 @@ class FakeDruid:
                                       "errorClass": "java.lang.RuntimeException", "host": None})
                 elif self.path == "/druid/v2/sql/task":
                     fake.counter += 1
+                    if fake.fetched is not None:
+                        src = extern_args(json.loads(body)["query"])[0]
+                        for uri in src.get("uris", []):
+                            with urllib.request.urlopen(uri, timeout=30) as resp:
+                                fake.fetched += [json.loads(x) for x in resp.read().splitlines() if x]
                     self.answer(200, {"taskId": f"query-{fake.counter}", "state": "RUNNING"})
                 elif self.path == "/druid/indexer/v1/task":
                     fake.counter += 1
@@ -363,6 +372,21 @@ def main():
               "state records S5 after the task succeeded")
         check("--wait needs --druid" in c.sync(state, "--wait", druid=False).stderr, "--wait needs --druid")
 
+        # -- --serve-listen: the splits of exactly the planned snapshot, served in-process ----
+        (day1_data,) = [day1]
+        s6 = t.row_delta(deletes=[t.write_position_deletes([(day1_data, 0)])])
+        druid.fetched = []
+        r = c.sync(state, "--serve-listen", "127.0.0.1:0", "--poll-ms", "20")
+        reqs = druid.take()
+        check(r.returncode == 0 and "serving" in r.stderr, f"--serve-listen sync: {r.stderr}")
+        # day 1 after S4 (id 2 deleted) and S6 (position 0, id 1, deleted): only id 3 is left
+        ids = sorted(x["id"] for x in druid.fetched
+                     if 19875 * 86400000 <= x["__time"] < 19876 * 86400000)
+        check(ids == [3], f"Druid read the surviving day-1 rows from the served splits: {ids}")
+        check(len(reqs) >= 2 and reqs[-1]["path"].endswith("/status"), "--serve-listen waits for the task")
+        check(state_of(state)["snapshotId"] == s6.snapshot_id, "state records S6")
+        druid.fetched = None
+
         # -- `icedruid diff --emit`: the same statements for any pair of snapshots ----------
         def diff(*extra):
             return subprocess.run([ICEDRUID, "diff", "--spec", c.spec, "--remap", f"{PREFIX}={c.wh}",
@@ -376,10 +400,10 @@ def main():
         r = diff("--from-snapshot", str(s1.snapshot_id), "--emit", "native")
         if r.returncode == 0:
             gs = json.loads(r.stdout)["spec"]["dataSchema"]["granularitySpec"]
-            # S1 -> S5: day 1 (eq delete), day 2 (pos delete) merge into one range; day 5 appended
+            # S1 -> S6: day 1 (deletes), day 2 (pos delete) merge into one range; day 5 appended
             check(gs["intervals"] == ["2024-06-01T00:00:00.000Z/2024-06-03T00:00:00.000Z",
                                       "2024-06-05T00:00:00.000Z/2024-06-06T00:00:00.000Z"],
-                  f"diff --emit native S1 -> S5 intervals: {gs['intervals']}")
+                  f"diff --emit native S1 -> S6 intervals: {gs['intervals']}")
         check(r.returncode == 0, f"diff --emit native: {r.stderr}")
         r = diff("--from-snapshot", str(s1.snapshot_id), "--emit", "native", "--replace-only")
         check(r.returncode == 0 and json.loads(r.stdout)["spec"]["dataSchema"]["granularitySpec"]
