@@ -19,6 +19,8 @@
 #include "iceberg/schema.h"
 
 #define EMIT_PATH_MAX 512
+/* v2 MSQ: above this many ranges the splits are chosen once for all of them */
+#define EMIT_MAX_PLANS 8
 
 /* ---- small formatters ------------------------------------------------------------------ */
 
@@ -155,6 +157,8 @@ typedef struct emit_ctx {
     const ice_snapshot *snap;  /* NULL without a plan or for an empty table */
     bool v2;
     json_t *v2_doc;            /* v2: the rewritten spec (http source over every split) */
+    bool *union_keep;          /* v2, many MSQ ranges: the splits kept for all of them */
+    size_t union_n;
     bool full;
     const dr_interval *ranges;
     size_t n_ranges;
@@ -344,7 +348,11 @@ static int v2_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t
     int rc = (!copy || !kept || !keep)
                  ? (src ? icd_fail_nomem(c->err)
                         : icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "the rewritten spec has no inputSource"))
-                 : v2_keep(c, rs, nr, keep, n);
+                 : 0;
+    if (!rc && c->union_keep && c->union_n == n)
+        memcpy(keep, c->union_keep, n * sizeof *keep);
+    else if (!rc)
+        rc = v2_keep(c, rs, nr, keep, n);
     for (size_t i = 0; !rc && i < n; i++)
         if (keep[i] && json_array_append(kept, json_array_get(uris, i))) rc = icd_fail_nomem(c->err);
     /* Druid's http source needs a URI: with no split overlapping, keep the first one
@@ -466,10 +474,18 @@ static int build_native(const emit_ctx *c, dr_emit_list *l)
         json_decref(doc);
         return rc;
     }
-    l->items = calloc(1, sizeof *l->items);
+    if (json_is_object(c->o->context)) { /* the task's context (priority, lock type...) */
+        json_t *tc = json_object_get(task, "context");
+        if (!json_is_object(tc)) {
+            tc = json_object();
+            if (!tc || json_object_set_new(task, "context", tc)) rc = icd_fail_nomem(c->err);
+        }
+        if (!rc && json_object_update(tc, (json_t *)c->o->context)) rc = icd_fail_nomem(c->err);
+    }
+    l->items = rc ? NULL : calloc(1, sizeof *l->items);
     if (!l->items) {
         json_decref(task);
-        return icd_fail_nomem(c->err);
+        return rc ? rc : icd_fail_nomem(c->err);
     }
     l->items[0] = (dr_emit_item){DR_EMIT_NATIVE, c->full, {0, 0}, NULL, task};
     l->n = 1;
@@ -695,7 +711,7 @@ static int msq_columns(const emit_ctx *c, msq_cols *m)
 {
     const dr_granularity_spec *gs = dr_spec_granularity(c->spec);
     const json_t *metrics = dr_spec_metrics(c->spec);
-    m->rollup = gs->rollup && json_array_size(metrics) > 0;
+    m->rollup = gs->rollup; /* native rolls identical rows up even without metrics */
     m->n_group = 1;
     const json_t *tf = dr_spec_transform_spec(c->spec);
     if (json_array_size(dr_spec_transforms(c->spec)) || (tf && dr_spec_transform_filter(c->spec)))
@@ -848,7 +864,19 @@ static json_t *msq_context(const emit_ctx *c, bool rollup)
     return ctx;
 }
 
-static int build_msq(const emit_ctx *c, dr_emit_list *l)
+/* v2 with many MSQ ranges: the splits of all ranges, computed once and used by every
+ * statement (a superset per statement; the WHERE keeps the rows right). */
+static int union_keep(emit_ctx *c)
+{
+    json_t *io = io_config_of(c->spec, c->v2_doc);
+    size_t n = json_array_size(json_object_get(json_object_get(io, "inputSource"), "uris"));
+    c->union_keep = calloc(n ? n : 1, sizeof *c->union_keep);
+    if (!c->union_keep) return icd_fail_nomem(c->err);
+    c->union_n = n;
+    return v2_keep(c, c->ranges, c->n_ranges, c->union_keep, n);
+}
+
+static int build_msq(emit_ctx *c, dr_emit_list *l)
 {
     msq_cols m = {json_array(), ICD_BUF_INIT, ICD_BUF_INIT, 0, false};
     if (!m.sig) return icd_fail_nomem(c->err);
@@ -864,6 +892,8 @@ static int build_msq(const emit_ctx *c, dr_emit_list *l)
         rc = icd_fail(c->err, ICD_EINVALID, NULL, -1, "--emit msq: the spec has no ioConfig.inputFormat");
     size_t n = c->full ? 1 : c->n_ranges;
     if (!rc && !(l->items = calloc(n ? n : 1, sizeof *l->items))) rc = icd_fail_nomem(c->err);
+    if (!rc && c->v2 && n > EMIT_MAX_PLANS) /* one plan per statement costs too much */
+        rc = union_keep(c);
     icd_buf b = ICD_BUF_INIT;
     for (size_t i = 0; !rc && i < n; i++) {
         icd_buf_clear(&b);
@@ -953,6 +983,7 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
     int rc = c.v2 ? prepare_v2(&c) : 0;
     if (!rc) rc = kind == DR_EMIT_MSQ ? build_msq(&c, out) : build_native(&c, out);
     json_decref(c.v2_doc);
+    free(c.union_keep);
     if (rc) dr_emit_list_free(out);
     return rc;
 }

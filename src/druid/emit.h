@@ -64,7 +64,8 @@ typedef struct dr_emit_opts {
     const char *auth_user;       /* v2: httpAuthenticationUsername, or NULL */
     const json_t *auth_password; /* v2: httpAuthenticationPassword provider, or NULL */
     bool replace_only;           /* leave the append intervals out */
-    const json_t *context;       /* MSQ: extra query context (an object), or NULL */
+    const json_t *context;       /* MSQ query context / native task context entries to
+                                    add (an object), or NULL */
 } dr_emit_opts;
 
 /* One submission. */

@@ -553,8 +553,57 @@ static void test_plan_v2_orders(void)
     CHECK_EQ_INT(json_array_size(json_object_get(nsrc, "uris")), 1);
     dr_emit_list_free(&l);
     free_diff(&d);
+
+    /* many MSQ ranges: one statement each; the splits are chosen once (with the table's
+     * FileIO the snapshot is planned again with the time filter) */
+    int64_t many[20];
+    for (int i = 0; i < 10; i++) {
+        many[2 * i] = JUN1 + 2 * i * DAY;
+        many[2 * i + 1] = JUN1 + (2 * i + 1) * DAY;
+    }
+    d = make_diff(many, 10, NULL, 0);
+    o.io = io;
+    CHECK_EQ_INT(dr_emit_build(DR_EMIT_MSQ, s, &d, &o, &l, &err), 0);
+    CHECK_EQ_INT(l.n, 10);
+    for (size_t i = 0; i < l.n; i++) {
+        json_t *u = literal_json(l.items[i].sql, 0);
+        CHECK_EQ_INT(json_array_size(json_object_get(u, "uris")), 1);
+        json_decref(u);
+    }
+    dr_emit_list_free(&l);
+    free_diff(&d);
     dr_plan_free(p);
     icd_fileio_free(io);
+    dr_spec_free(s);
+}
+
+static void test_rollup_without_metrics_and_context(void)
+{
+    const char *text =
+        SPEC_HEAD "\"timestampSpec\":{\"column\":\"ts\",\"format\":\"millis\"},"
+                  "\"dimensionsSpec\":{\"dimensions\":[\"a\",\"b\"]}},"
+                  "\"ioConfig\":{\"inputSource\":{\"type\":\"iceberg\",\"tableName\":\"t\","
+                  "\"namespace\":\"db\",\"icebergCatalog\":{\"type\":\"local\","
+                  "\"warehousePath\":\"/wh\"},\"warehouseSource\":{\"type\":\"local\"}},"
+                  "\"inputFormat\":{\"type\":\"parquet\"}}}}";
+    dr_spec *s = parse(text);
+    if (!s) return;
+    json_t *ctx = json_pack("{s:i}", "priority", 90);
+    dr_emit_opts o = {0};
+    o.context = ctx;
+    dr_emit_list l;
+    icd_error err;
+    /* rollup defaults to true: identical rows collapse in native, so GROUP BY in SQL */
+    CHECK_EQ_INT(dr_emit_build(DR_EMIT_MSQ, s, NULL, &o, &l, &err), 0);
+    CHECK(l.n == 1 && strstr(l.items[0].sql, "\nGROUP BY 1, 2, 3\n"));
+    CHECK(l.n == 1 && json_integer_value(json_object_get(
+                          json_object_get(l.items[0].payload, "context"), "priority")) == 90);
+    dr_emit_list_free(&l);
+    CHECK_EQ_INT(dr_emit_build(DR_EMIT_NATIVE, s, NULL, &o, &l, &err), 0);
+    CHECK(l.n == 1 && json_integer_value(json_object_get(
+                          json_object_get(l.items[0].payload, "context"), "priority")) == 90);
+    dr_emit_list_free(&l);
+    json_decref(ctx);
     dr_spec_free(s);
 }
 
@@ -562,4 +611,5 @@ TEST_MAIN({"sql_quoting", test_sql_quoting}, {"period_text", test_period_text},
           {"ranges", test_ranges}, {"msq_v1_structure", test_msq_v1_structure},
           {"msq_formats", test_msq_formats}, {"msq_rollup", test_msq_rollup},
           {"native_v1", test_native_v1}, {"plan_v1_events", test_plan_v1_events},
-          {"plan_v2_orders", test_plan_v2_orders})
+          {"plan_v2_orders", test_plan_v2_orders},
+          {"rollup_without_metrics_and_context", test_rollup_without_metrics_and_context})
