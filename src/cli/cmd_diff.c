@@ -103,6 +103,11 @@ int cmd_diff(int argc, char **argv)
     icd_error err;
     icd_error_clear(&err);
     if (!rc && dr_diff_compute(a.spec, a.io, &opts, &diff, &err)) rc = cli_report(&err);
+    if (!rc && diff.rows_unparseable > 0)
+        fprintf(stderr,
+                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
+                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
+                (long long)diff.rows_unparseable);
     if (!rc) {
         cli_out out;
         cli_out_init(&out, stdout);

@@ -1076,9 +1076,16 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
         for (size_t i = 0; i < schema->root.nfields; i++)
             if (col && !strcmp(schema->root.fields[i].name, col))
                 dc->ts_field = &schema->root.fields[i];
-        /* without the column every row reads null (missingValue): project any column */
+        /* without the column every row reads null: with a missingValue all rows go to its
+         * bucket; without one every row would be unparseable and silently dropped, which
+         * would hide every change: refuse */
+        if (!dc->ts_field && !dc->ts->has_missing)
+            rc = icd_fail(err, ICD_EINVALID, ice_metadata_file(dc->md), -1,
+                          "timestampSpec column '%s' is not a top-level column of snapshot "
+                          "%lld's schema (and there is no missingValue)",
+                          col ? col : "", (long long)b->snapshot_id);
         const char *proj = dc->ts_field ? dc->ts_field->name : schema->root.fields[0].name;
-        rc = ice_scan_reader_new(dc->io, dc->md, schema, &proj, 1, &dc->reader_ts, err);
+        if (!rc) rc = ice_scan_reader_new(dc->io, dc->md, schema, &proj, 1, &dc->reader_ts, err);
         if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase1_file, dc, err);
         if (!rc) rc = merge_phase1(dc, &all, err);
         if (!rc && dc->mixed.n) {
