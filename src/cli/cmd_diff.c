@@ -108,6 +108,11 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         opts->to_snapshot = b->snapshot_id;
         if (dr_diff_compute(a->spec, a->io, opts, &diff, err)) rc = cli_report(err);
     }
+    if (!rc && diff.rows_unparseable > 0)
+        fprintf(stderr,
+                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
+                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
+                (long long)diff.rows_unparseable);
     if (!rc) {
         dr_emit_opts eo = {0};
         eo.plan = plan;
@@ -179,6 +184,11 @@ int cmd_diff(int argc, char **argv)
         return rc;
     }
     if (!rc && dr_diff_compute(a.spec, a.io, &opts, &diff, &err)) rc = cli_report(&err);
+    if (!rc && diff.rows_unparseable > 0)
+        fprintf(stderr,
+                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
+                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
+                (long long)diff.rows_unparseable);
     if (!rc) {
         cli_out out;
         cli_out_init(&out, stdout);

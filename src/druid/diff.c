@@ -686,8 +686,11 @@ static int phase1_file(void *ctx, size_t i, icd_error *err)
     diff_ctx *dc = ctx;
     dfile *f = &dc->files[i];
     int64_t start, end;
-    if (f->kind != FK_CHANGED) {
-        const ice_scan_task *t = f->kind == FK_REMOVED ? f->ta : f->tb;
+    /* Whole files from statistics: removed ones always (with deletes the count is
+     * unknown, the interval still certain), added ones only without deletes (an append
+     * interval must really have rows). */
+    const ice_scan_task *t = f->kind == FK_REMOVED ? f->ta : f->tb;
+    if (f->kind != FK_CHANGED && (f->kind == FK_REMOVED || t->ndeletes == 0)) {
         if (single_bucket(dc, t->data, &start, &end)) {
             bucket *b;
             ICD_TRY(bucket_get(&f->buckets, start, end, &b, err));
@@ -896,6 +899,7 @@ static int plan_snapshot(diff_ctx *dc, int64_t id, int threads, ice_scan_plan **
     so.select.snapshot_id = id;
     so.case_sensitive = true;
     so.threads = threads;
+    so.keep_stats = true; /* timestamp bounds decide whole files */
     return ice_scan_plan_build(dc->io, dc->md, &so, out, err);
 }
 
@@ -1072,9 +1076,16 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
         for (size_t i = 0; i < schema->root.nfields; i++)
             if (col && !strcmp(schema->root.fields[i].name, col))
                 dc->ts_field = &schema->root.fields[i];
-        /* without the column every row reads null (missingValue): project any column */
+        /* without the column every row reads null: with a missingValue all rows go to its
+         * bucket; without one every row would be unparseable and silently dropped, which
+         * would hide every change: refuse */
+        if (!dc->ts_field && !dc->ts->has_missing)
+            rc = icd_fail(err, ICD_EINVALID, ice_metadata_file(dc->md), -1,
+                          "timestampSpec column '%s' is not a top-level column of snapshot "
+                          "%lld's schema (and there is no missingValue)",
+                          col ? col : "", (long long)b->snapshot_id);
         const char *proj = dc->ts_field ? dc->ts_field->name : schema->root.fields[0].name;
-        rc = ice_scan_reader_new(dc->io, dc->md, schema, &proj, 1, &dc->reader_ts, err);
+        if (!rc) rc = ice_scan_reader_new(dc->io, dc->md, schema, &proj, 1, &dc->reader_ts, err);
         if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase1_file, dc, err);
         if (!rc) rc = merge_phase1(dc, &all, err);
         if (!rc && dc->mixed.n) {
@@ -1148,9 +1159,13 @@ void dr_diff_free(dr_diff *d)
 /* Druid's instant text: 2024-01-01T00:00:00.000Z. */
 static void put_instant(icd_buf *b, int64_t ms)
 {
-    int64_t days, rem;
+    int64_t days, rem, y;
+    int mo, d;
     dr_split_ms(ms, &days, &rem);
-    icd_fmt_date(b, days);
+    icd_civil_from_days(days, &y, &mo, &d);
+    /* Joda prints years past 9999 without a sign and negative years with '-' */
+    icd_buf_printf(b, y < 0 ? "-%04lld-%02d-%02d" : "%04lld-%02d-%02d", (long long)(y < 0 ? -y : y),
+                   mo, d);
     icd_buf_printf(b, "T%02d:%02d:%02d.%03dZ", (int)(rem / 3600000), (int)(rem / 60000 % 60),
                    (int)(rem / 1000 % 60), (int)(rem % 1000));
 }
