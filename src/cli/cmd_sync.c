@@ -86,13 +86,11 @@ typedef struct sync_args {
 /* Takes sync's own options out of argv; the rest goes to cli_spec_args_parse. */
 static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nrest, bool *help)
 {
-    static const char *const with_value[] = {"--state",   "--druid",   "--druid-user",
-                                             "--emit",    "--context", "--baseline",
-                                             "--wait-timeout", "--poll-ms",
-                                             "--serve-listen", "--serve-public-url"};
-    const char **slots[] = {&s->state,   &s->druid,        &s->druid_user,
-                            &s->emit,    &s->context_text, &s->baseline,
-                            &s->wait_timeout, &s->poll_ms,
+    static const char *const with_value[] = {
+        "--state",    "--druid",        "--druid-user", "--emit",         "--context",
+        "--baseline", "--wait-timeout", "--poll-ms",    "--serve-listen", "--serve-public-url"};
+    const char **slots[] = {&s->state,        &s->druid,           &s->druid_user,   &s->emit,
+                            &s->context_text, &s->baseline,        &s->wait_timeout, &s->poll_ms,
                             &s->serve_listen, &s->serve_public_url};
     *nrest = 0;
     rest[(*nrest)++] = argv[0];
@@ -120,7 +118,8 @@ static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nre
         bool mine = false;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
             if (strcmp(argv[i], with_value[k])) continue;
-            if (i + 1 >= argc) return cli_usage_error(argv[0], "option '%s' needs a value", argv[i]);
+            if (i + 1 >= argc)
+                return cli_usage_error(argv[0], "option '%s' needs a value", argv[i]);
             *slots[k] = argv[++i];
             mine = true;
         }
@@ -141,8 +140,10 @@ static int check_args(const char *cmd, const sync_args *s, const cli_spec_args *
     if (s->serve_listen && (!s->druid || a->serve_url))
         return cli_usage_error(cmd, "--serve-listen needs --druid and replaces --serve-url");
     if (s->serve_listen && a->auth_user && !getenv(a->auth_password_env))
-        return cli_usage_error(cmd, "--serve-listen with --auth-user reads the password from "
-                                    "$%s, which is not set", a->auth_password_env);
+        return cli_usage_error(cmd,
+                               "--serve-listen with --auth-user reads the password from "
+                               "$%s, which is not set",
+                               a->auth_password_env);
     if (s->baseline && (s->full || s->druid))
         return cli_usage_error(cmd, "--baseline records a snapshot; it takes no --full or --druid");
     return CLI_OK;
@@ -178,8 +179,9 @@ static int wait_all(const dr_druid_client *c, const dr_sync_job *job, char **ids
             }
             if (done) break;
             if (dr_now_ms() >= deadline) {
-                fprintf(stderr, "icedruid sync: %s: task %s still running after %ld s; state "
-                                "unchanged (the next run submits the re-ingestion again)\n",
+                fprintf(stderr,
+                        "icedruid sync: %s: task %s still running after %ld s; state "
+                        "unchanged (the next run submits the re-ingestion again)\n",
                         job->data_source, ids[i], timeout_s);
                 return CLI_FAILED;
             }
@@ -266,7 +268,8 @@ static int submit_all(const dr_druid_client *c, const dr_sync_job *job, char **i
             fprintf(stderr,
                     "icedruid sync: %s: state unchanged (%s); running sync again is safe: "
                     "REPLACE of the same intervals is idempotent\n",
-                    job->data_source, job->has_from ? "the recorded snapshot stays" : "no snapshot recorded");
+                    job->data_source,
+                    job->has_from ? "the recorded snapshot stays" : "no snapshot recorded");
             return CLI_FAILED;
         }
         fprintf(stderr, "icedruid sync: %s: Druid accepted task %s\n", job->data_source, ids[i]);
@@ -344,16 +347,17 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
         fprintf(stderr, "icedruid sync: %s: the table has no snapshot yet; nothing to ingest\n",
                 job.data_source);
     } else if (job.up_to_date) {
-        fprintf(stderr, "icedruid sync: %s: up to date at snapshot %" PRId64 "\n",
-                job.data_source, job.to_snapshot);
+        fprintf(stderr, "icedruid sync: %s: up to date at snapshot %" PRId64 "\n", job.data_source,
+                job.to_snapshot);
     } else {
         describe(&job);
         rc = print_list(&job.list);
         char **ids = calloc(job.list.n + 1, sizeof *ids);
         if (!rc && !ids) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
         if (!rc && !s->druid)
-            fprintf(stderr, "icedruid sync: %s: not submitted (give --druid URL to submit and "
-                            "record snapshot %" PRId64 ")\n",
+            fprintf(stderr,
+                    "icedruid sync: %s: not submitted (give --druid URL to submit and "
+                    "record snapshot %" PRId64 ")\n",
                     job.data_source, job.to_snapshot);
         if (!rc && s->druid) {
             dr_druid_client c = {s->druid, s->druid_user,
@@ -365,9 +369,10 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
                                         dr_now_ms(), (const char *const *)ids, job.list.n, &err) ||
                         dr_state_save(st, &err))) {
                 cli_report(&err);
-                fprintf(stderr, "icedruid sync: %s: Druid accepted the re-ingestion but the "
-                                "state was not written; the next run submits it again (safe: "
-                                "REPLACE is idempotent)\n",
+                fprintf(stderr,
+                        "icedruid sync: %s: Druid accepted the re-ingestion but the "
+                        "state was not written; the next run submits it again (safe: "
+                        "REPLACE is idempotent)\n",
                         job.data_source);
                 rc = CLI_FAILED;
             } else if (!rc) {
@@ -400,13 +405,16 @@ int cmd_sync(int argc, char **argv)
     }
     cli_spec_args a;
     memset(&a, 0, sizeof a);
-    if (!rc) rc = cli_spec_args_parse(&a, nrest, rest, "threads,serve-url,auth-user,auth-password-env", NULL);
+    if (!rc)
+        rc = cli_spec_args_parse(&a, nrest, rest, "threads,serve-url,auth-user,auth-password-env",
+                                 NULL);
     if (!rc) rc = check_args(argv[0], &s, &a);
     int64_t baseline = 0;
     if (!rc && s.baseline) rc = parse_baseline(argv[0], s.baseline, &baseline);
     s.wait_secs = 21600;
     s.poll_every_ms = 5000;
-    if (!rc) rc = parse_long(argv[0], "--wait-timeout", s.wait_timeout, 1, 30L * 86400, &s.wait_secs);
+    if (!rc)
+        rc = parse_long(argv[0], "--wait-timeout", s.wait_timeout, 1, 30L * 86400, &s.wait_secs);
     if (!rc) rc = parse_long(argv[0], "--poll-ms", s.poll_ms, 10, 600000, &s.poll_every_ms);
     if (s.wait_timeout || s.poll_ms || s.serve_listen) s.wait = true;
     json_t *ctx = NULL, *pw = NULL;

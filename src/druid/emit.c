@@ -54,8 +54,14 @@ static void fmt_ms(icd_buf *b, int64_t ms, char sep, bool zulu)
                    zulu ? "Z" : "");
 }
 
-void dr_fmt_iso_ms(icd_buf *b, int64_t ms) { fmt_ms(b, ms, 'T', true); }
-void dr_fmt_sql_ts(icd_buf *b, int64_t ms) { fmt_ms(b, ms, ' ', false); }
+void dr_fmt_iso_ms(icd_buf *b, int64_t ms)
+{
+    fmt_ms(b, ms, 'T', true);
+}
+void dr_fmt_sql_ts(icd_buf *b, int64_t ms)
+{
+    fmt_ms(b, ms, ' ', false);
+}
 
 static void fmt_interval(icd_buf *b, const dr_interval *iv)
 {
@@ -102,8 +108,8 @@ static int cmp_interval(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
 }
 
-int dr_emit_ranges(const dr_spec *spec, const dr_diff *diff, bool replace_only,
-                   dr_interval **out, size_t *n, icd_error *err)
+int dr_emit_ranges(const dr_spec *spec, const dr_diff *diff, bool replace_only, dr_interval **out,
+                   size_t *n, icd_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -153,11 +159,11 @@ typedef struct emit_ctx {
     dr_emit_kind kind;
     const dr_spec *spec;
     const dr_emit_opts *o;
-    const ice_schema *schema;  /* NULL without a plan */
-    const ice_snapshot *snap;  /* NULL without a plan or for an empty table */
+    const ice_schema *schema; /* NULL without a plan */
+    const ice_snapshot *snap; /* NULL without a plan or for an empty table */
     bool v2;
-    json_t *v2_doc;            /* v2: the rewritten spec (http source over every split) */
-    bool *union_keep;          /* v2, many MSQ ranges: the splits kept for all of them */
+    json_t *v2_doc;   /* v2: the rewritten spec (http source over every split) */
+    bool *union_keep; /* v2, many MSQ ranges: the splits kept for all of them */
     size_t union_n;
     bool full;
     const dr_interval *ranges;
@@ -226,11 +232,20 @@ static int v1_time_filter(const emit_ctx *c, const dr_interval *rs, size_t nr, j
     int64_t unit; /* column units per milli (negative: millis per unit) */
     switch (ts->format) {
     case DR_TS_AUTO:
-    case DR_TS_MILLIS: unit = 1; break;
-    case DR_TS_POSIX: unit = -1000; break;
-    case DR_TS_MICRO: unit = 1000; break;
-    case DR_TS_NANO: unit = 1000000; break;
-    default: return 0;
+    case DR_TS_MILLIS:
+        unit = 1;
+        break;
+    case DR_TS_POSIX:
+        unit = -1000;
+        break;
+    case DR_TS_MICRO:
+        unit = 1000;
+        break;
+    case DR_TS_NANO:
+        unit = 1000000;
+        break;
+    default:
+        return 0;
     }
     json_t *ors = json_array();
     for (size_t i = 0; ors && i < nr; i++) {
@@ -245,9 +260,9 @@ static int v1_time_filter(const emit_ctx *c, const dr_interval *rs, size_t nr, j
             lo = icd_floordiv(rs[i].start, -unit);
             hi = icd_floordiv(rs[i].end, -unit) + (icd_floormod(rs[i].end, -unit) != 0);
         }
-        json_t *r = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b}", "type", "range", "filterColumn", col,
-                              "lower", (json_int_t)lo, "upper", (json_int_t)hi, "lowerOpen", 0,
-                              "upperOpen", 1);
+        json_t *r =
+            json_pack("{s:s,s:s,s:I,s:I,s:b,s:b}", "type", "range", "filterColumn", col, "lower",
+                      (json_int_t)lo, "upper", (json_int_t)hi, "lowerOpen", 0, "upperOpen", 1);
         if (!r || json_array_append_new(ors, r)) {
             json_decref(ors);
             ors = NULL;
@@ -345,23 +360,26 @@ static int v2_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t
     json_t *copy = src ? json_deep_copy(src) : NULL;
     json_t *kept = json_array();
     bool *keep = calloc(n ? n : 1, sizeof *keep);
-    int rc = (!copy || !kept || !keep)
-                 ? (src ? icd_fail_nomem(c->err)
-                        : icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "the rewritten spec has no inputSource"))
-                 : 0;
+    int rc = (!copy || !kept || !keep) ? (src ? icd_fail_nomem(c->err)
+                                              : icd_fail(c->err, ICD_EINTERNAL, NULL, -1,
+                                                         "the rewritten spec has no inputSource"))
+                                       : 0;
     if (!rc && c->union_keep && c->union_n == n)
         memcpy(keep, c->union_keep, n * sizeof *keep);
     else if (!rc)
         rc = v2_keep(c, rs, nr, keep, n);
     for (size_t i = 0; !rc && i < n; i++)
-        if (keep[i] && json_array_append(kept, json_array_get(uris, i))) rc = icd_fail_nomem(c->err);
+        if (keep[i] && json_array_append(kept, json_array_get(uris, i)))
+            rc = icd_fail_nomem(c->err);
     /* Druid's http source needs a URI: with no split overlapping, keep the first one
      * (the WHERE / intervals filter drop its rows; the REPLACE still clears the range) */
     if (!rc && !json_array_size(kept) && n && json_array_append(kept, json_array_get(uris, 0)))
         rc = icd_fail_nomem(c->err);
     free(keep);
-    if (!rc) rc = json_object_set_new(copy, "uris", kept) ? icd_fail_nomem(c->err) : 0;
-    else json_decref(kept);
+    if (!rc)
+        rc = json_object_set_new(copy, "uris", kept) ? icd_fail_nomem(c->err) : 0;
+    else
+        json_decref(kept);
     if (rc) {
         json_decref(copy);
         return rc;
@@ -439,7 +457,8 @@ static int build_native(const emit_ctx *c, dr_emit_list *l)
     if (io_dot) strcpy(io_dot, "dataSchema");
     json_t *ds = io_dot ? object_at(doc, ds_path) : NULL;
     if (!rc && (!io || !ds))
-        rc = icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "the spec's ioConfig or dataSchema was not found");
+        rc = icd_fail(c->err, ICD_EINTERNAL, NULL, -1,
+                      "the spec's ioConfig or dataSchema was not found");
     if (!rc) {
         json_object_set_new(io, "inputSource", src);
         src = NULL;
@@ -496,10 +515,10 @@ static int build_native(const emit_ctx *c, dr_emit_list *l)
 
 /* The external columns and the SELECT list of one statement. */
 typedef struct msq_cols {
-    json_t *sig;      /* [{"name","type"}] */
-    icd_buf select;   /* ",\n  expr AS name" items after __time */
-    icd_buf tsexpr;   /* the row's timestamp (before queryGranularity) */
-    size_t n_group;   /* columns to GROUP BY (rollup), __time included */
+    json_t *sig;    /* [{"name","type"}] */
+    icd_buf select; /* ",\n  expr AS name" items after __time */
+    icd_buf tsexpr; /* the row's timestamp (before queryGranularity) */
+    size_t n_group; /* columns to GROUP BY (rollup), __time included */
     bool rollup;
 } msq_cols;
 
@@ -573,10 +592,18 @@ static int msq_timestamp(const emit_ctx *c, msq_cols *m)
     }
     if (ts->has_missing) icd_buf_puts(e, "COALESCE(");
     switch (f) {
-    case DR_TS_MILLIS: icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s)", q); break;
-    case DR_TS_POSIX: icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s * 1000)", q); break;
-    case DR_TS_MICRO: icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s / 1000)", q); break;
-    case DR_TS_NANO: icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s / 1000000)", q); break;
+    case DR_TS_MILLIS:
+        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s)", q);
+        break;
+    case DR_TS_POSIX:
+        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s * 1000)", q);
+        break;
+    case DR_TS_MICRO:
+        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s / 1000)", q);
+        break;
+    case DR_TS_NANO:
+        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s / 1000000)", q);
+        break;
     case DR_TS_RUBY:
         type = "double";
         icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(CAST(%s * 1000 AS BIGINT))", q);
@@ -658,7 +685,8 @@ static int msq_dimensions(const emit_ctx *c, msq_cols *m)
         if (is_excluded(c, f->name)) continue;
         if (!dd->use_schema_discovery && !ice_type_is_primitive(f->type)) continue;
         /* classic discovery makes string dimensions; schema discovery keeps the type */
-        ICD_TRY(add_dim(c, m, f->name, dd->use_schema_discovery ? druid_type_of(f->type) : "string"));
+        ICD_TRY(
+            add_dim(c, m, f->name, dd->use_schema_discovery ? druid_type_of(f->type) : "string"));
     }
     return 0;
 }
@@ -889,7 +917,8 @@ static int build_msq(emit_ctx *c, dr_emit_list *l)
         fmt = json_incref((json_t *)dr_spec_input_format(c->spec));
     }
     if (!rc && !fmt)
-        rc = icd_fail(c->err, ICD_EINVALID, NULL, -1, "--emit msq: the spec has no ioConfig.inputFormat");
+        rc = icd_fail(c->err, ICD_EINVALID, NULL, -1,
+                      "--emit msq: the spec has no ioConfig.inputFormat");
     size_t n = c->full ? 1 : c->n_ranges;
     if (!rc && !(l->items = calloc(n ? n : 1, sizeof *l->items))) rc = icd_fail_nomem(c->err);
     if (!rc && c->v2 && n > EMIT_MAX_PLANS) /* one plan per statement costs too much */
@@ -964,8 +993,7 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
         c.snap = ice_scan_plan_snapshot(dr_plan_scan(c.o->plan));
         c.v2 = dr_plan_is_v2(c.o->plan);
     }
-    if (c.schema)
-        c.ts_field = schema_field(&c, dr_spec_timestamp_spec(spec)->column);
+    if (c.schema) c.ts_field = schema_field(&c, dr_spec_timestamp_spec(spec)->column);
     if (diff) {
         ICD_TRY(dr_emit_ranges(spec, diff, c.o->replace_only, &out->ranges, &out->n_ranges, err));
         if (!out->n_ranges) return 0;
@@ -1022,8 +1050,8 @@ int dr_emit_msq(const dr_spec *spec, const dr_diff *diff, const dr_emit_opts *op
     return emit_text(DR_EMIT_MSQ, spec, diff, opts, out, err);
 }
 
-int dr_emit_native(const dr_spec *spec, const dr_diff *diff, const dr_emit_opts *opts,
-                   icd_buf *out, icd_error *err)
+int dr_emit_native(const dr_spec *spec, const dr_diff *diff, const dr_emit_opts *opts, icd_buf *out,
+                   icd_error *err)
 {
     return emit_text(DR_EMIT_NATIVE, spec, diff, opts, out, err);
 }

@@ -71,10 +71,10 @@ typedef struct dr_emit_opts {
 /* One submission. */
 typedef struct dr_emit_item {
     dr_emit_kind kind;
-    bool full;          /* OVERWRITE ALL / whole table */
-    dr_interval range;  /* MSQ: the range it overwrites (unset when full) */
-    char *sql;          /* MSQ: the statement, no trailing ';' (NULL for native) */
-    json_t *payload;    /* the JSON body to POST */
+    bool full;         /* OVERWRITE ALL / whole table */
+    dr_interval range; /* MSQ: the range it overwrites (unset when full) */
+    char *sql;         /* MSQ: the statement, no trailing ';' (NULL for native) */
+    json_t *payload;   /* the JSON body to POST */
 } dr_emit_item;
 
 typedef struct dr_emit_list {
@@ -83,7 +83,7 @@ typedef struct dr_emit_list {
     size_t n;
     dr_interval *ranges; /* the merged ranges (none when full) */
     size_t n_ranges;
-    bool v2;             /* rows read from `icedruid serve` */
+    bool v2; /* rows read from `icedruid serve` */
 } dr_emit_list;
 
 /* Builds the submissions for `diff` (NULL: a full ingestion). An empty diff gives an
@@ -98,13 +98,13 @@ int dr_emit_write(const dr_emit_list *l, icd_buf *out, icd_error *err);
 /* dr_emit_build + dr_emit_write. */
 int dr_emit_msq(const dr_spec *spec, const dr_diff *diff, const dr_emit_opts *opts, icd_buf *out,
                 icd_error *err);
-int dr_emit_native(const dr_spec *spec, const dr_diff *diff, const dr_emit_opts *opts,
-                   icd_buf *out, icd_error *err);
+int dr_emit_native(const dr_spec *spec, const dr_diff *diff, const dr_emit_opts *opts, icd_buf *out,
+                   icd_error *err);
 
 /* Helpers, exposed for tests. */
 /* The ranges described above, sorted (malloc'd; *n = 0 and *out = NULL when none). */
-int dr_emit_ranges(const dr_spec *spec, const dr_diff *diff, bool replace_only,
-                   dr_interval **out, size_t *n, icd_error *err);
+int dr_emit_ranges(const dr_spec *spec, const dr_diff *diff, bool replace_only, dr_interval **out,
+                   size_t *n, icd_error *err);
 /* SQL string literal: 'text' with quotes doubled. */
 void dr_sql_string(icd_buf *b, const char *s, size_t n);
 /* SQL identifier: "name" with double quotes doubled. */

@@ -138,9 +138,8 @@ bool dr_state_lookup(const dr_state *st, const char *data_source, int64_t *snaps
     return true;
 }
 
-int dr_state_record(dr_state *st, const char *data_source, int64_t snapshot_id,
-                    const char *table, int64_t now_ms, const char *const *tasks, size_t n_tasks,
-                    icd_error *err)
+int dr_state_record(dr_state *st, const char *data_source, int64_t snapshot_id, const char *table,
+                    int64_t now_ms, const char *const *tasks, size_t n_tasks, icd_error *err)
 {
     icd_buf when = ICD_BUF_INIT;
     dr_fmt_iso_ms(&when, now_ms);
@@ -276,8 +275,8 @@ static char *base_url(const char *url)
 
 /* One request to Druid: `body` (NULL for GET) to base URL + path. On 2xx the parsed JSON
  * answer (*out); otherwise an error with the status and Druid's error text. */
-static int druid_request(const dr_druid_client *c, const char *path, const char *body,
-                         json_t **out, icd_error *err)
+static int druid_request(const dr_druid_client *c, const char *path, const char *body, json_t **out,
+                         icd_error *err)
 {
     *out = NULL;
     char *base = base_url(c->url);
@@ -365,8 +364,7 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
     return rc;
 }
 
-int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *done,
-                         icd_error *err)
+int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *done, icd_error *err)
 {
     *done = false;
     icd_buf path = ICD_BUF_INIT;
@@ -481,8 +479,8 @@ void dr_sync_job_free(dr_sync_job *job)
     memset(job, 0, sizeof *job);
 }
 
-int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
-                    const dr_sync_opts *o, dr_sync_job *job, icd_error *err)
+int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st, const dr_sync_opts *o,
+                    dr_sync_job *job, icd_error *err)
 {
     memset(job, 0, sizeof *job);
     job->data_source = dr_spec_data_source(spec);
@@ -519,7 +517,8 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
     }
     if (!job->has_snapshot) return 0; /* nothing to read yet */
     job->full = o->full || !job->has_from;
-    if (dr_plan_is_v2(job->plan) && !o->serve_later && (!o->emit.serve_url || !*o->emit.serve_url) &&
+    if (dr_plan_is_v2(job->plan) && !o->serve_later &&
+        (!o->emit.serve_url || !*o->emit.serve_url) &&
         !(job->has_from && job->from_snapshot == job->to_snapshot)) {
         /* fail before the diff: the emitter would refuse anyway */
         rc = icd_fail(err, ICD_EINVALID, NULL, -1,
@@ -542,8 +541,9 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
         dopt.threads = o->threads;
         rc = dr_diff_compute(spec, io, &dopt, &job->diff, err);
         if (rc) {
-            icd_error_wrap(err, "diff of snapshots %" PRId64 " -> %" PRId64
-                                " (use --full to re-ingest the whole table)",
+            icd_error_wrap(err,
+                           "diff of snapshots %" PRId64 " -> %" PRId64
+                           " (use --full to re-ingest the whole table)",
                            job->from_snapshot, job->to_snapshot);
             dr_sync_job_free(job);
             return rc;

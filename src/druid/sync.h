@@ -48,9 +48,8 @@ int dr_state_open(const char *path, dr_state **out, bool *busy, icd_error *err);
 bool dr_state_lookup(const dr_state *st, const char *data_source, int64_t *snapshot_id,
                      const char **table);
 /* Sets the entry (in memory). */
-int dr_state_record(dr_state *st, const char *data_source, int64_t snapshot_id,
-                    const char *table, int64_t now_ms, const char *const *tasks, size_t n_tasks,
-                    icd_error *err);
+int dr_state_record(dr_state *st, const char *data_source, int64_t snapshot_id, const char *table,
+                    int64_t now_ms, const char *const *tasks, size_t n_tasks, icd_error *err);
 /* Writes the state atomically (see above). */
 int dr_state_save(dr_state *st, icd_error *err);
 /* Releases the lock and frees. */
@@ -59,11 +58,11 @@ void dr_state_close(dr_state *st);
 /* ---- Druid's task endpoints ---------------------------------------------------------- */
 
 typedef struct dr_druid_client {
-    const char *url;      /* Router or Overlord/Broker base URL, e.g. http://localhost:8888 */
-    const char *user;     /* basic auth, or NULL */
+    const char *url;  /* Router or Overlord/Broker base URL, e.g. http://localhost:8888 */
+    const char *user; /* basic auth, or NULL */
     const char *password;
-    int max_attempts;     /* tries for connection errors, 429 and 5xx; 0 -> 3 */
-    long base_delay_ms;   /* first retry delay, doubling; 0 -> 500 */
+    int max_attempts;   /* tries for connection errors, 429 and 5xx; 0 -> 3 */
+    long base_delay_ms; /* first retry delay, doubling; 0 -> 500 */
 } dr_druid_client;
 
 /* POSTs one emitted item: MSQ to URL/druid/v2/sql/task, native to URL/druid/indexer/v1/task.
@@ -74,8 +73,7 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
 /* GET URL/druid/indexer/v1/task/ID/status (MSQ and native tasks alike): *done on SUCCESS,
  * an error naming the task and Druid's errorMsg on FAILED, 0 with !*done while it is
  * waiting or running. */
-int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *done,
-                         icd_error *err);
+int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *done, icd_error *err);
 /* One line from a Druid error body: the DruidException shape {"error","errorCode",
  * "category","errorMessage"}, the older {"error","errorMessage","errorClass","host"},
  * the Overlord's {"error": "..."}; other bodies are quoted (first 300 bytes). */
@@ -105,22 +103,22 @@ typedef struct dr_sync_opts {
 
 typedef struct dr_sync_job {
     const char *data_source;
-    char *table;            /* "namespace.table" */
+    char *table; /* "namespace.table" */
     dr_plan *plan;
-    bool has_snapshot;      /* false: the table has no snapshot, nothing to do */
-    int64_t to_snapshot;    /* C */
+    bool has_snapshot;   /* false: the table has no snapshot, nothing to do */
+    int64_t to_snapshot; /* C */
     bool has_from;
-    int64_t from_snapshot;  /* A, the recorded snapshot */
-    bool up_to_date;        /* A == C */
-    bool full;              /* no usable entry (or --full): full ingestion */
+    int64_t from_snapshot; /* A, the recorded snapshot */
+    bool up_to_date;       /* A == C */
+    bool full;             /* no usable entry (or --full): full ingestion */
     bool has_diff;
     dr_diff diff;
-    dr_emit_list list;      /* what to submit (may be empty) */
+    dr_emit_list list; /* what to submit (may be empty) */
 } dr_sync_job;
 
 /* Plans C, looks up A, diffs and emits. `io` must outlive the job. */
-int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st,
-                    const dr_sync_opts *o, dr_sync_job *job, icd_error *err);
+int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st, const dr_sync_opts *o,
+                    dr_sync_job *job, icd_error *err);
 /* Emits job->list (after dr_sync_prepare with serve_later). Frees the job on failure. */
 int dr_sync_emit(const dr_spec *spec, icd_fileio *io, const dr_sync_opts *o, dr_sync_job *job,
                  icd_error *err);

@@ -63,20 +63,19 @@ static void free_diff(dr_diff *d)
     free(d->append);
 }
 
-#define SPEC_HEAD                                                                              \
+#define SPEC_HEAD                                                                                  \
     "{\"type\":\"index_parallel\",\"spec\":{\"dataSchema\":{\"dataSource\":\"o'rd\\\"ers\","
 
 static const char *BASIC_SPEC =
-    SPEC_HEAD
-    "\"timestampSpec\":{\"column\":\"ts\",\"format\":\"millis\"},"
-    "\"dimensionsSpec\":{\"dimensions\":[\"name\",{\"type\":\"long\",\"name\":\"id\"}]},"
-    "\"granularitySpec\":{\"segmentGranularity\":\"day\",\"queryGranularity\":\"none\","
-    "\"rollup\":false}},"
-    "\"ioConfig\":{\"type\":\"index_parallel\",\"inputSource\":{\"type\":\"iceberg\","
-    "\"tableName\":\"it's\",\"namespace\":\"db\",\"icebergCatalog\":{\"type\":\"local\","
-    "\"warehousePath\":\"/wh\"},\"warehouseSource\":{\"type\":\"local\"}},"
-    "\"inputFormat\":{\"type\":\"parquet\"}},"
-    "\"tuningConfig\":{\"type\":\"index_parallel\",\"maxParseExceptions\":7}}}";
+    SPEC_HEAD "\"timestampSpec\":{\"column\":\"ts\",\"format\":\"millis\"},"
+              "\"dimensionsSpec\":{\"dimensions\":[\"name\",{\"type\":\"long\",\"name\":\"id\"}]},"
+              "\"granularitySpec\":{\"segmentGranularity\":\"day\",\"queryGranularity\":\"none\","
+              "\"rollup\":false}},"
+              "\"ioConfig\":{\"type\":\"index_parallel\",\"inputSource\":{\"type\":\"iceberg\","
+              "\"tableName\":\"it's\",\"namespace\":\"db\",\"icebergCatalog\":{\"type\":\"local\","
+              "\"warehousePath\":\"/wh\"},\"warehouseSource\":{\"type\":\"local\"}},"
+              "\"inputFormat\":{\"type\":\"parquet\"}},"
+              "\"tuningConfig\":{\"type\":\"index_parallel\",\"maxParseExceptions\":7}}}";
 
 static void test_sql_quoting(void)
 {
@@ -251,13 +250,14 @@ static void test_msq_formats(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[2048];
         snprintf(text, sizeof text,
-                 SPEC_HEAD "\"timestampSpec\":{\"column\":\"ts\",\"format\":\"%s\"},"
-                           "\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
-                           "\"granularitySpec\":{\"segmentGranularity\":\"hour\"}},"
-                           "\"ioConfig\":{\"inputSource\":{\"type\":\"iceberg\",\"tableName\":\"t\","
-                           "\"namespace\":\"db\",\"icebergCatalog\":{\"type\":\"local\","
-                           "\"warehousePath\":\"/wh\"},\"warehouseSource\":{\"type\":\"local\"}},"
-                           "\"inputFormat\":{\"type\":\"parquet\"}}}}",
+                 SPEC_HEAD
+                 "\"timestampSpec\":{\"column\":\"ts\",\"format\":\"%s\"},"
+                 "\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+                 "\"granularitySpec\":{\"segmentGranularity\":\"hour\"}},"
+                 "\"ioConfig\":{\"inputSource\":{\"type\":\"iceberg\",\"tableName\":\"t\","
+                 "\"namespace\":\"db\",\"icebergCatalog\":{\"type\":\"local\","
+                 "\"warehousePath\":\"/wh\"},\"warehouseSource\":{\"type\":\"local\"}},"
+                 "\"inputFormat\":{\"type\":\"parquet\"}}}}",
                  cases[i].format);
         dr_spec *s = parse(text);
         if (!s) continue;
@@ -363,9 +363,8 @@ static void test_native_v1(void)
     CHECK_EQ_STR(json_string_value(json_object_get(t, "type")), "index_parallel");
     CHECK(json_is_false(json_object_get(io, "appendToExisting")));
     CHECK(json_is_true(json_object_get(io, "dropExisting")));
-    json_t *ivs = json_object_get(json_object_get(json_object_get(spec, "dataSchema"),
-                                                  "granularitySpec"),
-                                  "intervals");
+    json_t *ivs = json_object_get(
+        json_object_get(json_object_get(spec, "dataSchema"), "granularitySpec"), "intervals");
     CHECK_EQ_INT(json_array_size(ivs), 2);
     CHECK_EQ_STR(json_string_value(json_array_get(ivs, 0)),
                  "2024-06-01T00:00:00.000Z/2024-06-02T00:00:00.000Z");
@@ -375,8 +374,8 @@ static void test_native_v1(void)
     CHECK_EQ_STR(json_string_value(json_object_get(src, "type")), "iceberg");
     CHECK_EQ_STR(json_string_value(json_object_get(src, "tableName")), "it's");
     /* everything else as the user wrote it */
-    CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(spec, "tuningConfig"),
-                                                    "maxParseExceptions")),
+    CHECK_EQ_INT(json_integer_value(
+                     json_object_get(json_object_get(spec, "tuningConfig"), "maxParseExceptions")),
                  7);
     json_decref(t);
     icd_buf_free(&b);
