@@ -242,6 +242,11 @@ static void describe(const dr_sync_job *job)
             job->data_source, job->from_snapshot, job->to_snapshot, job->diff.n_replace,
             job->diff.n_append, job->list.n_ranges, job->list.n,
             job->list.v2 ? ", rows from icedruid serve" : "");
+    if (job->diff.rows_unparseable > 0)
+        fprintf(stderr,
+                "icedruid sync: warning: %lld rows read have a timestamp the timestampSpec "
+                "cannot parse; they are left out, as Druid leaves them out\n",
+                (long long)job->diff.rows_unparseable);
 }
 
 static int print_list(const dr_emit_list *l)

@@ -425,6 +425,28 @@ def main():
         with open(bad) as f:
             check(f.read() == '{"version": 1, "dataSources": {', "a corrupt state is not overwritten")
 
+        # a recorded snapshot the table no longer has (expired): clear error, then --full
+        gone = os.path.join(tmp, "gone.json")
+        with open(gone, "w") as f:
+            json.dump({"version": 1, "dataSources": {"sales": {"snapshotId": 4242, "table": "shop.sales"}}}, f)
+        r = c.sync(gone, "--serve-url", SERVE)
+        check(r.returncode == 1 and "--full" in r.stderr and not druid.take(),
+              f"an unknown recorded snapshot fails and suggests --full: {r.stderr}")
+        check(state_of(gone)["snapshotId"] == 4242, "state unchanged")
+        r = c.sync(gone, "--serve-url", SERVE, "--full")
+        reqs = druid.take()
+        check(r.returncode == 0 and len(reqs) == 1 and "OVERWRITE ALL" in msq(reqs[0]),
+              f"--full re-ingests everything: {r.stderr}")
+        check(state_of(gone)["snapshotId"] == t.current.snapshot_id, "--full records the snapshot")
+        # an entry written for another table is not diffed against this one
+        other = os.path.join(tmp, "other.json")
+        with open(other, "w") as f:
+            json.dump({"version": 1, "dataSources": {"sales": {"snapshotId": s1.snapshot_id,
+                                                               "table": "shop.returns"}}}, f)
+        r = c.sync(other, "--serve-url", SERVE)
+        check(r.returncode == 1 and "shop.returns" in r.stderr and not druid.take(),
+              f"a state entry of another table is refused: {r.stderr}")
+
         base = os.path.join(tmp, "base.json")
         r = c.sync(base, "--baseline", str(s3.snapshot_id), druid=False)
         check(r.returncode == 0 and state_of(base)["snapshotId"] == s3.snapshot_id, "--baseline records")
