@@ -149,13 +149,15 @@ int dr_state_record(dr_state *st, const char *data_source, int64_t snapshot_id, 
             json_decref(ids);
             ids = NULL;
         }
-    json_t *e = ids && icd_buf_ok(&when)
-                    ? json_pack("{s:I,s:s,s:s,s:o}", "snapshotId", (json_int_t)snapshot_id,
-                                "ingestedAt", when.data, "table", table ? table : "", "tasks", ids)
+    json_t *e = icd_buf_ok(&when)
+                    ? json_pack("{s:I,s:s,s:s}", "snapshotId", (json_int_t)snapshot_id,
+                                "ingestedAt", when.data, "table", table ? table : "")
                     : NULL;
     icd_buf_free(&when);
-    if (!e) {
-        if (ids && !e) json_decref(ids);
+    /* set_new takes `ids` whatever happens */
+    if (!e || !ids || json_object_set_new(e, "tasks", ids)) {
+        if (!e) json_decref(ids);
+        json_decref(e);
         return icd_fail_nomem(err);
     }
     if (json_object_set_new(json_object_get(st->doc, "dataSources"), data_source, e))
