@@ -251,7 +251,10 @@ static int v1_time_filter(const emit_ctx *c, const dr_interval *rs, size_t nr, j
     for (size_t i = 0; ors && i < nr; i++) {
         int64_t lo, hi;
         if (unit > 0) {
+            /* micro/nano truncate toward zero: before 1970 a value up to unit-1 below
+             * start*unit still maps to start, so the lower bound takes them too */
             if (__builtin_mul_overflow(rs[i].start, unit, &lo) ||
+                __builtin_sub_overflow(lo, unit - 1, &lo) ||
                 __builtin_mul_overflow(rs[i].end, unit, &hi)) {
                 json_decref(ors);
                 return 0; /* out of the column's range: no pruning */

@@ -225,12 +225,47 @@ def extern_args(sql):
     return out
 
 
+def check_range_filter(tmp):
+    """A long timestamp column (format micro) is pruned with a `range` icebergFilter in its
+    own unit; a v1 table (no delete file) is read through Druid's iceberg source."""
+    wh = os.path.join(tmp, "wh2")
+    schema = Schema([NestedField(1, "id", "long", required=True), NestedField(2, "t", "long", required=True)])
+    t = Table.create(os.path.join(wh, "shop", "clicks"), f"{PREFIX}2/shop/clicks", schema)
+    day = 86400 * 1000 * 1000  # micros
+    a = t.append(t.write_data([(1, 19875 * day + 5), (2, 19875 * day + 7)]))
+    b = t.append(t.write_data([(3, 19877 * day + 1)]))
+    spec = os.path.join(tmp, "clicks.spec.json")
+    with open(spec, "w") as f:
+        json.dump({"type": "index_parallel", "spec": {
+            "dataSchema": {"dataSource": "clicks", "timestampSpec": {"column": "t", "format": "micro"},
+                           "dimensionsSpec": {"dimensions": ["id"]},
+                           "granularitySpec": {"segmentGranularity": "day", "rollup": False}},
+            "ioConfig": {"type": "index_parallel", "inputFormat": {"type": "parquet"},
+                         "inputSource": {"type": "iceberg", "tableName": "clicks", "namespace": "shop",
+                                         "icebergCatalog": {"type": "local", "warehousePath": wh},
+                                         "warehouseSource": {"type": "local"}}}}}, f)
+    r = subprocess.run([ICEDRUID, "diff", "--spec", spec, "--remap", f"{PREFIX}2={wh}",
+                        "--from-snapshot", str(a.snapshot_id), "--emit", "native"],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"diff --emit native on a long timestamp column: {r.stderr}")
+    if r.returncode:
+        return
+    src = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
+    start, end = 19877 * 86400000, 19878 * 86400000  # the appended day, in millis
+    check(src.get("icebergFilter") == {"type": "range", "filterColumn": "t", "lower": start * 1000 - 999,
+                                       "upper": end * 1000, "lowerOpen": False, "upperOpen": True},
+          f"range filter in micros: {src.get('icebergFilter')}")
+    check(src.get("snapshotTime") == iso_ms(b.timestamp_ms) and src.get("residualFilterMode") == "ignore",
+          "pinned to B, residuals ignored")
+
+
 def main():
     if not os.path.exists(ICEDRUID):
         print(f"skip: {ICEDRUID} not built", file=sys.stderr)
         return 77
     druid = FakeDruid()
     with tempfile.TemporaryDirectory() as tmp:
+        check_range_filter(tmp)
         c = Ctx(tmp, druid)
         t = Table.create(os.path.join(c.wh, "shop", "sales"), f"{PREFIX}/shop/sales", SCHEMA,
                          PartitionSpec([PartitionField(2, 1000, "ts_day", "day")]),
