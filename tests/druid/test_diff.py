@@ -286,6 +286,8 @@ def compare(case, a, b, column, fmt, gran, tmp):
         if d["rowsRemoved"].get(iv) == 0 and added.get(iv, 0) > 0:
             stats["conservative: added rows beside rewritten rows"] += 1
             where["added rows beside rewritten rows"].add(case.name)
+            if os.environ.get("ICD_DIFF_VERBOSE"):
+                print("conservative: %s %s" % (label, iv))
         elif d["rowsRemoved"].get(iv) == -1:
             stats["conservative: statistics, no live row removed"] += 1
             where["statistics, no live row removed"].add(case.name)
@@ -463,7 +465,10 @@ def main():
         fx_path, fx_remap = build_fixture(os.path.join(tmp, "wh"))
         fixture = Case("fixture_ops", fx_path, [("ts", "auto", ["HOUR", "DAY"]), ("id", "posix", ["MINUTE"])],
                        remap=fx_remap, threads_check=True)
+        only = sys.argv[1:]  # optional: substrings of case names to run
         for case in cases + [fixture]:
+            if only and not any(o in case.name for o in only):
+                continue
             if not os.path.isdir(case.table_dir):
                 fail("missing table " + case.table_dir)
                 continue
