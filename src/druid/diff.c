@@ -18,18 +18,28 @@
  *      needs for deletes) and counts physical removals and additions per bucket. A removed
  *      or added file whose timestamp bounds put every row in one bucket is not read: its
  *      record count is used (exact without deletes, "unknown" with them).
- *   3. Buckets with both removals and additions may hold moved rows (compaction, copy-on-
- *      write rewrites) or rows deleted and identical ones re-inserted. Phase 2 re-reads
- *      the files touching those buckets with every column, hashes each removed and added
- *      row (two independent 64-bit hashes of a canonical encoding of all values), and
- *      cancels equal rows per bucket: what remains is exactly "rows of A not in B" and
- *      "rows of B not in A" as multisets. A replace snapshot therefore gives no interval
- *      without trusting its `operation`.
+ *   3. Buckets where rows of removed files and added rows meet may hold moved rows
+ *      (compaction, copy-on-write rewrites). Phase 2 re-reads the files touching those
+ *      buckets with every column, hashes each removed and added row (two independent
+ *      64-bit hashes of a canonical encoding of all values), and cancels equal rows per
+ *      bucket: what remains is exactly "rows of A not in B" and "rows of B not in A" as
+ *      multisets. A replace snapshot therefore gives no interval without trusting its
+ *      `operation`. Buckets whose removals all come from delete files (the data file
+ *      stays live) are not hashed: rows there really left; an identical row inserted
+ *      again is not matched against them (conservative, see below), which keeps the
+ *      common "deletes plus late rows in the same interval" case at phase-1 cost.
  *
  * Classification per bucket: removed rows left after cancelling → replace. No removed
- * rows, added rows, and no rewritten rows → append. Added rows mixed with rewritten rows
- * (removed and re-added identical rows) → replace, with rowsRemoved 0: an appender that
- * re-reads the new files for that interval would duplicate the rewritten rows.
+ * rows, added rows, and no rewritten rows → append. Conservative choices (more intervals
+ * or larger counts than the multiset difference, never fewer):
+ *   - added rows mixed with rewritten rows (rows moved and nothing removed) → replace, with
+ *     rowsRemoved 0: an appender that re-reads the new files for that interval would
+ *     duplicate the rewritten rows;
+ *   - a row removed by a delete file and an identical row added again in a bucket without
+ *     moved rows: both are counted (rowsRemoved and rowsAdded exceed the multiset counts
+ *     by the same amount), the interval is replaced;
+ *   - a removed file decided from statistics while deletes applied to it in A: its
+ *     interval is replaced with rowsRemoved -1 even if A's deletes had removed every row.
  *
  * Rows whose timestamp cannot be parsed are skipped, as `read` skips them (parse
  * exceptions): Druid never held them. The icebergFilter and transformSpec filter are
@@ -58,6 +68,7 @@
 typedef struct bucket {
     int64_t start, end;
     int64_t rem, add;   /* physical: rows removed / added (phase 1) */
+    int64_t rem_del;    /* of rem: removed by delete files from a data file still live in B */
     int64_t ca, cb;     /* changed files: live rows in A / in B */
     bool rem_unknown;   /* a file was counted from statistics with deletes applied in A */
     bool add_unknown;
@@ -576,7 +587,10 @@ static int p1_changed_a(row_sink *s, int64_t pos, int64_t start, int64_t end, ic
     ICD_TRY(bitmap_set(&s->file->sa, pos, err));
     ICD_TRY(bucket_get(&s->file->buckets, start, end, &b, err));
     b->ca++;
-    if (!bitmap_has(&s->file->sb, pos)) b->rem++;
+    if (!bitmap_has(&s->file->sb, pos)) {
+        b->rem++;
+        b->rem_del++;
+    }
     return 0;
 }
 
@@ -1016,6 +1030,7 @@ static int merge_phase1(diff_ctx *dc, bucket_set *all, icd_error *err)
             bucket *b;
             ICD_TRY(bucket_get(all, src->start, src->end, &b, err));
             b->rem += src->rem;
+            b->rem_del += src->rem_del;
             b->add += src->add;
             b->rem_unknown |= src->rem_unknown;
             b->add_unknown |= src->add_unknown;
@@ -1023,8 +1038,10 @@ static int merge_phase1(diff_ctx *dc, bucket_set *all, icd_error *err)
     }
     for (size_t i = 0; i < all->n; i++) {
         bucket *b = &all->v[i];
-        bool removed = b->rem > 0 || b->rem_unknown, added = b->add > 0 || b->add_unknown;
-        if (removed && added) {
+        /* rows can only have moved when some left with their whole file */
+        bool moved_out = b->rem > b->rem_del || b->rem_unknown;
+        bool added = b->add > 0 || b->add_unknown;
+        if (moved_out && added) {
             b->mixed = true;
             bucket *m;
             ICD_TRY(bucket_get(&dc->mixed, b->start, b->end, &m, err));
