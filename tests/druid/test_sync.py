@@ -44,9 +44,11 @@ UTC = dt.timezone.utc
 PREFIX = "/tmp/icedruid-sync-test/wh"
 SERVE = "http://127.0.0.1:8299"
 FAILURES = []
+CHECKS = [0]
 
 
 def check(cond, what):
+    CHECKS[0] += 1
     if not cond:
         FAILURES.append(what)
         print(f"FAIL: {what}", file=sys.stderr)
@@ -496,7 +498,7 @@ def main():
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed", file=sys.stderr)
         return 1
-    print("test_sync: all checks passed")
+    print(f"test_sync: all {CHECKS[0]} checks passed")
     return 0
 
 
