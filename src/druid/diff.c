@@ -1054,6 +1054,12 @@ static int merge_phase1(diff_ctx *dc, bucket_set *all, icd_error *err)
             f->phase2 = (src->rem > 0 || src->add > 0 || src->rem_unknown || src->add_unknown) &&
                         bucket_find(&dc->mixed, src->start);
         }
+        if (!f->phase2) { /* its position sets are no longer needed */
+            free(f->sa.w);
+            free(f->sb.w);
+            memset(&f->sa, 0, sizeof f->sa);
+            memset(&f->sb, 0, sizeof f->sb);
+        }
     }
     return 0;
 }
