@@ -52,6 +52,8 @@ int cmd_plan(int argc, char **argv);
 int cmd_read(int argc, char **argv);
 int cmd_rewrite_spec(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_sync(int argc, char **argv);
 
 /* Per-format workers behind `cat` and `inspect`. */
 int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);

@@ -167,7 +167,7 @@ int cmd_scan(int argc, char **argv)
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
         goto done;
     }
-    ice_scan_opts opts = {a.select, NULL, true, a.threads};
+    ice_scan_opts opts = {a.select, NULL, true, a.threads, false};
     if (cli_table_load(&a, &md, &err) || ice_scan_plan_build(a.io, md, &opts, &plan, &err) ||
         ice_scan_reader_new(a.io, md, ice_scan_plan_schema(plan), names, ncols, &run.reader,
                             &err)) {

@@ -170,7 +170,7 @@ int cmd_tasks(int argc, char **argv)
         rc = cli_report(&err);
         goto done;
     }
-    ice_scan_opts opts = {a.select, filter, true, a.threads};
+    ice_scan_opts opts = {a.select, filter, true, a.threads, false};
     if (ice_scan_plan_build(a.io, md, &opts, &plan, &err)) {
         rc = cli_report(&err);
         goto done;

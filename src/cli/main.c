@@ -38,6 +38,12 @@ static const command COMMANDS[] = {
     {"serve", cmd_serve,
      "serve --spec SPEC.json [--listen 127.0.0.1:PORT] [--auth-user U] ...\n"
      "                           serve the splits' rows over HTTP for Druid's http source"},
+    {"diff", cmd_diff,
+     "diff --spec SPEC.json --from-snapshot A [--to-snapshot B] [--granularity G]\n"
+     "                           Druid intervals to replace / append between two snapshots"},
+    {"sync", cmd_sync,
+     "sync --spec SPEC.json --state STATE.json [--druid URL] [--emit msq|native]\n"
+     "                           re-ingest the intervals deletes and updates touched"},
 };
 
 static void usage(FILE *fp)

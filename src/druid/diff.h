@@ -55,6 +55,10 @@ typedef struct dr_diff {
     int64_t files_read;  /* data/delete files whose rows were read to decide */
     int64_t bytes_read;  /* bytes fetched from storage for it, when known */
     char *data_source;   /* the spec's dataSource (owned) */
+    /* added by diff.c (after the fields above): */
+    int64_t files_from_stats; /* changed data files decided from column bounds, not read */
+    int64_t rows_unparseable; /* rows read whose timestamp does not parse (not in Druid,
+                                 as `read` skips them) */
 } dr_diff;
 
 /* Computes the diff for the spec's table. `io` carries --remap and storage settings. */
@@ -65,8 +69,15 @@ int dr_diff_compute(const dr_spec *spec, icd_fileio *io, const dr_diff_opts *opt
  *  "replaceIntervals":["2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z",...],
  *  "appendIntervals":[...],
  *  "rowsRemoved":{"<interval>":N,...},"rowsAdded":{"<interval>":N,...},
- *  "filesRead":N,"bytesRead":N} */
+ *  "filesRead":N,"bytesRead":N,"filesDecidedByStatistics":N,"rowsUnparseable":N}
+ * rowsRemoved lists every replace interval (-1 = unknown, decided from statistics);
+ * rowsAdded every interval that received rows. filesRead counts data files read plus
+ * delete files loaded; bytesRead the sizes of the data files read (an upper bound: only
+ * the columns needed are fetched). */
 int dr_diff_write_json(const dr_diff *d, icd_buf *out, icd_error *err);
 void dr_diff_free(dr_diff *d);
+/* The interval as Druid writes it: "2024-01-01T00:00:00.000Z/2024-01-02T00:00:00.000Z"
+ * (granularity ALL: Druid's ETERNITY text). */
+void dr_diff_interval_text(icd_buf *b, const dr_diff_interval *iv);
 
 #endif

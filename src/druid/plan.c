@@ -36,6 +36,20 @@ static int load_table(dr_plan *p, icd_error *err)
                            dr_spec_table_name(p->spec), p->io, &p->md, err);
 }
 
+int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **out,
+                          icd_error *err)
+{
+    *out = NULL;
+    dr_plan p;
+    memset(&p, 0, sizeof p);
+    p.spec = spec;
+    p.io = io;
+    int rc = load_table(&p, err);
+    cat_rest_free(p.rest);
+    if (!rc) *out = p.md;
+    return rc;
+}
+
 /* ---- planning ------------------------------------------------------------------------ */
 
 /* The spec's icebergFilter as an Iceberg expression: the planner binds it to the snapshot's

@@ -333,7 +333,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         which[nwhich++] = i;
     }
 
-    read_job job = {io, md, mfs, which, NULL, NULL, NULL, !filter_is_trivial(p)};
+    read_job job = {io, md, mfs, which, NULL, NULL, NULL, opts->keep_stats || !filter_is_trivial(p)};
     job.arenas = calloc(nwhich ? nwhich : 1, sizeof *job.arenas);
     job.entries = calloc(nwhich ? nwhich : 1, sizeof *job.entries);
     job.nentries = calloc(nwhich ? nwhich : 1, sizeof *job.nentries);

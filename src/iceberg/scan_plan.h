@@ -36,6 +36,7 @@ typedef struct ice_scan_opts {
     const ice_expr *filter; /* unbound; NULL = everything */
     bool case_sensitive;    /* how filter column names bind */
     int threads;            /* manifests read in parallel; <= 1 = serially */
+    bool keep_stats;        /* keep data files' column metrics even without a filter */
 } ice_scan_opts;
 
 typedef struct ice_scan_counts {

@@ -1,0 +1,205 @@
+/*
+ * `icedruid diff --spec SPEC.json --from-snapshot A [--to-snapshot B] [--granularity G]
+ *  [--emit json|msq|native] [--serve-url URL] [--replace-only] [--remap FROM=TO]...
+ *  [--threads N]`: the Druid segment intervals that changed between two snapshots of the
+ * spec's table (druid/diff.h), as one JSON object on stdout. B defaults to the table's
+ * current snapshot, G to the spec's granularitySpec.segmentGranularity (a name such as
+ * DAY, or a granularity JSON object).
+ *
+ * --emit msq / native print the re-ingestion instead (druid/emit.h): MSQ REPLACE
+ * statements, one per contiguous range, or one index_parallel task, reading snapshot B
+ * (Druid's iceberg source when B has no delete file, else the splits of `icedruid serve`
+ * at --serve-url, with --auth-user / --auth-password-env for its basic auth).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/spec_args.h"
+#include "druid/diff.h"
+#include "druid/emit.h"
+#include "druid/sync.h"
+
+typedef struct diff_args {
+    const char *from, *to, *granularity, *emit;
+    bool replace_only;
+} diff_args;
+
+static bool parse_id(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) return false;
+    *out = v;
+    return true;
+}
+
+/* Takes this command's own options out of argv (the rest goes to cli_spec_args_parse). */
+static int take_own_args(int argc, char **argv, diff_args *d, int *out_argc)
+{
+    int n = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--replace-only")) {
+            d->replace_only = true;
+            continue;
+        }
+        const char **slot = !strcmp(argv[i], "--from-snapshot") ? &d->from
+                            : !strcmp(argv[i], "--to-snapshot") ? &d->to
+                            : !strcmp(argv[i], "--granularity") ? &d->granularity
+                            : !strcmp(argv[i], "--emit")        ? &d->emit
+                                                                : NULL;
+        if (!slot) {
+            argv[n++] = argv[i];
+            if (!strcmp(argv[i], "--spec") || !strcmp(argv[i], "--remap") ||
+                !strcmp(argv[i], "--threads")) {
+                if (i + 1 < argc) argv[n++] = argv[++i];
+            }
+            continue;
+        }
+        if (i + 1 >= argc) return cli_usage_error("diff", "option '%s' needs a value", argv[i]);
+        *slot = argv[++i];
+    }
+    *out_argc = n;
+    return CLI_OK;
+}
+
+static int parse_granularity(const char *text, dr_granularity *g)
+{
+    icd_error err;
+    icd_error_clear(&err);
+    int rc;
+    if (text[0] == '{' || text[0] == '"') {
+        json_error_t je;
+        json_t *j = json_loads(text, JSON_DECODE_ANY, &je);
+        if (!j) return cli_usage_error("diff", "--granularity: invalid JSON (%s)", je.text);
+        rc = dr_granularity_parse(g, j, &err);
+        json_decref(j);
+    } else {
+        rc = dr_granularity_named(g, text, &err);
+    }
+    if (rc) return cli_usage_error("diff", "--granularity: %s", err.message);
+    return CLI_OK;
+}
+
+/* --emit msq|native: plan B (the statements read it), diff A -> B, print the statements. */
+static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *opts,
+                           icd_error *err)
+{
+    dr_plan *plan = NULL;
+    dr_spec *at = NULL;
+    json_t *pw = NULL;
+    if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, a->threads, &plan,
+                            &at, err))
+        return cli_report(err);
+    const ice_snapshot *b = ice_scan_plan_snapshot(dr_plan_scan(plan));
+    int rc = CLI_OK;
+    if (!b)
+        rc = cli_report(&(icd_error){ICD_ENOTFOUND, -1, "", "the table has no snapshot"});
+    if (!rc && a->auth_password_env &&
+        !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
+        rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    dr_diff diff;
+    memset(&diff, 0, sizeof diff);
+    if (!rc) {
+        opts->has_to = true;
+        opts->to_snapshot = b->snapshot_id;
+        if (dr_diff_compute(a->spec, a->io, opts, &diff, err)) rc = cli_report(err);
+    }
+    if (!rc && diff.rows_unparseable > 0)
+        fprintf(stderr,
+                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
+                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
+                (long long)diff.rows_unparseable);
+    if (!rc) {
+        dr_emit_opts eo = {0};
+        eo.plan = plan;
+        eo.io = a->io;
+        eo.serve_url = a->serve_url;
+        eo.auth_user = a->auth_user;
+        eo.auth_password = pw;
+        eo.replace_only = d->replace_only;
+        cli_out out;
+        cli_out_init(&out, stdout);
+        const dr_spec *spec = at ? at : a->spec; /* the one the plan selected B with */
+        int e = !strcmp(d->emit, "msq") ? dr_emit_msq(spec, &diff, &eo, &out.buf, err)
+                                        : dr_emit_native(spec, &diff, &eo, &out.buf, err);
+        if (e) {
+            icd_buf_free(&out.buf);
+            rc = cli_report(err);
+        } else if (cli_out_finish(&out, err)) {
+            rc = cli_report(err);
+        }
+        if (!rc && !diff.n_replace && (d->replace_only || !diff.n_append))
+            fprintf(stderr, "icedruid diff: no interval to re-ingest\n");
+    }
+    dr_diff_free(&diff);
+    json_decref(pw);
+    dr_plan_free(plan);
+    dr_spec_free(at);
+    return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    diff_args d = {0};
+    int nargc = 0;
+    int rc = take_own_args(argc, argv, &d, &nargc);
+    if (rc) return rc;
+    dr_diff_opts opts = {0};
+    dr_granularity g;
+    if (!d.from) return cli_usage_error("diff", "expects --from-snapshot ID");
+    if (!parse_id(d.from, &opts.from_snapshot))
+        return cli_usage_error("diff", "--from-snapshot expects a snapshot id, got '%s'", d.from);
+    if (d.to) {
+        opts.has_to = true;
+        if (!parse_id(d.to, &opts.to_snapshot))
+            return cli_usage_error("diff", "--to-snapshot expects a snapshot id, got '%s'", d.to);
+    }
+    if (d.emit && strcmp(d.emit, "json") && strcmp(d.emit, "msq") && strcmp(d.emit, "native"))
+        return cli_usage_error("diff", "--emit expects json, msq or native, got '%s'", d.emit);
+    bool statements = d.emit && strcmp(d.emit, "json");
+    if (d.granularity) {
+        rc = parse_granularity(d.granularity, &g);
+        if (rc) return rc;
+        opts.granularity = &g;
+    }
+    cli_spec_args a;
+    rc = cli_spec_args_parse(&a, nargc, argv,
+                             statements ? "threads,serve-url,auth-user,auth-password-env" : "threads",
+                             NULL);
+    if (!rc && !!a.auth_user != !!a.auth_password_env)
+        rc = cli_usage_error("diff", "--auth-user and --auth-password-env go together");
+    if (!rc) rc = cli_spec_load(&a);
+    opts.threads = a.threads;
+    dr_diff diff;
+    memset(&diff, 0, sizeof diff);
+    icd_error err;
+    icd_error_clear(&err);
+    if (!rc && statements) {
+        rc = emit_statements(&a, &d, &opts, &err);
+        cli_spec_args_free(&a);
+        return rc;
+    }
+    if (!rc && dr_diff_compute(a.spec, a.io, &opts, &diff, &err)) rc = cli_report(&err);
+    if (!rc && diff.rows_unparseable > 0)
+        fprintf(stderr,
+                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
+                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
+                (long long)diff.rows_unparseable);
+    if (!rc) {
+        cli_out out;
+        cli_out_init(&out, stdout);
+        if (dr_diff_write_json(&diff, &out.buf, &err)) {
+            icd_buf_free(&out.buf);
+            rc = cli_report(&err);
+        } else if (cli_out_finish(&out, &err)) {
+            rc = cli_report(&err);
+        }
+    }
+    dr_diff_free(&diff);
+    cli_spec_args_free(&a);
+    return rc;
+}
