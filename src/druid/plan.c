@@ -40,14 +40,8 @@ int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **ou
                           icd_error *err)
 {
     *out = NULL;
-    dr_plan p;
-    memset(&p, 0, sizeof p);
-    p.spec = spec;
-    p.io = io;
-    int rc = load_table(&p, err);
-    cat_rest_free(p.rest);
-    if (!rc) *out = p.md;
-    return rc;
+    return dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
+                           dr_spec_table_name(spec), io, out, err);
 }
 
 /* ---- planning ------------------------------------------------------------------------ */
