@@ -23,7 +23,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 bash scripts/build.sh asan || exit 1
 run_ctest build-asan "ASan+UBSan build (clang)"
 
-echo "== fuzzing: ${FUZZ_SECONDS:=30}s per target"
+echo "== fuzzing: ${FUZZ_SECONDS:=20}s per target"
 bash scripts/build.sh fuzz || exit 1
 bash scripts/fuzz.sh "$FUZZ_SECONDS" || status=1
 
