@@ -500,6 +500,18 @@ void orc_file_metadata(const orc_file *f, size_t i, const uint8_t **key, size_t 
 
 /* ---- statistics ---- */
 
+/* String and decimal statistics both carry their bounds as bytes (text). */
+static void text_bounds(orc_stats *o, bool has_min, ProtobufCBinaryData min, bool has_max,
+                        ProtobufCBinaryData max)
+{
+    o->has_min = has_min;
+    o->min_s = min.data;
+    o->min_len = min.len;
+    o->has_max = has_max;
+    o->max_s = max.data;
+    o->max_len = max.len;
+}
+
 static void decode_stats(const orc_type *t, const Orcpb__ColumnStatistics *cs, orc_stats *o)
 {
     memset(o, 0, sizeof *o);
@@ -543,12 +555,7 @@ static void decode_stats(const orc_type *t, const Orcpb__ColumnStatistics *cs, o
         if (cs->stringstatistics) {
             const Orcpb__StringStatistics *s = cs->stringstatistics;
             o->kind = ORC_STATS_STRING;
-            o->has_min = s->has_minimum;
-            o->min_s = s->minimum.data;
-            o->min_len = s->minimum.len;
-            o->has_max = s->has_maximum;
-            o->max_s = s->maximum.data;
-            o->max_len = s->maximum.len;
+            text_bounds(o, s->has_minimum, s->minimum, s->has_maximum, s->maximum);
             o->has_sum = s->has_sum;
             o->sum_i = s->sum;
         }
@@ -563,12 +570,7 @@ static void decode_stats(const orc_type *t, const Orcpb__ColumnStatistics *cs, o
         if (cs->decimalstatistics) {
             const Orcpb__DecimalStatistics *s = cs->decimalstatistics;
             o->kind = ORC_STATS_DECIMAL;
-            o->has_min = s->has_minimum;
-            o->min_s = s->minimum.data;
-            o->min_len = s->minimum.len;
-            o->has_max = s->has_maximum;
-            o->max_s = s->maximum.data;
-            o->max_len = s->maximum.len;
+            text_bounds(o, s->has_minimum, s->minimum, s->has_maximum, s->maximum);
         }
         break;
     case ORC_DATE:

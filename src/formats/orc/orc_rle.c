@@ -294,14 +294,25 @@ static int rle2_short_repeat(orc_int_rle *d, uint8_t h, icd_error *err)
     return 0;
 }
 
+/* The second header byte of the direct and delta sub-encodings: the bit width (5 bits of
+ * the first byte; delta encodes width 0 as 0) and the run length (9 bits, minus one). */
+static int rle2_width_len(orc_cursor *c, uint8_t h, bool delta, const char *what, int *w,
+                          size_t *n, icd_error *err)
+{
+    if (c->p >= c->end)
+        return truncated(c, what, err);
+    uint8_t h2 = *c->p++;
+    *w = orc_rle2_width((h >> 1) & 31, delta);
+    *n = ((size_t)(h & 1) << 8 | h2) + 1;
+    return 0;
+}
+
 static int rle2_direct(orc_int_rle *d, uint8_t h, icd_error *err)
 {
     orc_cursor *c = &d->in;
-    if (c->p >= c->end)
-        return truncated(c, "integer RLE v2 direct header", err);
-    uint8_t h2 = *c->p++;
-    int w = orc_rle2_width((h >> 1) & 31, false);
-    size_t n = ((size_t)(h & 1) << 8 | h2) + 1;
+    int w = 0;
+    size_t n = 0;
+    ICD_TRY(rle2_width_len(c, h, false, "integer RLE v2 direct header", &w, &n, err));
     uint64_t *u = (uint64_t *)d->buf;
     ICD_TRY(unpack_be(c, w, n, u, err));
     if (d->is_signed)
@@ -371,11 +382,9 @@ static int rle2_patched_base(orc_int_rle *d, uint8_t h, icd_error *err)
 static int rle2_delta(orc_int_rle *d, uint8_t h, icd_error *err)
 {
     orc_cursor *c = &d->in;
-    if (c->p >= c->end)
-        return truncated(c, "integer RLE v2 delta header", err);
-    uint8_t h2 = *c->p++;
-    int w = orc_rle2_width((h >> 1) & 31, true);
-    size_t n = ((size_t)(h & 1) << 8 | h2) + 1;
+    int w = 0;
+    size_t n = 0;
+    ICD_TRY(rle2_width_len(c, h, true, "integer RLE v2 delta header", &w, &n, err));
     uint64_t base;
     if (d->is_signed) {
         int64_t s;
