@@ -286,29 +286,59 @@ static bool nonfinite(icd_buf *b, double v)
     return false;
 }
 
+static const uint64_t P10U[] = {1ull,
+                                10ull,
+                                100ull,
+                                1000ull,
+                                10000ull,
+                                100000ull,
+                                1000000ull,
+                                10000000ull,
+                                100000000ull,
+                                1000000000ull,
+                                10000000000ull,
+                                100000000000ull,
+                                1000000000000ull,
+                                10000000000000ull,
+                                100000000000000ull,
+                                1000000000000000ull,
+                                10000000000000000ull,
+                                100000000000000000ull,
+                                1000000000000000000ull,
+                                10000000000000000000ull};
+
 /* Writes n with k > 0 digits after the decimal point ("-" first when neg); trailing zeros
- * of the fraction are dropped (one digit stays). Returns the length. */
+ * of the fraction are dropped (one digit stays). Returns the length (at most 1 + 20 + 1 +
+ * k bytes). */
 static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
 {
-    /* digits right-aligned at dig + 32; the fixed-size copies below may read up to 24
-     * bytes past a digit run, so the tail is zeroed */
-    char dig[64];
-    memset(dig + 32, 0, 32);
-    char *e = dig + 32, *p = digits_before(e, n);
-    while (e - p <= k) /* at least one digit before the point */
-        *--p = '0';
-    size_t ni = (size_t)(e - p) - (size_t)k; /* integer digits, <= 21 */
-    const char *frac = p + ni;
-    size_t nf = (size_t)k;
-    while (nf > 1 && frac[nf - 1] == '0')
+    char *o = out;
+    *o = '-';
+    o += neg;
+    uint64_t ip = 0, fp = n; /* with k > 19, n < 2^64 < 10^k is all fraction */
+    if (k <= 19) {
+        ip = n / P10U[k];
+        fp = n % P10U[k];
+    }
+    o = put_u64(o, ip);
+    *o++ = '.';
+    if (fp == 0) {
+        *o++ = '0';
+        return (size_t)(o - out);
+    }
+    int nf = k;
+    while (fp % 100 == 0) {
+        fp /= 100;
+        nf -= 2;
+    }
+    if (fp % 10 == 0) {
+        fp /= 10;
         nf--;
-    size_t len = neg;
-    out[0] = '-';
-    memcpy(out + len, p, 24); /* out has room for 64 bytes (see the callers) */
-    len += ni;
-    out[len++] = '.';
-    memcpy(out + len, frac, 24);
-    return len + nf;
+    }
+    char *e = o + nf, *d = digits_before(e, fp);
+    while (d > o) /* leading zeros of the fraction */
+        *--d = '0';
+    return (size_t)(e - out);
 }
 
 /* Shortest fixed-point text of a finite, non-integral binary floating-point value
@@ -355,26 +385,6 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     int K = 17 - p;
     if (K < 1 || K > 21)
         return 0;
-    static const uint64_t P10U[] = {1ull,
-                                    10ull,
-                                    100ull,
-                                    1000ull,
-                                    10000ull,
-                                    100000ull,
-                                    1000000ull,
-                                    10000000ull,
-                                    100000000ull,
-                                    1000000000ull,
-                                    10000000000ull,
-                                    100000000000ull,
-                                    1000000000000ull,
-                                    10000000000000ull,
-                                    100000000000000ull,
-                                    1000000000000000ull,
-                                    10000000000000000ull,
-                                    100000000000000000ull,
-                                    1000000000000000000ull,
-                                    10000000000000000000ull};
     u128 p10 = K <= 19 ? (u128)P10U[K] : (u128)P10U[19] * P10U[K - 19];
     u128 w = (u128)m * p10; /* v * 10^K * 2^s, exactly; < 2^123 */
     u128 four_w = w << 2;
@@ -414,7 +424,7 @@ void icd_json_double(icd_buf *b, double v)
 {
     if (nonfinite(b, v))
         return;
-    char *o = room(b, 64); /* put_fixed's fixed-size copies need 64 bytes */
+    char *o = room(b, 64); /* the longest text is 43 bytes (put_fixed) */
     if (!o)
         return;
     if (fabs(v) < 1e15 && v == (double)(int64_t)v) { /* range first: the cast is UB outside */
@@ -605,9 +615,21 @@ void icd_json_decimal_be(icd_buf *b, const uint8_t *be, size_t n, int scale)
     icd_buf_putc(b, '"');
 }
 
+/* The last day converted by date_text on this thread: rows mostly come sorted by time,
+ * so consecutive timestamps tend to share their day and skip the calendar arithmetic. */
+static _Thread_local struct {
+    bool ok;
+    int64_t days;
+    char text[10];
+} last_date;
+
 /* "YYYY-MM-DD" of a day number into out (years 0..9999); returns false for other years. */
 static bool date_text(int64_t days, char out[10])
 {
+    if (last_date.ok && last_date.days == days) {
+        memcpy(out, last_date.text, 10);
+        return true;
+    }
     int64_t y;
     int m, d;
     icd_civil_from_days(days, &y, &m, &d);
@@ -619,6 +641,9 @@ static bool date_text(int64_t days, char out[10])
     memcpy(out + 5, DIG2 + m * 2, 2);
     out[7] = '-';
     memcpy(out + 8, DIG2 + d * 2, 2);
+    last_date.ok = true;
+    last_date.days = days;
+    memcpy(last_date.text, out, 10);
     return true;
 }
 
