@@ -132,7 +132,8 @@ static void job_write(cli_out *o)
 }
 
 /* File i is finished (rc, err): record it, and when it holds the token pass the token on
- * through every file that finished meanwhile. */
+ * through every file that finished meanwhile. Only the holder may do that: the token (and
+ * with it the right to write) is passed under the lock, and the holder drains outside it. */
 static void job_done(cat_run *run, size_t i, int rc, const icd_error *err)
 {
     pthread_mutex_lock(&run->lock);
@@ -140,6 +141,10 @@ static void job_done(cat_run *run, size_t i, int rc, const icd_error *err)
     s->done = true;
     s->rc = rc;
     if (rc) s->err = *err;
+    if (run->current != i) { /* not the token holder: whoever holds it will pass by here */
+        pthread_mutex_unlock(&run->lock);
+        return;
+    }
     while (!run->cancel && run->current < run->n && run->slots[run->current].done) {
         cat_slot *c = &run->slots[run->current];
         cat_chunk *q = c->head;
