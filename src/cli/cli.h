@@ -21,11 +21,15 @@ int cli_report(const icd_error *err);
 int cli_usage_error(const char *cmd, const char *fmt, ...) ICD_PRINTF(2, 3);
 
 /* Buffered writing of command output to a FILE (stdout or -o FILE): append rows to
- * `buf`, call cli_out_maybe_flush after each row. */
+ * `buf`, call cli_out_maybe_flush after each row. When `write` is set, full buffers go to
+ * it instead of `fp` (it consumes and clears `buf`, or sets `failed`): `cat --threads`
+ * uses it to keep the output of files decoded in parallel in order. */
 typedef struct cli_out {
     FILE *fp;
     icd_buf buf;
     bool failed;
+    void (*write)(struct cli_out *o);
+    void *ctx;
 } cli_out;
 void cli_out_init(cli_out *o, FILE *fp);
 void cli_out_maybe_flush(cli_out *o);
@@ -42,6 +46,14 @@ typedef enum cli_format {
     CLI_FMT_JSON
 } cli_format;
 int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_error *err);
+
+/* Keeps freed memory in the heap (glibc mallopt) so that the buffers of the next data file
+ * reuse it instead of faulting fresh pages in; for commands that read many files. */
+void cli_keep_freed_memory(void);
+
+/* `cat` of several files, in order, to stdout; up to `threads` files are decoded at once
+ * (cat_files.c). */
+int cli_cat_files(icd_fileio *io, char *const *paths, size_t n, int threads, icd_error *err);
 
 /* Subcommands: argc/argv start at the subcommand name. */
 int cmd_cat(int argc, char **argv);

@@ -7,9 +7,6 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <string.h>
 #include <time.h>
 
@@ -128,23 +125,10 @@ static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_file
             (unsigned long long)(r ? icd_remote_bytes(r) : 0), secs);
 }
 
-/* Every task allocates its column-chunk, page and batch buffers (a few MiB) and frees
- * them when its data file is done. With glibc's defaults that memory goes back to the
- * kernel (munmap, heap trimming) and the next task faults it in again, 4 KiB at a time:
- * a third of the CPU time of a bench2m scan. Keeping freed memory in the heap lets the
- * next task reuse it; peak RSS is unchanged (it is set by the largest task). */
-static void keep_freed_memory(void)
-{
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
-
 int cmd_scan(int argc, char **argv)
 {
     double t0 = now_s();
-    keep_freed_memory();
+    cli_keep_freed_memory();
     cli_table_args a;
     int rc = cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,columns,threads,stats");
     if (rc) {

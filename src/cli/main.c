@@ -16,7 +16,8 @@ typedef struct command {
 } command;
 
 static const command COMMANDS[] = {
-    {"cat", cmd_cat, "cat FILE                 rows of one .parquet or .avro file as NDJSON"},
+    {"cat", cmd_cat,
+     "cat FILE... [--threads N] rows of .parquet, .avro or .orc files as NDJSON, in order"},
     {"inspect", cmd_inspect,
      "inspect FILE             structure of a .parquet, .avro, .puffin or metadata file as JSON"},
     {"scan", cmd_scan,

@@ -32,6 +32,7 @@ int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *e
             icd_buf_putc(&out->buf, '\n');
             cli_out_maybe_flush(out);
         }
+        if (out->failed) break; /* cli_out_finish reports it */
         if (!rc) rc = pq_json_end(w, err);
     }
     if (rc) {

@@ -14,7 +14,8 @@
  *              on while the next entry's repetition level equals its repeated node's
  *
  * Leaves that disagree with the one consulted (corrupt levels) are detected and reported,
- * never read out of bounds. Unnested top-level columns take a fast path.
+ * never read out of bounds. Unnested top-level columns take a fast path; when every
+ * selected leaf is one (a flat schema, the usual data file), whole rows take flat_row.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +64,14 @@ typedef struct node_info {
     uint32_t key_off, key_len; /* "name": in keys */
 } node_info;
 
+/* A flat row's key with its separator ("{\"id\":" or ",\"id\":"), padded so that it is
+ * copied as one fixed-size move; longer keys are appended from `keys`. */
+enum { FLAT_KEY = 32 };
+typedef struct flat_key {
+    char text[FLAT_KEY];
+    uint32_t len; /* 0: does not fit, use the node's key in `keys` */
+} flat_key;
+
 struct pq_json_writer {
     const pq_schema *s;
     int *col_of_leaf;
@@ -75,6 +84,9 @@ struct pq_json_writer {
     const pq_batch *b;
     size_t row;
     const char *location;
+    bool flat;          /* every selected leaf is a top-level primitive column */
+    flat_key *fkeys;    /* per column, when flat */
+    size_t flat_rows;   /* when flat: rows every column has level entries for */
 };
 
 static int unit_digits(int unit)
@@ -316,6 +328,30 @@ static int mark_node(pq_json_writer *w, const pq_node *n)
     return 0;
 }
 
+/* Flat schemas: with every top-level field a primitive column, the top nodes are the
+ * columns in order (leaf order is schema order), and each row is one entry of each. */
+static int setup_flat(pq_json_writer *w)
+{
+    if (w->ncols == 0 || w->ntop != w->ncols) return 0;
+    for (size_t t = 0; t < w->ntop; t++) {
+        const pq_node *n = w->top[t];
+        if (n->kind != PQ_NODE_PRIMITIVE || n->rep_level != 0 || w->ls[t].leaf != n) return 0;
+    }
+    w->fkeys = calloc(w->ncols + 1, sizeof *w->fkeys);
+    if (!w->fkeys) return -1;
+    for (size_t t = 0; t < w->ntop; t++) {
+        const node_info *ni = &w->ni[w->top[t] - w->s->nodes];
+        flat_key *k = &w->fkeys[t];
+        if (ni->key_len + 1 <= FLAT_KEY) {
+            k->text[0] = t ? ',' : '{';
+            memcpy(k->text + 1, w->keys.data + ni->key_off, ni->key_len);
+            k->len = ni->key_len + 1;
+        }
+    }
+    w->flat = true;
+    return 0;
+}
+
 int pq_json_writer_new(const pq_schema *s, const int *leaves, size_t count, pq_json_writer **out,
                        icd_error *err)
 {
@@ -362,6 +398,10 @@ int pq_json_writer_new(const pq_schema *s, const int *leaves, size_t count, pq_j
         const pq_node *c = s->root->children[i];
         if (w->ni[c - s->nodes].sel) w->top[w->ntop++] = c;
     }
+    if (setup_flat(w)) {
+        pq_json_writer_free(w);
+        return icd_fail_nomem(err);
+    }
     *out = w;
     return 0;
 }
@@ -373,6 +413,7 @@ void pq_json_writer_free(pq_json_writer *w)
     free(w->ls);
     free(w->ni);
     free(w->top);
+    free(w->fkeys);
     icd_buf_free(&w->keys);
     free(w);
 }
@@ -391,6 +432,9 @@ void pq_json_begin(pq_json_writer *w, const pq_batch *b)
         ls->nv = ls->cb->num_values;
         ls->lv = ls->vi = 0;
     }
+    w->flat_rows = b->num_columns < w->ncols ? 0 : b->num_rows;
+    for (size_t i = 0; i < n; i++)
+        if (w->ls[i].n < w->flat_rows) w->flat_rows = w->ls[i].n;
 }
 
 /* --- record assembly --- */
@@ -579,10 +623,49 @@ static int check_row_start(pq_json_writer *w, icd_error *err)
     return 0;
 }
 
+/* Writes the key of flat column t with its separator. */
+static inline void flat_put_key(pq_json_writer *w, size_t t, icd_buf *out)
+{
+    const flat_key *k = &w->fkeys[t];
+    if (!k->len) {
+        icd_buf_putc(out, t ? ',' : '{');
+        put_key(w, w->top[t], out);
+        return;
+    }
+    if (out->len + FLAT_KEY + 1 > out->cap && !icd_buf_grow(out, FLAT_KEY + 1)) return;
+    memcpy(out->data + out->len, k->text, FLAT_KEY);
+    out->len += k->len;
+    out->data[out->len] = '\0';
+}
+
+/* row() for flat schemas: each column holds one level entry per row, so the entries of
+ * row r are entry r of every column (check_row_start's checks reduce to r < flat_rows). */
+static int flat_row(pq_json_writer *w, icd_buf *out, icd_error *err)
+{
+    if (w->row >= w->flat_rows) return bad(w, err, "a column has fewer rows than the batch");
+    for (size_t t = 0; t < w->ncols; t++) {
+        leaf_state *ls = &w->ls[t];
+        bool present = !ls->def || ls->def[ls->lv] == ls->max_def;
+        ls->lv++;
+        if (out) flat_put_key(w, t, out);
+        if (!present) {
+            if (out) icd_buf_append(out, "null", 4);
+            continue;
+        }
+        if (ls->vi >= ls->nv) return bad(w, err, "a column ran out of values");
+        if (out) put_value(out, ls->leaf, ls->fmt, ls->cb->values, ls->vi);
+        ls->vi++;
+    }
+    if (out) icd_buf_putc(out, '}');
+    w->row++;
+    return 0;
+}
+
 static int row(pq_json_writer *w, icd_buf *out, icd_error *err)
 {
     if (w->row >= w->b->num_rows)
         return icd_fail(err, ICD_EINTERNAL, NULL, -1, "no more rows in the batch");
+    if (w->flat) return flat_row(w, out, err);
     ICD_TRY(check_row_start(w, err));
     if (out) icd_buf_putc(out, '{');
     for (size_t t = 0; t < w->ntop; t++) {

@@ -46,111 +46,56 @@ static int rd_i32(pq_thrift *r, const pq_tfield *f, int32_t *v)
     return pq_thrift_i32(r, v);
 }
 
-static int decode_data_v1(pq_thrift *r, pq_page_header *h)
+/* Decodes a header struct whose known fields are i32s, all required: field id k goes to
+ * *i32[k] (entries 1..n-1 of i32 are all set), field `bool_id` (0 = none) to *flag; other
+ * fields (statistics) are skipped. `what` names the struct in the error. */
+static int decode_i32_struct(pq_thrift *r, const uint8_t *t, size_t nt, int32_t *const *i32,
+                             size_t n, int bool_id, bool *flag, const char *what)
 {
     pq_tfield f;
     int16_t last = 0;
     int rc;
-    unsigned seen = 0;
+    unsigned seen = 0, required = (1u << (n - 1)) - 1;
     ICD_TRY(pq_thrift_struct_begin(r));
-    while ((rc = next_field(r, &last, &f, T_DATA)) > 0) {
-        switch (f.id) {
-        case 1:
-            ICD_TRY(rd_i32(r, &f, &h->num_values));
-            seen |= 1;
-            break;
-        case 2:
-            ICD_TRY(rd_i32(r, &f, &h->encoding));
-            seen |= 2;
-            break;
-        case 3:
-            ICD_TRY(rd_i32(r, &f, &h->def_encoding));
-            seen |= 4;
-            break;
-        case 4:
-            ICD_TRY(rd_i32(r, &f, &h->rep_encoding));
-            seen |= 8;
-            break;
-        default:
-            ICD_TRY(pq_thrift_skip(r, f.type)); /* statistics */
+    while ((rc = next_field_t(r, &last, &f, t, nt)) > 0) {
+        if (f.id > 0 && (size_t)f.id < n) {
+            ICD_TRY(rd_i32(r, &f, i32[f.id]));
+            seen |= 1u << (f.id - 1);
+        } else if (bool_id && f.id == bool_id) {
+            ICD_TRY(pq_thrift_bool_field(r, &f, flag));
+        } else {
+            ICD_TRY(pq_thrift_skip(r, f.type));
         }
     }
     if (rc < 0) return rc;
-    if (seen != 15) return pq_thrift_corrupt(r, "DataPageHeader lacks a required field");
+    if (seen != required) return pq_thrift_corrupt(r, "%s lacks a required field", what);
+    return 0;
+}
+
+static int decode_data_v1(pq_thrift *r, pq_page_header *h)
+{
+    int32_t *const f[] = {NULL, &h->num_values, &h->encoding, &h->def_encoding,
+                          &h->rep_encoding};
+    ICD_TRY(decode_i32_struct(r, T_DATA, sizeof T_DATA, f, 5, 0, NULL, "DataPageHeader"));
     h->has_data = true;
     return 0;
 }
 
 static int decode_dict(pq_thrift *r, pq_page_header *h)
 {
-    pq_tfield f;
-    int16_t last = 0;
-    int rc;
-    unsigned seen = 0;
-    ICD_TRY(pq_thrift_struct_begin(r));
-    while ((rc = next_field(r, &last, &f, T_DICT)) > 0) {
-        switch (f.id) {
-        case 1:
-            ICD_TRY(rd_i32(r, &f, &h->dict_num_values));
-            seen |= 1;
-            break;
-        case 2:
-            ICD_TRY(rd_i32(r, &f, &h->dict_encoding));
-            seen |= 2;
-            break;
-        default:
-            ICD_TRY(pq_thrift_skip(r, f.type));
-        }
-    }
-    if (rc < 0) return rc;
-    if (seen != 3) return pq_thrift_corrupt(r, "DictionaryPageHeader lacks a required field");
+    int32_t *const f[] = {NULL, &h->dict_num_values, &h->dict_encoding};
+    ICD_TRY(decode_i32_struct(r, T_DICT, sizeof T_DICT, f, 3, 0, NULL, "DictionaryPageHeader"));
     h->has_dict = true;
     return 0;
 }
 
 static int decode_data_v2(pq_thrift *r, pq_page_header *h)
 {
-    pq_tfield f;
-    int16_t last = 0;
-    int rc;
-    unsigned seen = 0;
+    int32_t *const f[] = {NULL,         &h->num_values, &h->num_nulls,  &h->num_rows,
+                          &h->encoding, &h->def_length, &h->rep_length};
     h->is_compressed = true;
-    ICD_TRY(pq_thrift_struct_begin(r));
-    while ((rc = next_field(r, &last, &f, T_V2)) > 0) {
-        switch (f.id) {
-        case 1:
-            ICD_TRY(rd_i32(r, &f, &h->num_values));
-            seen |= 1;
-            break;
-        case 2:
-            ICD_TRY(rd_i32(r, &f, &h->num_nulls));
-            seen |= 2;
-            break;
-        case 3:
-            ICD_TRY(rd_i32(r, &f, &h->num_rows));
-            seen |= 4;
-            break;
-        case 4:
-            ICD_TRY(rd_i32(r, &f, &h->encoding));
-            seen |= 8;
-            break;
-        case 5:
-            ICD_TRY(rd_i32(r, &f, &h->def_length));
-            seen |= 16;
-            break;
-        case 6:
-            ICD_TRY(rd_i32(r, &f, &h->rep_length));
-            seen |= 32;
-            break;
-        case 7:
-            ICD_TRY(pq_thrift_bool_field(r, &f, &h->is_compressed));
-            break;
-        default:
-            ICD_TRY(pq_thrift_skip(r, f.type));
-        }
-    }
-    if (rc < 0) return rc;
-    if (seen != 63) return pq_thrift_corrupt(r, "DataPageHeaderV2 lacks a required field");
+    ICD_TRY(decode_i32_struct(r, T_V2, sizeof T_V2, f, 7, 7, &h->is_compressed,
+                              "DataPageHeaderV2"));
     h->has_data_v2 = true;
     return 0;
 }
