@@ -350,7 +350,7 @@ static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
  * text is then the multiple of the largest power of ten 10^j within [l, h], nearest to
  * the value. Returns the text length, or 0 outside the handled range. */
 static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av,
-                             char *out)
+                             bool is_double, char *out)
 {
     typedef unsigned __int128 u128;
     int s = -e;
@@ -362,8 +362,9 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
      * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
      * of N with k fraction digits reads back as v. */
     double x6 = av * 1e6;
-    bool few = true;
-    if (x6 < 9007199254740992.0) {
+    /* (Doubles only: the shortest text of a float may drop digits its double needs.) */
+    bool few = is_double;
+    if (few && x6 < 9007199254740992.0) {
         /* If v * 10^k were within x * 2^-51 of an integer for some k <= 6, v * 10^6 would
          * be within x6 * 2^-50 of one (the extra rounding is below 2^-52 relative): a
          * value further off, like most full-precision doubles, skips the loop. */
@@ -409,8 +410,10 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     uint64_t c = (uint64_t)(w >> s); /* floor(v * 10^K) */
     uint64_t r = c / d * d, n;
     bool r_ok = r >= l && r <= h, up_ok = r + d >= l && r + d <= h;
-    if (r_ok && up_ok)
-        n = w - ((u128)r << s) <= ((u128)(r + d) << s) - w ? r : r + d;
+    if (r_ok && up_ok) { /* the nearer one; on a tie the even last digit, as Ryu / Java */
+        u128 below = w - ((u128)r << s), above = ((u128)(r + d) << s) - w;
+        n = below < above || (below == above && (r / d) % 2 == 0) ? r : r + d;
+    }
     else if (r_ok)
         n = r;
     else if (up_ok)
@@ -446,7 +449,7 @@ void icd_json_double(icd_buf *b, double v)
         int ex = (int)((bits >> 52) & 0x7ff);
         uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
         size_t n = shortest_fixed(frac | (UINT64_C(1) << 52), ex - 1075, frac == 0 && ex > 1,
-                                  v < 0, fabs(v), o);
+                                  v < 0, fabs(v), true, o);
         if (n) {
             commit(b, o + n);
             return;
@@ -489,7 +492,7 @@ void icd_json_float(icd_buf *b, float v)
         int ex = (int)((bits >> 23) & 0xff);
         uint32_t frac = bits & ((1u << 23) - 1);
         size_t n = shortest_fixed(frac | (1u << 23), ex - 150, frac == 0 && ex > 1, v < 0,
-                                  fabsf(v), o);
+                                  fabsf(v), false, o);
         if (n) {
             commit(b, o + n);
             return;

@@ -7,10 +7,9 @@
  *   - doubles: the text reads back (strtod) as the same value, and has as many
  *     significant digits as the shortest "%.{p}g" that reads back (shortest round trip);
  *     integral values end in ".0";
- *   - floats: the text reads back (strtof) as the same value. (Not always the shortest:
- *     a float with at most 6 fraction digits is printed with all of them, e.g.
- *     337334.375f, where "337334.38" would read back too; that is the established output
- *     of `cat`, kept byte for byte.)
+ *   - floats: the text reads back (strtof) as the same value with as many significant
+ *     digits as the shortest "%.{p}g" that reads back; an exact tie between two shortest
+ *     texts takes the even last digit (337334.375f -> "337334.38", as Java and Ryu).
  *   - plain ASCII strings of length 0..40: exactly the bytes between quotes;
  *   - timestamps: the text equals one built with snprintf from icd_civil_from_days, for
  *     runs of values within one day (cache hits) and jumps between days (misses).
@@ -67,6 +66,25 @@ static void note(int ok, const char *what, const char *got)
     if (fail_count++ < 5) fprintf(stderr, "%s: CHECK failed: got '%s'\n", what, got);
 }
 
+static int shortest_digits_float(float v)
+{
+    char t[64];
+    for (int p = 1; p <= 9; p++) {
+        snprintf(t, sizeof t, "%.*g", p, (double)v);
+        if (strtof(t, NULL) == v) return sig_digits(t);
+    }
+    return 9;
+}
+
+static void check_float(icd_buf *b, float f)
+{
+    icd_buf_clear(b);
+    icd_json_float(b, f);
+    if (isnan(f) || isinf(f)) return;
+    note(strtof(b->data, NULL) == f, "float round trip", b->data);
+    note(sig_digits(b->data) == shortest_digits_float(f), "float shortest", b->data);
+}
+
 static void test_integers(void)
 {
     icd_buf b = ICD_BUF_INIT;
@@ -113,12 +131,15 @@ static void test_doubles(void)
         float f;
         uint32_t fb = (uint32_t)next();
         memcpy(&f, &fb, 4);
-        icd_buf_clear(&b);
-        icd_json_float(&b, f);
-        if (!isnan(f) && !isinf(f)) {
-            note(strtof(b.data, NULL) == f, "float round trip", b.data);
-        }
+        check_float(&b, f);
+        check_float(&b, (float)d); /* short decimals as floats (sensor readings, prices) */
     }
+    icd_buf_clear(&b);
+    icd_json_float(&b, 337334.375f); /* exactly between 337334.37 and 337334.38 */
+    note(!strcmp(b.data, "337334.38"), "float tie to even", b.data);
+    icd_buf_clear(&b);
+    icd_json_float(&b, 123456.7f);
+    note(!strcmp(b.data, "123456.7"), "float shortest fixed", b.data);
     icd_buf_free(&b);
 }
 
