@@ -15,7 +15,12 @@ static inline uint32_t icd_load_le16(const uint8_t *p)
 
 static inline uint32_t icd_load_le32(const uint8_t *p)
 {
-    return icd_load_le16(p) | icd_load_le16(p + 2) << 16;
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
 }
 
 static inline uint64_t icd_load_le64(const uint8_t *p)

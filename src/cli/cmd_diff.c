@@ -84,6 +84,15 @@ static int parse_granularity(const char *text, dr_granularity *g)
     return CLI_OK;
 }
 
+/* Rows diff could not place (unparseable timestamps) are left out, as `read` leaves them. */
+static void warn_unparseable(const dr_diff *d)
+{
+    fprintf(stderr,
+            "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
+            "parse; like `read`, diff leaves them out (they are not in Druid)\n",
+            (long long)d->rows_unparseable);
+}
+
 /* --emit msq|native: plan B (the statements read it), diff A -> B, print the statements. */
 static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *opts,
                            icd_error *err)
@@ -109,10 +118,7 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         if (dr_diff_compute(a->spec, a->io, opts, &diff, err)) rc = cli_report(err);
     }
     if (!rc && diff.rows_unparseable > 0)
-        fprintf(stderr,
-                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
-                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
-                (long long)diff.rows_unparseable);
+        warn_unparseable(&diff);
     if (!rc) {
         dr_emit_opts eo = {0};
         eo.plan = plan;
@@ -185,10 +191,7 @@ int cmd_diff(int argc, char **argv)
     }
     if (!rc && dr_diff_compute(a.spec, a.io, &opts, &diff, &err)) rc = cli_report(&err);
     if (!rc && diff.rows_unparseable > 0)
-        fprintf(stderr,
-                "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
-                "parse; like `read`, diff leaves them out (they are not in Druid)\n",
-                (long long)diff.rows_unparseable);
+        warn_unparseable(&diff);
     if (!rc) {
         cli_out out;
         cli_out_init(&out, stdout);

@@ -14,6 +14,7 @@
 
 #include "base/datetime.h"
 #include "base/jsonw.h"
+#include "druid/jsonget.h"
 #include "druid/rewrite.h"
 #include "druid/timestamp.h"
 #include "iceberg/schema.h"
@@ -172,21 +173,6 @@ typedef struct emit_ctx {
     icd_error *err;
 } emit_ctx;
 
-static json_t *object_at(json_t *root, const char *path)
-{
-    json_t *cur = root;
-    char key[128];
-    while (cur && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key) return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        cur = json_object_get(cur, key);
-        path = dot ? dot + 1 : path + n;
-    }
-    return json_is_object(cur) ? cur : NULL;
-}
 
 /* The ioConfig object of a document shaped like the spec (NULL when absent). */
 static json_t *io_config_of(const dr_spec *s, json_t *doc)
@@ -198,7 +184,7 @@ static json_t *io_config_of(const dr_spec *s, json_t *doc)
     if (n >= sizeof io_path) return NULL;
     memcpy(io_path, p, n);
     io_path[n] = '\0';
-    return object_at(doc, io_path);
+    return dr_json_object_at(doc, io_path);
 }
 
 /* v1: the icebergFilter that prunes the snapshot to the ranges, or NULL when the
@@ -290,7 +276,7 @@ static int spec_with_filter(const emit_ctx *c, json_t *tf, dr_spec **out)
     if (!doc) return icd_fail_nomem(c->err);
     json_t *src = doc;
     const char *p = dr_spec_input_source_path(c->spec);
-    if (*p) src = object_at(doc, p);
+    if (*p) src = dr_json_object_at(doc, p);
     json_t *old = src ? json_object_get(src, "icebergFilter") : NULL;
     json_t *f = old && !json_is_null(old)
                     ? json_pack("{s:s,s:[O,O]}", "type", "and", "filters", old, tf)
@@ -458,7 +444,7 @@ static int build_native(const emit_ctx *c, dr_emit_list *l)
     /* "spec.ioConfig.inputSource" -> "spec.dataSchema" */
     char *io_dot = strstr(ds_path, "ioConfig");
     if (io_dot) strcpy(io_dot, "dataSchema");
-    json_t *ds = io_dot ? object_at(doc, ds_path) : NULL;
+    json_t *ds = io_dot ? dr_json_object_at(doc, ds_path) : NULL;
     if (!rc && (!io || !ds))
         rc = icd_fail(c->err, ICD_EINTERNAL, NULL, -1,
                       "the spec's ioConfig or dataSchema was not found");

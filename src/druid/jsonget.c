@@ -216,3 +216,19 @@ int dr_get_array(const json_t *obj, const char *key, const char *path, const jso
     *out = v;
     return 0;
 }
+
+json_t *dr_json_object_at(json_t *root, const char *path)
+{
+    json_t *cur = root;
+    char key[128];
+    while (cur && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof key) return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        cur = json_object_get(cur, key);
+        path = dot ? dot + 1 : path + n;
+    }
+    return json_is_object(cur) ? cur : NULL;
+}

@@ -25,6 +25,10 @@ int dr_fail_path(icd_error *err, const char *path, const char *fmt, ...) ICD_PRI
 int dr_fail_path_code(icd_error *err, int code, const char *path, const char *fmt, ...)
     ICD_PRINTF(4, 5);
 
+/* The object at a dotted path inside `root` ("" = root: root itself); NULL when a step is
+ * absent or the value there is not an object. */
+json_t *dr_json_object_at(json_t *root, const char *path);
+
 /* The field, or NULL when absent or JSON null. */
 const json_t *dr_field(const json_t *obj, const char *key);
 

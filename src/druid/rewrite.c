@@ -9,27 +9,12 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "druid/jsonget.h"
 #include "druid/server.h"
 #include "iceberg/schema.h"
 
 #define DR_REWRITE_PATH 512
 
-/* The object at a dotted path inside `root` ("" = root); NULL when absent. */
-static json_t *object_at(json_t *root, const char *path)
-{
-    json_t *cur = root;
-    char key[128];
-    while (cur && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key) return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        cur = json_object_get(cur, key);
-        path = dot ? dot + 1 : path + n;
-    }
-    return json_is_object(cur) ? cur : NULL;
-}
 
 /* Splits "a.b.inputSource" into the parent path "a.b" (in `parent`). */
 static void parent_path(const char *path, char *parent, size_t cap)
@@ -153,8 +138,8 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
     char io_path[DR_REWRITE_PATH], root_path[DR_REWRITE_PATH];
     parent_path(dr_spec_input_source_path(s), io_path, sizeof io_path);
     parent_path(io_path, root_path, sizeof root_path);
-    json_t *io = object_at(doc, io_path);
-    json_t *root = object_at(doc, root_path);
+    json_t *io = dr_json_object_at(doc, io_path);
+    json_t *root = dr_json_object_at(doc, root_path);
     if (!io || !root) {
         json_decref(src);
         json_decref(doc);
@@ -205,7 +190,7 @@ static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *er
     }
     char io_path[DR_REWRITE_PATH];
     parent_path(dr_spec_input_source_path(s), io_path, sizeof io_path);
-    json_t *io = object_at(doc, io_path);
+    json_t *io = dr_json_object_at(doc, io_path);
     if (!io) {
         json_decref(src);
         json_decref(doc);

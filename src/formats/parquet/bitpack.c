@@ -22,7 +22,7 @@ PQ_ALWAYS_INLINE void unpack8_32(const uint8_t *p, uint32_t *out, int w)
     const uint64_t mask = ((uint64_t)1 << w) - 1;
     for (int i = 0; i < 8; i++) {
         int bit = i * w;
-        out[i] = (uint32_t)((pq_load_le64(p + (bit >> 3)) >> (bit & 7)) & mask);
+        out[i] = (uint32_t)((icd_load_le64(p + (bit >> 3)) >> (bit & 7)) & mask);
     }
 }
 
@@ -66,7 +66,7 @@ static void unpack32_exact(const uint8_t *p, int w, uint32_t *out, size_t groups
         break;
     default: /* 32 */
         for (size_t i = 0; i < nv; i++)
-            out[i] = pq_load_le32(p + 4 * i);
+            out[i] = icd_load_le32(p + 4 * i);
         break;
     }
 }
@@ -106,7 +106,7 @@ PQ_ALWAYS_INLINE void unpack8_64(const uint8_t *p, uint64_t *out, int w)
     for (int i = 0; i < 8; i++) {
         int bit = i * w, s = bit & 7;
         const uint8_t *q = p + (bit >> 3);
-        uint64_t v = pq_load_le64(q) >> s;
+        uint64_t v = icd_load_le64(q) >> s;
         if (w + s > 64) /* the value straddles a ninth byte (s > 0 here) */
             v |= (uint64_t)q[8] << ((64 - s) & 63);
         out[i] = v & mask;
@@ -144,7 +144,7 @@ void pq_unpack64(const uint8_t *p, size_t avail, int w, uint64_t *out, size_t gr
         fast = avail / 64;
         if (fast > groups) fast = groups;
         for (size_t i = 0; i < fast * 8; i++)
-            out[i] = pq_load_le64(p + 8 * i);
+            out[i] = icd_load_le64(p + 8 * i);
     } else {
         fast = avail >= 9 ? (avail - 9) / gw : 0;
         if (fast > groups) fast = groups;

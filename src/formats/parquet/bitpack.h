@@ -1,6 +1,6 @@
 /*
  * Internal helpers shared by the Parquet value decoders (rle.c, delta.c, plain.c): ULEB128
- * and zigzag varints, little-endian loads, and LSB-first bit unpacking of groups of 8
+ * and zigzag varints, and LSB-first bit unpacking of groups of 8
  * values (the packing order of the RLE/bit-packing hybrid and of DELTA_BINARY_PACKED
  * miniblocks). Not part of the encodings.h contract.
  *
@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "base/bits.h"
 
 /* Reads an unsigned LEB128 of at most 64 bits at p[*pos], advancing *pos. Returns 0, or -1
  * when the varint is truncated or longer than 64 bits. */
@@ -40,26 +42,6 @@ static inline int pq_read_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t
 static inline uint64_t pq_unzigzag(uint64_t u)
 {
     return (u >> 1) ^ (0 - (u & 1));
-}
-
-static inline uint64_t pq_load_le64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static inline uint32_t pq_load_le32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
 }
 
 /* Unpacks `groups` groups of 8 values of `width` bits (0..32) from p, of which `avail`

@@ -72,7 +72,7 @@ int pq_plain_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
             return icd_fail(err, ICD_ECORRUPT, NULL, -1,
                             "PLAIN: byte array %zu of %zu: length cut short at byte %zu of %zu", i,
                             count, pos, n);
-        uint32_t len = pq_load_le32(p + pos);
+        uint32_t len = icd_load_le32(p + pos);
         pos += 4;
         if (len > n - pos)
             return icd_fail(err, ICD_ECORRUPT, NULL, -1,
