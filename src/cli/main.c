@@ -19,7 +19,8 @@ static const command COMMANDS[] = {
     {"cat", cmd_cat,
      "cat FILE... [--threads N] rows of .parquet, .avro or .orc files as NDJSON, in order"},
     {"inspect", cmd_inspect,
-     "inspect FILE             structure of a .parquet, .avro, .puffin or metadata file as JSON"},
+     "inspect FILE             structure of a .parquet, .orc, .avro, .puffin or metadata file\n"
+     "                           as JSON"},
     {"scan", cmd_scan,
      "scan TABLE [--snapshot-id ID|--as-of TIME|--ref NAME] [--columns a,b] [--threads N]\n"
      "                           [--stats] [--catalog CATALOG.json]  the table's rows, every\n"
