@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/parallel.h"
@@ -16,6 +17,7 @@
 #include "iceberg/reader.h"
 #include "iceberg/scan_json.h"
 #include "iceberg/scan_plan.h"
+#include "iceberg/schema.h"
 #include "io/http.h"
 
 typedef struct scan_run {
@@ -125,6 +127,32 @@ static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_file
             (unsigned long long)(r ? icd_remote_bytes(r) : 0), secs);
 }
 
+/* A catalog with caseSensitive=false (Druid's option): each --columns name becomes the
+ * schema's spelling of the one top-level column it matches ignoring case; a name that
+ * matches several columns is an error, one that matches none is left for the reader to
+ * report. The names then point into the schema. */
+static int fold_column_names(const ice_schema *schema, const char **names, size_t n,
+                             icd_error *err)
+{
+    const ice_type *root = &schema->root;
+    for (size_t i = 0; i < n; i++) {
+        const char *match = NULL;
+        for (size_t k = 0; k < root->nfields; k++) {
+            if (strcasecmp(root->fields[k].name, names[i]))
+                continue;
+            if (match)
+                return icd_fail(err, ICD_EINVALID, NULL, -1,
+                                "column '%s' matches both '%s' and '%s' ignoring case "
+                                "(the catalog has caseSensitive=false)",
+                                names[i], match, root->fields[k].name);
+            match = root->fields[k].name;
+        }
+        if (match)
+            names[i] = match;
+    }
+    return 0;
+}
+
 int cmd_scan(int argc, char **argv)
 {
     double t0 = now_s();
@@ -153,6 +181,8 @@ int cmd_scan(int argc, char **argv)
     }
     ice_scan_opts opts = {a.select, NULL, true, a.threads, false};
     if (cli_table_load(&a, &md, &err) || ice_scan_plan_build(a.io, md, &opts, &plan, &err) ||
+        (!a.case_sensitive &&
+         fold_column_names(ice_scan_plan_schema(plan), names, ncols, &err)) ||
         ice_scan_reader_new(a.io, md, ice_scan_plan_schema(plan), names, ncols, &run.reader,
                             &err)) {
         rc = cli_report(&err);

@@ -48,6 +48,7 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
     memset(a, 0, sizeof *a);
     a->select.kind = ICE_SELECT_CURRENT;
     a->threads = 1;
+    a->case_sensitive = true;
     icd_error err;
     if (icd_fileio_new(&a->io, &err))
         return cli_report(&err);
@@ -210,6 +211,8 @@ static int load_through_catalog(cli_table_args *a, ice_metadata **md, icd_error 
     if (rc == 0)
         rc = dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
                              dr_spec_table_name(spec), a->io, md, err);
+    if (rc == 0)
+        a->case_sensitive = dr_spec_case_sensitive(spec);
     dr_spec_free(spec);
     return rc;
 }

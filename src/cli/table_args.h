@@ -26,6 +26,7 @@ typedef struct cli_table_args {
     const char *output;
     int threads;
     bool stats;
+    bool case_sensitive; /* column names (--columns); a --catalog's caseSensitive, else true */
     icd_fileio *io;
 } cli_table_args;
 

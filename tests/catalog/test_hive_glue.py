@@ -194,6 +194,21 @@ def main():
                       "tasks --catalog (%s) equals tasks of the directory %s" %
                       (what, k.stderr.strip()))
 
+            # caseSensitive=false (Druid's catalog option) applies to scan --columns too
+            col = next(iter(json.loads(direct.stdout.splitlines()[0])))
+            exact = run("scan", "--catalog", hc_file, "ice." + t, "--columns", col, *remap)
+            ci_file = write("hive_catalog_ci.json", dict(hive_cat, caseSensitive=False))
+            folded = run("scan", "--catalog", ci_file, "ice." + t, "--columns", col.upper(),
+                         *remap)
+            check(exact.returncode == 0 and exact.stdout and folded.returncode == 0 and
+                  folded.stdout == exact.stdout,
+                  "caseSensitive=false: --columns %s reads column %s %s" %
+                  (col.upper(), col, folded.stderr.strip()))
+            strict = run("scan", "--catalog", hc_file, "ice." + t, "--columns", col.upper(),
+                         *remap)
+            check(strict.returncode == 1 and "not in the table schema" in strict.stderr,
+                  "case-sensitive by default: --columns %s is refused" % col.upper())
+
             # ---- errors: exit 1, one line ---------------------------------------------------
             def expect_error(what, args, *needles, timeout=60, max_s=None):
                 t0 = time.monotonic()
