@@ -15,6 +15,15 @@ static int truncated(const orc_cursor *c, const char *what, icd_error *err)
     return icd_fail(err, ICD_ECORRUPT, NULL, orc_cursor_offset(c), "truncated %s", what);
 }
 
+/* The next byte of the stream, or a truncation error naming `what`. */
+static inline int next_byte(orc_cursor *c, const char *what, uint8_t *out, icd_error *err)
+{
+    if (c->p >= c->end)
+        return truncated(c, what, err);
+    *out = *c->p++;
+    return 0;
+}
+
 int orc_read_uvarint(orc_cursor *c, uint64_t *out, icd_error *err)
 {
     uint64_t v = 0;
@@ -89,13 +98,12 @@ void orc_byte_rle_init(orc_byte_rle *d, const uint8_t *p, size_t len)
 static int byte_rle_fill(orc_byte_rle *d, icd_error *err)
 {
     orc_cursor *c = &d->in;
-    if (c->p >= c->end)
-        return truncated(c, "byte RLE stream (more values expected)", err);
-    uint8_t h = *c->p++;
+    uint8_t h = 0;
+    ICD_TRY(next_byte(c, "byte RLE stream (more values expected)", &h, err));
     if (h < 0x80) {
-        if (c->p >= c->end)
-            return truncated(c, "byte RLE run", err);
-        memset(d->buf, *c->p++, (size_t)h + 3);
+        uint8_t v = 0;
+        ICD_TRY(next_byte(c, "byte RLE run", &v, err));
+        memset(d->buf, v, (size_t)h + 3);
         d->n = (size_t)h + 3;
     } else {
         size_t n = 256 - (size_t)h;
@@ -168,14 +176,13 @@ void orc_int_rle_init(orc_int_rle *d, const uint8_t *p, size_t len, bool v2, boo
 static int rle1_fill(orc_int_rle *d, icd_error *err)
 {
     orc_cursor *c = &d->in;
-    if (c->p >= c->end)
-        return truncated(c, "integer RLE v1 stream (more values expected)", err);
-    uint8_t h = *c->p++;
+    uint8_t h = 0;
+    ICD_TRY(next_byte(c, "integer RLE v1 stream (more values expected)", &h, err));
     if (h < 0x80) {
         size_t n = (size_t)h + 3;
-        if (c->p >= c->end)
-            return truncated(c, "integer RLE v1 run", err);
-        int64_t delta = (int8_t)*c->p++;
+        uint8_t db = 0;
+        ICD_TRY(next_byte(c, "integer RLE v1 run", &db, err));
+        int64_t delta = (int8_t)db;
         uint64_t base;
         if (d->is_signed) {
             int64_t s;
@@ -299,9 +306,8 @@ static int rle2_short_repeat(orc_int_rle *d, uint8_t h, icd_error *err)
 static int rle2_width_len(orc_cursor *c, uint8_t h, bool delta, const char *what, int *w,
                           size_t *n, icd_error *err)
 {
-    if (c->p >= c->end)
-        return truncated(c, what, err);
-    uint8_t h2 = *c->p++;
+    uint8_t h2 = 0;
+    ICD_TRY(next_byte(c, what, &h2, err));
     *w = orc_rle2_width((h >> 1) & 31, delta);
     *n = ((size_t)(h & 1) << 8 | h2) + 1;
     return 0;
@@ -419,9 +425,8 @@ static int rle2_delta(orc_int_rle *d, uint8_t h, icd_error *err)
 static int rle2_fill(orc_int_rle *d, icd_error *err)
 {
     orc_cursor *c = &d->in;
-    if (c->p >= c->end)
-        return truncated(c, "integer RLE v2 stream (more values expected)", err);
-    uint8_t h = *c->p++;
+    uint8_t h = 0;
+    ICD_TRY(next_byte(c, "integer RLE v2 stream (more values expected)", &h, err));
     switch (h >> 6) {
     case 0: ICD_TRY(rle2_short_repeat(d, h, err)); break;
     case 1: ICD_TRY(rle2_direct(d, h, err)); break;
