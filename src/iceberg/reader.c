@@ -871,6 +871,24 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
     return 0;
 }
 
+int ice_rd_equality_field(const ice_scan_reader *r, const ice_content_file *df, size_t k,
+                          const ice_field **out, icd_error *err)
+{
+    int32_t id = df->equality_ids[k];
+    *out = ice_rd_schema_field(r, id);
+    if (!*out)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "equality field id %d is in no schema of the table", (int)id);
+    return 0;
+}
+
+ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file *data,
+                               const ice_field *f)
+{
+    const ice_literal *l = ice_rd_partition_value(r, data, f->id);
+    return ice_literal_tvalue(l ? l : f->initial_default, f->type);
+}
+
 static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
 {
     const ice_scan_task *task = t->task;
@@ -895,19 +913,13 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
         if (!p->cols)
             return icd_fail_nomem(err);
         for (size_t k = 0; k < p->ncols; k++) {
-            int32_t id = df->equality_ids[k];
-            const ice_field *f = ice_rd_schema_field(t->r, id);
-            if (!f)
-                return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                                "equality field id %d is in no schema of the table", (int)id);
+            const ice_field *f;
+            ICD_TRY(ice_rd_equality_field(t->r, df, k, &f, err));
             key_col *kc = &p->cols[k];
             kc->type = f->type;
-            const pq_node *n = find_node(t->r, s, has_ids, id);
-            if (!n) {
-                /* the data file predates the column: its value is the partition value,
-                 * the initial-default, or null, for every row */
-                const ice_literal *l = ice_rd_partition_value(t->r, task->data, id);
-                kc->constant = ice_literal_tvalue(l ? l : f->initial_default, f->type);
+            const pq_node *n = find_node(t->r, s, has_ids, f->id);
+            if (!n) { /* the data file predates the column */
+                kc->constant = ice_rd_absent_value(t->r, task->data, f);
                 kc->batch_col = -1;
                 continue;
             }

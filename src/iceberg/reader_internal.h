@@ -54,6 +54,14 @@ const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id);
 /* The identity-partition value of field `id` in the data file's partition, or NULL. */
 const ice_literal *ice_rd_partition_value(const ice_scan_reader *r, const ice_content_file *df,
                                           int32_t id);
+/* Equality key column k of delete file `df`: the table field it names (in any schema),
+ * or an error naming the delete file. */
+int ice_rd_equality_field(const ice_scan_reader *r, const ice_content_file *df, size_t k,
+                          const ice_field **out, icd_error *err);
+/* The value every row of data file `data` has in field f when the file predates the
+ * column: its identity-partition value, the field's initial-default, or null. */
+ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file *data,
+                               const ice_field *f);
 /* The loaded form of a delete file (loaded once per scan, under the reader's lock). */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err);

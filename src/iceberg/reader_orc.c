@@ -907,18 +907,13 @@ static int setup_equality(otask *t, icd_error *err)
         if (!p->cols)
             return icd_fail_nomem(err);
         for (size_t k = 0; k < p->ncols; k++) {
-            int32_t id = df->equality_ids[k];
-            const ice_field *fld = ice_rd_schema_field(t->r, id);
-            if (!fld)
-                return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                                "equality field id %d is in no schema of the table", (int)id);
+            const ice_field *fld;
+            ICD_TRY(ice_rd_equality_field(t->r, df, k, &fld, err));
             int rc = bind_key(t->f, t->ids, fld, &p->cols[k], &t->sel, task->data->path, err);
             if (rc < 0)
                 return rc;
-            if (rc > 0) { /* the data file predates the column */
-                const ice_literal *l = ice_rd_partition_value(t->r, task->data, id);
-                p->cols[k].constant = ice_literal_tvalue(l ? l : fld->initial_default, fld->type);
-            }
+            if (rc > 0) /* the data file predates the column */
+                p->cols[k].constant = ice_rd_absent_value(t->r, task->data, fld);
         }
     }
     return 0;
