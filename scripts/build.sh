@@ -11,5 +11,8 @@ case "$flavour" in
   fuzz)    dir=build-fuzz; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DICD_FUZZ=ON -DCMAKE_C_COMPILER=clang) ;;
   *) echo "build.sh: unknown flavour '$flavour'" >&2; exit 2 ;;
 esac
+# ccache, when installed, makes rebuilds in several checkouts of the tree cheap; builds
+# without it are unchanged.
+if command -v ccache >/dev/null 2>&1; then args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$dir" "${args[@]}" >/dev/null
 cmake --build "$dir" -j "$jobs"
