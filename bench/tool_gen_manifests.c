@@ -47,12 +47,12 @@
 
 /* ---- the spec's Avro schemas (field ids as in "Manifests" / "Manifest Lists") -------- */
 
-#define KV(name, kid, vid, vtype)                                                          \
-    "{\"type\":\"record\",\"name\":\"" name "\",\"fields\":["                             \
-    "{\"name\":\"key\",\"type\":\"int\",\"field-id\":" #kid "},"                           \
+#define KV(name, kid, vid, vtype)                                                                  \
+    "{\"type\":\"record\",\"name\":\"" name "\",\"fields\":["                                      \
+    "{\"name\":\"key\",\"type\":\"int\",\"field-id\":" #kid "},"                                   \
     "{\"name\":\"value\",\"type\":\"" vtype "\",\"field-id\":" #vid "}]}"
-#define MAPFIELD(fname, fid, rec)                                                          \
-    "{\"name\":\"" fname "\",\"type\":[\"null\",{\"type\":\"array\",\"items\":" rec        \
+#define MAPFIELD(fname, fid, rec)                                                                  \
+    "{\"name\":\"" fname "\",\"type\":[\"null\",{\"type\":\"array\",\"items\":" rec                \
     ",\"logicalType\":\"map\"}],\"default\":null,\"field-id\":" #fid "}"
 
 static const char *entry_schema_head =
@@ -76,24 +76,34 @@ static const char *partition_field_spec1 =
 static const char *entry_schema_tail =
     "]}},"
     "{\"name\":\"record_count\",\"type\":\"long\",\"field-id\":103},"
-    "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104},"
-    MAPFIELD("column_sizes", 108, KV("k117_v118", 117, 118, "long")) ","
-    MAPFIELD("value_counts", 109, KV("k119_v120", 119, 120, "long")) ","
-    MAPFIELD("null_value_counts", 110, KV("k121_v122", 121, 122, "long")) ","
-    MAPFIELD("nan_value_counts", 137, KV("k138_v139", 138, 139, "long")) ","
-    MAPFIELD("lower_bounds", 125, KV("k126_v127", 126, 127, "bytes")) ","
-    MAPFIELD("upper_bounds", 128, KV("k129_v130", 129, 130, "bytes")) ","
-    "{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"default\":null,"
-    "\"field-id\":131},"
-    "{\"name\":\"split_offsets\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\","
-    "\"element-id\":133}],\"default\":null,\"field-id\":132},"
-    "{\"name\":\"equality_ids\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"int\","
-    "\"element-id\":136}],\"default\":null,\"field-id\":135},"
-    "{\"name\":\"sort_order_id\",\"type\":[\"null\",\"int\"],\"default\":null,"
-    "\"field-id\":140},"
-    "{\"name\":\"referenced_data_file\",\"type\":[\"null\",\"string\"],\"default\":null,"
-    "\"field-id\":143}"
-    "]}}]}";
+    "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104}," MAPFIELD("column_sizes", 108, KV("k117_v118", 117, 118, "long")) "," MAPFIELD(
+        "value_counts", 109,
+        KV("k119_v120", 119, 120,
+           "long")) "," MAPFIELD("null_value_counts", 110,
+                                 KV("k121_v122", 121, 122,
+                                    "long")) "," MAPFIELD("nan_value_counts", 137,
+                                                          KV("k138_v139", 138, 139,
+                                                             "long")) "," MAPFIELD("lower_bounds",
+                                                                                   125,
+                                                                                   KV("k126_v127",
+                                                                                      126, 127,
+                                                                                      "bytes")) "," MAPFIELD("upper_bounds",
+                                                                                                             128,
+                                                                                                             KV("k129_v130",
+                                                                                                                129,
+                                                                                                                130,
+                                                                                                                "bytes")) ","
+                                                                                                                          "{\"name\":\"key_metadata\",\"type\":[\"null\",\"bytes\"],\"default\":null,"
+                                                                                                                          "\"field-id\":131},"
+                                                                                                                          "{\"name\":\"split_offsets\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\","
+                                                                                                                          "\"element-id\":133}],\"default\":null,\"field-id\":132},"
+                                                                                                                          "{\"name\":\"equality_ids\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"int\","
+                                                                                                                          "\"element-id\":136}],\"default\":null,\"field-id\":135},"
+                                                                                                                          "{\"name\":\"sort_order_id\",\"type\":[\"null\",\"int\"],\"default\":null,"
+                                                                                                                          "\"field-id\":140},"
+                                                                                                                          "{\"name\":\"referenced_data_file\",\"type\":[\"null\",\"string\"],\"default\":null,"
+                                                                                                                          "\"field-id\":143}"
+                                                                                                                          "]}}]}";
 
 static const char *list_schema =
     "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":["
@@ -145,9 +155,9 @@ typedef struct dfile {
 
 typedef struct xfile {
     enum kind kind;
-    int region;      /* spec 1 kinds */
-    long target;     /* POS_FILE: data file index */
-    int manifest;    /* index among delete manifests */
+    int region;   /* spec 1 kinds */
+    long target;  /* POS_FILE: data file index */
+    int manifest; /* index among delete manifests */
     int64_t seq;
 } xfile;
 
@@ -196,22 +206,19 @@ static void set_opt_long(avro_value_t *rec, const char *name, int64_t v)
 static void set_long(avro_value_t *rec, const char *name, int64_t v)
 {
     avro_value_t f;
-    if (avro_value_get_by_name(rec, name, &f, NULL) || avro_value_set_long(&f, v))
-        die(name);
+    if (avro_value_get_by_name(rec, name, &f, NULL) || avro_value_set_long(&f, v)) die(name);
 }
 
 static void set_int(avro_value_t *rec, const char *name, int32_t v)
 {
     avro_value_t f;
-    if (avro_value_get_by_name(rec, name, &f, NULL) || avro_value_set_int(&f, v))
-        die(name);
+    if (avro_value_get_by_name(rec, name, &f, NULL) || avro_value_set_int(&f, v)) die(name);
 }
 
 static void set_string(avro_value_t *rec, const char *name, const char *s)
 {
     avro_value_t f;
-    if (avro_value_get_by_name(rec, name, &f, NULL) || avro_value_set_string(&f, s))
-        die(name);
+    if (avro_value_get_by_name(rec, name, &f, NULL) || avro_value_set_string(&f, s)) die(name);
 }
 
 static void set_opt_string(avro_value_t *rec, const char *name, const char *s)
@@ -276,8 +283,7 @@ static int64_t get_varlong(const uint8_t *d, size_t len, size_t *i)
     for (int shift = 0; shift < 64 && *i < len; shift += 7) {
         uint8_t b = d[(*i)++];
         acc |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return (int64_t)(acc >> 1) ^ -(int64_t)(acc & 1);
+        if (!(b & 0x80)) return (int64_t)(acc >> 1) ^ -(int64_t)(acc & 1);
     }
     fprintf(stderr, "tool_gen_manifests: bad varint in a header\n");
     exit(1);
@@ -420,8 +426,7 @@ static avro_schema_t entry_schema(int spec)
     snprintf(buf, sizeof entry_schema_text, "%s%s%s", entry_schema_head,
              spec == 1 ? partition_field_spec1 : "", entry_schema_tail);
     avro_schema_t s;
-    if (avro_schema_from_json_length(buf, strlen(buf), &s))
-        die("manifest entry schema");
+    if (avro_schema_from_json_length(buf, strlen(buf), &s)) die("manifest entry schema");
     return s;
 }
 
@@ -441,13 +446,11 @@ static void write_entry_common(avro_value_t *e, int status, int64_t seq, bool in
 
 static void set_partition(avro_value_t *df, int spec, int region)
 {
-    if (spec != 1)
-        return;
+    if (spec != 1) return;
     avro_value_t part;
     char r[16];
     snprintf(r, sizeof r, "r%03d", region);
-    if (avro_value_get_by_name(df, "partition", &part, NULL))
-        die("partition");
+    if (avro_value_get_by_name(df, "partition", &part, NULL)) die("partition");
     set_opt_string(&part, "region", r);
 }
 
@@ -455,16 +458,23 @@ static void finish_manifest(const char *path, int spec, int content)
 {
     char specid[8];
     snprintf(specid, sizeof specid, "%d", spec);
-    const char *kv[] = {"avro.schema",      entry_schema_text,
-                        "schema",           table_schema_json,
-                        "schema-id",        "0",
-                        "partition-spec",   spec == 1 ? "[{\"name\":\"region\",\"transform\":"
-                                                        "\"identity\",\"source-id\":2,"
-                                                        "\"field-id\":1000}]"
-                                                      : "[]",
-                        "partition-spec-id", specid,
-                        "format-version",   "2",
-                        "content",          content ? "deletes" : "data"};
+    const char *kv[] = {"avro.schema",
+                        entry_schema_text,
+                        "schema",
+                        table_schema_json,
+                        "schema-id",
+                        "0",
+                        "partition-spec",
+                        spec == 1 ? "[{\"name\":\"region\",\"transform\":"
+                                    "\"identity\",\"source-id\":2,"
+                                    "\"field-id\":1000}]"
+                                  : "[]",
+                        "partition-spec-id",
+                        specid,
+                        "format-version",
+                        "2",
+                        "content",
+                        content ? "deletes" : "data"};
     add_metadata(path, kv, 7);
 }
 
@@ -481,13 +491,11 @@ static void write_data_manifest(int m, const dfile *files, mstats *ms)
     avro_value_iface_t *iface = avro_generic_class_from_schema(schema);
     avro_value_t e;
     avro_file_writer_t w;
-    if (!iface || avro_generic_value_new(iface, &e))
-        die("value");
+    if (!iface || avro_generic_value_new(iface, &e)) die("value");
     if (avro_file_writer_create_with_codec(ms->path, schema, &w, "deflate", 64 * 1024))
         die(ms->path);
     for (long k = 0; k < ndata; k++) {
-        if (files[k].manifest != m)
-            continue;
+        if (files[k].manifest != m) continue;
         avro_value_reset(&e);
         write_entry_common(&e, inherit ? 1 : 0, files[k].seq, inherit);
         avro_value_t df;
@@ -533,8 +541,7 @@ static void write_data_manifest(int m, const dfile *files, mstats *ms)
         avro_value_set_branch(&sid, 1, &b);
         avro_value_set_int(&b, 0);
         set_null(&df, "referenced_data_file");
-        if (avro_file_writer_append_value(w, &e))
-            die("append");
+        if (avro_file_writer_append_value(w, &e)) die("append");
         if (inherit) {
             ms->added++;
             ms->added_rows += 100000;
@@ -542,13 +549,10 @@ static void write_data_manifest(int m, const dfile *files, mstats *ms)
             ms->existing++;
             ms->existing_rows += 100000;
         }
-        if (files[k].region < ms->lo_region)
-            ms->lo_region = files[k].region;
-        if (files[k].region > ms->hi_region)
-            ms->hi_region = files[k].region;
+        if (files[k].region < ms->lo_region) ms->lo_region = files[k].region;
+        if (files[k].region > ms->hi_region) ms->hi_region = files[k].region;
     }
-    if (avro_file_writer_close(w))
-        die("close");
+    if (avro_file_writer_close(w)) die("close");
     avro_value_decref(&e);
     avro_value_iface_decref(iface);
     avro_schema_decref(schema);
@@ -569,14 +573,12 @@ static void write_delete_manifest(int m, const xfile *xs, const dfile *files, ms
     avro_value_iface_t *iface = avro_generic_class_from_schema(schema);
     avro_value_t e;
     avro_file_writer_t w;
-    if (!iface || avro_generic_value_new(iface, &e))
-        die("value");
+    if (!iface || avro_generic_value_new(iface, &e)) die("value");
     if (avro_file_writer_create_with_codec(ms->path, schema, &w, "deflate", 64 * 1024))
         die(ms->path);
     for (long k = 0; k < ndel; k++) {
         const xfile *x = &xs[k];
-        if (x->manifest != m)
-            continue;
+        if (x->manifest != m) continue;
         avro_value_reset(&e);
         write_entry_common(&e, 0, x->seq, false);
         avro_value_t df;
@@ -631,24 +633,18 @@ static void write_delete_manifest(int m, const xfile *xs, const dfile *files, ms
             set_opt_string(&df, "referenced_data_file", target);
         else
             set_null(&df, "referenced_data_file");
-        if (avro_file_writer_append_value(w, &e))
-            die("append");
+        if (avro_file_writer_append_value(w, &e)) die("append");
         ms->existing++;
         ms->existing_rows += 50;
-        if (x->seq < ms->min_seq)
-            ms->min_seq = x->seq;
-        if (spec == 1 && x->region < ms->lo_region)
-            ms->lo_region = x->region;
-        if (spec == 1 && x->region > ms->hi_region)
-            ms->hi_region = x->region;
+        if (x->seq < ms->min_seq) ms->min_seq = x->seq;
+        if (spec == 1 && x->region < ms->lo_region) ms->lo_region = x->region;
+        if (spec == 1 && x->region > ms->hi_region) ms->hi_region = x->region;
     }
-    if (avro_file_writer_close(w))
-        die("close");
+    if (avro_file_writer_close(w)) die("close");
     avro_value_decref(&e);
     avro_value_iface_decref(iface);
     avro_schema_decref(schema);
-    if (ms->min_seq == INT64_MAX)
-        ms->min_seq = ms->seq;
+    if (ms->min_seq == INT64_MAX) ms->min_seq = ms->seq;
     finish_manifest(ms->path, spec, 1);
 }
 
@@ -660,10 +656,8 @@ static void write_manifest_list(const char *path, const mstats *ms, int n)
     avro_value_iface_t *iface = avro_generic_class_from_schema(schema);
     avro_value_t e;
     avro_file_writer_t w;
-    if (!iface || avro_generic_value_new(iface, &e))
-        die("value");
-    if (avro_file_writer_create_with_codec(path, schema, &w, "deflate", 64 * 1024))
-        die(path);
+    if (!iface || avro_generic_value_new(iface, &e)) die("value");
+    if (avro_file_writer_create_with_codec(path, schema, &w, "deflate", 64 * 1024)) die(path);
     for (int i = 0; i < n; i++) {
         avro_value_reset(&e);
         set_string(&e, "manifest_path", ms[i].path);
@@ -699,21 +693,17 @@ static void write_manifest_list(const char *path, const mstats *ms, int n)
             avro_value_set_bytes(&bb, hi, strlen(hi));
         }
         set_null(&e, "key_metadata");
-        if (avro_file_writer_append_value(w, &e))
-            die("append");
+        if (avro_file_writer_append_value(w, &e)) die("append");
     }
-    if (avro_file_writer_close(w))
-        die("close");
+    if (avro_file_writer_close(w)) die("close");
     avro_value_decref(&e);
     avro_value_iface_decref(iface);
     avro_schema_decref(schema);
     char seq[32];
     snprintf(seq, sizeof seq, "%d", ndm + nxm);
-    const char *kv[] = {"avro.schema",     list_schema,
-                        "snapshot-id",     "7000000000000000001",
-                        "parent-snapshot-id", "null",
-                        "sequence-number", seq,
-                        "format-version",  "2"};
+    const char *kv[] = {"avro.schema",        list_schema, "snapshot-id",     "7000000000000000001",
+                        "parent-snapshot-id", "null",      "sequence-number", seq,
+                        "format-version",     "2"};
     add_metadata(path, kv, 5);
 }
 
@@ -739,8 +729,8 @@ static void write_metadata_json(const char *mlist)
             "\"manifest-list\":\"%s\",\"schema-id\":0}],"
             "\"snapshot-log\":[{\"timestamp-ms\":1700000000000,\"snapshot-id\":%lld}],"
             "\"metadata-log\":[]}\n",
-            outdir, ndm + nxm, table_schema_json, spec0_json, spec1_json, SNAPSHOT_ID,
-            SNAPSHOT_ID, SNAPSHOT_ID, ndm + nxm, mlist, SNAPSHOT_ID);
+            outdir, ndm + nxm, table_schema_json, spec0_json, spec1_json, SNAPSHOT_ID, SNAPSHOT_ID,
+            SNAPSHOT_ID, ndm + nxm, mlist, SNAPSHOT_ID);
     if (fclose(f)) {
         perror(path);
         exit(1);
@@ -761,10 +751,18 @@ static long long count_pairs(const dfile *files, const xfile *xs)
         for (long k = 0; k < ndel; k++) {
             const xfile *x = &xs[k];
             switch (x->kind) {
-            case POS_PART: pairs += x->region == files[d].region && files[d].seq <= x->seq; break;
-            case POS_FILE: pairs += x->target == d && files[d].seq <= x->seq; break;
-            case EQ_PART: pairs += x->region == files[d].region && files[d].seq < x->seq; break;
-            case EQ_GLOBAL: pairs += files[d].seq < x->seq; break;
+            case POS_PART:
+                pairs += x->region == files[d].region && files[d].seq <= x->seq;
+                break;
+            case POS_FILE:
+                pairs += x->target == d && files[d].seq <= x->seq;
+                break;
+            case EQ_PART:
+                pairs += x->region == files[d].region && files[d].seq < x->seq;
+                break;
+            case EQ_GLOBAL:
+                pairs += files[d].seq < x->seq;
+                break;
             }
         }
     }
@@ -784,8 +782,9 @@ int main(int argc, char **argv)
     ndm = argc > 4 ? atoi(argv[4]) : 90;
     nxm = argc > 5 ? atoi(argv[5]) : 10;
     if (outdir[0] != '/' || ndata < NREGIONS || ndel < 10 || ndm < 1 || nxm < 2) {
-        fprintf(stderr, "tool_gen_manifests: OUTDIR must be absolute; at least %d data "
-                        "files, 10 deletes, 1 data and 2 delete manifests\n",
+        fprintf(stderr,
+                "tool_gen_manifests: OUTDIR must be absolute; at least %d data "
+                "files, 10 deletes, 1 data and 2 delete manifests\n",
                 NREGIONS);
         return 2;
     }
@@ -800,8 +799,7 @@ int main(int argc, char **argv)
     dfile *files = calloc((size_t)ndata, sizeof *files);
     xfile *xs = calloc((size_t)ndel, sizeof *xs);
     mstats *ms = calloc((size_t)(ndm + nxm), sizeof *ms);
-    if (!files || !xs || !ms)
-        return 1;
+    if (!files || !xs || !ms) return 1;
     for (long k = 0; k < ndata; k++) {
         files[k].region = (int)(k % NREGIONS);
         files[k].manifest = (int)(k % ndm);

@@ -35,8 +35,7 @@ int main(int argc, char **argv)
     int rounds = atoi(argv[a++]);
     icd_error err;
     icd_fileio *io;
-    if (icd_fileio_new(&io, &err))
-        return 1;
+    if (icd_fileio_new(&io, &err)) return 1;
     icd_buf b = ICD_BUF_INIT;
     uint64_t rows = 0;
     double t0 = cpu_now();
@@ -44,8 +43,7 @@ int main(int argc, char **argv)
         for (int i = a; i < argc; i++) {
             orc_file *f;
             orc_reader *rd;
-            if (orc_file_open(&f, io, argv[i], NULL, &err) ||
-                orc_reader_open(&rd, f, NULL, &err)) {
+            if (orc_file_open(&f, io, argv[i], NULL, &err) || orc_reader_open(&rd, f, NULL, &err)) {
                 fprintf(stderr, "%s: %s\n", argv[i], err.message);
                 return 1;
             }

@@ -72,10 +72,8 @@ static void bench_apply1(const char *label, const ice_posset *s, uint64_t rows)
         }
         double t2 = now();
         sink += del;
-        if (t1 - t0 < best)
-            best = t1 - t0;
-        if (t2 - t1 < bestb)
-            bestb = t2 - t1;
+        if (t1 - t0 < best) best = t1 - t0;
+        if (t2 - t1 < bestb) bestb = t2 - t1;
     }
     printf("apply %-38s %8.0f M rows/s (bytes)  %8.0f M rows/s (bits)\n", label,
            (double)rows / best / 1e6, (double)rows / bestb / 1e6);
@@ -126,10 +124,9 @@ static void bench_dv(const char *label, roaring_bitmap_t *bm, int runs)
         t1 = now();
     } while (t1 - t0 < 1.0);
     double secs = (t1 - t0) / iters;
-    printf("dv decode %-24s %10zu bytes %9llu positions %8.0f MB/s %8.1f M positions/s\n",
-           label, blob.len, (unsigned long long)roaring_bitmap_get_cardinality(bm),
-           (double)blob.len / secs / 1e6,
-           (double)roaring_bitmap_get_cardinality(bm) / secs / 1e6);
+    printf("dv decode %-24s %10zu bytes %9llu positions %8.0f MB/s %8.1f M positions/s\n", label,
+           blob.len, (unsigned long long)roaring_bitmap_get_cardinality(bm),
+           (double)blob.len / secs / 1e6, (double)roaring_bitmap_get_cardinality(bm) / secs / 1e6);
     icd_buf_free(&blob);
 }
 
@@ -154,8 +151,7 @@ int main(int argc, char **argv)
         size_t cap = (size_t)(rows / 100 * (uint64_t)pct[k] * 2 + 16), n = 0;
         uint64_t *pos = malloc(cap * sizeof *pos);
         for (uint64_t r = 0; r < rows; r++)
-            if (rnd() % 100 < (uint64_t)pct[k] && n < cap)
-                pos[n++] = r;
+            if (rnd() % 100 < (uint64_t)pct[k] && n < cap) pos[n++] = r;
         ice_posset *s;
         ice_posset_new(&s, &err);
         double t0 = now();

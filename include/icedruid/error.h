@@ -28,10 +28,10 @@ typedef enum icd_code {
 } icd_code;
 
 typedef struct icd_error {
-    int code;            /* an icd_code; 0 when no error is recorded */
-    int64_t offset;      /* byte offset in `file` the error concerns, or -1 */
-    char file[1024];     /* the file (location) concerned, or "" */
-    char message[1024];  /* one line, no trailing newline */
+    int code;           /* an icd_code; 0 when no error is recorded */
+    int64_t offset;     /* byte offset in `file` the error concerns, or -1 */
+    char file[1024];    /* the file (location) concerned, or "" */
+    char message[1024]; /* one line, no trailing newline */
 } icd_error;
 
 /* Resets `err` to "no error". */

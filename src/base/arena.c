@@ -19,20 +19,15 @@ struct icd_arena_chunk {
 void *icd_arena_alloc(icd_arena *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
-    if (n == 0)
-        n = 16;
+    if (n == 0) n = 16;
     icd_arena_chunk *c = a->head;
     if (!c || c->size - c->used < n) {
         size_t size = a->chunk_size ? a->chunk_size : 64 * 1024;
-        if (c && c->size * 2 > size && c->size < (1u << 26))
-            size = c->size * 2;
-        if (size < n)
-            size = n;
-        if (size > SIZE_MAX - sizeof *c)
-            return NULL;
+        if (c && c->size * 2 > size && c->size < (1u << 26)) size = c->size * 2;
+        if (size < n) size = n;
+        if (size > SIZE_MAX - sizeof *c) return NULL;
         icd_arena_chunk *nc = malloc(sizeof *nc + size);
-        if (!nc)
-            return NULL;
+        if (!nc) return NULL;
         nc->size = size;
         nc->used = 0;
         nc->next = c;
@@ -48,8 +43,7 @@ void *icd_arena_alloc(icd_arena *a, size_t n)
 void *icd_arena_calloc(icd_arena *a, size_t n)
 {
     void *p = icd_arena_alloc(a, n);
-    if (p)
-        memset(p, 0, n);
+    if (p) memset(p, 0, n);
     return p;
 }
 
@@ -63,7 +57,10 @@ char *icd_arena_strndup(icd_arena *a, const char *s, size_t n)
     return p;
 }
 
-char *icd_arena_strdup(icd_arena *a, const char *s) { return icd_arena_strndup(a, s, strlen(s)); }
+char *icd_arena_strdup(icd_arena *a, const char *s)
+{
+    return icd_arena_strndup(a, s, strlen(s));
+}
 
 void icd_arena_reset(icd_arena *a)
 {
@@ -71,8 +68,7 @@ void icd_arena_reset(icd_arena *a)
     while (c) {
         icd_arena_chunk *next = c->next;
         if (!keep || c->size > keep->size) {
-            if (keep)
-                free(keep);
+            if (keep) free(keep);
             keep = c;
         } else {
             free(c);

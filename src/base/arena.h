@@ -15,7 +15,10 @@ typedef struct icd_arena {
     size_t total;      /* bytes held in chunks */
 } icd_arena;
 
-#define ICD_ARENA_INIT {NULL, 0, 0}
+#define ICD_ARENA_INIT                                                                             \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Returns `n` bytes aligned to 16, or NULL when out of memory. */
 void *icd_arena_alloc(icd_arena *a, size_t n);

@@ -8,10 +8,8 @@
 
 bool icd_buf_grow(icd_buf *b, size_t extra)
 {
-    if (b->oom)
-        return false;
-    if (b->len + extra <= b->cap)
-        return true;
+    if (b->oom) return false;
+    if (b->len + extra <= b->cap) return true;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra) {
         if (cap > SIZE_MAX / 2) {
@@ -71,8 +69,7 @@ char *icd_buf_detach(icd_buf *b)
         icd_buf_free(b);
         return NULL;
     }
-    if (!b->data && !icd_buf_grow(b, 1))
-        return NULL;
+    if (!b->data && !icd_buf_grow(b, 1)) return NULL;
     b->data[b->len] = '\0';
     char *p = b->data;
     b->data = NULL;

@@ -22,40 +22,45 @@ typedef struct icd_buf {
     bool oom;
 } icd_buf;
 
-#define ICD_BUF_INIT {NULL, 0, 0, false}
+#define ICD_BUF_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0, false                                                                          \
+    }
 
 /* Makes room for `extra` more bytes; false on allocation failure (and sets oom). */
 bool icd_buf_grow(icd_buf *b, size_t extra);
 
 static inline void icd_buf_append(icd_buf *b, const void *p, size_t n)
 {
-    if (b->len + n + 1 > b->cap && !icd_buf_grow(b, n + 1))
-        return;
-    if (n)
-        memcpy(b->data + b->len, p, n);
+    if (b->len + n + 1 > b->cap && !icd_buf_grow(b, n + 1)) return;
+    if (n) memcpy(b->data + b->len, p, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
 
 static inline void icd_buf_putc(icd_buf *b, char c)
 {
-    if (b->len + 2 > b->cap && !icd_buf_grow(b, 2))
-        return;
+    if (b->len + 2 > b->cap && !icd_buf_grow(b, 2)) return;
     b->data[b->len++] = c;
     b->data[b->len] = '\0';
 }
 
-static inline void icd_buf_puts(icd_buf *b, const char *s) { icd_buf_append(b, s, strlen(s)); }
+static inline void icd_buf_puts(icd_buf *b, const char *s)
+{
+    icd_buf_append(b, s, strlen(s));
+}
 
 void icd_buf_printf(icd_buf *b, const char *fmt, ...) ICD_PRINTF(2, 3);
 void icd_buf_vprintf(icd_buf *b, const char *fmt, va_list ap);
 
-static inline bool icd_buf_ok(const icd_buf *b) { return !b->oom; }
+static inline bool icd_buf_ok(const icd_buf *b)
+{
+    return !b->oom;
+}
 static inline void icd_buf_clear(icd_buf *b)
 {
     b->len = 0;
-    if (b->data)
-        b->data[0] = '\0';
+    if (b->data) b->data[0] = '\0';
 }
 void icd_buf_free(icd_buf *b);
 

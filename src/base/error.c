@@ -8,12 +8,14 @@
 #include "base/error.h"
 #include "icedruid/icedruid.h"
 
-const char *icd_version(void) { return ICEDRUID_VERSION; }
+const char *icd_version(void)
+{
+    return ICEDRUID_VERSION;
+}
 
 void icd_error_clear(icd_error *err)
 {
-    if (!err)
-        return;
+    if (!err) return;
     err->code = 0;
     err->offset = -1;
     err->file[0] = '\0';
@@ -23,32 +25,40 @@ void icd_error_clear(icd_error *err)
 const char *icd_code_name(int code)
 {
     switch (code) {
-    case ICD_OK: return "ok";
-    case ICD_EIO: return "I/O error";
-    case ICD_ECORRUPT: return "corrupt file";
-    case ICD_EUNSUPPORTED: return "unsupported";
-    case ICD_EINVALID: return "invalid input";
-    case ICD_ENOMEM: return "out of memory";
-    case ICD_ENOTFOUND: return "not found";
-    case ICD_EINTERNAL: return "internal error";
-    case ICD_ECANCELED: return "canceled";
-    default: return "error";
+    case ICD_OK:
+        return "ok";
+    case ICD_EIO:
+        return "I/O error";
+    case ICD_ECORRUPT:
+        return "corrupt file";
+    case ICD_EUNSUPPORTED:
+        return "unsupported";
+    case ICD_EINVALID:
+        return "invalid input";
+    case ICD_ENOMEM:
+        return "out of memory";
+    case ICD_ENOTFOUND:
+        return "not found";
+    case ICD_EINTERNAL:
+        return "internal error";
+    case ICD_ECANCELED:
+        return "canceled";
+    default:
+        return "error";
     }
 }
 
 int icd_failv(icd_error *err, int code, const char *file, int64_t offset, const char *fmt,
               va_list ap)
 {
-    if (!err)
-        return code;
+    if (!err) return code;
     err->code = code;
     err->offset = offset;
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     /* One line: newlines from foreign messages become spaces. */
     for (char *p = err->message; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+        if (*p == '\n' || *p == '\r') *p = ' ';
     return code;
 }
 
@@ -61,12 +71,14 @@ int icd_fail(icd_error *err, int code, const char *file, int64_t offset, const c
     return code;
 }
 
-int icd_fail_nomem(icd_error *err) { return icd_fail(err, ICD_ENOMEM, NULL, -1, "out of memory"); }
+int icd_fail_nomem(icd_error *err)
+{
+    return icd_fail(err, ICD_ENOMEM, NULL, -1, "out of memory");
+}
 
 int icd_error_wrap(icd_error *err, const char *fmt, ...)
 {
-    if (!err)
-        return ICD_EINTERNAL;
+    if (!err) return ICD_EINTERNAL;
     char prefix[512], old[sizeof err->message];
     va_list ap;
     va_start(ap, fmt);
@@ -74,13 +86,11 @@ int icd_error_wrap(icd_error *err, const char *fmt, ...)
     va_end(ap);
     memcpy(old, err->message, sizeof old);
     size_t n = strlen(prefix);
-    if (n > sizeof err->message - 3)
-        n = sizeof err->message - 3;
+    if (n > sizeof err->message - 3) n = sizeof err->message - 3;
     memcpy(err->message, prefix, n);
     memcpy(err->message + n, ": ", 2);
     size_t rest = strlen(old);
-    if (rest > sizeof err->message - n - 3)
-        rest = sizeof err->message - n - 3;
+    if (rest > sizeof err->message - n - 3) rest = sizeof err->message - n - 3;
     memcpy(err->message + n + 2, old, rest);
     err->message[n + 2 + rest] = '\0';
     return err->code;
@@ -88,15 +98,13 @@ int icd_error_wrap(icd_error *err, const char *fmt, ...)
 
 void icd_error_set_file(icd_error *err, const char *file)
 {
-    if (err && file && !err->file[0])
-        snprintf(err->file, sizeof err->file, "%s", file);
+    if (err && file && !err->file[0]) snprintf(err->file, sizeof err->file, "%s", file);
 }
 
 size_t icd_error_format(const icd_error *err, char *buf, size_t size)
 {
     char off[48] = "";
-    if (err->offset >= 0)
-        snprintf(off, sizeof off, "at byte %lld: ", (long long)err->offset);
+    if (err->offset >= 0) snprintf(off, sizeof off, "at byte %lld: ", (long long)err->offset);
     int n = snprintf(buf, size, "%s%s%s%s", err->file, err->file[0] ? ": " : "", off,
                      err->message[0] ? err->message : icd_code_name(err->code));
     return n < 0 ? 0 : (size_t)n;

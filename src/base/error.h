@@ -29,11 +29,10 @@ int icd_error_wrap(icd_error *err, const char *fmt, ...) ICD_PRINTF(2, 3);
 /* Sets the file of an error that has none yet (lower layers often do not know it). */
 void icd_error_set_file(icd_error *err, const char *file);
 
-#define ICD_TRY(expr)                                                                          \
-    do {                                                                                       \
-        int icd_try_rc_ = (expr);                                                              \
-        if (icd_try_rc_ < 0)                                                                   \
-            return icd_try_rc_;                                                                \
+#define ICD_TRY(expr)                                                                              \
+    do {                                                                                           \
+        int icd_try_rc_ = (expr);                                                                  \
+        if (icd_try_rc_ < 0) return icd_try_rc_;                                                   \
     } while (0)
 
 #endif

@@ -41,7 +41,10 @@ struct icd_map {
     size_t key_bytes; /* bytes of all key chunks */
 };
 
-uint64_t icd_hash_bytes(const void *p, size_t n) { return XXH3_64bits(p, n); }
+uint64_t icd_hash_bytes(const void *p, size_t n)
+{
+    return XXH3_64bits(p, n);
+}
 
 uint64_t icd_hash_u64(uint64_t v)
 {
@@ -72,8 +75,7 @@ int icd_map_new(icd_map **out, size_t expected, icd_error *err)
 {
     *out = NULL;
     icd_map *m = calloc(1, sizeof *m);
-    if (!m)
-        return icd_fail_nomem(err);
+    if (!m) return icd_fail_nomem(err);
     size_t n = slots_for(expected);
     m->slots = calloc(n, sizeof *m->slots);
     if (!m->slots) {
@@ -87,8 +89,7 @@ int icd_map_new(icd_map **out, size_t expected, icd_error *err)
 
 void icd_map_free(icd_map *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     for (size_t i = 0; i < m->npages; i++)
         free(m->pages[i]);
     free(m->pages);
@@ -100,7 +101,10 @@ void icd_map_free(icd_map *m)
     free(m);
 }
 
-size_t icd_map_count(const icd_map *m) { return m->count; }
+size_t icd_map_count(const icd_map *m)
+{
+    return m->count;
+}
 
 size_t icd_map_memory(const icd_map *m)
 {
@@ -110,8 +114,7 @@ size_t icd_map_memory(const icd_map *m)
 
 /* Looks `key` up. Returns the entry or NULL; `*slot` is where the probe stopped (the empty
  * slot a new key goes into). */
-static map_entry *probe(const icd_map *m, const void *key, size_t len, uint64_t hash,
-                        size_t *slot)
+static map_entry *probe(const icd_map *m, const void *key, size_t len, uint64_t hash, size_t *slot)
 {
     uint32_t tag = (uint32_t)(hash >> 32);
     uint32_t lo = (uint32_t)hash;
@@ -146,13 +149,11 @@ static int grow_index(icd_map *m, icd_error *err)
     if (n > ((size_t)1 << 32))
         return icd_fail(err, ICD_ENOMEM, NULL, -1, "hash table is full (%zu keys)", m->count);
     uint64_t *slots = calloc(n, sizeof *slots);
-    if (!slots)
-        return icd_fail_nomem(err);
+    if (!slots) return icd_fail_nomem(err);
     size_t mask = n - 1;
     for (size_t i = 0; i <= m->mask; i++) {
         uint64_t s = m->slots[i];
-        if (!s)
-            continue;
+        if (!s) continue;
         size_t j = (uint32_t)(s >> 32) & mask;
         while (slots[j])
             j = (j + 1) & mask;
@@ -167,13 +168,11 @@ static int grow_index(icd_map *m, icd_error *err)
 static const uint8_t *store_key(icd_map *m, const void *key, size_t len)
 {
     static const uint8_t empty[1] = {0};
-    if (len == 0)
-        return empty;
+    if (len == 0) return empty;
     if (m->kleft < len) {
         size_t size = len > KEY_CHUNK ? len : KEY_CHUNK;
         key_chunk *c = malloc(sizeof *c + size);
-        if (!c)
-            return NULL;
+        if (!c) return NULL;
         c->size = size;
         c->next = m->chunks;
         m->chunks = c;
@@ -195,14 +194,12 @@ static map_entry *new_entry(icd_map *m)
         if (m->npages == m->pages_cap) {
             size_t cap = m->pages_cap ? m->pages_cap * 2 : 8;
             map_entry **pages = realloc(m->pages, cap * sizeof *pages);
-            if (!pages)
-                return NULL;
+            if (!pages) return NULL;
             m->pages = pages;
             m->pages_cap = cap;
         }
         m->pages[m->npages] = malloc((size_t)PAGE_SIZE * sizeof(map_entry));
-        if (!m->pages[m->npages])
-            return NULL;
+        if (!m->pages[m->npages]) return NULL;
         m->npages++;
     }
     return entry_at(m, m->count);
@@ -213,8 +210,7 @@ int icd_map_upsert(icd_map *m, const void *key, size_t len, uint64_t hash, uint6
 {
     size_t slot;
     map_entry *e = probe(m, key, len, hash, &slot);
-    if (inserted)
-        *inserted = e == NULL;
+    if (inserted) *inserted = e == NULL;
     if (e) {
         *value = &e->value;
         return 0;
@@ -229,8 +225,7 @@ int icd_map_upsert(icd_map *m, const void *key, size_t len, uint64_t hash, uint6
     }
     e = new_entry(m);
     const uint8_t *k = e ? store_key(m, key, len) : NULL;
-    if (!k)
-        return icd_fail_nomem(err);
+    if (!k) return icd_fail_nomem(err);
     e->key = k;
     e->len = (uint32_t)len;
     e->hash_lo = (uint32_t)hash;
@@ -253,8 +248,7 @@ int icd_map_put(icd_map *m, const void *key, size_t len, uint64_t hash, uint64_t
 icd_map_item icd_map_at(const icd_map *m, size_t i)
 {
     icd_map_item it = {NULL, 0, NULL};
-    if (i >= m->count)
-        return it;
+    if (i >= m->count) return it;
     map_entry *e = entry_at(m, i);
     it.key = e->key;
     it.len = e->len;

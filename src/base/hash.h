@@ -38,8 +38,7 @@ void icd_map_free(icd_map *m);
 
 /* The value of `key`, or NULL when absent. The pointer stays valid until icd_map_free. */
 uint64_t *icd_map_find(const icd_map *m, const void *key, size_t len, uint64_t hash);
-static inline bool icd_map_contains(const icd_map *m, const void *key, size_t len,
-                                    uint64_t hash)
+static inline bool icd_map_contains(const icd_map *m, const void *key, size_t len, uint64_t hash)
 {
     return icd_map_find(m, key, len, hash) != NULL;
 }
@@ -67,7 +66,13 @@ icd_map_item icd_map_at(const icd_map *m, size_t i);
 /* Bytes held by the map (index, entries, key storage), for stats and memory limits. */
 size_t icd_map_memory(const icd_map *m);
 
-static inline uint64_t icd_map_from_ptr(const void *p) { return (uint64_t)(uintptr_t)p; }
-static inline void *icd_map_to_ptr(uint64_t v) { return (void *)(uintptr_t)v; }
+static inline uint64_t icd_map_from_ptr(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+static inline void *icd_map_to_ptr(uint64_t v)
+{
+    return (void *)(uintptr_t)v;
+}
 
 #endif

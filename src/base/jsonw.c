@@ -18,8 +18,7 @@ static const char HEX[] = "0123456789abcdef";
  * libc memcpy call per value was a fifth of `cat`'s time). NULL when the buffer failed. */
 static inline char *room(icd_buf *b, size_t n)
 {
-    if (b->len + n + 1 > b->cap && !icd_buf_grow(b, n + 1))
-        return NULL;
+    if (b->len + n + 1 > b->cap && !icd_buf_grow(b, n + 1)) return NULL;
     return b->data + b->len;
 }
 
@@ -58,26 +57,19 @@ static inline void copy_short(char *d, const char *s, size_t n)
 static size_t utf8_seq(const unsigned char *p, size_t n)
 {
     unsigned c = p[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        return (n >= 2 && (p[1] & 0xC0) == 0x80) ? 2 : 0;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return (n >= 2 && (p[1] & 0xC0) == 0x80) ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xE0 && p[1] < 0xA0)
-            return 0; /* overlong */
-        if (c == 0xED && p[1] >= 0xA0)
-            return 0; /* surrogate */
+        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0;  /* overlong */
+        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
         return 3;
     }
     if (c >= 0xF0 && c <= 0xF4) {
         if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
             return 0;
-        if (c == 0xF0 && p[1] < 0x90)
-            return 0;
-        if (c == 0xF4 && p[1] >= 0x90)
-            return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0;
+        if (c == 0xF4 && p[1] >= 0x90) return 0;
         return 4;
     }
     return 0;
@@ -114,13 +106,27 @@ static void json_str_slow(icd_buf *b, const char *s, size_t n, size_t i)
         }
         icd_buf_append(b, s + run, i - run);
         switch (c) {
-        case '"': icd_buf_append(b, "\\\"", 2); break;
-        case '\\': icd_buf_append(b, "\\\\", 2); break;
-        case '\n': icd_buf_append(b, "\\n", 2); break;
-        case '\r': icd_buf_append(b, "\\r", 2); break;
-        case '\t': icd_buf_append(b, "\\t", 2); break;
-        case '\b': icd_buf_append(b, "\\b", 2); break;
-        case '\f': icd_buf_append(b, "\\f", 2); break;
+        case '"':
+            icd_buf_append(b, "\\\"", 2);
+            break;
+        case '\\':
+            icd_buf_append(b, "\\\\", 2);
+            break;
+        case '\n':
+            icd_buf_append(b, "\\n", 2);
+            break;
+        case '\r':
+            icd_buf_append(b, "\\r", 2);
+            break;
+        case '\t':
+            icd_buf_append(b, "\\t", 2);
+            break;
+        case '\b':
+            icd_buf_append(b, "\\b", 2);
+            break;
+        case '\f':
+            icd_buf_append(b, "\\f", 2);
+            break;
         default:
             if (c < 0x20) {
                 char esc[6] = {'\\', 'u', '0', '0', HEX[c >> 4], HEX[c & 15]};
@@ -139,8 +145,7 @@ static void json_str_slow(icd_buf *b, const char *s, size_t n, size_t i)
 void icd_json_str(icd_buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
-    if (b->len + n + 3 > b->cap && !icd_buf_grow(b, n + 3))
-        return;
+    if (b->len + n + 3 > b->cap && !icd_buf_grow(b, n + 3)) return;
     /* Fast path: find the first byte that needs a look, 8 bytes at a time; plain text
      * (the common case) is copied in one piece. */
     size_t i = 0;
@@ -164,8 +169,7 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
 void icd_base64_raw(icd_buf *b, const uint8_t *p, size_t n)
 {
     static const char T[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    if (!icd_buf_grow(b, (n + 2) / 3 * 4 + 1))
-        return;
+    if (!icd_buf_grow(b, (n + 2) / 3 * 4 + 1)) return;
     char *o = b->data + b->len;
     size_t i = 0;
     for (; i + 3 <= n; i += 3) {
@@ -199,9 +203,10 @@ void icd_json_base64(icd_buf *b, const uint8_t *p, size_t n)
     icd_buf_putc(b, '"');
 }
 
-static const char DIG2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                           "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                           "8081828384858687888990919293949596979899";
+static const char DIG2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 /* Writes the decimal digits of v so that they end just before e; returns the first. */
 static inline char *digits_before(char *e, uint64_t v)
@@ -225,14 +230,10 @@ static inline int num_digits(uint64_t v)
 {
     int n = 1;
     for (;;) {
-        if (v < 10)
-            return n;
-        if (v < 100)
-            return n + 1;
-        if (v < 1000)
-            return n + 2;
-        if (v < 10000)
-            return n + 3;
+        if (v < 10) return n;
+        if (v < 100) return n + 1;
+        if (v < 1000) return n + 2;
+        if (v < 10000) return n + 3;
         v /= 10000;
         n += 4;
     }
@@ -259,15 +260,13 @@ static inline char *put_i64(char *p, int64_t v)
 void icd_json_u64(icd_buf *b, uint64_t v)
 {
     char *p = room(b, 20);
-    if (p)
-        commit(b, put_u64(p, v));
+    if (p) commit(b, put_u64(p, v));
 }
 
 void icd_json_i64(icd_buf *b, int64_t v)
 {
     char *p = room(b, 21);
-    if (p)
-        commit(b, put_i64(p, v));
+    if (p) commit(b, put_i64(p, v));
 }
 
 static bool nonfinite(icd_buf *b, double v)
@@ -354,10 +353,9 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
 {
     typedef unsigned __int128 u128;
     int s = -e;
-    if (s <= 0 || s > 120)
-        return 0;
-    static const double P10D[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4, 1e5, 1e6,
-                                  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    if (s <= 0 || s > 120) return 0;
+    static const double P10D[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                  1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     /* Values with few fraction digits (prices, metrics) first: v * 10^k is an integer N
      * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
      * of N with k fraction digits reads back as v. */
@@ -373,8 +371,7 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     }
     for (int k = 1; few && k <= 6; k++) {
         double x = av * P10D[4 + k];
-        if (x >= 9007199254740992.0)
-            break;
+        if (x >= 9007199254740992.0) break;
         /* the product may be off by an ulp or two from the integer it stands for */
         uint64_t n = (uint64_t)(x + 0.5);
         if (fabs(x - (double)n) <= x * 0x1p-51 && (double)n / P10D[4 + k] == av)
@@ -384,8 +381,7 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     while (p < 16 && av >= P10D[p + 4])
         p++;
     int K = 17 - p;
-    if (K < 1 || K > 21)
-        return 0;
+    if (K < 1 || K > 21) return 0;
     u128 p10 = K <= 19 ? (u128)P10U[K] : (u128)P10U[19] * P10U[K - 19];
     u128 w = (u128)m * p10; /* v * 10^K * 2^s, exactly; < 2^123 */
     u128 four_w = w << 2;
@@ -395,15 +391,13 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     u128 one = (u128)1 << sh;
     u128 L = incl ? (lo + one - 1) >> sh : (lo >> sh) + 1;
     u128 H = incl ? hi >> sh : (hi - 1) >> sh;
-    if (L > H || (H >> 63))
-        return 0;
+    if (L > H || (H >> 63)) return 0;
     uint64_t l = (uint64_t)L, h = (uint64_t)H;
     uint64_t d = 1;
     int j = 0;
     while (j < K - 1) {
         uint64_t d2 = d * 10;
-        if (h / d2 * d2 < l)
-            break;
+        if (h / d2 * d2 < l) break;
         d = d2;
         j++;
     }
@@ -413,8 +407,7 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     if (r_ok && up_ok) { /* the nearer one; on a tie the even last digit, as Ryu / Java */
         u128 below = w - ((u128)r << s), above = ((u128)(r + d) << s) - w;
         n = below < above || (below == above && (r / d) % 2 == 0) ? r : r + d;
-    }
-    else if (r_ok)
+    } else if (r_ok)
         n = r;
     else if (up_ok)
         n = r + d;
@@ -425,11 +418,9 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
 
 void icd_json_double(icd_buf *b, double v)
 {
-    if (nonfinite(b, v))
-        return;
+    if (nonfinite(b, v)) return;
     char *o = room(b, 64); /* the longest text is 43 bytes (put_fixed) */
-    if (!o)
-        return;
+    if (!o) return;
     if (fabs(v) < 1e15 && v == (double)(int64_t)v) { /* range first: the cast is UB outside */
         /* integral values: exact and fast; keep the sign of -0.0 */
         if (v == 0 && signbit(v)) {
@@ -448,8 +439,8 @@ void icd_json_double(icd_buf *b, double v)
         memcpy(&bits, &v, 8);
         int ex = (int)((bits >> 52) & 0x7ff);
         uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
-        size_t n = shortest_fixed(frac | (UINT64_C(1) << 52), ex - 1075, frac == 0 && ex > 1,
-                                  v < 0, fabs(v), true, o);
+        size_t n = shortest_fixed(frac | (UINT64_C(1) << 52), ex - 1075, frac == 0 && ex > 1, v < 0,
+                                  fabs(v), true, o);
         if (n) {
             commit(b, o + n);
             return;
@@ -469,11 +460,9 @@ void icd_json_double(icd_buf *b, double v)
 
 void icd_json_float(icd_buf *b, float v)
 {
-    if (nonfinite(b, v))
-        return;
+    if (nonfinite(b, v)) return;
     char *o = room(b, 64); /* see icd_json_double */
-    if (!o)
-        return;
+    if (!o) return;
     if (fabsf(v) < 1e7f && v == (float)(int32_t)v) { /* range first: the cast is UB outside */
         if (v == 0 && signbit(v)) {
             memcpy(o, "-0.0", 4);
@@ -491,8 +480,8 @@ void icd_json_float(icd_buf *b, float v)
         memcpy(&bits, &v, 4);
         int ex = (int)((bits >> 23) & 0xff);
         uint32_t frac = bits & ((1u << 23) - 1);
-        size_t n = shortest_fixed(frac | (1u << 23), ex - 150, frac == 0 && ex > 1, v < 0,
-                                  fabsf(v), false, o);
+        size_t n = shortest_fixed(frac | (1u << 23), ex - 150, frac == 0 && ex > 1, v < 0, fabsf(v),
+                                  false, o);
         if (n) {
             commit(b, o + n);
             return;
@@ -511,8 +500,7 @@ void icd_json_float(icd_buf *b, float v)
  * placed `scale` digits from the right. */
 static void put_scaled(icd_buf *b, bool neg, const char *digits, size_t nd, int scale)
 {
-    if (neg)
-        icd_buf_putc(b, '-');
+    if (neg) icd_buf_putc(b, '-');
     if (scale <= 0) {
         icd_buf_append(b, digits, nd);
         for (int i = 0; i < -scale; i++)
@@ -564,8 +552,7 @@ void icd_fmt_decimal_be(icd_buf *b, const uint8_t *be, size_t n, int scale)
     char *digits = malloc(n * 3 + 2);
     if (!mag || !digits) {
         b->oom = true;
-        if (mag != stackmag)
-            free(mag);
+        if (mag != stackmag) free(mag);
         free(digits);
         return;
     }
@@ -599,8 +586,7 @@ void icd_fmt_decimal_be(icd_buf *b, const uint8_t *be, size_t n, int scale)
         nd = 1;
     }
     put_scaled(b, neg, out, nd, scale);
-    if (mag != stackmag)
-        free(mag);
+    if (mag != stackmag) free(mag);
     free(digits);
 }
 
@@ -636,8 +622,7 @@ static bool date_text(int64_t days, char out[10])
     int64_t y;
     int m, d;
     icd_civil_from_days(days, &y, &m, &d);
-    if (y < 0 || y > 9999)
-        return false;
+    if (y < 0 || y > 9999) return false;
     memcpy(out, DIG2 + (y / 100) * 2, 2);
     memcpy(out + 2, DIG2 + (y % 100) * 2, 2);
     out[4] = '-';
@@ -674,8 +659,7 @@ static size_t time_text(int64_t nanos_of_day, int digits, char *out)
     memcpy(out + 3, DIG2 + (secs / 60 % 60) * 2, 2);
     out[5] = ':';
     memcpy(out + 6, DIG2 + (secs % 60) * 2, 2);
-    if (digits <= 0)
-        return 8;
+    if (digits <= 0) return 8;
     char f[10];
     f[0] = '.';
     for (int i = 8; i >= 2; i -= 2) { /* nine digits, two at a time from the right */
@@ -740,8 +724,7 @@ void icd_json_timestamp(icd_buf *b, int64_t v, int unit_digits, bool utc)
     int64_t days = icd_floordiv(v, day);
     int64_t rem = icd_floormod(v, day);
     char *t = room(b, 40); /* '"' date 'T' time(18) "+00:00" '"' = 38 */
-    if (!t)
-        return;
+    if (!t) return;
     if (!date_text(days, t + 1)) { /* years outside 0..9999: the general path */
         icd_buf_putc(b, '"');
         icd_fmt_timestamp(b, days, rem * (1000000000 / ups), unit_digits, utc);
@@ -765,8 +748,7 @@ void icd_json_uuid(icd_buf *b, const uint8_t u[16])
     int o = 0;
     t[o++] = '"';
     for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            t[o++] = '-';
+        if (i == 4 || i == 6 || i == 8 || i == 10) t[o++] = '-';
         t[o++] = HEX[u[i] >> 4];
         t[o++] = HEX[u[i] & 15];
     }

@@ -12,7 +12,10 @@
 
 /* A JSON string; invalid UTF-8 bytes become \ufffd, control characters are escaped. */
 void icd_json_str(icd_buf *b, const char *s, size_t n);
-static inline void icd_json_cstr(icd_buf *b, const char *s) { icd_json_str(b, s, strlen(s)); }
+static inline void icd_json_cstr(icd_buf *b, const char *s)
+{
+    icd_json_str(b, s, strlen(s));
+}
 /* Standard base64 (padded), quoted. */
 void icd_json_base64(icd_buf *b, const uint8_t *p, size_t n);
 void icd_base64_raw(icd_buf *b, const uint8_t *p, size_t n);

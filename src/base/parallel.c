@@ -27,8 +27,7 @@ static void *worker(void *arg)
     icd_error_clear(&err);
     while (!atomic_load(&s->failed)) {
         size_t i = atomic_fetch_add(&s->next, 1);
-        if (i >= s->n)
-            break;
+        if (i >= s->n) break;
         int rc = s->fn(s->ctx, i, &err);
         if (rc) {
             pthread_mutex_lock(&s->lock);
@@ -51,8 +50,7 @@ int icd_parallel_for(size_t n, int threads, icd_item_fn fn, void *ctx, icd_error
             ICD_TRY(fn(ctx, i, err));
         return 0;
     }
-    if ((size_t)threads > n)
-        threads = (int)n;
+    if ((size_t)threads > n) threads = (int)n;
     shared s = {.n = n, .fn = fn, .ctx = ctx, .rc = 0};
     atomic_init(&s.next, 0);
     atomic_init(&s.failed, false);
@@ -65,14 +63,12 @@ int icd_parallel_for(size_t n, int threads, icd_item_fn fn, void *ctx, icd_error
     }
     int started = 0;
     for (; started < threads - 1; started++)
-        if (pthread_create(&tids[started], NULL, worker, &s) != 0)
-            break;
+        if (pthread_create(&tids[started], NULL, worker, &s) != 0) break;
     worker(&s); /* the caller's thread works too */
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
     free(tids);
     pthread_mutex_destroy(&s.lock);
-    if (s.rc && err)
-        *err = s.err;
+    if (s.rc && err) *err = s.err;
     return s.rc;
 }

@@ -34,8 +34,7 @@ static char *trimmed_endpoint(const char *e)
         n--;
     bool scheme = strstr(e, "://") != NULL;
     char *p = malloc(n + 9);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     snprintf(p, n + 9, "%s%.*s", scheme ? "" : "https://", (int)n, e);
     return p;
 }
@@ -62,16 +61,13 @@ int cat_glue_open(icd_fileio *io, const json_t *props, cat_glue **out, icd_error
     ICD_TRY(refuse_unsupported(props, err));
     ICD_TRY(cat_props_apply_storage(io, props, err));
     cat_glue *c = calloc(1, sizeof *c);
-    if (!c)
-        return icd_fail_nomem(err);
+    if (!c) return icd_fail_nomem(err);
     c->io = io;
     c->remote = icd_fileio_remote(io);
     char tmp[64];
     const char *ep = cat_prop(props, "glue.endpoint", tmp, sizeof tmp);
-    if (!ep || !ep[0])
-        ep = getenv("AWS_ENDPOINT_URL_GLUE");
-    if (!ep || !ep[0])
-        ep = getenv("AWS_ENDPOINT_URL");
+    if (!ep || !ep[0]) ep = getenv("AWS_ENDPOINT_URL_GLUE");
+    if (!ep || !ep[0]) ep = getenv("AWS_ENDPOINT_URL");
     int rc = c->remote ? 0 : icd_fail_nomem(err);
     if (rc == 0 && ep && ep[0]) {
         if (strstr(ep, "://") && strncmp(ep, "http://", 7) && strncmp(ep, "https://", 8))
@@ -84,12 +80,10 @@ int cat_glue_open(icd_fileio *io, const json_t *props, cat_glue **out, icd_error
     } else if (rc == 0) {
         icd_buf b = ICD_BUF_INIT;
         icd_buf_printf(&b, "https://glue.%s.amazonaws.com", icd_fileio_aws_region(io));
-        if (!(c->endpoint = icd_buf_detach(&b)))
-            rc = icd_fail_nomem(err);
+        if (!(c->endpoint = icd_buf_detach(&b))) rc = icd_fail_nomem(err);
     }
     const char *id = cat_prop(props, "glue.id", tmp, sizeof tmp);
-    if (rc == 0 && id && id[0] && !(c->catalog_id = strdup(id)))
-        rc = icd_fail_nomem(err);
+    if (rc == 0 && id && id[0] && !(c->catalog_id = strdup(id))) rc = icd_fail_nomem(err);
     if (rc) {
         cat_glue_free(c);
         return rc;
@@ -100,14 +94,16 @@ int cat_glue_open(icd_fileio *io, const json_t *props, cat_glue **out, icd_error
 
 void cat_glue_free(cat_glue *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     free(c->endpoint);
     free(c->catalog_id);
     free(c);
 }
 
-const char *cat_glue_endpoint(const cat_glue *c) { return c->endpoint; }
+const char *cat_glue_endpoint(const cat_glue *c)
+{
+    return c->endpoint;
+}
 
 /* ---- the answer -------------------------------------------------------------------------- */
 
@@ -124,12 +120,10 @@ static void one_line(char *out, size_t cap, const char *s)
 static void error_type(const char *t, char *out, size_t cap)
 {
     const char *hash = t ? strrchr(t, '#') : NULL;
-    if (hash)
-        t = hash + 1;
+    if (hash) t = hash + 1;
     one_line(out, cap, t);
     char *colon = strchr(out, ':');
-    if (colon)
-        *colon = '\0';
+    if (colon) *colon = '\0';
 }
 
 static const char *error_hint(const char *type, long status)
@@ -140,10 +134,8 @@ static const char *error_hint(const char *type, long status)
         return " (check the secret access key and the region)";
     if (!strcmp(type, "UnrecognizedClientException") || !strcmp(type, "InvalidClientTokenId"))
         return " (unknown access key id or session token)";
-    if (!strcmp(type, "ExpiredTokenException"))
-        return " (the session token has expired)";
-    if (!type[0] && status == 403)
-        return " (access denied: check the credentials and the region)";
+    if (!strcmp(type, "ExpiredTokenException")) return " (the session token has expired)";
+    if (!type[0] && status == 403) return " (access denied: check the credentials and the region)";
     return "";
 }
 
@@ -160,13 +152,12 @@ int cat_glue_parse_response(long status, const char *body, size_t len, const cha
         if (json_is_object(j)) {
             error_type(json_string_value(json_object_get(j, "__type")), type, sizeof type);
             const char *m = json_string_value(json_object_get(j, "Message"));
-            if (!m)
-                m = json_string_value(json_object_get(j, "message"));
+            if (!m) m = json_string_value(json_object_get(j, "message"));
             one_line(msg, sizeof msg, m);
         }
         int code = !strcmp(type, "EntityNotFoundException") ? ICD_ENOTFOUND
                    : !strcmp(type, "InvalidInputException") ? ICD_EINVALID
-                                                             : ICD_EIO;
+                                                            : ICD_EIO;
         rc = icd_fail(err, code, location, -1, "Glue GetTable(%s.%s) failed: HTTP %ld%s%s%s%s%s",
                       db, table, status, type[0] ? " " : "", type, msg[0] ? ": " : "", msg,
                       error_hint(type, status));
@@ -206,11 +197,9 @@ int cat_glue_parse_response(long status, const char *body, size_t len, const cha
 static char *request_body(const cat_glue *c, const char *db, const char *table)
 {
     json_t *o = json_object();
-    if (!o)
-        return NULL;
+    if (!o) return NULL;
     int bad = 0;
-    if (c->catalog_id)
-        bad |= json_object_set_new(o, "CatalogId", json_string(c->catalog_id));
+    if (c->catalog_id) bad |= json_object_set_new(o, "CatalogId", json_string(c->catalog_id));
     bad |= json_object_set_new(o, "DatabaseName", json_string(db));
     bad |= json_object_set_new(o, "Name", json_string(table));
     char *s = bad ? NULL : json_dumps(o, JSON_COMPACT);
@@ -227,8 +216,7 @@ int cat_glue_resolve(cat_glue *c, const char *db, const char *table, char **meta
                         "Glue catalog: a table needs a database (namespace) and a name");
     icd_sigv4 sign;
     int have = icd_fileio_aws_signing(c->io, "glue", &sign, err);
-    if (have < 0)
-        return have;
+    if (have < 0) return have;
     if (have == 0)
         return icd_fail(err, ICD_EINVALID, c->endpoint, -1,
                         "Glue catalog: no AWS credentials (set s3.access-key-id and "

@@ -69,8 +69,7 @@ static void free_endpoints(cat_hive *c)
 static int parse_one_uri(const char *s, size_t n, hive_endpoint *e, icd_error *err)
 {
     char *u = strndup(s, n);
-    if (!u)
-        return icd_fail_nomem(err);
+    if (!u) return icd_fail_nomem(err);
     e->uri = u;
     if (strncasecmp(u, "thrift://", 9))
         return icd_fail(err, ICD_EINVALID, NULL, -1,
@@ -87,8 +86,7 @@ static int parse_one_uri(const char *s, size_t n, hive_endpoint *e, icd_error *e
             return icd_fail(err, ICD_EINVALID, NULL, -1, "Hive catalog: bad catalogUri '%s'", u);
     } else {
         hend = h + strcspn(h, ":/");
-        if (*hend == ':')
-            port = hend + 1;
+        if (*hend == ':') port = hend + 1;
     }
     size_t plen = port ? strcspn(port, "/") : 0;
     if (hend == h)
@@ -99,8 +97,7 @@ static int parse_one_uri(const char *s, size_t n, hive_endpoint *e, icd_error *e
                         u);
     e->host = strndup(h, (size_t)(hend - h));
     e->port = port ? strndup(port, plen) : strdup(DEFAULT_PORT);
-    if (!e->host || !e->port)
-        return icd_fail_nomem(err);
+    if (!e->host || !e->port) return icd_fail_nomem(err);
     return 0;
 }
 
@@ -110,8 +107,7 @@ static int parse_uris(cat_hive *c, const char *uri, icd_error *err)
     for (const char *p = uri; *p; p++)
         n += *p == ',';
     c->ep = calloc(n, sizeof *c->ep);
-    if (!c->ep)
-        return icd_fail_nomem(err);
+    if (!c->ep) return icd_fail_nomem(err);
     for (const char *p = uri;;) {
         while (*p == ' ')
             p++;
@@ -123,8 +119,7 @@ static int parse_uris(cat_hive *c, const char *uri, icd_error *err)
             c->nep++;
             ICD_TRY(parse_one_uri(p, trimmed, &c->ep[c->nep - 1], err));
         }
-        if (!p[len])
-            break;
+        if (!p[len]) break;
         p += len + 1;
     }
     if (c->nep == 0)
@@ -155,8 +150,7 @@ static int refuse_unsupported(const json_t *props, icd_error *err)
     return 0;
 }
 
-static int duration_prop(const json_t *props, const char *key, long def, long *out,
-                         icd_error *err)
+static int duration_prop(const json_t *props, const char *key, long def, long *out, icd_error *err)
 {
     char tmp[64];
     const char *v = cat_prop(props, key, tmp, sizeof tmp);
@@ -171,18 +165,17 @@ static int duration_prop(const json_t *props, const char *key, long def, long *o
 static int read_options(cat_hive *c, const json_t *props, icd_error *err)
 {
     char tmp[64];
-    const char *framed = cat_prop(props, "hive.metastore.thrift.framed.transport.enabled", tmp,
-                                  sizeof tmp);
+    const char *framed =
+        cat_prop(props, "hive.metastore.thrift.framed.transport.enabled", tmp, sizeof tmp);
     if (framed && strcasecmp(framed, "true") && strcasecmp(framed, "false"))
         return icd_fail(err, ICD_EINVALID, NULL, -1,
                         "Hive catalog: hive.metastore.thrift.framed.transport.enabled must be "
                         "true or false, got '%s'",
                         framed);
     c->framed = framed && !strcasecmp(framed, "true");
-    ICD_TRY(duration_prop(props, "hive.metastore.client.socket.timeout", 60000, &c->timeout_ms,
-                          err));
-    if (c->timeout_ms <= 0)
-        c->timeout_ms = 60000;
+    ICD_TRY(
+        duration_prop(props, "hive.metastore.client.socket.timeout", 60000, &c->timeout_ms, err));
+    if (c->timeout_ms <= 0) c->timeout_ms = 60000;
     ICD_TRY(duration_prop(props, "hive.metastore.client.connect.retry.delay", 1000,
                           &c->retry_delay_ms, err));
     const char *r = cat_prop(props, "hive.metastore.connect.retries", tmp, sizeof tmp);
@@ -209,15 +202,12 @@ int cat_hive_open(icd_fileio *io, const char *uri, const json_t *props, cat_hive
     if (!uri || !uri[0])
         return icd_fail(err, ICD_EINVALID, NULL, -1, "Hive catalog: catalogUri is not set");
     cat_hive *c = calloc(1, sizeof *c);
-    if (!c)
-        return icd_fail_nomem(err);
+    if (!c) return icd_fail_nomem(err);
     c->io = io;
     c->fd = -1;
     int rc = parse_uris(c, uri, err);
-    if (rc == 0)
-        rc = read_options(c, props, err);
-    if (rc == 0)
-        rc = cat_props_apply_storage(io, props, err);
+    if (rc == 0) rc = read_options(c, props, err);
+    if (rc == 0) rc = cat_props_apply_storage(io, props, err);
     if (rc) {
         cat_hive_free(c);
         return rc;
@@ -228,26 +218,26 @@ int cat_hive_open(icd_fileio *io, const char *uri, const json_t *props, cat_hive
 
 static void disconnect(cat_hive *c)
 {
-    if (c->fd >= 0)
-        close(c->fd);
+    if (c->fd >= 0) close(c->fd);
     c->fd = -1;
 }
 
 void cat_hive_free(cat_hive *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     disconnect(c);
     free_endpoints(c);
     free(c);
 }
 
-unsigned cat_hive_connects(const cat_hive *c) { return c->connects; }
+unsigned cat_hive_connects(const cat_hive *c)
+{
+    return c->connects;
+}
 
 void cat_hive_table_free(cat_hive_table *t)
 {
-    if (!t)
-        return;
+    if (!t) return;
     free(t->db_name);
     free(t->table_name);
     free(t->table_type);
@@ -263,8 +253,7 @@ void cat_hive_encode_get_table(icd_buf *out, const char *db, const char *table, 
                                bool framed)
 {
     size_t start = out->len;
-    if (framed)
-        cat_tb_put_i32(out, 0); /* patched below */
+    if (framed) cat_tb_put_i32(out, 0); /* patched below */
     cat_tb_put_message(out, "get_table", CAT_TB_CALL, seqid);
     cat_tb_put_field(out, CAT_TB_STRING, 1); /* dbname */
     cat_tb_put_string(out, db, strlen(db));
@@ -284,8 +273,7 @@ void cat_hive_encode_get_table(icd_buf *out, const char *db, const char *table, 
 /* Reads a string field into *slot (replacing an earlier value). */
 static int string_field(cat_tb *r, int type, char **slot)
 {
-    if (type != CAT_TB_STRING)
-        return cat_tb_skip(r, type);
+    if (type != CAT_TB_STRING) return cat_tb_skip(r, type);
     char *s;
     ICD_TRY(cat_tb_string_dup(r, &s));
     free(*slot);
@@ -330,8 +318,7 @@ static int parse_sd(cat_tb *r, cat_hive_table *t)
         int type;
         int16_t id;
         ICD_TRY(cat_tb_field(r, &type, &id));
-        if (type == CAT_TB_STOP)
-            break;
+        if (type == CAT_TB_STOP) break;
         if (id == 2)
             ICD_TRY(string_field(r, type, &t->location));
         else
@@ -350,8 +337,7 @@ static int parse_table(cat_tb *r, cat_hive_table *t)
         int type;
         int16_t id;
         ICD_TRY(cat_tb_field(r, &type, &id));
-        if (type == CAT_TB_STOP)
-            break;
+        if (type == CAT_TB_STOP) break;
         if (id == 1)
             ICD_TRY(string_field(r, type, &t->table_name));
         else if (id == 2)
@@ -379,8 +365,7 @@ static int parse_exception(cat_tb *r, char *msg, size_t cap, int32_t *app_type)
         int type;
         int16_t id;
         ICD_TRY(cat_tb_field(r, &type, &id));
-        if (type == CAT_TB_STOP)
-            break;
+        if (type == CAT_TB_STOP) break;
         if (id == 1 && type == CAT_TB_STRING) {
             const uint8_t *p;
             uint32_t n;
@@ -403,14 +388,22 @@ static int parse_exception(cat_tb *r, char *msg, size_t cap, int32_t *app_type)
 static const char *app_exception_name(int32_t t)
 {
     switch (t) {
-    case 1: return "unknown method";
-    case 2: return "invalid message type";
-    case 3: return "wrong method name";
-    case 4: return "bad sequence id";
-    case 5: return "missing result";
-    case 6: return "internal error";
-    case 7: return "protocol error";
-    default: return "unknown";
+    case 1:
+        return "unknown method";
+    case 2:
+        return "invalid message type";
+    case 3:
+        return "wrong method name";
+    case 4:
+        return "bad sequence id";
+    case 5:
+        return "missing result";
+    case 6:
+        return "internal error";
+    case 7:
+        return "protocol error";
+    default:
+        return "unknown";
     }
 }
 
@@ -426,8 +419,7 @@ static int parse_result(cat_tb *r, cat_hive_table *t, const char *location, icd_
         int type;
         int16_t id;
         ICD_TRY(cat_tb_field(r, &type, &id));
-        if (type == CAT_TB_STOP)
-            break;
+        if (type == CAT_TB_STOP) break;
         if (id == 0 && type == CAT_TB_STRUCT) {
             ICD_TRY(parse_table(r, t));
             outcome = 0;
@@ -436,8 +428,7 @@ static int parse_result(cat_tb *r, cat_hive_table *t, const char *location, icd_
             outcome = id;
         } else {
             ICD_TRY(cat_tb_skip(r, type));
-            if (outcome < 0)
-                outcome = 1000 + id; /* an exception this client does not know */
+            if (outcome < 0) outcome = 1000 + id; /* an exception this client does not know */
         }
     }
     cat_tb_struct_end(r);
@@ -473,8 +464,7 @@ int cat_hive_parse_reply(const void *p, size_t n, int32_t seqid, const char *loc
                             (int)(name_len > 64 ? 64 : name_len), (const char *)name);
     if (rc == 0 && type != CAT_TB_REPLY && type != CAT_TB_EXCEPTION)
         rc = cat_tb_corrupt(&r, "message type %d, expected a reply", type);
-    if (rc == 0 && seq != seqid)
-        rc = cat_tb_corrupt(&r, "sequence id %d, expected %d", seq, seqid);
+    if (rc == 0 && seq != seqid) rc = cat_tb_corrupt(&r, "sequence id %d, expected %d", seq, seqid);
     if (rc) {
         *truncated = r.truncated;
         return rc;
@@ -484,19 +474,17 @@ int cat_hive_parse_reply(const void *p, size_t n, int32_t seqid, const char *loc
         int32_t app = 0;
         rc = parse_exception(&r, msg, sizeof msg, &app);
         *truncated = r.truncated;
-        if (rc)
-            return rc;
+        if (rc) return rc;
         *used = cat_tb_pos(&r);
-        return icd_fail(err, ICD_EIO, location, -1, "get_table failed: TApplicationException (%s): %s",
-                        app_exception_name(app), msg);
+        return icd_fail(err, ICD_EIO, location, -1,
+                        "get_table failed: TApplicationException (%s): %s", app_exception_name(app),
+                        msg);
     }
     cat_hive_table *t = calloc(1, sizeof *t);
-    if (!t)
-        return icd_fail_nomem(err);
+    if (!t) return icd_fail_nomem(err);
     rc = parse_result(&r, t, location, err);
     *truncated = r.truncated;
-    if (rc == 0 || !r.truncated)
-        *used = cat_tb_pos(&r);
+    if (rc == 0 || !r.truncated) *used = cat_tb_pos(&r);
     if (rc) {
         cat_hive_table_free(t);
         return rc;
@@ -527,16 +515,12 @@ static int wait_fd(int fd, short events, int64_t deadline)
 {
     for (;;) {
         int64_t left = deadline - now_ms();
-        if (left <= 0)
-            return 0;
+        if (left <= 0) return 0;
         struct pollfd pfd = {.fd = fd, .events = events};
         int n = poll(&pfd, 1, left > 0x7fffffff ? 0x7fffffff : (int)left);
-        if (n > 0)
-            return 1;
-        if (n == 0)
-            return 0;
-        if (errno != EINTR)
-            return -1;
+        if (n > 0) return 1;
+        if (n == 0) return 0;
+        if (errno != EINTR) return -1;
     }
 }
 
@@ -550,8 +534,8 @@ static int connect_endpoint(cat_hive *c, const hive_endpoint *e, icd_error *err)
     int rc = ICD_EIO;
     char why[256] = "no address";
     for (struct addrinfo *a = res; a; a = a->ai_next) {
-        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                        a->ai_protocol);
+        int fd =
+            socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
         if (fd < 0) {
             snprintf(why, sizeof why, "%s", strerror(errno));
             continue;
@@ -582,8 +566,7 @@ static int connect_endpoint(cat_hive *c, const hive_endpoint *e, icd_error *err)
         close(fd);
     }
     freeaddrinfo(res);
-    if (rc)
-        return icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: cannot connect: %s", why);
+    if (rc) return icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: cannot connect: %s", why);
     return 0;
 }
 
@@ -596,12 +579,10 @@ static int send_all(cat_hive *c, const hive_endpoint *e, const char *p, size_t n
             n -= (size_t)k;
             continue;
         }
-        if (k < 0 && errno == EINTR)
-            continue;
+        if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             int w = wait_fd(c->fd, POLLOUT, now_ms() + c->timeout_ms);
-            if (w > 0)
-                continue;
+            if (w > 0) continue;
             if (w == 0)
                 return icd_fail(err, ICD_EIO, e->uri, -1,
                                 "Hive Metastore: send timed out after %ld ms", c->timeout_ms);
@@ -615,8 +596,7 @@ static int send_all(cat_hive *c, const hive_endpoint *e, const char *p, size_t n
 /* Receives up to `want` more bytes into b (at least one). */
 static int recv_some(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t want, icd_error *err)
 {
-    if (!icd_buf_grow(b, want + 1))
-        return icd_fail_nomem(err);
+    if (!icd_buf_grow(b, want + 1)) return icd_fail_nomem(err);
     for (;;) {
         ssize_t k = recv(c->fd, b->data + b->len, want, 0);
         if (k > 0) {
@@ -630,12 +610,10 @@ static int recv_some(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t wan
                             "(is hive.metastore.thrift.framed.transport.enabled=%s right for "
                             "this server?)",
                             c->framed ? "true" : "false");
-        if (errno == EINTR)
-            continue;
+        if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             int w = wait_fd(c->fd, POLLIN, now_ms() + c->timeout_ms);
-            if (w > 0)
-                continue;
+            if (w > 0) continue;
             if (w == 0)
                 return icd_fail(err, ICD_EIO, e->uri, -1,
                                 "Hive Metastore: no reply within %ld ms "
@@ -657,8 +635,7 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
     icd_buf b = ICD_BUF_INIT;
     xresult x = XR_OK;
     *rc = send_all(c, e, req->data, req->len, err);
-    if (*rc)
-        return XR_TRANSPORT;
+    if (*rc) return XR_TRANSPORT;
     size_t body = 0, frame = 0;
     if (c->framed) {
         while (*rc == 0 && b.len < 4)
@@ -684,8 +661,8 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
         }
         size_t used;
         bool truncated;
-        *rc = cat_hive_parse_reply(b.data + body, frame, seqid, e->uri, out, &used, &truncated,
-                                   err);
+        *rc =
+            cat_hive_parse_reply(b.data + body, frame, seqid, e->uri, out, &used, &truncated, err);
         if (*rc == 0 && used != frame)
             *rc = icd_fail(err, ICD_ECORRUPT, e->uri, (int64_t)used,
                            "Hive Metastore: %zu bytes after the reply in its frame", frame - used);
@@ -704,10 +681,8 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
         icd_error perr;
         icd_error_clear(&perr);
         *rc = cat_hive_parse_reply(b.data, b.len, seqid, e->uri, out, &used, &truncated, &perr);
-        if (*rc && truncated && b.len < MAX_REPLY_BYTES)
-            continue;
-        if (err && *rc)
-            *err = perr;
+        if (*rc && truncated && b.len < MAX_REPLY_BYTES) continue;
+        if (err && *rc) *err = perr;
         if (*rc == 0 && used != b.len)
             *rc = icd_fail(err, ICD_ECORRUPT, e->uri, (int64_t)used,
                            "Hive Metastore: %zu unexpected bytes after the reply", b.len - used);
@@ -726,41 +701,32 @@ int cat_hive_get_table(cat_hive *c, const char *db, const char *table, cat_hive_
         return icd_fail(err, ICD_EINVALID, NULL, -1,
                         "Hive catalog: a table needs a database (namespace) and a name");
     int32_t seqid = ++c->seqid;
-    if (seqid <= 0)
-        seqid = c->seqid = 1;
+    if (seqid <= 0) seqid = c->seqid = 1;
     icd_buf req = ICD_BUF_INIT;
     cat_hive_encode_get_table(&req, db, table, seqid, c->framed);
-    if (!icd_buf_ok(&req))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(&req)) return icd_fail_nomem(err);
     int rc = ICD_EIO;
     long attempts = 0;
     for (long round = 0; round <= c->retries; round++) {
-        if (round > 0 && c->retry_delay_ms > 0)
-            sleep_ms(c->retry_delay_ms);
+        if (round > 0 && c->retry_delay_ms > 0) sleep_ms(c->retry_delay_ms);
         for (size_t k = 0; k < c->nep; k++) {
             size_t i = (c->cur + k) % c->nep;
             const hive_endpoint *e = &c->ep[i];
             attempts++;
-            if (c->fd >= 0 && i != c->cur)
-                disconnect(c);
+            if (c->fd >= 0 && i != c->cur) disconnect(c);
             if (c->fd < 0) {
                 rc = connect_endpoint(c, e, err);
-                if (rc == ICD_ENOMEM)
-                    goto done;
-                if (rc)
-                    continue;
+                if (rc == ICD_ENOMEM) goto done;
+                if (rc) continue;
                 c->cur = i;
             }
             xresult x = exchange(c, e, &req, seqid, out, &rc, err);
-            if (x == XR_OK)
-                goto done;
+            if (x == XR_OK) goto done;
             disconnect(c); /* the stream state is unknown after any failure */
-            if (x == XR_FINAL || rc == ICD_ENOMEM)
-                goto done;
+            if (x == XR_FINAL || rc == ICD_ENOMEM) goto done;
         }
     }
-    if (attempts > 1)
-        icd_error_wrap(err, "after %ld attempts", attempts);
+    if (attempts > 1) icd_error_wrap(err, "after %ld attempts", attempts);
 done:
     icd_buf_free(&req);
     return rc;
@@ -775,11 +741,11 @@ int cat_hive_resolve(cat_hive *c, const char *db, const char *table, char **meta
     int rc = 0;
     const char *where = c->ep[c->cur].uri;
     if (!t->iceberg_type || strcasecmp(t->iceberg_type, "ICEBERG"))
-        rc = icd_fail(err, ICD_EINVALID, where, -1,
-                      "Hive table %s.%s is not an Iceberg table (its table_type parameter is %s%s%s)",
-                      db, table, t->iceberg_type ? "'" : "",
-                      t->iceberg_type ? t->iceberg_type : "not set",
-                      t->iceberg_type ? "'" : "");
+        rc = icd_fail(
+            err, ICD_EINVALID, where, -1,
+            "Hive table %s.%s is not an Iceberg table (its table_type parameter is %s%s%s)", db,
+            table, t->iceberg_type ? "'" : "", t->iceberg_type ? t->iceberg_type : "not set",
+            t->iceberg_type ? "'" : "");
     else if (!t->metadata_location || !t->metadata_location[0])
         rc = icd_fail(err, ICD_EINVALID, where, -1,
                       "Hive table %s.%s has no metadata_location parameter", db, table);

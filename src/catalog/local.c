@@ -33,11 +33,9 @@ static char *join(const char *dir, const char *name)
         n--;
     size_t m = strlen(name);
     char *p = malloc(n + m + 2);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     memcpy(p, dir, n);
-    if (n == 1 && dir[0] == '/')
-        n = 0; /* the root: "/" + name */
+    if (n == 1 && dir[0] == '/') n = 0; /* the root: "/" + name */
     p[n] = '/';
     memcpy(p + n + 1, name, m + 1);
     return p;
@@ -47,14 +45,12 @@ static char *join(const char *dir, const char *name)
  * -1 for any other name. */
 static long version_of(const char *name)
 {
-    if (name[0] != 'v' || !isdigit((unsigned char)name[1]))
-        return -1;
+    if (name[0] != 'v' || !isdigit((unsigned char)name[1])) return -1;
     const char *p = name + 1;
     long v = 0;
     while (isdigit((unsigned char)*p)) {
         v = v * 10 + (*p++ - '0');
-        if (v > 1000000000L)
-            return -1;
+        if (v > 1000000000L) return -1;
     }
     if (!strcmp(p, ".metadata.json") || !strcmp(p, ".gz.metadata.json") ||
         !strcmp(p, ".metadata.json.gz"))
@@ -75,8 +71,7 @@ static char *version_file(icd_fileio *io, const char *mdir, long v, bool *oom)
             *oom = true;
             return NULL;
         }
-        if (icd_fileio_exists(io, p))
-            return p;
+        if (icd_fileio_exists(io, p)) return p;
         free(p);
     }
     return NULL;
@@ -96,8 +91,7 @@ static long read_hint(icd_fileio *io, const char *mdir)
     icd_error_clear(&ignored);
     int rc = icd_fileio_read_small(io, path, MAX_HINT_BYTES, &buf, &len, &ignored);
     free(path);
-    if (rc)
-        return -1;
+    if (rc) return -1;
     size_t i = 0;
     while (i < len && isspace((unsigned char)buf[i]))
         i++;
@@ -152,16 +146,13 @@ static int highest_listed(icd_fileio *io, const char *mdir, const char *table, c
 int cat_local_resolve(icd_fileio *io, const char *table, char **out, icd_error *err)
 {
     *out = NULL;
-    if (!table || !*table)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "no table location given");
+    if (!table || !*table) return icd_fail(err, ICD_EINVALID, NULL, -1, "no table location given");
     if (cat_local_is_metadata_file_name(table)) {
-        if (!(*out = strdup(table)))
-            return icd_fail_nomem(err);
+        if (!(*out = strdup(table))) return icd_fail_nomem(err);
         return 0;
     }
     char *mdir = join(table, "metadata");
-    if (!mdir)
-        return icd_fail_nomem(err);
+    if (!mdir) return icd_fail_nomem(err);
     int rc = 0;
     long v = read_hint(io, mdir);
     bool oom = false;
@@ -198,8 +189,8 @@ int cat_local_load(icd_fileio *io, const char *table, ice_metadata **out, icd_er
     return rc;
 }
 
-int cat_local_table_location(const char *warehouse, const char *ns, const char *table,
-                             char **out, icd_error *err)
+int cat_local_table_location(const char *warehouse, const char *ns, const char *table, char **out,
+                             icd_error *err)
 {
     *out = NULL;
     if (!warehouse || !*warehouse || !ns || !*ns || !table || !*table)
@@ -208,8 +199,7 @@ int cat_local_table_location(const char *warehouse, const char *ns, const char *
     char *tmp = join(warehouse, ns);
     char *loc = tmp ? join(tmp, table) : NULL;
     free(tmp);
-    if (!loc)
-        return icd_fail_nomem(err);
+    if (!loc) return icd_fail_nomem(err);
     *out = loc;
     return 0;
 }

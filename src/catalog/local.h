@@ -35,7 +35,7 @@ int cat_local_load(icd_fileio *io, const char *table, ice_metadata **out, icd_er
 /* Druid's local catalog: the location of `namespace`.`table` under the warehouse,
  * WAREHOUSE/NAMESPACE/TABLE. The namespace is one directory level even when it contains
  * dots. Empty parts are ICD_EINVALID. */
-int cat_local_table_location(const char *warehouse, const char *ns, const char *table,
-                             char **out, icd_error *err);
+int cat_local_table_location(const char *warehouse, const char *ns, const char *table, char **out,
+                             icd_error *err);
 
 #endif

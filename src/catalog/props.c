@@ -15,12 +15,9 @@
 const char *cat_prop(const json_t *props, const char *key, char *tmp, size_t cap)
 {
     const json_t *v = json_is_object(props) ? json_object_get(props, key) : NULL;
-    if (json_is_string(v))
-        return json_string_value(v);
-    if (json_is_true(v))
-        return "true";
-    if (json_is_false(v))
-        return "false";
+    if (json_is_string(v)) return json_string_value(v);
+    if (json_is_true(v)) return "true";
+    if (json_is_false(v)) return "false";
     if (json_is_integer(v)) {
         snprintf(tmp, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
         return tmp;
@@ -41,8 +38,7 @@ bool cat_prop_true(const json_t *props, const char *key)
 
 int cat_props_check(const json_t *props, const char *what, icd_error *err)
 {
-    if (!props || json_is_null(props))
-        return 0;
+    if (!props || json_is_null(props)) return 0;
     if (!json_is_object(props))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "%s: catalogProperties is not an object",
                         what);
@@ -71,14 +67,12 @@ static const char *const S3A_KEYS[][2] = {
 
 int cat_props_apply_storage(icd_fileio *io, const json_t *props, icd_error *err)
 {
-    if (!json_is_object(props))
-        return 0;
+    if (!json_is_object(props)) return 0;
     /* S3A names first, so an Iceberg name given as well wins. */
     for (size_t i = 0; i < sizeof S3A_KEYS / sizeof S3A_KEYS[0]; i++) {
         char tmp[64];
         const char *v = cat_prop(props, S3A_KEYS[i][0], tmp, sizeof tmp);
-        if (v)
-            ICD_TRY(icd_fileio_set_s3_property(io, S3A_KEYS[i][1], v, err));
+        if (v) ICD_TRY(icd_fileio_set_s3_property(io, S3A_KEYS[i][1], v, err));
     }
     const char *k;
     json_t *jv;
@@ -86,8 +80,7 @@ int cat_props_apply_storage(icd_fileio *io, const json_t *props, icd_error *err)
     {
         char tmp[64];
         const char *v = cat_prop(props, k, tmp, sizeof tmp);
-        if (v)
-            ICD_TRY(icd_fileio_set_s3_property(io, k, v, err));
+        if (v) ICD_TRY(icd_fileio_set_s3_property(io, k, v, err));
     }
     return 0;
 }
@@ -96,13 +89,11 @@ bool cat_parse_duration_ms(const char *s, long default_unit_ms, long *out_ms)
 {
     while (isspace((unsigned char)*s))
         s++;
-    if (!isdigit((unsigned char)*s))
-        return false;
+    if (!isdigit((unsigned char)*s)) return false;
     errno = 0;
     char *end;
     long long n = strtoll(s, &end, 10);
-    if (errno || n < 0 || n > 100000000LL)
-        return false;
+    if (errno || n < 0 || n > 100000000LL) return false;
     while (isspace((unsigned char)*end))
         end++;
     long unit;
@@ -118,8 +109,7 @@ bool cat_parse_duration_ms(const char *s, long default_unit_ms, long *out_ms)
         unit = 3600000;
     else
         return false;
-    if (n > (long long)(0x7fffffffL / unit))
-        return false;
+    if (n > (long long)(0x7fffffffL / unit)) return false;
     *out_ms = (long)n * unit;
     return true;
 }

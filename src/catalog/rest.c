@@ -60,16 +60,14 @@ static void wipe_free(char *s)
 static const char *props_get(const prop_list *l, const char *key)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->v[i].key, key))
-            return l->v[i].value;
+        if (!strcmp(l->v[i].key, key)) return l->v[i].value;
     return NULL;
 }
 
 static int props_set(prop_list *l, const char *key, const char *value, icd_error *err)
 {
     char *v = strdup(value);
-    if (!v)
-        return icd_fail_nomem(err);
+    if (!v) return icd_fail_nomem(err);
     for (size_t i = 0; i < l->n; i++)
         if (!strcmp(l->v[i].key, key)) {
             wipe_free(l->v[i].value);
@@ -107,8 +105,7 @@ static void props_free(prop_list *l)
 /* Merges a JSON object of string-ish values into `l` (later sets win). */
 static int props_merge_json(prop_list *l, const json_t *obj, const char *what, icd_error *err)
 {
-    if (!obj || json_is_null(obj))
-        return 0;
+    if (!obj || json_is_null(obj)) return 0;
     if (!json_is_object(obj))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "REST catalog: %s is not an object", what);
     const char *k;
@@ -145,13 +142,11 @@ static int props_merge_json(prop_list *l, const json_t *obj, const char *what, i
 static void scrub_str(char *s, size_t cap, const char *secret)
 {
     size_t m = secret ? strlen(secret) : 0;
-    if (m < 3)
-        return;
+    if (m < 3) return;
     char *p;
     while ((p = strstr(s, secret)) != NULL) {
         size_t tail = strlen(p + m);
-        if ((size_t)(p - s) + 4 + tail + 1 > cap)
-            tail = cap - (size_t)(p - s) - 5;
+        if ((size_t)(p - s) + 4 + tail + 1 > cap) tail = cap - (size_t)(p - s) - 5;
         memmove(p + 4, p + m, tail);
         memcpy(p, "****", 4);
         p[4 + tail] = '\0';
@@ -161,12 +156,10 @@ static void scrub_str(char *s, size_t cap, const char *secret)
 /* Keeps tokens and secrets out of an error. */
 static int scrub(const cat_rest *c, int rc, icd_error *err)
 {
-    if (rc >= 0 || !err)
-        return rc;
+    if (rc >= 0 || !err) return rc;
     const char *secrets[4] = {c->token, c->credential, NULL, NULL};
     const char *colon = c->credential ? strchr(c->credential, ':') : NULL;
-    if (colon)
-        secrets[2] = colon + 1;
+    if (colon) secrets[2] = colon + 1;
     secrets[3] = props_get(&c->props, "s3.secret-access-key");
     for (size_t i = 0; i < 4; i++) {
         scrub_str(err->message, sizeof err->message, secrets[i]);
@@ -193,20 +186,25 @@ static void error_text(const char *body, size_t len, char *out, size_t cap)
     if (type || msg)
         snprintf(out, cap, "%s%s%s", type ? type : "", type && msg ? ": " : "", msg ? msg : "");
     for (char *p = out; *p; p++)
-        if ((unsigned char)*p < 0x20)
-            *p = ' ';
+        if ((unsigned char)*p < 0x20) *p = ' ';
     json_decref(j);
 }
 
 static const char *status_hint(long status)
 {
     switch (status) {
-    case 400: return " (bad request)";
-    case 401: return " (not authenticated: check token or credential)";
-    case 403: return " (forbidden: the principal may not do this)";
-    case 404: return " (not found)";
-    case 419: return " (authentication timeout)";
-    default: return "";
+    case 400:
+        return " (bad request)";
+    case 401:
+        return " (not authenticated: check token or credential)";
+    case 403:
+        return " (forbidden: the principal may not do this)";
+    case 404:
+        return " (not found)";
+    case 419:
+        return " (authentication timeout)";
+    default:
+        return "";
     }
 }
 
@@ -214,8 +212,7 @@ static const char *status_hint(long status)
 
 static void form_field(icd_buf *b, const char *name, const char *value)
 {
-    if (b->len)
-        icd_buf_putc(b, '&');
+    if (b->len) icd_buf_putc(b, '&');
     icd_buf_puts(b, name);
     icd_buf_putc(b, '=');
     icd_url_encode(b, value, strlen(value), false);
@@ -244,8 +241,7 @@ static int fetch_token(cat_rest *c, icd_error *err)
     const char *scope = props_get(&c->props, "scope");
     form_field(&form, "scope", scope ? scope : "catalog");
     int rc = 0;
-    if (!icd_buf_ok(&url) || !icd_buf_ok(&form))
-        rc = icd_fail_nomem(err);
+    if (!icd_buf_ok(&url) || !icd_buf_ok(&form)) rc = icd_fail_nomem(err);
     const char *hdrs[] = {"Content-Type: application/x-www-form-urlencoded",
                           "Accept: application/json", NULL};
     icd_http_req req = {.method = "POST",
@@ -257,8 +253,7 @@ static int fetch_token(cat_rest *c, icd_error *err)
                         .max_body = 1024 * 1024};
     icd_http_resp resp;
     memset(&resp, 0, sizeof resp);
-    if (rc == 0)
-        rc = icd_http_perform(c->remote, &req, &resp, err);
+    if (rc == 0) rc = icd_http_perform(c->remote, &req, &resp, err);
     c->token_requests++;
     if (rc == 0 && resp.status != 200) {
         char text[400];
@@ -271,13 +266,11 @@ static int fetch_token(cat_rest *c, icd_error *err)
         j = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, NULL);
         const char *tok = json_string_value(json_object_get(j, "access_token"));
         if (!tok || !tok[0]) {
-            rc = icd_fail(err, ICD_EIO, url.data, -1,
-                          "OAuth2 token response has no access_token");
+            rc = icd_fail(err, ICD_EIO, url.data, -1, "OAuth2 token response has no access_token");
         } else {
             wipe_free(c->token);
             c->token = strdup(tok);
-            if (!c->token)
-                rc = icd_fail_nomem(err);
+            if (!c->token) rc = icd_fail_nomem(err);
             json_t *exp = json_object_get(j, "expires_in");
             c->token_expires_ms = 0;
             if (json_is_integer(exp) && json_integer_value(exp) > 0) {
@@ -289,8 +282,7 @@ static int fetch_token(cat_rest *c, icd_error *err)
     }
     json_decref(j);
     icd_http_resp_free(&resp);
-    if (form.data)
-        memset(form.data, 0, form.len);
+    if (form.data) memset(form.data, 0, form.len);
     icd_buf_free(&form);
     icd_buf_free(&url);
     return scrub(c, rc, err);
@@ -303,18 +295,15 @@ static char **request_headers(const cat_rest *c, bool delegation)
     while (c->headers && c->headers[n])
         n++;
     char **h = calloc(n + 4, sizeof *h);
-    if (!h)
-        return NULL;
+    if (!h) return NULL;
     size_t k = 0;
     h[k++] = strdup("Accept: application/json");
     if (c->token) {
         size_t len = strlen(c->token) + 32;
-        if ((h[k] = malloc(len)))
-            snprintf(h[k], len, "Authorization: Bearer %s", c->token);
+        if ((h[k] = malloc(len))) snprintf(h[k], len, "Authorization: Bearer %s", c->token);
         k++;
     }
-    if (delegation)
-        h[k++] = strdup("X-Iceberg-Access-Delegation: vended-credentials");
+    if (delegation) h[k++] = strdup("X-Iceberg-Access-Delegation: vended-credentials");
     for (size_t i = 0; i < n; i++)
         h[k++] = strdup(c->headers[i]);
     for (size_t i = 0; i < k; i++)
@@ -336,14 +325,13 @@ static void free_headers(char **h)
 
 /* GET {uri}{path}: the JSON answer in *out. Refreshes an expiring OAuth2 token first and
  * once more after a 401. `what` names the operation in errors. */
-static int rest_get(cat_rest *c, const char *path, bool delegation, const char *what,
-                    json_t **out, icd_error *err)
+static int rest_get(cat_rest *c, const char *path, bool delegation, const char *what, json_t **out,
+                    icd_error *err)
 {
     *out = NULL;
     icd_buf url = ICD_BUF_INIT;
     icd_buf_printf(&url, "%s%s", c->uri, path);
-    if (!icd_buf_ok(&url))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(&url)) return icd_fail_nomem(err);
     int rc = 0;
     bool refreshed = false;
     for (;;) {
@@ -351,8 +339,7 @@ static int rest_get(cat_rest *c, const char *path, bool delegation, const char *
         if (c->credential && (!c->token || expired)) {
             rc = fetch_token(c, err);
             refreshed = true;
-            if (rc)
-                break;
+            if (rc) break;
         }
         char **hdrs = request_headers(c, delegation);
         if (!hdrs) {
@@ -438,16 +425,13 @@ static int apply_props(cat_rest *c, icd_error *err)
     /* header.NAME properties become request headers */
     free_headers(c->headers);
     c->headers = calloc(c->props.n + 1, sizeof *c->headers);
-    if (!c->headers)
-        return icd_fail_nomem(err);
+    if (!c->headers) return icd_fail_nomem(err);
     size_t k = 0;
     for (size_t i = 0; i < c->props.n; i++) {
         const cat_rest_prop *pr = &c->props.v[i];
-        if (strncmp(pr->key, "header.", 7) || !pr->key[7])
-            continue;
+        if (strncmp(pr->key, "header.", 7) || !pr->key[7]) continue;
         size_t len = strlen(pr->key) + strlen(pr->value) + 4;
-        if (!(c->headers[k] = malloc(len)))
-            return icd_fail_nomem(err);
+        if (!(c->headers[k] = malloc(len))) return icd_fail_nomem(err);
         snprintf(c->headers[k++], len, "%s: %s", pr->key + 7, pr->value);
     }
     /* S3 settings of the catalog apply to every table's files */
@@ -461,10 +445,8 @@ static int open_client(cat_rest *c, icd_error *err)
     ICD_TRY(apply_props(c, err));
     const char *tok = props_get(&c->props, "token");
     const char *cred = props_get(&c->props, "credential");
-    if (cred && cred[0] && !(c->credential = strdup(cred)))
-        return icd_fail_nomem(err);
-    if (!c->credential && tok && tok[0] && !(c->token = strdup(tok)))
-        return icd_fail_nomem(err);
+    if (cred && cred[0] && !(c->credential = strdup(cred))) return icd_fail_nomem(err);
+    if (!c->credential && tok && tok[0] && !(c->token = strdup(tok))) return icd_fail_nomem(err);
     /* GET /v1/config[?warehouse=W] */
     icd_buf path = ICD_BUF_INIT;
     icd_buf_puts(&path, "/v1/config");
@@ -473,13 +455,11 @@ static int open_client(cat_rest *c, icd_error *err)
         icd_buf_puts(&path, "?warehouse=");
         icd_url_encode(&path, wh, strlen(wh), false);
     }
-    if (!icd_buf_ok(&path))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(&path)) return icd_fail_nomem(err);
     json_t *cfg = NULL;
     int rc = rest_get(c, path.data, false, "get config", &cfg, err);
     icd_buf_free(&path);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     /* defaults < client properties < overrides */
     prop_list merged = {0};
     rc = props_merge_json(&merged, json_object_get(cfg, "defaults"), "config defaults", err);
@@ -499,8 +479,7 @@ static int open_client(cat_rest *c, icd_error *err)
     const char *tok2 = props_get(&c->props, "token");
     if (rc == 0 && !c->credential && tok2 && tok2[0] && (!c->token || strcmp(tok2, c->token))) {
         wipe_free(c->token);
-        if (!(c->token = strdup(tok2)))
-            rc = icd_fail_nomem(err);
+        if (!(c->token = strdup(tok2))) rc = icd_fail_nomem(err);
     }
     return scrub(c, rc, err);
 }
@@ -510,8 +489,7 @@ int cat_rest_open(icd_fileio *io, const char *uri, const cat_rest_prop *props, s
 {
     *out = NULL;
     cat_rest *c = calloc(1, sizeof *c);
-    if (!c)
-        return icd_fail_nomem(err);
+    if (!c) return icd_fail_nomem(err);
     c->io = io;
     c->remote = icd_fileio_remote(io);
     int rc = c->remote ? 0 : icd_fail_nomem(err);
@@ -519,8 +497,7 @@ int cat_rest_open(icd_fileio *io, const char *uri, const cat_rest_prop *props, s
         rc = props_set(&c->props, props[i].key, props[i].value, err);
     if (rc == 0 && uri) /* like Druid: catalogUri wins over a `uri` property */
         rc = props_set(&c->props, "uri", uri, err);
-    if (rc == 0)
-        rc = open_client(c, err);
+    if (rc == 0) rc = open_client(c, err);
     if (rc) {
         cat_rest_free(c);
         return rc;
@@ -535,16 +512,14 @@ int cat_rest_open_json(icd_fileio *io, const char *uri, const json_t *props, cat
     *out = NULL;
     prop_list l = {0};
     int rc = props_merge_json(&l, props, "catalogProperties", err);
-    if (rc == 0)
-        rc = cat_rest_open(io, uri, l.v, l.n, out, err);
+    if (rc == 0) rc = cat_rest_open(io, uri, l.v, l.n, out, err);
     props_free(&l);
     return rc;
 }
 
 void cat_rest_free(cat_rest *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     free(c->uri);
     free(c->prefix);
     props_free(&c->props);
@@ -559,7 +534,10 @@ const char *cat_rest_property(const cat_rest *c, const char *key)
     return props_get(&c->props, key);
 }
 
-unsigned cat_rest_token_requests(const cat_rest *c) { return c->token_requests; }
+unsigned cat_rest_token_requests(const cat_rest *c)
+{
+    return c->token_requests;
+}
 
 /* ---- tables ------------------------------------------------------------------------ */
 
@@ -574,8 +552,7 @@ char *cat_rest_table_path(const char *prefix, const char *const *ns, size_t nlev
     }
     icd_buf_puts(&b, "namespaces/");
     for (size_t i = 0; i < nlevels; i++) {
-        if (i)
-            icd_buf_puts(&b, "%1F"); /* the unit separator joins namespace levels */
+        if (i) icd_buf_puts(&b, "%1F"); /* the unit separator joins namespace levels */
         icd_url_encode(&b, ns[i], strlen(ns[i]), false);
     }
     icd_buf_puts(&b, "/tables/");
@@ -585,8 +562,7 @@ char *cat_rest_table_path(const char *prefix, const char *const *ns, size_t nlev
 
 void cat_rest_table_free(cat_rest_table *t)
 {
-    if (!t)
-        return;
+    if (!t) return;
     free(t->metadata_location);
     free(t->metadata_json);
     for (size_t i = 0; i < t->nconfig; i++) {
@@ -600,8 +576,7 @@ void cat_rest_table_free(cat_rest_table *t)
 const char *cat_rest_table_config(const cat_rest_table *t, const char *key)
 {
     for (size_t i = 0; i < t->nconfig; i++)
-        if (!strcmp(t->config[i].key, key))
-            return t->config[i].value;
+        if (!strcmp(t->config[i].key, key)) return t->config[i].value;
     return NULL;
 }
 
@@ -617,17 +592,14 @@ static int merge_storage_credentials(prop_list *l, const json_t *creds, const ch
                                      icd_error *err)
 {
     size_t n = json_is_array(creds) && location ? json_array_size(creds) : 0;
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     const json_t **match = calloc(n, sizeof *match);
-    if (!match)
-        return icd_fail_nomem(err);
+    if (!match) return icd_fail_nomem(err);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(creds, i);
         const char *p = json_string_value(json_object_get(e, "prefix"));
-        if (p && !strncmp(location, p, strlen(p)))
-            match[k++] = e;
+        if (p && !strncmp(location, p, strlen(p))) match[k++] = e;
     }
     for (size_t i = 1; i < k; i++) /* insertion sort by prefix length */
         for (size_t j = i; j > 0 && cred_prefix_len(match[j - 1]) > cred_prefix_len(match[j]);
@@ -655,13 +627,11 @@ int cat_rest_load_table(cat_rest *c, const char *const *ns, size_t nlevels, cons
             return icd_fail(err, ICD_EINVALID, NULL, -1,
                             "REST catalog: namespace level %zu is empty", i + 1);
     char *path = cat_rest_table_path(c->prefix, ns, nlevels, table);
-    if (!path)
-        return icd_fail_nomem(err);
+    if (!path) return icd_fail_nomem(err);
     json_t *j = NULL;
     int rc = rest_get(c, path, true, "load table", &j, err);
     free(path);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     cat_rest_table *t = calloc(1, sizeof *t);
     prop_list cfg = {0};
     const char *mloc = json_string_value(json_object_get(j, "metadata-location"));
@@ -681,8 +651,7 @@ int cat_rest_load_table(cat_rest *c, const char *const *ns, size_t nlevels, cons
         else
             t->metadata_len = strlen(t->metadata_json);
     }
-    if (rc == 0)
-        rc = props_merge_json(&cfg, json_object_get(j, "config"), "table config", err);
+    if (rc == 0) rc = props_merge_json(&cfg, json_object_get(j, "config"), "table config", err);
     if (rc == 0) {
         const char *loc = json_string_value(json_object_get(md, "location"));
         rc = merge_storage_credentials(&cfg, json_object_get(j, "storage-credentials"),
@@ -704,8 +673,7 @@ int cat_rest_table_apply(const cat_rest_table *t, icd_fileio *io, icd_error *err
 {
     for (size_t i = 0; i < t->nconfig; i++) {
         int rc = icd_fileio_set_s3_property(io, t->config[i].key, t->config[i].value, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0) return rc;
     }
     return 0;
 }

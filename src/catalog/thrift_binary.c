@@ -14,7 +14,10 @@
 
 /* ---- writer ---------------------------------------------------------------------------- */
 
-void cat_tb_put_i8(icd_buf *b, int8_t v) { icd_buf_putc(b, (char)v); }
+void cat_tb_put_i8(icd_buf *b, int8_t v)
+{
+    icd_buf_putc(b, (char)v);
+}
 
 void cat_tb_put_i16(icd_buf *b, int16_t v)
 {
@@ -76,12 +79,14 @@ int cat_tb_corrupt(cat_tb *r, const char *fmt, ...)
                     "Thrift binary reply: %s", msg);
 }
 
-static size_t left(const cat_tb *r) { return (size_t)(r->end - r->p); }
+static size_t left(const cat_tb *r)
+{
+    return (size_t)(r->end - r->p);
+}
 
 static int need(cat_tb *r, size_t n)
 {
-    if (left(r) >= n)
-        return 0;
+    if (left(r) >= n) return 0;
     r->truncated = true;
     return cat_tb_corrupt(r, "truncated: %zu more bytes needed, %zu left", n, left(r));
 }
@@ -146,11 +151,9 @@ int cat_tb_string_dup(cat_tb *r, char **out)
     const uint8_t *p;
     uint32_t n;
     ICD_TRY(cat_tb_string(r, &p, &n));
-    if (memchr(p, 0, n))
-        return cat_tb_corrupt(r, "a string holds a NUL byte");
+    if (memchr(p, 0, n)) return cat_tb_corrupt(r, "a string holds a NUL byte");
     char *s = malloc((size_t)n + 1);
-    if (!s)
-        return icd_fail_nomem(r->err);
+    if (!s) return icd_fail_nomem(r->err);
     memcpy(s, p, n);
     s[n] = '\0';
     *out = s;
@@ -168,8 +171,9 @@ int cat_tb_message_begin(cat_tb *r, const uint8_t **name, uint32_t *name_len, in
         if (word >= 0)
             return cat_tb_corrupt(r, "an old unversioned message header (the server must use "
                                      "the strict binary protocol)");
-        return cat_tb_corrupt(r, "bad protocol version 0x%08x (not the binary protocol? a "
-                                 "framed server read unframed, or the other way round)",
+        return cat_tb_corrupt(r,
+                              "bad protocol version 0x%08x (not the binary protocol? a "
+                              "framed server read unframed, or the other way round)",
                               u);
     }
     *type = (int)(u & 0xff);
@@ -187,24 +191,32 @@ int cat_tb_struct_begin(cat_tb *r)
 
 void cat_tb_struct_end(cat_tb *r)
 {
-    if (r->depth > 0)
-        r->depth--;
+    if (r->depth > 0) r->depth--;
 }
 
-void cat_tb_container_end(cat_tb *r) { cat_tb_struct_end(r); }
+void cat_tb_container_end(cat_tb *r)
+{
+    cat_tb_struct_end(r);
+}
 
 /* The wire size of one value of a fixed-size type, or 0 for variable-size types. */
 static size_t fixed_size(int type)
 {
     switch (type) {
     case CAT_TB_BOOL:
-    case CAT_TB_BYTE: return 1;
-    case CAT_TB_I16: return 2;
-    case CAT_TB_I32: return 4;
+    case CAT_TB_BYTE:
+        return 1;
+    case CAT_TB_I16:
+        return 2;
+    case CAT_TB_I32:
+        return 4;
     case CAT_TB_DOUBLE:
-    case CAT_TB_I64: return 8;
-    case CAT_TB_UUID: return 16;
-    default: return 0;
+    case CAT_TB_I64:
+        return 8;
+    case CAT_TB_UUID:
+        return 16;
+    default:
+        return 0;
     }
 }
 
@@ -220,8 +232,7 @@ int cat_tb_field(cat_tb *r, int *type, int16_t *id)
     *id = 0;
     ICD_TRY(cat_tb_i8(r, &t));
     *type = t;
-    if (t == CAT_TB_STOP)
-        return 0;
+    if (t == CAT_TB_STOP) return 0;
     if (!valid_type(t)) {
         r->p--;
         return cat_tb_corrupt(r, "unknown field type %d", t);
@@ -233,8 +244,7 @@ int cat_tb_field(cat_tb *r, int *type, int16_t *id)
  * so a hostile count cannot make the caller loop for long or allocate much. */
 static int check_count(cat_tb *r, int32_t count, size_t min_size, const char *what)
 {
-    if (count < 0)
-        return cat_tb_corrupt(r, "negative %s size %d", what, count);
+    if (count < 0) return cat_tb_corrupt(r, "negative %s size %d", what, count);
     if (min_size && (size_t)count > left(r) / min_size) {
         r->truncated = true;
         return cat_tb_corrupt(r, "%s of %d elements does not fit in the %zu bytes left", what,
@@ -248,13 +258,16 @@ static int check_count(cat_tb *r, int32_t count, size_t min_size, const char *wh
 static size_t min_size(int type)
 {
     size_t f = fixed_size(type);
-    if (f)
-        return f;
+    if (f) return f;
     switch (type) {
-    case CAT_TB_STRING: return 4;
-    case CAT_TB_STRUCT: return 1;
-    case CAT_TB_MAP: return 6;
-    default: return 5; /* list, set */
+    case CAT_TB_STRING:
+        return 4;
+    case CAT_TB_STRUCT:
+        return 1;
+    case CAT_TB_MAP:
+        return 6;
+    default:
+        return 5; /* list, set */
     }
 }
 
@@ -281,8 +294,7 @@ int cat_tb_list_begin(cat_tb *r, int *elem_type, uint32_t *count)
     int32_t n;
     ICD_TRY(cat_tb_i8(r, &e));
     ICD_TRY(cat_tb_i32(r, &n));
-    if (n > 0 && !valid_type(e))
-        return cat_tb_corrupt(r, "list of unknown element type %d", e);
+    if (n > 0 && !valid_type(e)) return cat_tb_corrupt(r, "list of unknown element type %d", e);
     ICD_TRY(check_count(r, n, n > 0 ? min_size(e) : 0, "list"));
     ICD_TRY(cat_tb_struct_begin(r));
     *elem_type = e;
@@ -310,8 +322,7 @@ int cat_tb_skip(cat_tb *r, int type)
             int t;
             int16_t id;
             ICD_TRY(cat_tb_field(r, &t, &id));
-            if (t == CAT_TB_STOP)
-                break;
+            if (t == CAT_TB_STOP) break;
             ICD_TRY(cat_tb_skip(r, t));
         }
         cat_tb_struct_end(r);

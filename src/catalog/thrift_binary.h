@@ -70,7 +70,10 @@ typedef struct cat_tb {
 } cat_tb;
 
 void cat_tb_init(cat_tb *r, const void *p, size_t n, const char *location, icd_error *err);
-static inline size_t cat_tb_pos(const cat_tb *r) { return (size_t)(r->p - r->start); }
+static inline size_t cat_tb_pos(const cat_tb *r)
+{
+    return (size_t)(r->p - r->start);
+}
 
 int cat_tb_i8(cat_tb *r, int8_t *v);
 int cat_tb_i16(cat_tb *r, int16_t *v);

@@ -114,11 +114,10 @@ int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *
     put_meta_value(b, avro_reader_meta(r, "avro.schema"));
     /* Iceberg manifests and manifest lists: their entries too (fields as stored). */
     const char *root = avro_reader_schema(r)->name ? avro_reader_schema(r)->name : "";
-    const char *kind = avro_reader_meta(r, "partition-spec") || strstr(root, "manifest_entry")
-                           ? "manifest"
-                       : avro_reader_meta(r, "snapshot-id") || strstr(root, "manifest_file")
-                           ? "manifest_list"
-                           : NULL;
+    const char *kind =
+        avro_reader_meta(r, "partition-spec") || strstr(root, "manifest_entry") ? "manifest"
+        : avro_reader_meta(r, "snapshot-id") || strstr(root, "manifest_file")   ? "manifest_list"
+                                                                                : NULL;
     avro_reader_free(r);
     if (kind) {
         icd_buf_puts(b, ",\"iceberg_file\":");
@@ -130,16 +129,13 @@ int cli_inspect_avro(icd_fileio *io, const char *path, cli_out *out, icd_error *
             avro_value v;
             bool eof;
             icd_arena_reset(&a);
-            if ((rc = avro_reader_next(r, &a, &v, &eof, err)) || eof)
-                break;
+            if ((rc = avro_reader_next(r, &a, &v, &eof, err)) || eof) break;
             icd_buf_puts(b, i ? ",\n" : "\n");
-            if ((rc = avro_value_json(b, &v, err)))
-                break;
+            if ((rc = avro_value_json(b, &v, err))) break;
         }
         icd_arena_free(&a);
         avro_reader_free(r);
-        if (rc)
-            return rc;
+        if (rc) return rc;
         icd_buf_puts(b, "]");
     }
     icd_buf_puts(b, "}\n");

@@ -171,9 +171,12 @@ static int cat_one(icd_fileio *io, const char *path, cli_out *out, icd_error *er
     cli_format fmt;
     ICD_TRY(cli_detect_format(io, path, &fmt, err));
     switch (fmt) {
-    case CLI_FMT_PARQUET: return cli_cat_parquet(io, path, out, err);
-    case CLI_FMT_AVRO: return cli_cat_avro(io, path, out, err);
-    case CLI_FMT_ORC: return cli_cat_orc(io, path, out, err);
+    case CLI_FMT_PARQUET:
+        return cli_cat_parquet(io, path, out, err);
+    case CLI_FMT_AVRO:
+        return cli_cat_avro(io, path, out, err);
+    case CLI_FMT_ORC:
+        return cli_cat_orc(io, path, out, err);
     default:
         return icd_fail(err, ICD_EINVALID, path, -1,
                         "not a Parquet, Avro or ORC file (unrecognised magic bytes)");
@@ -225,7 +228,8 @@ int cli_cat_files(icd_fileio *io, char *const *paths, size_t n, int threads, icd
             rc = icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output");
         }
     }
-    if (!rc && fflush(stdout) != 0) rc = icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output");
+    if (!rc && fflush(stdout) != 0)
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output");
     for (size_t i = 0; i < n; i++) {
         cat_chunk *c = run.slots[i].head;
         while (c) {

@@ -9,15 +9,14 @@
 
 #include "cli/cli.h"
 
-static int run_file(int (*fn)(icd_fileio *, const char *, cli_out *, icd_error *),
-                    const char *name, int argc, char **argv)
+static int run_file(int (*fn)(icd_fileio *, const char *, cli_out *, icd_error *), const char *name,
+                    int argc, char **argv)
 {
     const char *path = NULL;
     icd_error err;
     icd_error_clear(&err);
     icd_fileio *io = NULL;
-    if (icd_fileio_new(&io, &err))
-        return cli_report(&err);
+    if (icd_fileio_new(&io, &err)) return cli_report(&err);
     int rc = CLI_OK;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--remap") && i + 1 < argc) {
@@ -40,8 +39,7 @@ static int run_file(int (*fn)(icd_fileio *, const char *, cli_out *, icd_error *
         goto done;
     }
     rc = fn ? fn(io, path, NULL, &err) : 0;
-    if (rc)
-        rc = cli_report(&err);
+    if (rc) rc = cli_report(&err);
 done:
     icd_fileio_free(io);
     return rc;
@@ -57,11 +55,21 @@ static int inspect_any(icd_fileio *io, const char *path, cli_out *unused, icd_er
     cli_out_init(&out, stdout);
     int rc;
     switch (fmt) {
-    case CLI_FMT_PARQUET: rc = cli_inspect_parquet(io, path, &out, err); break;
-    case CLI_FMT_AVRO: rc = cli_inspect_avro(io, path, &out, err); break;
-    case CLI_FMT_ORC: rc = cli_inspect_orc(io, path, &out, err); break;
-    case CLI_FMT_JSON: rc = cli_inspect_metadata(io, path, &out, err); break;
-    case CLI_FMT_PUFFIN: rc = cli_inspect_puffin(io, path, &out, err); break;
+    case CLI_FMT_PARQUET:
+        rc = cli_inspect_parquet(io, path, &out, err);
+        break;
+    case CLI_FMT_AVRO:
+        rc = cli_inspect_avro(io, path, &out, err);
+        break;
+    case CLI_FMT_ORC:
+        rc = cli_inspect_orc(io, path, &out, err);
+        break;
+    case CLI_FMT_JSON:
+        rc = cli_inspect_metadata(io, path, &out, err);
+        break;
+    case CLI_FMT_PUFFIN:
+        rc = cli_inspect_puffin(io, path, &out, err);
+        break;
     default:
         rc = icd_fail(err, ICD_EUNSUPPORTED, path, -1,
                       "inspect does not know this kind of file yet");
@@ -77,8 +85,7 @@ int cmd_cat(int argc, char **argv)
     icd_error err;
     icd_error_clear(&err);
     icd_fileio *io = NULL;
-    if (icd_fileio_new(&io, &err))
-        return cli_report(&err);
+    if (icd_fileio_new(&io, &err)) return cli_report(&err);
     char **paths = calloc(argc > 1 ? (size_t)argc : 1, sizeof *paths);
     size_t n = 0;
     int threads = 1, rc = CLI_OK;
@@ -112,11 +119,13 @@ int cmd_cat(int argc, char **argv)
         rc = cli_usage_error("cat", "expects a FILE");
         goto done;
     }
-    if (cli_cat_files(io, paths, n, threads, &err))
-        rc = cli_report(&err);
+    if (cli_cat_files(io, paths, n, threads, &err)) rc = cli_report(&err);
 done:
     free(paths);
     icd_fileio_free(io);
     return rc;
 }
-int cmd_inspect(int argc, char **argv) { return run_file(inspect_any, "inspect", argc, argv); }
+int cmd_inspect(int argc, char **argv)
+{
+    return run_file(inspect_any, "inspect", argc, argv);
+}

@@ -94,19 +94,17 @@ static void warn_unparseable(const dr_diff *d)
 }
 
 /* --emit msq|native: plan B (the statements read it), diff A -> B, print the statements. */
-static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *opts,
-                           icd_error *err)
+static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *opts, icd_error *err)
 {
     dr_plan *plan = NULL;
     dr_spec *at = NULL;
     json_t *pw = NULL;
-    if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, a->threads, &plan,
-                            &at, err))
+    if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, a->threads, &plan, &at,
+                            err))
         return cli_report(err);
     const ice_snapshot *b = ice_scan_plan_snapshot(dr_plan_scan(plan));
     int rc = CLI_OK;
-    if (!b)
-        rc = cli_report(&(icd_error){ICD_ENOTFOUND, -1, "", "the table has no snapshot"});
+    if (!b) rc = cli_report(&(icd_error){ICD_ENOTFOUND, -1, "", "the table has no snapshot"});
     if (!rc && a->auth_password_env &&
         !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
@@ -117,8 +115,7 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         opts->to_snapshot = b->snapshot_id;
         if (dr_diff_compute(a->spec, a->io, opts, &diff, err)) rc = cli_report(err);
     }
-    if (!rc && diff.rows_unparseable > 0)
-        warn_unparseable(&diff);
+    if (!rc && diff.rows_unparseable > 0) warn_unparseable(&diff);
     if (!rc) {
         dr_emit_opts eo = {0};
         eo.plan = plan;
@@ -173,9 +170,9 @@ int cmd_diff(int argc, char **argv)
         opts.granularity = &g;
     }
     cli_spec_args a;
-    rc = cli_spec_args_parse(&a, nargc, argv,
-                             statements ? "threads,serve-url,auth-user,auth-password-env" : "threads",
-                             NULL);
+    rc = cli_spec_args_parse(
+        &a, nargc, argv, statements ? "threads,serve-url,auth-user,auth-password-env" : "threads",
+        NULL);
     if (!rc && !!a.auth_user != !!a.auth_password_env)
         rc = cli_usage_error("diff", "--auth-user and --auth-password-env go together");
     if (!rc) rc = cli_spec_load(&a);
@@ -190,8 +187,7 @@ int cmd_diff(int argc, char **argv)
         return rc;
     }
     if (!rc && dr_diff_compute(a.spec, a.io, &opts, &diff, &err)) rc = cli_report(&err);
-    if (!rc && diff.rows_unparseable > 0)
-        warn_unparseable(&diff);
+    if (!rc && diff.rows_unparseable > 0) warn_unparseable(&diff);
     if (!rc) {
         cli_out out;
         cli_out_init(&out, stdout);

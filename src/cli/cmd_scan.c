@@ -36,13 +36,10 @@ typedef struct task_out {
 
 static int write_out(scan_run *run, icd_buf *b, icd_error *err)
 {
-    if (!icd_buf_ok(b))
-        return icd_fail_nomem(err);
-    if (!b->len)
-        return 0;
+    if (!icd_buf_ok(b)) return icd_fail_nomem(err);
+    if (!b->len) return 0;
     pthread_mutex_lock(&run->out_lock);
-    if (!run->out_failed && fwrite(b->data, 1, b->len, run->out) != b->len)
-        run->out_failed = true;
+    if (!run->out_failed && fwrite(b->data, 1, b->len, run->out) != b->len) run->out_failed = true;
     bool failed = run->out_failed;
     pthread_mutex_unlock(&run->out_lock);
     icd_buf_clear(b);
@@ -65,16 +62,14 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     ice_row_sink sink;
     ice_scan_json_sink(&j, &sink);
     ice_read_stats st = {0};
-    int rc = ice_scan_reader_read_task(run->reader, ice_scan_plan_task(run->plan, i), &sink, &st,
-                                       err);
-    if (!rc)
-        rc = write_out(run, &buf, err);
+    int rc =
+        ice_scan_reader_read_task(run->reader, ice_scan_plan_task(run->plan, i), &sink, &st, err);
+    if (!rc) rc = write_out(run, &buf, err);
     icd_buf_free(&buf);
     pthread_mutex_lock(&run->stats_lock);
     ice_read_stats_add(&run->stats, &st);
     pthread_mutex_unlock(&run->stats_lock);
-    if (rc)
-        ice_scan_reader_cancel(run->reader);
+    if (rc) ice_scan_reader_cancel(run->reader);
     return rc;
 }
 
@@ -82,18 +77,15 @@ static int run_task(void *ctx, size_t i, icd_error *err)
 static int split_columns(const char *list, char **copy, const char ***names, size_t *n)
 {
     *copy = strdup(list);
-    if (!*copy)
-        return -1;
+    if (!*copy) return -1;
     size_t cap = 1;
     for (const char *p = list; *p; p++)
         cap += *p == ',';
     *names = calloc(cap, sizeof **names);
-    if (!*names)
-        return -1;
+    if (!*names) return -1;
     *n = 0;
     for (char *tok = strtok(*copy, ","); tok; tok = strtok(NULL, ","))
-        if (*tok)
-            (*names)[(*n)++] = tok;
+        if (*tok) (*names)[(*n)++] = tok;
     return 0;
 }
 
@@ -106,8 +98,7 @@ static double now_s(void)
 
 /* Counts of the whole run on stderr; remote_* are the HTTP/S3 requests sent (retries
  * included) and the response bytes they brought, metadata and manifests included. */
-static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_fileio *io,
-                        double secs)
+static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_fileio *io, double secs)
 {
     ice_scan_counts c = ice_scan_plan_counts(plan);
     const ice_read_stats *s = &run->stats;
@@ -131,15 +122,13 @@ static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_file
  * schema's spelling of the one top-level column it matches ignoring case; a name that
  * matches several columns is an error, one that matches none is left for the reader to
  * report. The names then point into the schema. */
-static int fold_column_names(const ice_schema *schema, const char **names, size_t n,
-                             icd_error *err)
+static int fold_column_names(const ice_schema *schema, const char **names, size_t n, icd_error *err)
 {
     const ice_type *root = &schema->root;
     for (size_t i = 0; i < n; i++) {
         const char *match = NULL;
         for (size_t k = 0; k < root->nfields; k++) {
-            if (strcasecmp(root->fields[k].name, names[i]))
-                continue;
+            if (strcasecmp(root->fields[k].name, names[i])) continue;
             if (match)
                 return icd_fail(err, ICD_EINVALID, NULL, -1,
                                 "column '%s' matches both '%s' and '%s' ignoring case "
@@ -147,8 +136,7 @@ static int fold_column_names(const ice_schema *schema, const char **names, size_
                                 names[i], match, root->fields[k].name);
             match = root->fields[k].name;
         }
-        if (match)
-            names[i] = match;
+        if (match) names[i] = match;
     }
     return 0;
 }
@@ -181,8 +169,7 @@ int cmd_scan(int argc, char **argv)
     }
     ice_scan_opts opts = {a.select, NULL, true, a.threads, false};
     if (cli_table_load(&a, &md, &err) || ice_scan_plan_build(a.io, md, &opts, &plan, &err) ||
-        (!a.case_sensitive &&
-         fold_column_names(ice_scan_plan_schema(plan), names, ncols, &err)) ||
+        (!a.case_sensitive && fold_column_names(ice_scan_plan_schema(plan), names, ncols, &err)) ||
         ice_scan_reader_new(a.io, md, ice_scan_plan_schema(plan), names, ncols, &run.reader,
                             &err)) {
         rc = cli_report(&err);
@@ -198,8 +185,7 @@ int cmd_scan(int argc, char **argv)
         rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
         goto done;
     }
-    if (a.stats)
-        print_stats(&run, plan, a.io, now_s() - t0);
+    if (a.stats) print_stats(&run, plan, a.io, now_s() - t0);
 done:
     ice_scan_reader_free(run.reader);
     pthread_mutex_destroy(&run.out_lock);

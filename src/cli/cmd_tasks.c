@@ -21,8 +21,7 @@ static void put_partition(icd_buf *b, const ice_content_file *f, const ice_metad
     const ice_partition_spec *spec = ice_metadata_spec(md, f->spec_id);
     icd_buf_putc(b, '{');
     for (int32_t i = 0; i < f->npartition; i++) {
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         icd_json_cstr(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?");
         icd_buf_putc(b, ':');
         ice_literal_to_json(b, &f->partition[i]);
@@ -47,8 +46,7 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
     if (d->content == ICE_CONTENT_EQUALITY_DELETES) {
         icd_buf_puts(b, ",\"equality_ids\":[");
         for (int32_t i = 0; i < d->nequality_ids; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             icd_json_i64(b, d->equality_ids[i]);
         }
         icd_buf_putc(b, ']');
@@ -91,8 +89,7 @@ static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
                    "\"data_files_pruned\":%zu,\"data_files_total\":%zu}",
                    c.manifests_total, c.manifests_read, c.data_files, c.delete_files_total,
                    c.delete_files, c.position_delete_files, c.equality_delete_files,
-                   c.deletion_vectors, c.manifests_pruned, c.data_files_pruned,
-                   c.data_files_total);
+                   c.deletion_vectors, c.manifests_pruned, c.data_files_pruned, c.data_files_total);
     const char *residual = NULL;
     icd_buf_puts(b, ",\"residual\":");
     if (ice_scan_plan_has_residual(p, &residual) && residual)
@@ -122,8 +119,7 @@ static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
         icd_json_i64(b, d->file_seq);
         icd_buf_puts(b, "},\"delete_files\":[");
         for (size_t k = 0; k < t->ndeletes; k++) {
-            if (k)
-                icd_buf_putc(b, ',');
+            if (k) icd_buf_putc(b, ',');
             put_delete(b, t->deletes[k]);
         }
         icd_buf_puts(b, "],\"residual\":");
@@ -143,8 +139,7 @@ static int load_filter(const char *path, icd_arena *a, const ice_expr **out, icd
                         "cannot read the filter: %s (line %d)", jerr.text, jerr.line);
     int rc = dr_filter_json_to_ice_expr(j, "icebergFilter", dr_now_ms(), a, out, err);
     json_decref(j);
-    if (rc)
-        icd_error_set_file(err, path);
+    if (rc) icd_error_set_file(err, path);
     return rc;
 }
 
@@ -178,8 +173,7 @@ int cmd_tasks(int argc, char **argv)
     cli_out out;
     cli_out_init(&out, stdout);
     put_plan(&out.buf, plan, md);
-    if (cli_out_finish(&out, &err))
-        rc = cli_report(&err);
+    if (cli_out_finish(&out, &err)) rc = cli_report(&err);
 done:
     ice_scan_plan_free(plan);
     icd_arena_free(&farena);

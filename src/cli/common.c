@@ -52,8 +52,7 @@ static void out_write(cli_out *o)
 
 void cli_out_maybe_flush(cli_out *o)
 {
-    if (o->buf.len >= (1u << 18))
-        out_write(o);
+    if (o->buf.len >= (1u << 18)) out_write(o);
 }
 
 int cli_out_finish(cli_out *o, icd_error *err)
@@ -61,10 +60,8 @@ int cli_out_finish(cli_out *o, icd_error *err)
     bool oom = o->buf.oom;
     out_write(o);
     icd_buf_free(&o->buf);
-    if (o->fp && fflush(o->fp) != 0)
-        o->failed = true;
-    if (oom)
-        return icd_fail_nomem(err);
+    if (o->fp && fflush(o->fp) != 0) o->failed = true;
+    if (oom) return icd_fail_nomem(err);
     if (o->failed)
         return icd_fail(err, ICD_EIO, NULL, -1, "cannot write output: %s", strerror(errno));
     return 0;
@@ -92,8 +89,7 @@ int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_err
     size_t n = icd_file_size(f) < 4 ? (size_t)icd_file_size(f) : 4;
     int rc = icd_file_read_at(f, 0, head, n, err);
     icd_file_close(f);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (n >= 4 && !memcmp(head, "PAR1", 4))
         *fmt = CLI_FMT_PARQUET;
     else if (n >= 4 && !memcmp(head, "PARE", 4))

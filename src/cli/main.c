@@ -72,8 +72,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (!strcmp(argv[1], COMMANDS[i].name))
-            return COMMANDS[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
     fprintf(stderr, "icedruid: unknown command '%s' (see 'icedruid --help')\n", argv[1]);
     return CLI_USAGE;
 }

@@ -18,15 +18,13 @@
 
 bool cli_inspect_is_metadata(icd_fileio *io, const char *path)
 {
-    if (cat_local_is_metadata_file_name(path))
-        return true;
+    if (cat_local_is_metadata_file_name(path)) return true;
     return icd_fileio_is_dir(io, path); /* local directory or S3 prefix */
 }
 
 static void key(icd_buf *b, bool *first, const char *k)
 {
-    if (!*first)
-        icd_buf_putc(b, ',');
+    if (!*first) icd_buf_putc(b, ',');
     *first = false;
     icd_json_cstr(b, k);
     icd_buf_putc(b, ':');
@@ -51,8 +49,7 @@ static void props_json(icd_buf *b, const ice_property *p, size_t n)
 {
     icd_buf_putc(b, '{');
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         icd_json_cstr(b, p[i].key);
         icd_buf_putc(b, ':');
         icd_json_cstr(b, p[i].value);
@@ -67,13 +64,11 @@ static void mapping_json(icd_buf *b, const ice_name_mapping *m)
         const ice_mapped_field *f = &m->fields[i];
         bool first = true;
         icd_buf_puts(b, i ? ",{" : "{");
-        if (f->has_field_id)
-            kv_i64(b, &first, "field-id", f->field_id);
+        if (f->has_field_id) kv_i64(b, &first, "field-id", f->field_id);
         key(b, &first, "names");
         icd_buf_putc(b, '[');
         for (size_t k = 0; k < f->n_names; k++) {
-            if (k)
-                icd_buf_putc(b, ',');
+            if (k) icd_buf_putc(b, ',');
             icd_json_cstr(b, f->names[k]);
         }
         icd_buf_putc(b, ']');
@@ -91,33 +86,27 @@ static void snapshot_json(icd_buf *b, const ice_snapshot *s)
     bool first = true;
     icd_buf_putc(b, '{');
     kv_i64(b, &first, "snapshot-id", s->snapshot_id);
-    if (s->has_parent)
-        kv_i64(b, &first, "parent-snapshot-id", s->parent_snapshot_id);
+    if (s->has_parent) kv_i64(b, &first, "parent-snapshot-id", s->parent_snapshot_id);
     kv_i64(b, &first, "sequence-number", s->sequence_number);
     kv_i64(b, &first, "timestamp-ms", s->timestamp_ms);
     key(b, &first, "timestamp");
     icd_json_timestamp(b, s->timestamp_ms, 3, true);
     kv_str(b, &first, "operation", s->operation);
-    if (s->has_schema_id)
-        kv_i64(b, &first, "schema-id", s->schema_id);
+    if (s->has_schema_id) kv_i64(b, &first, "schema-id", s->schema_id);
     if (s->manifest_list) {
         kv_str(b, &first, "manifest-list", s->manifest_list);
     } else {
         key(b, &first, "manifests");
         icd_buf_putc(b, '[');
         for (size_t i = 0; i < s->n_manifests; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             icd_json_cstr(b, s->manifests[i]);
         }
         icd_buf_putc(b, ']');
     }
-    if (s->has_first_row_id)
-        kv_i64(b, &first, "first-row-id", s->first_row_id);
-    if (s->has_added_rows)
-        kv_i64(b, &first, "added-rows", s->added_rows);
-    if (s->key_id)
-        kv_str(b, &first, "key-id", s->key_id);
+    if (s->has_first_row_id) kv_i64(b, &first, "first-row-id", s->first_row_id);
+    if (s->has_added_rows) kv_i64(b, &first, "added-rows", s->added_rows);
+    if (s->key_id) kv_str(b, &first, "key-id", s->key_id);
     key(b, &first, "summary");
     props_json(b, s->summary, s->n_summary);
     icd_buf_putc(b, '}');
@@ -158,8 +147,7 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
     kv_i64(b, &first, "last-column-id", ice_metadata_last_column_id(md));
     kv_i64(b, &first, "last-partition-id", ice_metadata_last_partition_id(md));
     int64_t next_row_id;
-    if (ice_metadata_next_row_id(md, &next_row_id))
-        kv_i64(b, &first, "next-row-id", next_row_id);
+    if (ice_metadata_next_row_id(md, &next_row_id)) kv_i64(b, &first, "next-row-id", next_row_id);
     kv_i64(b, &first, "current-schema-id", ice_metadata_current_schema(md)->schema_id);
     kv_i64(b, &first, "default-spec-id", ice_metadata_default_spec(md)->spec_id);
     kv_i64(b, &first, "default-sort-order-id", ice_metadata_default_sort_order_id(md));
@@ -173,8 +161,7 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
     key(b, &first, "schemas");
     icd_buf_putc(b, '[');
     for (size_t i = 0; i < ice_metadata_schema_count(md); i++) {
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         ice_schema_to_json(b, ice_metadata_schema_at(md, i));
     }
     icd_buf_putc(b, ']');
@@ -183,11 +170,9 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
     icd_buf_putc(b, '[');
     for (size_t i = 0; i < ice_metadata_spec_count(md); i++) {
         const ice_partition_spec *s = ice_metadata_spec_at(md, i);
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         ice_partition_spec_to_json(b, s);
-        if (b->len && b->data[b->len - 1] == '}')
-            b->len--; /* reopen the object to add one key */
+        if (b->len && b->data[b->len - 1] == '}') b->len--; /* reopen the object to add one key */
         icd_buf_printf(b, ",\"unpartitioned\":%s}",
                        ice_partition_spec_is_unpartitioned(s) ? "true" : "false");
     }
@@ -214,8 +199,7 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
     for (size_t i = 0; i < ice_metadata_ref_count(md); i++) {
         const ice_ref *r = ice_metadata_ref_at(md, i);
         bool f2 = true;
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         icd_json_cstr(b, r->name);
         icd_buf_puts(b, ":{");
         kv_i64(b, &f2, "snapshot-id", r->snapshot_id);
@@ -224,8 +208,7 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
             kv_i64(b, &f2, "min-snapshots-to-keep", r->min_snapshots_to_keep);
         if (r->has_max_snapshot_age_ms)
             kv_i64(b, &f2, "max-snapshot-age-ms", r->max_snapshot_age_ms);
-        if (r->has_max_ref_age_ms)
-            kv_i64(b, &f2, "max-ref-age-ms", r->max_ref_age_ms);
+        if (r->has_max_ref_age_ms) kv_i64(b, &f2, "max-ref-age-ms", r->max_ref_age_ms);
         icd_buf_putc(b, '}');
     }
     icd_buf_putc(b, '}');
@@ -233,8 +216,7 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
     key(b, &first, "snapshots");
     icd_buf_putc(b, '[');
     for (size_t i = 0; i < ice_metadata_snapshot_count(md); i++) {
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         snapshot_json(b, ice_metadata_snapshot_at(md, i));
     }
     icd_buf_putc(b, ']');
@@ -273,8 +255,7 @@ static void summary_json(icd_buf *b, const ice_metadata *md)
             kv_str(b, &f2, "key-id", k->key_id);
             if (k->encrypted_key_metadata)
                 kv_str(b, &f2, "encrypted-key-metadata", k->encrypted_key_metadata);
-            if (k->encrypted_by_id)
-                kv_str(b, &f2, "encrypted-by-id", k->encrypted_by_id);
+            if (k->encrypted_by_id) kv_str(b, &f2, "encrypted-by-id", k->encrypted_by_id);
             icd_buf_putc(b, '}');
         }
         icd_buf_putc(b, ']');

@@ -36,8 +36,7 @@ int cli_cat_orc(icd_fileio *io, const char *path, cli_out *out, icd_error *err)
 
 static void key(icd_buf *b, bool *first, const char *k)
 {
-    if (!*first)
-        icd_buf_putc(b, ',');
+    if (!*first) icd_buf_putc(b, ',');
     *first = false;
     icd_json_cstr(b, k);
     icd_buf_putc(b, ':');
@@ -57,17 +56,24 @@ static void stats_bound(icd_buf *b, const orc_stats *s, bool max)
 {
     switch (s->kind) {
     case ORC_STATS_INT:
-    case ORC_STATS_COLLECTION: icd_json_i64(b, max ? s->max_i : s->min_i); break;
-    case ORC_STATS_DOUBLE: icd_json_double(b, max ? s->max_d : s->min_d); break;
+    case ORC_STATS_COLLECTION:
+        icd_json_i64(b, max ? s->max_i : s->min_i);
+        break;
+    case ORC_STATS_DOUBLE:
+        icd_json_double(b, max ? s->max_d : s->min_d);
+        break;
     case ORC_STATS_STRING:
     case ORC_STATS_DECIMAL:
         icd_json_str(b, (const char *)(max ? s->max_s : s->min_s), max ? s->max_len : s->min_len);
         break;
-    case ORC_STATS_DATE: icd_json_date(b, max ? s->max_i : s->min_i); break;
+    case ORC_STATS_DATE:
+        icd_json_date(b, max ? s->max_i : s->min_i);
+        break;
     case ORC_STATS_TIMESTAMP:
         json_ts_millis(b, max ? s->max_i : s->min_i, max ? s->max_ns : s->min_ns);
         break;
-    default: icd_buf_puts(b, "null");
+    default:
+        icd_buf_puts(b, "null");
     }
 }
 
@@ -137,8 +143,7 @@ static void write_type(icd_buf *b, const orc_type *t)
         key(b, &first, "attributes");
         icd_buf_putc(b, '{');
         for (uint32_t i = 0; i < t->nattrs; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             icd_json_cstr(b, t->attrs[i].key);
             icd_buf_putc(b, ':');
             icd_json_cstr(b, t->attrs[i].value);
@@ -149,8 +154,7 @@ static void write_type(icd_buf *b, const orc_type *t)
         key(b, &first, "children");
         icd_buf_putc(b, '[');
         for (uint32_t i = 0; i < t->nchildren; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             write_type(b, t->children[i]);
         }
         icd_buf_putc(b, ']');
@@ -168,10 +172,8 @@ static void write_column_stats(icd_buf *b, const orc_file *f, long stripe)
             orc_file_column_stats(f, c, &s);
         else
             orc_file_stripe_stats(f, (size_t)stripe, c, &s);
-        if (!s.present)
-            continue;
-        if (any)
-            icd_buf_putc(b, ',');
+        if (!s.present) continue;
+        if (any) icd_buf_putc(b, ',');
         any = true;
         write_stats(b, c, &s);
     }
@@ -236,8 +238,7 @@ int cli_inspect_orc(icd_fileio *io, const char *path, cli_out *out, icd_error *e
         const uint8_t *k, *v;
         size_t kl, vl;
         orc_file_metadata(f, i, &k, &kl, &v, &vl);
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         icd_json_str(b, (const char *)k, kl);
         icd_buf_putc(b, ':');
         icd_json_base64(b, v, vl);

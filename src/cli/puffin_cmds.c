@@ -19,8 +19,7 @@ static void put_props(icd_buf *b, const ice_puffin_prop *props, size_t n)
 {
     icd_buf_putc(b, '{');
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            icd_buf_puts(b, ", ");
+        if (i) icd_buf_puts(b, ", ");
         icd_json_cstr(b, props[i].key);
         icd_buf_puts(b, ": ");
         icd_json_cstr(b, props[i].value);
@@ -43,8 +42,7 @@ static int put_dv(icd_buf *b, ice_puffin *p, const ice_puffin_blob *blob, icd_er
         icd_buf_puts(b, "\"error\": ");
         icd_json_cstr(b, line);
         icd_buf_putc(b, '}');
-        if (!first_err->code)
-            *first_err = err;
+        if (!first_err->code) *first_err = err;
         return rc;
     }
     icd_buf_puts(b, "\"cardinality\": ");
@@ -54,14 +52,12 @@ static int put_dv(icd_buf *b, ice_puffin *p, const ice_puffin_blob *blob, icd_er
     icd_buf_printf(b, ", \"run_containers\": %s, \"crc_ok\": %s, \"crc\": \"%08x\"",
                    info.has_run_containers ? "true" : "false", info.crc_ok ? "true" : "false",
                    info.crc_stored);
-    if (!info.crc_ok)
-        icd_buf_printf(b, ", \"crc_computed\": \"%08x\"", info.crc_computed);
+    if (!info.crc_ok) icd_buf_printf(b, ", \"crc_computed\": \"%08x\"", info.crc_computed);
     uint64_t first[FIRST_POSITIONS];
     size_t n = ice_posset_list(set, 0, first, FIRST_POSITIONS);
     icd_buf_puts(b, ", \"first_positions\": [");
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            icd_buf_puts(b, ", ");
+        if (i) icd_buf_puts(b, ", ");
         icd_json_u64(b, first[i]);
     }
     icd_buf_puts(b, "]}");
@@ -74,8 +70,7 @@ static int put_dv(icd_buf *b, ice_puffin *p, const ice_puffin_blob *blob, icd_er
     return 0;
 }
 
-static void put_blob(icd_buf *b, ice_puffin *p, const ice_puffin_blob *blob,
-                     icd_error *first_err)
+static void put_blob(icd_buf *b, ice_puffin *p, const ice_puffin_blob *blob, icd_error *first_err)
 {
     icd_buf_puts(b, "    {\"type\": ");
     icd_json_cstr(b, blob->type);
@@ -97,8 +92,7 @@ static void put_blob(icd_buf *b, ice_puffin *p, const ice_puffin_blob *blob,
         icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\n      \"properties\": ");
     put_props(b, blob->props, blob->nprops);
-    if (!strcmp(blob->type, ICE_PUFFIN_BLOB_DV))
-        put_dv(b, p, blob, first_err);
+    if (!strcmp(blob->type, ICE_PUFFIN_BLOB_DV)) put_dv(b, p, blob, first_err);
     icd_buf_putc(b, '}');
 }
 

@@ -24,8 +24,7 @@ static bool allowed_opt(const char *allowed, const char *name)
     for (const char *p = allowed; p && *p;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return true;
+        if (len == n && !strncmp(p, name, n)) return true;
         p = comma ? comma + 1 : p + len;
     }
     return false;
@@ -36,8 +35,7 @@ static bool parse_i64(const char *s, int64_t *out)
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end)
-        return false;
+    if (errno || end == s || *end) return false;
     *out = v;
     return true;
 }
@@ -50,14 +48,12 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
     a->threads = 1;
     a->case_sensitive = true;
     icd_error err;
-    if (icd_fileio_new(&a->io, &err))
-        return cli_report(&err);
+    if (icd_fileio_new(&a->io, &err)) return cli_report(&err);
     int selections = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (o[0] != '-' || !o[1]) {
-            if (a->table)
-                return cli_usage_error(cmd, "expects one TABLE, got '%s' too", o);
+            if (a->table) return cli_usage_error(cmd, "expects one TABLE, got '%s' too", o);
             a->table = o;
             continue;
         }
@@ -68,8 +64,7 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
             a->stats = true;
             continue;
         }
-        if (i + 1 >= argc)
-            return cli_usage_error(cmd, "option '%s' needs a value", o);
+        if (i + 1 >= argc) return cli_usage_error(cmd, "option '%s' needs a value", o);
         const char *v = argv[++i];
         if (!strcmp(o, "--remap")) {
             if (icd_fileio_add_remap_arg(a->io, v, &err))
@@ -129,8 +124,7 @@ static bool is_catalog_type(const json_t *doc)
     static const char *const TYPES[] = {"local", "rest", "hive", "glue"};
     const char *t = json_string_value(json_object_get(doc, "type"));
     for (size_t i = 0; t && i < sizeof TYPES / sizeof TYPES[0]; i++)
-        if (!strcmp(t, TYPES[i]))
-            return true;
+        if (!strcmp(t, TYPES[i])) return true;
     return false;
 }
 
@@ -192,8 +186,7 @@ static int catalog_document(const cli_table_args *a, json_t *file, json_t **doc,
     json_t *is = json_pack("{s:s, s:s%, s:s, s:O, s:{s:s}}", "type", "iceberg", "namespace",
                            a->table, (size_t)(dot - a->table), "tableName", dot + 1,
                            "icebergCatalog", file, "warehouseSource", "type", "local");
-    if (!is)
-        return icd_fail_nomem(err);
+    if (!is) return icd_fail_nomem(err);
     *doc = is;
     return 0;
 }
@@ -205,14 +198,12 @@ static int load_through_catalog(cli_table_args *a, ice_metadata **md, icd_error 
     int rc = catalog_document(a, file, &doc, err);
     json_decref(file);
     dr_spec *spec = NULL;
-    if (rc == 0)
-        rc = dr_spec_parse_json(&spec, doc, a->catalog_file, NULL, err);
+    if (rc == 0) rc = dr_spec_parse_json(&spec, doc, a->catalog_file, NULL, err);
     json_decref(doc);
     if (rc == 0)
         rc = dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
                              dr_spec_table_name(spec), a->io, md, err);
-    if (rc == 0)
-        a->case_sensitive = dr_spec_case_sensitive(spec);
+    if (rc == 0) a->case_sensitive = dr_spec_case_sensitive(spec);
     dr_spec_free(spec);
     return rc;
 }
@@ -220,7 +211,6 @@ static int load_through_catalog(cli_table_args *a, ice_metadata **md, icd_error 
 int cli_table_load(cli_table_args *a, ice_metadata **md, icd_error *err)
 {
     *md = NULL;
-    if (a->catalog_file)
-        return load_through_catalog(a, md, err);
+    if (a->catalog_file) return load_through_catalog(a, md, err);
     return cat_local_load(a->io, a->table, md, err);
 }

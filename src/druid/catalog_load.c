@@ -90,10 +90,18 @@ int dr_catalog_load(const dr_catalog *c, const char *ns, const char *table, icd_
     *out = NULL;
     int rc;
     switch (c->type) {
-    case DR_CAT_LOCAL: rc = load_local(c, ns, table, io, out, err); break;
-    case DR_CAT_REST: rc = load_rest(c, ns, table, io, out, err); break;
-    case DR_CAT_HIVE: rc = load_hive(c, ns, table, io, out, err); break;
-    case DR_CAT_GLUE: rc = load_glue(c, ns, table, io, out, err); break;
+    case DR_CAT_LOCAL:
+        rc = load_local(c, ns, table, io, out, err);
+        break;
+    case DR_CAT_REST:
+        rc = load_rest(c, ns, table, io, out, err);
+        break;
+    case DR_CAT_HIVE:
+        rc = load_hive(c, ns, table, io, out, err);
+        break;
+    case DR_CAT_GLUE:
+        rc = load_glue(c, ns, table, io, out, err);
+        break;
     default:
         return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown icebergCatalog type %d",
                         (int)c->type);

@@ -67,10 +67,10 @@
 
 typedef struct bucket {
     int64_t start, end;
-    int64_t rem, add;   /* physical: rows removed / added (phase 1) */
-    int64_t rem_del;    /* of rem: removed by delete files from a data file still live in B */
-    int64_t ca, cb;     /* changed files: live rows in A / in B */
-    bool rem_unknown;   /* a file was counted from statistics with deletes applied in A */
+    int64_t rem, add; /* physical: rows removed / added (phase 1) */
+    int64_t rem_del;  /* of rem: removed by delete files from a data file still live in B */
+    int64_t ca, cb;   /* changed files: live rows in A / in B */
+    bool rem_unknown; /* a file was counted from statistics with deletes applied in A */
     bool add_unknown;
     bool mixed;         /* removals and additions: phase 2 cancels equal rows */
     int64_t mrem, madd; /* after phase 2 */
@@ -205,13 +205,13 @@ typedef struct diff_ctx diff_ctx;
 
 typedef struct row_sink {
     const diff_ctx *dc;
-    bool hashing;     /* phase 2: hash every value */
-    int depth;        /* nesting of the current value; 0 = a top-level column */
-    bool at_ts;       /* the pending top-level value is the timestamp column */
+    bool hashing; /* phase 2: hash every value */
+    int depth;    /* nesting of the current value; 0 = a top-level column */
+    bool at_ts;   /* the pending top-level value is the timestamp column */
     dr_ts_value tsv;
     icd_buf tstext;
     icd_buf scratch;
-    icd_buf row;      /* canonical encoding of the row's values (hashing) */
+    icd_buf row; /* canonical encoding of the row's values (hashing) */
     int64_t pos;
     bool oom;
     /* cache of the last bucket */
@@ -323,7 +323,7 @@ static void rs_i64(void *ctx, int64_t v)
 
 static uint64_t canon_double_bits(double d)
 {
-    if (d != d) return 0x7ff8000000000000ull; /* one NaN */
+    if (d != d) return 0x7ff8000000000000ull;     /* one NaN */
     if (d == 0) d = 0.0 * (1.0 / d > 0 ? 1 : -1); /* keep the sign of zero as stored */
     uint64_t u;
     memcpy(&u, &d, sizeof u);
@@ -450,12 +450,30 @@ static void close_c(row_sink *s, uint8_t tag)
     s->depth--;
 }
 
-static void rs_struct_begin(void *ctx) { open_c(ctx, 13); }
-static void rs_struct_end(void *ctx) { close_c(ctx, 14); }
-static void rs_list_begin(void *ctx) { open_c(ctx, 15); }
-static void rs_list_end(void *ctx) { close_c(ctx, 16); }
-static void rs_map_begin(void *ctx) { open_c(ctx, 17); }
-static void rs_map_end(void *ctx) { close_c(ctx, 18); }
+static void rs_struct_begin(void *ctx)
+{
+    open_c(ctx, 13);
+}
+static void rs_struct_end(void *ctx)
+{
+    close_c(ctx, 14);
+}
+static void rs_list_begin(void *ctx)
+{
+    open_c(ctx, 15);
+}
+static void rs_list_end(void *ctx)
+{
+    close_c(ctx, 16);
+}
+static void rs_map_begin(void *ctx)
+{
+    open_c(ctx, 17);
+}
+static void rs_map_end(void *ctx)
+{
+    close_c(ctx, 18);
+}
 
 static void rs_raw_json(void *ctx, const char *json, size_t n)
 {
@@ -674,8 +692,8 @@ static bool single_bucket(const diff_ctx *dc, const ice_content_file *f, int64_t
     if (!bound_int(st->lower, st->lower_len, &lo) || !bound_int(st->upper, st->upper_len, &hi))
         return false;
     /* a date column promoted to a timestamp keeps 4-byte date bounds */
-    if ((st->lower_len == 4) != (dc->ts_field->type->kind == ICE_T_INT ||
-                                 dc->ts_field->type->kind == ICE_T_DATE))
+    if ((st->lower_len == 4) !=
+        (dc->ts_field->type->kind == ICE_T_INT || dc->ts_field->type->kind == ICE_T_DATE))
         return false;
     if (lo > hi || !stat_ms(dc, lo, &lo_ms) || !stat_ms(dc, hi, &hi_ms)) return false;
     icd_error e;
@@ -905,8 +923,7 @@ static int check_ancestry(const ice_metadata *md, const ice_snapshot *a, const i
                     (long long)a->snapshot_id, (long long)b->snapshot_id);
 }
 
-static int plan_snapshot(diff_ctx *dc, int64_t id, int threads, ice_scan_plan **out,
-                         icd_error *err)
+static int plan_snapshot(diff_ctx *dc, int64_t id, int threads, ice_scan_plan **out, icd_error *err)
 {
     ice_scan_opts so = {0};
     so.select.kind = ICE_SELECT_ID;
@@ -1318,7 +1335,8 @@ int dr_diff_write_json(const dr_diff *d, icd_buf *b, icd_error *err)
     bool first = true;
     while (i < d->n_replace || k < d->n_append) {
         const dr_diff_interval *iv;
-        if (k >= d->n_append || (i < d->n_replace && d->replace[i].start_ms < d->append[k].start_ms))
+        if (k >= d->n_append ||
+            (i < d->n_replace && d->replace[i].start_ms < d->append[k].start_ms))
             iv = &d->replace[i++];
         else
             iv = &d->append[k++];

@@ -35,9 +35,9 @@ typedef struct dr_diff_interval {
 } dr_diff_interval;
 
 typedef struct dr_diff_opts {
-    int64_t from_snapshot; /* A (required) */
-    bool has_to;           /* false: B = the table's current snapshot */
-    int64_t to_snapshot;   /* B */
+    int64_t from_snapshot;             /* A (required) */
+    bool has_to;                       /* false: B = the table's current snapshot */
+    int64_t to_snapshot;               /* B */
     const dr_granularity *granularity; /* NULL: the spec's segmentGranularity */
     int threads;
 } dr_diff_opts;
@@ -52,9 +52,9 @@ typedef struct dr_diff {
     size_t n_replace;
     dr_diff_interval *append;
     size_t n_append;
-    int64_t files_read;  /* data/delete files whose rows were read to decide */
-    int64_t bytes_read;  /* bytes fetched from storage for it, when known */
-    char *data_source;   /* the spec's dataSource (owned) */
+    int64_t files_read; /* data/delete files whose rows were read to decide */
+    int64_t bytes_read; /* bytes fetched from storage for it, when known */
+    char *data_source;  /* the spec's dataSource (owned) */
     /* added by diff.c (after the fields above): */
     int64_t files_from_stats; /* changed data files decided from column bounds, not read */
     int64_t rows_unparseable; /* rows read whose timestamp does not parse (not in Druid,

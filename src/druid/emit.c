@@ -173,7 +173,6 @@ typedef struct emit_ctx {
     icd_error *err;
 } emit_ctx;
 
-
 /* The ioConfig object of a document shaped like the spec (NULL when absent). */
 static json_t *io_config_of(const dr_spec *s, json_t *doc)
 {

@@ -19,12 +19,14 @@
 
 static const char *type_names[] = {"equals", "interval", "range", "and", "or", "not", "timeWindow"};
 
-const char *dr_filter_type_name(dr_filter_type t) { return type_names[t]; }
+const char *dr_filter_type_name(dr_filter_type t)
+{
+    return type_names[t];
+}
 
 void dr_filter_free(dr_filter *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     free(f->column);
     free(f->value);
     free(f->intervals);
@@ -38,31 +40,25 @@ void dr_filter_free(dr_filter *f)
 
 bool dr_filter_equal(const dr_filter *a, const dr_filter *b)
 {
-    if (a == b)
-        return true;
-    if (!a || !b || a->type != b->type)
-        return false;
+    if (a == b) return true;
+    if (!a || !b || a->type != b->type) return false;
     if ((a->column || b->column) && (!a->column || !b->column || strcmp(a->column, b->column)))
         return false;
     if ((a->value || b->value) && (!a->value || !b->value || strcmp(a->value, b->value)))
         return false;
     if (a->n_intervals != b->n_intervals ||
-        (a->n_intervals && memcmp(a->intervals, b->intervals, a->n_intervals * sizeof *a->intervals)))
+        (a->n_intervals &&
+         memcmp(a->intervals, b->intervals, a->n_intervals * sizeof *a->intervals)))
         return false;
-    if (!json_equal(a->lower, b->lower) && (a->lower || b->lower))
-        return false;
-    if (!json_equal(a->upper, b->upper) && (a->upper || b->upper))
-        return false;
-    if (a->lower_open != b->lower_open || a->upper_open != b->upper_open)
-        return false;
+    if (!json_equal(a->lower, b->lower) && (a->lower || b->lower)) return false;
+    if (!json_equal(a->upper, b->upper) && (a->upper || b->upper)) return false;
+    if (a->lower_open != b->lower_open || a->upper_open != b->upper_open) return false;
     if (a->lookback_ms != b->lookback_ms || a->lookahead_ms != b->lookahead_ms ||
         a->base_ms != b->base_ms)
         return false;
-    if (a->n_children != b->n_children)
-        return false;
+    if (a->n_children != b->n_children) return false;
     for (size_t i = 0; i < a->n_children; i++)
-        if (!dr_filter_equal(a->children[i], b->children[i]))
-            return false;
+        if (!dr_filter_equal(a->children[i], b->children[i])) return false;
     return true;
 }
 
@@ -71,8 +67,7 @@ typedef struct fctx {
     icd_error *err;
 } fctx;
 
-static int parse_node(dr_filter **out, const json_t *v, const char *path, const fctx *c,
-                      int depth);
+static int parse_node(dr_filter **out, const json_t *v, const char *path, const fctx *c, int depth);
 
 /* The required filterColumn with the type's own message. */
 static int need_column(dr_filter *f, const json_t *v, const char *path, const char *type,
@@ -110,15 +105,15 @@ static int parse_interval(dr_filter *f, const json_t *v, const char *path, icd_e
         return dr_fail_path(err, p, "You must specify intervals on the interval filter");
     size_t n = json_array_size(arr);
     f->intervals = calloc(n, sizeof *f->intervals);
-    if (!f->intervals)
-        return icd_fail_nomem(err);
+    if (!f->intervals) return icd_fail_nomem(err);
     f->n_intervals = n;
     for (size_t i = 0; i < n; i++) {
         const json_t *s = json_array_get(arr, i);
         dr_path_index(q, p, i);
         if (!json_is_string(s))
             return dr_fail_path(err, q, "an interval must be an ISO-8601 string \"start/end\"");
-        if (dr_parse_interval(json_string_value(s), json_string_length(s), &f->intervals[i], err) < 0)
+        if (dr_parse_interval(json_string_value(s), json_string_length(s), &f->intervals[i], err) <
+            0)
             return icd_error_wrap(err, "%s", q);
     }
     return 0;
@@ -129,8 +124,7 @@ static int range_bound(const json_t *v, const char *key, const char *path, json_
 {
     const json_t *b = dr_field(v, key);
     *out = NULL;
-    if (!b)
-        return 0;
+    if (!b) return 0;
     if (json_is_object(b) || json_is_array(b)) {
         char p[DR_PATH_MAX];
         dr_path_key(p, path, key);
@@ -174,8 +168,7 @@ static int add_child(dr_filter *f, dr_filter *child, size_t *cap, icd_error *err
 }
 
 /* and/or: the children, with children of the same type flattened into this node. */
-static int parse_junction(dr_filter *f, const json_t *v, const char *path, const fctx *c,
-                          int depth)
+static int parse_junction(dr_filter *f, const json_t *v, const char *path, const fctx *c, int depth)
 {
     char p[DR_PATH_MAX], q[DR_PATH_MAX];
     const json_t *arr;
@@ -212,11 +205,9 @@ static int parse_not(dr_filter *f, const json_t *v, const char *path, const fctx
     char p[DR_PATH_MAX];
     dr_path_key(p, path, "filter");
     const json_t *inner = dr_field(v, "filter");
-    if (!inner)
-        return dr_fail_path(c->err, p, "filter cannot be null");
+    if (!inner) return dr_fail_path(c->err, p, "filter cannot be null");
     f->children = calloc(1, sizeof *f->children);
-    if (!f->children)
-        return icd_fail_nomem(c->err);
+    if (!f->children) return icd_fail_nomem(c->err);
     f->n_children = 1;
     return parse_node(&f->children[0], inner, p, c, depth + 1);
 }
@@ -230,8 +221,7 @@ static int parse_duration(const json_t *v, const char *key, const char *path, in
     char p[DR_PATH_MAX];
     const json_t *d = dr_field(v, key);
     *out = def;
-    if (!d)
-        return 0;
+    if (!d) return 0;
     dr_path_key(p, path, key);
     if (json_is_integer(d)) {
         *out = json_integer_value(d);
@@ -241,7 +231,8 @@ static int parse_duration(const json_t *v, const char *key, const char *path, in
         return dr_fail_path(err, p, "a duration must be milliseconds or an ISO-8601 duration");
     dr_period per;
     const char *s = json_string_value(d);
-    if (dr_parse_period(s, json_string_length(d), &per, err) < 0 || dr_period_to_ms(&per, out, err) < 0)
+    if (dr_parse_period(s, json_string_length(d), &per, err) < 0 ||
+        dr_period_to_ms(&per, out, err) < 0)
         return icd_error_wrap(err, "%s", p);
     return 0;
 }
@@ -254,8 +245,7 @@ static int parse_time_window(dr_filter *f, const json_t *v, const char *path, co
     ICD_TRY(parse_duration(v, "lookaheadDuration", path, 0, &f->lookahead_ms, c->err));
     const json_t *b = dr_field(v, "baseTime");
     f->base_ms = c->now_ms;
-    if (!b)
-        return 0;
+    if (!b) return 0;
     dr_path_key(p, path, "baseTime");
     if (json_is_integer(b)) {
         f->base_ms = json_integer_value(b);
@@ -266,8 +256,7 @@ static int parse_time_window(dr_filter *f, const json_t *v, const char *path, co
             s++, n--;
         while (n && (unsigned char)s[n - 1] <= ' ')
             n--;
-        if (n == 0)
-            return 0; /* Jackson reads an empty date-time as null */
+        if (n == 0) return 0; /* Jackson reads an empty date-time as null */
         if (dr_parse_iso_datetime(s, n, 0, &f->base_ms, c->err) < 0)
             return icd_error_wrap(c->err, "%s", p);
     } else {
@@ -277,8 +266,7 @@ static int parse_time_window(dr_filter *f, const json_t *v, const char *path, co
     return 0;
 }
 
-static int parse_node(dr_filter **out, const json_t *v, const char *path, const fctx *c,
-                      int depth)
+static int parse_node(dr_filter **out, const json_t *v, const char *path, const fctx *c, int depth)
 {
     *out = NULL;
     if (depth > MAX_DEPTH)
@@ -294,27 +282,40 @@ static int parse_node(dr_filter **out, const json_t *v, const char *path, const 
     const char *t = json_string_value(type);
     int ft = -1;
     for (int i = 0; i < (int)(sizeof type_names / sizeof type_names[0]); i++)
-        if (strcmp(t, type_names[i]) == 0)
-            ft = i;
+        if (strcmp(t, type_names[i]) == 0) ft = i;
     if (ft < 0)
-        return dr_fail_path(c->err, path,
-                            "Could not resolve type id '%.100s' as a subtype of IcebergFilter: known "
-                            "type ids = [and, equals, interval, not, or, range, timeWindow]",
-                            t);
+        return dr_fail_path(
+            c->err, path,
+            "Could not resolve type id '%.100s' as a subtype of IcebergFilter: known "
+            "type ids = [and, equals, interval, not, or, range, timeWindow]",
+            t);
     dr_filter *f = calloc(1, sizeof *f);
-    if (!f)
-        return icd_fail_nomem(c->err);
+    if (!f) return icd_fail_nomem(c->err);
     f->type = (dr_filter_type)ft;
     int rc;
     switch (f->type) {
-    case DR_F_EQUALS: rc = parse_equals(f, v, path, c->err); break;
-    case DR_F_INTERVAL: rc = parse_interval(f, v, path, c->err); break;
-    case DR_F_RANGE: rc = parse_range(f, v, path, c->err); break;
+    case DR_F_EQUALS:
+        rc = parse_equals(f, v, path, c->err);
+        break;
+    case DR_F_INTERVAL:
+        rc = parse_interval(f, v, path, c->err);
+        break;
+    case DR_F_RANGE:
+        rc = parse_range(f, v, path, c->err);
+        break;
     case DR_F_AND:
-    case DR_F_OR: rc = parse_junction(f, v, path, c, depth); break;
-    case DR_F_NOT: rc = parse_not(f, v, path, c, depth); break;
-    case DR_F_TIME_WINDOW: rc = parse_time_window(f, v, path, c); break;
-    default: rc = icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "unknown filter type"); break;
+    case DR_F_OR:
+        rc = parse_junction(f, v, path, c, depth);
+        break;
+    case DR_F_NOT:
+        rc = parse_not(f, v, path, c, depth);
+        break;
+    case DR_F_TIME_WINDOW:
+        rc = parse_time_window(f, v, path, c);
+        break;
+    default:
+        rc = icd_fail(c->err, ICD_EINTERNAL, NULL, -1, "unknown filter type");
+        break;
     }
     if (rc < 0) {
         dr_filter_free(f);
@@ -335,12 +336,14 @@ int dr_filter_parse(dr_filter **out, const json_t *v, const char *path, int64_t 
 
 static const char *op_names[] = {"true", "false", "eq", "lt", "le", "gt", "ge", "and", "or", "not"};
 
-const char *dr_pred_op_name(dr_pred_op op) { return op_names[op]; }
+const char *dr_pred_op_name(dr_pred_op op)
+{
+    return op_names[op];
+}
 
 void dr_pred_free(dr_pred *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     free(p->column);
     json_decref(p->literal);
     for (size_t i = 0; i < p->n_args; i++)
@@ -352,16 +355,14 @@ void dr_pred_free(dr_pred *p)
 static dr_pred *pred_const(bool v)
 {
     dr_pred *p = calloc(1, sizeof *p);
-    if (p)
-        p->op = v ? DR_P_TRUE : DR_P_FALSE;
+    if (p) p->op = v ? DR_P_TRUE : DR_P_FALSE;
     return p;
 }
 
 static dr_pred *pred_cmp(dr_pred_op op, const char *col, const json_t *lit)
 {
     dr_pred *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->op = op;
     p->column = strdup(col);
     p->literal = json_deep_copy(lit);
@@ -375,8 +376,7 @@ static dr_pred *pred_cmp(dr_pred_op op, const char *col, const json_t *lit)
 static dr_pred *pred_ts(dr_pred_op op, const char *col, int64_t micros)
 {
     dr_pred *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p->op = op;
     p->is_ts = true;
     p->ts_micros = micros;
@@ -443,8 +443,7 @@ static dr_pred *combine(dr_pred_op op, dr_pred *l, dr_pred *r)
 
 static dr_pred *negate(dr_pred *c)
 {
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     if (c->op == DR_P_TRUE || c->op == DR_P_FALSE) {
         c->op = c->op == DR_P_TRUE ? DR_P_FALSE : DR_P_TRUE;
         return c;
@@ -476,7 +475,8 @@ static int to_micros(int64_t ms, int64_t *us, icd_error *err)
 {
     if (__builtin_mul_overflow(ms, (int64_t)1000, us))
         return icd_fail(err, ICD_EINVALID, NULL, -1,
-                        "icebergFilter: instant %lld ms is out of the timestamp range", (long long)ms);
+                        "icebergFilter: instant %lld ms is out of the timestamp range",
+                        (long long)ms);
     return 0;
 }
 
@@ -487,8 +487,7 @@ static int convert(const dr_filter *f, dr_pred **out, icd_error *err)
     switch (f->type) {
     case DR_F_EQUALS: {
         json_t *lit = json_string(f->value);
-        if (!lit)
-            return icd_fail_nomem(err);
+        if (!lit) return icd_fail_nomem(err);
         r = pred_cmp(DR_P_EQ, f->column, lit);
         json_decref(lit);
         break;
@@ -502,8 +501,8 @@ static int convert(const dr_filter *f, dr_pred **out, icd_error *err)
                 dr_pred_free(r);
                 return err->code;
             }
-            dr_pred *one = combine(DR_P_AND, pred_ts(DR_P_GE, f->column, s),
-                                   pred_ts(DR_P_LT, f->column, e));
+            dr_pred *one =
+                combine(DR_P_AND, pred_ts(DR_P_GE, f->column, s), pred_ts(DR_P_LT, f->column, e));
             r = combine(DR_P_OR, r, one);
         }
         break;
@@ -543,12 +542,12 @@ static int convert(const dr_filter *f, dr_pred **out, icd_error *err)
             return icd_fail(err, ICD_EINVALID, NULL, -1, "icebergFilter: timeWindow out of range");
         ICD_TRY(to_micros(lo, &lo_us, err));
         ICD_TRY(to_micros(hi, &hi_us, err));
-        r = combine(DR_P_AND, pred_ts(DR_P_GE, f->column, lo_us), pred_ts(DR_P_LE, f->column, hi_us));
+        r = combine(DR_P_AND, pred_ts(DR_P_GE, f->column, lo_us),
+                    pred_ts(DR_P_LE, f->column, hi_us));
         break;
     }
     }
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     *out = r;
     return 0;
 }
@@ -586,8 +585,7 @@ void dr_pred_to_json(const dr_pred *p, icd_buf *b)
     if (p->op == DR_P_AND || p->op == DR_P_OR || p->op == DR_P_NOT) {
         icd_buf_puts(b, ",\"args\":[");
         for (size_t i = 0; i < p->n_args; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             dr_pred_to_json(p->args[i], b);
         }
         icd_buf_putc(b, ']');

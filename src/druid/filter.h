@@ -40,17 +40,17 @@ typedef enum dr_filter_type {
 typedef struct dr_filter dr_filter;
 struct dr_filter {
     dr_filter_type type;
-    char *column;              /* every type but and/or/not */
-    char *value;               /* equals */
-    dr_interval *intervals;    /* interval: millis, [start, end) */
+    char *column;           /* every type but and/or/not */
+    char *value;            /* equals */
+    dr_interval *intervals; /* interval: millis, [start, end) */
     size_t n_intervals;
-    json_t *lower, *upper;     /* range: JSON scalars (string/number/bool) or NULL */
+    json_t *lower, *upper; /* range: JSON scalars (string/number/bool) or NULL */
     bool lower_open, upper_open;
-    dr_filter **children;      /* and/or: flattened, de-duplicated; not: one child */
+    dr_filter **children; /* and/or: flattened, de-duplicated; not: one child */
     size_t n_children;
-    int64_t lookback_ms;       /* timeWindow */
+    int64_t lookback_ms; /* timeWindow */
     int64_t lookahead_ms;
-    int64_t base_ms;           /* baseTime, or the injected "now" */
+    int64_t base_ms; /* baseTime, or the injected "now" */
     bool base_given;
 };
 
@@ -84,9 +84,9 @@ struct dr_pred {
     dr_pred_op op;
     /* comparisons */
     char *column;
-    json_t *literal;    /* a JSON scalar, converted to the column type when bound ... */
-    bool is_ts;         /* ... or a timestamptz literal: */
-    int64_t ts_micros;  /* microseconds since the epoch (UTC) */
+    json_t *literal;   /* a JSON scalar, converted to the column type when bound ... */
+    bool is_ts;        /* ... or a timestamptz literal: */
+    int64_t ts_micros; /* microseconds since the epoch (UTC) */
     /* and / or (2+ args), not (1 arg) */
     dr_pred **args;
     size_t n_args;

@@ -43,10 +43,10 @@ typedef enum tok_kind {
 
 typedef struct tok {
     tok_kind kind;
-    int maxd;       /* numeric fields: most digits parsed */
-    bool signed_;   /* T_YEAR from 'y' */
-    bool lenient;   /* T_YEAR2: more or fewer than two digits read as a full year */
-    char *lit;      /* T_LIT */
+    int maxd;     /* numeric fields: most digits parsed */
+    bool signed_; /* T_YEAR from 'y' */
+    bool lenient; /* T_YEAR2: more or fewer than two digits read as a full year */
+    char *lit;    /* T_LIT */
     size_t lit_len;
 } tok;
 
@@ -56,29 +56,44 @@ struct dr_joda_pattern {
     int64_t pivot; /* two-digit-year pivot */
 };
 
-static const char *month_names[12] = {"January", "February", "March",     "April",
-                                      "May",     "June",     "July",      "August",
-                                      "September", "October", "November", "December"};
+static const char *month_names[12] = {"January",   "February", "March",    "April",
+                                      "May",       "June",     "July",     "August",
+                                      "September", "October",  "November", "December"};
 static const char *day_names[7] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                    "Friday", "Saturday", "Sunday"};
 
 void dr_joda_free(dr_joda_pattern *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     for (size_t i = 0; i < p->n; i++)
         free(p->toks[i].lit);
     free(p->toks);
     free(p);
 }
 
-static bool is_letter(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool is_letter(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 static bool is_numeric_letter(char c, size_t len)
 {
     switch (c) {
-    case 'C': case 'Y': case 'x': case 'w': case 'y': case 'e': case 'D': case 'd':
-    case 'h': case 'H': case 'k': case 'K': case 'm': case 's': case 'S':
+    case 'C':
+    case 'Y':
+    case 'x':
+    case 'w':
+    case 'y':
+    case 'e':
+    case 'D':
+    case 'd':
+    case 'h':
+    case 'H':
+    case 'k':
+    case 'K':
+    case 'm':
+    case 's':
+    case 'S':
         return true;
     case 'M':
         return len <= 2;
@@ -106,13 +121,11 @@ static int push(dr_joda_pattern *p, size_t *cap, tok t, icd_error *err)
 /* Appends literal bytes, merging with a preceding literal token. */
 static int push_lit(dr_joda_pattern *p, size_t *cap, const char *s, size_t n, icd_error *err)
 {
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     if (p->n > 0 && p->toks[p->n - 1].kind == T_LIT) {
         tok *t = &p->toks[p->n - 1];
         char *nl = realloc(t->lit, t->lit_len + n + 1);
-        if (!nl)
-            return icd_fail_nomem(err);
+        if (!nl) return icd_fail_nomem(err);
         memcpy(nl + t->lit_len, s, n);
         t->lit_len += n;
         nl[t->lit_len] = '\0';
@@ -120,8 +133,7 @@ static int push_lit(dr_joda_pattern *p, size_t *cap, const char *s, size_t n, ic
         return 0;
     }
     tok t = {T_LIT, 0, false, false, malloc(n + 1), n};
-    if (!t.lit)
-        return icd_fail_nomem(err);
+    if (!t.lit) return icd_fail_nomem(err);
     memcpy(t.lit, s, n);
     t.lit[n] = '\0';
     return push(p, cap, t, err);
@@ -131,8 +143,7 @@ static int push_lit(dr_joda_pattern *p, size_t *cap, const char *s, size_t n, ic
 static bool next_is_numeric(const char *pat, size_t i)
 {
     char c = pat[i];
-    if (!is_letter((unsigned char)c))
-        return false;
+    if (!is_letter((unsigned char)c)) return false;
     size_t len = 1;
     while (pat[i + len] == c)
         len++;
@@ -143,8 +154,7 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
 {
     *out = NULL;
     dr_joda_pattern *p = calloc(1, sizeof *p);
-    if (!p)
-        return icd_fail_nomem(err);
+    if (!p) return icd_fail_nomem(err);
     int64_t days, tod, y;
     int mo, d;
     dr_split_ms(now_ms, &days, &tod);
@@ -176,8 +186,7 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
                     if (pat[i + 1] == '\'') {
                         rc = push_lit(p, &cap, "'", 1, err);
                         i += 2;
-                        if (rc < 0)
-                            break;
+                        if (rc < 0) break;
                         continue;
                     }
                     i++;
@@ -185,8 +194,7 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
                 }
                 rc = push_lit(p, &cap, pat + i, 1, err);
                 i++;
-                if (rc < 0)
-                    break;
+                if (rc < 0) break;
             }
             continue;
         }
@@ -216,34 +224,65 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
         case 'M':
             t.kind = len >= 3 ? T_MONTH_TX : T_MONTH;
             break;
-        case 'd': t.kind = T_DAY; break;
-        case 'D': t.kind = T_DOY; t.maxd = 3; break;
-        case 'H': t.kind = T_HOUR; break;
-        case 'k': t.kind = T_HOUR_K; break;
-        case 'h': t.kind = T_CLOCK12; break;
-        case 'K': t.kind = T_HOUR12; break;
-        case 'a': t.kind = T_HALFDAY; break;
-        case 'm': t.kind = T_MINUTE; break;
-        case 's': t.kind = T_SECOND; break;
-        case 'S': t.kind = T_FRAC; t.maxd = len > 9 ? 9 : (int)len; break;
-        case 'E': t.kind = T_DOW_TX; break;
-        case 'e': t.kind = T_DOW_NUM; t.maxd = 1; break;
+        case 'd':
+            t.kind = T_DAY;
+            break;
+        case 'D':
+            t.kind = T_DOY;
+            t.maxd = 3;
+            break;
+        case 'H':
+            t.kind = T_HOUR;
+            break;
+        case 'k':
+            t.kind = T_HOUR_K;
+            break;
+        case 'h':
+            t.kind = T_CLOCK12;
+            break;
+        case 'K':
+            t.kind = T_HOUR12;
+            break;
+        case 'a':
+            t.kind = T_HALFDAY;
+            break;
+        case 'm':
+            t.kind = T_MINUTE;
+            break;
+        case 's':
+            t.kind = T_SECOND;
+            break;
+        case 'S':
+            t.kind = T_FRAC;
+            t.maxd = len > 9 ? 9 : (int)len;
+            break;
+        case 'E':
+            t.kind = T_DOW_TX;
+            break;
+        case 'e':
+            t.kind = T_DOW_NUM;
+            t.maxd = 1;
+            break;
         case 'Z':
             t.kind = len >= 3 ? T_ZONE_ID : T_OFFSET;
             break;
-        case 'G': case 'C': case 'x': case 'w': case 'z':
+        case 'G':
+        case 'C':
+        case 'x':
+        case 'w':
+        case 'z':
             rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                           "timestamp format [%s]: pattern letter '%c' is not supported by icedruid",
                           pat, c);
             break;
         default:
-            rc = icd_fail(err, ICD_EINVALID, NULL, -1,
-                          "Unable to parse timestamps with format [%s]: Illegal pattern component: %.*s",
-                          pat, (int)len, pat + i - len);
+            rc = icd_fail(
+                err, ICD_EINVALID, NULL, -1,
+                "Unable to parse timestamps with format [%s]: Illegal pattern component: %.*s", pat,
+                (int)len, pat + i - len);
             break;
         }
-        if (rc == 0)
-            rc = push(p, &cap, t, err);
+        if (rc == 0) rc = push(p, &cap, t, err);
     }
     if (rc < 0) {
         dr_joda_free(p);
@@ -284,8 +323,7 @@ static int bad(const pctx *c, size_t at)
 
 static int range(const pctx *c, int64_t v, const char *field, int64_t lo, int64_t hi)
 {
-    if (v >= lo && v <= hi)
-        return 0;
+    if (v >= lo && v <= hi) return 0;
     int shown = c->n > SHOW_MAX ? SHOW_MAX : (int)c->n;
     return icd_fail(c->err, ICD_EINVALID, NULL, -1,
                     "Cannot parse \"%.*s\": Value %lld for %s must be in the range [%lld,%lld]",
@@ -303,10 +341,8 @@ static int number(dr_scan *sc, const pctx *c, int maxd, bool is_signed, int64_t 
         neg = p == '-';
         sc->i++;
     }
-    if (dr_sc_digits(sc, maxd, v) == 0)
-        return bad(c, at);
-    if (neg)
-        *v = -*v;
+    if (dr_sc_digits(sc, maxd, v) == 0) return bad(c, at);
+    if (neg) *v = -*v;
     return 0;
 }
 
@@ -318,24 +354,23 @@ static int text_match(dr_scan *sc, const pctx *c, const char *const *names, int 
         size_t full = strlen(names[k]);
         for (int form = 0; form < 2; form++) {
             size_t len = form == 0 ? full : 3;
-            if (sc->i + len > sc->n || len <= best)
-                continue;
+            if (sc->i + len > sc->n || len <= best) continue;
             if (strncasecmp(sc->s + sc->i, names[k], len) == 0) {
                 best = len;
                 *idx = k;
             }
         }
     }
-    if (best == 0)
-        return bad(c, sc->i);
+    if (best == 0) return bad(c, sc->i);
     sc->i += best;
     return 0;
 }
 
 static int zone_id(dr_scan *sc, const pctx *c, int64_t *off)
 {
-    static const char *utc_ids[] = {"Etc/Universal", "Etc/Greenwich", "Etc/UTC", "Etc/GMT",
-                                    "Universal", "Greenwich", "Zulu", "UTC", "UCT", "GMT"};
+    static const char *utc_ids[] = {
+        "Etc/Universal", "Etc/Greenwich", "Etc/UTC", "Etc/GMT", "Universal",
+        "Greenwich",     "Zulu",          "UTC",     "UCT",     "GMT"};
     for (size_t k = 0; k < sizeof utc_ids / sizeof utc_ids[0]; k++) {
         size_t len = strlen(utc_ids[k]);
         if (sc->i + len <= sc->n && memcmp(sc->s + sc->i, utc_ids[k], len) == 0) {
@@ -363,23 +398,19 @@ static int offset(dr_scan *sc, const pctx *c, int64_t *off)
         *off = 0;
         return 0;
     }
-    if (p != '+' && p != '-')
-        return bad(c, sc->i);
+    if (p != '+' && p != '-') return bad(c, sc->i);
     bool neg = p == '-';
     sc->i++;
     size_t at = sc->i;
     int64_t h, m = 0;
-    if (dr_sc_count_digits(sc) < 2)
-        return bad(c, at);
+    if (dr_sc_count_digits(sc) < 2) return bad(c, at);
     dr_sc_digits(sc, 2, &h);
-    if (h > 23)
-        return bad(c, at);
+    if (h > 23) return bad(c, at);
     size_t save = sc->i;
     bool colon = dr_sc_eat(sc, ':');
     if (dr_sc_count_digits(sc) >= 2) {
         dr_sc_digits(sc, 2, &m);
-        if (m > 59)
-            return bad(c, save);
+        if (m > 59) return bad(c, save);
     } else if (colon) {
         return bad(c, sc->i);
     } else {
@@ -396,23 +427,19 @@ static int two_digit_year(dr_scan *sc, const pctx *c, const tok *t, int64_t pivo
         dr_scan probe = *sc;
         int p = dr_sc_peek(&probe);
         bool sign = p == '-' || p == '+';
-        if (sign)
-            probe.i++;
+        if (sign) probe.i++;
         size_t nd = dr_sc_count_digits(&probe);
-        if (nd == 0)
-            return bad(c, at);
+        if (nd == 0) return bad(c, at);
         if (sign || nd != 2) {
             int64_t v;
-            if (nd > 9)
-                return bad(c, at);
+            if (nd > 9) return bad(c, at);
             dr_sc_digits(&probe, 9, &v);
             *year = p == '-' ? -v : v;
             *sc = probe;
             return 0;
         }
     }
-    if (dr_sc_count_digits(sc) < 2)
-        return bad(c, at);
+    if (dr_sc_count_digits(sc) < 2) return bad(c, at);
     int64_t v;
     dr_sc_digits(sc, 2, &v);
     int64_t low = pivot - 50;
@@ -428,8 +455,7 @@ static int match_token(dr_scan *sc, const pctx *c, const tok *t, int64_t pivot, 
     switch (t->kind) {
     case T_LIT:
         for (size_t k = 0; k < t->lit_len; k++)
-            if (!dr_sc_eat(sc, (unsigned char)t->lit[k]))
-                return bad(c, sc->i);
+            if (!dr_sc_eat(sc, (unsigned char)t->lit[k])) return bad(c, sc->i);
         return 0;
     case T_YEAR:
         return number(sc, c, t->maxd, t->signed_, &f->year);
@@ -469,8 +495,7 @@ static int match_token(dr_scan *sc, const pctx *c, const tok *t, int64_t pivot, 
     case T_HALFDAY: {
         static const char *const ampm[2] = {"AM", "PM"};
         size_t at = sc->i;
-        if (sc->i + 2 > sc->n)
-            return bad(c, at);
+        if (sc->i + 2 > sc->n) return bad(c, at);
         for (int k = 0; k < 2; k++)
             if (strncasecmp(sc->s + sc->i, ampm[k], 2) == 0) {
                 sc->i += 2;
@@ -492,8 +517,7 @@ static int match_token(dr_scan *sc, const pctx *c, const tok *t, int64_t pivot, 
     case T_FRAC: {
         size_t at = sc->i;
         int nd = dr_sc_digits(sc, t->maxd, &v);
-        if (nd == 0)
-            return bad(c, at);
+        if (nd == 0) return bad(c, at);
         int64_t p10 = 1;
         for (int k = 0; k < nd; k++)
             p10 *= 10;
@@ -529,8 +553,7 @@ int dr_joda_parse(const dr_joda_pattern *p, const char *s, size_t n, int64_t *ou
     fields f = {.year = 1970, .month = 1, .day = 1, .halfday = -1};
     for (size_t k = 0; k < p->n; k++)
         ICD_TRY(match_token(&sc, &c, &p->toks[k], p->pivot, &f));
-    if (!dr_sc_end(&sc))
-        return bad(&c, sc.i);
+    if (!dr_sc_end(&sc)) return bad(&c, sc.i);
     ICD_TRY(range(&c, f.year, "year", DR_MIN_YEAR, DR_MAX_YEAR));
     int64_t days;
     if (f.has_doy) {
@@ -548,8 +571,7 @@ int dr_joda_parse(const dr_joda_pattern *p, const char *s, size_t n, int64_t *ou
     if (f.has_dow) /* Joda sets the day of week last: same ISO week, that weekday */
         days += f.dow - ((int)icd_floormod(days + 3, 7) + 1);
     int64_t hour = f.hour;
-    if (f.halfday >= 0)
-        hour = hour % 12 + 12 * f.halfday;
+    if (f.halfday >= 0) hour = hour % 12 + 12 * f.halfday;
     int64_t tod = ((hour * 60 + f.minute) * 60 + f.second) * 1000 + f.millis, ms;
     if (__builtin_mul_overflow(days, (int64_t)86400000, &ms) ||
         __builtin_add_overflow(ms, tod, &ms) || __builtin_sub_overflow(ms, f.offset_ms, &ms))

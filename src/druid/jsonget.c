@@ -30,8 +30,7 @@ static int fail_pathv(icd_error *err, int code, const char *path, const char *fm
 {
     char msg[768];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    if (path && *path)
-        return icd_fail(err, code, NULL, -1, "%s: %s", path, msg);
+    if (path && *path) return icd_fail(err, code, NULL, -1, "%s: %s", path, msg);
     return icd_fail(err, code, NULL, -1, "%s", msg);
 }
 
@@ -55,8 +54,7 @@ int dr_fail_path_code(icd_error *err, int code, const char *path, const char *fm
 
 const json_t *dr_field(const json_t *obj, const char *key)
 {
-    if (!json_is_object(obj))
-        return NULL;
+    if (!json_is_object(obj)) return NULL;
     const json_t *v = json_object_get(obj, key);
     return json_is_null(v) ? NULL : v;
 }
@@ -64,14 +62,20 @@ const json_t *dr_field(const json_t *obj, const char *key)
 static const char *type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
     case JSON_INTEGER:
-    case JSON_REAL: return "a number";
+    case JSON_REAL:
+        return "a number";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
     }
 }
 
@@ -93,8 +97,7 @@ int dr_scalar_text(const json_t *v, const char *path, char **out, icd_error *err
         icd_buf b = ICD_BUF_INIT;
         dr_fmt_java_double(&b, json_real_value(v));
         char *d = icd_buf_detach(&b);
-        if (!d)
-            return icd_fail_nomem(err);
+        if (!d) return icd_fail_nomem(err);
         *out = d;
         return 0;
     } else if (json_is_boolean(v)) {
@@ -104,8 +107,7 @@ int dr_scalar_text(const json_t *v, const char *path, char **out, icd_error *err
         return dr_fail_path(err, path, "expected a string, found %s", type_name(v));
     }
     char *d = malloc(n + 1);
-    if (!d)
-        return icd_fail_nomem(err);
+    if (!d) return icd_fail_nomem(err);
     memcpy(d, s, n);
     d[n] = '\0';
     *out = d;
@@ -116,8 +118,7 @@ int dr_get_str(const json_t *obj, const char *key, const char *path, char **out,
 {
     *out = NULL;
     const json_t *v = dr_field(obj, key);
-    if (!v)
-        return 0;
+    if (!v) return 0;
     char p[DR_PATH_MAX];
     dr_path_key(p, path, key);
     return dr_scalar_text(v, p, out, err);
@@ -129,8 +130,7 @@ int dr_get_bool(const json_t *obj, const char *key, const char *path, bool def, 
     const json_t *v = dr_field(obj, key);
     char p[DR_PATH_MAX];
     *out = def;
-    if (!v)
-        return 0;
+    if (!v) return 0;
     if (json_is_boolean(v)) {
         *out = json_is_true(v);
         return 0;
@@ -149,8 +149,7 @@ int dr_get_bool(const json_t *obj, const char *key, const char *path, bool def, 
             *out = false;
             return 0;
         }
-        if (*s == '\0')
-            return 0; /* Jackson: empty string = null */
+        if (*s == '\0') return 0; /* Jackson: empty string = null */
     }
     dr_path_key(p, path, key);
     return dr_fail_path(err, p, "expected a boolean, found %s", type_name(v));
@@ -162,10 +161,8 @@ int dr_get_i64(const json_t *obj, const char *key, const char *path, int64_t def
     const json_t *v = dr_field(obj, key);
     char p[DR_PATH_MAX];
     *out = def;
-    if (present)
-        *present = false;
-    if (!v)
-        return 0;
+    if (present) *present = false;
+    if (!v) return 0;
     dr_path_key(p, path, key);
     if (json_is_integer(v)) {
         *out = json_integer_value(v);
@@ -173,15 +170,13 @@ int dr_get_i64(const json_t *obj, const char *key, const char *path, int64_t def
         *out = dr_java_d2l(json_real_value(v));
     } else if (json_is_string(v)) {
         const char *s = json_string_value(v);
-        if (*s == '\0')
-            return 0;
+        if (*s == '\0') return 0;
         if (!dr_parse_java_long(s, json_string_length(v), out))
             return dr_fail_path(err, p, "expected an integer, found \"%.100s\"", s);
     } else {
         return dr_fail_path(err, p, "expected an integer, found %s", type_name(v));
     }
-    if (present)
-        *present = true;
+    if (present) *present = true;
     return 0;
 }
 
@@ -190,8 +185,7 @@ int dr_get_object(const json_t *obj, const char *key, const char *path, const js
 {
     const json_t *v = dr_field(obj, key);
     *out = NULL;
-    if (!v)
-        return 0;
+    if (!v) return 0;
     if (!json_is_object(v)) {
         char p[DR_PATH_MAX];
         dr_path_key(p, path, key);
@@ -206,8 +200,7 @@ int dr_get_array(const json_t *obj, const char *key, const char *path, const jso
 {
     const json_t *v = dr_field(obj, key);
     *out = NULL;
-    if (!v)
-        return 0;
+    if (!v) return 0;
     if (!json_is_array(v)) {
         char p[DR_PATH_MAX];
         dr_path_key(p, path, key);

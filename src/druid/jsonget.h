@@ -34,8 +34,7 @@ const json_t *dr_field(const json_t *obj, const char *key);
 
 /* A string field (scalars coerced to text) as a new malloc'd string; *out = NULL when the
  * field is absent or null. */
-int dr_get_str(const json_t *obj, const char *key, const char *path, char **out,
-               icd_error *err);
+int dr_get_str(const json_t *obj, const char *key, const char *path, char **out, icd_error *err);
 /* The text of a scalar value (string, number, boolean) as a new string. */
 int dr_scalar_text(const json_t *v, const char *path, char **out, icd_error *err);
 int dr_get_bool(const json_t *obj, const char *key, const char *path, bool def, bool *out,

@@ -26,7 +26,8 @@ bool dr_period_is_zero(const dr_period *p)
 
 static int bad_period(icd_error *err, const char *s, size_t n)
 {
-    return icd_fail(err, ICD_EINVALID, NULL, -1, "Invalid format: \"%.*s\" is not an ISO-8601 period",
+    return icd_fail(err, ICD_EINVALID, NULL, -1,
+                    "Invalid format: \"%.*s\" is not an ISO-8601 period",
                     n > SHOW_MAX ? SHOW_MAX : (int)n, s);
 }
 
@@ -34,8 +35,7 @@ int dr_parse_period(const char *s, size_t n, dr_period *out, icd_error *err)
 {
     dr_scan sc = {s, n, 0};
     memset(out, 0, sizeof *out);
-    if (!dr_sc_eat(&sc, 'P'))
-        return bad_period(err, s, n);
+    if (!dr_sc_eat(&sc, 'P')) return bad_period(err, s, n);
     /* designators in order; the time part follows 'T' */
     static const char date_units[] = "YMWD", time_units[] = "HMS";
     int32_t *date_fields[] = {&out->years, &out->months, &out->weeks, &out->days};
@@ -55,22 +55,19 @@ int dr_parse_period(const char *s, size_t n, dr_period *out, icd_error *err)
         }
         int64_t v, frac = 0;
         int nd = dr_sc_digits(&sc, 10, &v);
-        if (nd == 0 || v > INT32_MAX)
-            return bad_period(err, s, n);
+        if (nd == 0 || v > INT32_MAX) return bad_period(err, s, n);
         int fd = 0;
         if (in_time && (dr_sc_peek(&sc) == '.' || dr_sc_peek(&sc) == ',')) {
             sc.i++;
             fd = dr_sc_digits(&sc, 9, &frac);
-            if (fd == 0)
-                return bad_period(err, s, n);
+            if (fd == 0) return bad_period(err, s, n);
         }
         int c = dr_lower(dr_sc_peek(&sc));
         const char *units = in_time ? time_units : date_units;
         int k = next;
         while (units[k] && dr_lower(units[k]) != c)
             k++;
-        if (!units[k] || (fd && units[k] != 'S'))
-            return bad_period(err, s, n);
+        if (!units[k] || (fd && units[k] != 'S')) return bad_period(err, s, n);
         sc.i++;
         int32_t val = (int32_t)(neg ? -v : v);
         if (in_time) {
@@ -88,8 +85,7 @@ int dr_parse_period(const char *s, size_t n, dr_period *out, icd_error *err)
         any = true;
         next = k + 1;
     }
-    if (!any || (in_time && !any_time))
-        return bad_period(err, s, n);
+    if (!any || (in_time && !any_time)) return bad_period(err, s, n);
     return 0;
 }
 
@@ -101,14 +97,12 @@ static bool add_months(int64_t ms, int64_t months, int64_t *out)
     dr_split_ms(ms, &days, &tod);
     icd_civil_from_days(days, &y, &m, &d);
     int64_t idx;
-    if (__builtin_add_overflow(y * 12 + (m - 1), months, &idx))
-        return false;
+    if (__builtin_add_overflow(y * 12 + (m - 1), months, &idx)) return false;
     int64_t ny = icd_floordiv(idx, 12);
     int nm = (int)(idx - ny * 12) + 1;
     int64_t dim = icd_days_from_civil(nm == 12 ? ny + 1 : ny, nm == 12 ? 1 : nm + 1, 1) -
                   icd_days_from_civil(ny, nm, 1);
-    if (d > dim)
-        d = (int)dim;
+    if (d > dim) d = (int)dim;
     return dr_ms_from_fields(ny, nm, d, tod, out);
 }
 
@@ -118,15 +112,14 @@ int dr_period_add(const dr_period *p, int64_t ms, int scalar, int64_t *out, icd_
     bool ok = add_months(t, (int64_t)p->years * 12 * scalar, &t) &&
               add_months(t, (int64_t)p->months * scalar, &t);
     int64_t fixed[] = {(int64_t)p->weeks * 7 * DAY_MS, (int64_t)p->days * DAY_MS,
-                       (int64_t)p->hours * 3600000, (int64_t)p->minutes * 60000,
-                       (int64_t)p->seconds * 1000, p->millis};
+                       (int64_t)p->hours * 3600000,    (int64_t)p->minutes * 60000,
+                       (int64_t)p->seconds * 1000,     p->millis};
     for (size_t i = 0; ok && i < sizeof fixed / sizeof fixed[0]; i++) {
         int64_t d;
         ok = !__builtin_mul_overflow(fixed[i], (int64_t)scalar, &d) &&
              !__builtin_add_overflow(t, d, &t);
     }
-    if (!ok)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "period arithmetic out of range");
+    if (!ok) return icd_fail(err, ICD_EINVALID, NULL, -1, "period arithmetic out of range");
     *out = t;
     return 0;
 }
@@ -134,13 +127,14 @@ int dr_period_add(const dr_period *p, int64_t ms, int scalar, int64_t *out, icd_
 int dr_period_to_ms(const dr_period *p, int64_t *out, icd_error *err)
 {
     if (p->years || p->months)
-        return icd_fail(err, ICD_EINVALID, NULL, -1,
-                        "Cannot convert to Duration as this period contains %s and %s vary in length",
-                        p->years ? "years" : "months", p->years ? "years" : "months");
+        return icd_fail(
+            err, ICD_EINVALID, NULL, -1,
+            "Cannot convert to Duration as this period contains %s and %s vary in length",
+            p->years ? "years" : "months", p->years ? "years" : "months");
     /* each term is below 2^31 * 6.1e8 < 2^61: the sum cannot overflow */
     *out = (int64_t)p->weeks * 7 * DAY_MS + (int64_t)p->days * DAY_MS +
-           (int64_t)p->hours * 3600000 + (int64_t)p->minutes * 60000 +
-           (int64_t)p->seconds * 1000 + p->millis;
+           (int64_t)p->hours * 3600000 + (int64_t)p->minutes * 60000 + (int64_t)p->seconds * 1000 +
+           p->millis;
     return 0;
 }
 
@@ -151,8 +145,8 @@ int dr_parse_interval(const char *s, size_t n, dr_interval *out, icd_error *err)
     int shown = n > SHOW_MAX ? SHOW_MAX : (int)n;
     const char *slash = memchr(s, '/', n);
     if (!slash)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "Format requires a '/' separator: %.*s",
-                        shown, s);
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "Format requires a '/' separator: %.*s", shown,
+                        s);
     size_t ln = (size_t)(slash - s), rn = n - ln - 1;
     const char *r = slash + 1;
     if (ln == 0 || rn == 0)
@@ -190,11 +184,21 @@ static const struct {
     const char *name;
     const char *period; /* NULL for NONE / ALL */
 } named[] = {
-    {"NONE", NULL},          {"SECOND", "PT1S"},          {"MINUTE", "PT1M"},
-    {"FIVE_MINUTE", "PT5M"}, {"TEN_MINUTE", "PT10M"},     {"FIFTEEN_MINUTE", "PT15M"},
-    {"THIRTY_MINUTE", "PT30M"}, {"HOUR", "PT1H"},         {"SIX_HOUR", "PT6H"},
-    {"EIGHT_HOUR", "PT8H"},  {"DAY", "P1D"},              {"WEEK", "P1W"},
-    {"MONTH", "P1M"},        {"QUARTER", "P3M"},          {"YEAR", "P1Y"},
+    {"NONE", NULL},
+    {"SECOND", "PT1S"},
+    {"MINUTE", "PT1M"},
+    {"FIVE_MINUTE", "PT5M"},
+    {"TEN_MINUTE", "PT10M"},
+    {"FIFTEEN_MINUTE", "PT15M"},
+    {"THIRTY_MINUTE", "PT30M"},
+    {"HOUR", "PT1H"},
+    {"SIX_HOUR", "PT6H"},
+    {"EIGHT_HOUR", "PT8H"},
+    {"DAY", "P1D"},
+    {"WEEK", "P1W"},
+    {"MONTH", "P1M"},
+    {"QUARTER", "P3M"},
+    {"YEAR", "P1Y"},
     {"ALL", NULL},
 };
 
@@ -203,8 +207,7 @@ int dr_granularity_named(dr_granularity *g, const char *name, icd_error *err)
     memset(g, 0, sizeof *g);
     g->tz_supported = true;
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-        if (strcasecmp(name, named[i].name) != 0)
-            continue;
+        if (strcasecmp(name, named[i].name) != 0) continue;
         snprintf(g->name, sizeof g->name, "%s", named[i].name);
         if (!named[i].period) {
             g->kind = strcmp(named[i].name, "ALL") == 0 ? DR_GRAN_ALL : DR_GRAN_NONE;
@@ -213,31 +216,29 @@ int dr_granularity_named(dr_granularity *g, const char *name, icd_error *err)
         g->kind = DR_GRAN_PERIOD;
         return dr_parse_period(named[i].period, strlen(named[i].period), &g->period, err);
     }
-    return icd_fail(err, ICD_EINVALID, NULL, -1,
-                    "No enum constant org.apache.druid.java.util.common.granularity.GranularityType.%s",
-                    name);
+    return icd_fail(
+        err, ICD_EINVALID, NULL, -1,
+        "No enum constant org.apache.druid.java.util.common.granularity.GranularityType.%s", name);
 }
 
 static bool is_utc_name(const char *z)
 {
-    static const char *ids[] = {"UTC", "Etc/UTC", "GMT", "Etc/GMT", "UCT", "Etc/UCT", "Z",
-                                "Universal", "Etc/Universal", "Zulu", "Etc/Zulu", "Greenwich"};
+    static const char *ids[] = {"UTC",           "Etc/UTC", "GMT",      "Etc/GMT",
+                                "UCT",           "Etc/UCT", "Z",        "Universal",
+                                "Etc/Universal", "Zulu",    "Etc/Zulu", "Greenwich"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        if (strcmp(z, ids[i]) == 0)
-            return true;
+        if (strcmp(z, ids[i]) == 0) return true;
     return false;
 }
 
 static int parse_time_zone(dr_granularity *g, const json_t *v, icd_error *err)
 {
-    if (!v || json_is_null(v))
-        return 0;
+    if (!v || json_is_null(v)) return 0;
     if (!json_is_string(v))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "timeZone must be a string");
     const char *z = json_string_value(v);
     snprintf(g->time_zone, sizeof g->time_zone, "%s", z);
-    if (is_utc_name(z))
-        return 0;
+    if (is_utc_name(z)) return 0;
     if (z[0] == '+' || z[0] == '-') {
         /* a fixed offset: reuse the ISO parser on a date carrying it */
         char tmp[96];
@@ -245,8 +246,8 @@ static int parse_time_zone(dr_granularity *g, const json_t *v, icd_error *err)
         icd_error local;
         snprintf(tmp, sizeof tmp, "1970-01-01T00:00%s", z);
         if (dr_parse_iso_datetime(tmp, strlen(tmp), 0, &ms, &local) < 0)
-            return icd_fail(err, ICD_EINVALID, NULL, -1, "The datetime zone id '%s' is not recognised",
-                            z);
+            return icd_fail(err, ICD_EINVALID, NULL, -1,
+                            "The datetime zone id '%s' is not recognised", z);
         g->tz_offset_ms = -ms;
         return 0;
     }
@@ -256,8 +257,7 @@ static int parse_time_zone(dr_granularity *g, const json_t *v, icd_error *err)
 
 static int parse_origin(dr_granularity *g, const json_t *v, icd_error *err)
 {
-    if (!v || json_is_null(v))
-        return 0;
+    if (!v || json_is_null(v)) return 0;
     if (json_is_integer(v)) {
         g->origin_ms = json_integer_value(v);
     } else if (json_is_string(v)) {
@@ -272,8 +272,7 @@ static int parse_origin(dr_granularity *g, const json_t *v, icd_error *err)
 
 int dr_granularity_parse(dr_granularity *g, const json_t *v, icd_error *err)
 {
-    if (json_is_string(v))
-        return dr_granularity_named(g, json_string_value(v), err);
+    if (json_is_string(v)) return dr_granularity_named(g, json_string_value(v), err);
     memset(g, 0, sizeof *g);
     g->tz_supported = true;
     if (!json_is_object(v))
@@ -318,8 +317,7 @@ int dr_granularity_parse(dr_granularity *g, const json_t *v, icd_error *err)
 static bool month_diff(int64_t t, int64_t origin, int unit, int64_t *out)
 {
     if (t < origin) {
-        if (!month_diff(origin, t, unit, out))
-            return false;
+        if (!month_diff(origin, t, unit, out)) return false;
         *out = -*out;
         return true;
     }
@@ -332,10 +330,8 @@ static bool month_diff(int64_t t, int64_t origin, int unit, int64_t *out)
     int64_t k = ((y1 * 12 + m1) - (y2 * 12 + m2)) / unit + 1, at;
     /* step back until origin + k units does not pass t */
     for (;;) {
-        if (!add_months(origin, k * unit, &at))
-            return false;
-        if (at <= t || k <= 0)
-            break;
+        if (!add_months(origin, k * unit, &at)) return false;
+        if (at <= t || k <= 0) break;
         k--;
     }
     *out = k;
@@ -372,35 +368,34 @@ static int truncate_calendar(const dr_granularity *g, int64_t t, int unit, int32
 static int64_t align(int64_t t, int64_t origin, int64_t step)
 {
     int64_t off = t % step - origin % step;
-    if (off < 0)
-        off += step;
+    if (off < 0) off += step;
     return t - off;
 }
 
 static int truncate_period(const dr_granularity *g, int64_t t, int64_t *out, icd_error *err)
 {
     const dr_period *p = &g->period;
-    int32_t f[] = {p->years, p->months, p->weeks, p->days, p->hours, p->minutes, p->seconds,
-                   p->millis};
+    int32_t f[] = {p->years, p->months,  p->weeks,   p->days,
+                   p->hours, p->minutes, p->seconds, p->millis};
     int nonzero = 0;
     for (int i = 0; i < 8; i++)
         nonzero += f[i] != 0;
     for (int i = 0; i < 8; i++)
         if (f[i] < 0)
-            return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1, "negative granularity periods are not supported");
+            return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                            "negative granularity periods are not supported");
     int64_t origin = g->has_origin ? g->origin_ms : 0, step;
     if (nonzero > 1 || p->millis) {
         if (p->years || p->months)
-            return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                            "compound granularity periods with months or years are not supported by icedruid");
+            return icd_fail(
+                err, ICD_EUNSUPPORTED, NULL, -1,
+                "compound granularity periods with months or years are not supported by icedruid");
         ICD_TRY(dr_period_to_ms(p, &step, err));
         *out = align(t, origin, step);
         return 0;
     }
-    if (p->years)
-        return truncate_calendar(g, t, 12, p->years, out, err);
-    if (p->months)
-        return truncate_calendar(g, t, 1, p->months, out, err);
+    if (p->years) return truncate_calendar(g, t, 12, p->years, out, err);
+    if (p->months) return truncate_calendar(g, t, 1, p->months, out, err);
     if (p->weeks) {
         if (p->weeks > 1 || g->has_origin) {
             int64_t w = (t - origin) / (7 * DAY_MS);
@@ -448,13 +443,13 @@ int dr_granularity_bucket(const dr_granularity *g, int64_t t, int64_t *start, in
         return 0;
     case DR_GRAN_DURATION:
         *start = align(t, g->has_origin ? g->origin_ms : 0, g->duration_ms);
-        if (__builtin_add_overflow(*start, g->duration_ms, next))
-            *next = INT64_MAX;
+        if (__builtin_add_overflow(*start, g->duration_ms, next)) *next = INT64_MAX;
         return 0;
     case DR_GRAN_PERIOD: {
         if (!g->tz_supported)
             return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                            "granularity timeZone '%s' is not supported by icedruid yet (UTC and fixed offsets only)",
+                            "granularity timeZone '%s' is not supported by icedruid yet (UTC and "
+                            "fixed offsets only)",
                             g->time_zone);
         int64_t local, s;
         if (__builtin_add_overflow(t, g->tz_offset_ms, &local))

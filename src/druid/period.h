@@ -39,17 +39,17 @@ typedef struct dr_interval {
 int dr_parse_interval(const char *s, size_t n, dr_interval *out, icd_error *err);
 
 typedef enum dr_gran_kind {
-    DR_GRAN_NONE,     /* every millisecond its own bucket */
-    DR_GRAN_ALL,      /* one bucket for all time */
-    DR_GRAN_PERIOD,   /* calendar period, optional origin */
-    DR_GRAN_DURATION  /* fixed duration in millis, optional origin */
+    DR_GRAN_NONE,    /* every millisecond its own bucket */
+    DR_GRAN_ALL,     /* one bucket for all time */
+    DR_GRAN_PERIOD,  /* calendar period, optional origin */
+    DR_GRAN_DURATION /* fixed duration in millis, optional origin */
 } dr_gran_kind;
 
 typedef struct dr_granularity {
     dr_gran_kind kind;
-    char name[16];        /* the upper-case name when given as a string, else "" */
-    dr_period period;     /* DR_GRAN_PERIOD */
-    int64_t duration_ms;  /* DR_GRAN_DURATION */
+    char name[16];       /* the upper-case name when given as a string, else "" */
+    dr_period period;    /* DR_GRAN_PERIOD */
+    int64_t duration_ms; /* DR_GRAN_DURATION */
     bool has_origin;
     int64_t origin_ms;
     char time_zone[64];   /* as written ("" = UTC) */

@@ -36,12 +36,11 @@ static int load_table(dr_plan *p, icd_error *err)
                            dr_spec_table_name(p->spec), p->io, &p->md, err);
 }
 
-int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **out,
-                          icd_error *err)
+int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **out, icd_error *err)
 {
     *out = NULL;
-    return dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
-                           dr_spec_table_name(spec), io, out, err);
+    return dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec), dr_spec_table_name(spec),
+                           io, out, err);
 }
 
 /* ---- planning ------------------------------------------------------------------------ */
@@ -52,8 +51,7 @@ int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **ou
 static int plan_filter(dr_plan *p, const ice_expr **out, icd_error *err)
 {
     *out = NULL;
-    if (!dr_spec_filter(p->spec))
-        return 0;
+    if (!dr_spec_filter(p->spec)) return 0;
     dr_pred *pred = NULL;
     ICD_TRY(dr_spec_filter_pred(p->spec, &pred, err));
     int rc = dr_pred_to_ice_expr(pred, &p->filter_arena, out, err);

@@ -50,8 +50,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
 void dr_plan_free(dr_plan *p);
 /* Loads the spec's table metadata through its catalog without planning (diff reads
  * several snapshots of it). The caller frees *out with ice_metadata_free. */
-int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **out,
-                          icd_error *err);
+int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **out, icd_error *err);
 
 const dr_spec *dr_plan_spec(const dr_plan *p);
 const ice_metadata *dr_plan_metadata(const dr_plan *p);

@@ -15,7 +15,6 @@
 
 #define DR_REWRITE_PATH 512
 
-
 /* Splits "a.b.inputSource" into the parent path "a.b" (in `parent`). */
 static void parent_path(const char *path, char *parent, size_t cap)
 {

@@ -23,11 +23,11 @@ typedef enum fr_kind { FR_OBJECT, FR_ARRAY, FR_MAP } fr_kind;
 
 typedef struct frame {
     fr_kind kind;
-    int64_t count;     /* values (object/array) or entries (map) written */
-    bool key_next;     /* map: the next value is a key */
-    bool named;        /* object: a field name is pending */
-    bool is_key;       /* this container is a map key being captured */
-    icd_buf *saved;    /* output to restore when a key container ends */
+    int64_t count;  /* values (object/array) or entries (map) written */
+    bool key_next;  /* map: the next value is a key */
+    bool named;     /* object: a field name is pending */
+    bool is_key;    /* this container is a map key being captured */
+    icd_buf *saved; /* output to restore when a key container ends */
 } frame;
 
 struct dr_row_writer {
@@ -54,8 +54,7 @@ struct dr_row_writer {
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err)
 {
     dr_row_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return icd_fail_nomem(err);
+    if (!w) return icd_fail_nomem(err);
     w->ts = ts;
     w->out = &w->body;
     *out = w;
@@ -64,8 +63,7 @@ int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_erro
 
 void dr_row_writer_free(dr_row_writer *w)
 {
-    if (!w)
-        return;
+    if (!w) return;
     free(w->file);
     icd_buf_free(&w->body);
     icd_buf_free(&w->keybuf);
@@ -78,8 +76,7 @@ void dr_row_writer_free(dr_row_writer *w)
 int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err)
 {
     char *f = file ? strdup(file) : NULL;
-    if (file && !f)
-        return icd_fail_nomem(err);
+    if (file && !f) return icd_fail_nomem(err);
     free(w->file);
     w->file = f;
     return 0;
@@ -110,14 +107,16 @@ void dr_row_begin(dr_row_writer *w, int64_t position)
     w->ts_kind = DR_TSV_NULL;
 }
 
-static frame *top(dr_row_writer *w) { return &w->stack[w->depth]; }
+static frame *top(dr_row_writer *w)
+{
+    return &w->stack[w->depth];
+}
 
 /* Writes `,"key":` for a map entry from the key's text. */
 static void emit_key(dr_row_writer *w, const char *s, size_t n)
 {
     frame *f = top(w);
-    if (f->count > 0)
-        icd_buf_putc(w->out, ',');
+    if (f->count > 0) icd_buf_putc(w->out, ',');
     icd_json_str(w->out, s, n);
     icd_buf_putc(w->out, ':');
 }
@@ -134,11 +133,9 @@ void dr_row_field(dr_row_writer *w, const char *name, size_t n)
         const char *col = w->ts ? w->ts->column : NULL;
         w->ts_next = col && strlen(col) == n && memcmp(col, name, n) == 0;
         w->skip_next = n == 6 && memcmp(name, "__time", 6) == 0;
-        if (w->skip_next)
-            return; /* the key is not written either */
+        if (w->skip_next) return; /* the key is not written either */
     }
-    if (f->count > 0)
-        icd_buf_putc(w->out, ',');
+    if (f->count > 0) icd_buf_putc(w->out, ',');
     icd_json_str(w->out, name, n);
     icd_buf_putc(w->out, ':');
 }
@@ -155,14 +152,12 @@ static bool pre_value(dr_row_writer *w, bool container)
         misuse(w, "an object value without a field name");
         return false;
     }
-    if (f->kind == FR_ARRAY && f->count > 0)
-        icd_buf_putc(w->out, ',');
+    if (f->kind == FR_ARRAY && f->count > 0) icd_buf_putc(w->out, ',');
     if (w->depth == 0) {
         w->ts_active = w->ts_next;
         w->skip_active = w->skip_next;
         w->ts_next = w->skip_next = false;
-        if (w->skip_active)
-            w->out = &w->discard;
+        if (w->skip_active) w->out = &w->discard;
         if (w->ts_active) {
             w->ts_container = container;
             w->ts_start = w->out->len;
@@ -178,8 +173,7 @@ static void post_value(dr_row_writer *w)
     switch (f->kind) {
     case FR_OBJECT:
         f->named = false;
-        if (!(w->depth == 0 && w->skip_active))
-            f->count++;
+        if (!(w->depth == 0 && w->skip_active)) f->count++;
         break;
     case FR_ARRAY:
         f->count++;
@@ -200,8 +194,7 @@ static void post_value(dr_row_writer *w)
             icd_buf_append(&w->tsbuf, w->out->data + w->ts_start, w->out->len - w->ts_start);
             w->ts_kind = DR_TSV_STRING;
         }
-        if (w->skip_active)
-            w->out = &w->body;
+        if (w->skip_active) w->out = &w->body;
         w->ts_active = w->skip_active = w->ts_container = false;
     }
 }
@@ -251,8 +244,7 @@ static void string_like(dr_row_writer *w, const char *s, size_t n)
 
 void dr_row_null(dr_row_writer *w)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     if (at_key(w))
         emit_key(w, "null", 4); /* Iceberg map keys are never null */
     else
@@ -262,8 +254,7 @@ void dr_row_null(dr_row_writer *w)
 
 void dr_row_bool(dr_row_writer *w, bool v)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     const char *t = v ? "true" : "false";
     if (at_key(w)) {
         emit_key(w, t, strlen(t));
@@ -276,8 +267,7 @@ void dr_row_bool(dr_row_writer *w, bool v)
 
 void dr_row_long(dr_row_writer *w, int64_t v)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     if (at_key(w)) {
         char t[24];
         int n = snprintf(t, sizeof t, "%lld", (long long)v);
@@ -291,8 +281,7 @@ void dr_row_long(dr_row_writer *w, int64_t v)
 
 static void floating(dr_row_writer *w, double v, bool is_float)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     if (at_key(w)) {
         icd_buf_clear(&w->scratch);
         if (is_float)
@@ -312,8 +301,14 @@ static void floating(dr_row_writer *w, double v, bool is_float)
     post_value(w);
 }
 
-void dr_row_float(dr_row_writer *w, float v) { floating(w, v, true); }
-void dr_row_double(dr_row_writer *w, double v) { floating(w, v, false); }
+void dr_row_float(dr_row_writer *w, float v)
+{
+    floating(w, v, true);
+}
+void dr_row_double(dr_row_writer *w, double v)
+{
+    floating(w, v, false);
+}
 
 void dr_fmt_big_decimal(icd_buf *b, const uint8_t *be, size_t n, int scale)
 {
@@ -328,15 +323,13 @@ void dr_fmt_big_decimal(icd_buf *b, const uint8_t *be, size_t n, int scale)
     }
     const char *d = digits.data;
     bool neg = d[0] == '-';
-    if (neg)
-        d++;
+    if (neg) d++;
     size_t nd = strlen(d);
     int64_t adjusted = (int64_t)nd - 1 - scale;
     if (scale >= 0 && adjusted >= -6) {
         icd_fmt_decimal_be(b, be, n, scale);
     } else {
-        if (neg)
-            icd_buf_putc(b, '-');
+        if (neg) icd_buf_putc(b, '-');
         icd_buf_putc(b, d[0]);
         if (nd > 1) {
             icd_buf_putc(b, '.');
@@ -349,8 +342,7 @@ void dr_fmt_big_decimal(icd_buf *b, const uint8_t *be, size_t n, int scale)
 
 void dr_row_decimal(dr_row_writer *w, const uint8_t *be, size_t n, int scale)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     if (n == 0 || scale < 0) {
         misuse(w, "a decimal needs at least one byte and a scale >= 0");
         return;
@@ -389,8 +381,7 @@ void dr_row_decimal_i64(dr_row_writer *w, int64_t unscaled, int scale)
 
 void dr_row_date(dr_row_writer *w, int32_t days)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     icd_buf_clear(&w->scratch);
     icd_fmt_date(&w->scratch, days);
     string_like(w, w->scratch.data ? w->scratch.data : "", w->scratch.len);
@@ -401,11 +392,9 @@ void dr_fmt_local_time(icd_buf *b, int64_t us)
 {
     int64_t s = us / 1000000, frac = us % 1000000;
     icd_buf_printf(b, "%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60));
-    if (s % 60 == 0 && frac == 0)
-        return;
+    if (s % 60 == 0 && frac == 0) return;
     icd_buf_printf(b, ":%02d", (int)(s % 60));
-    if (frac == 0)
-        return;
+    if (frac == 0) return;
     if (frac % 1000 == 0)
         icd_buf_printf(b, ".%03d", (int)(frac / 1000));
     else
@@ -414,8 +403,7 @@ void dr_fmt_local_time(icd_buf *b, int64_t us)
 
 void dr_row_time(dr_row_writer *w, int64_t micros_of_day)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     if (micros_of_day < 0 || micros_of_day >= 86400000000LL) {
         misuse(w, "a time of day outside [00:00, 24:00)");
         return;
@@ -429,7 +417,7 @@ void dr_row_time(dr_row_writer *w, int64_t micros_of_day)
 void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc)
 {
     (void)utc;
-    int64_t ms = unit_digits == 9 ? dr_millis_from_nanos(v)
+    int64_t ms = unit_digits == 9   ? dr_millis_from_nanos(v)
                  : unit_digits == 3 ? v
                                     : dr_millis_from_micros(v);
     dr_row_long(w, ms);
@@ -437,28 +425,24 @@ void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc)
 
 void dr_row_string(dr_row_writer *w, const char *s, size_t n)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     string_like(w, s, n);
     post_value(w);
 }
 
 void dr_row_uuid(dr_row_writer *w, const uint8_t uuid[16])
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     icd_buf_clear(&w->scratch);
     icd_json_uuid(&w->scratch, uuid);
     /* icd_json_uuid quotes: strip them for the text form */
-    if (w->scratch.len >= 2)
-        string_like(w, w->scratch.data + 1, w->scratch.len - 2);
+    if (w->scratch.len >= 2) string_like(w, w->scratch.data + 1, w->scratch.len - 2);
     post_value(w);
 }
 
 void dr_row_binary(dr_row_writer *w, const uint8_t *p, size_t n)
 {
-    if (!pre_value(w, false))
-        return;
+    if (!pre_value(w, false)) return;
     icd_buf_clear(&w->scratch);
     icd_base64_raw(&w->scratch, p, n);
     if (at_key(w)) {
@@ -472,15 +456,13 @@ void dr_row_binary(dr_row_writer *w, const uint8_t *p, size_t n)
 
 static void open_container(dr_row_writer *w, fr_kind kind, char c)
 {
-    if (!pre_value(w, true))
-        return;
+    if (!pre_value(w, true)) return;
     if (w->depth + 1 >= MAX_DEPTH) {
         misuse(w, "values nested too deeply");
         return;
     }
     bool key = at_key(w);
-    if (key && w->out == &w->keybuf && top(w)->count > 0)
-        icd_buf_putc(w->out, ',');
+    if (key && w->out == &w->keybuf && top(w)->count > 0) icd_buf_putc(w->out, ',');
     frame *f = &w->stack[++w->depth];
     memset(f, 0, sizeof *f);
     f->kind = kind;
@@ -521,12 +503,30 @@ static void close_container(dr_row_writer *w, fr_kind kind, char c)
     post_value(w);
 }
 
-void dr_row_struct_begin(dr_row_writer *w) { open_container(w, FR_OBJECT, '{'); }
-void dr_row_struct_end(dr_row_writer *w) { close_container(w, FR_OBJECT, '}'); }
-void dr_row_list_begin(dr_row_writer *w) { open_container(w, FR_ARRAY, '['); }
-void dr_row_list_end(dr_row_writer *w) { close_container(w, FR_ARRAY, ']'); }
-void dr_row_map_begin(dr_row_writer *w) { open_container(w, FR_MAP, '{'); }
-void dr_row_map_end(dr_row_writer *w) { close_container(w, FR_MAP, '}'); }
+void dr_row_struct_begin(dr_row_writer *w)
+{
+    open_container(w, FR_OBJECT, '{');
+}
+void dr_row_struct_end(dr_row_writer *w)
+{
+    close_container(w, FR_OBJECT, '}');
+}
+void dr_row_list_begin(dr_row_writer *w)
+{
+    open_container(w, FR_ARRAY, '[');
+}
+void dr_row_list_end(dr_row_writer *w)
+{
+    close_container(w, FR_ARRAY, ']');
+}
+void dr_row_map_begin(dr_row_writer *w)
+{
+    open_container(w, FR_MAP, '{');
+}
+void dr_row_map_end(dr_row_writer *w)
+{
+    close_container(w, FR_MAP, '}');
+}
 
 int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
 {
@@ -538,8 +538,7 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
     if (!icd_buf_ok(&w->body) || !icd_buf_ok(&w->keybuf) || !icd_buf_ok(&w->scratch) ||
         !icd_buf_ok(&w->tsbuf) || !icd_buf_ok(&w->discard))
         w->fail = ICD_ENOMEM;
-    if (w->fail == ICD_ENOMEM)
-        return icd_fail_nomem(err);
+    if (w->fail == ICD_ENOMEM) return icd_fail_nomem(err);
     if (w->fail)
         return icd_fail(err, w->fail, w->file, -1, "row %lld: %s", (long long)w->position,
                         w->fail_msg ? w->fail_msg : "invalid row");
@@ -547,11 +546,9 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
                      w->tsbuf.len};
     int64_t ms = 0;
     if (w->ts && dr_timestamp_extract(w->ts, &v, &ms, err) < 0) {
-        if (err->code == ICD_ENOMEM)
-            return err->code;
+        if (err->code == ICD_ENOMEM) return err->code;
         icd_error_wrap(err, "row %lld", (long long)w->position);
-        if (w->file)
-            icd_error_set_file(err, w->file);
+        if (w->file) icd_error_set_file(err, w->file);
         return ICD_EINVALID;
     }
     icd_buf_puts(out, "{\"__time\":");
@@ -574,10 +571,8 @@ void dr_parse_exceptions_init(dr_parse_exceptions *pe, int64_t max)
 int dr_parse_exceptions_add(dr_parse_exceptions *pe, const icd_error *row_err, icd_error *err)
 {
     pe->count++;
-    if (row_err)
-        pe->last = *row_err;
-    if (pe->count <= pe->max)
-        return 0;
+    if (row_err) pe->last = *row_err;
+    if (pe->count <= pe->max) return 0;
     char line[2200];
     icd_error_format(&pe->last, line, sizeof line);
     return icd_fail(err, ICD_EINVALID, NULL, -1, "Max parse exceptions[%lld] exceeded; last: %s",

@@ -85,9 +85,9 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err);
 
 /* Parse-exception accounting (tuningConfig.maxParseExceptions). */
 typedef struct dr_parse_exceptions {
-    int64_t max;        /* more than this many unparseable rows fails the read */
-    int64_t count;      /* unparseable rows so far */
-    icd_error last;     /* the most recent one */
+    int64_t max;    /* more than this many unparseable rows fails the read */
+    int64_t count;  /* unparseable rows so far */
+    icd_error last; /* the most recent one */
 } dr_parse_exceptions;
 
 void dr_parse_exceptions_init(dr_parse_exceptions *pe, int64_t max);

@@ -60,8 +60,7 @@ typedef struct pctx {
 
 void dr_spec_free(dr_spec *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     free(s->table_name);
     free(s->namespace_);
     free(s->catalog.warehouse_path);
@@ -99,27 +98,27 @@ static int parse_catalog(dr_spec *s, const json_t *v, const char *path, icd_erro
                             "missing type id property 'type'");
     int t = -1;
     for (int i = 0; i < 4; i++)
-        if (strcmp(json_string_value(type), names[i]) == 0)
-            t = i;
+        if (strcmp(json_string_value(type), names[i]) == 0) t = i;
     if (t < 0)
-        return dr_fail_path(err, path,
-                            "Could not resolve type id '%.100s' as a subtype of IcebergCatalog: known "
-                            "type ids = [glue, hive, local, rest]",
-                            json_string_value(type));
+        return dr_fail_path(
+            err, path,
+            "Could not resolve type id '%.100s' as a subtype of IcebergCatalog: known "
+            "type ids = [glue, hive, local, rest]",
+            json_string_value(type));
     c->type = (dr_catalog_type)t;
     c->type_name = names[t];
     const json_t *props;
     ICD_TRY(dr_get_object(v, "catalogProperties", path, &props, err));
     c->properties = props ? json_deep_copy(props) : json_object();
-    if (!c->properties)
-        return icd_fail_nomem(err);
+    if (!c->properties) return icd_fail_nomem(err);
     ICD_TRY(dr_get_bool(v, "caseSensitive", path, true, &c->case_sensitive, err));
     if (c->type == DR_CAT_LOCAL || c->type == DR_CAT_HIVE) {
         ICD_TRY(dr_get_str(v, "warehousePath", path, &c->warehouse_path, err));
         if (!c->warehouse_path) {
             dr_path_key(p, path, "warehousePath");
-            return dr_fail_path(err, p, c->type == DR_CAT_LOCAL ? "warehousePath is null"
-                                                                : "warehousePath cannot be null");
+            return dr_fail_path(err, p,
+                                c->type == DR_CAT_LOCAL ? "warehousePath is null"
+                                                        : "warehousePath cannot be null");
         }
     }
     if (c->type == DR_CAT_REST || c->type == DR_CAT_HIVE) {
@@ -142,7 +141,8 @@ static int parse_warehouse_source(dr_spec *s, const json_t *is, const char *path
     const json_t *w = dr_field(is, "warehouseSource");
     if (!w) {
         if (!s->use_arrow_reader)
-            return dr_fail_path(err, p, "warehouseSource cannot be null unless useArrowReader is true");
+            return dr_fail_path(err, p,
+                                "warehouseSource cannot be null unless useArrowReader is true");
         return 0;
     }
     if (!json_is_object(w))
@@ -157,10 +157,11 @@ static int parse_warehouse_source(dr_spec *s, const json_t *is, const char *path
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         ok = ok || strcmp(t, known[i]) == 0;
     if (!ok)
-        return dr_fail_path(err, p,
-                            "Could not resolve type id '%.100s' as a subtype of InputSourceFactory: "
-                            "known type ids = [azure, azureStorage, google, hdfs, http, local, s3]",
-                            t);
+        return dr_fail_path(
+            err, p,
+            "Could not resolve type id '%.100s' as a subtype of InputSourceFactory: "
+            "known type ids = [azure, azureStorage, google, hdfs, http, local, s3]",
+            t);
     s->warehouse_source = w;
     s->warehouse_type = strdup(t);
     return s->warehouse_type ? 0 : icd_fail_nomem(err);
@@ -171,8 +172,7 @@ static int parse_residual_mode(dr_spec *s, const json_t *is, const char *path, i
     char *m = NULL;
     s->residual_mode = DR_RESIDUAL_IGNORE;
     ICD_TRY(dr_get_str(is, "residualFilterMode", path, &m, err));
-    if (!m)
-        return 0;
+    if (!m) return 0;
     int rc = 0;
     if (strcasecmp(m, "ignore") == 0)
         s->residual_mode = DR_RESIDUAL_IGNORE;
@@ -183,8 +183,8 @@ static int parse_residual_mode(dr_spec *s, const json_t *is, const char *path, i
     else {
         char p[DR_PATH_MAX];
         dr_path_key(p, path, "residualFilterMode");
-        rc = dr_fail_path(err, p, "Unknown residualFilterMode: %.100s. Valid values are: ignore, warn, fail",
-                          m);
+        rc = dr_fail_path(
+            err, p, "Unknown residualFilterMode: %.100s. Valid values are: ignore, warn, fail", m);
     }
     free(m);
     return rc;
@@ -197,26 +197,22 @@ static int parse_datetime(const json_t *obj, const char *key, const char *path, 
     char p[DR_PATH_MAX];
     const json_t *v = dr_field(obj, key);
     *has = false;
-    if (!v)
-        return 0;
+    if (!v) return 0;
     dr_path_key(p, path, key);
     if (json_is_integer(v)) {
         *ms = json_integer_value(v);
         *has = true;
         return 0;
     }
-    if (!json_is_string(v))
-        return dr_fail_path(err, p, "expected an ISO-8601 date-time");
+    if (!json_is_string(v)) return dr_fail_path(err, p, "expected an ISO-8601 date-time");
     const char *str = json_string_value(v);
     size_t n = json_string_length(v);
     while (n && (unsigned char)str[0] <= ' ')
         str++, n--;
     while (n && (unsigned char)str[n - 1] <= ' ')
         n--;
-    if (n == 0)
-        return 0;
-    if (dr_parse_iso_datetime(str, n, 0, ms, err) < 0)
-        return icd_error_wrap(err, "%s", p);
+    if (n == 0) return 0;
+    if (dr_parse_iso_datetime(str, n, 0, ms, err) < 0) return icd_error_wrap(err, "%s", p);
     *has = true;
     return 0;
 }
@@ -225,14 +221,15 @@ static int parse_input_source(dr_spec *s, const json_t *is, const char *path, co
 {
     icd_error *err = c->err;
     char p[DR_PATH_MAX];
-    if (!json_is_object(is))
-        return dr_fail_path(err, path, "inputSource must be an object");
+    if (!json_is_object(is)) return dr_fail_path(err, path, "inputSource must be an object");
     const json_t *type = json_object_get(is, "type");
     if (!json_is_string(type))
-        return dr_fail_path(err, path, "inputSource has no \"type\"; icedruid reads the \"iceberg\" input source");
+        return dr_fail_path(
+            err, path, "inputSource has no \"type\"; icedruid reads the \"iceberg\" input source");
     if (strcmp(json_string_value(type), "iceberg") != 0)
         return dr_fail_path(err, path,
-                            "inputSource type '%.100s' is not \"iceberg\": icedruid only reads Iceberg input sources",
+                            "inputSource type '%.100s' is not \"iceberg\": icedruid only reads "
+                            "Iceberg input sources",
                             json_string_value(type));
     ICD_TRY(dr_get_str(is, "tableName", path, &s->table_name, err));
     if (!s->table_name) {
@@ -247,8 +244,7 @@ static int parse_input_source(dr_spec *s, const json_t *is, const char *path, co
     const json_t *cat;
     ICD_TRY(dr_get_object(is, "icebergCatalog", path, &cat, err));
     dr_path_key(p, path, "icebergCatalog");
-    if (!cat)
-        return dr_fail_path(err, p, "icebergCatalog cannot be null");
+    if (!cat) return dr_fail_path(err, p, "icebergCatalog cannot be null");
     ICD_TRY(parse_catalog(s, cat, p, err));
     const json_t *f = dr_field(is, "icebergFilter");
     if (f) {
@@ -257,10 +253,10 @@ static int parse_input_source(dr_spec *s, const json_t *is, const char *path, co
     }
     ICD_TRY(dr_get_bool(is, "useArrowReader", path, false, &s->use_arrow_reader, err));
     ICD_TRY(dr_get_i64(is, "arrowBatchSize", path, 1024, &s->arrow_batch_size, NULL, err));
-    if (s->arrow_batch_size <= 0 || s->arrow_batch_size > INT32_MAX)
-        s->arrow_batch_size = 1024;
+    if (s->arrow_batch_size <= 0 || s->arrow_batch_size > INT32_MAX) s->arrow_batch_size = 1024;
     ICD_TRY(parse_warehouse_source(s, is, path, err));
-    ICD_TRY(parse_datetime(is, "snapshotTime", path, &s->has_snapshot_time, &s->snapshot_time_ms, err));
+    ICD_TRY(
+        parse_datetime(is, "snapshotTime", path, &s->has_snapshot_time, &s->snapshot_time_ms, err));
     /* v2DeleteHandling (an early PR#19266 knob) is accepted and ignored: deletes are
      * always applied. */
     return parse_residual_mode(s, is, path, err);
@@ -271,8 +267,7 @@ static int parse_input_source(dr_spec *s, const json_t *is, const char *path, co
 static int str_list_has(char *const *list, size_t n, const char *s)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(list[i], s) == 0)
-            return 1;
+        if (strcmp(list[i], s) == 0) return 1;
     return 0;
 }
 
@@ -280,18 +275,15 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
 {
     char p[DR_PATH_MAX], q[DR_PATH_MAX];
     dr_dimensions_spec *d = &s->dims;
-    if (!ds)
-        return 0;
-    if (!json_is_object(ds))
-        return dr_fail_path(err, path, "dimensionsSpec must be an object");
+    if (!ds) return 0;
+    if (!json_is_object(ds)) return dr_fail_path(err, path, "dimensionsSpec must be an object");
     const json_t *arr;
     ICD_TRY(dr_get_array(ds, "dimensions", path, &arr, err));
     dr_path_key(p, path, "dimensions");
     size_t n = arr ? json_array_size(arr) : 0;
     if (n) {
         d->dims = calloc(n, sizeof *d->dims);
-        if (!d->dims)
-            return icd_fail_nomem(err);
+        if (!d->dims) return icd_fail_nomem(err);
     }
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
@@ -301,13 +293,11 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
         if (json_is_object(e)) {
             ICD_TRY(dr_get_str(e, "name", q, &dim->name, err));
             ICD_TRY(dr_get_str(e, "type", q, &dim->type, err));
-            if (!dim->name)
-                return dr_fail_path(err, q, "Dimension name cannot be null or empty");
+            if (!dim->name) return dr_fail_path(err, q, "Dimension name cannot be null or empty");
         } else {
             ICD_TRY(dr_scalar_text(e, q, &dim->name, err));
         }
-        if (!dim->type && !(dim->type = strdup("string")))
-            return icd_fail_nomem(err);
+        if (!dim->type && !(dim->type = strdup("string"))) return icd_fail_nomem(err);
         if (dim->name[0] == '\0')
             return dr_fail_path(err, q, "Dimension name cannot be null or empty");
         for (size_t k = 0; k + 1 < d->n_dims; k++)
@@ -319,8 +309,7 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
     n = arr ? json_array_size(arr) : 0;
     if (n) {
         d->exclusions = calloc(n, sizeof *d->exclusions);
-        if (!d->exclusions)
-            return icd_fail_nomem(err);
+        if (!d->exclusions) return icd_fail_nomem(err);
     }
     for (size_t i = 0; i < n; i++) {
         dr_path_index(q, p, i);
@@ -333,7 +322,8 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
         d->exclusions[d->n_exclusions++] = x;
         for (size_t k = 0; k < d->n_dims; k++)
             if (strcmp(d->dims[k].name, x) == 0)
-                return dr_fail_path(err, path, "dimensions and dimensions exclusions cannot overlap");
+                return dr_fail_path(err, path,
+                                    "dimensions and dimensions exclusions cannot overlap");
     }
     ICD_TRY(dr_get_array(ds, "spatialDimensions", path, &d->spatial, err));
     ICD_TRY(dr_get_bool(ds, "useSchemaDiscovery", path, false, &d->use_schema_discovery, err));
@@ -342,15 +332,12 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
 
 static int add_metric_field(dr_spec *s, const json_t *v, const char *path, icd_error *err)
 {
-    if (!json_is_string(v))
-        return dr_fail_path(err, path, "expected a field name string");
+    if (!json_is_string(v)) return dr_fail_path(err, path, "expected a field name string");
     const char *name = json_string_value(v);
     for (size_t i = 0; i < s->n_metric_fields; i++)
-        if (strcmp(s->metric_fields[i], name) == 0)
-            return 0;
+        if (strcmp(s->metric_fields[i], name) == 0) return 0;
     const char **nv = realloc(s->metric_fields, (s->n_metric_fields + 1) * sizeof *nv);
-    if (!nv)
-        return icd_fail_nomem(err);
+    if (!nv) return icd_fail_nomem(err);
     s->metric_fields = nv;
     s->metric_fields[s->n_metric_fields++] = name; /* borrowed from the document */
     return 0;
@@ -360,14 +347,12 @@ static int parse_metrics(dr_spec *s, const json_t *schema, const char *path, icd
 {
     char p[DR_PATH_MAX], q[DR_PATH_MAX], r[DR_PATH_MAX];
     ICD_TRY(dr_get_array(schema, "metricsSpec", path, &s->metrics, err));
-    if (!s->metrics)
-        return 0;
+    if (!s->metrics) return 0;
     dr_path_key(p, path, "metricsSpec");
     for (size_t i = 0; i < json_array_size(s->metrics); i++) {
         const json_t *m = json_array_get(s->metrics, i);
         dr_path_index(q, p, i);
-        if (!json_is_object(m))
-            return dr_fail_path(err, q, "an aggregator must be an object");
+        if (!json_is_object(m)) return dr_fail_path(err, q, "an aggregator must be an object");
         const json_t *fn = dr_field(m, "fieldName");
         if (fn) {
             dr_path_key(r, q, "fieldName");
@@ -390,11 +375,9 @@ static int parse_intervals(dr_interval **out, size_t *count, const json_t *arr, 
     size_t n = json_array_size(arr);
     *out = NULL;
     *count = 0;
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     *out = calloc(n, sizeof **out);
-    if (!*out)
-        return icd_fail_nomem(err);
+    if (!*out) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
         const json_t *v = json_array_get(arr, i);
         dr_path_index(q, path, i);
@@ -412,11 +395,9 @@ static int parse_one_granularity(dr_granularity *g, const json_t *gs, const char
 {
     char p[DR_PATH_MAX];
     const json_t *v = dr_field(gs, key);
-    if (!v)
-        return dr_granularity_named(g, def, err);
+    if (!v) return dr_granularity_named(g, def, err);
     dr_path_key(p, path, key);
-    if (dr_granularity_parse(g, v, err) < 0)
-        return icd_error_wrap(err, "%s", p);
+    if (dr_granularity_parse(g, v, err) < 0) return icd_error_wrap(err, "%s", p);
     return 0;
 }
 
@@ -431,8 +412,9 @@ static int parse_granularity(dr_spec *s, const json_t *gs, const char *path, icd
     if (type) {
         if (!json_is_string(type) || (strcmp(json_string_value(type), "uniform") != 0 &&
                                       strcmp(json_string_value(type), "arbitrary") != 0))
-            return dr_fail_path(err, path,
-                                "Could not resolve granularitySpec type: known type ids = [arbitrary, uniform]");
+            return dr_fail_path(
+                err, path,
+                "Could not resolve granularitySpec type: known type ids = [arbitrary, uniform]");
         snprintf(g->type, sizeof g->type, "%s", json_string_value(type));
     }
     ICD_TRY(parse_one_granularity(&g->segment, gs, "segmentGranularity", "DAY", path, err));
@@ -460,8 +442,7 @@ static int parse_timestamp_spec(dr_spec *s, const json_t *ts, const char *path, 
         (rc = dr_get_str(ts, "format", path, &fmt, c->err)) == 0 &&
         (rc = dr_get_str(ts, "missingValue", path, &missing, c->err)) == 0) {
         rc = dr_timestamp_spec_init(&s->ts, col, fmt, missing, c->now_ms, c->err);
-        if (rc < 0)
-            icd_error_wrap(c->err, "%s", path);
+        if (rc < 0) icd_error_wrap(c->err, "%s", path);
     }
     free(col);
     free(fmt);
@@ -474,13 +455,18 @@ static int validate_data_source(const char *ds, const char *path, icd_error *err
     if (!ds || !*ds)
         return dr_fail_path(err, path, "Invalid value for field [dataSource]: must not be null");
     if (ds[0] == '.')
-        return dr_fail_path(err, path, "Invalid value for field [dataSource]: Value [%.200s] cannot start with '.'.", ds);
+        return dr_fail_path(
+            err, path,
+            "Invalid value for field [dataSource]: Value [%.200s] cannot start with '.'.", ds);
     if (strchr(ds, '/'))
-        return dr_fail_path(err, path, "Invalid value for field [dataSource]: Value [%.200s] cannot contain '/'.", ds);
+        return dr_fail_path(
+            err, path, "Invalid value for field [dataSource]: Value [%.200s] cannot contain '/'.",
+            ds);
     for (const char *p = ds; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
             return dr_fail_path(err, path,
-                                "Invalid value for field [dataSource]: Value [%.200s] contains illegal whitespace characters.  Only space is allowed.",
+                                "Invalid value for field [dataSource]: Value [%.200s] contains "
+                                "illegal whitespace characters.  Only space is allowed.",
                                 ds);
     return 0;
 }
@@ -492,8 +478,7 @@ static int parse_data_schema(dr_spec *s, const json_t *spec, const char *path, c
     const json_t *schema;
     ICD_TRY(dr_get_object(spec, "dataSchema", path, &schema, err));
     dr_path_key(p, path, "dataSchema");
-    if (!schema)
-        return dr_fail_path(err, p, "dataSchema cannot be null");
+    if (!schema) return dr_fail_path(err, p, "dataSchema cannot be null");
     ICD_TRY(dr_get_str(schema, "dataSource", p, &s->data_source, err));
     dr_path_key(q, p, "dataSource");
     ICD_TRY(validate_data_source(s->data_source, q, err));
@@ -501,7 +486,8 @@ static int parse_data_schema(dr_spec *s, const json_t *spec, const char *path, c
     ICD_TRY(dr_get_object(schema, "timestampSpec", p, &ts, err));
     if (!ts && dr_field(schema, "parser"))
         return dr_fail_path_code(err, ICD_EUNSUPPORTED, p,
-                                 "the legacy \"parser\" is not supported; use timestampSpec, dimensionsSpec and inputFormat");
+                                 "the legacy \"parser\" is not supported; use timestampSpec, "
+                                 "dimensionsSpec and inputFormat");
     dr_path_key(q, p, "timestampSpec");
     ICD_TRY(parse_timestamp_spec(s, ts, q, c));
     const json_t *ds;
@@ -552,13 +538,14 @@ static int parse_spec_body(dr_spec *s, json_t *spec, const char *path, const pct
     const json_t *io;
     ICD_TRY(dr_get_object(spec, "ioConfig", path, &io, err));
     dr_path_key(p, path, "ioConfig");
-    if (!io)
-        return dr_fail_path(err, p, "ioConfig cannot be null");
+    if (!io) return dr_fail_path(err, p, "ioConfig cannot be null");
     dr_path_key(q, p, "inputSource");
     json_t *is = json_object_get(io, "inputSource");
     if (!is || json_is_null(is)) {
         if (dr_field(io, "firehose"))
-            return dr_fail_path_code(err, ICD_EUNSUPPORTED, p, "firehose ingestion is not supported; use an iceberg inputSource");
+            return dr_fail_path_code(
+                err, ICD_EUNSUPPORTED, p,
+                "firehose ingestion is not supported; use an iceberg inputSource");
         return dr_fail_path(err, q, "inputSource cannot be null");
     }
     s->input_source = is;
@@ -588,11 +575,13 @@ static int parse_document(dr_spec *s, const pctx *c)
         const json_t *type = json_object_get(doc, "type");
         if (!json_is_string(type))
             return icd_fail(err, ICD_EINVALID, NULL, -1,
-                            "type: missing type id when trying to resolve subtype of Task: missing type id property 'type'");
+                            "type: missing type id when trying to resolve subtype of Task: missing "
+                            "type id property 'type'");
         const char *t = json_string_value(type);
         if (strcmp(t, "index_parallel") != 0 && strcmp(t, "index") != 0)
             return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                            "type: task type '%.100s' is not supported; icedruid reads native batch tasks (index_parallel, index)",
+                            "type: task type '%.100s' is not supported; icedruid reads native "
+                            "batch tasks (index_parallel, index)",
                             t);
         if (!json_is_object(spec))
             return icd_fail(err, ICD_EINVALID, NULL, -1, "spec: expected an object");
@@ -612,7 +601,8 @@ static int parse_document(dr_spec *s, const pctx *c)
         return parse_granularity(s, NULL, "", err);
     }
     return icd_fail(err, ICD_EINVALID, NULL, -1,
-                    "not a Druid ingestion task, ingestion spec or iceberg inputSource (no \"spec\", \"ioConfig\" or \"type\")");
+                    "not a Druid ingestion task, ingestion spec or iceberg inputSource (no "
+                    "\"spec\", \"ioConfig\" or \"type\")");
 }
 
 int dr_spec_parse_json(dr_spec **out, json_t *doc, const char *origin, const dr_spec_opts *opts,
@@ -620,8 +610,7 @@ int dr_spec_parse_json(dr_spec **out, json_t *doc, const char *origin, const dr_
 {
     *out = NULL;
     dr_spec *s = calloc(1, sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     s->doc = json_incref(doc);
     s->max_parse_exceptions = INT64_MAX;
     s->max_subtasks = 1;
@@ -629,8 +618,7 @@ int dr_spec_parse_json(dr_spec **out, json_t *doc, const char *origin, const dr_
     pctx c = {opts, opts && opts->has_now ? opts->now_ms : dr_now_ms(), err};
     int rc = parse_document(s, &c);
     if (rc < 0) {
-        if (origin)
-            icd_error_set_file(err, origin);
+        if (origin) icd_error_set_file(err, origin);
         dr_spec_free(s);
         return rc;
     }
@@ -656,11 +644,9 @@ int dr_spec_load(dr_spec **out, const char *path, const dr_spec_opts *opts, icd_
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return icd_fail(err, ICD_ENOTFOUND, path, -1, "cannot open the spec file");
+    if (!f) return icd_fail(err, ICD_ENOTFOUND, path, -1, "cannot open the spec file");
     long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
+    if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
     if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
         return icd_fail(err, ICD_EIO, path, -1, "cannot read the spec file");
@@ -686,34 +672,118 @@ int dr_spec_load(dr_spec **out, const char *path, const dr_spec_opts *opts, icd_
 
 /* ---- accessors ---------------------------------------------------------------------------- */
 
-dr_doc_shape dr_spec_shape(const dr_spec *s) { return s->shape; }
-json_t *dr_spec_document(const dr_spec *s) { return s->doc; }
-json_t *dr_spec_input_source(const dr_spec *s) { return s->input_source; }
-const char *dr_spec_input_source_path(const dr_spec *s) { return s->is_path; }
-const char *dr_spec_table_name(const dr_spec *s) { return s->table_name; }
-const char *dr_spec_namespace(const dr_spec *s) { return s->namespace_; }
-const dr_catalog *dr_spec_catalog(const dr_spec *s) { return &s->catalog; }
-bool dr_spec_case_sensitive(const dr_spec *s) { return s->catalog.case_sensitive; }
-const dr_filter *dr_spec_filter(const dr_spec *s) { return s->filter; }
-const json_t *dr_spec_warehouse_source(const dr_spec *s) { return s->warehouse_source; }
-const char *dr_spec_warehouse_source_type(const dr_spec *s) { return s->warehouse_type; }
-bool dr_spec_has_snapshot_time(const dr_spec *s) { return s->has_snapshot_time; }
-int64_t dr_spec_snapshot_time_ms(const dr_spec *s) { return s->snapshot_time_ms; }
-dr_residual_mode dr_spec_residual_mode(const dr_spec *s) { return s->residual_mode; }
-bool dr_spec_use_arrow_reader(const dr_spec *s) { return s->use_arrow_reader; }
-int64_t dr_spec_arrow_batch_size(const dr_spec *s) { return s->arrow_batch_size; }
-const char *dr_spec_data_source(const dr_spec *s) { return s->data_source; }
-const dr_timestamp_spec *dr_spec_timestamp_spec(const dr_spec *s) { return &s->ts; }
-const dr_dimensions_spec *dr_spec_dimensions(const dr_spec *s) { return &s->dims; }
-const dr_granularity_spec *dr_spec_granularity(const dr_spec *s) { return &s->gran; }
-const json_t *dr_spec_metrics(const dr_spec *s) { return s->metrics; }
-const json_t *dr_spec_transform_spec(const dr_spec *s) { return s->transform_spec; }
-const json_t *dr_spec_input_format(const dr_spec *s) { return s->input_format; }
-bool dr_spec_append_to_existing(const dr_spec *s) { return s->append_to_existing; }
-bool dr_spec_drop_existing(const dr_spec *s) { return s->drop_existing; }
-int64_t dr_spec_max_parse_exceptions(const dr_spec *s) { return s->max_parse_exceptions; }
-int64_t dr_spec_max_num_concurrent_subtasks(const dr_spec *s) { return s->max_subtasks; }
-const json_t *dr_spec_tuning_config(const dr_spec *s) { return s->tuning; }
+dr_doc_shape dr_spec_shape(const dr_spec *s)
+{
+    return s->shape;
+}
+json_t *dr_spec_document(const dr_spec *s)
+{
+    return s->doc;
+}
+json_t *dr_spec_input_source(const dr_spec *s)
+{
+    return s->input_source;
+}
+const char *dr_spec_input_source_path(const dr_spec *s)
+{
+    return s->is_path;
+}
+const char *dr_spec_table_name(const dr_spec *s)
+{
+    return s->table_name;
+}
+const char *dr_spec_namespace(const dr_spec *s)
+{
+    return s->namespace_;
+}
+const dr_catalog *dr_spec_catalog(const dr_spec *s)
+{
+    return &s->catalog;
+}
+bool dr_spec_case_sensitive(const dr_spec *s)
+{
+    return s->catalog.case_sensitive;
+}
+const dr_filter *dr_spec_filter(const dr_spec *s)
+{
+    return s->filter;
+}
+const json_t *dr_spec_warehouse_source(const dr_spec *s)
+{
+    return s->warehouse_source;
+}
+const char *dr_spec_warehouse_source_type(const dr_spec *s)
+{
+    return s->warehouse_type;
+}
+bool dr_spec_has_snapshot_time(const dr_spec *s)
+{
+    return s->has_snapshot_time;
+}
+int64_t dr_spec_snapshot_time_ms(const dr_spec *s)
+{
+    return s->snapshot_time_ms;
+}
+dr_residual_mode dr_spec_residual_mode(const dr_spec *s)
+{
+    return s->residual_mode;
+}
+bool dr_spec_use_arrow_reader(const dr_spec *s)
+{
+    return s->use_arrow_reader;
+}
+int64_t dr_spec_arrow_batch_size(const dr_spec *s)
+{
+    return s->arrow_batch_size;
+}
+const char *dr_spec_data_source(const dr_spec *s)
+{
+    return s->data_source;
+}
+const dr_timestamp_spec *dr_spec_timestamp_spec(const dr_spec *s)
+{
+    return &s->ts;
+}
+const dr_dimensions_spec *dr_spec_dimensions(const dr_spec *s)
+{
+    return &s->dims;
+}
+const dr_granularity_spec *dr_spec_granularity(const dr_spec *s)
+{
+    return &s->gran;
+}
+const json_t *dr_spec_metrics(const dr_spec *s)
+{
+    return s->metrics;
+}
+const json_t *dr_spec_transform_spec(const dr_spec *s)
+{
+    return s->transform_spec;
+}
+const json_t *dr_spec_input_format(const dr_spec *s)
+{
+    return s->input_format;
+}
+bool dr_spec_append_to_existing(const dr_spec *s)
+{
+    return s->append_to_existing;
+}
+bool dr_spec_drop_existing(const dr_spec *s)
+{
+    return s->drop_existing;
+}
+int64_t dr_spec_max_parse_exceptions(const dr_spec *s)
+{
+    return s->max_parse_exceptions;
+}
+int64_t dr_spec_max_num_concurrent_subtasks(const dr_spec *s)
+{
+    return s->max_subtasks;
+}
+const json_t *dr_spec_tuning_config(const dr_spec *s)
+{
+    return s->tuning;
+}
 
 const json_t *dr_spec_transform_filter(const dr_spec *s)
 {
@@ -744,20 +814,16 @@ int dr_spec_filter_pred(const dr_spec *s, dr_pred **out, icd_error *err)
 int dr_spec_rewrite_exclusions(const dr_spec *s, json_t **out, icd_error *err)
 {
     json_t *a = json_array();
-    if (!a)
-        return icd_fail_nomem(err);
+    if (!a) return icd_fail_nomem(err);
     const char *col = s->ts.column;
     bool add = col && strcmp(col, "__time") != 0;
     for (size_t i = 0; i < s->dims.n_dims && add; i++)
         add = strcmp(s->dims.dims[i].name, col) != 0;
     for (size_t i = 0; i < s->dims.n_exclusions; i++) {
-        if (json_array_append_new(a, json_string(s->dims.exclusions[i])) < 0)
-            goto oom;
-        if (add && strcmp(s->dims.exclusions[i], col) == 0)
-            add = false;
+        if (json_array_append_new(a, json_string(s->dims.exclusions[i])) < 0) goto oom;
+        if (add && strcmp(s->dims.exclusions[i], col) == 0) add = false;
     }
-    if (add && json_array_append_new(a, json_string(col)) < 0)
-        goto oom;
+    if (add && json_array_append_new(a, json_string(col)) < 0) goto oom;
     *out = a;
     return 0;
 oom:

@@ -36,15 +36,20 @@ typedef struct dr_spec_opts {
 
 typedef enum dr_doc_shape { DR_DOC_TASK, DR_DOC_SPEC, DR_DOC_INPUT_SOURCE } dr_doc_shape;
 
-typedef enum dr_catalog_type { DR_CAT_LOCAL, DR_CAT_REST, DR_CAT_HIVE, DR_CAT_GLUE } dr_catalog_type;
+typedef enum dr_catalog_type {
+    DR_CAT_LOCAL,
+    DR_CAT_REST,
+    DR_CAT_HIVE,
+    DR_CAT_GLUE
+} dr_catalog_type;
 
 typedef struct dr_catalog {
     dr_catalog_type type;
-    const char *type_name;  /* "local", "rest", ... */
-    char *warehouse_path;   /* local, hive (NULL otherwise) */
-    char *catalog_uri;      /* rest, hive (NULL otherwise) */
-    json_t *properties;     /* catalogProperties: an object, {} when absent (owned) */
-    bool case_sensitive;    /* caseSensitive, default true */
+    const char *type_name; /* "local", "rest", ... */
+    char *warehouse_path;  /* local, hive (NULL otherwise) */
+    char *catalog_uri;     /* rest, hive (NULL otherwise) */
+    json_t *properties;    /* catalogProperties: an object, {} when absent (owned) */
+    bool case_sensitive;   /* caseSensitive, default true */
 } dr_catalog;
 
 typedef enum dr_residual_mode {
@@ -55,8 +60,8 @@ typedef enum dr_residual_mode {
 
 typedef struct dr_dimension {
     char *name;
-    char *type;          /* "string" when given as a plain name */
-    const json_t *json;  /* the element of "dimensions" (borrowed from the document) */
+    char *type;         /* "string" when given as a plain name */
+    const json_t *json; /* the element of "dimensions" (borrowed from the document) */
 } dr_dimension;
 
 typedef struct dr_dimensions_spec {
@@ -64,17 +69,17 @@ typedef struct dr_dimensions_spec {
     size_t n_dims;
     char **exclusions;
     size_t n_exclusions;
-    const json_t *spatial;      /* spatialDimensions array or NULL (borrowed) */
+    const json_t *spatial; /* spatialDimensions array or NULL (borrowed) */
     bool use_schema_discovery;
     bool include_all_dimensions;
 } dr_dimensions_spec;
 
 typedef struct dr_granularity_spec {
-    char type[16];            /* "uniform" (default) or "arbitrary" */
-    dr_granularity segment;   /* default DAY */
-    dr_granularity query;     /* default NONE */
-    bool rollup;              /* default true */
-    dr_interval *intervals;   /* may be NULL / 0 */
+    char type[16];          /* "uniform" (default) or "arbitrary" */
+    dr_granularity segment; /* default DAY */
+    dr_granularity query;   /* default NONE */
+    bool rollup;            /* default true */
+    dr_interval *intervals; /* may be NULL / 0 */
     size_t n_intervals;
 } dr_granularity_spec;
 
@@ -119,7 +124,7 @@ const char *dr_spec_data_source(const dr_spec *s); /* NULL for a bare input sour
 const dr_timestamp_spec *dr_spec_timestamp_spec(const dr_spec *s);
 const dr_dimensions_spec *dr_spec_dimensions(const dr_spec *s);
 const dr_granularity_spec *dr_spec_granularity(const dr_spec *s);
-const json_t *dr_spec_metrics(const dr_spec *s);       /* metricsSpec array or NULL */
+const json_t *dr_spec_metrics(const dr_spec *s); /* metricsSpec array or NULL */
 /* The input fields the metrics read (fieldName / fieldNames), in order, no duplicates. */
 size_t dr_spec_metric_fields(const dr_spec *s, const char *const **names);
 const json_t *dr_spec_transform_spec(const dr_spec *s); /* NULL when absent */

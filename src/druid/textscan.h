@@ -19,16 +19,24 @@ static inline int dr_sc_peek(const dr_scan *sc)
 {
     return sc->i < sc->n ? (unsigned char)sc->s[sc->i] : -1;
 }
-static inline bool dr_sc_end(const dr_scan *sc) { return sc->i >= sc->n; }
-static inline bool dr_is_digit(int c) { return c >= '0' && c <= '9'; }
-static inline int dr_lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+static inline bool dr_sc_end(const dr_scan *sc)
+{
+    return sc->i >= sc->n;
+}
+static inline bool dr_is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+static inline int dr_lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
 
 /* Consumes `c` (ASCII letters compare case-insensitively, as Joda literals do). */
 static inline bool dr_sc_eat(dr_scan *sc, int c)
 {
     int p = dr_sc_peek(sc);
-    if (p < 0 || dr_lower(p) != dr_lower(c))
-        return false;
+    if (p < 0 || dr_lower(p) != dr_lower(c)) return false;
     sc->i++;
     return true;
 }

@@ -25,7 +25,10 @@
 
 static const int month_days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
-static bool is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+static bool is_leap(int64_t y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 static int days_in_month(int64_t y, int m)
 {
@@ -41,8 +44,7 @@ int64_t dr_now_ms(void)
 
 bool dr_ms_from_fields(int64_t year, int month, int day, int64_t ms_of_day, int64_t *out)
 {
-    if (year < DR_MIN_YEAR || year > DR_MAX_YEAR)
-        return false;
+    if (year < DR_MIN_YEAR || year > DR_MAX_YEAR) return false;
     int64_t days = icd_days_from_civil(year, month, day), ms;
     if (__builtin_mul_overflow(days, (int64_t)86400000, &ms) ||
         __builtin_add_overflow(ms, ms_of_day, &ms))
@@ -59,20 +61,17 @@ bool dr_parse_java_long(const char *s, size_t n, int64_t *out)
         neg = s[0] == '-';
         i = 1;
     }
-    if (i >= n)
-        return false;
+    if (i >= n) return false;
     /* accumulate negatively so that INT64_MIN parses */
     int64_t v = 0;
     for (; i < n; i++) {
-        if (!dr_is_digit((unsigned char)s[i]))
-            return false;
+        if (!dr_is_digit((unsigned char)s[i])) return false;
         if (__builtin_mul_overflow(v, (int64_t)10, &v) ||
             __builtin_sub_overflow(v, (int64_t)(s[i] - '0'), &v))
             return false;
     }
     if (!neg) {
-        if (v == INT64_MIN)
-            return false;
+        if (v == INT64_MIN) return false;
         v = -v;
     }
     *out = v;
@@ -81,12 +80,9 @@ bool dr_parse_java_long(const char *s, size_t n, int64_t *out)
 
 int64_t dr_java_d2l(double d)
 {
-    if (isnan(d))
-        return 0;
-    if (d >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (d <= -9223372036854775808.0)
-        return INT64_MIN;
+    if (isnan(d)) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
     return (int64_t)d;
 }
 
@@ -96,8 +92,7 @@ bool dr_parse_java_double(const char *s, size_t n, double *out)
      * [e [sign] digits]) [f F d D]; hexadecimal floats are not accepted here. */
     char tmp[128];
     size_t i = 0;
-    if (n == 0 || n >= sizeof tmp)
-        return false;
+    if (n == 0 || n >= sizeof tmp) return false;
     bool neg = false;
     if (s[0] == '+' || s[0] == '-') {
         neg = s[0] == '-';
@@ -112,8 +107,7 @@ bool dr_parse_java_double(const char *s, size_t n, double *out)
         return true;
     }
     size_t end = n;
-    if (end > i && strchr("fFdD", s[end - 1]))
-        end--;
+    if (end > i && strchr("fFdD", s[end - 1])) end--;
     size_t k = i, mant = 0;
     while (k < end && dr_is_digit((unsigned char)s[k]))
         k++, mant++;
@@ -122,20 +116,16 @@ bool dr_parse_java_double(const char *s, size_t n, double *out)
         while (k < end && dr_is_digit((unsigned char)s[k]))
             k++, mant++;
     }
-    if (mant == 0)
-        return false;
+    if (mant == 0) return false;
     if (k < end && (s[k] == 'e' || s[k] == 'E')) {
         k++;
-        if (k < end && (s[k] == '+' || s[k] == '-'))
-            k++;
+        if (k < end && (s[k] == '+' || s[k] == '-')) k++;
         size_t ed = 0;
         while (k < end && dr_is_digit((unsigned char)s[k]))
             k++, ed++;
-        if (ed == 0)
-            return false;
+        if (ed == 0) return false;
     }
-    if (k != end)
-        return false;
+    if (k != end) return false;
     memcpy(tmp, s, end);
     tmp[end] = '\0';
     *out = strtod(tmp, NULL);
@@ -157,8 +147,9 @@ static int malformed(const iso_fail *f, size_t at)
         return icd_fail(f->err, ICD_EINVALID, NULL, -1, "Invalid format: \"%.*s\" is too short",
                         shown, f->s);
     int rest = (int)(f->n - at) > SHOW_MAX ? SHOW_MAX : (int)(f->n - at);
-    return icd_fail(f->err, ICD_EINVALID, NULL, -1, "Invalid format: \"%.*s\" is malformed at \"%.*s\"",
-                    shown, f->s, rest, f->s + at);
+    return icd_fail(f->err, ICD_EINVALID, NULL, -1,
+                    "Invalid format: \"%.*s\" is malformed at \"%.*s\"", shown, f->s, rest,
+                    f->s + at);
 }
 
 static int out_of_range(const iso_fail *f, int64_t v, const char *field, int64_t lo, int64_t hi)
@@ -170,7 +161,10 @@ static int out_of_range(const iso_fail *f, int64_t v, const char *field, int64_t
 }
 
 /* ISO day of week of a day count: 1 = Monday .. 7 = Sunday (1970-01-01 was a Thursday). */
-static int iso_dow(int64_t days) { return (int)icd_floormod(days + 3, 7) + 1; }
+static int iso_dow(int64_t days)
+{
+    return (int)icd_floormod(days + 3, 7) + 1;
+}
 
 /* Days of the Monday that starts ISO week 1 of `year`. */
 static int64_t week1_monday(int64_t year)
@@ -189,10 +183,8 @@ static int iso_date(dr_scan *sc, const iso_fail *f, int64_t *days)
         sc->i++;
     }
     int64_t year;
-    if (dr_sc_digits(sc, 9, &year) == 0)
-        return malformed(f, start);
-    if (neg)
-        year = -year;
+    if (dr_sc_digits(sc, 9, &year) == 0) return malformed(f, start);
+    if (neg) year = -year;
     if (year < DR_MIN_YEAR || year > DR_MAX_YEAR)
         return out_of_range(f, year, "year", DR_MIN_YEAR, DR_MAX_YEAR);
     int64_t month = 1, day = 1;
@@ -204,20 +196,16 @@ static int iso_date(dr_scan *sc, const iso_fail *f, int64_t *days)
     if (dr_sc_eat(sc, 'W')) {
         int64_t week, dow = 1;
         size_t at = sc->i;
-        if (dr_sc_digits(sc, 2, &week) == 0)
-            return malformed(f, at);
+        if (dr_sc_digits(sc, 2, &week) == 0) return malformed(f, at);
         if (dr_sc_peek(sc) == '-') {
             sc->i++;
             at = sc->i;
-            if (dr_sc_digits(sc, 1, &dow) == 0)
-                return malformed(f, at);
+            if (dr_sc_digits(sc, 1, &dow) == 0) return malformed(f, at);
         }
         int64_t first = week1_monday(year), next = week1_monday(year + 1);
         int64_t weeks = (next - first) / 7;
-        if (week < 1 || week > weeks)
-            return out_of_range(f, week, "weekOfWeekyear", 1, weeks);
-        if (dow < 1 || dow > 7)
-            return out_of_range(f, dow, "dayOfWeek", 1, 7);
+        if (week < 1 || week > weeks) return out_of_range(f, week, "weekOfWeekyear", 1, weeks);
+        if (dow < 1 || dow > 7) return out_of_range(f, dow, "dayOfWeek", 1, 7);
         *days = first + (week - 1) * 7 + (dow - 1);
         return 0;
     }
@@ -227,23 +215,18 @@ static int iso_date(dr_scan *sc, const iso_fail *f, int64_t *days)
         int64_t doy;
         dr_sc_digits(sc, 3, &doy);
         int64_t max = is_leap(year) ? 366 : 365;
-        if (doy < 1 || doy > max)
-            return out_of_range(f, doy, "dayOfYear", 1, max);
+        if (doy < 1 || doy > max) return out_of_range(f, doy, "dayOfYear", 1, max);
         *days = icd_days_from_civil(year, 1, 1) + doy - 1;
         return 0;
     }
-    if (dr_sc_digits(sc, 2, &month) == 0)
-        return malformed(f, at);
-    if (month < 1 || month > 12)
-        return out_of_range(f, month, "monthOfYear", 1, 12);
+    if (dr_sc_digits(sc, 2, &month) == 0) return malformed(f, at);
+    if (month < 1 || month > 12) return out_of_range(f, month, "monthOfYear", 1, 12);
     if (dr_sc_peek(sc) == '-') {
         sc->i++;
         at = sc->i;
-        if (dr_sc_digits(sc, 2, &day) == 0)
-            return malformed(f, at);
+        if (dr_sc_digits(sc, 2, &day) == 0) return malformed(f, at);
         int dim = days_in_month(year, (int)month);
-        if (day < 1 || day > dim)
-            return out_of_range(f, day, "dayOfMonth", 1, dim);
+        if (day < 1 || day > dim) return out_of_range(f, day, "dayOfMonth", 1, dim);
     }
     *days = icd_days_from_civil(year, (int)month, (int)day);
     return 0;
@@ -261,8 +244,7 @@ static int iso_fraction(dr_scan *sc, const iso_fail *f, int64_t unit_ms, int64_t
     size_t at = sc->i;
     int64_t v;
     int nd = dr_sc_digits(sc, 9, &v);
-    if (nd == 0)
-        return malformed(f, at);
+    if (nd == 0) return malformed(f, at);
     int64_t p10 = 1;
     for (int k = 0; k < nd; k++)
         p10 *= 10;
@@ -275,24 +257,18 @@ static int iso_time(dr_scan *sc, const iso_fail *f, int64_t *ms_of_day)
 {
     size_t at = sc->i;
     int64_t h, m = 0, s = 0, frac = 0;
-    if (dr_sc_digits(sc, 2, &h) == 0)
-        return malformed(f, at);
-    if (h > 23)
-        return out_of_range(f, h, "hourOfDay", 0, 23);
+    if (dr_sc_digits(sc, 2, &h) == 0) return malformed(f, at);
+    if (h > 23) return out_of_range(f, h, "hourOfDay", 0, 23);
     if (dr_sc_peek(sc) == ':') {
         sc->i++;
         at = sc->i;
-        if (dr_sc_digits(sc, 2, &m) == 0)
-            return malformed(f, at);
-        if (m > 59)
-            return out_of_range(f, m, "minuteOfHour", 0, 59);
+        if (dr_sc_digits(sc, 2, &m) == 0) return malformed(f, at);
+        if (m > 59) return out_of_range(f, m, "minuteOfHour", 0, 59);
         if (dr_sc_peek(sc) == ':') {
             sc->i++;
             at = sc->i;
-            if (dr_sc_digits(sc, 2, &s) == 0)
-                return malformed(f, at);
-            if (s > 59)
-                return out_of_range(f, s, "secondOfMinute", 0, 59);
+            if (dr_sc_digits(sc, 2, &s) == 0) return malformed(f, at);
+            if (s > 59) return out_of_range(f, s, "secondOfMinute", 0, 59);
             ICD_TRY(iso_fraction(sc, f, 1000, &frac));
         } else {
             ICD_TRY(iso_fraction(sc, f, 60000, &frac));
@@ -314,23 +290,19 @@ static int iso_offset(dr_scan *sc, const iso_fail *f, int64_t *offset_ms)
         *offset_ms = 0;
         return 1;
     }
-    if (c != '+' && c != '-')
-        return 0;
+    if (c != '+' && c != '-') return 0;
     bool neg = c == '-';
     sc->i++;
     size_t at = sc->i;
     int64_t h, m = 0, s = 0, ms = 0;
-    if (dr_sc_count_digits(sc) < 2)
-        return malformed(f, at);
+    if (dr_sc_count_digits(sc) < 2) return malformed(f, at);
     dr_sc_digits(sc, 2, &h);
-    if (h > 23)
-        return out_of_range(f, h, "hourOfDay", 0, 23);
+    if (h > 23) return out_of_range(f, h, "hourOfDay", 0, 23);
     bool seps = dr_sc_peek(sc) == ':';
     int64_t *fields[2] = {&m, &s};
     for (int k = 0; k < 2; k++) {
         size_t save = sc->i;
-        if (seps && !dr_sc_eat(sc, ':'))
-            break;
+        if (seps && !dr_sc_eat(sc, ':')) break;
         if (dr_sc_count_digits(sc) < 2) {
             sc->i = save;
             break;
@@ -352,8 +324,7 @@ static int iso_offset(dr_scan *sc, const iso_fail *f, int64_t *offset_ms)
     return 1;
 }
 
-int dr_parse_iso_datetime(const char *s, size_t n, unsigned flags, int64_t *out_ms,
-                          icd_error *err)
+int dr_parse_iso_datetime(const char *s, size_t n, unsigned flags, int64_t *out_ms, icd_error *err)
 {
     iso_fail f = {err, s, n};
     dr_scan sc = {s, n, 0};
@@ -371,13 +342,11 @@ int dr_parse_iso_datetime(const char *s, size_t n, unsigned flags, int64_t *out_
         c = dr_sc_peek(&sc);
         if (c == 'T' || c == 't' || (space && c == ' ')) {
             sc.i++;
-            if (dr_is_digit(dr_sc_peek(&sc)))
-                ICD_TRY(iso_time(&sc, &f, &tod));
+            if (dr_is_digit(dr_sc_peek(&sc))) ICD_TRY(iso_time(&sc, &f, &tod));
             ICD_TRY(iso_offset(&sc, &f, &offset));
         }
     }
-    if (!dr_sc_end(&sc))
-        return malformed(&f, sc.i);
+    if (!dr_sc_end(&sc)) return malformed(&f, sc.i);
     int64_t ms;
     if (__builtin_mul_overflow(days, (int64_t)86400000, &ms) ||
         __builtin_add_overflow(ms, tod, &ms) || __builtin_sub_overflow(ms, offset, &ms))
@@ -398,8 +367,7 @@ dr_ts_format dr_ts_format_from_name(const char *name)
                  {"posix", DR_TS_POSIX}, {"micro", DR_TS_MICRO}, {"nano", DR_TS_NANO},
                  {"ruby", DR_TS_RUBY}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(name, names[i].name) == 0)
-            return names[i].f;
+        if (strcasecmp(name, names[i].name) == 0) return names[i].f;
     return DR_TS_PATTERN;
 }
 
@@ -422,8 +390,8 @@ int dr_timestamp_spec_init(dr_timestamp_spec *ts, const char *column, const char
         }
     }
     if (missing_value) {
-        int rc = dr_parse_iso_datetime(missing_value, strlen(missing_value), 0, &ts->missing_ms,
-                                       err);
+        int rc =
+            dr_parse_iso_datetime(missing_value, strlen(missing_value), 0, &ts->missing_ms, err);
         if (rc < 0) {
             dr_timestamp_spec_clear(ts);
             return icd_error_wrap(err, "missingValue");
@@ -468,11 +436,10 @@ static void strip_quotes(const char **s, size_t *n)
  * the fixed ids and Area/Location names are recognised without a tz database. */
 static bool looks_like_zone_id(const char *s, size_t n)
 {
-    static const char *fixed[] = {"UTC", "GMT", "UT", "UCT", "Universal", "Zulu", "Greenwich",
-                                  "EST", "MST", "HST", "CET", "EET", "MET", "WET", "EST5EDT",
-                                  "CST6CDT", "MST7MDT", "PST8PDT"};
-    if (n == 0)
-        return false;
+    static const char *fixed[] = {"UTC",       "GMT", "UT",      "UCT",     "Universal", "Zulu",
+                                  "Greenwich", "EST", "MST",     "HST",     "CET",       "EET",
+                                  "MET",       "WET", "EST5EDT", "CST6CDT", "MST7MDT",   "PST8PDT"};
+    if (n == 0) return false;
     if (s[0] == '+' || s[0] == '-') {
         iso_fail f = {NULL, s, n};
         dr_scan sc = {s, n, 0};
@@ -480,10 +447,8 @@ static bool looks_like_zone_id(const char *s, size_t n)
         return iso_offset(&sc, &f, &off) == 1 && dr_sc_end(&sc);
     }
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strlen(fixed[i]) == n && memcmp(fixed[i], s, n) == 0)
-            return true;
-    if (!(s[0] >= 'A' && s[0] <= 'Z'))
-        return false;
+        if (strlen(fixed[i]) == n && memcmp(fixed[i], s, n) == 0) return true;
+    if (!(s[0] >= 'A' && s[0] <= 'Z')) return false;
     bool slash = false;
     for (size_t i = 0; i < n; i++) {
         int c = (unsigned char)s[i];
@@ -509,8 +474,7 @@ static int64_t numeric_long(dr_ts_format f, int64_t v)
     int64_t r;
     switch (f) {
     case DR_TS_POSIX: /* TimeUnit.SECONDS.toMillis saturates */
-        if (__builtin_mul_overflow(v, (int64_t)1000, &r))
-            return v < 0 ? INT64_MIN : INT64_MAX;
+        if (__builtin_mul_overflow(v, (int64_t)1000, &r)) return v < 0 ? INT64_MIN : INT64_MAX;
         return r;
     case DR_TS_MICRO:
         return v / 1000; /* Java division truncates toward zero */
@@ -525,19 +489,17 @@ static int64_t numeric_long(dr_ts_format f, int64_t v)
 
 static int64_t numeric_double(dr_ts_format f, double d)
 {
-    if (f == DR_TS_RUBY)
-        return dr_java_d2l(d * 1000);
+    if (f == DR_TS_RUBY) return dr_java_d2l(d * 1000);
     return numeric_long(f, dr_java_d2l(d));
 }
 
-int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t n0,
-                            int64_t *out_ms, icd_error *err)
+int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t n0, int64_t *out_ms,
+                            icd_error *err)
 {
     const char *s = s0;
     size_t n = n0;
     icd_error local;
-    if (n == 0)
-        return unparseable(err, s0, n0, "null timestamp");
+    if (n == 0) return unparseable(err, s0, n0, "null timestamp");
     switch (ts->format) {
     case DR_TS_AUTO: {
         bool digits = true;
@@ -552,8 +514,7 @@ int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t 
         size_t sp = n;
         while (sp > 0 && s[sp - 1] != ' ')
             sp--;
-        if (sp > 1 && looks_like_zone_id(s + sp, n - sp))
-            n = sp - 1;
+        if (sp > 1 && looks_like_zone_id(s + sp, n - sp)) n = sp - 1;
         if (dr_parse_iso_datetime(s, n, DR_ISO_SPACE, out_ms, &local) < 0)
             return unparseable(err, s0, n0, local.message);
         return 0;
@@ -569,16 +530,14 @@ int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t 
     case DR_TS_NANO: {
         int64_t v;
         strip_quotes(&s, &n);
-        if (!dr_parse_java_long(s, n, &v))
-            return unparseable(err, s0, n0, "not an integer");
+        if (!dr_parse_java_long(s, n, &v)) return unparseable(err, s0, n0, "not an integer");
         *out_ms = numeric_long(ts->format, v);
         return 0;
     }
     case DR_TS_RUBY: {
         double d;
         strip_quotes(&s, &n);
-        if (!dr_parse_java_double(s, n, &d))
-            return unparseable(err, s0, n0, "not a number");
+        if (!dr_parse_java_double(s, n, &d)) return unparseable(err, s0, n0, "not a number");
         *out_ms = dr_java_d2l(d * 1000);
         return 0;
     }
@@ -616,8 +575,7 @@ int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int6
         } else {
             icd_buf b = ICD_BUF_INIT;
             dr_fmt_java_double(&b, v->d);
-            if (!icd_buf_ok(&b))
-                return icd_fail_nomem(err);
+            if (!icd_buf_ok(&b)) return icd_fail_nomem(err);
             int rc = dr_timestamp_parse_text(ts, b.data, b.len, out_ms, err);
             icd_buf_free(&b);
             return rc;
@@ -638,16 +596,15 @@ static int shortest_digits(double v, bool is_float, char *digits, int *exp10)
     int hi = is_float ? 9 : 17;
     for (int prec = 1; prec <= hi; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, fabs(v));
-        bool same = is_float ? (strtof(tmp, NULL) == (float)fabs(v)) : (strtod(tmp, NULL) == fabs(v));
-        if (same || prec == hi)
-            break;
+        bool same =
+            is_float ? (strtof(tmp, NULL) == (float)fabs(v)) : (strtod(tmp, NULL) == fabs(v));
+        if (same || prec == hi) break;
     }
     /* tmp = d.ddde±XX */
     int nd = 0;
     char *p = tmp;
     for (; *p && *p != 'e'; p++)
-        if (dr_is_digit((unsigned char)*p))
-            digits[nd++] = *p;
+        if (dr_is_digit((unsigned char)*p)) digits[nd++] = *p;
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     digits[nd] = '\0';
@@ -672,8 +629,7 @@ static void fmt_java_fp(icd_buf *b, double v, bool is_float)
     char d[24];
     int e;
     int nd = shortest_digits(v, is_float, d, &e);
-    if (v < 0)
-        icd_buf_putc(b, '-');
+    if (v < 0) icd_buf_putc(b, '-');
     double a = fabs(v);
     if (a >= 1e-3 && a < 1e7) {
         if (e >= 0) {
@@ -702,5 +658,11 @@ static void fmt_java_fp(icd_buf *b, double v, bool is_float)
     icd_buf_printf(b, "E%d", e);
 }
 
-void dr_fmt_java_double(icd_buf *b, double v) { fmt_java_fp(b, v, false); }
-void dr_fmt_java_float(icd_buf *b, float v) { fmt_java_fp(b, (double)v, true); }
+void dr_fmt_java_double(icd_buf *b, double v)
+{
+    fmt_java_fp(b, v, false);
+}
+void dr_fmt_java_float(icd_buf *b, float v)
+{
+    fmt_java_fp(b, (double)v, true);
+}

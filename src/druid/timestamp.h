@@ -23,22 +23,22 @@
 #define DR_MAX_YEAR (292278993LL)
 
 typedef enum dr_ts_format {
-    DR_TS_AUTO,    /* numbers = millis; strings: digits = millis, else ISO ('T' or ' ') */
-    DR_TS_ISO,     /* ISO-8601 date-time ('T' separator) */
-    DR_TS_MILLIS,  /* integer milliseconds */
-    DR_TS_POSIX,   /* integer seconds */
-    DR_TS_MICRO,   /* integer microseconds (truncated toward zero to millis) */
-    DR_TS_NANO,    /* integer nanoseconds (truncated toward zero to millis) */
-    DR_TS_RUBY,    /* seconds with a fraction (a double) */
-    DR_TS_PATTERN  /* a Joda DateTimeFormat pattern, e.g. "yyyy-MM-dd HH:mm:ss" */
+    DR_TS_AUTO,   /* numbers = millis; strings: digits = millis, else ISO ('T' or ' ') */
+    DR_TS_ISO,    /* ISO-8601 date-time ('T' separator) */
+    DR_TS_MILLIS, /* integer milliseconds */
+    DR_TS_POSIX,  /* integer seconds */
+    DR_TS_MICRO,  /* integer microseconds (truncated toward zero to millis) */
+    DR_TS_NANO,   /* integer nanoseconds (truncated toward zero to millis) */
+    DR_TS_RUBY,   /* seconds with a fraction (a double) */
+    DR_TS_PATTERN /* a Joda DateTimeFormat pattern, e.g. "yyyy-MM-dd HH:mm:ss" */
 } dr_ts_format;
 
 typedef struct dr_joda_pattern dr_joda_pattern; /* joda.h */
 
 /* A parsed timestampSpec: {"column": ..., "format": ..., "missingValue": ...}. */
 typedef struct dr_timestamp_spec {
-    char *column;             /* default "timestamp" */
-    char *format_text;        /* as written; default "auto" */
+    char *column;      /* default "timestamp" */
+    char *format_text; /* as written; default "auto" */
     dr_ts_format format;
     dr_joda_pattern *pattern; /* compiled when format == DR_TS_PATTERN */
     bool has_missing;         /* missingValue given */
@@ -75,16 +75,15 @@ int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int6
                          icd_error *err);
 
 /* The string path of one format (what Druid does with value.toString()). */
-int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s, size_t n,
-                            int64_t *out_ms, icd_error *err);
+int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s, size_t n, int64_t *out_ms,
+                            icd_error *err);
 
 /* ISO-8601 date-time in Joda's dateTimeParser grammar, lenient on digit counts:
  *   [+-]yyyy[-MM[-dd] | -Www[-e] | -DDD] ['T' [HH[:mm[:ss]]][.fff] [Z | +hh[:mm]]]
  * or a time only ("T10:15", on 1970-01-01). Values without an offset are UTC.
  * DR_ISO_SPACE also accepts ' ' in place of 'T' (the "auto" format). */
 #define DR_ISO_SPACE 1u
-int dr_parse_iso_datetime(const char *s, size_t n, unsigned flags, int64_t *out_ms,
-                          icd_error *err);
+int dr_parse_iso_datetime(const char *s, size_t n, unsigned flags, int64_t *out_ms, icd_error *err);
 
 /* Java's Long.parseLong (optional sign, digits, no spaces, no overflow). */
 bool dr_parse_java_long(const char *s, size_t n, int64_t *out);
@@ -110,8 +109,17 @@ static inline void dr_split_ms(int64_t ms, int64_t *days, int64_t *ms_of_day)
 int64_t dr_now_ms(void);
 
 /* Iceberg temporal values → epoch millis, as Java's Instant.toEpochMilli (floor). */
-static inline int64_t dr_millis_from_micros(int64_t us) { return icd_floordiv(us, 1000); }
-static inline int64_t dr_millis_from_nanos(int64_t ns) { return icd_floordiv(ns, 1000000); }
-static inline int64_t dr_millis_from_date(int32_t days) { return (int64_t)days * 86400000; }
+static inline int64_t dr_millis_from_micros(int64_t us)
+{
+    return icd_floordiv(us, 1000);
+}
+static inline int64_t dr_millis_from_nanos(int64_t ns)
+{
+    return icd_floordiv(ns, 1000000);
+}
+static inline int64_t dr_millis_from_date(int32_t days)
+{
+    return (int64_t)days * 86400000;
+}
 
 #endif

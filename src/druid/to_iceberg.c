@@ -48,26 +48,22 @@ static int literal(const dr_pred *p, icd_arena *a, ice_expr_value *v, icd_error 
                     p->column ? p->column : "");
 }
 
-static int convert(const dr_pred *p, icd_arena *a, int depth, const ice_expr **out,
-                   icd_error *err)
+static int convert(const dr_pred *p, icd_arena *a, int depth, const ice_expr **out, icd_error *err)
 {
-    if (!p)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "icebergFilter: missing predicate");
+    if (!p) return icd_fail(err, ICD_EINVALID, NULL, -1, "icebergFilter: missing predicate");
     if (depth > 10000)
         return icd_fail(err, ICD_EINVALID, NULL, -1, "icebergFilter: nested too deeply");
     ice_expr *e;
     switch (p->op) {
     case DR_P_TRUE:
     case DR_P_FALSE:
-        if (!(e = node(a)))
-            return icd_fail_nomem(err);
+        if (!(e = node(a))) return icd_fail_nomem(err);
         e->op = p->op == DR_P_TRUE ? ICE_EXPR_TRUE : ICE_EXPR_FALSE;
         break;
     case DR_P_NOT:
         if (p->n_args != 1)
             return icd_fail(err, ICD_EINVALID, NULL, -1, "icebergFilter: not takes one filter");
-        if (!(e = node(a)))
-            return icd_fail_nomem(err);
+        if (!(e = node(a))) return icd_fail_nomem(err);
         e->op = ICE_EXPR_NOT;
         ICD_TRY(convert(p->args[0], a, depth + 1, &e->left, err));
         break;
@@ -79,8 +75,7 @@ static int convert(const dr_pred *p, icd_arena *a, int depth, const ice_expr **o
         ICD_TRY(convert(p->args[0], a, depth + 1, &acc, err));
         for (size_t i = 1; i < p->n_args; i++) {
             ice_expr *j = node(a);
-            if (!j)
-                return icd_fail_nomem(err);
+            if (!j) return icd_fail_nomem(err);
             j->op = p->op == DR_P_AND ? ICE_EXPR_AND : ICE_EXPR_OR;
             j->left = acc;
             ICD_TRY(convert(p->args[i], a, depth + 1, &j->right, err));
@@ -90,17 +85,17 @@ static int convert(const dr_pred *p, icd_arena *a, int depth, const ice_expr **o
         return 0;
     }
     default: {
-        static const ice_expr_op ops[] = {[DR_P_EQ] = ICE_EXPR_EQ, [DR_P_LT] = ICE_EXPR_LT,
-                                          [DR_P_LE] = ICE_EXPR_LE, [DR_P_GT] = ICE_EXPR_GT,
+        static const ice_expr_op ops[] = {[DR_P_EQ] = ICE_EXPR_EQ,
+                                          [DR_P_LT] = ICE_EXPR_LT,
+                                          [DR_P_LE] = ICE_EXPR_LE,
+                                          [DR_P_GT] = ICE_EXPR_GT,
                                           [DR_P_GE] = ICE_EXPR_GE};
         if (p->op < DR_P_EQ || p->op > DR_P_GE || !p->column)
             return icd_fail(err, ICD_EINVALID, NULL, -1, "icebergFilter: unknown predicate");
-        if (!(e = node(a)))
-            return icd_fail_nomem(err);
+        if (!(e = node(a))) return icd_fail_nomem(err);
         e->op = ops[p->op];
         e->column = icd_arena_strdup(a, p->column);
-        if (!e->column)
-            return icd_fail_nomem(err);
+        if (!e->column) return icd_fail_nomem(err);
         ICD_TRY(literal(p, a, &e->value, err));
         break;
     }
@@ -122,10 +117,8 @@ int dr_filter_json_to_ice_expr(const json_t *v, const char *path, int64_t now_ms
     dr_pred *p = NULL;
     *out = NULL;
     int rc = dr_filter_parse(&f, v, path, now_ms, err);
-    if (!rc)
-        rc = dr_filter_to_pred(f, &p, err);
-    if (!rc)
-        rc = dr_pred_to_ice_expr(p, a, out, err);
+    if (!rc) rc = dr_filter_to_pred(f, &p, err);
+    if (!rc) rc = dr_pred_to_ice_expr(p, a, out, err);
     dr_pred_free(p);
     dr_filter_free(f);
     return rc;

@@ -24,21 +24,30 @@ const ice_col_stats *ice_content_file_stats(const ice_content_file *f, int32_t f
 const char *ice_file_format_name(ice_file_format fmt)
 {
     switch (fmt) {
-    case ICE_FORMAT_PARQUET: return "PARQUET";
-    case ICE_FORMAT_AVRO: return "AVRO";
-    case ICE_FORMAT_ORC: return "ORC";
-    case ICE_FORMAT_PUFFIN: return "PUFFIN";
-    default: return "UNKNOWN";
+    case ICE_FORMAT_PARQUET:
+        return "PARQUET";
+    case ICE_FORMAT_AVRO:
+        return "AVRO";
+    case ICE_FORMAT_ORC:
+        return "ORC";
+    case ICE_FORMAT_PUFFIN:
+        return "PUFFIN";
+    default:
+        return "UNKNOWN";
     }
 }
 
 const char *ice_content_name(ice_content c)
 {
     switch (c) {
-    case ICE_CONTENT_DATA: return "data";
-    case ICE_CONTENT_POSITION_DELETES: return "position_deletes";
-    case ICE_CONTENT_EQUALITY_DELETES: return "equality_deletes";
-    default: return "unknown";
+    case ICE_CONTENT_DATA:
+        return "data";
+    case ICE_CONTENT_POSITION_DELETES:
+        return "position_deletes";
+    case ICE_CONTENT_EQUALITY_DELETES:
+        return "equality_deletes";
+    default:
+        return "unknown";
     }
 }
 

@@ -49,8 +49,7 @@ static int push(list *l, const ice_content_file *f, const char *path, size_t pat
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         entry *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return icd_fail_nomem(err);
+        if (!v) return icd_fail_nomem(err);
         l->v = v;
         l->cap = cap;
     }
@@ -61,12 +60,14 @@ static int push(list *l, const ice_content_file *f, const char *path, size_t pat
 static int cmp_bytes(const void *a, size_t an, const void *b, size_t bn)
 {
     int c = memcmp(a, b, an < bn ? an : bn);
-    if (c)
-        return c;
+    if (c) return c;
     return an < bn ? -1 : an > bn;
 }
 
-static int cmp_seq(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+static int cmp_seq(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b;
+}
 
 static int cmp_path_entry(const void *pa, const void *pb)
 {
@@ -77,8 +78,7 @@ static int cmp_path_entry(const void *pa, const void *pb)
 
 static int cmp_partition(const ice_content_file *a, const ice_content_file *b)
 {
-    if (a->spec_id != b->spec_id)
-        return a->spec_id < b->spec_id ? -1 : 1;
+    if (a->spec_id != b->spec_id) return a->spec_id < b->spec_id ? -1 : 1;
     return cmp_bytes(a->partition_key, a->partition_key_len, b->partition_key,
                      b->partition_key_len);
 }
@@ -99,15 +99,13 @@ static int cmp_seq_entry(const void *pa, const void *pb)
 static const ice_spec_info *find_spec(const ice_spec_info *specs, size_t n, int32_t id)
 {
     for (size_t i = 0; i < n; i++)
-        if (specs[i].spec_id == id)
-            return &specs[i];
+        if (specs[i].spec_id == id) return &specs[i];
     return NULL;
 }
 
 void ice_delete_index_free(ice_delete_index *ix)
 {
-    if (!ix)
-        return;
+    if (!ix) return;
     free(ix->dvs.v);
     free(ix->path_pos.v);
     free(ix->part_pos.v);
@@ -125,19 +123,18 @@ static int add_delete(ice_delete_index *ix, const ice_content_file *f, const ice
                 return icd_fail(err, ICD_ECORRUPT, f->manifest_path, -1,
                                 "deletion vector %s has no referenced_data_file", f->path);
             size_t klen;
-            const char *k = ice_location_key(f->referenced_data_file,
-                                             strlen(f->referenced_data_file), &klen);
+            const char *k =
+                ice_location_key(f->referenced_data_file, strlen(f->referenced_data_file), &klen);
             return push(&ix->dvs, f, k, klen, err);
         }
         size_t len;
         const char *target = ice_position_delete_target(f, &len);
-        if (target)
-            return push(&ix->path_pos, f, target, len, err);
+        if (target) return push(&ix->path_pos, f, target, len, err);
         return push(&ix->part_pos, f, NULL, 0, err);
     }
     if (f->content != ICE_CONTENT_EQUALITY_DELETES)
-        return icd_fail(err, ICD_EINTERNAL, f->manifest_path, -1,
-                        "%s is not a delete file", f->path);
+        return icd_fail(err, ICD_EINTERNAL, f->manifest_path, -1, "%s is not a delete file",
+                        f->path);
     const ice_spec_info *spec = find_spec(specs, nspecs, f->spec_id);
     if (!spec)
         return icd_fail(err, ICD_ECORRUPT, f->manifest_path, -1,
@@ -153,8 +150,7 @@ int ice_delete_index_build(const ice_content_file *const *deletes, size_t n,
 {
     *out = NULL;
     ice_delete_index *ix = calloc(1, sizeof *ix);
-    if (!ix)
-        return icd_fail_nomem(err);
+    if (!ix) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
         int rc = add_delete(ix, deletes[i], specs, nspecs, err);
         if (rc) {
@@ -162,16 +158,11 @@ int ice_delete_index_build(const ice_content_file *const *deletes, size_t n,
             return rc;
         }
     }
-    if (ix->dvs.n)
-        qsort(ix->dvs.v, ix->dvs.n, sizeof(entry), cmp_path_entry);
-    if (ix->path_pos.n)
-        qsort(ix->path_pos.v, ix->path_pos.n, sizeof(entry), cmp_path_entry);
-    if (ix->part_pos.n)
-        qsort(ix->part_pos.v, ix->part_pos.n, sizeof(entry), cmp_part_entry);
-    if (ix->part_eq.n)
-        qsort(ix->part_eq.v, ix->part_eq.n, sizeof(entry), cmp_part_entry);
-    if (ix->global_eq.n)
-        qsort(ix->global_eq.v, ix->global_eq.n, sizeof(entry), cmp_seq_entry);
+    if (ix->dvs.n) qsort(ix->dvs.v, ix->dvs.n, sizeof(entry), cmp_path_entry);
+    if (ix->path_pos.n) qsort(ix->path_pos.v, ix->path_pos.n, sizeof(entry), cmp_path_entry);
+    if (ix->part_pos.n) qsort(ix->part_pos.v, ix->part_pos.n, sizeof(entry), cmp_part_entry);
+    if (ix->part_eq.n) qsort(ix->part_eq.v, ix->part_eq.n, sizeof(entry), cmp_part_entry);
+    if (ix->global_eq.n) qsort(ix->global_eq.v, ix->global_eq.n, sizeof(entry), cmp_seq_entry);
     for (size_t i = 1; i < ix->dvs.n; i++) {
         const entry *a = &ix->dvs.v[i - 1], *b = &ix->dvs.v[i];
         if (a->path_len == b->path_len && !memcmp(a->path, b->path, a->path_len)) {
@@ -225,14 +216,13 @@ static int seq_before(const entry *e, const ice_content_file *d, int64_t min_seq
     return e->f->data_seq < min_seq;
 }
 
-static int append(const ice_content_file ***out, size_t *n, size_t *cap,
-                  const ice_content_file *f, icd_error *err)
+static int append(const ice_content_file ***out, size_t *n, size_t *cap, const ice_content_file *f,
+                  icd_error *err)
 {
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 8;
         const ice_content_file **v = realloc((void *)*out, c * sizeof *v);
-        if (!v)
-            return icd_fail_nomem(err);
+        if (!v) return icd_fail_nomem(err);
         *out = v;
         *cap = c;
     }
@@ -244,20 +234,17 @@ static int append(const ice_content_file ***out, size_t *n, size_t *cap,
 static bool bounds_may_contain(const ice_content_file *f, const char *path, size_t len)
 {
     const ice_col_stats *s = ice_content_file_stats(f, ICE_FIELD_DELETE_FILE_PATH);
-    if (!s)
-        return true;
+    if (!s) return true;
     /* compare location keys: bounds may name files as hdfs://nn/a while metadata says /a */
     size_t klen, blen;
     const char *k = ice_location_key(path, len, &klen), *b;
     if (s->has_lower) {
         b = ice_location_key((const char *)s->lower, s->lower_len, &blen);
-        if (cmp_bytes(k, klen, b, blen) < 0)
-            return false;
+        if (cmp_bytes(k, klen, b, blen) < 0) return false;
     }
     if (s->has_upper) {
         b = ice_location_key((const char *)s->upper, s->upper_len, &blen);
-        if (cmp_bytes(k, klen, b, blen) > 0)
-            return false;
+        if (cmp_bytes(k, klen, b, blen) > 0) return false;
     }
     return true;
 }
@@ -272,8 +259,7 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
     /* A DV with seq >= seq(D) replaces every position delete file for D. */
     bool have_dv = false;
     size_t i = lower_bound(&ix->dvs, path_before, d, seq);
-    if (i < ix->dvs.n && ix->dvs.v[i].path_len == plen &&
-        !memcmp(ix->dvs.v[i].path, pkey, plen)) {
+    if (i < ix->dvs.n && ix->dvs.v[i].path_len == plen && !memcmp(ix->dvs.v[i].path, pkey, plen)) {
         ICD_TRY(append(out, n, cap, ix->dvs.v[i].f, err));
         have_dv = true;
     }
@@ -281,14 +267,12 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
     if (!have_dv) {
         for (i = lower_bound(&ix->path_pos, path_before, d, seq); i < ix->path_pos.n; i++) {
             const entry *e = &ix->path_pos.v[i];
-            if (e->path_len != plen || memcmp(e->path, pkey, plen))
-                break;
+            if (e->path_len != plen || memcmp(e->path, pkey, plen)) break;
             ICD_TRY(append(out, n, cap, e->f, err));
         }
         for (i = lower_bound(&ix->part_pos, part_before, d, seq); i < ix->part_pos.n; i++) {
             const entry *e = &ix->part_pos.v[i];
-            if (cmp_partition(e->f, d))
-                break;
+            if (cmp_partition(e->f, d)) break;
             if (bounds_may_contain(e->f, d->path, strlen(d->path)))
                 ICD_TRY(append(out, n, cap, e->f, err));
         }
@@ -298,8 +282,7 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
     int64_t eq_min = seq == INT64_MAX ? seq : seq + 1;
     for (i = lower_bound(&ix->part_eq, part_before, d, eq_min); i < ix->part_eq.n; i++) {
         const entry *e = &ix->part_eq.v[i];
-        if (cmp_partition(e->f, d))
-            break;
+        if (cmp_partition(e->f, d)) break;
         ICD_TRY(append(out, n, cap, e->f, err));
     }
     for (i = lower_bound(&ix->global_eq, seq_before, d, eq_min); i < ix->global_eq.n; i++)

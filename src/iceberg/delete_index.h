@@ -40,8 +40,7 @@ int ice_delete_index_build(const ice_content_file *const *deletes, size_t n,
  * needed; *n is its length, *cap its capacity). Order: the DV or the position files (by
  * sequence number), then equality files (by sequence number). */
 int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *data,
-                         const ice_content_file ***out, size_t *n, size_t *cap,
-                         icd_error *err);
+                         const ice_content_file ***out, size_t *n, size_t *cap, icd_error *err);
 
 /* Counts of indexed files by kind, for --stats. */
 typedef struct ice_delete_index_counts {

@@ -21,7 +21,10 @@ static uint32_t le32(const uint8_t *b)
 {
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
-static uint64_t le64(const uint8_t *b) { return le32(b) | (uint64_t)le32(b + 4) << 32; }
+static uint64_t le64(const uint8_t *b)
+{
+    return le32(b) | (uint64_t)le32(b + 4) << 32;
+}
 static uint32_t be32(const uint8_t *b)
 {
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
@@ -54,19 +57,16 @@ static int dv_fail(icd_error *err, const char *location, uint64_t off, const cha
 }
 
 int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t blob_offset,
-                  int64_t expected_cardinality, unsigned flags, ice_posset **out,
-                  ice_dv_info *info, icd_error *err)
+                  int64_t expected_cardinality, unsigned flags, ice_posset **out, ice_dv_info *info,
+                  icd_error *err)
 {
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     ice_dv_info tmp;
-    if (!info)
-        info = &tmp;
+    if (!info) info = &tmp;
     memset(info, 0, sizeof *info);
     if (n < ICE_DV_MIN_BYTES)
         return dv_fail(err, location, blob_offset,
-                       "blob of %zu bytes is shorter than the minimum of %u", n,
-                       ICE_DV_MIN_BYTES);
+                       "blob of %zu bytes is shorter than the minimum of %u", n, ICE_DV_MIN_BYTES);
     if (n > ICE_DV_MAX_BYTES)
         return icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)blob_offset,
                         "deletion vector of %zu bytes exceeds the 2 GiB limit", n);
@@ -94,15 +94,13 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
     uint64_t count = le64(v);
     /* Each bitmap takes at least a key and an 8-byte empty no-run bitmap. */
     if (count > (vlen - 8) / 12)
-        return dv_fail(err, location, vbase,
-                       "claims %llu bitmaps but only %zu bytes follow",
+        return dv_fail(err, location, vbase, "claims %llu bitmaps but only %zu bytes follow",
                        (unsigned long long)count, vlen - 8);
     info->nbitmaps = count;
     ice_posset *set = NULL;
     if (out) {
         int nrc = ice_posset_new(&set, err);
-        if (nrc)
-            return nrc;
+        if (nrc) return nrc;
     }
     size_t pos = 8;
     int64_t prev_key = -1;
@@ -122,8 +120,8 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
         }
         if (key > 0x7FFFFFFFu) {
             rc = dv_fail(err, location, vbase + pos,
-                         "bitmap %llu: key 0x%08x makes positions negative",
-                         (unsigned long long)i, key);
+                         "bitmap %llu: key 0x%08x makes positions negative", (unsigned long long)i,
+                         key);
             break;
         }
         prev_key = key;
@@ -131,10 +129,10 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
         ice_r32 r;
         ice_r32_error why;
         if (ice_r32_parse(v + pos, vlen - pos, &r, &why)) {
-            rc = why.nomem ? icd_fail_nomem(err)
-                           : dv_fail(err, location, vbase + pos + why.at,
-                                     "bitmap %llu (key %u): %s", (unsigned long long)i, key,
-                                     why.msg);
+            rc = why.nomem
+                     ? icd_fail_nomem(err)
+                     : dv_fail(err, location, vbase + pos + why.at, "bitmap %llu (key %u): %s",
+                               (unsigned long long)i, key, why.msg);
             break;
         }
         info->cardinality += r.card;
@@ -156,19 +154,15 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
         pos += size;
     }
     if (!rc && pos != vlen)
-        rc = dv_fail(err, location, vbase + pos, "%zu bytes after the last bitmap",
-                     vlen - pos);
-    if (!rc && expected_cardinality >= 0 &&
-        info->cardinality != (uint64_t)expected_cardinality)
-        rc = dv_fail(err, location, blob_offset,
-                     "holds %llu positions but the metadata says %lld",
+        rc = dv_fail(err, location, vbase + pos, "%zu bytes after the last bitmap", vlen - pos);
+    if (!rc && expected_cardinality >= 0 && info->cardinality != (uint64_t)expected_cardinality)
+        rc = dv_fail(err, location, blob_offset, "holds %llu positions but the metadata says %lld",
                      (unsigned long long)info->cardinality, (long long)expected_cardinality);
     if (rc) {
         ice_posset_free(set);
         return rc;
     }
-    if (out)
-        *out = set;
+    if (out) *out = set;
     return 0;
 }
 
@@ -181,8 +175,7 @@ static int check_range(const char *location, uint64_t file_size, int64_t offset,
                         (long long)offset, (long long)size);
     if ((uint64_t)size > ICE_DV_MAX_BYTES)
         return icd_fail(err, ICD_EUNSUPPORTED, location, offset,
-                        "deletion vector of %lld bytes exceeds the 2 GiB limit",
-                        (long long)size);
+                        "deletion vector of %lld bytes exceeds the 2 GiB limit", (long long)size);
     if ((uint64_t)offset > file_size || (uint64_t)size > file_size - (uint64_t)offset)
         return icd_fail(err, ICD_ECORRUPT, location, offset,
                         "deletion vector at offset %lld, size %lld lies beyond the end of the "
@@ -193,8 +186,7 @@ static int check_range(const char *location, uint64_t file_size, int64_t offset,
 
 static int wrap_for(int rc, icd_error *err, const char *data_file)
 {
-    if (rc && data_file && err)
-        icd_error_wrap(err, "for data file %s", data_file);
+    if (rc && data_file && err) icd_error_wrap(err, "for data file %s", data_file);
     return rc;
 }
 
@@ -202,15 +194,14 @@ int ice_dv_read_at(icd_file *f, int64_t offset, int64_t size, const char *data_f
                    int64_t expected_cardinality, ice_posset **out, icd_error *err)
 {
     *out = NULL;
-    ICD_TRY(wrap_for(check_range(f->location, icd_file_size(f), offset, size, err), err,
-                     data_file));
+    ICD_TRY(
+        wrap_for(check_range(f->location, icd_file_size(f), offset, size, err), err, data_file));
     uint8_t *buf = malloc(size ? (size_t)size : 1);
-    if (!buf)
-        return icd_fail_nomem(err);
+    if (!buf) return icd_fail_nomem(err);
     int rc = icd_file_read_at(f, (uint64_t)offset, buf, (size_t)size, err);
     if (!rc)
-        rc = ice_dv_decode(buf, (size_t)size, f->location, (uint64_t)offset,
-                           expected_cardinality, 0, out, NULL, err);
+        rc = ice_dv_decode(buf, (size_t)size, f->location, (uint64_t)offset, expected_cardinality,
+                           0, out, NULL, err);
     free(buf);
     return wrap_for(rc, err, data_file);
 }
@@ -230,12 +221,10 @@ int ice_dv_read(icd_fileio *io, const char *location, int64_t offset, int64_t si
 /* Parses the "cardinality" property: decimal digits only. */
 static int parse_card(const char *s, uint64_t *out)
 {
-    if (!s || !*s)
-        return -1;
+    if (!s || !*s) return -1;
     uint64_t v = 0;
     for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10)
-            return -1;
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10) return -1;
         v = v * 10 + (uint64_t)(*s - '0');
     }
     *out = v;
@@ -246,8 +235,7 @@ int ice_dv_read_blob(ice_puffin *p, const ice_puffin_blob *b, const char *data_f
                      int64_t expected_cardinality, unsigned flags, ice_posset **out,
                      ice_dv_info *info, icd_error *err)
 {
-    if (out)
-        *out = NULL;
+    if (out) *out = NULL;
     int64_t at = (int64_t)b->offset;
     if (strcmp(b->type, ICE_PUFFIN_BLOB_DV))
         return icd_fail(err, ICD_ECORRUPT, p->location, at,
@@ -263,8 +251,7 @@ int ice_dv_read_blob(ice_puffin *p, const ice_puffin_blob *b, const char *data_f
                         "deletion vector blob lacks the referenced-data-file property");
     if (data_file && strcmp(ref, data_file))
         return icd_fail(err, ICD_ECORRUPT, p->location, at,
-                        "deletion vector references '%s', not the data file '%s'", ref,
-                        data_file);
+                        "deletion vector references '%s', not the data file '%s'", ref, data_file);
     uint64_t card;
     if (parse_card(ice_puffin_prop_get(b->props, b->nprops, "cardinality"), &card))
         return icd_fail(err, ICD_ECORRUPT, p->location, at,
@@ -282,8 +269,7 @@ int ice_dv_read_blob(ice_puffin *p, const ice_puffin_blob *b, const char *data_f
                         "deletion vector of %llu bytes exceeds the 2 GiB limit",
                         (unsigned long long)b->length);
     uint8_t *buf = malloc(b->length ? (size_t)b->length : 1);
-    if (!buf)
-        return icd_fail_nomem(err);
+    if (!buf) return icd_fail_nomem(err);
     int rc = ice_puffin_read_at(p, b->offset, buf, (size_t)b->length, err);
     if (!rc)
         rc = ice_dv_decode(buf, (size_t)b->length, p->location, b->offset, (int64_t)card, flags,
@@ -293,8 +279,8 @@ int ice_dv_read_blob(ice_puffin *p, const ice_puffin_blob *b, const char *data_f
 }
 
 int ice_dv_read_validated(icd_fileio *io, const char *location, int64_t offset, int64_t size,
-                          const char *data_file, int64_t expected_cardinality,
-                          ice_posset **out, icd_error *err)
+                          const char *data_file, int64_t expected_cardinality, ice_posset **out,
+                          icd_error *err)
 {
     *out = NULL;
     ice_puffin *p;
@@ -309,8 +295,7 @@ int ice_dv_read_validated(icd_fileio *io, const char *location, int64_t offset, 
                       "the Puffin footer gives the blob at offset %lld a length of %llu, the "
                       "manifest %lld",
                       (long long)offset, (unsigned long long)b->length, (long long)size);
-    if (!rc)
-        rc = ice_dv_read_blob(p, b, data_file, expected_cardinality, 0, out, NULL, err);
+    if (!rc) rc = ice_dv_read_blob(p, b, data_file, expected_cardinality, 0, out, NULL, err);
     ice_puffin_close(p);
     return wrap_for(rc, err, data_file);
 }

@@ -28,8 +28,8 @@
 #include "iceberg/puffin.h"
 #include "io/fileio.h"
 
-#define ICE_DV_MIN_BYTES 20u             /* length, magic, bitmap count, CRC */
-#define ICE_DV_MAX_BYTES 0x7FFFFFFFu     /* Java's limit for a DV blob (2 GiB) */
+#define ICE_DV_MIN_BYTES 20u         /* length, magic, bitmap count, CRC */
+#define ICE_DV_MAX_BYTES 0x7FFFFFFFu /* Java's limit for a DV blob (2 GiB) */
 
 /* Flags of ice_dv_decode. */
 enum {
@@ -52,8 +52,8 @@ typedef struct ice_dv_info {
  * only to validate), `info` (may be NULL) describes the vector.
  */
 int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t blob_offset,
-                  int64_t expected_cardinality, unsigned flags, ice_posset **out,
-                  ice_dv_info *info, icd_error *err);
+                  int64_t expected_cardinality, unsigned flags, ice_posset **out, ice_dv_info *info,
+                  icd_error *err);
 
 /*
  * Reads the DV at [offset, offset + size) of an open Puffin file (the manifest's
@@ -75,8 +75,8 @@ int ice_dv_read(icd_fileio *io, const char *location, int64_t offset, int64_t si
  * cardinality equal to the decoded cardinality (and to `expected_cardinality` when >= 0).
  */
 int ice_dv_read_validated(icd_fileio *io, const char *location, int64_t offset, int64_t size,
-                          const char *data_file, int64_t expected_cardinality,
-                          ice_posset **out, icd_error *err);
+                          const char *data_file, int64_t expected_cardinality, ice_posset **out,
+                          icd_error *err);
 
 /* Checks a footer blob entry as above and decodes it (flags as ice_dv_decode). */
 int ice_dv_read_blob(ice_puffin *p, const ice_puffin_blob *b, const char *data_file,

@@ -38,11 +38,11 @@ typedef enum ice_expr_op {
  * type (Iceberg's Literal.to rules: text parsed per type, timestamps to dates by flooring,
  * ...). */
 typedef enum ice_expr_value_kind {
-    ICE_VALUE_STRING,           /* text, e.g. "2024-01-01" or "42" */
-    ICE_VALUE_LONG,             /* an integer */
-    ICE_VALUE_DOUBLE,           /* a floating-point number */
-    ICE_VALUE_BOOL,             /* true / false */
-    ICE_VALUE_TIMESTAMP_MICROS  /* an instant: microseconds since the epoch, UTC */
+    ICE_VALUE_STRING,          /* text, e.g. "2024-01-01" or "42" */
+    ICE_VALUE_LONG,            /* an integer */
+    ICE_VALUE_DOUBLE,          /* a floating-point number */
+    ICE_VALUE_BOOL,            /* true / false */
+    ICE_VALUE_TIMESTAMP_MICROS /* an instant: microseconds since the epoch, UTC */
 } ice_expr_value_kind;
 
 typedef struct ice_expr_value {
@@ -81,10 +81,10 @@ struct ice_bound_expr {
     ice_expr_op op; /* never ICE_EXPR_NOT */
     const ice_bound_expr *left, *right;
     int32_t field_id;
-    int32_t pos;               /* partition predicates: position in the spec; else -1 */
-    const char *name;          /* column full name / partition field name (messages) */
+    int32_t pos;      /* partition predicates: position in the spec; else -1 */
+    const char *name; /* column full name / partition field name (messages) */
     const struct ice_type *type;
-    struct ice_literal lit;    /* comparisons: the value, of kind type->kind */
+    struct ice_literal lit; /* comparisons: the value, of kind type->kind */
 };
 
 /* Binds `e` to schema `s` (names resolve as full dotted names through structs, exactly or
@@ -92,8 +92,8 @@ struct ice_bound_expr {
  * and text additionally parses as numbers and booleans. Values beyond an int/float
  * column's range fold the comparison to TRUE or FALSE. Errors are ICD_EINVALID naming the
  * column and the value. Allocates in `a`. */
-int ice_expr_bind(const ice_expr *e, const struct ice_schema *s, bool case_sensitive,
-                  icd_arena *a, ice_bound_expr **out, icd_error *err);
+int ice_expr_bind(const ice_expr *e, const struct ice_schema *s, bool case_sensitive, icd_arena *a,
+                  ice_bound_expr **out, icd_error *err);
 
 /* Projects a bound expression through partition spec `spec` onto partition predicates:
  * inclusive (true for a partition that may hold a matching row) or strict (true only for
@@ -112,23 +112,22 @@ int ice_manifest_may_match(const ice_bound_expr *proj, const struct ice_manifest
 
 /* Evaluates partition predicate `proj` on a file's partition tuple. Inclusive use:
  * unknowns (incomparable values) count as true; `strict` makes them false. */
-bool ice_partition_eval(const ice_bound_expr *proj, const struct ice_content_file *f,
-                        bool strict);
+bool ice_partition_eval(const ice_bound_expr *proj, const struct ice_content_file *f, bool strict);
 
 /* InclusiveMetricsEvaluator: can file `f` hold a row matching bound expression `e`, given
  * its record count, value/null/NaN counts and lower/upper bounds? Bounds decode by the
  * column's current type (narrower encodings of promoted types accepted). Corrupt bounds
  * are ICD_ECORRUPT naming the manifest. */
-int ice_metrics_may_match(const ice_bound_expr *e, const struct ice_content_file *f,
-                          bool *out, icd_error *err);
+int ice_metrics_may_match(const ice_bound_expr *e, const struct ice_content_file *f, bool *out,
+                          icd_error *err);
 
 /* The residual of `e` on a file of spec `spec` (ResidualEvaluator): each predicate that a
  * strict projection proves for the file's partition becomes TRUE, each that an inclusive
  * projection refutes becomes FALSE, the rest stay. TRUE = the partition decides the
  * filter. */
 int ice_expr_residual(const ice_bound_expr *e, const struct ice_partition_spec *spec,
-                      const struct ice_schema *s, const struct ice_content_file *f,
-                      icd_arena *a, const ice_bound_expr **out, icd_error *err);
+                      const struct ice_schema *s, const struct ice_content_file *f, icd_arena *a,
+                      const ice_bound_expr **out, icd_error *err);
 
 /* Decodes a bound in the single-value binary serialization (spec Appendix D) as type `t`.
  * Promoted types accept the narrower encodings (int bounds for long, float for double,

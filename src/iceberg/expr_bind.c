@@ -29,8 +29,14 @@
 static const ice_bound_expr TRUE_EXPR = {.op = ICE_EXPR_TRUE, .pos = -1};
 static const ice_bound_expr FALSE_EXPR = {.op = ICE_EXPR_FALSE, .pos = -1};
 
-const ice_bound_expr *ice_bound_true(void) { return &TRUE_EXPR; }
-const ice_bound_expr *ice_bound_false(void) { return &FALSE_EXPR; }
+const ice_bound_expr *ice_bound_true(void)
+{
+    return &TRUE_EXPR;
+}
+const ice_bound_expr *ice_bound_false(void)
+{
+    return &FALSE_EXPR;
+}
 
 /* ---- value conversion ---------------------------------------------------------------- */
 
@@ -51,11 +57,21 @@ typedef struct conv {
 static void describe_value(icd_buf *b, const ice_expr_value *v)
 {
     switch (v->kind) {
-    case ICE_VALUE_STRING: icd_json_cstr(b, v->str ? v->str : ""); break;
-    case ICE_VALUE_LONG: icd_json_i64(b, v->i64); break;
-    case ICE_VALUE_DOUBLE: icd_json_double(b, v->f64); break;
-    case ICE_VALUE_BOOL: icd_buf_puts(b, v->b ? "true" : "false"); break;
-    case ICE_VALUE_TIMESTAMP_MICROS: icd_json_timestamp(b, v->i64, 6, true); break;
+    case ICE_VALUE_STRING:
+        icd_json_cstr(b, v->str ? v->str : "");
+        break;
+    case ICE_VALUE_LONG:
+        icd_json_i64(b, v->i64);
+        break;
+    case ICE_VALUE_DOUBLE:
+        icd_json_double(b, v->f64);
+        break;
+    case ICE_VALUE_BOOL:
+        icd_buf_puts(b, v->b ? "true" : "false");
+        break;
+    case ICE_VALUE_TIMESTAMP_MICROS:
+        icd_json_timestamp(b, v->i64, 6, true);
+        break;
     }
 }
 
@@ -66,8 +82,8 @@ static int cannot_convert(const conv *c, const ice_expr_value *v, const char *wh
     ice_type_format(&tb, c->type);
     int rc = icd_fail(c->err, ICD_EINVALID, NULL, -1,
                       "filter value %s cannot be compared with column '%s' of type %s%s%s",
-                      vb.data ? vb.data : "?", c->column, tb.data ? tb.data : "?",
-                      why ? ": " : "", why ? why : "");
+                      vb.data ? vb.data : "?", c->column, tb.data ? tb.data : "?", why ? ": " : "",
+                      why ? why : "");
     icd_buf_free(&vb);
     icd_buf_free(&tb);
     return rc;
@@ -76,8 +92,7 @@ static int cannot_convert(const conv *c, const ice_expr_value *v, const char *wh
 static int decimal_literal(const conv *c, ice_i128 v, ice_literal *out)
 {
     uint8_t *p = icd_arena_alloc(c->a, 16);
-    if (!p)
-        return icd_fail_nomem(c->err);
+    if (!p) return icd_fail_nomem(c->err);
     size_t n = ice_decimal_from_i128(v, p);
     *out = ice_lit_decimal(p, n, c->type->scale);
     return 0;
@@ -96,8 +111,7 @@ static bool scale_up(ice_i128 v, int k, ice_i128 *out)
 {
     const ice_i128 lim = pow10_128(38);
     for (int i = 0; i < k; i++) {
-        if (v >= lim / 10 || v <= -lim / 10)
-            return false;
+        if (v >= lim / 10 || v <= -lim / 10) return false;
         v *= 10;
     }
     *out = v;
@@ -112,11 +126,9 @@ static bool double_to_decimal(double d, int32_t scale, ice_i128 *out)
     int prec = 1;
     for (; prec <= 17; prec++) {
         snprintf(txt, sizeof txt, "%.*e", prec - 1, d);
-        if (strtod(txt, NULL) == d)
-            break;
+        if (strtod(txt, NULL) == d) break;
     }
-    if (prec > 17)
-        prec = 17;
+    if (prec > 17) prec = 17;
     snprintf(txt, sizeof txt, "%.*e", prec - 1, d);
     bool neg = txt[0] == '-';
     const char *p = txt + (neg ? 1 : 0);
@@ -127,21 +139,18 @@ static bool double_to_decimal(double d, int32_t scale, ice_i128 *out)
             digits = digits * 10 + (*p - '0');
             nd++;
         }
-    if (*p != 'e')
-        return false;
+    if (*p != 'e') return false;
     int exp10 = atoi(p + 1);
     int k = exp10 - (nd - 1) + scale; /* value = digits * 10^(k - scale) */
     ice_i128 v = digits;
     if (k >= 0) {
-        if (!scale_up(v, k, &v))
-            return false;
+        if (!scale_up(v, k, &v)) return false;
     } else if (-k > 38) {
         v = 0;
     } else {
         ice_i128 div = pow10_128(-k);
         ice_i128 q = v / div, r = v % div;
-        if (r * 2 >= div)
-            q++;
+        if (r * 2 >= div) q++;
         v = q;
     }
     *out = neg ? -v : v;
@@ -150,26 +159,22 @@ static bool double_to_decimal(double d, int32_t scale, ice_i128 *out)
 
 static bool parse_i64(const char *s, int64_t *out)
 {
-    if (!s || !*s || (s[0] != '-' && s[0] != '+' && (s[0] < '0' || s[0] > '9')))
-        return false;
+    if (!s || !*s || (s[0] != '-' && s[0] != '+' && (s[0] < '0' || s[0] > '9'))) return false;
     errno = 0;
     char *end;
     long long v = strtoll(s, &end, 10);
-    if (errno || *end)
-        return false;
+    if (errno || *end) return false;
     *out = v;
     return true;
 }
 
 static bool parse_f64(const char *s, double *out)
 {
-    if (!s || !*s || isspace((unsigned char)s[0]))
-        return false;
+    if (!s || !*s || isspace((unsigned char)s[0])) return false;
     errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (*end || isnan(v) || (errno == ERANGE && isinf(v)))
-        return false;
+    if (*end || isnan(v) || (errno == ERANGE && isinf(v))) return false;
     *out = v;
     return true;
 }
@@ -183,21 +188,26 @@ static int text_to_decimal(const conv *c, const char *s, ice_expr_op *op, ice_li
     size_t n = strlen(s);
     int32_t scale = c->type->scale;
     ice_i128 v;
-    if (ice_decimal_parse(s, n, 0, scale, &v))
-        return decimal_literal(c, v, out);
+    if (ice_decimal_parse(s, n, 0, scale, &v)) return decimal_literal(c, v, out);
     for (int32_t extra = 1; scale + extra <= 38; extra++) {
-        if (!ice_decimal_parse(s, n, 0, scale + extra, &v))
-            continue;
+        if (!ice_decimal_parse(s, n, 0, scale + extra, &v)) continue;
         ice_i128 div = pow10_128(extra);
         ice_i128 fl = v / div;
-        if (v % div != 0 && v < 0)
-            fl--; /* floor */
+        if (v % div != 0 && v < 0) fl--; /* floor */
         switch (*op) {
-        case ICE_EXPR_EQ: *folded = ICE_EXPR_FALSE; return 0;
-        case ICE_EXPR_NOT_EQ: *folded = ICE_EXPR_TRUE; return 0;
+        case ICE_EXPR_EQ:
+            *folded = ICE_EXPR_FALSE;
+            return 0;
+        case ICE_EXPR_NOT_EQ:
+            *folded = ICE_EXPR_TRUE;
+            return 0;
         case ICE_EXPR_LT:
-        case ICE_EXPR_LE: *op = ICE_EXPR_LE; return decimal_literal(c, fl, out);
-        default: *op = ICE_EXPR_GE; return decimal_literal(c, fl + 1, out);
+        case ICE_EXPR_LE:
+            *op = ICE_EXPR_LE;
+            return decimal_literal(c, fl, out);
+        default:
+            *op = ICE_EXPR_GE;
+            return decimal_literal(c, fl + 1, out);
         }
     }
     ice_expr_value tmp = {.kind = ICE_VALUE_STRING, .str = s};
@@ -220,11 +230,14 @@ static int from_long(const conv *c, const ice_expr_value *val, int64_t v, ice_li
 {
     switch (c->type->kind) {
     case ICE_T_INT:
-    case ICE_T_DATE: return long_to_int_kind(c, v, c->type->kind, out, f);
+    case ICE_T_DATE:
+        return long_to_int_kind(c, v, c->type->kind, out, f);
     case ICE_T_LONG:
     case ICE_T_TIME:
     case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ: *out = ice_lit_i64(c->type->kind, v); return 0;
+    case ICE_T_TIMESTAMPTZ:
+        *out = ice_lit_i64(c->type->kind, v);
+        return 0;
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS: {
         int64_t ns;
@@ -233,23 +246,27 @@ static int from_long(const conv *c, const ice_expr_value *val, int64_t v, ice_li
         *out = ice_lit_i64(c->type->kind, ns);
         return 0;
     }
-    case ICE_T_FLOAT: *out = ice_lit_float((float)v); return 0;
-    case ICE_T_DOUBLE: *out = ice_lit_double((double)v); return 0;
+    case ICE_T_FLOAT:
+        *out = ice_lit_float((float)v);
+        return 0;
+    case ICE_T_DOUBLE:
+        *out = ice_lit_double((double)v);
+        return 0;
     case ICE_T_DECIMAL: {
         ice_i128 d;
         if (!scale_up(v, c->type->scale, &d))
             return cannot_convert(c, val, "too many digits for a decimal");
         return decimal_literal(c, d, out);
     }
-    default: return cannot_convert(c, val, NULL);
+    default:
+        return cannot_convert(c, val, NULL);
     }
 }
 
 static int from_double(const conv *c, const ice_expr_value *val, double d, ice_literal *out,
                        fold *f)
 {
-    if (isnan(d))
-        return cannot_convert(c, val, "NaN cannot be a filter value");
+    if (isnan(d)) return cannot_convert(c, val, "NaN cannot be a filter value");
     switch (c->type->kind) {
     case ICE_T_FLOAT:
         if (d > (double)3.4028234663852886e38)
@@ -259,14 +276,17 @@ static int from_double(const conv *c, const ice_expr_value *val, double d, ice_l
         else
             *out = ice_lit_float((float)d);
         return 0;
-    case ICE_T_DOUBLE: *out = ice_lit_double(d); return 0;
+    case ICE_T_DOUBLE:
+        *out = ice_lit_double(d);
+        return 0;
     case ICE_T_DECIMAL: {
         ice_i128 v;
         if (isinf(d) || !double_to_decimal(d, c->type->scale, &v))
             return cannot_convert(c, val, "too many digits for a decimal");
         return decimal_literal(c, v, out);
     }
-    default: return cannot_convert(c, val, NULL);
+    default:
+        return cannot_convert(c, val, NULL);
     }
 }
 
@@ -274,7 +294,9 @@ static int from_micros(const conv *c, const ice_expr_value *val, int64_t us, ice
 {
     switch (c->type->kind) {
     case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ: *out = ice_lit_i64(c->type->kind, us); return 0;
+    case ICE_T_TIMESTAMPTZ:
+        *out = ice_lit_i64(c->type->kind, us);
+        return 0;
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS: {
         fold unused = FOLD_NONE;
@@ -285,7 +307,8 @@ static int from_micros(const conv *c, const ice_expr_value *val, int64_t us, ice
         *out = ice_lit_date((int32_t)days);
         return 0;
     }
-    default: return cannot_convert(c, val, NULL);
+    default:
+        return cannot_convert(c, val, NULL);
     }
 }
 
@@ -298,8 +321,7 @@ static int from_text(const conv *c, const ice_expr_value *val, ice_expr_op *op, 
     switch (t->kind) {
     case ICE_T_STRING: {
         char *p = icd_arena_strndup(c->a, s, n);
-        if (!p)
-            return icd_fail_nomem(c->err);
+        if (!p) return icd_fail_nomem(c->err);
         *out = ice_lit_string(p, n);
         return 0;
     }
@@ -312,29 +334,26 @@ static int from_text(const conv *c, const ice_expr_value *val, ice_expr_op *op, 
     case ICE_T_INT:
     case ICE_T_LONG: {
         int64_t v;
-        if (!parse_i64(s, &v))
-            return cannot_convert(c, val, "not an integer");
+        if (!parse_i64(s, &v)) return cannot_convert(c, val, "not an integer");
         return from_long(c, val, v, out, f);
     }
     case ICE_T_FLOAT:
     case ICE_T_DOUBLE: {
         double d;
-        if (!parse_f64(s, &d))
-            return cannot_convert(c, val, "not a number");
+        if (!parse_f64(s, &d)) return cannot_convert(c, val, "not a number");
         return from_double(c, val, d, out, f);
     }
-    case ICE_T_DECIMAL: return text_to_decimal(c, s, op, out, folded);
+    case ICE_T_DECIMAL:
+        return text_to_decimal(c, s, op, out, folded);
     case ICE_T_DATE: {
         int32_t days;
-        if (!ice_parse_date(s, n, &days))
-            return cannot_convert(c, val, "expected YYYY-MM-DD");
+        if (!ice_parse_date(s, n, &days)) return cannot_convert(c, val, "expected YYYY-MM-DD");
         *out = ice_lit_date(days);
         return 0;
     }
     case ICE_T_TIME: {
         int64_t ns;
-        if (!ice_parse_time(s, n, &ns))
-            return cannot_convert(c, val, "expected HH:MM:SS[.ffffff]");
+        if (!ice_parse_time(s, n, &ns)) return cannot_convert(c, val, "expected HH:MM:SS[.ffffff]");
         *out = ice_lit_i64(ICE_T_TIME, ns / 1000);
         return 0;
     }
@@ -351,23 +370,23 @@ static int from_text(const conv *c, const ice_expr_value *val, ice_expr_op *op, 
         /* a local timestamp cannot take an instant; text without a zone for a
          * timestamptz column is read as UTC */
         if (has_zone && !tz)
-            return cannot_convert(c, val, "a zone offset is not allowed for a timestamp "
-                                          "without time zone");
+            return cannot_convert(c, val,
+                                  "a zone offset is not allowed for a timestamp "
+                                  "without time zone");
         *out = ice_lit_i64(t->kind, v);
         return 0;
     }
     case ICE_T_UUID: {
         json_t *j = json_string(s);
-        if (!j)
-            return icd_fail_nomem(c->err);
+        if (!j) return icd_fail_nomem(c->err);
         icd_error tmp;
         int rc = ice_literal_from_json(j, t, c->a, out, &tmp);
         json_decref(j);
-        if (rc == ICD_ENOMEM)
-            return icd_fail_nomem(c->err);
+        if (rc == ICD_ENOMEM) return icd_fail_nomem(c->err);
         return rc ? cannot_convert(c, val, "expected a 36-character uuid") : 0;
     }
-    default: return cannot_convert(c, val, NULL);
+    default:
+        return cannot_convert(c, val, NULL);
     }
 }
 
@@ -380,20 +399,27 @@ static int convert_value(const conv *c, const ice_expr_value *val, ice_expr_op *
     *folded = -1;
     int rc;
     switch (val->kind) {
-    case ICE_VALUE_STRING: rc = from_text(c, val, op, out, &f, folded); break;
-    case ICE_VALUE_LONG: rc = from_long(c, val, val->i64, out, &f); break;
-    case ICE_VALUE_DOUBLE: rc = from_double(c, val, val->f64, out, &f); break;
-    case ICE_VALUE_TIMESTAMP_MICROS: rc = from_micros(c, val, val->i64, out); break;
+    case ICE_VALUE_STRING:
+        rc = from_text(c, val, op, out, &f, folded);
+        break;
+    case ICE_VALUE_LONG:
+        rc = from_long(c, val, val->i64, out, &f);
+        break;
+    case ICE_VALUE_DOUBLE:
+        rc = from_double(c, val, val->f64, out, &f);
+        break;
+    case ICE_VALUE_TIMESTAMP_MICROS:
+        rc = from_micros(c, val, val->i64, out);
+        break;
     case ICE_VALUE_BOOL:
-        if (c->type->kind != ICE_T_BOOLEAN)
-            return cannot_convert(c, val, NULL);
+        if (c->type->kind != ICE_T_BOOLEAN) return cannot_convert(c, val, NULL);
         *out = ice_lit_bool(val->b);
         rc = 0;
         break;
-    default: return cannot_convert(c, val, "unknown value kind");
+    default:
+        return cannot_convert(c, val, "unknown value kind");
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (f == FOLD_ABOVE_MAX)
         *folded = (*op == ICE_EXPR_LT || *op == ICE_EXPR_LE || *op == ICE_EXPR_NOT_EQ)
                       ? ICE_EXPR_TRUE
@@ -418,16 +444,14 @@ ice_bound_expr *ice_bound_node(icd_arena *a, ice_expr_op op)
 }
 
 const ice_bound_expr *ice_bound_combine(icd_arena *a, ice_expr_op op, const ice_bound_expr *l,
-                                     const ice_bound_expr *r)
+                                        const ice_bound_expr *r)
 {
     ice_expr_op absorb = op == ICE_EXPR_AND ? ICE_EXPR_FALSE : ICE_EXPR_TRUE;
     ice_expr_op neutral = op == ICE_EXPR_AND ? ICE_EXPR_TRUE : ICE_EXPR_FALSE;
     if (l->op == absorb || r->op == absorb)
         return absorb == ICE_EXPR_TRUE ? &TRUE_EXPR : &FALSE_EXPR;
-    if (l->op == neutral)
-        return r;
-    if (r->op == neutral)
-        return l;
+    if (l->op == neutral) return r;
+    if (r->op == neutral) return l;
     ice_bound_expr *n = ice_bound_node(a, op);
     if (n) {
         n->left = l;
@@ -439,15 +463,24 @@ const ice_bound_expr *ice_bound_combine(icd_arena *a, ice_expr_op op, const ice_
 static ice_expr_op negate_op(ice_expr_op op)
 {
     switch (op) {
-    case ICE_EXPR_EQ: return ICE_EXPR_NOT_EQ;
-    case ICE_EXPR_NOT_EQ: return ICE_EXPR_EQ;
-    case ICE_EXPR_LT: return ICE_EXPR_GE;
-    case ICE_EXPR_LE: return ICE_EXPR_GT;
-    case ICE_EXPR_GT: return ICE_EXPR_LE;
-    case ICE_EXPR_GE: return ICE_EXPR_LT;
-    case ICE_EXPR_IS_NULL: return ICE_EXPR_NOT_NULL;
-    case ICE_EXPR_NOT_NULL: return ICE_EXPR_IS_NULL;
-    default: return op;
+    case ICE_EXPR_EQ:
+        return ICE_EXPR_NOT_EQ;
+    case ICE_EXPR_NOT_EQ:
+        return ICE_EXPR_EQ;
+    case ICE_EXPR_LT:
+        return ICE_EXPR_GE;
+    case ICE_EXPR_LE:
+        return ICE_EXPR_GT;
+    case ICE_EXPR_GT:
+        return ICE_EXPR_LE;
+    case ICE_EXPR_GE:
+        return ICE_EXPR_LT;
+    case ICE_EXPR_IS_NULL:
+        return ICE_EXPR_NOT_NULL;
+    case ICE_EXPR_NOT_NULL:
+        return ICE_EXPR_IS_NULL;
+    default:
+        return op;
     }
 }
 
@@ -496,8 +529,7 @@ static int resolve(const bctx *c, const char *name, const ice_field **out, const
 static int bind_rec(const bctx *c, const ice_expr *e, bool negate, int depth,
                     const ice_bound_expr **out)
 {
-    if (!e)
-        return icd_fail(c->err, ICD_EINVALID, NULL, -1, "filter expression is missing");
+    if (!e) return icd_fail(c->err, ICD_EINVALID, NULL, -1, "filter expression is missing");
     if (depth > 10000)
         return icd_fail(c->err, ICD_EINVALID, NULL, -1, "filter expression is nested too deeply");
     switch (e->op) {
@@ -505,15 +537,15 @@ static int bind_rec(const bctx *c, const ice_expr *e, bool negate, int depth,
     case ICE_EXPR_FALSE:
         *out = (e->op == ICE_EXPR_TRUE) != negate ? &TRUE_EXPR : &FALSE_EXPR;
         return 0;
-    case ICE_EXPR_NOT: return bind_rec(c, e->left, !negate, depth + 1, out);
+    case ICE_EXPR_NOT:
+        return bind_rec(c, e->left, !negate, depth + 1, out);
     case ICE_EXPR_AND:
     case ICE_EXPR_OR: {
         const ice_bound_expr *l = NULL, *r = NULL;
         ICD_TRY(bind_rec(c, e->left, negate, depth + 1, &l));
         ICD_TRY(bind_rec(c, e->right, negate, depth + 1, &r));
         ice_expr_op op = e->op;
-        if (negate)
-            op = op == ICE_EXPR_AND ? ICE_EXPR_OR : ICE_EXPR_AND;
+        if (negate) op = op == ICE_EXPR_AND ? ICE_EXPR_OR : ICE_EXPR_AND;
         *out = ice_bound_combine(c->a, op, l, r);
         return *out ? 0 : icd_fail_nomem(c->err);
     }
@@ -524,10 +556,10 @@ static int bind_rec(const bctx *c, const ice_expr *e, bool negate, int depth,
     case ICE_EXPR_GT:
     case ICE_EXPR_GE:
     case ICE_EXPR_IS_NULL:
-    case ICE_EXPR_NOT_NULL: break;
+    case ICE_EXPR_NOT_NULL:
+        break;
     default:
-        return icd_fail(c->err, ICD_EINVALID, NULL, -1, "unknown filter operation %d",
-                        (int)e->op);
+        return icd_fail(c->err, ICD_EINVALID, NULL, -1, "unknown filter operation %d", (int)e->op);
     }
     const ice_field *f = NULL;
     const char *full = NULL;
@@ -555,8 +587,7 @@ static int bind_rec(const bctx *c, const ice_expr *e, bool negate, int depth,
         op = negate ? negate_op(wop) : wop;
     }
     ice_bound_expr *n = ice_bound_node(c->a, op);
-    if (!n)
-        return icd_fail_nomem(c->err);
+    if (!n) return icd_fail_nomem(c->err);
     n->field_id = f->id;
     n->name = full;
     n->type = f->type;
@@ -569,16 +600,14 @@ int ice_expr_bind(const ice_expr *e, const ice_schema *s, bool case_sensitive, i
                   ice_bound_expr **out, icd_error *err)
 {
     *out = NULL;
-    if (!s)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "cannot bind a filter without a schema");
+    if (!s) return icd_fail(err, ICD_EINVALID, NULL, -1, "cannot bind a filter without a schema");
     bctx c = {s, case_sensitive, a, err};
     const ice_bound_expr *r;
     ICD_TRY(bind_rec(&c, e, false, 0, &r));
     /* constants are shared statics: hand out a private copy so *out is writable */
     if (r == &TRUE_EXPR || r == &FALSE_EXPR) {
         ice_bound_expr *n = ice_bound_node(a, r->op);
-        if (!n)
-            return icd_fail_nomem(err);
+        if (!n) return icd_fail_nomem(err);
         r = n;
     }
     *out = (ice_bound_expr *)r;
@@ -590,13 +619,20 @@ int ice_expr_bind(const ice_expr *e, const ice_schema *s, bool case_sensitive, i
 static const char *op_text(ice_expr_op op)
 {
     switch (op) {
-    case ICE_EXPR_EQ: return "==";
-    case ICE_EXPR_NOT_EQ: return "!=";
-    case ICE_EXPR_LT: return "<";
-    case ICE_EXPR_LE: return "<=";
-    case ICE_EXPR_GT: return ">";
-    case ICE_EXPR_GE: return ">=";
-    default: return "?";
+    case ICE_EXPR_EQ:
+        return "==";
+    case ICE_EXPR_NOT_EQ:
+        return "!=";
+    case ICE_EXPR_LT:
+        return "<";
+    case ICE_EXPR_LE:
+        return "<=";
+    case ICE_EXPR_GT:
+        return ">";
+    case ICE_EXPR_GE:
+        return ">=";
+    default:
+        return "?";
     }
 }
 
@@ -607,8 +643,12 @@ void ice_expr_to_text(icd_buf *b, const ice_expr *e)
         return;
     }
     switch (e->op) {
-    case ICE_EXPR_TRUE: icd_buf_puts(b, "true"); return;
-    case ICE_EXPR_FALSE: icd_buf_puts(b, "false"); return;
+    case ICE_EXPR_TRUE:
+        icd_buf_puts(b, "true");
+        return;
+    case ICE_EXPR_FALSE:
+        icd_buf_puts(b, "false");
+        return;
     case ICE_EXPR_NOT:
         icd_buf_puts(b, "not(");
         ice_expr_to_text(b, e->left);
@@ -638,8 +678,12 @@ void ice_expr_to_text(icd_buf *b, const ice_expr *e)
 void ice_bound_expr_to_text(icd_buf *b, const ice_bound_expr *e)
 {
     switch (e->op) {
-    case ICE_EXPR_TRUE: icd_buf_puts(b, "true"); return;
-    case ICE_EXPR_FALSE: icd_buf_puts(b, "false"); return;
+    case ICE_EXPR_TRUE:
+        icd_buf_puts(b, "true");
+        return;
+    case ICE_EXPR_FALSE:
+        icd_buf_puts(b, "false");
+        return;
     case ICE_EXPR_AND:
     case ICE_EXPR_OR:
         icd_buf_putc(b, '(');

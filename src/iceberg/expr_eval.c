@@ -38,14 +38,12 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
     const int64_t DAY_US = 86400000000LL;
     switch (t->kind) {
     case ICE_T_BOOLEAN:
-        if (n != 1)
-            return false;
+        if (n != 1) return false;
         *out = ice_lit_bool(p[0] != 0);
         return true;
     case ICE_T_INT:
     case ICE_T_DATE:
-        if (n != 4)
-            return false;
+        if (n != 4) return false;
         *out = ice_lit_i32(t->kind, le32(p));
         return true;
     case ICE_T_LONG:
@@ -54,8 +52,7 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
             *out = ice_lit_long(le32(p));
             return true;
         }
-        if (n != 8)
-            return false;
+        if (n != 8) return false;
         *out = ice_lit_i64(t->kind, le64(p));
         return true;
     case ICE_T_TIMESTAMP:
@@ -69,8 +66,7 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
             *out = ice_lit_i64(t->kind, (int64_t)le32(p) * per);
             return true;
         }
-        if (n != 8)
-            return false;
+        if (n != 8) return false;
         *out = ice_lit_i64(t->kind, le64(p));
         return true;
     }
@@ -83,8 +79,7 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
             *out = t->kind == ICE_T_FLOAT ? ice_lit_float(f) : ice_lit_double((double)f);
             return true;
         }
-        if (n != 8 || t->kind != ICE_T_DOUBLE)
-            return false;
+        if (n != 8 || t->kind != ICE_T_DOUBLE) return false;
         uint64_t bits = (uint64_t)le64(p);
         double d;
         memcpy(&d, &bits, 8);
@@ -92,19 +87,20 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
         return true;
     }
     case ICE_T_DECIMAL:
-        if (n < 1 || n > 16)
-            return false;
+        if (n < 1 || n > 16) return false;
         *out = ice_lit_decimal(p, n, t->scale);
         return true;
     case ICE_T_UUID:
-        if (n != 16)
-            return false;
+        if (n != 16) return false;
         *out = ice_lit_bytes(ICE_T_UUID, p, n);
         return true;
     case ICE_T_FIXED:
     case ICE_T_STRING:
-    case ICE_T_BINARY: *out = ice_lit_bytes(t->kind, p, n); return true;
-    default: return false;
+    case ICE_T_BINARY:
+        *out = ice_lit_bytes(t->kind, p, n);
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -117,8 +113,7 @@ static bool lit_is_nan(const ice_literal *l)
 /* cmp(a, b) when the two can be ordered. */
 static bool try_cmp(const ice_literal *a, const ice_literal *b, int *out)
 {
-    if (!ice_literal_comparable(a, b))
-        return false;
+    if (!ice_literal_comparable(a, b)) return false;
     *out = ice_literal_cmp(a, b);
     return true;
 }
@@ -131,18 +126,21 @@ static bool range_may_match(ice_expr_op op, const ice_literal *lo, const ice_lit
     int c;
     /* a NaN lower bound is unreliable (old ORC writers); a NaN upper bound orders above
      * everything, so it never excludes */
-    if (lo && lit_is_nan(lo))
-        lo = NULL;
+    if (lo && lit_is_nan(lo)) lo = NULL;
     switch (op) {
-    case ICE_EXPR_LT: return !(lo && try_cmp(lo, lit, &c) && c >= 0);
-    case ICE_EXPR_LE: return !(lo && try_cmp(lo, lit, &c) && c > 0);
-    case ICE_EXPR_GT: return !(hi && try_cmp(hi, lit, &c) && c <= 0);
-    case ICE_EXPR_GE: return !(hi && try_cmp(hi, lit, &c) && c < 0);
-    case ICE_EXPR_EQ:
-        if (lo && try_cmp(lo, lit, &c) && c > 0)
-            return false;
+    case ICE_EXPR_LT:
+        return !(lo && try_cmp(lo, lit, &c) && c >= 0);
+    case ICE_EXPR_LE:
+        return !(lo && try_cmp(lo, lit, &c) && c > 0);
+    case ICE_EXPR_GT:
+        return !(hi && try_cmp(hi, lit, &c) && c <= 0);
+    case ICE_EXPR_GE:
         return !(hi && try_cmp(hi, lit, &c) && c < 0);
-    default: return true; /* != cannot be decided by bounds */
+    case ICE_EXPR_EQ:
+        if (lo && try_cmp(lo, lit, &c) && c > 0) return false;
+        return !(hi && try_cmp(hi, lit, &c) && c < 0);
+    default:
+        return true; /* != cannot be decided by bounds */
     }
 }
 
@@ -150,41 +148,48 @@ static bool range_may_match(ice_expr_op op, const ice_literal *lo, const ice_lit
 
 static bool tuple_pred(const ice_bound_expr *p, const ice_content_file *f, bool strict)
 {
-    if (p->pos < 0 || p->pos >= f->npartition || !f->partition)
-        return !strict;
+    if (p->pos < 0 || p->pos >= f->npartition || !f->partition) return !strict;
     const ice_literal *v = &f->partition[p->pos];
-    if (p->op == ICE_EXPR_IS_NULL)
-        return v->is_null;
-    if (p->op == ICE_EXPR_NOT_NULL)
-        return !v->is_null;
+    if (p->op == ICE_EXPR_IS_NULL) return v->is_null;
+    if (p->op == ICE_EXPR_NOT_NULL) return !v->is_null;
     /* Java orders null first, so a null partition "satisfies" < and <=; keep that for the
      * inclusive answer, but never let a null prove a comparison strictly */
-    if (v->is_null && strict)
-        return false;
+    if (v->is_null && strict) return false;
     int c;
-    if (!try_cmp(v, &p->lit, &c))
-        return !strict;
+    if (!try_cmp(v, &p->lit, &c)) return !strict;
     switch (p->op) {
-    case ICE_EXPR_EQ: return c == 0;
-    case ICE_EXPR_NOT_EQ: return c != 0;
-    case ICE_EXPR_LT: return c < 0;
-    case ICE_EXPR_LE: return c <= 0;
-    case ICE_EXPR_GT: return c > 0;
-    case ICE_EXPR_GE: return c >= 0;
-    default: return !strict;
+    case ICE_EXPR_EQ:
+        return c == 0;
+    case ICE_EXPR_NOT_EQ:
+        return c != 0;
+    case ICE_EXPR_LT:
+        return c < 0;
+    case ICE_EXPR_LE:
+        return c <= 0;
+    case ICE_EXPR_GT:
+        return c > 0;
+    case ICE_EXPR_GE:
+        return c >= 0;
+    default:
+        return !strict;
     }
 }
 
 bool ice_partition_eval(const ice_bound_expr *proj, const ice_content_file *f, bool strict)
 {
     switch (proj->op) {
-    case ICE_EXPR_TRUE: return true;
-    case ICE_EXPR_FALSE: return false;
+    case ICE_EXPR_TRUE:
+        return true;
+    case ICE_EXPR_FALSE:
+        return false;
     case ICE_EXPR_AND:
-        return ice_partition_eval(proj->left, f, strict) && ice_partition_eval(proj->right, f, strict);
+        return ice_partition_eval(proj->left, f, strict) &&
+               ice_partition_eval(proj->right, f, strict);
     case ICE_EXPR_OR:
-        return ice_partition_eval(proj->left, f, strict) || ice_partition_eval(proj->right, f, strict);
-    default: return tuple_pred(proj, f, strict);
+        return ice_partition_eval(proj->left, f, strict) ||
+               ice_partition_eval(proj->right, f, strict);
+    default:
+        return tuple_pred(proj, f, strict);
     }
 }
 
@@ -193,25 +198,24 @@ bool ice_partition_eval(const ice_bound_expr *proj, const ice_content_file *f, b
 static int bad_bound(icd_error *err, const char *file, const char *what, const char *name,
                      const ice_type *t)
 {
-    return icd_fail(err, ICD_ECORRUPT, file, -1, "%s bound of '%s' has a length that does not fit "
-                    "type %s", what, name ? name : "?", ice_type_kind_name(t->kind));
+    return icd_fail(err, ICD_ECORRUPT, file, -1,
+                    "%s bound of '%s' has a length that does not fit "
+                    "type %s",
+                    what, name ? name : "?", ice_type_kind_name(t->kind));
 }
 
 static int manifest_pred(const ice_bound_expr *p, const ice_manifest_file *mf, bool *out,
                          icd_error *err)
 {
     *out = true;
-    if (!mf->has_partitions || p->pos < 0 || p->pos >= mf->npartitions || !p->type)
-        return 0;
+    if (!mf->has_partitions || p->pos < 0 || p->pos >= mf->npartitions || !p->type) return 0;
     const ice_field_summary *s = &mf->partitions[p->pos];
     if (p->op == ICE_EXPR_IS_NULL) {
         *out = s->contains_null != 0; /* -1 unknown: may match */
         return 0;
     }
-    if (p->op == ICE_EXPR_NOT_NULL || p->op == ICE_EXPR_NOT_EQ)
-        return 0;
-    if (p->type->kind == ICE_T_UNKNOWN)
-        return 0;
+    if (p->op == ICE_EXPR_NOT_NULL || p->op == ICE_EXPR_NOT_EQ) return 0;
+    if (p->type->kind == ICE_T_UNKNOWN) return 0;
     ice_literal lo, hi;
     bool has_lo = false, has_hi = false;
     if (s->has_lower) {
@@ -232,8 +236,12 @@ int ice_manifest_may_match(const ice_bound_expr *proj, const ice_manifest_file *
                            icd_error *err)
 {
     switch (proj->op) {
-    case ICE_EXPR_TRUE: *out = true; return 0;
-    case ICE_EXPR_FALSE: *out = false; return 0;
+    case ICE_EXPR_TRUE:
+        *out = true;
+        return 0;
+    case ICE_EXPR_FALSE:
+        *out = false;
+        return 0;
     case ICE_EXPR_AND:
     case ICE_EXPR_OR: {
         bool l;
@@ -244,7 +252,8 @@ int ice_manifest_may_match(const ice_bound_expr *proj, const ice_manifest_file *
         }
         return ice_manifest_may_match(proj->right, mf, out, err);
     }
-    default: return manifest_pred(proj, mf, out, err);
+    default:
+        return manifest_pred(proj, mf, out, err);
     }
 }
 
@@ -255,15 +264,20 @@ static int metrics_pred(const ice_bound_expr *p, const ice_content_file *f, bool
 {
     *out = true;
     const ice_col_stats *s = ice_content_file_stats(f, p->field_id);
-    if (!s)
-        return 0;
+    if (!s) return 0;
     bool nulls_only = s->value_count >= 0 && s->null_count >= 0 && s->value_count == s->null_count;
     bool nans_only = s->value_count >= 0 && s->nan_count >= 0 && s->value_count == s->nan_count;
     switch (p->op) {
-    case ICE_EXPR_IS_NULL: *out = s->null_count != 0; return 0; /* -1 = unknown */
-    case ICE_EXPR_NOT_NULL: *out = !nulls_only; return 0;
-    case ICE_EXPR_NOT_EQ: return 0;
-    default: break;
+    case ICE_EXPR_IS_NULL:
+        *out = s->null_count != 0;
+        return 0; /* -1 = unknown */
+    case ICE_EXPR_NOT_NULL:
+        *out = !nulls_only;
+        return 0;
+    case ICE_EXPR_NOT_EQ:
+        return 0;
+    default:
+        break;
     }
     if (nulls_only || nans_only) {
         *out = false;
@@ -289,8 +303,12 @@ static int metrics_rec(const ice_bound_expr *e, const ice_content_file *f, bool 
                        icd_error *err)
 {
     switch (e->op) {
-    case ICE_EXPR_TRUE: *out = true; return 0;
-    case ICE_EXPR_FALSE: *out = false; return 0;
+    case ICE_EXPR_TRUE:
+        *out = true;
+        return 0;
+    case ICE_EXPR_FALSE:
+        *out = false;
+        return 0;
     case ICE_EXPR_AND:
     case ICE_EXPR_OR: {
         bool l;
@@ -301,7 +319,8 @@ static int metrics_rec(const ice_bound_expr *e, const ice_content_file *f, bool 
         }
         return metrics_rec(e->right, f, out, err);
     }
-    default: return metrics_pred(e, f, out, err);
+    default:
+        return metrics_pred(e, f, out, err);
     }
 }
 

@@ -18,13 +18,11 @@
 
 bool ice_decimal_to_i128(const uint8_t *be, size_t n, ice_i128 *out)
 {
-    if (n == 0)
-        return false;
+    if (n == 0) return false;
     uint8_t fill = (be[0] & 0x80) ? 0xFF : 0x00;
     /* Bytes beyond 16 must be pure sign extension. */
     while (n > 16) {
-        if (be[0] != fill || ((be[1] & 0x80) != (fill & 0x80)))
-            return false;
+        if (be[0] != fill || ((be[1] & 0x80) != (fill & 0x80))) return false;
         be++;
         n--;
     }
@@ -78,8 +76,7 @@ bool ice_decimal_parse(const char *s, size_t n, int32_t precision, int32_t scale
     const ice_i128 LIMIT = pow10_i128(38);
     size_t i = 0;
     bool neg = false;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
+    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
     ice_i128 v = 0;
     int digits = 0, frac = 0;
     bool seen_point = false, any = false;
@@ -89,70 +86,55 @@ bool ice_decimal_parse(const char *s, size_t n, int32_t precision, int32_t scale
             seen_point = true;
             continue;
         }
-        if (!isdigit((unsigned char)c))
-            break;
+        if (!isdigit((unsigned char)c)) break;
         any = true;
-        if (seen_point)
-            frac++;
+        if (seen_point) frac++;
         if (v == 0 && c == '0') {
             continue; /* leading zeros do not count toward the precision */
         }
-        if (++digits > 38)
-            return false;
+        if (++digits > 38) return false;
         v = v * 10 + (c - '0');
     }
-    if (!any || frac > 1000)
-        return false;
+    if (!any || frac > 1000) return false;
     long exp = 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         bool eneg = false;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            eneg = s[i++] == '-';
-        if (i >= n || !isdigit((unsigned char)s[i]))
-            return false;
+        if (i < n && (s[i] == '+' || s[i] == '-')) eneg = s[i++] == '-';
+        if (i >= n || !isdigit((unsigned char)s[i])) return false;
         for (; i < n && isdigit((unsigned char)s[i]); i++) {
             exp = exp * 10 + (s[i] - '0');
-            if (exp > 1000)
-                return false;
+            if (exp > 1000) return false;
         }
-        if (eneg)
-            exp = -exp;
+        if (eneg) exp = -exp;
     }
-    if (i != n)
-        return false;
+    if (i != n) return false;
     long have = (long)frac - exp; /* the scale the text is written at */
     while (have > scale) {
-        if (v % 10 != 0)
-            return false; /* would lose non-zero digits */
+        if (v % 10 != 0) return false; /* would lose non-zero digits */
         v /= 10;
         have--;
     }
     while (have < scale) {
-        if (v != 0 && v >= LIMIT / 10)
-            return false;
+        if (v != 0 && v >= LIMIT / 10) return false;
         v *= 10;
         have++;
     }
-    if (v >= LIMIT)
-        return false;
-    if (precision > 0 && v != 0 && digit_count(v) > precision)
-        return false;
+    if (v >= LIMIT) return false;
+    if (precision > 0 && v != 0 && digit_count(v) > precision) return false;
     *out = neg ? -v : v;
     return true;
 }
 
 /* ---- dates and times ----------------------------------------------------------------- */
 
-static bool read_digits(const char *s, size_t n, size_t *i, size_t min, size_t max,
-                        int64_t *out)
+static bool read_digits(const char *s, size_t n, size_t *i, size_t min, size_t max, int64_t *out)
 {
     size_t start = *i;
     int64_t v = 0;
     while (*i < n && *i - start < max && isdigit((unsigned char)s[*i]))
         v = v * 10 + (s[(*i)++] - '0');
-    if (*i - start < min)
-        return false;
+    if (*i - start < min) return false;
     *out = v;
     return true;
 }
@@ -168,17 +150,14 @@ static int days_in_month(int64_t y, int m)
 static bool parse_date_at(const char *s, size_t n, size_t *i, int64_t *days)
 {
     bool neg = false;
-    if (*i < n && (s[*i] == '+' || s[*i] == '-'))
-        neg = s[(*i)++] == '-';
+    if (*i < n && (s[*i] == '+' || s[*i] == '-')) neg = s[(*i)++] == '-';
     int64_t y, m, d;
     if (!read_digits(s, n, i, 4, 9, &y) || *i >= n || s[(*i)++] != '-' ||
         !read_digits(s, n, i, 2, 2, &m) || *i >= n || s[(*i)++] != '-' ||
         !read_digits(s, n, i, 2, 2, &d))
         return false;
-    if (neg)
-        y = -y;
-    if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, (int)m))
-        return false;
+    if (neg) y = -y;
+    if (m < 1 || m > 12 || d < 1 || d > days_in_month(y, (int)m)) return false;
     *days = icd_days_from_civil(y, (int)m, (int)d);
     return true;
 }
@@ -187,8 +166,7 @@ bool ice_parse_date(const char *s, size_t n, int32_t *days)
 {
     size_t i = 0;
     int64_t d;
-    if (!parse_date_at(s, n, &i, &d) || i != n || d < INT32_MIN || d > INT32_MAX)
-        return false;
+    if (!parse_date_at(s, n, &i, &d) || i != n || d < INT32_MIN || d > INT32_MAX) return false;
     *days = (int32_t)d;
     return true;
 }
@@ -202,13 +180,11 @@ static bool parse_time_at(const char *s, size_t n, size_t *i, int64_t *nanos)
         return false;
     if (*i < n && s[*i] == ':') {
         (*i)++;
-        if (!read_digits(s, n, i, 2, 2, &sec))
-            return false;
+        if (!read_digits(s, n, i, 2, 2, &sec)) return false;
         if (*i < n && (s[*i] == '.' || s[*i] == ',')) {
             (*i)++;
             int nd = 0;
-            if (*i >= n || !isdigit((unsigned char)s[*i]))
-                return false;
+            if (*i >= n || !isdigit((unsigned char)s[*i])) return false;
             while (*i < n && isdigit((unsigned char)s[*i])) {
                 if (nd < 9) {
                     frac = frac * 10 + (s[*i] - '0');
@@ -220,8 +196,7 @@ static bool parse_time_at(const char *s, size_t n, size_t *i, int64_t *nanos)
                 frac *= 10;
         }
     }
-    if (h > 23 || m > 59 || sec > 59)
-        return false;
+    if (h > 23 || m > 59 || sec > 59) return false;
     *nanos = ((h * 60 + m) * 60 + sec) * 1000000000LL + frac;
     return true;
 }
@@ -241,18 +216,13 @@ static bool parse_zone_at(const char *s, size_t n, size_t *i, int64_t *offset)
         return true;
     }
     bool neg = s[*i] == '-';
-    if (!neg && s[*i] != '+')
-        return false;
+    if (!neg && s[*i] != '+') return false;
     (*i)++;
     int64_t h, m = 0;
-    if (!read_digits(s, n, i, 2, 2, &h))
-        return false;
-    if (*i < n && s[*i] == ':')
-        (*i)++;
-    if (*i < n && !read_digits(s, n, i, 2, 2, &m))
-        return false;
-    if (h > 18 || m > 59)
-        return false;
+    if (!read_digits(s, n, i, 2, 2, &h)) return false;
+    if (*i < n && s[*i] == ':') (*i)++;
+    if (*i < n && !read_digits(s, n, i, 2, 2, &m)) return false;
+    if (h > 18 || m > 59) return false;
     *offset = (h * 3600 + m * 60) * (neg ? -1 : 1);
     return true;
 }
@@ -260,19 +230,16 @@ static bool parse_zone_at(const char *s, size_t n, size_t *i, int64_t *offset)
 bool ice_parse_timestamp(const char *s, size_t n, int unit_digits, bool *has_zone, int64_t *out)
 {
     int64_t per_sec = unit_digits == 3 ? 1000 : unit_digits == 6 ? 1000000 : 1000000000;
-    if (unit_digits != 3 && unit_digits != 6 && unit_digits != 9)
-        return false;
+    if (unit_digits != 3 && unit_digits != 6 && unit_digits != 9) return false;
     size_t i = 0;
     int64_t days, nanos, offset = 0;
     if (!parse_date_at(s, n, &i, &days) || i >= n || (s[i] != 'T' && s[i] != 't' && s[i] != ' '))
         return false;
     i++;
-    if (!parse_time_at(s, n, &i, &nanos))
-        return false;
+    if (!parse_time_at(s, n, &i, &nanos)) return false;
     *has_zone = false;
     if (i < n) {
-        if (!parse_zone_at(s, n, &i, &offset) || i != n)
-            return false;
+        if (!parse_zone_at(s, n, &i, &offset) || i != n) return false;
         *has_zone = true;
     }
     int64_t secs, v;
@@ -290,20 +257,17 @@ static int bad_value(icd_error *err, const ice_type *t, const char *why)
 {
     icd_buf tb = ICD_BUF_INIT;
     ice_type_format(&tb, t);
-    int rc = icd_fail(err, ICD_ECORRUPT, NULL, -1, "invalid %s value: %s",
-                      tb.data ? tb.data : "?", why);
+    int rc =
+        icd_fail(err, ICD_ECORRUPT, NULL, -1, "invalid %s value: %s", tb.data ? tb.data : "?", why);
     icd_buf_free(&tb);
     return rc;
 }
 
 static int hexval(int c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
 }
 
@@ -311,8 +275,7 @@ static bool hex_decode(const char *s, size_t n, uint8_t *out)
 {
     for (size_t i = 0; i < n / 2; i++) {
         int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
+        if (hi < 0 || lo < 0) return false;
         out[i] = (uint8_t)(hi << 4 | lo);
     }
     return n % 2 == 0;
@@ -320,18 +283,15 @@ static bool hex_decode(const char *s, size_t n, uint8_t *out)
 
 static bool uuid_parse(const char *s, size_t n, uint8_t out[16])
 {
-    if (n != 36)
-        return false;
+    if (n != 36) return false;
     size_t o = 0;
     for (size_t i = 0; i < 36;) {
         if (i == 8 || i == 13 || i == 18 || i == 23) {
-            if (s[i++] != '-')
-                return false;
+            if (s[i++] != '-') return false;
             continue;
         }
         int hi = hexval(s[i]), lo = hexval(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
+        if (hi < 0 || lo < 0) return false;
         out[o++] = (uint8_t)(hi << 4 | lo);
         i += 2;
     }
@@ -347,8 +307,7 @@ static int parse_nested(const json_t *j, const ice_type *t, icd_arena *a, ice_li
         size_t n = json_object_size(j);
         ice_literal *items = n ? icd_arena_calloc(a, n * sizeof *items) : NULL;
         int32_t *ids = n ? icd_arena_calloc(a, n * sizeof *ids) : NULL;
-        if (n && (!items || !ids))
-            return icd_fail_nomem(err);
+        if (n && (!items || !ids)) return icd_fail_nomem(err);
         size_t k = 0;
         const char *key;
         json_t *val;
@@ -358,10 +317,8 @@ static int parse_nested(const json_t *j, const ice_type *t, icd_arena *a, ice_li
             long id = strtol(key, &end, 10);
             const ice_field *f = NULL;
             for (size_t i = 0; *key && !*end && i < t->nfields; i++)
-                if (t->fields[i].id == id)
-                    f = &t->fields[i];
-            if (!f)
-                return bad_value(err, t, "struct value names a field id the struct lacks");
+                if (t->fields[i].id == id) f = &t->fields[i];
+            if (!f) return bad_value(err, t, "struct value names a field id the struct lacks");
             ICD_TRY(ice_literal_from_json(val, f->type, a, &items[k], err));
             ids[k++] = f->id;
         }
@@ -371,15 +328,13 @@ static int parse_nested(const json_t *j, const ice_type *t, icd_arena *a, ice_li
         return 0;
     }
     if (t->kind == ICE_T_LIST) {
-        if (!json_is_array(j))
-            return bad_value(err, t, "expected a JSON array");
+        if (!json_is_array(j)) return bad_value(err, t, "expected a JSON array");
         size_t n = json_array_size(j);
         ice_literal *items = n ? icd_arena_calloc(a, n * sizeof *items) : NULL;
-        if (n && !items)
-            return icd_fail_nomem(err);
+        if (n && !items) return icd_fail_nomem(err);
         for (size_t i = 0; i < n; i++)
-            ICD_TRY(ice_literal_from_json(json_array_get(j, i), t->element->type, a, &items[i],
-                                          err));
+            ICD_TRY(
+                ice_literal_from_json(json_array_get(j, i), t->element->type, a, &items[i], err));
         out->v.nested.items = items;
         out->v.nested.n = n;
         return 0;
@@ -392,12 +347,11 @@ static int parse_nested(const json_t *j, const ice_type *t, icd_arena *a, ice_li
         return bad_value(err, t, "expected {\"keys\": [...], \"values\": [...]} of equal length");
     size_t n = json_array_size(keys);
     ice_literal *items = n ? icd_arena_calloc(a, 2 * n * sizeof *items) : NULL;
-    if (n && !items)
-        return icd_fail_nomem(err);
+    if (n && !items) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
         ICD_TRY(ice_literal_from_json(json_array_get(keys, i), t->key->type, a, &items[i], err));
-        ICD_TRY(ice_literal_from_json(json_array_get(vals, i), t->value->type, a, &items[n + i],
-                                      err));
+        ICD_TRY(
+            ice_literal_from_json(json_array_get(vals, i), t->value->type, a, &items[n + i], err));
     }
     out->v.nested.items = items;
     out->v.nested.n = n;
@@ -414,8 +368,8 @@ static int parse_timestamp_value(const char *s, size_t n, const ice_type *t, ice
     if (!ice_parse_timestamp(s, n, unit, &has_zone, &v))
         return bad_value(err, t, "expected an ISO-8601 timestamp");
     if (has_zone != want_zone)
-        return bad_value(err, t, want_zone ? "a zone offset is required"
-                                           : "a zone offset is not allowed");
+        return bad_value(err, t,
+                         want_zone ? "a zone offset is required" : "a zone offset is not allowed");
     out->v.i64 = v;
     return 0;
 }
@@ -423,33 +377,30 @@ static int parse_timestamp_value(const char *s, size_t n, const ice_type *t, ice
 static int parse_string_kind(const json_t *j, const ice_type *t, icd_arena *a, ice_literal *out,
                              icd_error *err)
 {
-    if (!json_is_string(j))
-        return bad_value(err, t, "expected a JSON string");
+    if (!json_is_string(j)) return bad_value(err, t, "expected a JSON string");
     const char *s = json_string_value(j);
     size_t n = json_string_length(j);
     switch (t->kind) {
     case ICE_T_DATE:
-        if (!ice_parse_date(s, n, &out->v.i32))
-            return bad_value(err, t, "expected YYYY-MM-DD");
+        if (!ice_parse_date(s, n, &out->v.i32)) return bad_value(err, t, "expected YYYY-MM-DD");
         return 0;
     case ICE_T_TIME: {
         int64_t ns;
-        if (!ice_parse_time(s, n, &ns))
-            return bad_value(err, t, "expected HH:MM:SS[.ffffff]");
+        if (!ice_parse_time(s, n, &ns)) return bad_value(err, t, "expected HH:MM:SS[.ffffff]");
         out->v.i64 = ns / 1000;
         return 0;
     }
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS: return parse_timestamp_value(s, n, t, out, err);
+    case ICE_T_TIMESTAMPTZ_NS:
+        return parse_timestamp_value(s, n, t, out, err);
     case ICE_T_DECIMAL: {
         ice_i128 v;
         if (!ice_decimal_parse(s, n, t->precision, t->scale, &v))
             return bad_value(err, t, "decimal text does not fit the type");
         uint8_t *p = icd_arena_alloc(a, 16);
-        if (!p)
-            return icd_fail_nomem(err);
+        if (!p) return icd_fail_nomem(err);
         out->v.bytes.len = ice_decimal_from_i128(v, p);
         out->v.bytes.ptr = p;
         out->scale = t->scale;
@@ -457,10 +408,8 @@ static int parse_string_kind(const json_t *j, const ice_type *t, icd_arena *a, i
     }
     case ICE_T_UUID: {
         uint8_t *p = icd_arena_alloc(a, 16);
-        if (!p)
-            return icd_fail_nomem(err);
-        if (!uuid_parse(s, n, p))
-            return bad_value(err, t, "expected a 36-character uuid");
+        if (!p) return icd_fail_nomem(err);
+        if (!uuid_parse(s, n, p)) return bad_value(err, t, "expected a 36-character uuid");
         out->v.bytes.ptr = p;
         out->v.bytes.len = 16;
         return 0;
@@ -468,10 +417,8 @@ static int parse_string_kind(const json_t *j, const ice_type *t, icd_arena *a, i
     case ICE_T_FIXED:
     case ICE_T_BINARY: {
         uint8_t *p = icd_arena_alloc(a, n / 2 + 1);
-        if (!p)
-            return icd_fail_nomem(err);
-        if (!hex_decode(s, n, p))
-            return bad_value(err, t, "expected a hexadecimal string");
+        if (!p) return icd_fail_nomem(err);
+        if (!hex_decode(s, n, p)) return bad_value(err, t, "expected a hexadecimal string");
         if (t->kind == ICE_T_FIXED && n / 2 != (size_t)t->length)
             return bad_value(err, t, "length differs from the fixed type's length");
         out->v.bytes.ptr = p;
@@ -480,8 +427,7 @@ static int parse_string_kind(const json_t *j, const ice_type *t, icd_arena *a, i
     }
     default: { /* string */
         char *p = icd_arena_strndup(a, s, n);
-        if (!p)
-            return icd_fail_nomem(err);
+        if (!p) return icd_fail_nomem(err);
         out->v.bytes.ptr = (const uint8_t *)p;
         out->v.bytes.len = n;
         return 0;
@@ -501,8 +447,7 @@ int ice_literal_from_json(const json_t *j, const ice_type *t, icd_arena *a, ice_
     }
     switch (t->kind) {
     case ICE_T_BOOLEAN:
-        if (!json_is_boolean(j))
-            return bad_value(err, t, "expected true or false");
+        if (!json_is_boolean(j)) return bad_value(err, t, "expected true or false");
         out->v.b = json_is_true(j);
         return 0;
     case ICE_T_INT:
@@ -512,14 +457,12 @@ int ice_literal_from_json(const json_t *j, const ice_type *t, icd_arena *a, ice_
         out->v.i32 = (int32_t)json_integer_value(j);
         return 0;
     case ICE_T_LONG:
-        if (!json_is_integer(j))
-            return bad_value(err, t, "expected an integer");
+        if (!json_is_integer(j)) return bad_value(err, t, "expected an integer");
         out->v.i64 = (int64_t)json_integer_value(j);
         return 0;
     case ICE_T_FLOAT:
     case ICE_T_DOUBLE:
-        if (!json_is_number(j))
-            return bad_value(err, t, "expected a number");
+        if (!json_is_number(j)) return bad_value(err, t, "expected a number");
         if (t->kind == ICE_T_FLOAT)
             out->v.f32 = (float)json_number_value(j);
         else
@@ -530,8 +473,7 @@ int ice_literal_from_json(const json_t *j, const ice_type *t, icd_arena *a, ice_
             char tmp[32];
             int n = snprintf(tmp, sizeof tmp, "%lld", (long long)json_integer_value(j));
             json_t *s = json_stringn(tmp, (size_t)n);
-            if (!s)
-                return icd_fail_nomem(err);
+            if (!s) return icd_fail_nomem(err);
             int rc = parse_string_kind(s, t, a, out, err);
             json_decref(s);
             return rc;
@@ -539,19 +481,28 @@ int ice_literal_from_json(const json_t *j, const ice_type *t, icd_arena *a, ice_
         return parse_string_kind(j, t, a, out, err);
     case ICE_T_STRUCT:
     case ICE_T_LIST:
-    case ICE_T_MAP: return parse_nested(j, t, a, out, err);
+    case ICE_T_MAP:
+        return parse_nested(j, t, a, out, err);
     case ICE_T_UNKNOWN:
     case ICE_T_VARIANT:
     case ICE_T_GEOMETRY:
-    case ICE_T_GEOGRAPHY: return bad_value(err, t, "only null defaults are allowed");
-    default: return parse_string_kind(j, t, a, out, err);
+    case ICE_T_GEOGRAPHY:
+        return bad_value(err, t, "only null defaults are allowed");
+    default:
+        return parse_string_kind(j, t, a, out, err);
     }
 }
 
 /* ---- ordering ------------------------------------------------------------------------ */
 
-static bool is_intlike(ice_type_kind k) { return k == ICE_T_INT || k == ICE_T_LONG; }
-static bool is_floatlike(ice_type_kind k) { return k == ICE_T_FLOAT || k == ICE_T_DOUBLE; }
+static bool is_intlike(ice_type_kind k)
+{
+    return k == ICE_T_INT || k == ICE_T_LONG;
+}
+static bool is_floatlike(ice_type_kind k)
+{
+    return k == ICE_T_FLOAT || k == ICE_T_DOUBLE;
+}
 static bool is_byteslike(ice_type_kind k)
 {
     return k == ICE_T_STRING || k == ICE_T_BINARY || k == ICE_T_FIXED || k == ICE_T_UUID;
@@ -563,12 +514,9 @@ bool ice_literal_comparable(const ice_literal *a, const ice_literal *b)
     if (x == ICE_T_STRUCT || x == ICE_T_LIST || x == ICE_T_MAP || y == ICE_T_STRUCT ||
         y == ICE_T_LIST || y == ICE_T_MAP)
         return false;
-    if (x == y)
-        return true;
-    if (is_intlike(x) && is_intlike(y))
-        return true;
-    if ((x == ICE_T_INT && y == ICE_T_DATE) || (x == ICE_T_DATE && y == ICE_T_INT))
-        return true;
+    if (x == y) return true;
+    if (is_intlike(x) && is_intlike(y)) return true;
+    if ((x == ICE_T_INT && y == ICE_T_DATE) || (x == ICE_T_DATE && y == ICE_T_INT)) return true;
     return is_floatlike(x) && is_floatlike(y);
 }
 
@@ -581,15 +529,16 @@ static int64_t int_value(const ice_literal *l)
 static uint64_t total_order_key(double d)
 {
     uint64_t bits;
-    if (isnan(d))
-        d = signbit(d) ? -NAN : NAN;
+    if (isnan(d)) d = signbit(d) ? -NAN : NAN;
     memcpy(&bits, &d, sizeof bits);
-    if (isnan(d))
-        bits = (bits & 0x8000000000000000ull) | 0x7FF8000000000000ull;
+    if (isnan(d)) bits = (bits & 0x8000000000000000ull) | 0x7FF8000000000000ull;
     return (bits & 0x8000000000000000ull) ? ~bits : bits | 0x8000000000000000ull;
 }
 
-static int cmp_i128(ice_i128 a, ice_i128 b) { return a < b ? -1 : a > b; }
+static int cmp_i128(ice_i128 a, ice_i128 b)
+{
+    return a < b ? -1 : a > b;
+}
 
 static int cmp_decimal(const ice_literal *a, const ice_literal *b)
 {
@@ -599,8 +548,7 @@ static int cmp_decimal(const ice_literal *a, const ice_literal *b)
         /* Cannot happen for valid decimals (<= 16 bytes); order by length as a fallback. */
         return a->v.bytes.len < b->v.bytes.len ? -1 : a->v.bytes.len > b->v.bytes.len;
     }
-    if (a->scale == b->scale)
-        return cmp_i128(x, y);
+    if (a->scale == b->scale) return cmp_i128(x, y);
     /* Bring the value with the smaller scale up; if that overflows 128 bits its magnitude
      * exceeds anything the other side can hold, so its sign decides. */
     bool a_small = a->scale < b->scale;
@@ -608,31 +556,26 @@ static int cmp_decimal(const ice_literal *a, const ice_literal *b)
     int sign = *v < 0 ? -1 : 1;
     int diff = a_small ? b->scale - a->scale : a->scale - b->scale;
     for (int i = 0; i < diff; i++)
-        if (__builtin_mul_overflow(*v, (ice_i128)10, v))
-            return a_small ? sign : -sign;
+        if (__builtin_mul_overflow(*v, (ice_i128)10, v)) return a_small ? sign : -sign;
     return cmp_i128(x, y);
 }
 
 int ice_literal_cmp(const ice_literal *a, const ice_literal *b)
 {
-    if (a->is_null || b->is_null)
-        return a->is_null == b->is_null ? 0 : a->is_null ? -1 : 1;
+    if (a->is_null || b->is_null) return a->is_null == b->is_null ? 0 : a->is_null ? -1 : 1;
     ice_type_kind k = a->kind;
-    if (k == ICE_T_BOOLEAN)
-        return (int)a->v.b - (int)b->v.b;
+    if (k == ICE_T_BOOLEAN) return (int)a->v.b - (int)b->v.b;
     if (is_floatlike(k)) {
         double x = k == ICE_T_FLOAT ? (double)a->v.f32 : a->v.f64;
         double y = b->kind == ICE_T_FLOAT ? (double)b->v.f32 : b->v.f64;
         uint64_t kx = total_order_key(x), ky = total_order_key(y);
         return kx < ky ? -1 : kx > ky;
     }
-    if (k == ICE_T_DECIMAL)
-        return cmp_decimal(a, b);
+    if (k == ICE_T_DECIMAL) return cmp_decimal(a, b);
     if (is_byteslike(k)) {
         size_t n = a->v.bytes.len < b->v.bytes.len ? a->v.bytes.len : b->v.bytes.len;
         int c = n ? memcmp(a->v.bytes.ptr, b->v.bytes.ptr, n) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
+        if (c) return c < 0 ? -1 : 1;
         return a->v.bytes.len < b->v.bytes.len ? -1 : a->v.bytes.len > b->v.bytes.len;
     }
     int64_t x = int_value(a), y = int_value(b);
@@ -641,17 +584,14 @@ int ice_literal_cmp(const ice_literal *a, const ice_literal *b)
 
 /* ---- promotion ----------------------------------------------------------------------- */
 
-int ice_literal_promote(const ice_literal *in, const ice_type *t, ice_literal *out,
-                        icd_error *err)
+int ice_literal_promote(const ice_literal *in, const ice_type *t, ice_literal *out, icd_error *err)
 {
     ice_type_kind from = in->kind, to = t->kind;
     *out = *in;
     out->kind = to;
-    if (to == ICE_T_DECIMAL)
-        out->scale = t->scale;
+    if (to == ICE_T_DECIMAL) out->scale = t->scale;
     bool ok = from == to;
-    if (from == ICE_T_DECIMAL && to == ICE_T_DECIMAL && in->scale != t->scale)
-        ok = false;
+    if (from == ICE_T_DECIMAL && to == ICE_T_DECIMAL && in->scale != t->scale) ok = false;
     if (from == ICE_T_INT && to == ICE_T_LONG) {
         out->v.i64 = in->v.i32;
         ok = true;
@@ -661,9 +601,8 @@ int ice_literal_promote(const ice_literal *in, const ice_type *t, ice_literal *o
     } else if (from == ICE_T_DATE && (to == ICE_T_TIMESTAMP || to == ICE_T_TIMESTAMP_NS)) {
         int64_t per_day = to == ICE_T_TIMESTAMP ? 86400000000LL : 86400000000000LL;
         if (!in->is_null && __builtin_mul_overflow((int64_t)in->v.i32, per_day, &out->v.i64))
-            return icd_fail(err, ICD_EINVALID, NULL, -1,
-                            "date %d is out of range for %s", (int)in->v.i32,
-                            ice_type_kind_name(to));
+            return icd_fail(err, ICD_EINVALID, NULL, -1, "date %d is out of range for %s",
+                            (int)in->v.i32, ice_type_kind_name(to));
         ok = true;
     }
     if (!ok)
@@ -683,19 +622,45 @@ static void lit_json(icd_buf *b, const ice_literal *l, bool iceberg)
         return;
     }
     switch (l->kind) {
-    case ICE_T_BOOLEAN: icd_buf_puts(b, l->v.b ? "true" : "false"); break;
-    case ICE_T_INT: icd_json_i64(b, l->v.i32); break;
-    case ICE_T_LONG: icd_json_i64(b, l->v.i64); break;
-    case ICE_T_FLOAT: icd_json_float(b, l->v.f32); break;
-    case ICE_T_DOUBLE: icd_json_double(b, l->v.f64); break;
-    case ICE_T_DECIMAL: icd_json_decimal_be(b, l->v.bytes.ptr, l->v.bytes.len, l->scale); break;
-    case ICE_T_DATE: icd_json_date(b, l->v.i32); break;
-    case ICE_T_TIME: icd_json_time(b, l->v.i64, 6); break;
-    case ICE_T_TIMESTAMP: icd_json_timestamp(b, l->v.i64, 6, false); break;
-    case ICE_T_TIMESTAMPTZ: icd_json_timestamp(b, l->v.i64, 6, true); break;
-    case ICE_T_TIMESTAMP_NS: icd_json_timestamp(b, l->v.i64, 9, false); break;
-    case ICE_T_TIMESTAMPTZ_NS: icd_json_timestamp(b, l->v.i64, 9, true); break;
-    case ICE_T_STRING: icd_json_str(b, (const char *)l->v.bytes.ptr, l->v.bytes.len); break;
+    case ICE_T_BOOLEAN:
+        icd_buf_puts(b, l->v.b ? "true" : "false");
+        break;
+    case ICE_T_INT:
+        icd_json_i64(b, l->v.i32);
+        break;
+    case ICE_T_LONG:
+        icd_json_i64(b, l->v.i64);
+        break;
+    case ICE_T_FLOAT:
+        icd_json_float(b, l->v.f32);
+        break;
+    case ICE_T_DOUBLE:
+        icd_json_double(b, l->v.f64);
+        break;
+    case ICE_T_DECIMAL:
+        icd_json_decimal_be(b, l->v.bytes.ptr, l->v.bytes.len, l->scale);
+        break;
+    case ICE_T_DATE:
+        icd_json_date(b, l->v.i32);
+        break;
+    case ICE_T_TIME:
+        icd_json_time(b, l->v.i64, 6);
+        break;
+    case ICE_T_TIMESTAMP:
+        icd_json_timestamp(b, l->v.i64, 6, false);
+        break;
+    case ICE_T_TIMESTAMPTZ:
+        icd_json_timestamp(b, l->v.i64, 6, true);
+        break;
+    case ICE_T_TIMESTAMP_NS:
+        icd_json_timestamp(b, l->v.i64, 9, false);
+        break;
+    case ICE_T_TIMESTAMPTZ_NS:
+        icd_json_timestamp(b, l->v.i64, 9, true);
+        break;
+    case ICE_T_STRING:
+        icd_json_str(b, (const char *)l->v.bytes.ptr, l->v.bytes.len);
+        break;
     case ICE_T_UUID:
         if (l->v.bytes.len == 16)
             icd_json_uuid(b, l->v.bytes.ptr);
@@ -724,8 +689,7 @@ static void lit_json(icd_buf *b, const ice_literal *l, bool iceberg)
     case ICE_T_LIST:
         icd_buf_putc(b, '[');
         for (size_t i = 0; i < l->v.nested.n; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             lit_json(b, &l->v.nested.items[i], iceberg);
         }
         icd_buf_putc(b, ']');
@@ -734,14 +698,12 @@ static void lit_json(icd_buf *b, const ice_literal *l, bool iceberg)
         if (iceberg) {
             icd_buf_puts(b, "{\"keys\":[");
             for (size_t i = 0; i < l->v.nested.n; i++) {
-                if (i)
-                    icd_buf_putc(b, ',');
+                if (i) icd_buf_putc(b, ',');
                 lit_json(b, &l->v.nested.items[i], iceberg);
             }
             icd_buf_puts(b, "],\"values\":[");
             for (size_t i = 0; i < l->v.nested.n; i++) {
-                if (i)
-                    icd_buf_putc(b, ',');
+                if (i) icd_buf_putc(b, ',');
                 lit_json(b, &l->v.nested.items[l->v.nested.n + i], iceberg);
             }
             icd_buf_puts(b, "]}");
@@ -757,10 +719,17 @@ static void lit_json(icd_buf *b, const ice_literal *l, bool iceberg)
         }
         icd_buf_putc(b, ']');
         break;
-    default: icd_buf_puts(b, "null");
+    default:
+        icd_buf_puts(b, "null");
     }
 }
 
-void ice_literal_to_json(icd_buf *b, const ice_literal *l) { lit_json(b, l, false); }
+void ice_literal_to_json(icd_buf *b, const ice_literal *l)
+{
+    lit_json(b, l, false);
+}
 
-void ice_literal_to_single_value_json(icd_buf *b, const ice_literal *l) { lit_json(b, l, true); }
+void ice_literal_to_single_value_json(icd_buf *b, const ice_literal *l)
+{
+    lit_json(b, l, true);
+}

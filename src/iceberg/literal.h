@@ -31,9 +31,10 @@ struct ice_literal {
     union {
         bool b;      /* boolean */
         int32_t i32; /* int, date (days since 1970-01-01) */
-        int64_t i64; /* long, time (micros of day), timestamp[tz] (micros), timestamp[tz]_ns (nanos) */
-        float f32;   /* float */
-        double f64;  /* double */
+        int64_t
+            i64; /* long, time (micros of day), timestamp[tz] (micros), timestamp[tz]_ns (nanos) */
+        float f32;  /* float */
+        double f64; /* double */
         /* string (UTF-8), binary, fixed, uuid (16 bytes, big-endian), decimal (unscaled value as
          * big-endian two's complement, any length 1..16) */
         struct {
@@ -78,9 +79,18 @@ static inline ice_literal ice_lit_i64(ice_type_kind k, int64_t v)
     l.v.i64 = v;
     return l;
 }
-static inline ice_literal ice_lit_int(int32_t v) { return ice_lit_i32(ICE_T_INT, v); }
-static inline ice_literal ice_lit_long(int64_t v) { return ice_lit_i64(ICE_T_LONG, v); }
-static inline ice_literal ice_lit_date(int32_t days) { return ice_lit_i32(ICE_T_DATE, days); }
+static inline ice_literal ice_lit_int(int32_t v)
+{
+    return ice_lit_i32(ICE_T_INT, v);
+}
+static inline ice_literal ice_lit_long(int64_t v)
+{
+    return ice_lit_i64(ICE_T_LONG, v);
+}
+static inline ice_literal ice_lit_date(int32_t days)
+{
+    return ice_lit_i32(ICE_T_DATE, days);
+}
 static inline ice_literal ice_lit_float(float v)
 {
     ice_literal l = {0};

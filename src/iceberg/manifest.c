@@ -32,8 +32,7 @@ static const avro_value *field(const avro_value *rec, const char *name)
 static bool get_long(const avro_value *rec, const char *name, int64_t *out)
 {
     const avro_value *v = field(rec, name);
-    if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG))
-        return false;
+    if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG)) return false;
     *out = v->u.i64;
     return true;
 }
@@ -46,8 +45,7 @@ static int64_t long_or(const avro_value *rec, const char *name, int64_t dflt)
 
 static char *copy_str(icd_arena *a, const avro_value *v)
 {
-    if (!v || (v->type != AVRO_STRING && v->type != AVRO_BYTES))
-        return NULL;
+    if (!v || (v->type != AVRO_STRING && v->type != AVRO_BYTES)) return NULL;
     return icd_arena_strndup(a, (const char *)v->u.bytes.ptr, v->u.bytes.len);
 }
 
@@ -57,10 +55,8 @@ static const uint8_t *copy_bytes(icd_arena *a, const avro_value *v, uint32_t *le
         v->u.bytes.len > UINT32_MAX)
         return NULL;
     uint8_t *p = icd_arena_alloc(a, v->u.bytes.len ? v->u.bytes.len : 1);
-    if (!p)
-        return NULL;
-    if (v->u.bytes.len)
-        memcpy(p, v->u.bytes.ptr, v->u.bytes.len);
+    if (!p) return NULL;
+    if (v->u.bytes.len) memcpy(p, v->u.bytes.ptr, v->u.bytes.len);
     *len = (uint32_t)v->u.bytes.len;
     return p;
 }
@@ -70,12 +66,10 @@ static const uint8_t *copy_bytes(icd_arena *a, const avro_value *v, uint32_t *le
 static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_file *mf,
                           const char *path, icd_error *err)
 {
-    if (!parts || parts->type != AVRO_ARRAY)
-        return 0;
+    if (!parts || parts->type != AVRO_ARRAY) return 0;
     size_t n = parts->u.list.count;
     ice_field_summary *s = icd_arena_calloc(a, (n ? n : 1) * sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
         const avro_value *fs = &parts->u.list.items[i];
         if (fs->type != AVRO_RECORD)
@@ -85,10 +79,8 @@ static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_fi
         s[i].contains_null = cn && cn->type == AVRO_BOOLEAN ? cn->u.boolean : -1;
         s[i].contains_nan = cnan && cnan->type == AVRO_BOOLEAN ? cnan->u.boolean : -1;
         const avro_value *lo = field(fs, "lower_bound"), *hi = field(fs, "upper_bound");
-        if (lo && (s[i].lower = copy_bytes(a, lo, &s[i].lower_len)) != NULL)
-            s[i].has_lower = true;
-        if (hi && (s[i].upper = copy_bytes(a, hi, &s[i].upper_len)) != NULL)
-            s[i].has_upper = true;
+        if (lo && (s[i].lower = copy_bytes(a, lo, &s[i].lower_len)) != NULL) s[i].has_lower = true;
+        if (hi && (s[i].upper = copy_bytes(a, hi, &s[i].upper_len)) != NULL) s[i].has_upper = true;
     }
     mf->partitions = s;
     mf->npartitions = (int32_t)n;
@@ -96,8 +88,8 @@ static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_fi
     return 0;
 }
 
-static int list_entry(const avro_value *rec, icd_arena *a, const char *path,
-                      ice_manifest_file *mf, icd_error *err)
+static int list_entry(const avro_value *rec, icd_arena *a, const char *path, ice_manifest_file *mf,
+                      icd_error *err)
 {
     memset(mf, 0, sizeof *mf);
     mf->path = copy_str(a, field(rec, "manifest_path"));
@@ -137,8 +129,7 @@ static int inline_entry(icd_fileio *io, const ice_metadata *md, const ice_snapsh
 {
     memset(mf, 0, sizeof *mf);
     mf->path = icd_arena_strdup(a, mpath);
-    if (!mf->path)
-        return icd_fail_nomem(err);
+    if (!mf->path) return icd_fail_nomem(err);
     mf->length = -1;
     mf->added_snapshot_id = snap->snapshot_id;
     mf->added_files = mf->existing_files = mf->deleted_files = -1;
@@ -148,8 +139,7 @@ static int inline_entry(icd_fileio *io, const ice_metadata *md, const ice_snapsh
     avro_reader *r;
     ICD_TRY(avro_reader_open(io, mpath, &r, err));
     const avro_meta *m = avro_reader_meta(r, "partition-spec-id");
-    if (m)
-        mf->spec_id = (int32_t)strtol(m->value, NULL, 10);
+    if (m) mf->spec_id = (int32_t)strtol(m->value, NULL, 10);
     avro_reader_free(r);
     return 0;
 }
@@ -161,8 +151,7 @@ int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_sna
     *n = 0;
     if (!snap->manifest_list) {
         ice_manifest_file *v = icd_arena_calloc(arena, (snap->n_manifests + 1) * sizeof *v);
-        if (!v)
-            return icd_fail_nomem(err);
+        if (!v) return icd_fail_nomem(err);
         for (size_t i = 0; i < snap->n_manifests; i++)
             ICD_TRY(inline_entry(io, md, snap, snap->manifests[i], arena, &v[i], err));
         *out = v;
@@ -189,8 +178,7 @@ int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *are
     for (;;) {
         avro_value rec;
         bool eof;
-        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof)
-            break;
+        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, path, -1, "manifest list records are not records");
             break;
@@ -202,13 +190,11 @@ int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *are
                 rc = icd_fail_nomem(err);
                 break;
             }
-            if (count)
-                memcpy(nv, v, count * sizeof *nv);
+            if (count) memcpy(nv, v, count * sizeof *nv);
             v = nv;
             cap = ncap;
         }
-        if ((rc = list_entry(&rec, arena, path, &v[count], err)))
-            break;
+        if ((rc = list_entry(&rec, arena, path, &v[count], err))) break;
         count++;
         icd_arena_reset(&tmp);
     }
@@ -228,37 +214,44 @@ int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *are
 static ice_type_kind partition_kind(const avro_schema *s)
 {
     switch (s->type) {
-    case AVRO_BOOLEAN: return ICE_T_BOOLEAN;
+    case AVRO_BOOLEAN:
+        return ICE_T_BOOLEAN;
     case AVRO_INT:
         return s->logical == AVRO_LT_DATE ? ICE_T_DATE : ICE_T_INT;
     case AVRO_LONG:
         switch (s->logical) {
-        case AVRO_LT_TIME_MICROS: return ICE_T_TIME;
+        case AVRO_LT_TIME_MICROS:
+            return ICE_T_TIME;
         case AVRO_LT_TIMESTAMP_MICROS:
-        case AVRO_LT_TIMESTAMP_MILLIS: return s->utc ? ICE_T_TIMESTAMPTZ : ICE_T_TIMESTAMP;
-        case AVRO_LT_TIMESTAMP_NANOS: return s->utc ? ICE_T_TIMESTAMPTZ_NS : ICE_T_TIMESTAMP_NS;
-        default: return ICE_T_LONG;
+        case AVRO_LT_TIMESTAMP_MILLIS:
+            return s->utc ? ICE_T_TIMESTAMPTZ : ICE_T_TIMESTAMP;
+        case AVRO_LT_TIMESTAMP_NANOS:
+            return s->utc ? ICE_T_TIMESTAMPTZ_NS : ICE_T_TIMESTAMP_NS;
+        default:
+            return ICE_T_LONG;
         }
-    case AVRO_FLOAT: return ICE_T_FLOAT;
-    case AVRO_DOUBLE: return ICE_T_DOUBLE;
-    case AVRO_STRING: return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_STRING;
-    case AVRO_BYTES: return s->logical == AVRO_LT_DECIMAL ? ICE_T_DECIMAL : ICE_T_BINARY;
+    case AVRO_FLOAT:
+        return ICE_T_FLOAT;
+    case AVRO_DOUBLE:
+        return ICE_T_DOUBLE;
+    case AVRO_STRING:
+        return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_STRING;
+    case AVRO_BYTES:
+        return s->logical == AVRO_LT_DECIMAL ? ICE_T_DECIMAL : ICE_T_BINARY;
     case AVRO_FIXED:
-        if (s->logical == AVRO_LT_DECIMAL)
-            return ICE_T_DECIMAL;
+        if (s->logical == AVRO_LT_DECIMAL) return ICE_T_DECIMAL;
         return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_FIXED;
-    default: return ICE_T_UNKNOWN;
+    default:
+        return ICE_T_UNKNOWN;
     }
 }
 
 /* The non-null branch of a ["null", T] union, or the schema itself. */
 static const avro_schema *unnull(const avro_schema *s)
 {
-    if (s->type != AVRO_UNION)
-        return s;
+    if (s->type != AVRO_UNION) return s;
     for (size_t i = 0; i < s->nbranches; i++)
-        if (s->branches[i]->type != AVRO_NULL)
-            return s->branches[i];
+        if (s->branches[i]->type != AVRO_NULL) return s->branches[i];
     return s;
 }
 
@@ -274,25 +267,29 @@ static int to_literal(const avro_value *v, const avro_schema *declared, icd_aren
     s = v->schema ? v->schema : s;
     k = partition_kind(s);
     switch (v->type) {
-    case AVRO_BOOLEAN: *out = ice_lit_bool(v->u.boolean); return 0;
+    case AVRO_BOOLEAN:
+        *out = ice_lit_bool(v->u.boolean);
+        return 0;
     case AVRO_INT:
         *out = ice_lit_i32(k, (int32_t)v->u.i64);
         return 0;
     case AVRO_LONG:
         *out = ice_lit_i64(k, s->logical == AVRO_LT_TIMESTAMP_MILLIS ? v->u.i64 * 1000 : v->u.i64);
         return 0;
-    case AVRO_FLOAT: *out = ice_lit_float(v->u.f32); return 0;
-    case AVRO_DOUBLE: *out = ice_lit_double(v->u.f64); return 0;
+    case AVRO_FLOAT:
+        *out = ice_lit_float(v->u.f32);
+        return 0;
+    case AVRO_DOUBLE:
+        *out = ice_lit_double(v->u.f64);
+        return 0;
     case AVRO_STRING:
     case AVRO_BYTES:
     case AVRO_FIXED: {
         uint32_t len = 0;
         const uint8_t *p = copy_bytes(a, v, &len);
-        if (!p)
-            return icd_fail_nomem(err);
+        if (!p) return icd_fail_nomem(err);
         *out = ice_lit_bytes(k, p, len);
-        if (k == ICE_T_DECIMAL)
-            out->scale = s->scale;
+        if (k == ICE_T_DECIMAL) out->scale = s->scale;
         return 0;
     }
     default:
@@ -313,7 +310,9 @@ static void key_append(icd_buf *k, const ice_literal *l)
     icd_buf_putc(k, 1);
     uint8_t tmp[16];
     switch (l->kind) {
-    case ICE_T_BOOLEAN: icd_buf_putc(k, l->v.b ? 1 : 0); return;
+    case ICE_T_BOOLEAN:
+        icd_buf_putc(k, l->v.b ? 1 : 0);
+        return;
     case ICE_T_INT:
     case ICE_T_DATE: {
         int64_t v = l->v.i32;
@@ -324,8 +323,7 @@ static void key_append(icd_buf *k, const ice_literal *l)
         float f = l->v.f32;
         uint32_t bits;
         memcpy(&bits, &f, 4);
-        if (isnan(f))
-            bits = 0x7fc00000u;
+        if (isnan(f)) bits = 0x7fc00000u;
         icd_buf_append(k, &bits, 4);
         return;
     }
@@ -333,8 +331,7 @@ static void key_append(icd_buf *k, const ice_literal *l)
         double d = l->v.f64;
         uint64_t bits;
         memcpy(&bits, &d, 8);
-        if (isnan(d))
-            bits = 0x7ff8000000000000ull;
+        if (isnan(d)) bits = 0x7ff8000000000000ull;
         icd_buf_append(k, &bits, 8);
         return;
     }
@@ -354,8 +351,11 @@ static void key_append(icd_buf *k, const ice_literal *l)
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS: icd_buf_append(k, &l->v.i64, 8); return;
-    default: break;
+    case ICE_T_TIMESTAMPTZ_NS:
+        icd_buf_append(k, &l->v.i64, 8);
+        return;
+    default:
+        break;
     }
     uint32_t len = (uint32_t)l->v.bytes.len;
     icd_buf_append(k, &len, 4);
@@ -376,12 +376,11 @@ static int read_partition(const avro_value *pv, const ice_partition_spec *spec, 
     }
     if (!pv || pv->type != AVRO_RECORD)
         return icd_fail(err, ICD_ECORRUPT, path, -1,
-                        "entry for %s has no partition record but spec %d has %zu fields",
-                        f->path, (int)spec->spec_id, nf);
+                        "entry for %s has no partition record but spec %d has %zu fields", f->path,
+                        (int)spec->spec_id, nf);
     const avro_schema *rs = pv->schema;
     ice_literal *vals = icd_arena_calloc(a, nf * sizeof *vals);
-    if (!vals)
-        return icd_fail_nomem(err);
+    if (!vals) return icd_fail_nomem(err);
     for (size_t i = 0; i < nf; i++) {
         int idx = avro_schema_field_index_by_id(rs, spec->fields[i].field_id);
         if (idx < 0 && i < rs->nfields && !rs->fields[i].has_field_id)
@@ -390,15 +389,13 @@ static int read_partition(const avro_value *pv, const ice_partition_spec *spec, 
             return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "partition record of %s lacks partition field %d (%s)", f->path,
                             (int)spec->fields[i].field_id, spec->fields[i].name);
-        ICD_TRY(to_literal(avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i], path,
-                           err));
+        ICD_TRY(
+            to_literal(avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i], path, err));
         key_append(key, &vals[i]);
     }
-    if (!icd_buf_ok(key))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(key)) return icd_fail_nomem(err);
     uint8_t *k = icd_arena_alloc(a, key->len ? key->len : 1);
-    if (!k)
-        return icd_fail_nomem(err);
+    if (!k) return icd_fail_nomem(err);
     memcpy(k, key->data, key->len);
     f->partition = vals;
     f->partition_key = k;
@@ -414,8 +411,7 @@ typedef int (*kv_fn)(void *ctx, int32_t id, const avro_value *v, icd_error *err)
 
 static int each_kv(const avro_value *m, kv_fn fn, void *ctx, icd_error *err)
 {
-    if (!m)
-        return 0;
+    if (!m) return 0;
     if (m->type == AVRO_ARRAY) {
         for (size_t i = 0; i < m->u.list.count; i++) {
             const avro_value *kv = &m->u.list.items[i];
@@ -446,13 +442,11 @@ typedef struct stats_acc {
 static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 {
     for (size_t i = 0; i < s->n; i++) /* few columns: linear is fine; sorted later */
-        if (s->v[i].field_id == id)
-            return &s->v[i];
+        if (s->v[i].field_id == id) return &s->v[i];
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         ice_col_stats *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv)
-            return NULL;
+        if (!nv) return NULL;
         s->v = nv;
         s->cap = cap;
     }
@@ -467,22 +461,24 @@ static int stats_add(void *ctx, int32_t id, const avro_value *v, icd_error *err)
 {
     stats_acc *s = ctx;
     ice_col_stats *c = stats_slot(s, id);
-    if (!c)
-        return icd_fail_nomem(err);
-    if (avro_value_is_null(v))
-        return 0;
+    if (!c) return icd_fail_nomem(err);
+    if (avro_value_is_null(v)) return 0;
     switch (s->which) {
-    case 0: c->value_count = v->u.i64; break;
-    case 1: c->null_count = v->u.i64; break;
-    case 2: c->nan_count = v->u.i64; break;
+    case 0:
+        c->value_count = v->u.i64;
+        break;
+    case 1:
+        c->null_count = v->u.i64;
+        break;
+    case 2:
+        c->nan_count = v->u.i64;
+        break;
     case 3:
-        if ((c->lower = copy_bytes(s->a, v, &c->lower_len)) == NULL)
-            return icd_fail_nomem(err);
+        if ((c->lower = copy_bytes(s->a, v, &c->lower_len)) == NULL) return icd_fail_nomem(err);
         c->has_lower = true;
         break;
     default:
-        if ((c->upper = copy_bytes(s->a, v, &c->upper_len)) == NULL)
-            return icd_fail_nomem(err);
+        if ((c->upper = copy_bytes(s->a, v, &c->upper_len)) == NULL) return icd_fail_nomem(err);
         c->has_upper = true;
     }
     return 0;
@@ -503,8 +499,7 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {
         const avro_value *m = field(df, names[w]);
-        if (!m)
-            continue;
+        if (!m) continue;
         s.which = w;
         if (all) {
             rc = each_kv(m, stats_add, &s, err);
@@ -514,8 +509,7 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
             rc = each_kv(m, stats_add, &s, err);
             size_t keep = 0;
             for (size_t i = 0; i < s.n; i++)
-                if (s.v[i].field_id == ICE_FIELD_DELETE_FILE_PATH)
-                    s.v[keep++] = s.v[i];
+                if (s.v[i].field_id == ICE_FIELD_DELETE_FILE_PATH) s.v[keep++] = s.v[i];
             s.n = keep;
         }
     }
@@ -538,8 +532,7 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
 
 static ice_file_format parse_format(const avro_value *v)
 {
-    if (!v || (v->type != AVRO_STRING && v->type != AVRO_ENUM))
-        return ICE_FORMAT_UNKNOWN;
+    if (!v || (v->type != AVRO_STRING && v->type != AVRO_ENUM)) return ICE_FORMAT_UNKNOWN;
     const char *s;
     size_t n;
     if (v->type == AVRO_ENUM) {
@@ -549,14 +542,10 @@ static ice_file_format parse_format(const avro_value *v)
         s = (const char *)v->u.bytes.ptr;
         n = v->u.bytes.len;
     }
-    if (n == 7 && !strncasecmp(s, "parquet", 7))
-        return ICE_FORMAT_PARQUET;
-    if (n == 4 && !strncasecmp(s, "avro", 4))
-        return ICE_FORMAT_AVRO;
-    if (n == 3 && !strncasecmp(s, "orc", 3))
-        return ICE_FORMAT_ORC;
-    if (n == 6 && !strncasecmp(s, "puffin", 6))
-        return ICE_FORMAT_PUFFIN;
+    if (n == 7 && !strncasecmp(s, "parquet", 7)) return ICE_FORMAT_PARQUET;
+    if (n == 4 && !strncasecmp(s, "avro", 4)) return ICE_FORMAT_AVRO;
+    if (n == 3 && !strncasecmp(s, "orc", 3)) return ICE_FORMAT_ORC;
+    if (n == 6 && !strncasecmp(s, "puffin", 6)) return ICE_FORMAT_PUFFIN;
     return ICE_FORMAT_UNKNOWN;
 }
 
@@ -593,8 +582,8 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
                         (long long)content);
     f->content = (ice_content)content;
     if ((f->content != ICE_CONTENT_DATA) != c->mf->is_delete_manifest)
-        return icd_fail(err, ICD_ECORRUPT, path, -1,
-                        "%s: a %s file in a %s manifest", f->path, ice_content_name(f->content),
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: a %s file in a %s manifest", f->path,
+                        ice_content_name(f->content),
                         c->mf->is_delete_manifest ? "delete" : "data");
     f->format = parse_format(field(df, "file_format"));
     f->spec_id = c->mf->spec_id;
@@ -610,9 +599,8 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
     else if (inherit_ok)
         f->data_seq = c->mf->sequence_number;
     else
-        return icd_fail(err, ICD_ECORRUPT, path, -1,
-                        "%s: %s entry without a data sequence number", f->path,
-                        e->status == 0 ? "EXISTING" : "DELETED");
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: %s entry without a data sequence number",
+                        f->path, e->status == 0 ? "EXISTING" : "DELETED");
     if (get_long(rec, "file_sequence_number", &seq))
         f->file_seq = seq;
     else
@@ -624,16 +612,15 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
     const avro_value *eq = field(df, "equality_ids");
     if (eq && eq->type == AVRO_ARRAY && eq->u.list.count) {
         int32_t *ids = icd_arena_alloc(c->a, eq->u.list.count * sizeof *ids);
-        if (!ids)
-            return icd_fail_nomem(err);
+        if (!ids) return icd_fail_nomem(err);
         for (size_t i = 0; i < eq->u.list.count; i++)
             ids[i] = (int32_t)eq->u.list.items[i].u.i64;
         f->equality_ids = ids;
         f->nequality_ids = (int32_t)eq->u.list.count;
     }
     if (f->content == ICE_CONTENT_EQUALITY_DELETES && f->nequality_ids == 0)
-        return icd_fail(err, ICD_ECORRUPT, path, -1,
-                        "equality delete file %s has no equality_ids", f->path);
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "equality delete file %s has no equality_ids",
+                        f->path);
     f->referenced_data_file = copy_str(c->a, field(df, "referenced_data_file"));
     f->content_offset = long_or(df, "content_offset", -1);
     f->content_size = long_or(df, "content_size_in_bytes", -1);
@@ -684,8 +671,7 @@ int ice_manifest_read_from(avro_reader *r, const ice_metadata *md, const ice_man
     for (;;) {
         avro_value rec;
         bool eof;
-        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof)
-            break;
+        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
@@ -700,10 +686,8 @@ int ice_manifest_read_from(avro_reader *r, const ice_metadata *md, const ice_man
             v = nv;
             cap = ncap;
         }
-        if ((rc = read_entry(&c, &rec, &v[count], err)))
-            break;
-        if (v[count].status != 2 || keep_deleted)
-            count++;
+        if ((rc = read_entry(&c, &rec, &v[count], err))) break;
+        if (v[count].status != 2 || keep_deleted) count++;
         icd_arena_reset(&tmp);
     }
     icd_arena_free(&tmp);

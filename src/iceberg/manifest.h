@@ -49,8 +49,7 @@ typedef struct ice_manifest_file {
 /* Reads a snapshot's manifests: its manifest list, or (v1) its inline manifest paths, whose
  * spec ids then come from each manifest's own metadata. Allocates in `arena`. */
 int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_snapshot *snap,
-                           icd_arena *arena, ice_manifest_file **out, size_t *n,
-                           icd_error *err);
+                           icd_arena *arena, ice_manifest_file **out, size_t *n, icd_error *err);
 
 /* What to keep of each entry. Column statistics cost memory per file: skip them when the
  * caller prunes by nothing but partitions. */
@@ -79,7 +78,6 @@ int ice_manifest_list_read_from(struct avro_reader *r, const char *path, icd_are
                                 ice_manifest_file **out, size_t *n, icd_error *err);
 int ice_manifest_read_from(struct avro_reader *r, const ice_metadata *md,
                            const ice_manifest_file *mf, const ice_manifest_read_opts *opts,
-                           icd_arena *arena, ice_manifest_entry **out, size_t *n,
-                           icd_error *err);
+                           icd_arena *arena, ice_manifest_entry **out, size_t *n, icd_error *err);
 
 #endif

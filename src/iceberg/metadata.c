@@ -86,8 +86,7 @@ static int missing(ctx *c, const char *key)
 
 static int bad(ctx *c, const char *key, const char *what)
 {
-    return icd_fail(c->err, ICD_ECORRUPT, c->md->file, -1, "%sfield '%s' %s", c->where, key,
-                    what);
+    return icd_fail(c->err, ICD_ECORRUPT, c->md->file, -1, "%sfield '%s' %s", c->where, key, what);
 }
 
 /* A 64-bit integer. JSON integers are exact. A JSON real is accepted only when it holds an
@@ -113,10 +112,8 @@ static int json_to_i64(const json_t *v, int64_t *out)
 static int member(ctx *c, const json_t *obj, const char *key, bool required, json_t **v)
 {
     *v = json_object_get(obj, key);
-    if (*v && json_is_null(*v))
-        *v = NULL;
-    if (!*v && required)
-        return missing(c, key);
+    if (*v && json_is_null(*v)) *v = NULL;
+    if (!*v && required) return missing(c, key);
     return 0;
 }
 
@@ -125,12 +122,9 @@ static int get_i64(ctx *c, const json_t *obj, const char *key, bool required, in
 {
     json_t *v;
     ICD_TRY(member(c, obj, key, required, &v));
-    if (present)
-        *present = v != NULL;
-    if (!v)
-        return 0;
-    if (json_to_i64(v, out))
-        return bad(c, key, "is not a 64-bit integer");
+    if (present) *present = v != NULL;
+    if (!v) return 0;
+    if (json_to_i64(v, out)) return bad(c, key, "is not a 64-bit integer");
     return 0;
 }
 
@@ -140,12 +134,9 @@ static int get_i32(ctx *c, const json_t *obj, const char *key, bool required, in
     int64_t v;
     bool have = false;
     ICD_TRY(get_i64(c, obj, key, required, &v, &have));
-    if (present)
-        *present = have;
-    if (!have)
-        return 0;
-    if (v < INT32_MIN || v > INT32_MAX)
-        return bad(c, key, "is not a 32-bit integer");
+    if (present) *present = have;
+    if (!have) return 0;
+    if (v < INT32_MIN || v > INT32_MAX) return bad(c, key, "is not a 32-bit integer");
     *out = (int32_t)v;
     return 0;
 }
@@ -161,10 +152,8 @@ static int get_str(ctx *c, const json_t *obj, const char *key, bool required, co
     json_t *v;
     *out = NULL;
     ICD_TRY(member(c, obj, key, required, &v));
-    if (!v)
-        return 0;
-    if (!json_is_string(v))
-        return bad(c, key, "is not a string");
+    if (!v) return 0;
+    if (!json_is_string(v)) return bad(c, key, "is not a string");
     return dup_str(c, v, out);
 }
 
@@ -172,25 +161,21 @@ static int get_str(ctx *c, const json_t *obj, const char *key, bool required, co
 static int get_array(ctx *c, const json_t *obj, const char *key, bool required, json_t **arr)
 {
     ICD_TRY(member(c, obj, key, required, arr));
-    if (*arr && !json_is_array(*arr))
-        return bad(c, key, "is not a JSON array");
+    if (*arr && !json_is_array(*arr)) return bad(c, key, "is not a JSON array");
     return 0;
 }
 
 static void *arena_array(ctx *c, size_t n, size_t size)
 {
-    if (n == 0)
-        return NULL;
-    if (n > SIZE_MAX / size)
-        return NULL;
+    if (n == 0) return NULL;
+    if (n > SIZE_MAX / size) return NULL;
     return icd_arena_calloc(&c->md->arena, n * size);
 }
 
-#define ALLOC_ARRAY(c, ptr, n)                                                                 \
-    do {                                                                                       \
-        (ptr) = arena_array((c), (n), sizeof *(ptr));                                          \
-        if ((n) && !(ptr))                                                                     \
-            return icd_fail_nomem((c)->err);                                                   \
+#define ALLOC_ARRAY(c, ptr, n)                                                                     \
+    do {                                                                                           \
+        (ptr) = arena_array((c), (n), sizeof *(ptr));                                              \
+        if ((n) && !(ptr)) return icd_fail_nomem((c)->err);                                        \
     } while (0)
 
 /* A string -> string map (properties, snapshot summary). */
@@ -199,8 +184,7 @@ static int parse_string_map(ctx *c, const json_t *obj, const char *key, ice_prop
 {
     *out = NULL;
     *n = 0;
-    if (!json_is_object(obj))
-        return bad(c, key, "is not a JSON object");
+    if (!json_is_object(obj)) return bad(c, key, "is not a JSON object");
     size_t count = json_object_size(obj);
     ice_property *v;
     ALLOC_ARRAY(c, v, count);
@@ -213,8 +197,7 @@ static int parse_string_map(ctx *c, const json_t *obj, const char *key, ice_prop
             return icd_fail(c->err, ICD_ECORRUPT, c->md->file, -1,
                             "%s'%s' entry '%.200s' is not a string", c->where, key, k);
         v[i].key = icd_arena_strdup(&c->md->arena, k);
-        if (!v[i].key || dup_str(c, val, &v[i].value))
-            return icd_fail_nomem(c->err);
+        if (!v[i].key || dup_str(c, val, &v[i].value)) return icd_fail_nomem(c->err);
         i++;
     }
     *out = v;
@@ -234,8 +217,7 @@ static int mapping_from_json(const json_t *j, icd_arena *a, const char *file, in
     ice_name_mapping *m = icd_arena_calloc(a, sizeof *m);
     size_t n = json_array_size(j);
     ice_mapped_field *fields = n ? icd_arena_calloc(a, n * sizeof *fields) : NULL;
-    if (!m || (n && !fields))
-        return icd_fail_nomem(err);
+    if (!m || (n && !fields)) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
         json_t *f = json_array_get(j, i);
         if (!json_is_object(f))
@@ -247,8 +229,7 @@ static int mapping_from_json(const json_t *j, icd_arena *a, const char *file, in
                             "name mapping: entry %zu: missing required field 'names'", i);
         size_t nn = json_array_size(names);
         const char **nv = nn ? icd_arena_calloc(a, nn * sizeof *nv) : NULL;
-        if (nn && !nv)
-            return icd_fail_nomem(err);
+        if (nn && !nv) return icd_fail_nomem(err);
         for (size_t k = 0; k < nn; k++) {
             json_t *s = json_array_get(names, k);
             if (!json_is_string(s))
@@ -264,8 +245,7 @@ static int mapping_from_json(const json_t *j, icd_arena *a, const char *file, in
             if (!json_is_integer(id) || json_integer_value(id) < INT32_MIN ||
                 json_integer_value(id) > INT32_MAX)
                 return icd_fail(err, ICD_ECORRUPT, file, -1,
-                                "name mapping: entry %zu: 'field-id' is not a 32-bit integer",
-                                i);
+                                "name mapping: entry %zu: 'field-id' is not a 32-bit integer", i);
             fields[i].has_field_id = true;
             fields[i].field_id = (int32_t)json_integer_value(id);
         }
@@ -297,8 +277,7 @@ const ice_mapped_field *ice_name_mapping_find(const ice_name_mapping *m, const c
 {
     for (size_t i = 0; m && i < m->n; i++)
         for (size_t k = 0; k < m->fields[i].n_names; k++)
-            if (!strcmp(m->fields[i].names[k], name))
-                return &m->fields[i];
+            if (!strcmp(m->fields[i].names[k], name)) return &m->fields[i];
     return NULL;
 }
 
@@ -325,8 +304,7 @@ static int parse_schemas(ctx *c, const json_t *root)
         }
     } else {
         /* v1 keeps the single current schema in "schema". */
-        if (md->format_version > 1)
-            return missing(c, "schemas");
+        if (md->format_version > 1) return missing(c, "schemas");
         json_t *one;
         ICD_TRY(member(c, root, "schema", true, &one));
         md->nschemas = 1;
@@ -356,8 +334,8 @@ static int parse_specs(ctx *c, const json_t *root)
             if (!json_is_object(s))
                 return icd_fail(c->err, ICD_ECORRUPT, md->file, -1,
                                 "partition-specs[%zu] is not a JSON object", i);
-            ICD_TRY(ice_partition_spec_from_json(s, 0, &md->arena, md->file, &md->specs[i],
-                                                 c->err));
+            ICD_TRY(
+                ice_partition_spec_from_json(s, 0, &md->arena, md->file, &md->specs[i], c->err));
             for (size_t k = 0; k < i; k++)
                 if (md->specs[k]->spec_id == md->specs[i]->spec_id)
                     return icd_fail(c->err, ICD_ECORRUPT, md->file, -1,
@@ -366,16 +344,14 @@ static int parse_specs(ctx *c, const json_t *root)
         }
     } else {
         /* v1: "partition-spec" is the field array of spec 0. */
-        if (md->format_version > 1)
-            return missing(c, "partition-specs");
+        if (md->format_version > 1) return missing(c, "partition-specs");
         json_t *fields;
         ICD_TRY(member(c, root, "partition-spec", true, &fields));
-        if (!json_is_array(fields))
-            return bad(c, "partition-spec", "is not a JSON array");
+        if (!json_is_array(fields)) return bad(c, "partition-spec", "is not a JSON array");
         md->nspecs = 1;
         ALLOC_ARRAY(c, md->specs, 1);
-        ICD_TRY(ice_partition_spec_from_json(fields, 0, &md->arena, md->file, &md->specs[0],
-                                             c->err));
+        ICD_TRY(
+            ice_partition_spec_from_json(fields, 0, &md->arena, md->file, &md->specs[0], c->err));
     }
     md->default_spec = ice_metadata_spec(md, def);
     if (!md->default_spec)
@@ -400,8 +376,7 @@ static int parse_sort_orders(ctx *c, const json_t *root)
     ice_metadata *md = c->md;
     json_t *arr;
     ICD_TRY(get_array(c, root, "sort-orders", md->format_version > 1, &arr));
-    if (!arr)
-        return 0; /* v1 without sort orders: unsorted (order 0) */
+    if (!arr) return 0; /* v1 without sort orders: unsorted (order 0) */
     ICD_TRY(get_i32(c, root, "default-sort-order-id", true, &md->default_sort_order_id, NULL));
     md->nsort_orders = json_array_size(arr);
     ALLOC_ARRAY(c, md->sort_orders, md->nsort_orders);
@@ -409,8 +384,7 @@ static int parse_sort_orders(ctx *c, const json_t *root)
         json_t *o = json_array_get(arr, i);
         ice_sort_order *so = &md->sort_orders[i];
         snprintf(c->where, sizeof c->where, "sort-orders[%zu]: ", i);
-        if (!json_is_object(o))
-            return bad(c, "sort-orders", "holds a non-object");
+        if (!json_is_object(o)) return bad(c, "sort-orders", "holds a non-object");
         json_t *fields;
         ICD_TRY(get_i32(c, o, "order-id", true, &so->order_id, NULL));
         ICD_TRY(get_array(c, o, "fields", true, &fields));
@@ -420,8 +394,7 @@ static int parse_sort_orders(ctx *c, const json_t *root)
         for (size_t k = 0; k < so->nfields; k++) {
             json_t *f = json_array_get(fields, k);
             snprintf(c->where, sizeof c->where, "sort-orders[%zu].fields[%zu]: ", i, k);
-            if (!json_is_object(f))
-                return bad(c, "fields", "holds a non-object");
+            if (!json_is_object(f)) return bad(c, "fields", "holds a non-object");
             const char *tr, *dir, *nulls;
             ICD_TRY(get_str(c, f, "transform", true, &tr));
             ICD_TRY(get_str(c, f, "direction", true, &dir));
@@ -462,8 +435,7 @@ static int parse_snapshot(ctx *c, const json_t *j, size_t idx, ice_snapshot *s)
 {
     ice_metadata *md = c->md;
     snprintf(c->where, sizeof c->where, "snapshots[%zu]: ", idx);
-    if (!json_is_object(j))
-        return bad(c, "snapshots", "holds a non-object");
+    if (!json_is_object(j)) return bad(c, "snapshots", "holds a non-object");
     ICD_TRY(get_i64(c, j, "snapshot-id", true, &s->snapshot_id, NULL));
     snprintf(c->where, sizeof c->where, "snapshot %lld: ", (long long)s->snapshot_id);
     ICD_TRY(get_i64(c, j, "parent-snapshot-id", false, &s->parent_snapshot_id, &s->has_parent));
@@ -473,15 +445,13 @@ static int parse_snapshot(ctx *c, const json_t *j, size_t idx, ice_snapshot *s)
     if (!s->manifest_list) {
         json_t *list;
         ICD_TRY(get_array(c, j, "manifests", false, &list));
-        if (!list || md->format_version > 1)
-            return missing(c, "manifest-list");
+        if (!list || md->format_version > 1) return missing(c, "manifest-list");
         s->n_manifests = json_array_size(list);
         const char **v;
         ALLOC_ARRAY(c, v, s->n_manifests);
         for (size_t i = 0; i < s->n_manifests; i++) {
             json_t *e = json_array_get(list, i);
-            if (!json_is_string(e))
-                return bad(c, "manifests", "holds a non-string");
+            if (!json_is_string(e)) return bad(c, "manifests", "holds a non-string");
             ICD_TRY(dup_str(c, e, &v[i]));
         }
         s->manifests = v;
@@ -493,8 +463,7 @@ static int parse_snapshot(ctx *c, const json_t *j, size_t idx, ice_snapshot *s)
         ICD_TRY(parse_string_map(c, summary, "summary", &p, &s->n_summary));
         s->summary = p;
         for (size_t i = 0; i < s->n_summary; i++)
-            if (!strcmp(p[i].key, "operation"))
-                s->operation = p[i].value;
+            if (!strcmp(p[i].key, "operation")) s->operation = p[i].value;
     }
     ICD_TRY(get_i32(c, j, "schema-id", false, &s->schema_id, &s->has_schema_id));
     ICD_TRY(get_i64(c, j, "first-row-id", false, &s->first_row_id, &s->has_first_row_id));
@@ -548,8 +517,7 @@ static int parse_refs(ctx *c, const json_t *root)
     ice_metadata *md = c->md;
     json_t *obj;
     ICD_TRY(member(c, root, "refs", false, &obj));
-    if (obj && !json_is_object(obj))
-        return bad(c, "refs", "is not a JSON object");
+    if (obj && !json_is_object(obj)) return bad(c, "refs", "is not a JSON object");
     size_t n = obj ? json_object_size(obj) : 0;
     bool has_main = obj && json_object_get(obj, "main");
     ALLOC_ARRAY(c, md->refs, n + 1);
@@ -561,10 +529,8 @@ static int parse_refs(ctx *c, const json_t *root)
         {
             ice_ref *ref = &md->refs[i++];
             snprintf(c->where, sizeof c->where, "refs '%.100s': ", name);
-            if (!json_is_object(r))
-                return bad(c, name, "is not a JSON object");
-            if (!(ref->name = icd_arena_strdup(&md->arena, name)))
-                return icd_fail_nomem(c->err);
+            if (!json_is_object(r)) return bad(c, name, "is not a JSON object");
+            if (!(ref->name = icd_arena_strdup(&md->arena, name))) return icd_fail_nomem(c->err);
             const char *type;
             ICD_TRY(get_i64(c, r, "snapshot-id", true, &ref->snapshot_id, NULL));
             ICD_TRY(get_str(c, r, "type", true, &type));
@@ -584,8 +550,8 @@ static int parse_refs(ctx *c, const json_t *root)
                 return icd_fail(c->err, ICD_ECORRUPT, md->file, -1,
                                 "ref '%.100s' names snapshot %lld, which is not in 'snapshots'",
                                 name, (long long)ref->snapshot_id);
-            if (!strcmp(name, "main") && (!md->current || md->current->snapshot_id !=
-                                                               ref->snapshot_id))
+            if (!strcmp(name, "main") &&
+                (!md->current || md->current->snapshot_id != ref->snapshot_id))
                 return icd_fail(c->err, ICD_ECORRUPT, md->file, -1,
                                 "the main branch (snapshot %lld) differs from "
                                 "current-snapshot-id",
@@ -614,8 +580,7 @@ static int parse_logs(ctx *c, const json_t *root)
     for (size_t i = 0; i < md->nsnapshot_log; i++) {
         json_t *e = json_array_get(arr, i);
         snprintf(c->where, sizeof c->where, "snapshot-log[%zu]: ", i);
-        if (!json_is_object(e))
-            return bad(c, "snapshot-log", "holds a non-object");
+        if (!json_is_object(e)) return bad(c, "snapshot-log", "holds a non-object");
         ICD_TRY(get_i64(c, e, "timestamp-ms", true, &md->snapshot_log[i].timestamp_ms, NULL));
         ICD_TRY(get_i64(c, e, "snapshot-id", true, &md->snapshot_log[i].snapshot_id, NULL));
     }
@@ -625,8 +590,7 @@ static int parse_logs(ctx *c, const json_t *root)
     for (size_t i = 0; i < md->nmetadata_log; i++) {
         json_t *e = json_array_get(arr, i);
         snprintf(c->where, sizeof c->where, "metadata-log[%zu]: ", i);
-        if (!json_is_object(e))
-            return bad(c, "metadata-log", "holds a non-object");
+        if (!json_is_object(e)) return bad(c, "metadata-log", "holds a non-object");
         ICD_TRY(get_i64(c, e, "timestamp-ms", true, &md->metadata_log[i].timestamp_ms, NULL));
         ICD_TRY(get_str(c, e, "metadata-file", true, &md->metadata_log[i].metadata_file));
     }
@@ -645,8 +609,7 @@ static int parse_keys(ctx *c, const json_t *root)
         json_t *e = json_array_get(arr, i);
         ice_encryption_key *k = &md->keys[i];
         snprintf(c->where, sizeof c->where, "encryption-keys[%zu]: ", i);
-        if (!json_is_object(e))
-            return bad(c, "encryption-keys", "holds a non-object");
+        if (!json_is_object(e)) return bad(c, "encryption-keys", "holds a non-object");
         ICD_TRY(get_str(c, e, "key-id", true, &k->key_id));
         ICD_TRY(get_str(c, e, "encrypted-key-metadata", false, &k->encrypted_key_metadata));
         if (!k->encrypted_key_metadata) /* the spec's example spells it "key-metadata" */
@@ -662,8 +625,7 @@ static int parse_properties(ctx *c, const json_t *root)
     ice_metadata *md = c->md;
     json_t *obj;
     ICD_TRY(member(c, root, "properties", false, &obj));
-    if (obj)
-        ICD_TRY(parse_string_map(c, obj, "properties", &md->props, &md->nprops));
+    if (obj) ICD_TRY(parse_string_map(c, obj, "properties", &md->props, &md->nprops));
     const char *nm = ice_metadata_property(md, "schema.name-mapping.default");
     if (nm) {
         icd_error nerr;
@@ -672,8 +634,7 @@ static int parse_properties(ctx *c, const json_t *root)
                                    &nerr)) {
             md->name_mapping = NULL;
             md->name_mapping_error = icd_arena_strdup(&md->arena, nerr.message);
-            if (!md->name_mapping_error)
-                return icd_fail_nomem(c->err);
+            if (!md->name_mapping_error) return icd_fail_nomem(c->err);
         }
     }
     return 0;
@@ -683,15 +644,13 @@ static int parse_root(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
     if (!json_is_object(root))
-        return icd_fail(c->err, ICD_ECORRUPT, md->file, -1,
-                        "table metadata is not a JSON object");
+        return icd_fail(c->err, ICD_ECORRUPT, md->file, -1, "table metadata is not a JSON object");
     int32_t fv;
     ICD_TRY(get_i32(c, root, "format-version", true, &fv, NULL));
     if (fv > 3)
         return icd_fail(c->err, ICD_EUNSUPPORTED, md->file, -1,
                         "format-version %d is not supported (icedruid reads 1 to 3)", (int)fv);
-    if (fv < 1)
-        return bad(c, "format-version", "is not 1, 2 or 3");
+    if (fv < 1) return bad(c, "format-version", "is not 1, 2 or 3");
     md->format_version = fv;
     ICD_TRY(get_str(c, root, "table-uuid", fv > 1, &md->table_uuid));
     ICD_TRY(get_str(c, root, "location", true, &md->location));
@@ -719,8 +678,7 @@ static int gunzip(const char *in, size_t n, const char *file, char **out, size_t
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    if (inflateInit2(&zs, 15 + 16) != Z_OK)
-        return icd_fail_nomem(err);
+    if (inflateInit2(&zs, 15 + 16) != Z_OK) return icd_fail_nomem(err);
     size_t cap = n * 4 + 1024, len = 0;
     char *buf = malloc(cap);
     int rc = 0;
@@ -734,8 +692,7 @@ static int gunzip(const char *in, size_t n, const char *file, char **out, size_t
         if (cap - len < 2) {
             if (cap >= MAX_INFLATED_BYTES) {
                 rc = icd_fail(err, ICD_EUNSUPPORTED, file, -1,
-                              "gzip metadata inflates to more than %zu bytes",
-                              MAX_INFLATED_BYTES);
+                              "gzip metadata inflates to more than %zu bytes", MAX_INFLATED_BYTES);
                 break;
             }
             char *nb = realloc(buf, cap * 2);
@@ -765,8 +722,8 @@ static int gunzip(const char *in, size_t n, const char *file, char **out, size_t
             break;
         }
         if (zr == Z_BUF_ERROR && in_left == 0 && zs.avail_out > 0) {
-            rc = icd_fail(err, ICD_ECORRUPT, file, (int64_t)(n - in_left),
-                          "gzip data is truncated");
+            rc =
+                icd_fail(err, ICD_ECORRUPT, file, (int64_t)(n - in_left), "gzip data is truncated");
             break;
         }
         if (zr != Z_OK && zr != Z_BUF_ERROR) {
@@ -793,10 +750,8 @@ int ice_metadata_parse(const char *json, size_t len, const char *location, ice_m
 {
     *out = NULL;
     icd_error local;
-    if (!err)
-        err = &local;
-    if (!location)
-        location = "";
+    if (!err) err = &local;
+    if (!location) location = "";
     char *inflated = NULL;
     if (len >= 2 && (unsigned char)json[0] == 0x1f && (unsigned char)json[1] == 0x8b) {
         ICD_TRY(gunzip(json, len, location, &inflated, &len, err));
@@ -817,8 +772,7 @@ int ice_metadata_parse(const char *json, size_t len, const char *location, ice_m
     md->file = icd_arena_strdup(&md->arena, location);
     int rc = md->file ? 0 : icd_fail_nomem(err);
     ctx c = {md, err, ""};
-    if (!rc)
-        rc = parse_root(&c, root);
+    if (!rc) rc = parse_root(&c, root);
     json_decref(root);
     if (rc) {
         ice_metadata_free(md);
@@ -841,33 +795,55 @@ int ice_metadata_load(icd_fileio *io, const char *location, ice_metadata **out, 
 
 void ice_metadata_free(ice_metadata *md)
 {
-    if (!md)
-        return;
+    if (!md) return;
     icd_arena_free(&md->arena);
     free(md);
 }
 
 /* ---- public: accessors --------------------------------------------------------------- */
 
-const char *ice_metadata_file(const ice_metadata *md) { return md->file; }
-int ice_metadata_format_version(const ice_metadata *md) { return md->format_version; }
-const char *ice_metadata_table_uuid(const ice_metadata *md) { return md->table_uuid; }
-const char *ice_metadata_location(const ice_metadata *md) { return md->location; }
+const char *ice_metadata_file(const ice_metadata *md)
+{
+    return md->file;
+}
+int ice_metadata_format_version(const ice_metadata *md)
+{
+    return md->format_version;
+}
+const char *ice_metadata_table_uuid(const ice_metadata *md)
+{
+    return md->table_uuid;
+}
+const char *ice_metadata_location(const ice_metadata *md)
+{
+    return md->location;
+}
 int64_t ice_metadata_last_sequence_number(const ice_metadata *md)
 {
     return md->last_sequence_number;
 }
-int64_t ice_metadata_last_updated_ms(const ice_metadata *md) { return md->last_updated_ms; }
-int32_t ice_metadata_last_column_id(const ice_metadata *md) { return md->last_column_id; }
-int32_t ice_metadata_last_partition_id(const ice_metadata *md) { return md->last_partition_id; }
+int64_t ice_metadata_last_updated_ms(const ice_metadata *md)
+{
+    return md->last_updated_ms;
+}
+int32_t ice_metadata_last_column_id(const ice_metadata *md)
+{
+    return md->last_column_id;
+}
+int32_t ice_metadata_last_partition_id(const ice_metadata *md)
+{
+    return md->last_partition_id;
+}
 bool ice_metadata_next_row_id(const ice_metadata *md, int64_t *out)
 {
-    if (md->has_next_row_id && out)
-        *out = md->next_row_id;
+    if (md->has_next_row_id && out) *out = md->next_row_id;
     return md->has_next_row_id;
 }
 
-size_t ice_metadata_schema_count(const ice_metadata *md) { return md->nschemas; }
+size_t ice_metadata_schema_count(const ice_metadata *md)
+{
+    return md->nschemas;
+}
 const ice_schema *ice_metadata_schema_at(const ice_metadata *md, size_t i)
 {
     return i < md->nschemas ? md->schemas[i] : NULL;
@@ -875,8 +851,7 @@ const ice_schema *ice_metadata_schema_at(const ice_metadata *md, size_t i)
 const ice_schema *ice_metadata_schema(const ice_metadata *md, int32_t schema_id)
 {
     for (size_t i = 0; i < md->nschemas; i++)
-        if (md->schemas[i] && md->schemas[i]->schema_id == schema_id)
-            return md->schemas[i];
+        if (md->schemas[i] && md->schemas[i]->schema_id == schema_id) return md->schemas[i];
     return NULL;
 }
 const ice_schema *ice_metadata_current_schema(const ice_metadata *md)
@@ -884,7 +859,10 @@ const ice_schema *ice_metadata_current_schema(const ice_metadata *md)
     return md->current_schema;
 }
 
-size_t ice_metadata_spec_count(const ice_metadata *md) { return md->nspecs; }
+size_t ice_metadata_spec_count(const ice_metadata *md)
+{
+    return md->nspecs;
+}
 const ice_partition_spec *ice_metadata_spec_at(const ice_metadata *md, size_t i)
 {
     return i < md->nspecs ? md->specs[i] : NULL;
@@ -892,8 +870,7 @@ const ice_partition_spec *ice_metadata_spec_at(const ice_metadata *md, size_t i)
 const ice_partition_spec *ice_metadata_spec(const ice_metadata *md, int32_t spec_id)
 {
     for (size_t i = 0; i < md->nspecs; i++)
-        if (md->specs[i] && md->specs[i]->spec_id == spec_id)
-            return md->specs[i];
+        if (md->specs[i] && md->specs[i]->spec_id == spec_id) return md->specs[i];
     return NULL;
 }
 const ice_partition_spec *ice_metadata_default_spec(const ice_metadata *md)
@@ -901,7 +878,10 @@ const ice_partition_spec *ice_metadata_default_spec(const ice_metadata *md)
     return md->default_spec;
 }
 
-size_t ice_metadata_sort_order_count(const ice_metadata *md) { return md->nsort_orders; }
+size_t ice_metadata_sort_order_count(const ice_metadata *md)
+{
+    return md->nsort_orders;
+}
 const ice_sort_order *ice_metadata_sort_order_at(const ice_metadata *md, size_t i)
 {
     return i < md->nsort_orders ? &md->sort_orders[i] : NULL;
@@ -911,7 +891,10 @@ int32_t ice_metadata_default_sort_order_id(const ice_metadata *md)
     return md->default_sort_order_id;
 }
 
-size_t ice_metadata_property_count(const ice_metadata *md) { return md->nprops; }
+size_t ice_metadata_property_count(const ice_metadata *md)
+{
+    return md->nprops;
+}
 const ice_property *ice_metadata_property_at(const ice_metadata *md, size_t i)
 {
     return i < md->nprops ? &md->props[i] : NULL;
@@ -919,23 +902,23 @@ const ice_property *ice_metadata_property_at(const ice_metadata *md, size_t i)
 const char *ice_metadata_property(const ice_metadata *md, const char *key)
 {
     for (size_t i = 0; i < md->nprops; i++)
-        if (!strcmp(md->props[i].key, key))
-            return md->props[i].value;
+        if (!strcmp(md->props[i].key, key)) return md->props[i].value;
     return NULL;
 }
 
-int ice_metadata_name_mapping(const ice_metadata *md, const ice_name_mapping **out,
-                              icd_error *err)
+int ice_metadata_name_mapping(const ice_metadata *md, const ice_name_mapping **out, icd_error *err)
 {
     *out = md->name_mapping;
     if (md->name_mapping_error)
         return icd_fail(err, ICD_ECORRUPT, md->file, -1,
-                        "table property schema.name-mapping.default: %s",
-                        md->name_mapping_error);
+                        "table property schema.name-mapping.default: %s", md->name_mapping_error);
     return 0;
 }
 
-size_t ice_metadata_snapshot_count(const ice_metadata *md) { return md->nsnapshots; }
+size_t ice_metadata_snapshot_count(const ice_metadata *md)
+{
+    return md->nsnapshots;
+}
 const ice_snapshot *ice_metadata_snapshot_at(const ice_metadata *md, size_t i)
 {
     return i < md->nsnapshots ? &md->snapshots[i] : NULL;
@@ -954,9 +937,15 @@ const ice_snapshot *ice_metadata_snapshot(const ice_metadata *md, int64_t id)
         return &md->snapshots[md->snapshot_index[lo].pos];
     return NULL;
 }
-const ice_snapshot *ice_metadata_current_snapshot(const ice_metadata *md) { return md->current; }
+const ice_snapshot *ice_metadata_current_snapshot(const ice_metadata *md)
+{
+    return md->current;
+}
 
-size_t ice_metadata_ref_count(const ice_metadata *md) { return md->nrefs; }
+size_t ice_metadata_ref_count(const ice_metadata *md)
+{
+    return md->nrefs;
+}
 const ice_ref *ice_metadata_ref_at(const ice_metadata *md, size_t i)
 {
     return i < md->nrefs ? &md->refs[i] : NULL;
@@ -964,24 +953,35 @@ const ice_ref *ice_metadata_ref_at(const ice_metadata *md, size_t i)
 const ice_ref *ice_metadata_ref(const ice_metadata *md, const char *name)
 {
     for (size_t i = 0; i < md->nrefs; i++)
-        if (!strcmp(md->refs[i].name, name))
-            return &md->refs[i];
+        if (!strcmp(md->refs[i].name, name)) return &md->refs[i];
     return NULL;
 }
 
-bool ice_metadata_has_snapshot_log(const ice_metadata *md) { return md->has_snapshot_log; }
-size_t ice_metadata_snapshot_log_count(const ice_metadata *md) { return md->nsnapshot_log; }
+bool ice_metadata_has_snapshot_log(const ice_metadata *md)
+{
+    return md->has_snapshot_log;
+}
+size_t ice_metadata_snapshot_log_count(const ice_metadata *md)
+{
+    return md->nsnapshot_log;
+}
 const ice_snapshot_log_entry *ice_metadata_snapshot_log_at(const ice_metadata *md, size_t i)
 {
     return i < md->nsnapshot_log ? &md->snapshot_log[i] : NULL;
 }
-size_t ice_metadata_metadata_log_count(const ice_metadata *md) { return md->nmetadata_log; }
+size_t ice_metadata_metadata_log_count(const ice_metadata *md)
+{
+    return md->nmetadata_log;
+}
 const ice_metadata_log_entry *ice_metadata_metadata_log_at(const ice_metadata *md, size_t i)
 {
     return i < md->nmetadata_log ? &md->metadata_log[i] : NULL;
 }
 
-size_t ice_metadata_encryption_key_count(const ice_metadata *md) { return md->nkeys; }
+size_t ice_metadata_encryption_key_count(const ice_metadata *md)
+{
+    return md->nkeys;
+}
 const ice_encryption_key *ice_metadata_encryption_key_at(const ice_metadata *md, size_t i)
 {
     return i < md->nkeys ? &md->keys[i] : NULL;

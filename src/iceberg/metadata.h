@@ -168,8 +168,7 @@ const char *ice_metadata_property(const ice_metadata *md, const char *key);
 /* The parsed `schema.name-mapping.default` property: *out is NULL when the table has
  * none; an unparsable mapping is an ICD_ECORRUPT error here (not at load time, so tables
  * whose files carry field ids still read). */
-int ice_metadata_name_mapping(const ice_metadata *md, const ice_name_mapping **out,
-                              icd_error *err);
+int ice_metadata_name_mapping(const ice_metadata *md, const ice_name_mapping **out, icd_error *err);
 
 /* Snapshots in file order; by id (NULL if none); the current one (NULL: the table has no
  * current snapshot, which is valid and reads as empty). */

@@ -61,8 +61,8 @@ struct ice_nested {
     anode root;
     int *leaves; /* read leaves, ascending */
     size_t nleaves, leaves_cap;
-    int *col_of_leaf;  /* schema leaf index -> local column, -1 when not read */
-    int *fc;           /* schema node index -> first local column read under it, -1 */
+    int *col_of_leaf; /* schema leaf index -> local column, -1 when not read */
+    int *fc;          /* schema node index -> first local column read under it, -1 */
     leaf_state *ls;
     const pq_batch *b;
     size_t row;
@@ -81,13 +81,11 @@ static int add_leaf(bind_ctx *c, int leaf)
 {
     ice_nested *x = c->x;
     for (size_t i = 0; i < x->nleaves; i++)
-        if (x->leaves[i] == leaf)
-            return 0;
+        if (x->leaves[i] == leaf) return 0;
     if (x->nleaves == x->leaves_cap) {
         size_t nc = x->leaves_cap ? x->leaves_cap * 2 : 8;
         int *nl = realloc(x->leaves, nc * sizeof *nl);
-        if (!nl)
-            return icd_fail_nomem(c->err);
+        if (!nl) return icd_fail_nomem(c->err);
         x->leaves = nl;
         x->leaves_cap = nc;
     }
@@ -107,16 +105,14 @@ static int mismatch(bind_ctx *c, const ice_field *f, const pq_node *pn, const ch
 static const ice_mapped_field *mapped(const ice_name_mapping *m, int32_t id)
 {
     for (size_t i = 0; m && i < m->n; i++)
-        if (m->fields[i].has_field_id && m->fields[i].field_id == id)
-            return &m->fields[i];
+        if (m->fields[i].has_field_id && m->fields[i].field_id == id) return &m->fields[i];
     return NULL;
 }
 
 static const pq_node *child_named(const pq_node *pn, const char *name)
 {
     for (uint32_t i = 0; i < pn->num_children; i++)
-        if (!strcmp(pn->children[i]->name, name))
-            return pn->children[i];
+        if (!strcmp(pn->children[i]->name, name)) return pn->children[i];
     return NULL;
 }
 
@@ -134,20 +130,17 @@ static const pq_node *find_child(bind_ctx *c, const pq_node *pn, const ice_field
         const ice_mapped_field *e = mapped(m, f->id);
         for (size_t k = 0; e && k < e->n_names; k++) {
             const pq_node *ch = child_named(pn, e->names[k]);
-            if (ch)
-                return ch;
+            if (ch) return ch;
         }
         return NULL;
     }
     return child_named(pn, f->name);
 }
 
-static const ice_name_mapping *sub_mapping(const ice_name_mapping *m, int32_t id,
-                                           const char *name)
+static const ice_name_mapping *sub_mapping(const ice_name_mapping *m, int32_t id, const char *name)
 {
     const ice_mapped_field *e = mapped(m, id);
-    if (!e)
-        e = ice_name_mapping_find(m, name);
+    if (!e) e = ice_name_mapping_find(m, name);
     return e ? e->fields : NULL;
 }
 
@@ -189,8 +182,7 @@ static int bind_presence(bind_ctx *c, anode *a, const pq_node *pn)
         }
     for (uint32_t i = 0; i < pn->num_children; i++) {
         const pq_node *ch = pn->children[i];
-        if (pick >= ch->first_leaf && pick < ch->first_leaf + ch->num_leaves)
-            a->hidden = ch;
+        if (pick >= ch->first_leaf && pick < ch->first_leaf + ch->num_leaves) a->hidden = ch;
     }
     return add_leaf(c, pick);
 }
@@ -204,8 +196,7 @@ static int bind_struct(bind_ctx *c, anode *a, const ice_field *f, const pq_node 
     a->kind = A_STRUCT;
     a->nkids = t->nfields;
     a->kids = icd_arena_calloc(&c->x->arena, (t->nfields ? t->nfields : 1) * sizeof *a->kids);
-    if (!a->kids)
-        return icd_fail_nomem(c->err);
+    if (!a->kids) return icd_fail_nomem(c->err);
     bool any = false;
     for (size_t i = 0; i < t->nfields; i++) {
         const ice_field *cf = &t->fields[i];
@@ -230,8 +221,10 @@ static int bind(bind_ctx *c, anode *a, const ice_field *f, const pq_node *pn,
     if (pn->repetition == PQ_REPEATED && !as_element && t->kind != ICE_T_LIST)
         return mismatch(c, f, pn, "a repeated field can only be a list");
     switch (t->kind) {
-    case ICE_T_VARIANT: return bind_variant(c, a, f, pn);
-    case ICE_T_STRUCT: return bind_struct(c, a, f, pn, m);
+    case ICE_T_VARIANT:
+        return bind_variant(c, a, f, pn);
+    case ICE_T_STRUCT:
+        return bind_struct(c, a, f, pn, m);
     case ICE_T_LIST: {
         const pq_node *el;
         if (pn->kind == PQ_NODE_LIST && pn->leaf_index < 0)
@@ -240,15 +233,13 @@ static int bind(bind_ctx *c, anode *a, const ice_field *f, const pq_node *pn,
             el = pn; /* a bare repeated field: a list of required elements */
         else
             return mismatch(c, f, pn, "not a list");
-        if (!el)
-            return mismatch(c, f, pn, "a list without an element");
+        if (!el) return mismatch(c, f, pn, "a list without an element");
         a->kind = A_LIST;
         a->nkids = 1;
         a->kids = icd_arena_calloc(&c->x->arena, sizeof *a->kids);
-        if (!a->kids)
-            return icd_fail_nomem(c->err);
-        return bind(c, &a->kids[0], t->element, el,
-                    sub_mapping(m, t->element->id, "element"), el == pn || el->repetition == PQ_REPEATED);
+        if (!a->kids) return icd_fail_nomem(c->err);
+        return bind(c, &a->kids[0], t->element, el, sub_mapping(m, t->element->id, "element"),
+                    el == pn || el->repetition == PQ_REPEATED);
     }
     case ICE_T_MAP:
         if (pn->kind != PQ_NODE_MAP || pn->leaf_index >= 0 || !pn->key)
@@ -256,14 +247,12 @@ static int bind(bind_ctx *c, anode *a, const ice_field *f, const pq_node *pn,
         a->kind = A_MAP;
         a->nkids = 2;
         a->kids = icd_arena_calloc(&c->x->arena, 2 * sizeof *a->kids);
-        if (!a->kids)
-            return icd_fail_nomem(c->err);
+        if (!a->kids) return icd_fail_nomem(c->err);
         ICD_TRY(bind(c, &a->kids[0], t->key, pn->key, sub_mapping(m, t->key->id, "key"), false));
         return bind(c, &a->kids[1], t->value, pn->value, sub_mapping(m, t->value->id, "value"),
                     false);
     default:
-        if (pn->leaf_index < 0)
-            return mismatch(c, f, pn, "a group where a primitive was expected");
+        if (pn->leaf_index < 0) return mismatch(c, f, pn, "a group where a primitive was expected");
         if (!ice_leaf_readable_as(pn, t))
             return icd_fail(c->err, ICD_EUNSUPPORTED, c->x->file, -1,
                             "column %s: Parquet %s column '%s' cannot be read as %s",
@@ -279,17 +268,14 @@ static int bind(bind_ctx *c, anode *a, const ice_field *f, const pq_node *pn,
 static bool all_bound(const ice_nested *x, const anode *a)
 {
     if (a->pn) {
-        if (x->fc[a->pn - x->s->nodes] < 0)
-            return false;
-        if (a->kind == A_MAP && x->fc[a->pn->repeated - x->s->nodes] < 0)
-            return false;
+        if (x->fc[a->pn - x->s->nodes] < 0) return false;
+        if (a->kind == A_MAP && x->fc[a->pn->repeated - x->s->nodes] < 0) return false;
         if (a->kind == A_LIST && a->pn->kind == PQ_NODE_LIST &&
             x->fc[a->pn->repeated - x->s->nodes] < 0)
             return false;
     }
     for (size_t i = 0; i < a->nkids; i++)
-        if (!all_bound(x, &a->kids[i]))
-            return false;
+        if (!all_bound(x, &a->kids[i])) return false;
     return true;
 }
 
@@ -318,8 +304,7 @@ int ice_nested_new(const ice_field *f, const pq_schema *s, const pq_node *n, boo
 {
     *out = NULL;
     ice_nested *x = calloc(1, sizeof *x);
-    if (!x)
-        return icd_fail_nomem(err);
+    if (!x) return icd_fail_nomem(err);
     x->arena = (icd_arena)ICD_ARENA_INIT;
     x->json = (icd_buf)ICD_BUF_INIT;
     x->s = s;
@@ -371,8 +356,7 @@ int ice_nested_new(const ice_field *f, const pq_schema *s, const pq_node *n, boo
 
 void ice_nested_free(ice_nested *x)
 {
-    if (!x)
-        return;
+    if (!x) return;
     icd_arena_free(&x->arena);
     icd_buf_free(&x->json);
     free(x->leaves);
@@ -382,8 +366,14 @@ void ice_nested_free(ice_nested *x)
     free(x);
 }
 
-size_t ice_nested_leaf_count(const ice_nested *x) { return x->nleaves; }
-int ice_nested_leaf(const ice_nested *x, size_t i) { return x->leaves[i]; }
+size_t ice_nested_leaf_count(const ice_nested *x)
+{
+    return x->nleaves;
+}
+int ice_nested_leaf(const ice_nested *x, size_t i)
+{
+    return x->leaves[i];
+}
 void ice_nested_set_batch_column(ice_nested *x, size_t i, int batch_col)
 {
     x->ls[i].batch_col = batch_col;
@@ -426,8 +416,7 @@ static inline uint32_t def_at(const leaf_state *ls)
 static int peek_def(ice_nested *x, const pq_node *pn, uint32_t *d, icd_error *err)
 {
     leaf_state *ls = first_ls(x, pn);
-    if (ls->lv >= ls->n)
-        return bad(x, err, "a column ran out of levels");
+    if (ls->lv >= ls->n) return bad(x, err, "a column ran out of levels");
     *d = def_at(ls);
     return 0;
 }
@@ -443,13 +432,10 @@ static int skip_null(ice_nested *x, const pq_node *pn, uint32_t below, icd_error
 {
     for (int i = 0; i < pn->num_leaves; i++) {
         int c = x->col_of_leaf[pn->first_leaf + i];
-        if (c < 0)
-            continue;
+        if (c < 0) continue;
         leaf_state *ls = &x->ls[c];
-        if (ls->lv >= ls->n)
-            return bad(x, err, "a column ran out of levels");
-        if (def_at(ls) >= below)
-            return bad(x, err, "columns of one group disagree on a null");
+        if (ls->lv >= ls->n) return bad(x, err, "a column ran out of levels");
+        if (def_at(ls) >= below) return bad(x, err, "columns of one group disagree on a null");
         ls->lv++;
     }
     return 0;
@@ -460,11 +446,9 @@ static int skip_instance(ice_nested *x, const pq_node *pn, uint32_t depth, icd_e
 {
     for (int i = 0; i < pn->num_leaves; i++) {
         int c = x->col_of_leaf[pn->first_leaf + i];
-        if (c < 0)
-            continue;
+        if (c < 0) continue;
         leaf_state *ls = &x->ls[c];
-        if (ls->lv >= ls->n)
-            return bad(x, err, "a column ran out of levels");
+        if (ls->lv >= ls->n) return bad(x, err, "a column ran out of levels");
         do {
             if (def_at(ls) == ls->max_def && ls->vi++ >= ls->nv)
                 return bad(x, err, "a column ran out of values");
@@ -478,8 +462,7 @@ static int check_continue(ice_nested *x, const pq_node *r, icd_error *err)
 {
     for (int i = 0; i < r->num_leaves; i++) {
         int c = x->col_of_leaf[r->first_leaf + i];
-        if (c < 0)
-            continue;
+        if (c < 0) continue;
         leaf_state *ls = &x->ls[c];
         if (ls->lv >= ls->n || !ls->rep || ls->rep[ls->lv] != (uint32_t)r->rep_level)
             return bad(x, err, "columns of one list disagree on its length");
@@ -491,12 +474,9 @@ static int check_continue(ice_nested *x, const pq_node *r, icd_error *err)
 static int take(ice_nested *x, int col, size_t *vi, icd_error *err)
 {
     leaf_state *ls = &x->ls[col];
-    if (ls->lv >= ls->n)
-        return bad(x, err, "a column ran out of levels");
-    if (def_at(ls) != ls->max_def)
-        return bad(x, err, "a required value is missing");
-    if (ls->vi >= ls->nv)
-        return bad(x, err, "a column ran out of values");
+    if (ls->lv >= ls->n) return bad(x, err, "a column ran out of levels");
+    if (def_at(ls) != ls->max_def) return bad(x, err, "a required value is missing");
+    if (ls->vi >= ls->nv) return bad(x, err, "a column ran out of values");
     *vi = ls->vi++;
     ls->lv++;
     return 0;
@@ -544,13 +524,10 @@ static int items(ice_nested *x, const anode *a, const pq_node *r, const ice_row_
         ICD_TRY(skip_null(x, r, (uint32_t)r->def_level, err));
     } else {
         for (bool first = true;; first = false) {
-            if (!first)
-                ICD_TRY(check_continue(x, r, err));
+            if (!first) ICD_TRY(check_continue(x, r, err));
             ICD_TRY(fld(x, &a->kids[0], s, err));
-            if (map)
-                ICD_TRY(fld(x, &a->kids[1], s, err));
-            if (!continues(x, r))
-                break;
+            if (map) ICD_TRY(fld(x, &a->kids[1], s, err));
+            if (!continues(x, r)) break;
         }
     }
     if (map)
@@ -571,20 +548,23 @@ static int val(ice_nested *x, const anode *a, const ice_row_sink *s, icd_error *
         ice_emit_tvalue(s, &v, a->f->type);
         return 0;
     }
-    case A_VARIANT: return variant_value(x, a, s, err);
+    case A_VARIANT:
+        return variant_value(x, a, s, err);
     case A_STRUCT:
         s->struct_begin(s->ctx);
         for (size_t i = 0; i < a->nkids; i++) {
             s->field(s->ctx, a->kids[i].f->name, a->kids[i].name_len);
             ICD_TRY(fld(x, &a->kids[i], s, err));
         }
-        if (a->hidden)
-            ICD_TRY(skip_instance(x, a->hidden, (uint32_t)pn->rep_level, err));
+        if (a->hidden) ICD_TRY(skip_instance(x, a->hidden, (uint32_t)pn->rep_level, err));
         s->struct_end(s->ctx);
         return 0;
-    case A_LIST: return items(x, a, pn->kind == PQ_NODE_LIST ? pn->repeated : pn, s, err);
-    case A_MAP: return items(x, a, pn->repeated, s, err);
-    default: return 0;
+    case A_LIST:
+        return items(x, a, pn->kind == PQ_NODE_LIST ? pn->repeated : pn, s, err);
+    case A_MAP:
+        return items(x, a, pn->repeated, s, err);
+    default:
+        return 0;
     }
 }
 
@@ -615,8 +595,7 @@ static int row_start(ice_nested *x, icd_error *err)
         return icd_fail(err, ICD_EINTERNAL, x->file, -1, "no more rows in the batch");
     for (size_t i = 0; i < x->nleaves; i++) {
         leaf_state *ls = &x->ls[i];
-        if (ls->lv >= ls->n)
-            return bad(x, err, "a column has fewer rows than the batch");
+        if (ls->lv >= ls->n) return bad(x, err, "a column has fewer rows than the batch");
         if (ls->rep && ls->rep[ls->lv] != 0)
             return bad(x, err, "a row does not start at repetition level 0");
     }

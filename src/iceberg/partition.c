@@ -10,8 +10,8 @@
 #include "base/jsonw.h"
 #include "iceberg/partition.h"
 
-static int spec_fail(icd_error *err, const char *file, int32_t spec_id, size_t idx,
-                     const char *msg, const char *key)
+static int spec_fail(icd_error *err, const char *file, int32_t spec_id, size_t idx, const char *msg,
+                     const char *key)
 {
     return icd_fail(err, ICD_ECORRUPT, file, -1, "partition spec %d, field %zu: %s '%s'",
                     (int)spec_id, idx, msg, key);
@@ -33,18 +33,14 @@ static int parse_field(const json_t *j, int32_t spec_id, size_t idx, icd_arena *
         return spec_fail(err, file, spec_id, idx, "is not a JSON object:", "field");
     json_t *name = json_object_get(j, "name");
     json_t *tr = json_object_get(j, "transform");
-    if (!name)
-        return spec_fail(err, file, spec_id, idx, "missing required field", "name");
-    if (!json_is_string(name))
-        return spec_fail(err, file, spec_id, idx, "not a string:", "name");
-    if (!tr)
-        return spec_fail(err, file, spec_id, idx, "missing required field", "transform");
+    if (!name) return spec_fail(err, file, spec_id, idx, "missing required field", "name");
+    if (!json_is_string(name)) return spec_fail(err, file, spec_id, idx, "not a string:", "name");
+    if (!tr) return spec_fail(err, file, spec_id, idx, "missing required field", "transform");
     if (!json_is_string(tr))
         return spec_fail(err, file, spec_id, idx, "not a string:", "transform");
     f->name = icd_arena_strndup(arena, json_string_value(name), json_string_length(name));
     const char *text = icd_arena_strdup(arena, json_string_value(tr));
-    if (!f->name || !text)
-        return icd_fail_nomem(err);
+    if (!f->name || !text) return icd_fail_nomem(err);
     ice_transform_parse(text, &f->transform);
 
     /* v3 multi-argument transforms write "source-ids"; single-argument ones "source-id". */
@@ -53,8 +49,7 @@ static int parse_field(const json_t *j, int32_t spec_id, size_t idx, icd_arena *
     if (json_is_array(sids) && json_array_size(sids) > 0) {
         size_t n = json_array_size(sids);
         int32_t *v = icd_arena_alloc(arena, n * sizeof *v);
-        if (!v)
-            return icd_fail_nomem(err);
+        if (!v) return icd_fail_nomem(err);
         for (size_t i = 0; i < n; i++)
             if (get_i32(json_array_get(sids, i), &v[i]))
                 return spec_fail(err, file, spec_id, idx, "non-integer in", "source-ids");
@@ -62,8 +57,7 @@ static int parse_field(const json_t *j, int32_t spec_id, size_t idx, icd_arena *
         f->n_source_ids = n;
     } else if (sid) {
         int32_t *v = icd_arena_alloc(arena, sizeof *v);
-        if (!v)
-            return icd_fail_nomem(err);
+        if (!v) return icd_fail_nomem(err);
         if (get_i32(sid, v))
             return spec_fail(err, file, spec_id, idx, "not a 32-bit integer:", "source-id");
         f->source_ids = v;
@@ -88,8 +82,7 @@ int ice_partition_spec_from_json(const json_t *j, int32_t spec_id_if_array, icd_
 {
     *out = NULL;
     ice_partition_spec *spec = icd_arena_calloc(arena, sizeof *spec);
-    if (!spec)
-        return icd_fail_nomem(err);
+    if (!spec) return icd_fail_nomem(err);
     const json_t *fields = j;
     spec->spec_id = spec_id_if_array;
     if (json_is_object(j)) {
@@ -111,8 +104,7 @@ int ice_partition_spec_from_json(const json_t *j, int32_t spec_id_if_array, icd_
                         "partition spec %d: the fields are not a JSON array", (int)spec->spec_id);
     size_t n = json_array_size(fields);
     ice_partition_field *v = n ? icd_arena_calloc(arena, n * sizeof *v) : NULL;
-    if (n && !v)
-        return icd_fail_nomem(err);
+    if (n && !v) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++)
         ICD_TRY(parse_field(json_array_get(fields, i), spec->spec_id, i, arena, file, &v[i], err));
     spec->fields = v;
@@ -151,8 +143,7 @@ int ice_partition_spec_parse(const char *json, size_t len, int32_t spec_id_if_ar
 
 void ice_partition_spec_free(ice_partition_spec *spec)
 {
-    if (!spec || !spec->owned_arena)
-        return;
+    if (!spec || !spec->owned_arena) return;
     icd_arena *a = spec->owned_arena;
     icd_arena_free(a);
     free(a);
@@ -161,8 +152,7 @@ void ice_partition_spec_free(ice_partition_spec *spec)
 bool ice_partition_spec_is_unpartitioned(const ice_partition_spec *spec)
 {
     for (size_t i = 0; i < spec->nfields; i++)
-        if (spec->fields[i].transform.kind != ICE_TR_VOID)
-            return false;
+        if (spec->fields[i].transform.kind != ICE_TR_VOID) return false;
     return true;
 }
 
@@ -170,23 +160,20 @@ const ice_partition_field *ice_partition_spec_field(const ice_partition_spec *sp
                                                     int32_t field_id)
 {
     for (size_t i = 0; i < spec->nfields; i++)
-        if (spec->fields[i].field_id == field_id)
-            return &spec->fields[i];
+        if (spec->fields[i].field_id == field_id) return &spec->fields[i];
     return NULL;
 }
 
 bool ice_partition_spec_equivalent(const ice_partition_spec *a, const ice_partition_spec *b)
 {
-    if (a->nfields != b->nfields)
-        return false;
+    if (a->nfields != b->nfields) return false;
     for (size_t i = 0; i < a->nfields; i++) {
         const ice_partition_field *x = &a->fields[i], *y = &b->fields[i];
         if (x->n_source_ids != y->n_source_ids || strcmp(x->name, y->name) ||
             !ice_transform_equal(&x->transform, &y->transform))
             return false;
         for (size_t k = 0; k < x->n_source_ids; k++)
-            if (x->source_ids[k] != y->source_ids[k])
-                return false;
+            if (x->source_ids[k] != y->source_ids[k]) return false;
     }
     return true;
 }

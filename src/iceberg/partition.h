@@ -23,10 +23,10 @@
 struct json_t;
 
 typedef struct ice_partition_field {
-    int32_t source_id;          /* the first (usually only) source column id */
-    const int32_t *source_ids;  /* all source column ids (>= 1) */
+    int32_t source_id;         /* the first (usually only) source column id */
+    const int32_t *source_ids; /* all source column ids (>= 1) */
     size_t n_source_ids;
-    int32_t field_id;           /* partition field id (assigned 1000, 1001, ... when absent) */
+    int32_t field_id; /* partition field id (assigned 1000, 1001, ... when absent) */
     const char *name;
     ice_transform transform;
 } ice_partition_field;
@@ -41,9 +41,8 @@ typedef struct ice_partition_spec {
 /* Parses a spec from JSON: an object {"spec-id", "fields"} or a bare field array (then the
  * spec id is `spec_id_if_array`). Allocates in `arena`; `file` names the file in errors.
  * A field without "field-id" gets 1000 + its position, as the v1 reference writer did. */
-int ice_partition_spec_from_json(const struct json_t *j, int32_t spec_id_if_array,
-                                 icd_arena *arena, const char *file, ice_partition_spec **out,
-                                 icd_error *err);
+int ice_partition_spec_from_json(const struct json_t *j, int32_t spec_id_if_array, icd_arena *arena,
+                                 const char *file, ice_partition_spec **out, icd_error *err);
 /* Same from JSON text (e.g. a manifest's "partition-spec" metadata); the result owns its
  * memory: free with ice_partition_spec_free. */
 int ice_partition_spec_parse(const char *json, size_t len, int32_t spec_id_if_array,

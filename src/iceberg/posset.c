@@ -45,8 +45,7 @@ int ice_posset_new(ice_posset **out, icd_error *err)
 
 void ice_posset_free(ice_posset *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (size_t i = 0; i < s->n; i++)
         entry_free(&s->e[i]);
     free(s->e);
@@ -74,8 +73,7 @@ static pos_entry *insert_at(ice_posset *s, size_t i, uint32_t key)
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 4;
         pos_entry *e = realloc(s->e, cap * sizeof *e);
-        if (!e)
-            return NULL;
+        if (!e) return NULL;
         s->e = e;
         s->cap = cap;
     }
@@ -90,13 +88,10 @@ static pos_entry *insert_at(ice_posset *s, size_t i, uint32_t key)
  * CRoaring or validated by ice_r32_parse). */
 static int thaw(pos_entry *e, icd_error *err)
 {
-    if (e->bm)
-        return 0;
-    e->bm = e->bytes ? roaring_bitmap_portable_deserialize_safe((const char *)e->bytes,
-                                                                 e->r.size)
+    if (e->bm) return 0;
+    e->bm = e->bytes ? roaring_bitmap_portable_deserialize_safe((const char *)e->bytes, e->r.size)
                      : roaring_bitmap_create();
-    if (!e->bm)
-        return icd_fail_nomem(err);
+    if (!e->bm) return icd_fail_nomem(err);
     free(e->bytes);
     e->bytes = NULL;
     ice_r32_release(&e->r);
@@ -105,22 +100,18 @@ static int thaw(pos_entry *e, icd_error *err)
 
 static int freeze_entry(pos_entry *e, icd_error *err)
 {
-    if (!e->bm)
-        return 0;
+    if (!e->bm) return 0;
     roaring_bitmap_run_optimize(e->bm);
     size_t size = roaring_bitmap_portable_size_in_bytes(e->bm);
     uint8_t *bytes = malloc(size);
-    if (!bytes)
-        return icd_fail_nomem(err);
+    if (!bytes) return icd_fail_nomem(err);
     roaring_bitmap_portable_serialize(e->bm, (char *)bytes);
     ice_r32_error why;
     if (ice_r32_parse(bytes, size, &e->r, &why)) {
         free(bytes);
-        if (why.nomem)
-            return icd_fail_nomem(err);
+        if (why.nomem) return icd_fail_nomem(err);
         return icd_fail(err, ICD_EINTERNAL, NULL, -1,
-                        "position set: CRoaring wrote a bitmap that does not parse: %s",
-                        why.msg);
+                        "position set: CRoaring wrote a bitmap that does not parse: %s", why.msg);
     }
     e->bytes = bytes;
     roaring_bitmap_free(e->bm);
@@ -142,8 +133,7 @@ static int bitmap_for(ice_posset *s, uint32_t key, roaring_bitmap_t **out, icd_e
     if (!(i < s->n && s->e[i].key == key)) {
         i = lower_bound(s, key);
         if (i == s->n || s->e[i].key != key) {
-            if (!insert_at(s, i, key))
-                return icd_fail_nomem(err);
+            if (!insert_at(s, i, key)) return icd_fail_nomem(err);
         }
         s->last = i;
     }
@@ -161,8 +151,7 @@ static int bad_position(icd_error *err, uint64_t pos)
 
 int ice_posset_add(ice_posset *s, uint64_t pos, icd_error *err)
 {
-    if (pos >= POS_LIMIT)
-        return bad_position(err, pos);
+    if (pos >= POS_LIMIT) return bad_position(err, pos);
     roaring_bitmap_t *bm;
     ICD_TRY(bitmap_for(s, (uint32_t)(pos >> 32), &bm, err));
     roaring_bitmap_add(bm, (uint32_t)pos);
@@ -172,8 +161,7 @@ int ice_posset_add(ice_posset *s, uint64_t pos, icd_error *err)
 int ice_posset_add_many(ice_posset *s, const uint64_t *pos, size_t n, icd_error *err)
 {
     for (size_t i = 0; i < n; i++)
-        if (pos[i] >= POS_LIMIT)
-            return bad_position(err, pos[i]);
+        if (pos[i] >= POS_LIMIT) return bad_position(err, pos[i]);
     uint32_t low[1024];
     size_t i = 0;
     while (i < n) {
@@ -196,8 +184,7 @@ int ice_posset_add_many(ice_posset *s, const uint64_t *pos, size_t n, icd_error 
 
 int ice_posset_add_range(ice_posset *s, uint64_t lo, uint64_t hi, icd_error *err)
 {
-    if (hi > POS_LIMIT)
-        return bad_position(err, hi - 1);
+    if (hi > POS_LIMIT) return bad_position(err, hi - 1);
     while (lo < hi) {
         uint64_t base = lo & ~(LOW_SPAN - 1);
         uint64_t end = hi - base < LOW_SPAN ? hi : base + LOW_SPAN;
@@ -219,12 +206,10 @@ int ice_posset_union(ice_posset *dst, const ice_posset *src, icd_error *err)
             roaring_bitmap_or_inplace(bm, e->bm);
             continue;
         }
-        if (!e->bytes)
-            continue;
+        if (!e->bytes) continue;
         roaring_bitmap_t *tmp =
             roaring_bitmap_portable_deserialize_safe((const char *)e->bytes, e->r.size);
-        if (!tmp)
-            return icd_fail_nomem(err);
+        if (!tmp) return icd_fail_nomem(err);
         roaring_bitmap_or_inplace(bm, tmp);
         roaring_bitmap_free(tmp);
     }
@@ -242,8 +227,7 @@ int ice_posset_adopt32(ice_posset *s, uint32_t key, roaring_bitmap_t *bm, icd_er
     int rc = 0;
     if (i < s->n && s->e[i].key == key) {
         rc = bitmap_for(s, key, &dst, err);
-        if (!rc)
-            roaring_bitmap_or_inplace(dst, bm);
+        if (!rc) roaring_bitmap_or_inplace(dst, bm);
         roaring_bitmap_free(bm);
         return rc;
     }
@@ -269,12 +253,11 @@ int ice_posset_adopt_portable(ice_posset *s, uint32_t key, uint8_t *bytes, struc
     size_t i = s->n && s->e[s->n - 1].key < key ? s->n : lower_bound(s, key);
     if (i < s->n && s->e[i].key == key) {
         /* Rare: the key exists already; merge through CRoaring. */
-        roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe((const char *)bytes,
-                                                                         r->size);
+        roaring_bitmap_t *bm =
+            roaring_bitmap_portable_deserialize_safe((const char *)bytes, r->size);
         free(bytes);
         ice_r32_release(r);
-        if (!bm)
-            return icd_fail_nomem(err);
+        if (!bm) return icd_fail_nomem(err);
         return ice_posset_adopt32(s, key, bm, err);
     }
     pos_entry *e = insert_at(s, i, key);
@@ -307,8 +290,7 @@ bool ice_posset_contains(const ice_posset *s, uint64_t pos)
 {
     uint32_t key = (uint32_t)(pos >> 32);
     size_t i = lower_bound(s, key);
-    if (i == s->n || s->e[i].key != key || pos >= POS_LIMIT)
-        return false;
+    if (i == s->n || s->e[i].key != key || pos >= POS_LIMIT) return false;
     const pos_entry *e = &s->e[i];
     return e->bm ? roaring_bitmap_contains(e->bm, (uint32_t)pos)
                  : ice_r32_contains(&e->r, (uint32_t)pos);
@@ -320,12 +302,11 @@ bool ice_posset_contains(const ice_posset *s, uint64_t pos)
 #define VISIT_BLOCK 256
 
 /* Building form: count [a, b) with CRoaring, then clear via its iterator. */
-static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t b,
-                               uint64_t off, uint8_t *sel, uint64_t *words)
+static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t b, uint64_t off,
+                               uint8_t *sel, uint64_t *words)
 {
     uint64_t count = roaring_bitmap_range_cardinality(bm, a, b);
-    if (!count || (!sel && !words))
-        return count;
+    if (!count || (!sel && !words)) return count;
     if (count == b - a) {
         if (sel)
             memset(sel + off, 0, (size_t)count);
@@ -340,8 +321,7 @@ static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t 
     for (uint64_t left = count; left;) {
         uint32_t want = left < VISIT_BLOCK ? (uint32_t)left : VISIT_BLOCK;
         uint32_t got = roaring_read_uint32_iterator(&it, buf, want);
-        if (!got)
-            break; /* cannot happen: `count` values lie ahead */
+        if (!got) break; /* cannot happen: `count` values lie ahead */
         for (uint32_t k = 0; k < got; k++) {
             uint64_t at = buf[k] - a + off;
             if (sel)
@@ -355,17 +335,14 @@ static uint64_t filter_roaring(const roaring_bitmap_t *bm, uint64_t a, uint64_t 
 }
 
 /* Visits the entries whose 2^32-row span meets [lo, hi). */
-static uint64_t filter(const ice_posset *s, uint64_t lo, uint64_t hi, uint8_t *sel,
-                       uint64_t *words)
+static uint64_t filter(const ice_posset *s, uint64_t lo, uint64_t hi, uint8_t *sel, uint64_t *words)
 {
-    if (lo >= hi || s->n == 0)
-        return 0;
+    if (lo >= hi || s->n == 0) return 0;
     uint64_t total = 0;
     for (size_t i = lower_bound(s, (uint32_t)(lo >> 32)); i < s->n; i++) {
         const pos_entry *e = &s->e[i];
         uint64_t base = (uint64_t)e->key << 32;
-        if (base >= hi)
-            break;
+        if (base >= hi) break;
         uint64_t a = lo > base ? lo - base : 0;
         uint64_t b = hi - base < LOW_SPAN ? hi - base : LOW_SPAN;
         uint64_t off = base + a - lo; /* batch index of low value a */
@@ -405,8 +382,7 @@ size_t ice_posset_list(const ice_posset *s, uint64_t from, uint64_t *out, size_t
         }
         roaring_uint32_iterator_t it;
         roaring_init_iterator(e->bm, &it);
-        if (low && !roaring_move_uint32_iterator_equalorlarger(&it, low))
-            continue;
+        if (low && !roaring_move_uint32_iterator_equalorlarger(&it, low)) continue;
         for (; it.has_value && got < max; roaring_advance_uint32_iterator(&it))
             out[got++] = base | it.current_value;
     }

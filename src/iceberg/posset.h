@@ -47,8 +47,8 @@ int ice_posset_adopt32(ice_posset *s, uint32_t key, roaring_bitmap_t *bm, icd_er
  * `size` bytes, already validated by ice_r32_parse into `r`, whose index is taken too).
  * Used by the deletion-vector decoder; freed here on failure too. */
 struct ice_r32;
-int ice_posset_adopt_portable(ice_posset *s, uint32_t key, uint8_t *bytes,
-                              struct ice_r32 *r, icd_error *err);
+int ice_posset_adopt_portable(ice_posset *s, uint32_t key, uint8_t *bytes, struct ice_r32 *r,
+                              icd_error *err);
 /* Converts every key to the read-optimised form (call once the set is complete). */
 int ice_posset_freeze(ice_posset *s, icd_error *err);
 

@@ -17,14 +17,12 @@
 
 int ice_puffin_read_at(ice_puffin *p, uint64_t offset, void *buf, size_t n, icd_error *err)
 {
-    if (p->file)
-        return icd_file_read_at(p->file, offset, buf, n, err);
+    if (p->file) return icd_file_read_at(p->file, offset, buf, n, err);
     if (offset > p->file_size || n > p->file_size - offset)
         return icd_fail(err, ICD_ECORRUPT, p->location, (int64_t)offset,
                         "truncated: %zu bytes needed at offset %llu but the file has %llu", n,
                         (unsigned long long)offset, (unsigned long long)p->file_size);
-    if (n)
-        memcpy(buf, p->data + offset, n);
+    if (n) memcpy(buf, p->data + offset, n);
     return 0;
 }
 
@@ -37,16 +35,13 @@ static uint32_t le32(const uint8_t *b)
 
 static int grow_out(uint8_t **buf, size_t *cap, size_t need, size_t max_out)
 {
-    if (need <= *cap)
-        return 0;
+    if (need <= *cap) return 0;
     size_t c = *cap ? *cap : 4096;
     while (c < need)
         c = c > SIZE_MAX / 2 ? SIZE_MAX : c * 2;
-    if (c > max_out)
-        c = max_out;
+    if (c > max_out) c = max_out;
     uint8_t *nb = realloc(*buf, c ? c : 1);
-    if (!nb)
-        return -1;
+    if (!nb) return -1;
     *buf = nb;
     *cap = c;
     return 0;
@@ -73,8 +68,8 @@ static int lz4_frame(const uint8_t *in, size_t n, size_t max_out, const char *lo
     pos = src;
     if (info.contentSize > max_out) {
         rc = icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                      "LZ4 frame content of %llu bytes exceeds the limit of %zu",
-                      info.contentSize, max_out);
+                      "LZ4 frame content of %llu bytes exceeds the limit of %zu", info.contentSize,
+                      max_out);
         goto done;
     }
     if (grow_out(&buf, &cap, info.contentSize ? (size_t)info.contentSize : 4096, max_out)) {
@@ -97,8 +92,8 @@ static int lz4_frame(const uint8_t *in, size_t n, size_t max_out, const char *lo
         src = n - pos;
         r = LZ4F_decompress(dctx, buf + len, &dst, in + pos, &src, NULL);
         if (LZ4F_isError(r)) {
-            rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + pos),
-                          "bad LZ4 frame: %s", LZ4F_getErrorName(r));
+            rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + pos), "bad LZ4 frame: %s",
+                          LZ4F_getErrorName(r));
             goto done;
         }
         len += dst;
@@ -138,15 +133,13 @@ static int zstd_frame(const uint8_t *in, size_t n, size_t max_out, const char *l
                         "%zu bytes after the end of the Zstandard frame", n - fsize);
     unsigned long long content = ZSTD_getFrameContentSize(in, n);
     if (content == ZSTD_CONTENTSIZE_ERROR)
-        return icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset,
-                        "bad Zstandard frame header");
+        return icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset, "bad Zstandard frame header");
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content > max_out)
         return icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                        "Zstandard frame content of %llu bytes exceeds the limit of %zu",
-                        content, max_out);
+                        "Zstandard frame content of %llu bytes exceeds the limit of %zu", content,
+                        max_out);
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    if (!dctx)
-        return icd_fail_nomem(err);
+    if (!dctx) return icd_fail_nomem(err);
     uint8_t *buf = NULL;
     size_t cap = 0;
     int rc = 0;
@@ -165,13 +158,11 @@ static int zstd_frame(const uint8_t *in, size_t n, size_t max_out, const char *l
                           "bad Zstandard frame: %s", ZSTD_getErrorName(r));
             goto done;
         }
-        if (r == 0)
-            break;
+        if (r == 0) break;
         if (ob.pos == ob.size) {
             if (cap >= max_out) {
                 rc = icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                              "Zstandard frame content exceeds the limit of %zu bytes",
-                              max_out);
+                              "Zstandard frame content exceeds the limit of %zu bytes", max_out);
                 goto done;
             }
             if (grow_out(&buf, &cap, cap + 1, max_out)) {
@@ -201,8 +192,8 @@ done:
 }
 
 int ice_puffin_decompress(const char *codec, const uint8_t *in, size_t n, size_t max_out,
-                          const char *location, uint64_t offset, uint8_t **out,
-                          size_t *out_len, icd_error *err)
+                          const char *location, uint64_t offset, uint8_t **out, size_t *out_len,
+                          icd_error *err)
 {
     if (!strcmp(codec, "lz4"))
         return lz4_frame(in, n, max_out, location, offset, out, out_len, err);
@@ -238,15 +229,13 @@ static int copy_props(json_ctx *c, json_t *obj, const char *owner, const ice_puf
 {
     *out = NULL;
     *n = 0;
-    if (!obj || json_is_null(obj))
-        return 0;
+    if (!obj || json_is_null(obj)) return 0;
     if (!json_is_object(obj))
         return icd_fail(c->err, ICD_ECORRUPT, c->p->location, c->off,
                         "Puffin footer: %s properties are not a JSON object", owner);
     size_t count = json_object_size(obj);
     ice_puffin_prop *props = icd_arena_alloc(&c->p->arena, (count ? count : 1) * sizeof *props);
-    if (!props)
-        return icd_fail_nomem(c->err);
+    if (!props) return icd_fail_nomem(c->err);
     const char *key;
     json_t *v;
     size_t i = 0;
@@ -258,8 +247,7 @@ static int copy_props(json_ctx *c, json_t *obj, const char *owner, const ice_puf
         props[i].key = icd_arena_strdup(&c->p->arena, key);
         props[i].value =
             icd_arena_strndup(&c->p->arena, json_string_value(v), json_string_length(v));
-        if (!props[i].key || !props[i].value)
-            return icd_fail_nomem(c->err);
+        if (!props[i].key || !props[i].value) return icd_fail_nomem(c->err);
         i++;
     }
     *out = props;
@@ -284,15 +272,13 @@ static int parse_blob(json_ctx *c, json_t *jb, size_t idx, ice_puffin_blob *b)
                         "Puffin footer: blob %zu has no \"fields\" list", idx);
     size_t nf = json_array_size(fields);
     int32_t *f = icd_arena_alloc(&p->arena, (nf ? nf : 1) * sizeof *f);
-    if (!b->type || !f)
-        return icd_fail_nomem(c->err);
+    if (!b->type || !f) return icd_fail_nomem(c->err);
     for (size_t i = 0; i < nf; i++) {
         json_t *v = json_array_get(fields, i);
         if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
             json_integer_value(v) > INT32_MAX)
             return icd_fail(c->err, ICD_ECORRUPT, p->location, c->off,
-                            "Puffin footer: blob %zu field id %zu is not a 32-bit integer", idx,
-                            i);
+                            "Puffin footer: blob %zu field id %zu is not a 32-bit integer", idx, i);
         f[i] = (int32_t)json_integer_value(v);
     }
     b->fields = f;
@@ -308,8 +294,7 @@ static int parse_blob(json_ctx *c, json_t *jb, size_t idx, ice_puffin_blob *b)
         return icd_fail(c->err, ICD_ECORRUPT, p->location, off,
                         "Puffin footer: blob %zu (offset %lld, length %lld) lies outside the "
                         "blob area [4, %llu)",
-                        idx, (long long)off, (long long)len,
-                        (unsigned long long)p->footer_offset);
+                        idx, (long long)off, (long long)len, (unsigned long long)p->footer_offset);
     b->offset = (uint64_t)off;
     b->length = (uint64_t)len;
     json_t *codec = json_object_get(jb, "compression-codec");
@@ -319,16 +304,14 @@ static int parse_blob(json_ctx *c, json_t *jb, size_t idx, ice_puffin_blob *b)
             return icd_fail(c->err, ICD_ECORRUPT, p->location, c->off,
                             "Puffin footer: blob %zu compression-codec is not a string", idx);
         b->codec = icd_arena_strdup(&p->arena, json_string_value(codec));
-        if (!b->codec)
-            return icd_fail_nomem(c->err);
+        if (!b->codec) return icd_fail_nomem(c->err);
     }
     char owner[48];
     snprintf(owner, sizeof owner, "blob %zu", idx);
     return copy_props(c, json_object_get(jb, "properties"), owner, &b->props, &b->nprops);
 }
 
-static int parse_footer_json(ice_puffin *p, const char *text, size_t n, int64_t off,
-                             icd_error *err)
+static int parse_footer_json(ice_puffin *p, const char *text, size_t n, int64_t off, icd_error *err)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, n, JSON_REJECT_DUPLICATES, &jerr);
@@ -352,8 +335,7 @@ static int parse_footer_json(ice_puffin *p, const char *text, size_t n, int64_t 
     }
     for (size_t i = 0; i < nb && !rc; i++)
         rc = parse_blob(&c, json_array_get(blobs, i), i, &bl[i]);
-    if (rc)
-        goto done;
+    if (rc) goto done;
     p->blobs = bl;
     p->nblobs = nb;
     rc = copy_props(&c, json_object_get(root, "properties"), "file", &p->props, &p->nprops);
@@ -397,20 +379,18 @@ static int read_footer(ice_puffin *p, icd_error *err)
     p->payload_size = size;
     p->footer_offset = tail_off - size - 4;
     uint8_t *payload = malloc((size_t)size + 4);
-    if (!payload)
-        return icd_fail_nomem(err);
+    if (!payload) return icd_fail_nomem(err);
     int rc = ice_puffin_read_at(p, p->footer_offset, payload, (size_t)size + 4, err);
     if (!rc && memcmp(payload, ICE_PUFFIN_MAGIC, 4))
         rc = icd_fail(err, ICD_ECORRUPT, p->location, (int64_t)p->footer_offset,
-                      "Puffin footer does not start with the PFA1 magic (payload size %u)",
-                      size);
+                      "Puffin footer does not start with the PFA1 magic (payload size %u)", size);
     if (!rc) {
         int64_t off = (int64_t)p->footer_offset + 4;
         if (p->compressed) {
             uint8_t *json;
             size_t jlen;
-            rc = lz4_frame(payload + 4, size, ICE_PUFFIN_MAX_FOOTER, p->location,
-                           (uint64_t)off, &json, &jlen, err);
+            rc = lz4_frame(payload + 4, size, ICE_PUFFIN_MAX_FOOTER, p->location, (uint64_t)off,
+                           &json, &jlen, err);
             if (!rc) {
                 rc = parse_footer_json(p, (const char *)json, jlen, off, err);
                 free(json);
@@ -426,8 +406,7 @@ static int read_footer(ice_puffin *p, icd_error *err)
 static int open_common(ice_puffin *p, const char *location, icd_error *err)
 {
     p->location = icd_arena_strdup(&p->arena, location ? location : "");
-    if (!p->location)
-        return icd_fail_nomem(err);
+    if (!p->location) return icd_fail_nomem(err);
     return read_footer(p, err);
 }
 
@@ -435,8 +414,7 @@ int ice_puffin_open(icd_fileio *io, const char *location, ice_puffin **out, icd_
 {
     *out = NULL;
     ice_puffin *p = calloc(1, sizeof *p);
-    if (!p)
-        return icd_fail_nomem(err);
+    if (!p) return icd_fail_nomem(err);
     int rc = icd_file_open(io, location, &p->file, err);
     if (!rc) {
         p->file_size = icd_file_size(p->file);
@@ -450,13 +428,12 @@ int ice_puffin_open(icd_fileio *io, const char *location, ice_puffin **out, icd_
     return 0;
 }
 
-int ice_puffin_open_buffer(const uint8_t *data, size_t len, const char *location,
-                           ice_puffin **out, icd_error *err)
+int ice_puffin_open_buffer(const uint8_t *data, size_t len, const char *location, ice_puffin **out,
+                           icd_error *err)
 {
     *out = NULL;
     ice_puffin *p = calloc(1, sizeof *p);
-    if (!p)
-        return icd_fail_nomem(err);
+    if (!p) return icd_fail_nomem(err);
     p->data = data;
     p->file_size = len;
     int rc = open_common(p, location, err);
@@ -470,10 +447,8 @@ int ice_puffin_open_buffer(const uint8_t *data, size_t len, const char *location
 
 void ice_puffin_close(ice_puffin *p)
 {
-    if (!p)
-        return;
-    if (p->file)
-        icd_file_close(p->file);
+    if (!p) return;
+    if (p->file) icd_file_close(p->file);
     icd_arena_free(&p->arena);
     free(p);
 }
@@ -481,21 +456,19 @@ void ice_puffin_close(ice_puffin *p)
 const char *ice_puffin_prop_get(const ice_puffin_prop *props, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(props[i].key, key))
-            return props[i].value;
+        if (!strcmp(props[i].key, key)) return props[i].value;
     return NULL;
 }
 
 const ice_puffin_blob *ice_puffin_find_blob(const ice_puffin *p, uint64_t offset)
 {
     for (size_t i = 0; i < p->nblobs; i++)
-        if (p->blobs[i].offset == offset)
-            return &p->blobs[i];
+        if (p->blobs[i].offset == offset) return &p->blobs[i];
     return NULL;
 }
 
-int ice_puffin_read_blob(ice_puffin *p, const ice_puffin_blob *b, size_t max_bytes,
-                         uint8_t **out, size_t *len, icd_error *err)
+int ice_puffin_read_blob(ice_puffin *p, const ice_puffin_blob *b, size_t max_bytes, uint8_t **out,
+                         size_t *len, icd_error *err)
 {
     *out = NULL;
     *len = 0;
@@ -511,8 +484,7 @@ int ice_puffin_read_blob(ice_puffin *p, const ice_puffin_blob *b, size_t max_byt
                         "compressed Puffin blob of %llu bytes is too large",
                         (unsigned long long)b->length);
     uint8_t *raw = malloc(b->length ? (size_t)b->length : 1);
-    if (!raw)
-        return icd_fail_nomem(err);
+    if (!raw) return icd_fail_nomem(err);
     int rc = ice_puffin_read_at(p, b->offset, raw, (size_t)b->length, err);
     if (rc) {
         free(raw);
@@ -523,8 +495,8 @@ int ice_puffin_read_blob(ice_puffin *p, const ice_puffin_blob *b, size_t max_byt
         *len = (size_t)b->length;
         return 0;
     }
-    rc = ice_puffin_decompress(b->codec, raw, (size_t)b->length, max_bytes, p->location,
-                               b->offset, out, len, err);
+    rc = ice_puffin_decompress(b->codec, raw, (size_t)b->length, max_bytes, p->location, b->offset,
+                               out, len, err);
     free(raw);
     return rc;
 }

@@ -64,8 +64,8 @@ typedef struct ice_puffin {
 int ice_puffin_open(icd_fileio *io, const char *location, ice_puffin **out, icd_error *err);
 /* The same over a whole file held in memory (tests, fuzzing); `data` must outlive `*out`.
  * `location` names it in errors. */
-int ice_puffin_open_buffer(const uint8_t *data, size_t len, const char *location,
-                           ice_puffin **out, icd_error *err);
+int ice_puffin_open_buffer(const uint8_t *data, size_t len, const char *location, ice_puffin **out,
+                           icd_error *err);
 void ice_puffin_close(ice_puffin *p);
 
 /* The value of property `key`, or NULL. */
@@ -75,15 +75,15 @@ const ice_puffin_blob *ice_puffin_find_blob(const ice_puffin *p, uint64_t offset
 
 /* Reads a blob and undoes its compression codec (lz4 or zstd frame; another codec is
  * ICD_EUNSUPPORTED). The result (malloc'd, caller frees) may not exceed max_bytes. */
-int ice_puffin_read_blob(ice_puffin *p, const ice_puffin_blob *b, size_t max_bytes,
-                         uint8_t **out, size_t *len, icd_error *err);
+int ice_puffin_read_blob(ice_puffin *p, const ice_puffin_blob *b, size_t max_bytes, uint8_t **out,
+                         size_t *len, icd_error *err);
 /* Reads n raw bytes at `offset` of the file (bounds-checked). */
 int ice_puffin_read_at(ice_puffin *p, uint64_t offset, void *buf, size_t n, icd_error *err);
 
 /* Decompresses one LZ4 frame or one Zstandard frame ("lz4"/"zstd") into a malloc'd
  * buffer of at most max_out bytes. Errors name `location` and `offset` (of the input). */
 int ice_puffin_decompress(const char *codec, const uint8_t *in, size_t n, size_t max_out,
-                          const char *location, uint64_t offset, uint8_t **out,
-                          size_t *out_len, icd_error *err);
+                          const char *location, uint64_t offset, uint8_t **out, size_t *out_len,
+                          icd_error *err);
 
 #endif

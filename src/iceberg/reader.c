@@ -38,19 +38,21 @@ void ice_rd_key_put(icd_buf *k, const ice_tvalue *v)
 {
     icd_buf_putc(k, (char)v->cls == ICE_TV_NULL ? 0 : 1);
     switch (v->cls) {
-    case ICE_TV_NULL: return;
+    case ICE_TV_NULL:
+        return;
     case ICE_TV_BOOL:
     case ICE_TV_INT:
     case ICE_TV_DATE:
     case ICE_TV_TIME:
-    case ICE_TV_TS: icd_buf_append(k, &v->i, 8); return;
+    case ICE_TV_TS:
+        icd_buf_append(k, &v->i, 8);
+        return;
     case ICE_TV_FLOAT:
     case ICE_TV_DOUBLE: {
         double d = v->cls == ICE_TV_FLOAT ? (double)v->f : v->d;
         uint64_t bits;
         memcpy(&bits, &d, 8);
-        if (isnan(d))
-            bits = 0x7ff8000000000000ull;
+        if (isnan(d)) bits = 0x7ff8000000000000ull;
         icd_buf_append(k, &bits, 8);
         return;
     }
@@ -82,8 +84,7 @@ void ice_rd_key_put(icd_buf *k, const ice_tvalue *v)
 static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
 {
     int maxdef = cb->leaf->def_level;
-    if (cb->rep || cb->num_levels != nrows)
-        return -1;
+    if (cb->rep || cb->num_levels != nrows) return -1;
     int32_t vi = 0;
     if (!cb->def) {
         for (size_t i = 0; i < nrows; i++)
@@ -101,8 +102,7 @@ static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
 
 void ice_rd_cache_entry_free(cache_entry *e)
 {
-    if (!e)
-        return;
+    if (!e) return;
     for (size_t i = 0; i < e->nposset; i++)
         ice_posset_free(e->possets[i]);
     free(e->possets);
@@ -117,11 +117,9 @@ void ice_rd_cache_entry_free(cache_entry *e)
 const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id)
 {
     const ice_field *f = ice_schema_field(r->schema, id);
-    if (f)
-        return f;
+    if (f) return f;
     for (size_t i = 0; i < ice_metadata_schema_count(r->md); i++)
-        if ((f = ice_schema_field(ice_metadata_schema_at(r->md, i), id)) != NULL)
-            return f;
+        if ((f = ice_schema_field(ice_metadata_schema_at(r->md, i), id)) != NULL) return f;
     return NULL;
 }
 
@@ -130,21 +128,18 @@ const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id)
 static bool schema_has_ids(const pq_schema *s)
 {
     for (uint32_t i = 0; i < s->num_nodes; i++)
-        if (s->nodes[i].has_field_id)
-            return true;
+        if (s->nodes[i].has_field_id) return true;
     return false;
 }
 
 static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bool has_ids,
                                 int32_t id)
 {
-    if (has_ids)
-        return pq_schema_find_field_id(s, id);
+    if (has_ids) return pq_schema_find_field_id(s, id);
     if (r->mapping) {
         for (size_t i = 0; i < r->mapping->n; i++) {
             const ice_mapped_field *m = &r->mapping->fields[i];
-            if (!m->has_field_id || m->field_id != id)
-                continue;
+            if (!m->has_field_id || m->field_id != id) continue;
             for (size_t k = 0; k < m->n_names; k++)
                 for (uint32_t c = 0; c < s->root->num_children; c++)
                     if (!strcmp(s->root->children[c]->name, m->names[k]))
@@ -153,8 +148,7 @@ static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bo
         return NULL;
     }
     /* Java's addFallbackIds: top-level columns numbered 1, 2, ... in file order */
-    if (id >= 1 && (uint32_t)id <= s->root->num_children)
-        return s->root->children[id - 1];
+    if (id >= 1 && (uint32_t)id <= s->root->num_children) return s->root->children[id - 1];
     return NULL;
 }
 
@@ -166,17 +160,15 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
     uint64_t *run = NULL;
     size_t runcap = 0;
     int rc = pq_file_open(r->io, df->path, &pf, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     const pq_schema *s = pq_file_schema(pf);
     const pq_node *pn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_FILE_PATH);
     const pq_node *qn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_POS);
-    if (!pn)
-        pn = pq_schema_find_path(s, "file_path");
-    if (!qn)
-        qn = pq_schema_find_path(s, "pos");
+    if (!pn) pn = pq_schema_find_path(s, "file_path");
+    if (!qn) qn = pq_schema_find_path(s, "pos");
     if (!pn || !qn || pn->leaf_index < 0 || qn->leaf_index < 0 ||
-        pn->physical_type != PQ_BYTE_ARRAY || (qn->physical_type != PQ_INT64 && qn->physical_type != PQ_INT32)) {
+        pn->physical_type != PQ_BYTE_ARRAY ||
+        (qn->physical_type != PQ_INT64 && qn->physical_type != PQ_INT32)) {
         rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                       "position delete file lacks the file_path (string) and pos (long) columns");
         goto done;
@@ -188,18 +180,15 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
         leaves[0] = leaves[1];
         leaves[1] = t;
     }
-    if ((rc = pq_reader_open(pf, leaves, 2, 0, &rd, err)))
-        goto done;
-    if ((rc = icd_map_new(&e->by_path, 16, err)))
-        goto done;
+    if ((rc = pq_reader_open(pf, leaves, 2, 0, &rd, err))) goto done;
+    if ((rc = icd_map_new(&e->by_path, 16, err))) goto done;
     ice_posset *cur = NULL;
     const uint8_t *cur_path = NULL;
     size_t cur_len = 0;
     size_t nrun = 0;
     for (;;) {
         pq_batch *b;
-        if ((rc = pq_reader_next(rd, &b, err)) || !b)
-            break;
+        if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
         const pq_column_batch *pc = &b->columns[pcol], *qc = &b->columns[1 - pcol];
         if (pc->num_values != b->num_rows || qc->num_values != b->num_rows) {
             rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -209,16 +198,14 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
         const pq_bytes *paths = pc->values;
         for (size_t i = 0; i < b->num_rows && !rc; i++) {
             int64_t pos = qn->physical_type == PQ_INT64 ? ((const int64_t *)qc->values)[i]
-                                                          : ((const int32_t *)qc->values)[i];
+                                                        : ((const int32_t *)qc->values)[i];
             if (pos < 0) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                              "negative position %lld in row %lld", (long long)pos,
-                              (long long)(b->first_row + (int64_t)i));
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %lld",
+                              (long long)pos, (long long)(b->first_row + (int64_t)i));
                 break;
             }
             if (!cur || paths[i].len != cur_len || memcmp(paths[i].ptr, cur_path, cur_len)) {
-                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err)))
-                    break;
+                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err))) break;
                 nrun = 0;
                 size_t klen;
                 const char *key = ice_location_key((const char *)paths[i].ptr, paths[i].len, &klen);
@@ -228,8 +215,7 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
                     cur = icd_map_to_ptr(*slot);
                 } else {
                     ice_posset *ps;
-                    if ((rc = ice_posset_new(&ps, err)))
-                        break;
+                    if ((rc = ice_posset_new(&ps, err))) break;
                     ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
                     if (!np) {
                         ice_posset_free(ps);
@@ -263,8 +249,7 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
             nrun = 0;
         }
         cur = NULL;
-        if (rc)
-            break;
+        if (rc) break;
     }
     for (size_t i = 0; !rc && i < e->nposset; i++)
         rc = ice_posset_freeze(e->possets[i], err);
@@ -279,9 +264,9 @@ done:
 typedef struct key_col {
     const ice_type *type;
     const pq_node *leaf;
-    int batch_col;     /* column in the batch, or -1 for a constant */
-    ice_tvalue constant;   /* the column's value when the file lacks it */
-    int32_t *vidx;     /* per-row value index of the current batch */
+    int batch_col;       /* column in the batch, or -1 for a constant */
+    ice_tvalue constant; /* the column's value when the file lacks it */
+    int32_t *vidx;       /* per-row value index of the current batch */
 } key_col;
 
 static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
@@ -314,8 +299,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         rc = icd_fail_nomem(err);
         goto done;
     }
-    if ((rc = pq_file_open(r->io, df->path, &pf, err)))
-        goto done;
+    if ((rc = pq_file_open(r->io, df->path, &pf, err))) goto done;
     const pq_schema *s = pq_file_schema(pf);
     for (size_t i = 0; i < nk; i++) {
         int32_t id = df->equality_ids[i];
@@ -355,24 +339,20 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         }
     size_t nuniq = 0;
     for (size_t i = 0; i < nk; i++)
-        if (!nuniq || sorted[nuniq - 1] != sorted[i])
-            sorted[nuniq++] = sorted[i];
+        if (!nuniq || sorted[nuniq - 1] != sorted[i]) sorted[nuniq++] = sorted[i];
     for (size_t i = 0; i < nk; i++)
         for (size_t j = 0; j < nuniq; j++)
-            if (sorted[j] == leaves[i])
-                kc[i].batch_col = (int)j;
+            if (sorted[j] == leaves[i]) kc[i].batch_col = (int)j;
     rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
     free(sorted);
-    if (rc)
-        goto done;
+    if (rc) goto done;
     if ((rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
         goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
     for (;;) {
         pq_batch *b;
-        if ((rc = pq_reader_next(rd, &b, err)) || !b)
-            break;
+        if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
         if (b->num_rows * nk > vcap) {
             vcap = b->num_rows * nk;
             int32_t *nv = realloc(vbuf, vcap * sizeof *nv);
@@ -399,8 +379,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
             uint64_t *slot;
             rc = icd_map_upsert(e->keys, key.data, key.len, h, &slot, NULL, err);
         }
-        if (rc)
-            break;
+        if (rc) break;
     }
     free(vbuf);
 done:
@@ -420,15 +399,12 @@ static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t);
  * may sit inside structs); NULL when absent, a null value when a parent is null. */
 static const avro_value *avro_find_id(const avro_value *rec, int32_t id, int depth)
 {
-    if (!rec || rec->type != AVRO_RECORD || depth > 32)
-        return NULL;
+    if (!rec || rec->type != AVRO_RECORD || depth > 32) return NULL;
     const avro_value *v = avro_value_field_by_id(rec, id);
-    if (v)
-        return v;
+    if (v) return v;
     for (size_t i = 0; i < rec->u.list.count; i++) {
         const avro_value *c = &rec->u.list.items[i];
-        if (c->type == AVRO_RECORD && (v = avro_find_id(c, id, depth + 1)) != NULL)
-            return v;
+        if (c->type == AVRO_RECORD && (v = avro_find_id(c, id, depth + 1)) != NULL) return v;
     }
     return NULL;
 }
@@ -473,8 +449,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     else {
         rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
         kf = calloc((size_t)df->nequality_ids, sizeof *kf);
-        if (!rc && !kf)
-            rc = icd_fail_nomem(err);
+        if (!rc && !kf) rc = icd_fail_nomem(err);
         for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
             if (!(kf[k] = ice_rd_schema_field(r, df->equality_ids[k])))
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -485,17 +460,14 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         avro_value rec;
         bool eof;
         icd_arena_reset(&arena);
-        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof)
-            break;
+        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
         if (pos_file) {
             const avro_value *p = avro_find_id(&rec, ICE_FIELD_DELETE_FILE_PATH, 0);
             const avro_value *q = avro_find_id(&rec, ICE_FIELD_DELETE_POS, 0);
-            if (!p)
-                p = avro_value_field(&rec, "file_path");
-            if (!q)
-                q = avro_value_field(&rec, "pos");
-            if (!p || !q || p->type != AVRO_STRING || (q->type != AVRO_LONG && q->type != AVRO_INT) ||
-                q->u.i64 < 0) {
+            if (!p) p = avro_value_field(&rec, "file_path");
+            if (!q) q = avro_value_field(&rec, "pos");
+            if (!p || !q || p->type != AVRO_STRING ||
+                (q->type != AVRO_LONG && q->type != AVRO_INT) || q->u.i64 < 0) {
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "record %lld is not a valid (file_path, pos) pair", (long long)row);
                 break;
@@ -515,8 +487,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
             ice_rd_key_put(&key, &tv);
         }
-        if (rc)
-            break;
+        if (rc) break;
         if (!icd_buf_ok(&key)) {
             rc = icd_fail_nomem(err);
             break;
@@ -536,8 +507,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
 
 /* A deletion vector is read at its offset without the Puffin footer, so a Puffin file cut
  * after the blob would go unnoticed: its size must be the one the manifest recorded. */
-static int read_dv(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
-                   icd_error *err)
+static int read_dv(ice_scan_reader *r, const ice_content_file *df, cache_entry *e, icd_error *err)
 {
     icd_file *f;
     ICD_TRY(icd_file_open(r->io, df->path, &f, err));
@@ -593,8 +563,7 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
     icd_buf_putc(&key, '\0');
     snprintf(keybuf, sizeof keybuf, "%lld", (long long)df->content_offset);
     icd_buf_puts(&key, keybuf);
-    if (!icd_buf_ok(&key))
-        return icd_fail_nomem(err);
+    if (!icd_buf_ok(&key)) return icd_fail_nomem(err);
     uint64_t h = icd_hash_bytes(key.data, key.len);
     pthread_mutex_lock(&r->lock);
     uint64_t *slot = icd_map_find(r->cache, key.data, key.len, h);
@@ -610,8 +579,7 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
         }
         icd_error_clear(&e->err);
         e->rc = load_entry(r, df, e, &e->err);
-        if (e->rc)
-            icd_error_set_file(&e->err, df->path);
+        if (e->rc) icd_error_set_file(&e->err, df->path);
         *loaded = true;
         if (r->nentries == r->cap) {
             size_t nc = r->cap ? r->cap * 2 : 16;
@@ -625,8 +593,7 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
             r->cap = nc;
         }
         r->entries[r->nentries++] = e;
-        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err)))
-            goto out;
+        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) goto out;
     }
     if (e->rc) {
         rc = e->rc;
@@ -649,16 +616,14 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
 {
     *out = NULL;
     ice_scan_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     r->io = io;
     r->md = md;
     r->schema = schema;
     pthread_mutex_init(&r->lock, NULL);
     atomic_init(&r->canceled, false);
     int rc = icd_map_new(&r->cache, 64, err);
-    if (rc)
-        goto fail;
+    if (rc) goto fail;
     const ice_type *root = &schema->root;
     size_t n = ncolumns ? ncolumns : root->nfields;
     r->fields = calloc(n ? n : 1, sizeof *r->fields);
@@ -674,8 +639,7 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
         for (size_t i = 0; i < ncolumns; i++) {
             bool found = false;
             for (size_t k = 0; k < root->nfields; k++)
-                if (!strcmp(root->fields[k].name, columns[i]))
-                    found = true;
+                if (!strcmp(root->fields[k].name, columns[i])) found = true;
             if (!found) {
                 rc = icd_fail(err, ICD_ENOTFOUND, NULL, -1,
                               "column '%s' is not in the table schema", columns[i]);
@@ -690,12 +654,10 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
                 }
     }
     for (size_t i = 0; i < r->nfields; i++)
-        if ((rc = ice_type_check_readable(r->fields[i]->type, r->fields[i]->name, err)))
-            goto fail;
+        if ((rc = ice_type_check_readable(r->fields[i]->type, r->fields[i]->name, err))) goto fail;
     if (ice_metadata_property(md, "schema.name-mapping.default")) {
         icd_error tmp;
-        if (ice_metadata_name_mapping(md, &r->mapping, &tmp))
-            r->mapping = NULL;
+        if (ice_metadata_name_mapping(md, &r->mapping, &tmp)) r->mapping = NULL;
     }
     *out = r;
     return 0;
@@ -706,8 +668,7 @@ fail:
 
 void ice_scan_reader_free(ice_scan_reader *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     for (size_t i = 0; i < r->nentries; i++)
         ice_rd_cache_entry_free(r->entries[i]);
     free(r->entries);
@@ -717,9 +678,18 @@ void ice_scan_reader_free(ice_scan_reader *r)
     free(r);
 }
 
-size_t ice_scan_reader_field_count(const ice_scan_reader *r) { return r->nfields; }
-const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i) { return r->fields[i]; }
-void ice_scan_reader_cancel(ice_scan_reader *r) { atomic_store(&r->canceled, true); }
+size_t ice_scan_reader_field_count(const ice_scan_reader *r)
+{
+    return r->nfields;
+}
+const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i)
+{
+    return r->fields[i];
+}
+void ice_scan_reader_cancel(ice_scan_reader *r)
+{
+    atomic_store(&r->canceled, true);
+}
 void ice_scan_reader_set_filter(ice_scan_reader *r, const ice_bound_expr *filter)
 {
     r->filter = filter;
@@ -748,7 +718,7 @@ typedef struct out_col {
     src_kind kind;
     const pq_node *node;
     int batch_col;          /* SRC_LEAF: column in the batch */
-    ice_tvalue constant;        /* SRC_CONST */
+    ice_tvalue constant;    /* SRC_CONST */
     const ice_literal *lit; /* SRC_CONST with a nested default */
     ice_nested *nested;     /* SRC_NESTED: struct, list, map or variant */
     int32_t *vidx;
@@ -782,11 +752,9 @@ typedef struct task_state {
 static int add_leaf(task_state *t, int leaf, icd_error *err)
 {
     for (size_t i = 0; i < t->nleaves; i++)
-        if (t->leaves[i] == leaf)
-            return 0;
+        if (t->leaves[i] == leaf) return 0;
     int *nl = realloc(t->leaves, (t->nleaves + 1) * sizeof *nl);
-    if (!nl)
-        return icd_fail_nomem(err);
+    if (!nl) return icd_fail_nomem(err);
     t->leaves = nl;
     t->leaves[t->nleaves++] = leaf;
     return 0;
@@ -795,8 +763,7 @@ static int add_leaf(task_state *t, int leaf, icd_error *err)
 static int batch_col_of(const task_state *t, int leaf)
 {
     for (size_t i = 0; i < t->nleaves; i++)
-        if (t->leaves[i] == leaf)
-            return (int)i;
+        if (t->leaves[i] == leaf) return (int)i;
     return -1;
 }
 
@@ -807,15 +774,13 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* The identity-partition value of field id in the data file's partition, if any. */
-const ice_literal *ice_rd_partition_value(const ice_scan_reader *r,
-                                                   const ice_content_file *df, int32_t id)
+const ice_literal *ice_rd_partition_value(const ice_scan_reader *r, const ice_content_file *df,
+                                          int32_t id)
 {
     const ice_partition_spec *spec = ice_metadata_spec(r->md, df->spec_id);
-    if (!spec || !df->partition)
-        return NULL;
+    if (!spec || !df->partition) return NULL;
     for (size_t i = 0; i < spec->nfields && (int32_t)i < df->npartition; i++)
-        if (spec->fields[i].source_id == id &&
-            spec->fields[i].transform.kind == ICE_TR_IDENTITY)
+        if (spec->fields[i].source_id == id && spec->fields[i].transform.kind == ICE_TR_IDENTITY)
             return &df->partition[i];
     return NULL;
 }
@@ -827,8 +792,7 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
     bool has_ids = schema_has_ids(s);
     t->ncols = r->nfields;
     t->cols = calloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
-    if (!t->cols)
-        return icd_fail_nomem(err);
+    if (!t->cols) return icd_fail_nomem(err);
     for (size_t i = 0; i < r->nfields; i++) {
         out_col *c = &t->cols[i];
         const ice_field *f = r->fields[i];
@@ -862,11 +826,9 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
         /* Not in the file: identity partition value, initial-default, or null. */
         c->kind = SRC_CONST;
         const ice_literal *l = ice_rd_partition_value(r, df, f->id);
-        if (!l)
-            l = f->initial_default;
+        if (!l) l = f->initial_default;
         c->lit = l;
-        if (ice_type_is_primitive(f->type))
-            c->constant = ice_literal_tvalue(l, f->type);
+        if (ice_type_is_primitive(f->type)) c->constant = ice_literal_tvalue(l, f->type);
     }
     return 0;
 }
@@ -895,23 +857,19 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
     bool has_ids = schema_has_ids(s);
     for (size_t d = 0; d < task->ndeletes; d++) {
         const ice_content_file *df = task->deletes[d];
-        if (df->content != ICE_CONTENT_EQUALITY_DELETES)
-            continue;
+        if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
         const cache_entry *e;
         bool loaded = false;
         ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
-        if (loaded)
-            t->stats->delete_files_loaded++;
+        if (loaded) t->stats->delete_files_loaded++;
         eq_probe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
-        if (!np)
-            return icd_fail_nomem(err);
+        if (!np) return icd_fail_nomem(err);
         t->eq = np;
         eq_probe *p = &t->eq[t->neq++];
         p->keys = e->keys;
         p->ncols = (size_t)df->nequality_ids;
         p->cols = calloc(p->ncols, sizeof *p->cols);
-        if (!p->cols)
-            return icd_fail_nomem(err);
+        if (!p->cols) return icd_fail_nomem(err);
         for (size_t k = 0; k < p->ncols; k++) {
             const ice_field *f;
             ICD_TRY(ice_rd_equality_field(t->r, df, k, &f, err));
@@ -925,8 +883,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             }
             if (n->leaf_index < 0 || n->rep_level > 0 || !ice_leaf_readable_as(n, f->type))
                 return icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
-                                "equality key column %s cannot be read from this file",
-                                f->name);
+                                "equality key column %s cannot be read from this file", f->name);
             kc->leaf = n;
             kc->batch_col = n->leaf_index; /* a leaf for now; mapped after sorting */
             ICD_TRY(add_leaf(t, n->leaf_index, err));
@@ -943,13 +900,11 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
     size_t nsets = 0;
     for (size_t d = 0; d < task->ndeletes; d++) {
         const ice_content_file *df = task->deletes[d];
-        if (df->content != ICE_CONTENT_POSITION_DELETES)
-            continue;
+        if (df->content != ICE_CONTENT_POSITION_DELETES) continue;
         const cache_entry *e;
         bool loaded = false;
         ICD_TRY(ice_rd_get_entry(r, df, &e, &loaded, err));
-        if (loaded)
-            stats->delete_files_loaded++;
+        if (loaded) stats->delete_files_loaded++;
         const ice_posset *ps = NULL;
         if (e->kind == C_DV) {
             ps = e->dv;
@@ -959,11 +914,9 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
             uint64_t *slot = icd_map_find(e->by_path, key, klen, icd_hash_bytes(key, klen));
             ps = slot ? icd_map_to_ptr(*slot) : NULL;
         }
-        if (!ps || ice_posset_is_empty(ps))
-            continue;
+        if (!ps || ice_posset_is_empty(ps)) continue;
         if (nsets == sizeof sets / sizeof sets[0]) { /* fold into one owned set */
-            if (!*pos_owned)
-                ICD_TRY(ice_posset_new(pos_owned, err));
+            if (!*pos_owned) ICD_TRY(ice_posset_new(pos_owned, err));
             for (size_t i = 0; i < nsets; i++)
                 ICD_TRY(ice_posset_union(*pos_owned, sets[i], err));
             nsets = 0;
@@ -974,10 +927,8 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
         *pos = sets[0];
         return 0;
     }
-    if (nsets == 0 && !*pos_owned)
-        return 0;
-    if (!*pos_owned)
-        ICD_TRY(ice_posset_new(pos_owned, err));
+    if (nsets == 0 && !*pos_owned) return 0;
+    if (!*pos_owned) ICD_TRY(ice_posset_new(pos_owned, err));
     for (size_t i = 0; i < nsets; i++)
         ICD_TRY(ice_posset_union(*pos_owned, sets[i], err));
     ICD_TRY(ice_posset_freeze(*pos_owned, err));
@@ -1006,28 +957,24 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
         need += n * t->eq[e].ncols;
     if (need > t->vcap) {
         int32_t *nv = realloc(t->vbuf, need * sizeof *nv);
-        if (!nv)
-            return icd_fail_nomem(err);
+        if (!nv) return icd_fail_nomem(err);
         t->vbuf = nv;
         t->vcap = need;
     }
     int32_t *vb = t->vbuf;
     for (size_t i = 0; i < t->ncols; i++) {
         out_col *c = &t->cols[i];
-        if (c->kind != SRC_LEAF)
-            continue;
+        if (c->kind != SRC_LEAF) continue;
         c->vidx = vb;
         vb += n;
         if (fill_vidx(&b->columns[c->batch_col], n, c->vidx))
             return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
-                            "column %s: levels do not match the row count",
-                            c->field->name);
+                            "column %s: levels do not match the row count", c->field->name);
     }
     for (size_t e = 0; e < t->neq; e++) {
         eq_probe *p = &t->eq[e];
         for (size_t k = 0; k < p->ncols; k++) {
-            if (p->cols[k].batch_col < 0)
-                continue;
+            if (p->cols[k].batch_col < 0) continue;
             p->cols[k].vidx = vb;
             vb += n;
             if (fill_vidx(&b->columns[p->cols[k].batch_col], n, p->cols[k].vidx))
@@ -1037,12 +984,10 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     }
     /* equality deletes */
     for (size_t i = 0; i < n && t->neq; i++) {
-        if (!sel[i])
-            continue;
+        if (!sel[i]) continue;
         for (size_t e = 0; e < t->neq; e++) {
             row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
-            if (!icd_buf_ok(&t->key))
-                return icd_fail_nomem(err);
+            if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
             if (icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
                                  icd_hash_bytes(t->key.data, t->key.len))) {
                 sel[i] = 0;
@@ -1053,8 +998,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     }
     /* nested columns walk every row, kept or not */
     for (size_t i = 0; i < t->ncols; i++)
-        if (t->cols[i].kind == SRC_NESTED)
-            ice_nested_begin(t->cols[i].nested, b);
+        if (t->cols[i].kind == SRC_NESTED) ice_nested_begin(t->cols[i].nested, b);
     const char *path = t->task->data->path;
     for (size_t i = 0; i < n; i++) {
         if (!sel[i]) {
@@ -1073,13 +1017,15 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                 if (vi < 0) {
                     s->null_value(s->ctx);
                 } else {
-                    ice_tvalue v = ice_typed_value(c->field->type, c->node, &b->columns[c->batch_col],
-                                           (size_t)vi);
+                    ice_tvalue v = ice_typed_value(c->field->type, c->node,
+                                                   &b->columns[c->batch_col], (size_t)vi);
                     ice_emit_tvalue(s, &v, c->field->type);
                 }
                 break;
             }
-            case SRC_NESTED: ICD_TRY(ice_nested_row(c->nested, s, err)); break;
+            case SRC_NESTED:
+                ICD_TRY(ice_nested_row(c->nested, s, err));
+                break;
             case SRC_CONST:
                 if (ice_type_is_primitive(c->field->type))
                     ice_emit_tvalue(s, &c->constant, c->field->type);
@@ -1089,16 +1035,14 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
             }
         }
         int rc = s->end_row(s->ctx, err);
-        if (rc < 0)
-            return rc;
+        if (rc < 0) return rc;
         if (rc > 0)
             t->stats->rows_skipped++;
         else
             t->stats->rows_emitted++;
     }
     for (size_t k = 0; k < t->ncols; k++)
-        if (t->cols[k].kind == SRC_NESTED)
-            ICD_TRY(ice_nested_end(t->cols[k].nested, err));
+        if (t->cols[k].kind == SRC_NESTED) ICD_TRY(ice_nested_end(t->cols[k].nested, err));
     return 0;
 }
 
@@ -1124,8 +1068,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
     pq_file *pf = NULL;
     pq_reader *rd = NULL;
     int rc = pq_file_open(r->io, df->path, &pf, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     const pq_schema *s = pq_file_schema(pf);
     if ((rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
         (rc = setup_positions(t, err)))
@@ -1146,14 +1089,12 @@ static int read_parquet_task(task_state *t, icd_error *err)
                 t->eq[e].cols[k].batch_col = batch_col_of(t, t->eq[e].cols[k].batch_col);
     /* A file with no projected column still has rows: read its smallest column to count
      * them (or, with no columns at all, emit empty rows from the footer's count). */
-    if (t->nleaves == 0 && s->num_leaves > 0 && (rc = add_leaf(t, 0, err)))
-        goto done;
+    if (t->nleaves == 0 && s->num_leaves > 0 && (rc = add_leaf(t, 0, err))) goto done;
     if (t->nleaves == 0) {
         rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "Parquet file without columns");
         goto done;
     }
-    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)))
-        goto done;
+    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err))) goto done;
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
     if (!t->sel) {
         rc = icd_fail_nomem(err);
@@ -1165,14 +1106,12 @@ static int read_parquet_task(task_state *t, icd_error *err)
             break;
         }
         pq_batch *b;
-        if ((rc = pq_reader_next(rd, &b, err)) || !b)
-            break;
+        if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
         if (b->num_rows > PQ_DEFAULT_BATCH_ROWS) {
             rc = icd_fail(err, ICD_EINTERNAL, df->path, -1, "batch larger than requested");
             break;
         }
-        if ((rc = process_batch(t, b, err)))
-            break;
+        if ((rc = process_batch(t, b, err))) break;
     }
     if (!rc && df->record_count >= 0 && pq_file_num_rows(pf) != df->record_count)
         rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -1189,19 +1128,34 @@ done:
 static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
 {
     ice_tvalue out = {0};
-    if (avro_value_is_null(v))
-        return out;
+    if (avro_value_is_null(v)) return out;
     switch (t->kind) {
-    case ICE_T_BOOLEAN: out.cls = ICE_TV_BOOL; out.i = v->u.boolean; break;
+    case ICE_T_BOOLEAN:
+        out.cls = ICE_TV_BOOL;
+        out.i = v->u.boolean;
+        break;
     case ICE_T_INT:
-    case ICE_T_LONG: out.cls = ICE_TV_INT; out.i = v->u.i64; break;
-    case ICE_T_FLOAT: out.cls = ICE_TV_FLOAT; out.f = v->u.f32; break;
+    case ICE_T_LONG:
+        out.cls = ICE_TV_INT;
+        out.i = v->u.i64;
+        break;
+    case ICE_T_FLOAT:
+        out.cls = ICE_TV_FLOAT;
+        out.f = v->u.f32;
+        break;
     case ICE_T_DOUBLE:
         out.cls = ICE_TV_DOUBLE;
         out.d = v->type == AVRO_FLOAT ? (double)v->u.f32 : v->u.f64;
         break;
-    case ICE_T_DECIMAL: out.cls = ICE_TV_DECBE; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
-    case ICE_T_DATE: out.cls = ICE_TV_DATE; out.i = v->u.i64; break;
+    case ICE_T_DECIMAL:
+        out.cls = ICE_TV_DECBE;
+        out.p = v->u.bytes.ptr;
+        out.n = v->u.bytes.len;
+        break;
+    case ICE_T_DATE:
+        out.cls = ICE_TV_DATE;
+        out.i = v->u.i64;
+        break;
     case ICE_T_TIME:
         out.cls = ICE_TV_TIME;
         out.i = v->schema && v->schema->logical == AVRO_LT_TIME_MILLIS ? v->u.i64 * 1000 : v->u.i64;
@@ -1216,13 +1170,26 @@ static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
         else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS)
             unit = PQ_UNIT_NANOS;
         out.cls = ICE_TV_TS;
-        out.i = v->type == AVRO_INT ? v->u.i64 * 86400 * (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL)
-                                    : ice_rescale_time(v->u.i64, unit, ice_ts_digits(t->kind));
+        out.i = v->type == AVRO_INT
+                    ? v->u.i64 * 86400 * (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL)
+                    : ice_rescale_time(v->u.i64, unit, ice_ts_digits(t->kind));
         break;
     }
-    case ICE_T_STRING: out.cls = ICE_TV_STRING; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
-    case ICE_T_UUID: out.cls = ICE_TV_UUID; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
-    default: out.cls = ICE_TV_BINARY; out.p = v->u.bytes.ptr; out.n = v->u.bytes.len; break;
+    case ICE_T_STRING:
+        out.cls = ICE_TV_STRING;
+        out.p = v->u.bytes.ptr;
+        out.n = v->u.bytes.len;
+        break;
+    case ICE_T_UUID:
+        out.cls = ICE_TV_UUID;
+        out.p = v->u.bytes.ptr;
+        out.n = v->u.bytes.len;
+        break;
+    default:
+        out.cls = ICE_TV_BINARY;
+        out.p = v->u.bytes.ptr;
+        out.n = v->u.bytes.len;
+        break;
     }
     return out;
 }
@@ -1277,12 +1244,10 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
 
 static bool has_variant(const ice_type *t)
 {
-    if (t->kind == ICE_T_VARIANT)
-        return true;
+    if (t->kind == ICE_T_VARIANT) return true;
     if (t->kind == ICE_T_STRUCT) {
         for (size_t i = 0; i < t->nfields; i++)
-            if (has_variant(t->fields[i].type))
-                return true;
+            if (has_variant(t->fields[i].type)) return true;
     } else if (t->kind == ICE_T_LIST) {
         return has_variant(t->element->type);
     } else if (t->kind == ICE_T_MAP) {
@@ -1307,24 +1272,20 @@ static int read_avro_task(task_state *t, icd_error *err)
     size_t neq = 0;
     for (size_t d = 0; d < t->task->ndeletes; d++) {
         const ice_content_file *del = t->task->deletes[d];
-        if (del->content != ICE_CONTENT_EQUALITY_DELETES)
-            continue;
+        if (del->content != ICE_CONTENT_EQUALITY_DELETES) continue;
         const cache_entry *e;
         bool loaded = false;
         const cache_entry **ne = realloc((void *)eqs, (neq + 1) * sizeof *ne);
         const ice_content_file **nf = ne ? realloc((void *)eqf, (neq + 1) * sizeof *nf) : NULL;
-        if (ne)
-            eqs = ne;
-        if (nf)
-            eqf = nf;
+        if (ne) eqs = ne;
+        if (nf) eqf = nf;
         int erc = !ne || !nf ? icd_fail_nomem(err) : ice_rd_get_entry(r, del, &e, &loaded, err);
         if (erc) {
             free((void *)eqs);
             free((void *)eqf);
             return erc;
         }
-        if (loaded)
-            t->stats->delete_files_loaded++;
+        if (loaded) t->stats->delete_files_loaded++;
         for (int32_t k = 0; k < del->nequality_ids; k++)
             if (!ice_rd_schema_field(r, del->equality_ids[k])) {
                 free((void *)eqs);
@@ -1360,8 +1321,7 @@ static int read_avro_task(task_state *t, icd_error *err)
         avro_value rec;
         bool eof;
         icd_arena_reset(&arena);
-        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof)
-            break;
+        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
         t->stats->rows_read++;
         if (t->pos && ice_posset_contains(t->pos, (uint64_t)pos)) {
             t->stats->rows_deleted_position++;
@@ -1390,8 +1350,7 @@ static int read_avro_task(task_state *t, icd_error *err)
             deleted = icd_map_contains(eqs[e]->keys, t->key.data, t->key.len,
                                        icd_hash_bytes(t->key.data, t->key.len));
         }
-        if (rc)
-            break;
+        if (rc) break;
         if (deleted) {
             t->stats->rows_deleted_equality++;
             continue;
@@ -1400,7 +1359,8 @@ static int read_avro_task(task_state *t, icd_error *err)
         for (size_t k = 0; k < r->nfields; k++) {
             const ice_field *f = r->fields[k];
             s->field(s->ctx, f->name, strlen(f->name));
-            const avro_value *v = rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
+            const avro_value *v =
+                rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
             if (v) {
                 emit_avro(s, v, f->type);
             } else {
@@ -1441,12 +1401,17 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     t.key = (icd_buf)ICD_BUF_INIT;
     int rc;
     switch (task->data->format) {
-    case ICE_FORMAT_PARQUET: rc = read_parquet_task(&t, err); break;
-    case ICE_FORMAT_AVRO: rc = read_avro_task(&t, err); break;
-    case ICE_FORMAT_ORC: rc = ice_rd_read_orc_task(r, task, sink, stats, err); break;
+    case ICE_FORMAT_PARQUET:
+        rc = read_parquet_task(&t, err);
+        break;
+    case ICE_FORMAT_AVRO:
+        rc = read_avro_task(&t, err);
+        break;
+    case ICE_FORMAT_ORC:
+        rc = ice_rd_read_orc_task(r, task, sink, stats, err);
+        break;
     default:
-        rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
-                      "data file format is unknown");
+        rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1, "data file format is unknown");
     }
     if (!rc)
         stats->data_files++;

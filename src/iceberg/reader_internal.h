@@ -23,11 +23,11 @@ typedef struct cache_entry {
     cache_kind kind;
     int rc;
     icd_error err;
-    icd_map *by_path;      /* C_POS: data file path -> ice_posset* */
-    ice_posset **possets;  /* C_POS: owned */
+    icd_map *by_path;     /* C_POS: data file path -> ice_posset* */
+    ice_posset **possets; /* C_POS: owned */
     size_t nposset;
-    icd_map *keys;         /* C_EQ: canonical key tuples */
-    ice_posset *dv;        /* C_DV */
+    icd_map *keys;  /* C_EQ: canonical key tuples */
+    ice_posset *dv; /* C_DV */
 } cache_entry;
 
 struct ice_scan_reader {
@@ -66,8 +66,7 @@ ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file 
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err);
 /* Adds a deleted position of data file `path` to a C_POS entry (by_path must exist). */
-int ice_rd_pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos,
-                      icd_error *err);
+int ice_rd_pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos, icd_error *err);
 /* The position set of the task's data file from its position deletes and DVs: *pos is
  * NULL when nothing is deleted; *pos_owned (free it) when several sets were merged. */
 int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,

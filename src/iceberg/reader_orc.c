@@ -40,25 +40,21 @@
 static bool file_has_ids(const orc_file *f)
 {
     for (size_t i = 0; i < orc_file_ncolumns(f); i++)
-        if (orc_file_column(f, (uint32_t)i)->field_id >= 0)
-            return true;
+        if (orc_file_column(f, (uint32_t)i)->field_id >= 0) return true;
     return false;
 }
 
 /* The mapping name of child k of t: struct member name, or element / key / value. */
 static const char *child_role(const orc_type *t, uint32_t k)
 {
-    if (t->kind == ORC_STRUCT)
-        return t->children[k]->name;
-    if (t->kind == ORC_LIST)
-        return "element";
+    if (t->kind == ORC_STRUCT) return t->children[k]->name;
+    if (t->kind == ORC_LIST) return "element";
     return k == 0 ? "key" : "value";
 }
 
 static void ids_by_mapping(int64_t *ids, const orc_type *t, const ice_name_mapping *m, int depth)
 {
-    if (depth > MAX_DEPTH)
-        return;
+    if (depth > MAX_DEPTH) return;
     for (uint32_t k = 0; k < t->nchildren; k++) {
         const orc_type *c = t->children[k];
         const ice_mapped_field *e = m ? ice_name_mapping_find(m, child_role(t, k)) : NULL;
@@ -70,15 +66,13 @@ static void ids_by_mapping(int64_t *ids, const orc_type *t, const ice_name_mappi
 /* No ids, no mapping: below a column whose Iceberg field is known, members by name. */
 static void ids_by_type(int64_t *ids, const orc_type *t, const ice_type *it, int depth)
 {
-    if (!it || depth > MAX_DEPTH)
-        return;
+    if (!it || depth > MAX_DEPTH) return;
     for (uint32_t k = 0; k < t->nchildren; k++) {
         const orc_type *c = t->children[k];
         const ice_field *f = NULL;
         if (t->kind == ORC_STRUCT && it->kind == ICE_T_STRUCT) {
             for (size_t i = 0; i < it->nfields && !f; i++)
-                if (!strcmp(it->fields[i].name, c->name))
-                    f = &it->fields[i];
+                if (!strcmp(it->fields[i].name, c->name)) f = &it->fields[i];
         } else if (t->kind == ORC_LIST && it->kind == ICE_T_LIST) {
             f = it->element;
         } else if (t->kind == ORC_MAP && it->kind == ICE_T_MAP) {
@@ -94,13 +88,12 @@ static void ids_by_type(int64_t *ids, const orc_type *t, const ice_type *it, int
 /* ids[column id] = Iceberg field id held by the column, or -1. Without ids and without a
  * mapping, data files use positional ids (`positional`), delete files (a subset of the
  * columns) the names of the current schema. */
-static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positional,
-                       int64_t **out, icd_error *err)
+static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positional, int64_t **out,
+                       icd_error *err)
 {
     size_t n = orc_file_ncolumns(f);
     int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!ids)
-        return icd_fail_nomem(err);
+    if (!ids) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++)
         ids[i] = -1;
     const orc_type *root = orc_file_root(f);
@@ -128,11 +121,9 @@ static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positio
 static const orc_type *top_column(const orc_file *f, const int64_t *ids, int32_t id)
 {
     const orc_type *root = orc_file_root(f);
-    if (!root || root->kind != ORC_STRUCT)
-        return NULL;
+    if (!root || root->kind != ORC_STRUCT) return NULL;
     for (uint32_t k = 0; k < root->nchildren; k++)
-        if (ids[root->children[k]->id] == id)
-            return root->children[k];
+        if (ids[root->children[k]->id] == id) return root->children[k];
     return NULL;
 }
 
@@ -152,8 +143,7 @@ static int find_path(const orc_file *f, const int64_t *ids, int32_t id, col_path
     int rc = 1;
     for (size_t i = 1; i < orc_file_ncolumns(f); i++) {
         const orc_type *t = orc_file_column(f, (uint32_t)i);
-        if (ids[i] != id)
-            continue;
+        if (ids[i] != id) continue;
         /* walk up: every ancestor below the root must be a struct */
         size_t depth = 0;
         const orc_type *c = t;
@@ -196,24 +186,35 @@ static bool orc_readable_as(const orc_type *o, const ice_type *t)
 {
     orc_kind k = o->kind;
     switch (t->kind) {
-    case ICE_T_BOOLEAN: return k == ORC_BOOLEAN;
-    case ICE_T_INT: return k == ORC_BYTE || k == ORC_SHORT || k == ORC_INT;
-    case ICE_T_LONG: return k == ORC_BYTE || k == ORC_SHORT || k == ORC_INT || k == ORC_LONG;
-    case ICE_T_FLOAT: return k == ORC_FLOAT;
-    case ICE_T_DOUBLE: return k == ORC_FLOAT || k == ORC_DOUBLE;
-    case ICE_T_DECIMAL: return k == ORC_DECIMAL && (int32_t)o->scale == t->scale;
-    case ICE_T_DATE: return k == ORC_DATE;
-    case ICE_T_TIME: return k == ORC_LONG; /* micros of day (iceberg.long-type=TIME) */
+    case ICE_T_BOOLEAN:
+        return k == ORC_BOOLEAN;
+    case ICE_T_INT:
+        return k == ORC_BYTE || k == ORC_SHORT || k == ORC_INT;
+    case ICE_T_LONG:
+        return k == ORC_BYTE || k == ORC_SHORT || k == ORC_INT || k == ORC_LONG;
+    case ICE_T_FLOAT:
+        return k == ORC_FLOAT;
+    case ICE_T_DOUBLE:
+        return k == ORC_FLOAT || k == ORC_DOUBLE;
+    case ICE_T_DECIMAL:
+        return k == ORC_DECIMAL && (int32_t)o->scale == t->scale;
+    case ICE_T_DATE:
+        return k == ORC_DATE;
+    case ICE_T_TIME:
+        return k == ORC_LONG; /* micros of day (iceberg.long-type=TIME) */
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS:
         return k == ORC_TIMESTAMP || k == ORC_TIMESTAMP_INSTANT || k == ORC_DATE;
-    case ICE_T_STRING: return k == ORC_STRING || k == ORC_VARCHAR || k == ORC_CHAR;
+    case ICE_T_STRING:
+        return k == ORC_STRING || k == ORC_VARCHAR || k == ORC_CHAR;
     case ICE_T_UUID:
     case ICE_T_FIXED:
-    case ICE_T_BINARY: return k == ORC_BINARY;
-    default: return false;
+    case ICE_T_BINARY:
+        return k == ORC_BINARY;
+    default:
+        return false;
     }
 }
 
@@ -228,11 +229,23 @@ static ice_tvalue orc_tvalue(const ice_type *t, const orc_vec *v, size_t i)
 {
     ice_tvalue out = {0};
     switch (t->kind) {
-    case ICE_T_BOOLEAN: out.cls = ICE_TV_BOOL; out.i = v->i64[i] != 0; break;
+    case ICE_T_BOOLEAN:
+        out.cls = ICE_TV_BOOL;
+        out.i = v->i64[i] != 0;
+        break;
     case ICE_T_INT:
-    case ICE_T_LONG: out.cls = ICE_TV_INT; out.i = v->i64[i]; break;
-    case ICE_T_FLOAT: out.cls = ICE_TV_FLOAT; out.f = (float)v->f64[i]; break;
-    case ICE_T_DOUBLE: out.cls = ICE_TV_DOUBLE; out.d = v->f64[i]; break;
+    case ICE_T_LONG:
+        out.cls = ICE_TV_INT;
+        out.i = v->i64[i];
+        break;
+    case ICE_T_FLOAT:
+        out.cls = ICE_TV_FLOAT;
+        out.f = (float)v->f64[i];
+        break;
+    case ICE_T_DOUBLE:
+        out.cls = ICE_TV_DOUBLE;
+        out.d = v->f64[i];
+        break;
     case ICE_T_DECIMAL:
         if (v->dec16) {
             out.cls = ICE_TV_DECBE;
@@ -243,8 +256,14 @@ static ice_tvalue orc_tvalue(const ice_type *t, const orc_vec *v, size_t i)
             out.i = v->i64[i];
         }
         break;
-    case ICE_T_DATE: out.cls = ICE_TV_DATE; out.i = v->i64[i]; break;
-    case ICE_T_TIME: out.cls = ICE_TV_TIME; out.i = v->i64[i]; break;
+    case ICE_T_DATE:
+        out.cls = ICE_TV_DATE;
+        out.i = v->i64[i];
+        break;
+    case ICE_T_TIME:
+        out.cls = ICE_TV_TIME;
+        out.i = v->i64[i];
+        break;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
@@ -263,16 +282,21 @@ static ice_tvalue orc_tvalue(const ice_type *t, const orc_vec *v, size_t i)
     case ICE_T_FIXED:
     case ICE_T_BINARY:
         out.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
-                  : t->kind == ICE_T_UUID ? ICE_TV_UUID : ICE_TV_BINARY;
+                  : t->kind == ICE_T_UUID ? ICE_TV_UUID
+                                          : ICE_TV_BINARY;
         out.p = (const uint8_t *)v->str[i].ptr;
         out.n = v->str[i].len;
         break;
-    default: break;
+    default:
+        break;
     }
     return out;
 }
 
-static inline bool is_null(const orc_vec *v, size_t i) { return v->nulls && v->nulls[i]; }
+static inline bool is_null(const orc_vec *v, size_t i)
+{
+    return v->nulls && v->nulls[i];
+}
 
 /* ======================================================================================
  * Binding an Iceberg field to an ORC column (recursively) and emitting its values.
@@ -313,17 +337,13 @@ static int bind(bind_ctx *c, obind *b, const ice_field *f, const orc_type *o, in
                         c->column);
     if (t->kind == ICE_T_VARIANT)
         return icd_fail(c->err, ICD_EUNSUPPORTED, c->file, -1,
-                        "column %s: variant values in ORC data files are not supported",
-                        c->column);
-    if (ice_type_is_primitive(t))
-        return orc_readable_as(o, t) ? 0 : bind_fail(c, f, o);
+                        "column %s: variant values in ORC data files are not supported", c->column);
+    if (ice_type_is_primitive(t)) return orc_readable_as(o, t) ? 0 : bind_fail(c, f, o);
     if (t->kind == ICE_T_STRUCT) {
-        if (o->kind != ORC_STRUCT)
-            return bind_fail(c, f, o);
+        if (o->kind != ORC_STRUCT) return bind_fail(c, f, o);
         b->nkids = t->nfields;
         b->kids = icd_arena_calloc(c->arena, (t->nfields ? t->nfields : 1) * sizeof *b->kids);
-        if (!b->kids)
-            return icd_fail_nomem(c->err);
+        if (!b->kids) return icd_fail_nomem(c->err);
         for (size_t i = 0; i < t->nfields; i++) {
             const ice_field *cf = &t->fields[i];
             b->kids[i].f = cf;
@@ -337,28 +357,24 @@ static int bind(bind_ctx *c, obind *b, const ice_field *f, const orc_type *o, in
         return 0;
     }
     if (t->kind == ICE_T_LIST) {
-        if (o->kind != ORC_LIST || o->nchildren != 1)
-            return bind_fail(c, f, o);
+        if (o->kind != ORC_LIST || o->nchildren != 1) return bind_fail(c, f, o);
         b->nkids = 1;
         b->kids = icd_arena_calloc(c->arena, sizeof *b->kids);
-        if (!b->kids)
-            return icd_fail_nomem(c->err);
+        if (!b->kids) return icd_fail_nomem(c->err);
         return bind(c, &b->kids[0], t->element, o->children[0], depth + 1);
     }
-    if (o->kind != ORC_MAP || o->nchildren != 2)
-        return bind_fail(c, f, o);
+    if (o->kind != ORC_MAP || o->nchildren != 2) return bind_fail(c, f, o);
     b->nkids = 2;
     b->kids = icd_arena_calloc(c->arena, 2 * sizeof *b->kids);
-    if (!b->kids)
-        return icd_fail_nomem(c->err);
+    if (!b->kids) return icd_fail_nomem(c->err);
     ICD_TRY(bind(c, &b->kids[0], t->key, o->children[0], depth + 1));
     return bind(c, &b->kids[1], t->value, o->children[1], depth + 1);
 }
 
 /* Entry i of v through binding b. Offsets are checked against the child vectors so a
  * corrupt batch can never be read out of bounds. */
-static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t i,
-                const char *file, icd_error *err)
+static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t i, const char *file,
+                icd_error *err)
 {
     if (i >= v->n)
         return icd_fail(err, ICD_ECORRUPT, file, -1, "ORC entry %zu beyond its vector (%zu)", i,
@@ -421,16 +437,13 @@ typedef struct okey {
  * null). */
 static ice_tvalue key_value(const okey *k, const orc_batch *b, size_t i)
 {
-    if (k->batch_col < 0)
-        return k->constant;
+    if (k->batch_col < 0) return k->constant;
     ice_tvalue none = {0};
     const orc_vec *v = &b->cols[k->batch_col];
-    if (is_null(v, i))
-        return none;
+    if (is_null(v, i)) return none;
     for (size_t s = 0; s < k->path.nsteps; s++) {
         v = &v->children[k->path.steps[s]];
-        if (is_null(v, i))
-            return none;
+        if (is_null(v, i)) return none;
     }
     return orc_tvalue(k->type, v, i);
 }
@@ -444,11 +457,9 @@ typedef struct colsel {
 static int select_col(colsel *cs, const orc_type *top, icd_error *err)
 {
     for (size_t i = 0; i < cs->n; i++)
-        if (cs->cols[i] == top)
-            return (int)i;
+        if (cs->cols[i] == top) return (int)i;
     const orc_type **nc = realloc((void *)cs->cols, (cs->n + 1) * sizeof *nc);
-    if (!nc)
-        return icd_fail_nomem(err);
+    if (!nc) return icd_fail_nomem(err);
     cs->cols = nc;
     cs->cols[cs->n] = top;
     return (int)cs->n++;
@@ -462,8 +473,8 @@ static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld,
     int found = find_path(f, ids, fld->id, &k->path);
     if (found < 0)
         return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
-                        "equality key column %s (field id %d) is inside a list or map",
-                        fld->name, (int)fld->id);
+                        "equality key column %s (field id %d) is inside a list or map", fld->name,
+                        (int)fld->id);
     if (found > 0) {
         k->batch_col = -1;
         return 1;
@@ -474,8 +485,7 @@ static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld,
                         fld->name, orc_kind_name(k->path.node->kind), k->path.node->name,
                         ice_type_kind_name(fld->type->kind));
     int bc = select_col(cs, k->path.top, err);
-    if (bc < 0)
-        return bc;
+    if (bc < 0) return bc;
     k->batch_col = bc;
     return 0;
 }
@@ -513,16 +523,13 @@ static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset *
 static const orc_type *delete_column(const orc_file *f, int64_t id, const char *name)
 {
     const orc_type *root = orc_file_root(f);
-    if (!root || root->kind != ORC_STRUCT)
-        return NULL;
+    if (!root || root->kind != ORC_STRUCT) return NULL;
     for (uint32_t k = 0; k < root->nchildren; k++)
-        if (root->children[k]->field_id == id)
-            return root->children[k];
+        if (root->children[k]->field_id == id) return root->children[k];
     return orc_file_find_name(f, name);
 }
 
-static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *e,
-                          icd_error *err)
+static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *e, icd_error *err)
 {
     const orc_type *pc = delete_column(f, ICE_FIELD_DELETE_FILE_PATH, "file_path");
     const orc_type *qc = delete_column(f, ICE_FIELD_DELETE_POS, "pos");
@@ -544,8 +551,7 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
-        if (rc <= 0)
-            break;
+        if (rc <= 0) break;
         rc = 0;
         const orc_vec *pv = &b->cols[0], *qv = &b->cols[1];
         if (runcap < b->n) {
@@ -572,11 +578,9 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
             }
             const orc_str *p = &pv->str[i];
             if (!cur || p->len != cur_path.len || memcmp(p->ptr, cur_path.data, p->len)) {
-                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err)))
-                    break;
+                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err))) break;
                 nrun = 0;
-                if ((rc = posset_for(e, p->ptr, p->len, &cur, err)))
-                    break;
+                if ((rc = posset_for(e, p->ptr, p->len, &cur, err))) break;
                 icd_buf_clear(&cur_path);
                 icd_buf_append(&cur_path, p->ptr, p->len);
                 if (!icd_buf_ok(&cur_path)) {
@@ -619,8 +623,8 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = bind_key(f, ids, fld, &keys[k], &cs, df->path, err);
         if (rc > 0)
             rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                          "equality delete file lacks a column for field id %d (%s)",
-                          (int)fld->id, fld->name);
+                          "equality delete file lacks a column for field id %d (%s)", (int)fld->id,
+                          fld->name);
     }
     if (!rc && cs.n == 0)
         rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "equality delete file without key columns");
@@ -635,8 +639,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
-        if (rc <= 0)
-            break;
+        if (rc <= 0) break;
         rc = 0;
         for (size_t i = 0; i < b->n && !rc; i++) {
             icd_buf_clear(&key);
@@ -667,7 +670,7 @@ int ice_rd_read_delete_orc(ice_scan_reader *r, const ice_content_file *df, cache
     orc_file *f;
     ICD_TRY(orc_file_open(&f, r->io, df->path, NULL, err));
     int rc = df->content == ICE_CONTENT_POSITION_DELETES ? read_positions(f, df, e, err)
-                                                          : read_equality(r, f, df, e, err);
+                                                         : read_equality(r, f, df, e, err);
     orc_file_free(f);
     return rc;
 }
@@ -688,38 +691,32 @@ typedef struct prune_ctx {
 static bool stats_literal(const orc_stats *st, const ice_type *t, bool max, uint8_t dec[16],
                           ice_literal *out)
 {
-    if (max ? !st->has_max : !st->has_min)
-        return false;
+    if (max ? !st->has_max : !st->has_min) return false;
     int64_t i = max ? st->max_i : st->min_i;
     switch (t->kind) {
     case ICE_T_INT:
     case ICE_T_LONG:
-        if (st->kind != ORC_STATS_INT)
-            return false;
+        if (st->kind != ORC_STATS_INT) return false;
         if (t->kind == ICE_T_INT) {
-            if (i < INT32_MIN || i > INT32_MAX)
-                return false;
+            if (i < INT32_MIN || i > INT32_MAX) return false;
             *out = ice_lit_int((int32_t)i);
         } else {
             *out = ice_lit_long(i);
         }
         return true;
     case ICE_T_DATE:
-        if (st->kind != ORC_STATS_DATE || i < INT32_MIN || i > INT32_MAX)
-            return false;
+        if (st->kind != ORC_STATS_DATE || i < INT32_MIN || i > INT32_MAX) return false;
         *out = ice_lit_date((int32_t)i);
         return true;
     case ICE_T_FLOAT:
     case ICE_T_DOUBLE: {
         double d = max ? st->max_d : st->min_d;
-        if (st->kind != ORC_STATS_DOUBLE || isnan(d))
-            return false;
+        if (st->kind != ORC_STATS_DOUBLE || isnan(d)) return false;
         *out = t->kind == ICE_T_FLOAT ? ice_lit_float((float)d) : ice_lit_double(d);
         return true;
     }
     case ICE_T_STRING:
-        if (st->kind != ORC_STATS_STRING)
-            return false;
+        if (st->kind != ORC_STATS_STRING) return false;
         *out = max ? ice_lit_string((const char *)st->max_s, st->max_len)
                    : ice_lit_string((const char *)st->min_s, st->min_len);
         return true;
@@ -750,7 +747,8 @@ static bool stats_literal(const orc_stats *st, const ice_type *t, bool max, uint
         *out = ice_lit_i64(t->kind, v);
         return true;
     }
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -758,29 +756,30 @@ static bool stripe_may_match(const prune_ctx *pc, const orc_file *f, size_t stri
                              const ice_bound_expr *e)
 {
     switch (e->op) {
-    case ICE_EXPR_TRUE: return true;
-    case ICE_EXPR_FALSE: return false;
+    case ICE_EXPR_TRUE:
+        return true;
+    case ICE_EXPR_FALSE:
+        return false;
     case ICE_EXPR_AND:
-        return stripe_may_match(pc, f, stripe, e->left) && stripe_may_match(pc, f, stripe, e->right);
+        return stripe_may_match(pc, f, stripe, e->left) &&
+               stripe_may_match(pc, f, stripe, e->right);
     case ICE_EXPR_OR:
-        return stripe_may_match(pc, f, stripe, e->left) || stripe_may_match(pc, f, stripe, e->right);
+        return stripe_may_match(pc, f, stripe, e->left) ||
+               stripe_may_match(pc, f, stripe, e->right);
     case ICE_EXPR_NOT_EQ:
-    case ICE_EXPR_NOT: return true;
-    default: break;
+    case ICE_EXPR_NOT:
+        return true;
+    default:
+        break;
     }
     const orc_type *col = top_column(f, pc->ids, e->field_id);
-    if (!col || !e->type)
-        return true; /* a constant column in this file: not decided here */
+    if (!col || !e->type) return true; /* a constant column in this file: not decided here */
     orc_stats st;
     orc_file_stripe_stats(f, stripe, col->id, &st);
-    if (!st.present)
-        return true;
-    if (e->op == ICE_EXPR_IS_NULL)
-        return !(st.has_null_known && !st.has_null);
-    if (e->op == ICE_EXPR_NOT_NULL)
-        return !(st.has_count && st.count == 0);
-    if (e->lit.is_null)
-        return true;
+    if (!st.present) return true;
+    if (e->op == ICE_EXPR_IS_NULL) return !(st.has_null_known && !st.has_null);
+    if (e->op == ICE_EXPR_NOT_NULL) return !(st.has_count && st.count == 0);
+    if (e->lit.is_null) return true;
     if (st.has_count && st.count == 0 && st.has_null_known)
         return false; /* only nulls: no comparison holds */
     uint8_t d1[16], d2[16];
@@ -797,19 +796,23 @@ static bool stripe_may_match(const prune_ctx *pc, const orc_file *f, size_t stri
     case ICE_EXPR_EQ:
         return !((has_lo && ice_literal_cmp(&e->lit, &lo) < 0) ||
                  (has_hi && ice_literal_cmp(&e->lit, &hi) > 0));
-    case ICE_EXPR_LT: return !has_lo || ice_literal_cmp(&lo, &e->lit) < 0;
-    case ICE_EXPR_LE: return !has_lo || ice_literal_cmp(&lo, &e->lit) <= 0;
-    case ICE_EXPR_GT: return !has_hi || ice_literal_cmp(&hi, &e->lit) > 0;
-    case ICE_EXPR_GE: return !has_hi || ice_literal_cmp(&hi, &e->lit) >= 0;
-    default: return true;
+    case ICE_EXPR_LT:
+        return !has_lo || ice_literal_cmp(&lo, &e->lit) < 0;
+    case ICE_EXPR_LE:
+        return !has_lo || ice_literal_cmp(&lo, &e->lit) <= 0;
+    case ICE_EXPR_GT:
+        return !has_hi || ice_literal_cmp(&hi, &e->lit) > 0;
+    case ICE_EXPR_GE:
+        return !has_hi || ice_literal_cmp(&hi, &e->lit) >= 0;
+    default:
+        return true;
     }
 }
 
 static bool keep_stripe(void *ctx, const orc_file *f, size_t stripe)
 {
     prune_ctx *pc = ctx;
-    if (stripe_may_match(pc, f, stripe, pc->filter))
-        return true;
+    if (stripe_may_match(pc, f, stripe, pc->filter)) return true;
     pc->stripes_skipped++;
     return false;
 }
@@ -858,8 +861,7 @@ static int map_columns(otask *t, icd_error *err)
     const ice_content_file *df = t->task->data;
     t->ncols = r->nfields;
     t->cols = calloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
-    if (!t->cols)
-        return icd_fail_nomem(err);
+    if (!t->cols) return icd_fail_nomem(err);
     for (size_t i = 0; i < r->nfields; i++) {
         ocol *c = &t->cols[i];
         const ice_field *fld = r->fields[i];
@@ -870,16 +872,14 @@ static int map_columns(otask *t, icd_error *err)
             bind_ctx bc = {&t->arena, t->ids, df->path, fld->name, err};
             ICD_TRY(bind(&bc, &c->b, fld, top, 0));
             int k = select_col(&t->sel, top, err);
-            if (k < 0)
-                return k;
+            if (k < 0) return k;
             c->batch_col = k;
             continue;
         }
         /* Not in the file: identity partition value, initial-default, or null. */
         c->batch_col = -1;
         c->lit = ice_rd_partition_value(r, df, fld->id);
-        if (!c->lit)
-            c->lit = fld->initial_default;
+        if (!c->lit) c->lit = fld->initial_default;
     }
     return 0;
 }
@@ -889,29 +889,24 @@ static int setup_equality(otask *t, icd_error *err)
     const ice_scan_task *task = t->task;
     for (size_t d = 0; d < task->ndeletes; d++) {
         const ice_content_file *df = task->deletes[d];
-        if (df->content != ICE_CONTENT_EQUALITY_DELETES)
-            continue;
+        if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
         const cache_entry *e;
         bool loaded = false;
         ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
-        if (loaded)
-            t->stats->delete_files_loaded++;
+        if (loaded) t->stats->delete_files_loaded++;
         oprobe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
-        if (!np)
-            return icd_fail_nomem(err);
+        if (!np) return icd_fail_nomem(err);
         t->eq = np;
         oprobe *p = &t->eq[t->neq++];
         p->keys = e->keys;
         p->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
         p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
-        if (!p->cols)
-            return icd_fail_nomem(err);
+        if (!p->cols) return icd_fail_nomem(err);
         for (size_t k = 0; k < p->ncols; k++) {
             const ice_field *fld;
             ICD_TRY(ice_rd_equality_field(t->r, df, k, &fld, err));
             int rc = bind_key(t->f, t->ids, fld, &p->cols[k], &t->sel, task->data->path, err);
-            if (rc < 0)
-                return rc;
+            if (rc < 0) return rc;
             if (rc > 0) /* the data file predates the column */
                 p->cols[k].constant = ice_rd_absent_value(t->r, task->data, fld);
         }
@@ -933,8 +928,7 @@ static int emit_row(otask *t, const orc_batch *b, size_t i, icd_error *err)
             ice_emit_literal(s, c->lit, c->f->type);
     }
     int rc = s->end_row(s->ctx, err);
-    if (rc < 0)
-        return rc;
+    if (rc < 0) return rc;
     if (rc > 0)
         t->stats->rows_skipped++;
     else
@@ -952,19 +946,16 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
                             n);
     if (n > t->selcap) {
         uint8_t *ns = realloc(t->selv, n);
-        if (!ns)
-            return icd_fail_nomem(err);
+        if (!ns) return icd_fail_nomem(err);
         t->selv = ns;
         t->selcap = n;
     }
     uint8_t *sel = t->selv;
     memset(sel, 1, n);
     t->stats->rows_read += n;
-    if (t->pos)
-        t->stats->rows_deleted_position += ice_posset_apply(t->pos, b->row_start, n, sel);
+    if (t->pos) t->stats->rows_deleted_position += ice_posset_apply(t->pos, b->row_start, n, sel);
     for (size_t i = 0; i < n; i++) {
-        if (!sel[i])
-            continue;
+        if (!sel[i]) continue;
         bool deleted = false;
         for (size_t e = 0; e < t->neq && !deleted; e++) {
             icd_buf_clear(&t->key);
@@ -972,8 +963,7 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
                 ice_tvalue tv = key_value(&t->eq[e].cols[k], b, i);
                 ice_rd_key_put(&t->key, &tv);
             }
-            if (!icd_buf_ok(&t->key))
-                return icd_fail_nomem(err);
+            if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
             deleted = icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
                                        icd_hash_bytes(t->key.data, t->key.len));
         }
@@ -1008,11 +998,9 @@ static int run_task(otask *t, icd_error *err)
         if (root->nchildren == 0)
             return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "ORC file without columns");
         int k = select_col(&t->sel, root->children[0], err);
-        if (k < 0)
-            return k;
+        if (k < 0) return k;
     }
-    if (t->sel.n == 0)
-        return 0;
+    if (t->sel.n == 0) return 0;
     prune_ctx pc = {r->filter, t->ids, 0};
     orc_read_opts ro = {0};
     ro.columns = t->sel.cols;
@@ -1031,10 +1019,8 @@ static int run_task(otask *t, icd_error *err)
         }
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
-        if (rc <= 0)
-            break;
-        if ((rc = process_batch(t, b, err)))
-            break;
+        if (rc <= 0) break;
+        if ((rc = process_batch(t, b, err))) break;
     }
     orc_reader_free(rd);
     return rc;

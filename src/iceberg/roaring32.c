@@ -20,7 +20,6 @@
 #define ARRAY_MAX 4096u
 #define BITMAP_BYTES 8192u
 
-
 /* Bit count without relying on a popcount instruction (Debian builds for baseline x86-64,
  * where __builtin_popcountll becomes a slow library call). */
 static inline uint64_t popcnt64(uint64_t x)
@@ -49,15 +48,13 @@ static int parse_array(const uint8_t *d, uint32_t card, size_t at, size_t ci, ic
     uint32_t prev = icd_load_le16(d);
     for (uint32_t k = 1; k < card; k++) {
         uint32_t v = icd_load_le16(d + 2 * k);
-        if (v <= prev)
-            return fail(e, at + 2 * k, "container %zu: array values not increasing", ci);
+        if (v <= prev) return fail(e, at + 2 * k, "container %zu: array values not increasing", ci);
         prev = v;
     }
     return 0;
 }
 
-static int parse_bitmap(const uint8_t *d, uint32_t card, size_t at, size_t ci,
-                        ice_r32_error *e)
+static int parse_bitmap(const uint8_t *d, uint32_t card, size_t at, size_t ci, ice_r32_error *e)
 {
     uint64_t pop = 0;
     for (size_t w = 0; w < BITMAP_BYTES / 8; w++)
@@ -71,8 +68,7 @@ static int parse_bitmap(const uint8_t *d, uint32_t card, size_t at, size_t ci,
 static int parse_runs(const uint8_t *d, size_t avail, uint32_t card, size_t at, size_t ci,
                       size_t *size, uint16_t *nruns_out, ice_r32_error *e)
 {
-    if (avail < 2)
-        return fail(e, at, "container %zu: run count truncated", ci);
+    if (avail < 2) return fail(e, at, "container %zu: run count truncated", ci);
     uint32_t nruns = icd_load_le16(d);
     if ((size_t)nruns * 4 > avail - 2)
         return fail(e, at, "container %zu: %u runs overrun the buffer", ci, nruns);
@@ -100,8 +96,7 @@ int ice_r32_parse(const uint8_t *p, size_t avail, ice_r32 *r, ice_r32_error *e)
     memset(r, 0, sizeof *r);
     memset(e, 0, sizeof *e);
     r->buf = p;
-    if (avail < 4)
-        return fail(e, 0, "bitmap cookie truncated");
+    if (avail < 4) return fail(e, 0, "bitmap cookie truncated");
     uint32_t cookie = icd_load_le32(p);
     size_t n, pos;
     const uint8_t *runflags = NULL;
@@ -110,15 +105,13 @@ int ice_r32_parse(const uint8_t *p, size_t avail, ice_r32 *r, ice_r32_error *e)
         runflags = p + 4;
         pos = 4 + (n + 7) / 8;
     } else if (cookie == COOKIE_NO_RUN) {
-        if (avail < 8)
-            return fail(e, 4, "container count truncated");
+        if (avail < 8) return fail(e, 4, "container count truncated");
         n = icd_load_le32(p + 4);
-        if (n > 65536)
-            return fail(e, 4, "container count %zu exceeds 65536", n);
+        if (n > 65536) return fail(e, 4, "container count %zu exceeds 65536", n);
         pos = 8;
     } else {
-        return fail(e, 0, "unknown Roaring cookie 0x%08x (want %u or %u)", cookie,
-                    COOKIE_NO_RUN, COOKIE_RUN);
+        return fail(e, 0, "unknown Roaring cookie 0x%08x (want %u or %u)", cookie, COOKIE_NO_RUN,
+                    COOKIE_RUN);
     }
     bool offsets = !runflags || n >= NO_OFFSET_THRESHOLD;
     size_t header = n * 4 + (offsets ? n * 4 : 0);
@@ -137,9 +130,9 @@ int ice_r32_parse(const uint8_t *p, size_t avail, ice_r32 *r, ice_r32_error *e)
         if (i > 0 && key <= c[i - 1].key)
             bad = fail(e, (size_t)(desc - p) + 4 * i, "container keys not increasing");
         else if (offsets && (size_t)icd_load_le32(offs + 4 * i) != pos)
-            bad = fail(e, (size_t)(offs - p) + 4 * i,
-                       "container %zu offset %u, but it starts at %zu", i, icd_load_le32(offs + 4 * i),
-                       pos);
+            bad =
+                fail(e, (size_t)(offs - p) + 4 * i, "container %zu offset %u, but it starts at %zu",
+                     i, icd_load_le32(offs + 4 * i), pos);
         size_t left = avail - pos, size = 0;
         c[i].key = (uint16_t)key;
         c[i].card = card;
@@ -232,8 +225,7 @@ static uint32_t run_lower(const uint8_t *runs, uint32_t n, uint32_t v)
 bool ice_r32_contains(const ice_r32 *r, uint32_t v)
 {
     size_t i = first_container(r, v >> 16);
-    if (i == r->n || r->c[i].key != v >> 16)
-        return false;
+    if (i == r->n || r->c[i].key != v >> 16) return false;
     const ice_r32_container *c = &r->c[i];
     const uint8_t *d = r->buf + c->off;
     uint32_t low = v & 0xFFFF;
@@ -242,7 +234,8 @@ bool ice_r32_contains(const ice_r32 *r, uint32_t v)
         uint32_t k = array_lower(d, c->n, low);
         return k < c->n && icd_load_le16(d + 2 * k) == low;
     }
-    case ICE_R32_BITMAP: return icd_load_le64(d + 8 * (low >> 6)) >> (low & 63) & 1;
+    case ICE_R32_BITMAP:
+        return icd_load_le64(d + 8 * (low >> 6)) >> (low & 63) & 1;
     default: {
         uint32_t k = run_lower(d + 2, c->n, low);
         return k < c->n && icd_load_le16(d + 2 + 4 * k) <= low;
@@ -270,21 +263,18 @@ static inline void mark_word(uint64_t *words, int64_t d, uint64_t x)
     uint64_t w = (uint64_t)d >> 6;
     unsigned sh = (unsigned)d & 63;
     words[w] &= ~(x << sh);
-    if (sh && (x >> (64 - sh)))
-        words[w + 1] &= ~(x >> (64 - sh));
+    if (sh && (x >> (64 - sh))) words[w + 1] &= ~(x >> (64 - sh));
 }
 
-static uint64_t filter_array(const uint8_t *d, uint32_t n, uint32_t lo, uint32_t hi,
-                             uint64_t dbase, uint8_t *sel, uint64_t *words)
+static uint64_t filter_array(const uint8_t *d, uint32_t n, uint32_t lo, uint32_t hi, uint64_t dbase,
+                             uint8_t *sel, uint64_t *words)
 {
     uint32_t k = array_lower(d, n, lo);
-    if (!sel && !words)
-        return array_lower(d, n, hi) - k;
+    if (!sel && !words) return array_lower(d, n, hi) - k;
     uint32_t start = k;
     for (; k < n; k++) {
         uint32_t v = icd_load_le16(d + 2 * k);
-        if (v >= hi)
-            break;
+        if (v >= hi) break;
         uint64_t at = v + dbase;
         if (sel)
             sel[at] = 0;
@@ -300,8 +290,7 @@ static uint64_t filter_runs(const uint8_t *runs, uint32_t n, uint32_t lo, uint32
     uint64_t total = 0;
     for (uint32_t k = run_lower(runs, n, lo); k < n; k++) {
         uint32_t start = icd_load_le16(runs + 4 * k);
-        if (start >= hi)
-            break;
+        if (start >= hi) break;
         uint32_t end = start + icd_load_le16(runs + 4 * k + 2) + 1; /* exclusive */
         uint32_t f = start > lo ? start : lo, t = end < hi ? end : hi;
         total += t - f;
@@ -317,12 +306,9 @@ static uint64_t filter_bitmap(const uint8_t *d, uint32_t lo, uint32_t hi, uint64
     uint32_t wlo = lo >> 6, whi = (hi - 1) >> 6;
     for (uint32_t w = wlo; w <= whi; w++) {
         uint64_t x = icd_load_le64(d + 8 * w);
-        if (w == wlo)
-            x &= ~(uint64_t)0 << (lo & 63);
-        if (w == whi && (hi & 63))
-            x &= ~(uint64_t)0 >> (64 - (hi & 63));
-        if (!x)
-            continue;
+        if (w == wlo) x &= ~(uint64_t)0 << (lo & 63);
+        if (w == whi && (hi & 63)) x &= ~(uint64_t)0 >> (64 - (hi & 63));
+        if (!x) continue;
         uint64_t at = (uint64_t)w * 64 + dbase; /* destination of bit 0 (mod 2^64) */
         if (x == ~(uint64_t)0) {
             total += 64;
@@ -335,8 +321,7 @@ static uint64_t filter_bitmap(const uint8_t *d, uint32_t lo, uint32_t hi, uint64
             } while (x);
         } else {
             total += popcnt64(x);
-            if (words)
-                mark_word(words, (int64_t)at, x);
+            if (words) mark_word(words, (int64_t)at, x);
         }
     }
     return total;
@@ -345,12 +330,10 @@ static uint64_t filter_bitmap(const uint8_t *d, uint32_t lo, uint32_t hi, uint64
 uint64_t ice_r32_filter(const ice_r32 *r, uint64_t a, uint64_t b, uint64_t off, uint8_t *sel,
                         uint64_t *words)
 {
-    if (a >= b)
-        return 0;
+    if (a >= b) return 0;
     uint64_t total = 0;
     uint32_t kb = (uint32_t)((b - 1) >> 16);
-    for (size_t i = first_container(r, (uint32_t)(a >> 16)); i < r->n && r->c[i].key <= kb;
-         i++) {
+    for (size_t i = first_container(r, (uint32_t)(a >> 16)); i < r->n && r->c[i].key <= kb; i++) {
         const ice_r32_container *c = &r->c[i];
         uint64_t base = (uint64_t)c->key << 16;
         uint32_t lo = a > base ? (uint32_t)(a - base) : 0;
@@ -389,8 +372,7 @@ size_t ice_r32_list(const ice_r32 *r, uint32_t from, uint64_t base, uint64_t *ou
         } else {
             for (uint32_t w = lo >> 6; w < 1024 && got < max; w++) {
                 uint64_t x = icd_load_le64(d + 8 * w);
-                if (w == lo >> 6)
-                    x &= ~(uint64_t)0 << (lo & 63);
+                if (w == lo >> 6) x &= ~(uint64_t)0 << (lo & 63);
                 for (; x && got < max; x &= x - 1)
                     out[got++] = base | (hb | (w * 64 + (uint32_t)__builtin_ctzll(x)));
             }

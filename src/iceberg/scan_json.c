@@ -13,14 +13,12 @@ static void pre_nested(ice_scan_json *j)
     int d = j->depth;
     switch (j->kind[d]) {
     case 'a':
-        if (!j->first[d])
-            icd_buf_putc(j->out, ',');
+        if (!j->first[d]) icd_buf_putc(j->out, ',');
         j->first[d] = false;
         break;
     case 'm':
         if (j->state[d] == 0) {
-            if (!j->first[d])
-                icd_buf_putc(j->out, ',');
+            if (!j->first[d]) icd_buf_putc(j->out, ',');
             j->first[d] = false;
             icd_buf_append(j->out, "{\"key\":", 7);
             j->state[d] = 1;
@@ -28,7 +26,8 @@ static void pre_nested(ice_scan_json *j)
             icd_buf_append(j->out, ",\"value\":", 9);
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -36,15 +35,13 @@ static void pre_nested(ice_scan_json *j)
  * so that case costs one test. */
 static inline void pre(ice_scan_json *j)
 {
-    if (j->kind[j->depth] != 'o')
-        pre_nested(j);
+    if (j->kind[j->depth] != 'o') pre_nested(j);
 }
 
 static inline void post(ice_scan_json *j)
 {
     int d = j->depth;
-    if (j->kind[d] != 'm')
-        return;
+    if (j->kind[d] != 'm') return;
     if (j->state[d] == 1) {
         j->state[d] = 2;
     } else {
@@ -57,8 +54,7 @@ static void push(ice_scan_json *j, char kind, char open)
 {
     pre(j);
     icd_buf_putc(j->out, open);
-    if (j->depth + 1 < ICE_SCAN_JSON_MAX_DEPTH)
-        j->depth++;
+    if (j->depth + 1 < ICE_SCAN_JSON_MAX_DEPTH) j->depth++;
     j->kind[j->depth] = kind;
     j->first[j->depth] = true;
     j->state[j->depth] = 0;
@@ -67,8 +63,7 @@ static void push(ice_scan_json *j, char kind, char open)
 static void pop(ice_scan_json *j, char close)
 {
     icd_buf_putc(j->out, close);
-    if (j->depth > 0)
-        j->depth--;
+    if (j->depth > 0) j->depth--;
     post(j);
 }
 
@@ -94,11 +89,9 @@ static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, si
             j->next_name = k + 1;
             return e;
         }
-        if (++k == j->nnames)
-            k = 0;
+        if (++k == j->nnames) k = 0;
     }
-    if (j->nnames == ICE_SCAN_JSON_NAMES)
-        return NULL;
+    if (j->nnames == ICE_SCAN_JSON_NAMES) return NULL;
     icd_buf t = ICD_BUF_INIT;
     icd_buf_putc(&t, ',');
     icd_json_str(&t, name, n);
@@ -130,8 +123,7 @@ static __attribute__((noinline)) void field_slow(ice_scan_json *j, const char *n
         icd_buf_append(j->out, e->text + first, e->len - first);
         return;
     }
-    if (!first)
-        icd_buf_putc(j->out, ',');
+    if (!first) icd_buf_putc(j->out, ',');
     icd_json_str(j->out, name, n);
     icd_buf_putc(j->out, ':');
 }
@@ -158,18 +150,18 @@ static void field(void *c, const char *name, size_t n)
     field_slow(j, name, n);
 }
 
-#define SCALAR(name, args, body)                                                               \
-    static void name args                                                                      \
-    {                                                                                          \
-        ice_scan_json *j = c;                                                                  \
-        pre(j);                                                                                \
-        body;                                                                                  \
-        post(j);                                                                               \
+#define SCALAR(name, args, body)                                                                   \
+    static void name args                                                                          \
+    {                                                                                              \
+        ice_scan_json *j = c;                                                                      \
+        pre(j);                                                                                    \
+        body;                                                                                      \
+        post(j);                                                                                   \
     }
 
 SCALAR(v_null, (void *c), icd_buf_append(j->out, "null", 4))
-SCALAR(v_bool, (void *c, bool v), v ? icd_buf_append(j->out, "true", 4)
-                                    : icd_buf_append(j->out, "false", 5))
+SCALAR(v_bool, (void *c, bool v),
+       v ? icd_buf_append(j->out, "true", 4) : icd_buf_append(j->out, "false", 5))
 SCALAR(v_i64, (void *c, int64_t v), icd_json_i64(j->out, v))
 SCALAR(v_f32, (void *c, float v), icd_json_float(j->out, v))
 SCALAR(v_f64, (void *c, double v), icd_json_double(j->out, v))
@@ -184,12 +176,30 @@ SCALAR(v_uuid, (void *c, const uint8_t v[16]), icd_json_uuid(j->out, v))
 SCALAR(v_bin, (void *c, const uint8_t *p, size_t n), icd_json_base64(j->out, p, n))
 SCALAR(v_raw, (void *c, const char *s, size_t n), icd_buf_append(j->out, s, n))
 
-static void struct_begin(void *c) { push(c, 'o', '{'); }
-static void struct_end(void *c) { pop(c, '}'); }
-static void list_begin(void *c) { push(c, 'a', '['); }
-static void list_end(void *c) { pop(c, ']'); }
-static void map_begin(void *c) { push(c, 'm', '['); }
-static void map_end(void *c) { pop(c, ']'); }
+static void struct_begin(void *c)
+{
+    push(c, 'o', '{');
+}
+static void struct_end(void *c)
+{
+    pop(c, '}');
+}
+static void list_begin(void *c)
+{
+    push(c, 'a', '[');
+}
+static void list_end(void *c)
+{
+    pop(c, ']');
+}
+static void map_begin(void *c)
+{
+    push(c, 'm', '[');
+}
+static void map_end(void *c)
+{
+    pop(c, ']');
+}
 
 static int end_row(void *c, icd_error *err)
 {

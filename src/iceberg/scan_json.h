@@ -11,15 +11,15 @@
 #include "iceberg/row_sink.h"
 
 #define ICE_SCAN_JSON_MAX_DEPTH 64
-#define ICE_SCAN_JSON_NAMES 64     /* top-level field names kept pre-encoded */
-#define ICE_SCAN_JSON_NAME_MAX 64  /* longest pre-encoded `,"name":` text */
+#define ICE_SCAN_JSON_NAMES 64    /* top-level field names kept pre-encoded */
+#define ICE_SCAN_JSON_NAME_MAX 64 /* longest pre-encoded `,"name":` text */
 
 /* One top-level field name as JSON text `,"name":` (the reader passes the same name
  * pointer for a column in every row, so the name is escaped once per scan, not per row). */
 typedef struct ice_scan_json_name {
     const char *name; /* the caller's pointer (identity only) */
     size_t n;
-    unsigned char len; /* bytes in text */
+    unsigned char len;                 /* bytes in text */
     char text[ICE_SCAN_JSON_NAME_MAX]; /* zero-padded */
 } ice_scan_json_name;
 

@@ -16,7 +16,7 @@ struct ice_scan_plan {
     const ice_metadata *md;
     const ice_snapshot *snapshot;
     const ice_schema *schema;
-    icd_arena arena;          /* manifest list, tasks */
+    icd_arena arena;            /* manifest list, tasks */
     icd_arena *manifest_arenas; /* one per manifest read (parallel reads) */
     size_t nmanifest_arenas;
     ice_scan_task *tasks;
@@ -71,8 +71,7 @@ static bool manifest_has_live_files(const ice_manifest_file *mf)
 
 void ice_scan_plan_free(ice_scan_plan *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     for (size_t i = 0; i < p->nmanifest_arenas; i++)
         icd_arena_free(&p->manifest_arenas[i]);
     free(p->manifest_arenas);
@@ -98,8 +97,7 @@ static int projection_for(filter_ctx *c, int32_t spec_id, const spec_proj **out,
             return 0;
         }
     spec_proj *np = realloc(c->projs, (c->nprojs + 1) * sizeof *np);
-    if (!np)
-        return icd_fail_nomem(err);
+    if (!np) return icd_fail_nomem(err);
     c->projs = np;
     spec_proj *sp = &np[c->nprojs];
     sp->spec_id = spec_id;
@@ -114,16 +112,14 @@ static int projection_for(filter_ctx *c, int32_t spec_id, const spec_proj **out,
 }
 
 /* False when the data manifest's partition summaries exclude every match. */
-static int manifest_may_match(filter_ctx *c, const ice_manifest_file *mf, bool *out,
-                              icd_error *err)
+static int manifest_may_match(filter_ctx *c, const ice_manifest_file *mf, bool *out, icd_error *err)
 {
     *out = true;
     if (filter_is_trivial(c->p) || mf->is_delete_manifest)
         return 0; /* delete manifests are never pruned by a row filter */
     const spec_proj *sp;
     ICD_TRY(projection_for(c, mf->spec_id, &sp, err));
-    if (!sp->inclusive)
-        return 0;
+    if (!sp->inclusive) return 0;
     return ice_manifest_may_match(sp->inclusive, mf, out, err);
 }
 
@@ -131,8 +127,7 @@ static int manifest_may_match(filter_ctx *c, const ice_manifest_file *mf, bool *
 static int file_may_match(filter_ctx *c, const ice_content_file *f, bool *out, icd_error *err)
 {
     *out = true;
-    if (filter_is_trivial(c->p))
-        return 0;
+    if (filter_is_trivial(c->p)) return 0;
     const spec_proj *sp;
     ICD_TRY(projection_for(c, f->spec_id, &sp, err));
     if (sp->inclusive && !ice_partition_eval(sp->inclusive, f, false)) {
@@ -146,8 +141,7 @@ static int file_may_match(filter_ctx *c, const ice_content_file *f, bool *out, i
  * the text of the first one that is not TRUE. */
 static int set_residual(ice_scan_plan *p, ice_scan_task *t, icd_error *err)
 {
-    if (filter_is_trivial(p))
-        return 0;
+    if (filter_is_trivial(p)) return 0;
     const ice_partition_spec *spec = ice_metadata_spec(p->md, t->data->spec_id);
     icd_arena scratch = ICD_ARENA_INIT;
     const ice_bound_expr *r = NULL;
@@ -157,11 +151,10 @@ static int set_residual(ice_scan_plan *p, ice_scan_task *t, icd_error *err)
         if (!p->residual) {
             icd_buf b = ICD_BUF_INIT;
             ice_bound_expr_to_text(&b, r);
-            p->residual_text = icd_buf_ok(&b) && b.data ? icd_arena_strdup(&p->arena, b.data)
-                                                        : NULL;
+            p->residual_text =
+                icd_buf_ok(&b) && b.data ? icd_arena_strdup(&p->arena, b.data) : NULL;
             icd_buf_free(&b);
-            if (!p->residual_text)
-                rc = icd_fail_nomem(err);
+            if (!p->residual_text) rc = icd_fail_nomem(err);
             p->residual = true;
         }
     }
@@ -174,8 +167,7 @@ static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t n
 {
     size_t nspecs = ice_metadata_spec_count(p->md);
     ice_spec_info *specs = calloc(nspecs ? nspecs : 1, sizeof *specs);
-    if (!specs)
-        return icd_fail_nomem(err);
+    if (!specs) return icd_fail_nomem(err);
     for (size_t i = 0; i < nspecs; i++) {
         const ice_partition_spec *s = ice_metadata_spec_at(p->md, i);
         specs[i].spec_id = s->spec_id;
@@ -184,8 +176,7 @@ static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t n
     ice_delete_index *ix = NULL;
     int rc = ice_delete_index_build(dels, ndels, specs, nspecs, &ix, err);
     free(specs);
-    if (rc)
-        return rc;
+    if (rc) return rc;
 
     p->tasks = calloc(ndata ? ndata : 1, sizeof *p->tasks);
     if (!p->tasks) {
@@ -197,8 +188,7 @@ static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t n
     for (size_t i = 0; i < ndata && !rc; i++) {
         size_t n = 0;
         rc = ice_delete_index_for(ix, data[i], &tmp, &n, &cap, err);
-        if (rc)
-            break;
+        if (rc) break;
         const ice_content_file **v = NULL;
         if (n) {
             v = icd_arena_alloc(&p->arena, n * sizeof *v);
@@ -229,19 +219,16 @@ static int count_used_deletes(ice_scan_plan *p, icd_error *err)
     size_t total = 0;
     for (size_t i = 0; i < p->ntasks; i++)
         total += p->tasks[i].ndeletes;
-    if (!total)
-        return 0;
+    if (!total) return 0;
     const ice_content_file **all = malloc(total * sizeof *all);
-    if (!all)
-        return icd_fail_nomem(err);
+    if (!all) return icd_fail_nomem(err);
     size_t n = 0;
     for (size_t i = 0; i < p->ntasks; i++)
         for (size_t k = 0; k < p->tasks[i].ndeletes; k++)
             all[n++] = p->tasks[i].deletes[k];
     qsort(all, n, sizeof *all, cmp_ptr);
     for (size_t i = 0; i < n; i++) {
-        if (i && all[i] == all[i - 1])
-            continue;
+        if (i && all[i] == all[i - 1]) continue;
         p->counts.delete_files++;
         if (ice_is_dv(all[i]))
             p->counts.deletion_vectors++;
@@ -259,8 +246,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
 {
     *out = NULL;
     ice_scan_plan *p = calloc(1, sizeof *p);
-    if (!p)
-        return icd_fail_nomem(err);
+    if (!p) return icd_fail_nomem(err);
     p->md = md;
     int rc = ice_metadata_select_snapshot(md, &opts->select, &p->snapshot, err);
     if (rc) {
@@ -270,8 +256,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
     p->schema = ice_metadata_snapshot_schema(md, p->snapshot);
     if (opts->filter && p->schema) { /* bind first: a bad filter fails even on empty tables */
         ice_bound_expr *bound = NULL;
-        rc = ice_expr_bind(opts->filter, p->schema, opts->case_sensitive, &p->arena, &bound,
-                           err);
+        rc = ice_expr_bind(opts->filter, p->schema, opts->case_sensitive, &p->arena, &bound, err);
         if (rc) {
             ice_scan_plan_free(p);
             return rc;
@@ -309,8 +294,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
     filter_ctx fc = {p, NULL, 0};
     size_t pruned_files = 0; /* files of pruned manifests, from manifest-list counts */
     for (size_t i = 0; i < nmf; i++) {
-        if (!manifest_has_live_files(&mfs[i]))
-            continue;
+        if (!manifest_has_live_files(&mfs[i])) continue;
         if (mfs[i].is_delete_manifest && mfs[i].sequence_number < min_data_seq &&
             min_data_seq != INT64_MAX)
             continue;
@@ -324,16 +308,15 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         }
         if (!may) {
             p->counts.manifests_pruned++;
-            if (mfs[i].added_files > 0)
-                pruned_files += (size_t)mfs[i].added_files;
-            if (mfs[i].existing_files > 0)
-                pruned_files += (size_t)mfs[i].existing_files;
+            if (mfs[i].added_files > 0) pruned_files += (size_t)mfs[i].added_files;
+            if (mfs[i].existing_files > 0) pruned_files += (size_t)mfs[i].existing_files;
             continue;
         }
         which[nwhich++] = i;
     }
 
-    read_job job = {io, md, mfs, which, NULL, NULL, NULL, opts->keep_stats || !filter_is_trivial(p)};
+    read_job job = {io,   md,   mfs,  which,
+                    NULL, NULL, NULL, opts->keep_stats || !filter_is_trivial(p)};
     job.arenas = calloc(nwhich ? nwhich : 1, sizeof *job.arenas);
     job.entries = calloc(nwhich ? nwhich : 1, sizeof *job.entries);
     job.nentries = calloc(nwhich ? nwhich : 1, sizeof *job.nentries);
@@ -344,8 +327,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         goto done;
     }
     rc = icd_parallel_for(nwhich, opts->threads, read_one, &job, err);
-    if (rc)
-        goto done;
+    if (rc) goto done;
     p->counts.manifests_read = nwhich;
 
     size_t ndata = 0, ndels = 0;
@@ -402,16 +384,33 @@ done:
     return 0;
 }
 
-const ice_snapshot *ice_scan_plan_snapshot(const ice_scan_plan *p) { return p->snapshot; }
-const ice_schema *ice_scan_plan_schema(const ice_scan_plan *p) { return p->schema; }
-size_t ice_scan_plan_task_count(const ice_scan_plan *p) { return p->ntasks; }
-const ice_scan_task *ice_scan_plan_task(const ice_scan_plan *p, size_t i) { return &p->tasks[i]; }
-ice_scan_counts ice_scan_plan_counts(const ice_scan_plan *p) { return p->counts; }
-bool ice_scan_plan_has_deletes(const ice_scan_plan *p) { return p->has_deletes; }
+const ice_snapshot *ice_scan_plan_snapshot(const ice_scan_plan *p)
+{
+    return p->snapshot;
+}
+const ice_schema *ice_scan_plan_schema(const ice_scan_plan *p)
+{
+    return p->schema;
+}
+size_t ice_scan_plan_task_count(const ice_scan_plan *p)
+{
+    return p->ntasks;
+}
+const ice_scan_task *ice_scan_plan_task(const ice_scan_plan *p, size_t i)
+{
+    return &p->tasks[i];
+}
+ice_scan_counts ice_scan_plan_counts(const ice_scan_plan *p)
+{
+    return p->counts;
+}
+bool ice_scan_plan_has_deletes(const ice_scan_plan *p)
+{
+    return p->has_deletes;
+}
 
 bool ice_scan_plan_has_residual(const ice_scan_plan *p, const char **text)
 {
-    if (text)
-        *text = p->residual_text;
+    if (text) *text = p->residual_text;
     return p->residual;
 }

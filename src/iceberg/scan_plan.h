@@ -43,11 +43,11 @@ typedef struct ice_scan_counts {
     size_t manifests_total, manifests_read;
     size_t manifests_pruned;  /* data manifests whose partition summaries exclude the filter */
     size_t data_files_pruned; /* data files excluded by partition values or column metrics */
-    size_t data_files_total; /* live in the snapshot, before pruning (pruned manifests count
-                              * by their manifest-list file counts when known) */
-    size_t data_files;       /* in tasks */
+    size_t data_files_total;  /* live in the snapshot, before pruning (pruned manifests count
+                               * by their manifest-list file counts when known) */
+    size_t data_files;        /* in tasks */
     size_t delete_files_total;
-    size_t delete_files;     /* applying to at least one task */
+    size_t delete_files; /* applying to at least one task */
     size_t position_delete_files, equality_delete_files, deletion_vectors; /* of those */
 } ice_scan_counts;
 

@@ -33,8 +33,7 @@ static char *join_name(parse_ctx *c, const char *parent, const char *name)
 {
     size_t a = parent && *parent ? strlen(parent) : 0, b = strlen(name);
     char *p = icd_arena_alloc(c->arena, a + b + 2);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     if (a) {
         memcpy(p, parent, a);
         p[a] = '.';
@@ -49,8 +48,7 @@ static int get_int32(parse_ctx *c, const json_t *obj, const char *key, const cha
                      int32_t *out)
 {
     json_t *v = json_object_get(obj, key);
-    if (!v)
-        return fail_at(c, path, "missing required field '%s'", key);
+    if (!v) return fail_at(c, path, "missing required field '%s'", key);
     if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
         json_integer_value(v) > INT32_MAX)
         return fail_at(c, path, "'%s' is not a 32-bit integer", key);
@@ -58,41 +56,32 @@ static int get_int32(parse_ctx *c, const json_t *obj, const char *key, const cha
     return 0;
 }
 
-static int get_bool(parse_ctx *c, const json_t *obj, const char *key, const char *path,
-                    bool *out)
+static int get_bool(parse_ctx *c, const json_t *obj, const char *key, const char *path, bool *out)
 {
     json_t *v = json_object_get(obj, key);
-    if (!v)
-        return fail_at(c, path, "missing required field '%s'", key);
-    if (!json_is_boolean(v))
-        return fail_at(c, path, "'%s' is not a boolean", key);
+    if (!v) return fail_at(c, path, "missing required field '%s'", key);
+    if (!json_is_boolean(v)) return fail_at(c, path, "'%s' is not a boolean", key);
     *out = json_is_true(v);
     return 0;
 }
 
-static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth,
-                      ice_type **out);
+static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth, ice_type **out);
 
 /* A field of a struct: {"id", "name", "required", "type", "doc", defaults}. */
-static int parse_field(parse_ctx *c, const json_t *j, const char *parent, int depth,
-                       ice_field *f)
+static int parse_field(parse_ctx *c, const json_t *j, const char *parent, int depth, ice_field *f)
 {
-    if (!json_is_object(j))
-        return fail_at(c, parent, "%s", "a struct field is not a JSON object");
+    if (!json_is_object(j)) return fail_at(c, parent, "%s", "a struct field is not a JSON object");
     json_t *name = json_object_get(j, "name");
-    if (!name)
-        return fail_at(c, parent, "missing required field '%s' of a struct field", "name");
+    if (!name) return fail_at(c, parent, "missing required field '%s' of a struct field", "name");
     if (!json_is_string(name))
         return fail_at(c, parent, "'%s' of a struct field is not a string", "name");
     f->name = icd_arena_strndup(c->arena, json_string_value(name), json_string_length(name));
     const char *path = f->name ? join_name(c, parent, f->name) : NULL;
-    if (!path)
-        return icd_fail_nomem(c->err);
+    if (!path) return icd_fail_nomem(c->err);
     ICD_TRY(get_int32(c, j, "id", path, &f->id));
     ICD_TRY(get_bool(c, j, "required", path, &f->required));
     json_t *type = json_object_get(j, "type");
-    if (!type)
-        return fail_at(c, path, "missing required field '%s'", "type");
+    if (!type) return fail_at(c, path, "missing required field '%s'", "type");
     ICD_TRY(parse_type(c, type, path, depth + 1, &f->type));
     json_t *doc = json_object_get(j, "doc");
     if (json_is_string(doc) &&
@@ -101,14 +90,12 @@ static int parse_field(parse_ctx *c, const json_t *j, const char *parent, int de
     static const char *const DEFAULTS[] = {"initial-default", "write-default"};
     for (int i = 0; i < 2; i++) {
         json_t *d = json_object_get(j, DEFAULTS[i]);
-        if (!d)
-            continue;
+        if (!d) continue;
         ice_literal *lit = icd_arena_calloc(c->arena, sizeof *lit);
-        if (!lit)
-            return icd_fail_nomem(c->err);
+        if (!lit) return icd_fail_nomem(c->err);
         if (ice_literal_from_json(d, f->type, c->arena, lit, c->err))
-            return fail_at(c, path, DEFAULTS[i][0] == 'i' ? "initial-default: %s"
-                                                          : "write-default: %s",
+            return fail_at(c, path,
+                           DEFAULTS[i][0] == 'i' ? "initial-default: %s" : "write-default: %s",
                            c->err->message);
         if (i == 0)
             f->initial_default = lit;
@@ -118,20 +105,17 @@ static int parse_field(parse_ctx *c, const json_t *j, const char *parent, int de
     return 0;
 }
 
-static int parse_struct(parse_ctx *c, const json_t *j, const char *path, int depth,
-                        ice_type *t)
+static int parse_struct(parse_ctx *c, const json_t *j, const char *path, int depth, ice_type *t)
 {
     json_t *fields = json_object_get(j, "fields");
-    if (!fields)
-        return fail_at(c, path, "missing required field '%s' of a struct", "fields");
+    if (!fields) return fail_at(c, path, "missing required field '%s' of a struct", "fields");
     if (!json_is_array(fields))
         return fail_at(c, path, "'%s' of a struct is not an array", "fields");
     t->kind = ICE_T_STRUCT;
     t->nfields = json_array_size(fields);
     if (t->nfields) {
         t->fields = icd_arena_calloc(c->arena, t->nfields * sizeof *t->fields);
-        if (!t->fields)
-            return icd_fail_nomem(c->err);
+        if (!t->fields) return icd_fail_nomem(c->err);
     }
     for (size_t i = 0; i < t->nfields; i++)
         ICD_TRY(parse_field(c, json_array_get(fields, i), path, depth, &t->fields[i]));
@@ -139,14 +123,13 @@ static int parse_struct(parse_ctx *c, const json_t *j, const char *path, int dep
 }
 
 /* A list element or map key/value: a field named by the convention of Java's name index. */
-static int parse_child(parse_ctx *c, const json_t *j, const char *path, int depth,
-                       const char *name, const char *id_key, const char *type_key,
-                       const char *req_key, ice_field **out)
+static int parse_child(parse_ctx *c, const json_t *j, const char *path, int depth, const char *name,
+                       const char *id_key, const char *type_key, const char *req_key,
+                       ice_field **out)
 {
     ice_field *f = icd_arena_calloc(c->arena, sizeof *f);
     const char *cpath = join_name(c, path, name);
-    if (!f || !cpath)
-        return icd_fail_nomem(c->err);
+    if (!f || !cpath) return icd_fail_nomem(c->err);
     f->name = name;
     ICD_TRY(get_int32(c, j, id_key, path, &f->id));
     if (req_key)
@@ -154,21 +137,18 @@ static int parse_child(parse_ctx *c, const json_t *j, const char *path, int dept
     else
         f->required = true; /* map keys are always required */
     json_t *type = json_object_get(j, type_key);
-    if (!type)
-        return fail_at(c, path, "missing required field '%s'", type_key);
+    if (!type) return fail_at(c, path, "missing required field '%s'", type_key);
     ICD_TRY(parse_type(c, type, cpath, depth + 1, &f->type));
     *out = f;
     return 0;
 }
 
-static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth,
-                      ice_type **out)
+static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth, ice_type **out)
 {
     if (depth > MAX_TYPE_DEPTH)
         return fail_at(c, path, "types nested more than %s levels deep", "200");
     ice_type *t = icd_arena_calloc(c->arena, sizeof *t);
-    if (!t)
-        return icd_fail_nomem(c->err);
+    if (!t) return icd_fail_nomem(c->err);
     *out = t;
     if (json_is_string(j)) {
         if (ice_type_parse_primitive(json_string_value(j), c->arena, t, c->err))
@@ -179,10 +159,8 @@ static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth
         return fail_at(c, path, "%s", "a type is neither a string nor an object");
     json_t *kind = json_object_get(j, "type");
     const char *k = json_is_string(kind) ? json_string_value(kind) : NULL;
-    if (!k)
-        return fail_at(c, path, "missing required field '%s' of a nested type", "type");
-    if (!strcasecmp(k, "struct"))
-        return parse_struct(c, j, path, depth, t);
+    if (!k) return fail_at(c, path, "missing required field '%s' of a nested type", "type");
+    if (!strcasecmp(k, "struct")) return parse_struct(c, j, path, depth, t);
     if (!strcasecmp(k, "list")) {
         t->kind = ICE_T_LIST;
         return parse_child(c, j, path, depth, "element", "element-id", "element",
@@ -210,14 +188,12 @@ static int index_add(index_builder *b, parse_ctx *c, const ice_field *f, const i
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 32;
         ice_schema_entry *nv = realloc(b->v, cap * sizeof *nv);
-        if (!nv)
-            return icd_fail_nomem(c->err);
+        if (!nv) return icd_fail_nomem(c->err);
         b->v = nv;
         b->cap = cap;
     }
     const char *full = join_name(c, parent_name, f->name);
-    if (!full)
-        return icd_fail_nomem(c->err);
+    if (!full) return icd_fail_nomem(c->err);
     b->v[b->n++] = (ice_schema_entry){f->id, f, parent, full};
     const ice_type *t = f->type;
     if (t->kind == ICE_T_STRUCT) {
@@ -253,8 +229,7 @@ static int build_index(ice_schema *s, parse_ctx *c)
                               (int)c->schema_id, (int)b.v[i].id, b.v[i - 1].full_name,
                               b.v[i].full_name);
         ice_schema_entry *copy = rc ? NULL : icd_arena_alloc(c->arena, b.n * sizeof *copy);
-        if (!rc && !copy)
-            rc = icd_fail_nomem(c->err);
+        if (!rc && !copy) rc = icd_fail_nomem(c->err);
         if (!rc) {
             memcpy(copy, b.v, b.n * sizeof *copy);
             s->index = copy;
@@ -271,15 +246,13 @@ int ice_schema_from_json(const json_t *j, icd_arena *arena, const char *file, ic
                          icd_error *err)
 {
     icd_error local;
-    if (!err)
-        err = &local; /* the parser reads back messages it wraps */
+    if (!err) err = &local; /* the parser reads back messages it wraps */
     parse_ctx c = {arena, file, 0, err};
     *out = NULL;
     if (!json_is_object(j))
         return icd_fail(err, ICD_ECORRUPT, file, -1, "a schema is not a JSON object");
     ice_schema *s = icd_arena_calloc(arena, sizeof *s);
-    if (!s)
-        return icd_fail_nomem(err);
+    if (!s) return icd_fail_nomem(err);
     json_t *id = json_object_get(j, "schema-id");
     if (id) {
         ICD_TRY(get_int32(&c, j, "schema-id", NULL, &s->schema_id));
@@ -295,8 +268,7 @@ int ice_schema_from_json(const json_t *j, icd_arena *arena, const char *file, ic
             return fail_at(&c, NULL, "'%s' is not an array", "identifier-field-ids");
         size_t n = json_array_size(ids);
         int32_t *v = n ? icd_arena_alloc(arena, n * sizeof *v) : NULL;
-        if (n && !v)
-            return icd_fail_nomem(err);
+        if (n && !v) return icd_fail_nomem(err);
         for (size_t i = 0; i < n; i++) {
             json_t *e = json_array_get(ids, i);
             if (!json_is_integer(e) || json_integer_value(e) < INT32_MIN ||
@@ -342,8 +314,7 @@ int ice_schema_parse(const char *json, size_t len, const char *file, ice_schema 
 
 void ice_schema_free(ice_schema *s)
 {
-    if (!s || !s->owned_arena)
-        return;
+    if (!s || !s->owned_arena) return;
     icd_arena *a = s->owned_arena;
     icd_arena_free(a); /* s itself lives in the arena */
     free(a);
@@ -395,8 +366,7 @@ void ice_schema_to_json(icd_buf *b, const ice_schema *s)
     }
     icd_buf_puts(b, ",\"fields\":[");
     for (size_t i = 0; i < s->root.nfields; i++) {
-        if (i)
-            icd_buf_putc(b, ',');
+        if (i) icd_buf_putc(b, ',');
         ice_field_to_json(b, &s->root.fields[i]);
     }
     icd_buf_puts(b, "]}");

@@ -90,7 +90,9 @@ int ice_metadata_select_snapshot(const ice_metadata *md, const ice_snapshot_sele
 {
     *out = NULL;
     switch (sel->kind) {
-    case ICE_SELECT_CURRENT: *out = ice_metadata_current_snapshot(md); return 0;
+    case ICE_SELECT_CURRENT:
+        *out = ice_metadata_current_snapshot(md);
+        return 0;
     case ICE_SELECT_ID:
         *out = ice_metadata_snapshot(md, sel->snapshot_id);
         if (!*out)
@@ -108,7 +110,8 @@ int ice_metadata_select_snapshot(const ice_metadata *md, const ice_snapshot_sele
                             "ref '%s' names a missing snapshot", sel->ref);
         return 0;
     }
-    case ICE_SELECT_AS_OF: return select_as_of(md, sel->timestamp_ms, out, err);
+    case ICE_SELECT_AS_OF:
+        return select_as_of(md, sel->timestamp_ms, out, err);
     }
     return icd_fail(err, ICD_EINVALID, NULL, -1, "unknown snapshot selector");
 }
@@ -117,8 +120,7 @@ const ice_schema *ice_metadata_snapshot_schema(const ice_metadata *md, const ice
 {
     if (snap && snap->has_schema_id) {
         const ice_schema *s = ice_metadata_schema(md, snap->schema_id);
-        if (s)
-            return s;
+        if (s) return s;
     }
     return ice_metadata_current_schema(md);
 }

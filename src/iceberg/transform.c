@@ -21,19 +21,15 @@
 static bool parse_param(const char *text, const char *name, int32_t *param)
 {
     size_t n = strlen(name);
-    if (strncasecmp(text, name, n) != 0 || text[n] != '[')
-        return false;
+    if (strncasecmp(text, name, n) != 0 || text[n] != '[') return false;
     const char *p = text + n + 1;
-    if (!isdigit((unsigned char)*p))
-        return false;
+    if (!isdigit((unsigned char)*p)) return false;
     int64_t v = 0;
     while (isdigit((unsigned char)*p)) {
         v = v * 10 + (*p++ - '0');
-        if (v > INT32_MAX)
-            return false;
+        if (v > INT32_MAX) return false;
     }
-    if (p[0] != ']' || p[1] != '\0' || v <= 0)
-        return false;
+    if (p[0] != ']' || p[1] != '\0' || v <= 0) return false;
     *param = (int32_t)v;
     return true;
 }
@@ -43,8 +39,8 @@ void ice_transform_parse(const char *text, ice_transform *out)
     static const struct {
         const char *name;
         ice_transform_kind kind;
-    } NAMED[] = {{"identity", ICE_TR_IDENTITY}, {"year", ICE_TR_YEAR},   {"month", ICE_TR_MONTH},
-                 {"day", ICE_TR_DAY},           {"hour", ICE_TR_HOUR},   {"void", ICE_TR_VOID}};
+    } NAMED[] = {{"identity", ICE_TR_IDENTITY}, {"year", ICE_TR_YEAR}, {"month", ICE_TR_MONTH},
+                 {"day", ICE_TR_DAY},           {"hour", ICE_TR_HOUR}, {"void", ICE_TR_VOID}};
     out->text = text;
     out->param = 0;
     for (size_t i = 0; i < sizeof NAMED / sizeof NAMED[0]; i++) {
@@ -63,8 +59,7 @@ void ice_transform_parse(const char *text, ice_transform *out)
 
 bool ice_transform_equal(const ice_transform *a, const ice_transform *b)
 {
-    if (a->kind != b->kind)
-        return false;
+    if (a->kind != b->kind) return false;
     if (a->kind == ICE_TR_UNKNOWN)
         return strcmp(a->text ? a->text : "", b->text ? b->text : "") == 0;
     return a->param == b->param;
@@ -73,15 +68,33 @@ bool ice_transform_equal(const ice_transform *a, const ice_transform *b)
 void ice_transform_format(icd_buf *b, const ice_transform *t)
 {
     switch (t->kind) {
-    case ICE_TR_IDENTITY: icd_buf_puts(b, "identity"); break;
-    case ICE_TR_BUCKET: icd_buf_printf(b, "bucket[%d]", t->param); break;
-    case ICE_TR_TRUNCATE: icd_buf_printf(b, "truncate[%d]", t->param); break;
-    case ICE_TR_YEAR: icd_buf_puts(b, "year"); break;
-    case ICE_TR_MONTH: icd_buf_puts(b, "month"); break;
-    case ICE_TR_DAY: icd_buf_puts(b, "day"); break;
-    case ICE_TR_HOUR: icd_buf_puts(b, "hour"); break;
-    case ICE_TR_VOID: icd_buf_puts(b, "void"); break;
-    case ICE_TR_UNKNOWN: icd_buf_puts(b, t->text ? t->text : ""); break;
+    case ICE_TR_IDENTITY:
+        icd_buf_puts(b, "identity");
+        break;
+    case ICE_TR_BUCKET:
+        icd_buf_printf(b, "bucket[%d]", t->param);
+        break;
+    case ICE_TR_TRUNCATE:
+        icd_buf_printf(b, "truncate[%d]", t->param);
+        break;
+    case ICE_TR_YEAR:
+        icd_buf_puts(b, "year");
+        break;
+    case ICE_TR_MONTH:
+        icd_buf_puts(b, "month");
+        break;
+    case ICE_TR_DAY:
+        icd_buf_puts(b, "day");
+        break;
+    case ICE_TR_HOUR:
+        icd_buf_puts(b, "hour");
+        break;
+    case ICE_TR_VOID:
+        icd_buf_puts(b, "void");
+        break;
+    case ICE_TR_UNKNOWN:
+        icd_buf_puts(b, t->text ? t->text : "");
+        break;
     }
 }
 
@@ -92,7 +105,10 @@ static bool is_timestamp(ice_type_kind k)
     return k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMP_NS ||
            k == ICE_T_TIMESTAMPTZ_NS;
 }
-static bool is_nanos(ice_type_kind k) { return k == ICE_T_TIMESTAMP_NS || k == ICE_T_TIMESTAMPTZ_NS; }
+static bool is_nanos(ice_type_kind k)
+{
+    return k == ICE_T_TIMESTAMP_NS || k == ICE_T_TIMESTAMPTZ_NS;
+}
 
 bool ice_transform_accepts(const ice_transform *t, ice_type_kind k)
 {
@@ -109,10 +125,13 @@ bool ice_transform_accepts(const ice_transform *t, ice_type_kind k)
                k == ICE_T_BINARY;
     case ICE_TR_YEAR:
     case ICE_TR_MONTH:
-    case ICE_TR_DAY: return k == ICE_T_DATE || is_timestamp(k);
-    case ICE_TR_HOUR: return is_timestamp(k);
+    case ICE_TR_DAY:
+        return k == ICE_T_DATE || is_timestamp(k);
+    case ICE_TR_HOUR:
+        return is_timestamp(k);
     case ICE_TR_VOID:
-    case ICE_TR_UNKNOWN: return true;
+    case ICE_TR_UNKNOWN:
+        return true;
     }
     return false;
 }
@@ -131,7 +150,9 @@ int ice_transform_result_type(const ice_transform *t, const ice_type *source, ic
     switch (t->kind) {
     case ICE_TR_IDENTITY:
     case ICE_TR_TRUNCATE:
-    case ICE_TR_VOID: *out = *source; return 0;
+    case ICE_TR_VOID:
+        *out = *source;
+        return 0;
     case ICE_TR_UNKNOWN:
         memset(out, 0, sizeof *out);
         out->kind = ICE_T_UNKNOWN;
@@ -145,7 +166,10 @@ int ice_transform_result_type(const ice_transform *t, const ice_type *source, ic
 
 /* ---- hashing ------------------------------------------------------------------------- */
 
-static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+static uint32_t rotl32(uint32_t x, int r)
+{
+    return (x << r) | (x >> (32 - r));
+}
 
 uint32_t ice_murmur3_32(const void *data, size_t n, uint32_t seed)
 {
@@ -166,8 +190,10 @@ uint32_t ice_murmur3_32(const void *data, size_t n, uint32_t seed)
     const uint8_t *tail = p + blocks * 4;
     uint32_t k = 0;
     switch (n & 3) {
-    case 3: k ^= (uint32_t)tail[2] << 16; /* fall through */
-    case 2: k ^= (uint32_t)tail[1] << 8;  /* fall through */
+    case 3:
+        k ^= (uint32_t)tail[2] << 16; /* fall through */
+    case 2:
+        k ^= (uint32_t)tail[1] << 8; /* fall through */
     case 1:
         k ^= tail[0];
         k *= c1;
@@ -193,24 +219,32 @@ int32_t ice_hash_long(int64_t v)
     return (int32_t)ice_murmur3_32(b, 8, 0);
 }
 
-int32_t ice_hash_bytes(const uint8_t *p, size_t n) { return (int32_t)ice_murmur3_32(p, n, 0); }
+int32_t ice_hash_bytes(const uint8_t *p, size_t n)
+{
+    return (int32_t)ice_murmur3_32(p, n, 0);
+}
 
 int ice_literal_hash(const ice_literal *l, int32_t *out, icd_error *err)
 {
-    if (l->is_null)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "cannot hash a null value");
+    if (l->is_null) return icd_fail(err, ICD_EINVALID, NULL, -1, "cannot hash a null value");
     switch (l->kind) {
     case ICE_T_BOOLEAN: /* the spec's hashInt(0/1): Iceberg hashes ints as longs (test vector) */
         *out = ice_hash_long(l->v.b ? 1 : 0);
         return 0;
     case ICE_T_INT:
-    case ICE_T_DATE: *out = ice_hash_long(l->v.i32); return 0;
+    case ICE_T_DATE:
+        *out = ice_hash_long(l->v.i32);
+        return 0;
     case ICE_T_LONG:
     case ICE_T_TIME:
     case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ: *out = ice_hash_long(l->v.i64); return 0;
+    case ICE_T_TIMESTAMPTZ:
+        *out = ice_hash_long(l->v.i64);
+        return 0;
     case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS: *out = ice_hash_long(icd_floordiv(l->v.i64, 1000)); return 0;
+    case ICE_T_TIMESTAMPTZ_NS:
+        *out = ice_hash_long(icd_floordiv(l->v.i64, 1000));
+        return 0;
     case ICE_T_FLOAT:
     case ICE_T_DOUBLE: {
         double d = l->kind == ICE_T_FLOAT ? (double)l->v.f32 : l->v.f64;
@@ -218,8 +252,7 @@ int ice_literal_hash(const ice_literal *l, int32_t *out, icd_error *err)
         if (isnan(d)) {
             bits = 0x7ff8000000000000ull;
         } else {
-            if (d == 0.0)
-                d = 0.0; /* -0.0 hashes as +0.0 */
+            if (d == 0.0) d = 0.0; /* -0.0 hashes as +0.0 */
             memcpy(&bits, &d, sizeof bits);
         }
         *out = ice_hash_long((int64_t)bits);
@@ -237,7 +270,9 @@ int ice_literal_hash(const ice_literal *l, int32_t *out, icd_error *err)
     case ICE_T_STRING:
     case ICE_T_UUID:
     case ICE_T_FIXED:
-    case ICE_T_BINARY: *out = ice_hash_bytes(l->v.bytes.ptr, l->v.bytes.len); return 0;
+    case ICE_T_BINARY:
+        *out = ice_hash_bytes(l->v.bytes.ptr, l->v.bytes.len);
+        return 0;
     default:
         return icd_fail(err, ICD_EINVALID, NULL, -1, "values of type %s have no 32-bit hash",
                         ice_type_kind_name(l->kind));
@@ -248,13 +283,15 @@ int ice_literal_hash(const ice_literal *l, int32_t *out, icd_error *err)
 
 /* Java narrows these results with an (int) cast; do the same so values written by Java
  * for absurd timestamps still match. */
-static int32_t narrow(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
+static int32_t narrow(int64_t v)
+{
+    return (int32_t)(uint32_t)(uint64_t)v;
+}
 
 /* Days since the epoch (date) or floor of micros/nanos in `unit` (timestamps). */
 static int64_t floor_units(const ice_literal *in, int64_t micros_per_unit)
 {
-    if (in->kind == ICE_T_DATE)
-        return in->v.i32; /* caller only asks dates for whole days */
+    if (in->kind == ICE_T_DATE) return in->v.i32; /* caller only asks dates for whole days */
     int64_t per = is_nanos(in->kind) ? micros_per_unit * 1000 : micros_per_unit;
     return icd_floordiv(in->v.i64, per);
 }
@@ -295,8 +332,7 @@ static size_t utf8_prefix(const uint8_t *p, size_t n, int32_t w)
     int32_t cps = 0;
     while (i < n) {
         if ((p[i] & 0xC0) != 0x80) {
-            if (cps == w)
-                break;
+            if (cps == w) break;
             cps++;
         }
         i++;
@@ -310,14 +346,17 @@ static int apply_truncate(const ice_transform *t, const ice_literal *in, icd_are
     int64_t w = t->param;
     *out = *in;
     switch (in->kind) {
-    case ICE_T_INT: out->v.i32 = narrow(truncate_i64(in->v.i32, w)); return 0;
-    case ICE_T_LONG: out->v.i64 = truncate_i64(in->v.i64, w); return 0;
+    case ICE_T_INT:
+        out->v.i32 = narrow(truncate_i64(in->v.i32, w));
+        return 0;
+    case ICE_T_LONG:
+        out->v.i64 = truncate_i64(in->v.i64, w);
+        return 0;
     case ICE_T_STRING:
         out->v.bytes.len = utf8_prefix(in->v.bytes.ptr, in->v.bytes.len, t->param);
         return 0;
     case ICE_T_BINARY:
-        if (in->v.bytes.len > (size_t)w)
-            out->v.bytes.len = (size_t)w;
+        if (in->v.bytes.len > (size_t)w) out->v.bytes.len = (size_t)w;
         return 0;
     case ICE_T_DECIMAL: {
         ice_i128 v;
@@ -333,7 +372,8 @@ static int apply_truncate(const ice_transform *t, const ice_literal *in, icd_are
         out->v.bytes.ptr = p;
         return 0;
     }
-    default: return icd_fail(err, ICD_EINTERNAL, NULL, -1, "truncate: unexpected type");
+    default:
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "truncate: unexpected type");
     }
 }
 
@@ -351,22 +391,26 @@ int ice_transform_apply(const ice_transform *t, const ice_literal *in, icd_arena
         icd_buf_free(&tb);
         return rc;
     }
-    bool keeps_type = t->kind == ICE_TR_IDENTITY || t->kind == ICE_TR_TRUNCATE ||
-                      t->kind == ICE_TR_VOID;
+    bool keeps_type =
+        t->kind == ICE_TR_IDENTITY || t->kind == ICE_TR_TRUNCATE || t->kind == ICE_TR_VOID;
     if (in->is_null || t->kind == ICE_TR_VOID) {
         *out = ice_lit_null(keeps_type ? in->kind : ICE_T_INT);
         out->scale = in->scale;
         return 0;
     }
     switch (t->kind) {
-    case ICE_TR_IDENTITY: *out = *in; return 0;
+    case ICE_TR_IDENTITY:
+        *out = *in;
+        return 0;
     case ICE_TR_BUCKET: {
         int32_t h;
         ICD_TRY(ice_literal_hash(in, &h, err));
         *out = ice_lit_int((int32_t)(((uint32_t)h & 0x7FFFFFFFu) % (uint32_t)t->param));
         return 0;
     }
-    case ICE_TR_TRUNCATE: return apply_truncate(t, in, arena, out, err);
-    default: return apply_temporal(t, in, out);
+    case ICE_TR_TRUNCATE:
+        return apply_truncate(t, in, arena, out, err);
+    default:
+        return apply_temporal(t, in, out);
     }
 }

@@ -26,8 +26,7 @@ static int64_t floordiv64(int64_t a, int64_t b)
 int64_t ice_rescale_time(int64_t v, int unit, int target_digits)
 {
     int from = unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_NANOS ? 9 : 6;
-    if (from == target_digits)
-        return v;
+    if (from == target_digits) return v;
     if (from < target_digits) {
         int64_t m = from == 3 && target_digits == 9 ? 1000000 : 1000;
         return v * m;
@@ -52,32 +51,43 @@ bool ice_leaf_readable_as(const pq_node *leaf, const ice_type *t)
     int pt = leaf->physical_type;
     int lk = leaf->eff.kind;
     switch (t->kind) {
-    case ICE_T_BOOLEAN: return pt == PQ_BOOLEAN;
-    case ICE_T_INT: return pt == PQ_INT32;
-    case ICE_T_LONG: return pt == PQ_INT32 || pt == PQ_INT64;
-    case ICE_T_FLOAT: return pt == PQ_FLOAT;
-    case ICE_T_DOUBLE: return pt == PQ_FLOAT || pt == PQ_DOUBLE;
+    case ICE_T_BOOLEAN:
+        return pt == PQ_BOOLEAN;
+    case ICE_T_INT:
+        return pt == PQ_INT32;
+    case ICE_T_LONG:
+        return pt == PQ_INT32 || pt == PQ_INT64;
+    case ICE_T_FLOAT:
+        return pt == PQ_FLOAT;
+    case ICE_T_DOUBLE:
+        return pt == PQ_FLOAT || pt == PQ_DOUBLE;
     case ICE_T_DECIMAL:
         return pt == PQ_INT32 || pt == PQ_INT64 || pt == PQ_BYTE_ARRAY ||
                pt == PQ_FIXED_LEN_BYTE_ARRAY;
-    case ICE_T_DATE: return pt == PQ_INT32;
-    case ICE_T_TIME: return pt == PQ_INT32 || pt == PQ_INT64;
+    case ICE_T_DATE:
+        return pt == PQ_INT32;
+    case ICE_T_TIME:
+        return pt == PQ_INT32 || pt == PQ_INT64;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS:
         return pt == PQ_INT64 || pt == PQ_INT96 || (pt == PQ_INT32 && lk == PQ_LT_DATE);
-    case ICE_T_STRING: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
-    case ICE_T_UUID: return pt == PQ_FIXED_LEN_BYTE_ARRAY && leaf->type_length == 16;
+    case ICE_T_STRING:
+        return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    case ICE_T_UUID:
+        return pt == PQ_FIXED_LEN_BYTE_ARRAY && leaf->type_length == 16;
     case ICE_T_FIXED:
-    case ICE_T_BINARY: return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
-    default: return false;
+    case ICE_T_BINARY:
+        return pt == PQ_BYTE_ARRAY || pt == PQ_FIXED_LEN_BYTE_ARRAY;
+    default:
+        return false;
     }
 }
 
 /* Value vi (an index into the dense non-null values) of a column batch, as type t. */
 ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
-                          size_t vi)
+                           size_t vi)
 {
     ice_tvalue v = {0};
     const void *vals = cb->values;
@@ -126,24 +136,29 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
         int digits = ice_ts_digits(t->kind);
         v.cls = ICE_TV_TS;
         if (pt == PQ_INT96)
-            v.i = ice_rescale_time(ice_int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS, digits);
+            v.i = ice_rescale_time(ice_int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS,
+                                   digits);
         else if (pt == PQ_INT32) /* date promoted to timestamp */
-            v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
+            v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 *
+                  (digits == 9 ? 1000000000LL : 1000000LL);
         else
-            v.i = ice_rescale_time(((const int64_t *)vals)[vi],
-                          leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS,
-                          digits);
+            v.i = ice_rescale_time(
+                ((const int64_t *)vals)[vi],
+                leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS, digits);
         return v;
     }
     case ICE_T_STRING:
     case ICE_T_UUID:
     case ICE_T_FIXED:
     case ICE_T_BINARY:
-        v.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING : t->kind == ICE_T_UUID ? ICE_TV_UUID : ICE_TV_BINARY;
+        v.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
+                : t->kind == ICE_T_UUID ? ICE_TV_UUID
+                                        : ICE_TV_BINARY;
         v.p = ((const pq_bytes *)vals)[vi].ptr;
         v.n = ((const pq_bytes *)vals)[vi].len;
         return v;
-    default: return v;
+    default:
+        return v;
     }
 }
 
@@ -151,16 +166,21 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
 ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t)
 {
     ice_tvalue v = {0};
-    if (!l || l->is_null)
-        return v;
+    if (!l || l->is_null) return v;
     switch (t->kind) {
-    case ICE_T_BOOLEAN: v.cls = ICE_TV_BOOL; v.i = l->v.b; break;
+    case ICE_T_BOOLEAN:
+        v.cls = ICE_TV_BOOL;
+        v.i = l->v.b;
+        break;
     case ICE_T_INT:
     case ICE_T_LONG:
         v.cls = ICE_TV_INT;
         v.i = (l->kind == ICE_T_INT || l->kind == ICE_T_DATE) ? l->v.i32 : l->v.i64;
         break;
-    case ICE_T_FLOAT: v.cls = ICE_TV_FLOAT; v.f = l->v.f32; break;
+    case ICE_T_FLOAT:
+        v.cls = ICE_TV_FLOAT;
+        v.f = l->v.f32;
+        break;
     case ICE_T_DOUBLE:
         v.cls = ICE_TV_DOUBLE;
         v.d = l->kind == ICE_T_FLOAT ? (double)l->v.f32 : l->v.f64;
@@ -170,23 +190,43 @@ ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t)
         v.p = l->v.bytes.ptr;
         v.n = l->v.bytes.len;
         break;
-    case ICE_T_DATE: v.cls = ICE_TV_DATE; v.i = l->v.i32; break;
-    case ICE_T_TIME: v.cls = ICE_TV_TIME; v.i = l->v.i64; break;
+    case ICE_T_DATE:
+        v.cls = ICE_TV_DATE;
+        v.i = l->v.i32;
+        break;
+    case ICE_T_TIME:
+        v.cls = ICE_TV_TIME;
+        v.i = l->v.i64;
+        break;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS:
         v.cls = ICE_TV_TS;
         if (l->kind == ICE_T_DATE)
-            v.i = (int64_t)l->v.i32 * 86400 * (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL);
-        else if (ice_ts_digits(t->kind) == 9 && (l->kind == ICE_T_TIMESTAMP || l->kind == ICE_T_TIMESTAMPTZ))
+            v.i = (int64_t)l->v.i32 * 86400 *
+                  (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL);
+        else if (ice_ts_digits(t->kind) == 9 &&
+                 (l->kind == ICE_T_TIMESTAMP || l->kind == ICE_T_TIMESTAMPTZ))
             v.i = l->v.i64 * 1000;
         else
             v.i = l->v.i64;
         break;
-    case ICE_T_STRING: v.cls = ICE_TV_STRING; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
-    case ICE_T_UUID: v.cls = ICE_TV_UUID; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
-    default: v.cls = ICE_TV_BINARY; v.p = l->v.bytes.ptr; v.n = l->v.bytes.len; break;
+    case ICE_T_STRING:
+        v.cls = ICE_TV_STRING;
+        v.p = l->v.bytes.ptr;
+        v.n = l->v.bytes.len;
+        break;
+    case ICE_T_UUID:
+        v.cls = ICE_TV_UUID;
+        v.p = l->v.bytes.ptr;
+        v.n = l->v.bytes.len;
+        break;
+    default:
+        v.cls = ICE_TV_BINARY;
+        v.p = l->v.bytes.ptr;
+        v.n = l->v.bytes.len;
+        break;
     }
     return v;
 }
@@ -195,24 +235,48 @@ void ice_emit_tvalue(const ice_row_sink *s, const ice_tvalue *v, const ice_type 
 {
     void *c = s->ctx;
     switch (v->cls) {
-    case ICE_TV_NULL: s->null_value(c); return;
-    case ICE_TV_BOOL: s->boolean(c, v->i != 0); return;
-    case ICE_TV_INT: s->i64(c, v->i); return;
-    case ICE_TV_FLOAT: s->f32(c, v->f); return;
-    case ICE_TV_DOUBLE: s->f64(c, v->d); return;
-    case ICE_TV_DEC64: s->decimal_i64(c, v->i, t->scale); return;
-    case ICE_TV_DECBE: s->decimal_be(c, v->p, v->n, t->scale); return;
-    case ICE_TV_DATE: s->date(c, (int32_t)v->i); return;
-    case ICE_TV_TIME: s->time(c, v->i); return;
-    case ICE_TV_TS: s->timestamp(c, v->i, ice_ts_digits(t->kind), ice_is_utc_type(t->kind)); return;
-    case ICE_TV_STRING: s->string(c, (const char *)v->p, v->n); return;
+    case ICE_TV_NULL:
+        s->null_value(c);
+        return;
+    case ICE_TV_BOOL:
+        s->boolean(c, v->i != 0);
+        return;
+    case ICE_TV_INT:
+        s->i64(c, v->i);
+        return;
+    case ICE_TV_FLOAT:
+        s->f32(c, v->f);
+        return;
+    case ICE_TV_DOUBLE:
+        s->f64(c, v->d);
+        return;
+    case ICE_TV_DEC64:
+        s->decimal_i64(c, v->i, t->scale);
+        return;
+    case ICE_TV_DECBE:
+        s->decimal_be(c, v->p, v->n, t->scale);
+        return;
+    case ICE_TV_DATE:
+        s->date(c, (int32_t)v->i);
+        return;
+    case ICE_TV_TIME:
+        s->time(c, v->i);
+        return;
+    case ICE_TV_TS:
+        s->timestamp(c, v->i, ice_ts_digits(t->kind), ice_is_utc_type(t->kind));
+        return;
+    case ICE_TV_STRING:
+        s->string(c, (const char *)v->p, v->n);
+        return;
     case ICE_TV_UUID:
         if (v->n == 16)
             s->uuid(c, v->p);
         else
             s->binary(c, v->p, v->n);
         return;
-    case ICE_TV_BINARY: s->binary(c, v->p, v->n); return;
+    case ICE_TV_BINARY:
+        s->binary(c, v->p, v->n);
+        return;
     }
 }
 
@@ -225,10 +289,8 @@ static void emit_nested_literal(const ice_row_sink *s, const ice_literal *l, con
             const ice_field *f = &t->fields[i];
             const ice_literal *v = NULL;
             for (size_t k = 0; k < l->v.nested.n; k++)
-                if (l->v.nested.ids && l->v.nested.ids[k] == f->id)
-                    v = &l->v.nested.items[k];
-            if (!v)
-                v = f->initial_default;
+                if (l->v.nested.ids && l->v.nested.ids[k] == f->id) v = &l->v.nested.items[k];
+            if (!v) v = f->initial_default;
             s->field(c, f->name, strlen(f->name));
             ice_emit_literal(s, v, f->type);
         }
@@ -262,4 +324,3 @@ void ice_emit_literal(const ice_row_sink *s, const ice_literal *l, const ice_typ
     ice_tvalue v = ice_literal_tvalue(l, t);
     ice_emit_tvalue(s, &v, t);
 }
-

@@ -20,17 +20,17 @@
 typedef enum ice_tv_class {
     ICE_TV_NULL,
     ICE_TV_BOOL,
-    ICE_TV_INT,     /* int, long */
-    ICE_TV_FLOAT,   /* float (kept as float for output) */
+    ICE_TV_INT,   /* int, long */
+    ICE_TV_FLOAT, /* float (kept as float for output) */
     ICE_TV_DOUBLE,
-    ICE_TV_DEC64,   /* decimal, unscaled in i */
-    ICE_TV_DECBE,   /* decimal, unscaled big-endian bytes */
+    ICE_TV_DEC64, /* decimal, unscaled in i */
+    ICE_TV_DECBE, /* decimal, unscaled big-endian bytes */
     ICE_TV_DATE,
-    ICE_TV_TIME,    /* micros of day */
-    ICE_TV_TS,      /* timestamp in the type's unit (micros or nanos) */
+    ICE_TV_TIME, /* micros of day */
+    ICE_TV_TS,   /* timestamp in the type's unit (micros or nanos) */
     ICE_TV_STRING,
     ICE_TV_UUID,
-    ICE_TV_BINARY   /* binary and fixed */
+    ICE_TV_BINARY /* binary and fixed */
 } ice_tv_class;
 
 typedef struct ice_tvalue {

@@ -46,8 +46,7 @@ static const struct {
 const char *ice_type_kind_name(ice_type_kind kind)
 {
     for (size_t i = 0; i < sizeof KIND_NAMES / sizeof KIND_NAMES[0]; i++)
-        if (KIND_NAMES[i].kind == kind)
-            return KIND_NAMES[i].name;
+        if (KIND_NAMES[i].kind == kind) return KIND_NAMES[i].name;
     return "?";
 }
 
@@ -86,13 +85,11 @@ static const char *skip_ws(const char *p)
 static const char *read_small_int(const char *p, int32_t *out)
 {
     p = skip_ws(p);
-    if (!isdigit((unsigned char)*p))
-        return NULL;
+    if (!isdigit((unsigned char)*p)) return NULL;
     int64_t v = 0;
     int digits = 0;
     while (isdigit((unsigned char)*p)) {
-        if (++digits > 9)
-            return NULL;
+        if (++digits > 9) return NULL;
         v = v * 10 + (*p++ - '0');
     }
     *out = (int32_t)v;
@@ -110,8 +107,7 @@ static int parse_decimal(const char *name, ice_type *out, icd_error *err)
 {
     const char *p = name + strlen("decimal");
     p = skip_ws(p);
-    if (*p++ != '(')
-        return bad_type(err, name);
+    if (*p++ != '(') return bad_type(err, name);
     int32_t prec, scale;
     if (!(p = read_small_int(p, &prec)) || *p++ != ',' || !(p = read_small_int(p, &scale)) ||
         *p++ != ')' || *skip_ws(p) != '\0')
@@ -146,29 +142,24 @@ static int parse_geo(const char *name, size_t kw, ice_type_kind kind, icd_arena 
     const char *p = skip_ws(name + kw);
     out->kind = kind;
     out->params = NULL;
-    if (*p == '\0')
-        return 0;
-    if (*p != '(')
-        return bad_type(err, name);
+    if (*p == '\0') return 0;
+    if (*p != '(') return bad_type(err, name);
     const char *close = strrchr(p, ')');
-    if (!close || *skip_ws(close + 1) != '\0')
-        return bad_type(err, name);
+    if (!close || *skip_ws(close + 1) != '\0') return bad_type(err, name);
     out->params = icd_arena_strndup(arena, p + 1, (size_t)(close - p - 1));
-    if (!out->params)
-        return icd_fail_nomem(err);
+    if (!out->params) return icd_fail_nomem(err);
     return 0;
 }
 
-int ice_type_parse_primitive(const char *name, icd_arena *arena, ice_type *out,
-                             icd_error *err)
+int ice_type_parse_primitive(const char *name, icd_arena *arena, ice_type *out, icd_error *err)
 {
     memset(out, 0, sizeof *out);
     /* Fixed names compare case-insensitively, like Iceberg Java's Types.fromPrimitiveString. */
     static const ice_type_kind simple[] = {
-        ICE_T_BOOLEAN,      ICE_T_INT,         ICE_T_LONG,           ICE_T_FLOAT,
-        ICE_T_DOUBLE,       ICE_T_DATE,        ICE_T_TIME,           ICE_T_TIMESTAMP,
-        ICE_T_TIMESTAMPTZ,  ICE_T_TIMESTAMP_NS, ICE_T_TIMESTAMPTZ_NS, ICE_T_STRING,
-        ICE_T_UUID,         ICE_T_BINARY,      ICE_T_UNKNOWN,        ICE_T_VARIANT,
+        ICE_T_BOOLEAN,     ICE_T_INT,          ICE_T_LONG,           ICE_T_FLOAT,
+        ICE_T_DOUBLE,      ICE_T_DATE,         ICE_T_TIME,           ICE_T_TIMESTAMP,
+        ICE_T_TIMESTAMPTZ, ICE_T_TIMESTAMP_NS, ICE_T_TIMESTAMPTZ_NS, ICE_T_STRING,
+        ICE_T_UUID,        ICE_T_BINARY,       ICE_T_UNKNOWN,        ICE_T_VARIANT,
     };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
         if (!strcasecmp(name, ice_type_kind_name(simple[i]))) {
@@ -176,10 +167,8 @@ int ice_type_parse_primitive(const char *name, icd_arena *arena, ice_type *out,
             return 0;
         }
     }
-    if (!strncasecmp(name, "decimal", 7))
-        return parse_decimal(name, out, err);
-    if (!strncasecmp(name, "fixed", 5))
-        return parse_fixed(name, out, err);
+    if (!strncasecmp(name, "decimal", 7)) return parse_decimal(name, out, err);
+    if (!strncasecmp(name, "fixed", 5)) return parse_fixed(name, out, err);
     if (!strncasecmp(name, "geometry", 8))
         return parse_geo(name, 8, ICE_T_GEOMETRY, arena, out, err);
     if (!strncasecmp(name, "geography", 9))
@@ -190,15 +179,19 @@ int ice_type_parse_primitive(const char *name, icd_arena *arena, ice_type *out,
 void ice_type_format(icd_buf *b, const ice_type *t)
 {
     switch (t->kind) {
-    case ICE_T_DECIMAL: icd_buf_printf(b, "decimal(%d,%d)", t->precision, t->scale); break;
-    case ICE_T_FIXED: icd_buf_printf(b, "fixed[%d]", t->length); break;
+    case ICE_T_DECIMAL:
+        icd_buf_printf(b, "decimal(%d,%d)", t->precision, t->scale);
+        break;
+    case ICE_T_FIXED:
+        icd_buf_printf(b, "fixed[%d]", t->length);
+        break;
     case ICE_T_GEOMETRY:
     case ICE_T_GEOGRAPHY:
         icd_buf_puts(b, ice_type_kind_name(t->kind));
-        if (t->params)
-            icd_buf_printf(b, "(%s)", t->params);
+        if (t->params) icd_buf_printf(b, "(%s)", t->params);
         break;
-    default: icd_buf_puts(b, ice_type_kind_name(t->kind));
+    default:
+        icd_buf_puts(b, ice_type_kind_name(t->kind));
     }
 }
 
@@ -246,15 +239,15 @@ void ice_type_to_json(icd_buf *b, const ice_type *t)
     case ICE_T_STRUCT:
         icd_buf_puts(b, "{\"type\":\"struct\",\"fields\":[");
         for (size_t i = 0; i < t->nfields; i++) {
-            if (i)
-                icd_buf_putc(b, ',');
+            if (i) icd_buf_putc(b, ',');
             ice_field_to_json(b, &t->fields[i]);
         }
         icd_buf_puts(b, "]}");
         break;
     case ICE_T_LIST:
-        icd_buf_printf(b, "{\"type\":\"list\",\"element-id\":%d,\"element-required\":%s,"
-                          "\"element\":",
+        icd_buf_printf(b,
+                       "{\"type\":\"list\",\"element-id\":%d,\"element-required\":%s,"
+                       "\"element\":",
                        t->element->id, t->element->required ? "true" : "false");
         ice_type_to_json(b, t->element->type);
         icd_buf_putc(b, '}');

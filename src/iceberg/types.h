@@ -53,9 +53,9 @@ typedef struct ice_literal ice_literal;
 
 typedef struct ice_type {
     ice_type_kind kind;
-    int32_t precision; /* decimal */
-    int32_t scale;     /* decimal */
-    int32_t length;    /* fixed */
+    int32_t precision;  /* decimal */
+    int32_t scale;      /* decimal */
+    int32_t length;     /* fixed */
     const char *params; /* geometry / geography: the text between the parentheses, or NULL */
     /* struct: its fields, in order */
     ice_field *fields;
@@ -70,7 +70,7 @@ struct ice_field {
     int32_t id;
     const char *name;
     bool required;
-    const char *doc;                   /* NULL when absent */
+    const char *doc; /* NULL when absent */
     ice_type *type;
     const ice_literal *initial_default; /* NULL when absent (JSON null gives a null literal) */
     const ice_literal *write_default;
@@ -83,7 +83,10 @@ static inline bool ice_type_is_primitive(const ice_type *t)
 {
     return t->kind != ICE_T_STRUCT && t->kind != ICE_T_LIST && t->kind != ICE_T_MAP;
 }
-static inline bool ice_type_is_nested(const ice_type *t) { return !ice_type_is_primitive(t); }
+static inline bool ice_type_is_nested(const ice_type *t)
+{
+    return !ice_type_is_primitive(t);
+}
 
 /* True for kinds icedruid cannot read values of: unknown, geometry, geography. */
 bool ice_type_kind_is_unreadable(ice_type_kind kind);

@@ -37,12 +37,14 @@ int icd_fileio_new(icd_fileio **out, icd_error *err)
     return *out ? 0 : icd_fail_nomem(err);
 }
 
-icd_remote *icd_fileio_remote(icd_fileio *io) { return io ? io->remote : NULL; }
+icd_remote *icd_fileio_remote(icd_fileio *io)
+{
+    return io ? io->remote : NULL;
+}
 
 void icd_fileio_free(icd_fileio *io)
 {
-    if (!io)
-        return;
+    if (!io) return;
     for (size_t i = 0; i < io->nrules; i++) {
         free(io->rules[i].from);
         free(io->rules[i].to);
@@ -54,11 +56,9 @@ void icd_fileio_free(icd_fileio *io)
 
 int icd_fileio_add_remap(icd_fileio *io, const char *from, const char *to, icd_error *err)
 {
-    if (!from[0])
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "--remap: the FROM prefix is empty");
+    if (!from[0]) return icd_fail(err, ICD_EINVALID, NULL, -1, "--remap: the FROM prefix is empty");
     remap_rule *r = realloc(io->rules, (io->nrules + 1) * sizeof *r);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     io->rules = r;
     r[io->nrules].from = strdup(from);
     r[io->nrules].to = strdup(to);
@@ -74,11 +74,9 @@ int icd_fileio_add_remap(icd_fileio *io, const char *from, const char *to, icd_e
 int icd_fileio_add_remap_arg(icd_fileio *io, const char *arg, icd_error *err)
 {
     const char *eq = strchr(arg, '=');
-    if (!eq)
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "--remap expects FROM=TO, got '%s'", arg);
+    if (!eq) return icd_fail(err, ICD_EINVALID, NULL, -1, "--remap expects FROM=TO, got '%s'", arg);
     char *from = strndup(arg, (size_t)(eq - arg));
-    if (!from)
-        return icd_fail_nomem(err);
+    if (!from) return icd_fail_nomem(err);
     int rc = icd_fileio_add_remap(io, from, eq + 1, err);
     free(from);
     return rc;
@@ -102,10 +100,8 @@ static const remap_rule *best_rule(const icd_fileio *io, const char *loc)
 /* "file:///a", "file:/a" -> "/a"; other locations unchanged. */
 static const char *strip_file_scheme(const char *loc)
 {
-    if (strncmp(loc, "file://", 7) == 0)
-        return loc + 7;
-    if (strncmp(loc, "file:", 5) == 0)
-        return loc + 5;
+    if (strncmp(loc, "file://", 7) == 0) return loc + 7;
+    if (strncmp(loc, "file:", 5) == 0) return loc + 5;
     return loc;
 }
 
@@ -117,17 +113,14 @@ char *icd_fileio_resolve(const icd_fileio *io, const char *location)
         loc = strip_file_scheme(location);
         r = best_rule(io, loc);
     }
-    if (!r)
-        return strdup(strip_file_scheme(location));
+    if (!r) return strdup(strip_file_scheme(location));
     size_t from = strlen(r->from), to = strlen(r->to), rest = strlen(loc + from);
     char *p = malloc(to + rest + 1);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     memcpy(p, r->to, to);
     memcpy(p + to, loc + from, rest + 1);
     const char *s = strip_file_scheme(p);
-    if (s != p)
-        memmove(p, s, strlen(s) + 1);
+    if (s != p) memmove(p, s, strlen(s) + 1);
     return p;
 }
 
@@ -138,20 +131,21 @@ static int local_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t 
     while (done < n) {
         ssize_t r = pread(f->fd, (char *)buf + done, n - done, (off_t)(off + done));
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             return icd_fail(err, ICD_EIO, f->location, (int64_t)(off + done), "read failed: %s",
                             strerror(errno));
         }
-        if (r == 0)
-            break;
+        if (r == 0) break;
         done += (size_t)r;
     }
     *got = done;
     return 0;
 }
 
-static void local_close(icd_file *f) { close(f->fd); }
+static void local_close(icd_file *f)
+{
+    close(f->fd);
+}
 
 static const icd_file_ops LOCAL_OPS = {local_read_at, local_close};
 
@@ -165,8 +159,7 @@ static bool is_http(const char *path)
 static int check_scheme(const char *location, const char *path, icd_error *err)
 {
     const char *colon = strstr(path, "://");
-    if (!colon)
-        return 0;
+    if (!colon) return 0;
     size_t n = (size_t)(colon - path);
     return icd_fail(err, ICD_EUNSUPPORTED, location, -1,
                     "storage scheme '%.*s://' is not supported by this build; copy the table "
@@ -178,8 +171,7 @@ int icd_file_open(icd_fileio *io, const char *location, icd_file **out, icd_erro
 {
     *out = NULL;
     char *path = icd_fileio_resolve(io, location);
-    if (!path)
-        return icd_fail_nomem(err);
+    if (!path) return icd_fail_nomem(err);
     int rc;
     if (icd_s3_is_location(path) || is_http(path)) {
         rc = is_http(path) ? icd_http_open(io, location, path, out, err)
@@ -228,8 +220,7 @@ int icd_file_open(icd_fileio *io, const char *location, icd_file **out, icd_erro
 
 void icd_file_close(icd_file *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     f->ops->close(f);
     free(f->location);
     free(f->path);
@@ -244,8 +235,7 @@ int icd_file_read_at(icd_file *f, uint64_t off, void *buf, size_t n, icd_error *
                         (unsigned long long)(f->size > off ? f->size - off : 0));
     size_t got = 0;
     int rc = f->ops->read_at(f, off, buf, n, &got, err);
-    if (rc)
-        return rc;
+    if (rc) return rc;
     if (got != n)
         return icd_fail(err, ICD_ECORRUPT, f->location, (int64_t)(off + got),
                         "truncated: file ended while reading %zu bytes", n);
@@ -277,8 +267,7 @@ int icd_fileio_read_small(icd_fileio *io, const char *location, size_t max_bytes
         return rc;
     }
     buf[f->size] = '\0';
-    if (len)
-        *len = f->size;
+    if (len) *len = f->size;
     *out = buf;
     icd_file_close(f);
     return 0;
@@ -295,8 +284,7 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
     *names = NULL;
     *count = 0;
     char *path = icd_fileio_resolve(io, location);
-    if (!path)
-        return icd_fail_nomem(err);
+    if (!path) return icd_fail_nomem(err);
     int rc;
     if (icd_s3_is_location(path)) {
         rc = icd_s3_list_dir(io, location, path, names, count, err);
@@ -321,8 +309,7 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
     struct dirent *e;
     rc = 0;
     while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
             char **nv = realloc(v, cap * sizeof *nv);
@@ -345,8 +332,7 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
         free(v);
         return rc;
     }
-    if (n)
-        qsort(v, n, sizeof *v, cmp_str);
+    if (n) qsort(v, n, sizeof *v, cmp_str);
     *names = v;
     *count = n;
     return 0;
@@ -355,8 +341,7 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
 int icd_fileio_exists(icd_fileio *io, const char *location)
 {
     char *path = icd_fileio_resolve(io, location);
-    if (!path)
-        return 0;
+    if (!path) return 0;
     int ok;
     if (icd_s3_is_location(path) || is_http(path)) {
         icd_error err;
@@ -374,8 +359,7 @@ int icd_fileio_exists(icd_fileio *io, const char *location)
 int icd_fileio_is_dir(icd_fileio *io, const char *location)
 {
     char *path = icd_fileio_resolve(io, location);
-    if (!path)
-        return 0;
+    if (!path) return 0;
     int dir;
     if (icd_s3_is_location(path)) {
         icd_error err;

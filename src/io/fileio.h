@@ -44,7 +44,10 @@ char *icd_fileio_resolve(const icd_fileio *io, const char *location);
 /* Opens a location for positional reads. */
 int icd_file_open(icd_fileio *io, const char *location, icd_file **out, icd_error *err);
 void icd_file_close(icd_file *f);
-static inline uint64_t icd_file_size(const icd_file *f) { return f->size; }
+static inline uint64_t icd_file_size(const icd_file *f)
+{
+    return f->size;
+}
 
 /* Reads exactly n bytes at `off`; a short read is a corrupt-file error naming the file and
  * offset ("truncated"). */

@@ -51,13 +51,15 @@ struct icd_remote {
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static int curl_init_rc;
 
-static void init_curl(void) { curl_init_rc = (int)curl_global_init(CURL_GLOBAL_DEFAULT); }
+static void init_curl(void)
+{
+    curl_init_rc = (int)curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 icd_remote *icd_remote_new(void)
 {
     icd_remote *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
+    if (!r) return NULL;
     if (pthread_mutex_init(&r->mu, NULL) != 0) {
         free(r);
         return NULL;
@@ -82,8 +84,7 @@ icd_remote *icd_remote_new(void)
 
 void icd_remote_free(icd_remote *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     for (size_t i = 0; i < r->nidle; i++)
         curl_easy_cleanup(r->idle[i]);
     icd_s3_config_free(r->s3);
@@ -91,7 +92,10 @@ void icd_remote_free(icd_remote *r)
     free(r);
 }
 
-icd_s3_config *icd_remote_s3(icd_remote *r) { return r->s3; }
+icd_s3_config *icd_remote_s3(icd_remote *r)
+{
+    return r->s3;
+}
 
 void icd_http_get_policy(icd_remote *r, icd_http_policy *out)
 {
@@ -104,26 +108,28 @@ void icd_http_set_policy(icd_remote *r, const icd_http_policy *p)
 {
     pthread_mutex_lock(&r->mu);
     r->policy = *p;
-    if (r->policy.max_attempts < 1)
-        r->policy.max_attempts = 1;
-    if (r->policy.readahead < 4096)
-        r->policy.readahead = 4096;
+    if (r->policy.max_attempts < 1) r->policy.max_attempts = 1;
+    if (r->policy.readahead < 4096) r->policy.readahead = 4096;
     pthread_mutex_unlock(&r->mu);
 }
 
-uint64_t icd_remote_requests(icd_remote *r) { return (uint64_t)atomic_load(&r->requests); }
+uint64_t icd_remote_requests(icd_remote *r)
+{
+    return (uint64_t)atomic_load(&r->requests);
+}
 
-uint64_t icd_remote_bytes(icd_remote *r) { return (uint64_t)atomic_load(&r->bytes); }
+uint64_t icd_remote_bytes(icd_remote *r)
+{
+    return (uint64_t)atomic_load(&r->bytes);
+}
 
 static CURL *take_handle(icd_remote *r)
 {
     pthread_once(&curl_once, init_curl);
-    if (curl_init_rc != 0)
-        return NULL;
+    if (curl_init_rc != 0) return NULL;
     CURL *h = NULL;
     pthread_mutex_lock(&r->mu);
-    if (r->nidle)
-        h = r->idle[--r->nidle];
+    if (r->nidle) h = r->idle[--r->nidle];
     pthread_mutex_unlock(&r->mu);
     return h ? h : curl_easy_init();
 }
@@ -139,8 +145,7 @@ static void give_handle(icd_remote *r, CURL *h)
         h = NULL;
     }
     pthread_mutex_unlock(&r->mu);
-    if (h)
-        curl_easy_cleanup(h);
+    if (h) curl_easy_cleanup(h);
 }
 
 void icd_http_resp_free(icd_http_resp *resp)
@@ -154,11 +159,11 @@ void icd_http_resp_free(icd_http_resp *resp)
 typedef struct xfer {
     const icd_http_req *req;
     icd_http_resp *resp;
-    bool started;   /* first body byte seen */
-    bool is_error;  /* non-2xx status */
-    bool overflow;  /* buffered body exceeded max_body */
-    bool done;      /* dest is full; the rest of the body was dropped on purpose */
-    uint64_t pos;   /* resource offset of the next body byte */
+    bool started;  /* first body byte seen */
+    bool is_error; /* non-2xx status */
+    bool overflow; /* buffered body exceeded max_body */
+    bool done;     /* dest is full; the rest of the body was dropped on purpose */
+    uint64_t pos;  /* resource offset of the next body byte */
     uint64_t want_off, want_end;
 } xfer;
 
@@ -172,8 +177,7 @@ static bool prefix_ci(const char *s, size_t n, const char *p)
 static void parse_content_range(const char *v, size_t n, icd_http_resp *resp)
 {
     char tmp[128];
-    if (n >= sizeof tmp)
-        return;
+    if (n >= sizeof tmp) return;
     memcpy(tmp, v, n);
     tmp[n] = '\0';
     unsigned long long a, b, total;
@@ -204,8 +208,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
         tmp[m] = '\0';
         char *end;
         long long v = strtoll(tmp, &end, 10);
-        if (end != tmp && v >= 0)
-            x->resp->content_length = v;
+        if (end != tmp && v >= 0) x->resp->content_length = v;
     }
     return n;
 }
@@ -228,8 +231,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nmemb;
-    if (!x->started)
-        start_body(x);
+    if (!x->started) start_body(x);
     icd_http_resp *resp = x->resp;
     if (x->is_error) { /* keep the start of an error body for the message */
         if (resp->body.len < ERROR_BODY_MAX) {
@@ -258,8 +260,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
     x->pos += n;
     if (x->pos >= x->want_end) {
         x->done = true;
-        if (x->pos > x->want_end)
-            return 0; /* more than wanted: stop the transfer here */
+        if (x->pos > x->want_end) return 0; /* more than wanted: stop the transfer here */
     }
     return n;
 }
@@ -295,11 +296,10 @@ static struct curl_slist *build_headers(const icd_http_req *req, bool *oom)
 {
     struct curl_slist *list = NULL, *t;
     char line[160];
-#define ADD(s)                                                                                 \
-    do {                                                                                       \
-        if (!(t = curl_slist_append(list, (s))))                                               \
-            goto fail;                                                                         \
-        list = t;                                                                              \
+#define ADD(s)                                                                                     \
+    do {                                                                                           \
+        if (!(t = curl_slist_append(list, (s)))) goto fail;                                        \
+        list = t;                                                                                  \
     } while (0)
     for (size_t i = 0; req->headers && req->headers[i]; i++)
         ADD(req->headers[i]);
@@ -315,25 +315,21 @@ static struct curl_slist *build_headers(const icd_http_req *req, bool *oom)
         /* S3 wants the payload hash in a header, and curl 7.88 signs the value it finds
          * there; our S3 requests never have a body. Other services (Glue's JSON POSTs)
          * need no such header: curl hashes the body itself. */
-        if (!req->body)
-            ADD("x-amz-content-sha256: " EMPTY_SHA256);
+        if (!req->body) ADD("x-amz-content-sha256: " EMPTY_SHA256);
         if (req->sign->session_token && req->sign->session_token[0]) {
             size_t n = strlen(req->sign->session_token) + 32;
             char *h = malloc(n);
-            if (!h)
-                goto fail;
+            if (!h) goto fail;
             snprintf(h, n, "x-amz-security-token: %s", req->sign->session_token);
             t = curl_slist_append(list, h);
             free(h);
-            if (!t)
-                goto fail;
+            if (!t) goto fail;
             list = t;
         }
     }
     /* No "Expect: 100-continue" round trip for our small bodies. Signed requests leave
      * this out: curl 7.88 would sign an "expect" header that it then does not send. */
-    if (req->body && !req->sign)
-        ADD("Expect:");
+    if (req->body && !req->sign) ADD("Expect:");
     return list;
 #undef ADD
 fail:
@@ -351,8 +347,7 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, pol->connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, pol->low_speed_time_s);
-    if (pol->total_timeout_s > 0)
-        curl_easy_setopt(h, CURLOPT_TIMEOUT, pol->total_timeout_s);
+    if (pol->total_timeout_s > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT, pol->total_timeout_s);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L); /* object keys may hold "./" or "../" */
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -360,13 +355,10 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-    if (headers)
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     const char *ca = getenv("SSL_CERT_FILE");
-    if (!ca || !ca[0])
-        ca = getenv("CURL_CA_BUNDLE");
-    if (ca && ca[0])
-        curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+    if (!ca || !ca[0]) ca = getenv("CURL_CA_BUNDLE");
+    if (ca && ca[0]) curl_easy_setopt(h, CURLOPT_CAINFO, ca);
     if (!strcmp(req->method, "HEAD")) {
         curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (!strcmp(req->method, "POST")) {
@@ -398,8 +390,7 @@ static void reset_resp(icd_http_resp *resp)
     resp->total_size = -1;
 }
 
-int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp,
-                     icd_error *err)
+int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, icd_error *err)
 {
     const char *loc = req->location ? req->location : req->url;
     memset(resp, 0, sizeof *resp);
@@ -414,8 +405,7 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
                  req->sign->service ? req->sign->service : "s3");
     bool oom = false;
     struct curl_slist *headers = build_headers(req, &oom);
-    if (oom)
-        return icd_fail_nomem(err);
+    if (oom) return icd_fail_nomem(err);
     CURL *h = take_handle(r);
     if (!h) {
         curl_slist_free_all(headers);
@@ -434,8 +424,7 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
         curl_off_t got = 0;
         if (curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got) == CURLE_OK && got > 0)
             atomic_fetch_add(&r->bytes, (uint_fast64_t)got);
-        if (c == CURLE_WRITE_ERROR && x.done)
-            c = CURLE_OK; /* we stopped a body we had enough of */
+        if (c == CURLE_WRITE_ERROR && x.done) c = CURLE_OK; /* we stopped a body we had enough of */
         if (c == CURLE_PARTIAL_FILE && resp->status == 206 && resp->total_size == 0)
             c = CURLE_OK; /* "bytes 0-0/0" with a phantom byte: some servers' empty objects */
         bool last = attempt >= pol.max_attempts;
@@ -464,9 +453,9 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
             curl_easy_reset(h);
             continue;
         }
-        rc = icd_fail(err, ICD_EIO, loc, -1, "%s request failed after %d attempt%s: %s",
-                      req->method, attempt, attempt == 1 ? "" : "s",
-                      errbuf[0] ? errbuf : curl_easy_strerror(c));
+        rc =
+            icd_fail(err, ICD_EIO, loc, -1, "%s request failed after %d attempt%s: %s", req->method,
+                     attempt, attempt == 1 ? "" : "s", errbuf[0] ? errbuf : curl_easy_strerror(c));
         break;
     }
     give_handle(r, h);
@@ -498,8 +487,9 @@ static int decode_entity(const char *p, const char *end, icd_buf *out)
         }
         long v = 0;
         const char *s = q;
-        while (q < end && q - s < 8 && ((base == 10 && *q >= '0' && *q <= '9') ||
-                                        (base == 16 && strchr("0123456789abcdefABCDEF", *q)))) {
+        while (q < end && q - s < 8 &&
+               ((base == 10 && *q >= '0' && *q <= '9') ||
+                (base == 16 && strchr("0123456789abcdefABCDEF", *q)))) {
             v = v * base + (*q <= '9' ? *q - '0' : (*q | 0x20) - 'a' + 10);
             q++;
         }
@@ -517,18 +507,14 @@ char *icd_xml_text(const char *xml, size_t len, const char *tag, size_t *from)
     char open[80], close[80];
     int no = snprintf(open, sizeof open, "<%s>", tag);
     int nc = snprintf(close, sizeof close, "</%s>", tag);
-    if (no <= 0 || nc <= 0 || (size_t)no >= sizeof open || (size_t)nc >= sizeof close)
-        return NULL;
+    if (no <= 0 || nc <= 0 || (size_t)no >= sizeof open || (size_t)nc >= sizeof close) return NULL;
     size_t start = from ? *from : 0;
-    if (start > len)
-        return NULL;
+    if (start > len) return NULL;
     const char *p = memmem(xml + start, len - start, open, (size_t)no);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     p += no;
     const char *end = memmem(p, len - (size_t)(p - xml), close, (size_t)nc);
-    if (!end)
-        return NULL;
+    if (!end) return NULL;
     icd_buf out = ICD_BUF_INIT;
     icd_buf_puts(&out, "");
     for (const char *q = p; q < end;) {
@@ -537,8 +523,7 @@ char *icd_xml_text(const char *xml, size_t len, const char *tag, size_t *from)
         else
             icd_buf_putc(&out, *q++);
     }
-    if (from)
-        *from = (size_t)(end - xml) + (size_t)nc;
+    if (from) *from = (size_t)(end - xml) + (size_t)nc;
     return icd_buf_detach(&out);
 }
 
@@ -571,8 +556,7 @@ int icd_http_status_error(const icd_http_req *req, const icd_http_resp *resp, ic
     free(ecode);
     free(emsg);
     const char *what = resp->status == 404 ? " (not found)" : "";
-    if (line[0])
-        what = "";
+    if (line[0]) what = "";
     return icd_fail(err, code, loc, -1, "HTTP %ld%s%s", resp->status, line, what);
 }
 
@@ -659,10 +643,9 @@ static int fetch_range(remote_file *rf, uint64_t off, size_t len, void *dst, siz
         rc = icd_http_status_error(&req, &resp, err);
     if (rc == 0 && resp.dest_len < len && rf->base.size >= off + len)
         rc = icd_fail(err, ICD_EIO, rf->base.location, (int64_t)(off + resp.dest_len),
-                      "server sent %zu of the %zu bytes asked for (object changed?)",
-                      resp.dest_len, len);
-    if (rc)
-        icd_error_set_file(err, rf->base.location);
+                      "server sent %zu of the %zu bytes asked for (object changed?)", resp.dest_len,
+                      len);
+    if (rc) icd_error_set_file(err, rf->base.location);
     *got = resp.dest_len;
     icd_http_resp_free(&resp);
     return rc;
@@ -670,22 +653,19 @@ static int fetch_range(remote_file *rf, uint64_t off, size_t len, void *dst, siz
 
 static int grow_window(remote_file *rf, size_t need, icd_error *err)
 {
-    if (rf->win_cap >= need)
-        return 0;
+    if (rf->win_cap >= need) return 0;
     unsigned char *w = realloc(rf->win, need);
-    if (!w)
-        return icd_fail_nomem(err);
+    if (!w) return icd_fail_nomem(err);
     rf->win = w;
     rf->win_cap = need;
     return 0;
 }
 
 /* Copies [off, off+n) from a buffer holding [boff, boff+blen) when it holds all of it. */
-static bool serve_from(const unsigned char *b, uint64_t boff, size_t blen, uint64_t off,
-                       void *buf, size_t n)
+static bool serve_from(const unsigned char *b, uint64_t boff, size_t blen, uint64_t off, void *buf,
+                       size_t n)
 {
-    if (!b || off < boff || off - boff > blen || n > blen - (off - boff))
-        return false;
+    if (!b || off < boff || off - boff > blen || n > blen - (off - boff)) return false;
     memcpy(buf, b + (off - boff), n);
     return true;
 }
@@ -695,8 +675,7 @@ static int remote_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t
 {
     remote_file *rf = (remote_file *)f;
     *got = 0;
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     pthread_mutex_lock(&rf->mu);
     int rc = 0;
     if (serve_from(rf->keep, rf->keep_off, rf->keep_len, off, buf, n) ||
@@ -715,11 +694,9 @@ static int remote_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t
         uint64_t win_end = rf->win_off + rf->win_len;
         bool sequential = rf->win_len > 0 && off >= rf->win_off && off <= win_end + RANDOM_MIN;
         size_t want = sequential ? rf->readahead : (n > RANDOM_MIN ? n : RANDOM_MIN);
-        if (want > rf->readahead)
-            want = rf->readahead;
+        if (want > rf->readahead) want = rf->readahead;
         uint64_t start = off;
-        if (size - start < want)
-            start = size > want ? size - want : 0;
+        if (size - start < want) start = size > want ? size - want : 0;
         size_t len = (size_t)(size - start < want ? size - start : want);
         /* Bytes of the old window at the start of the new one are moved, not fetched
          * again (a reader whose next chunk begins inside the window). */
@@ -729,8 +706,7 @@ static int remote_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t
         rc = grow_window(rf, len, err);
         size_t wgot = 0;
         if (rc == 0) {
-            if (have)
-                memmove(rf->win, rf->win + (start - rf->win_off), have);
+            if (have) memmove(rf->win, rf->win + (start - rf->win_off), have);
             rf->win_len = 0;
             if (have < len)
                 rc = fetch_range(rf, start + have, len - have, rf->win + have, &wgot, err);
@@ -754,8 +730,7 @@ static int copy_sign(remote_file *rf, const icd_sigv4 *s)
 {
     const char *src[5] = {s->service, s->region, s->access_key, s->secret_key, s->session_token};
     for (size_t i = 0; i < 5; i++)
-        if (src[i] && !(rf->sign_strings[i] = strdup(src[i])))
-            return -1;
+        if (src[i] && !(rf->sign_strings[i] = strdup(src[i]))) return -1;
     rf->sign.service = rf->sign_strings[0];
     rf->sign.region = rf->sign_strings[1];
     rf->sign.access_key = rf->sign_strings[2];
@@ -774,13 +749,11 @@ static int head_size(remote_file *rf, icd_error *err)
                         .sign = rf->signed_ ? &rf->sign : NULL};
     icd_http_resp resp;
     int rc = icd_http_perform(rf->r, &req, &resp, err);
-    if (rc == 0 && resp.status != 200)
-        rc = icd_http_status_error(&req, &resp, err);
+    if (rc == 0 && resp.status != 200) rc = icd_http_status_error(&req, &resp, err);
     if (rc == 0 && resp.content_length < 0)
         rc = icd_fail(err, ICD_EUNSUPPORTED, rf->base.location, -1,
                       "the server does not tell the size of this file (no Content-Length)");
-    if (rc == 0)
-        rf->base.size = (uint64_t)resp.content_length;
+    if (rc == 0) rf->base.size = (uint64_t)resp.content_length;
     icd_http_resp_free(&resp);
     return rc;
 }
@@ -834,8 +807,7 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
 {
     *out = NULL;
     remote_file *rf = calloc(1, sizeof *rf);
-    if (!rf)
-        return icd_fail_nomem(err);
+    if (!rf) return icd_fail_nomem(err);
     if (pthread_mutex_init(&rf->mu, NULL) != 0) {
         free(rf);
         return icd_fail(err, ICD_EIO, location, -1, "cannot create a mutex");
@@ -852,8 +824,7 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
     int rc = 0;
     if (!rf->base.location || !rf->base.path || !rf->url || (sign && copy_sign(rf, sign)))
         rc = icd_fail_nomem(err);
-    if (rc == 0)
-        rc = open_tail(rf, err);
+    if (rc == 0) rc = open_tail(rf, err);
     if (rc == 0) { /* the open window is kept; later reads get windows of their own */
         rf->keep = rf->win;
         rf->keep_off = rf->win_off;
@@ -870,8 +841,8 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
     return 0;
 }
 
-int icd_remote_exists(icd_remote *r, const char *location, const char *url,
-                      const icd_sigv4 *sign, icd_error *err)
+int icd_remote_exists(icd_remote *r, const char *location, const char *url, const icd_sigv4 *sign,
+                      icd_error *err)
 {
     icd_http_req req = {.method = "HEAD", .url = url, .location = location, .sign = sign};
     icd_http_resp resp;
@@ -892,7 +863,6 @@ int icd_http_open(icd_fileio *io, const char *location, const char *path, icd_fi
                   icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     return icd_remote_file_open(r, location, path, path, NULL, out, err);
 }

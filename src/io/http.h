@@ -50,13 +50,13 @@ typedef struct icd_sigv4 {
 } icd_sigv4;
 
 typedef struct icd_http_req {
-    const char *method;          /* "GET", "HEAD", "POST" */
-    const char *url;             /* fully encoded */
-    const char *location;        /* names the request in errors (no secrets) */
-    const char *const *headers;  /* "Name: value" strings, NULL-terminated; may be NULL */
-    const void *body;            /* POST body */
+    const char *method;         /* "GET", "HEAD", "POST" */
+    const char *url;            /* fully encoded */
+    const char *location;       /* names the request in errors (no secrets) */
+    const char *const *headers; /* "Name: value" strings, NULL-terminated; may be NULL */
+    const void *body;           /* POST body */
     size_t body_len;
-    const icd_sigv4 *sign;       /* NULL: unsigned */
+    const icd_sigv4 *sign; /* NULL: unsigned */
     /* A byte range: range_len > 0 asks for [range_off, range_off+range_len);
      * range_suffix > 0 asks for the last range_suffix bytes ("bytes=-N"). */
     uint64_t range_off;
@@ -85,8 +85,7 @@ void icd_http_resp_free(icd_http_resp *resp);
 /* Performs the request with retries. Returns 0 once a final HTTP status is known (any
  * status: the caller judges it; 429/5xx only after the retries are spent) and ICD_EIO for
  * a transport failure that outlived the retries. */
-int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp,
-                     icd_error *err);
+int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, icd_error *err);
 
 /* Fills `err` for an unexpected status: "LOCATION: HTTP 403 SignatureDoesNotMatch: msg".
  * The S3 XML <Code>/<Message> or the REST ErrorModel is used when the body has one. The
@@ -108,8 +107,8 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
                          const icd_sigv4 *sign, icd_file **out, icd_error *err);
 
 /* HEAD: 1 when the resource exists, 0 when the server says 404, negative on other errors. */
-int icd_remote_exists(icd_remote *r, const char *location, const char *url,
-                      const icd_sigv4 *sign, icd_error *err);
+int icd_remote_exists(icd_remote *r, const char *location, const char *url, const icd_sigv4 *sign,
+                      icd_error *err);
 
 /* The http(s) backend for icd_file_open. */
 int icd_http_open(icd_fileio *io, const char *location, const char *path, icd_file **out,

@@ -49,8 +49,7 @@ static char *normalise_endpoint(const char *e)
         n--;
     bool has_scheme = strstr(e, "://") != NULL;
     char *p = malloc(n + 9);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     size_t k = 0;
     if (!has_scheme) {
         memcpy(p, "https://", 8);
@@ -77,26 +76,20 @@ static bool parse_bool(const char *v, int *out)
 icd_s3_config *icd_s3_config_new(void)
 {
     icd_s3_config *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     c->path_style = -1;
     c->access_key = env_dup("AWS_ACCESS_KEY_ID");
     c->secret_key = env_dup("AWS_SECRET_ACCESS_KEY");
     c->session_token = env_dup("AWS_SESSION_TOKEN");
     c->region = env_dup("AWS_REGION");
-    if (!c->region)
-        c->region = env_dup("AWS_DEFAULT_REGION");
-    if (!c->region)
-        c->region = strdup("us-east-1");
+    if (!c->region) c->region = env_dup("AWS_DEFAULT_REGION");
+    if (!c->region) c->region = strdup("us-east-1");
     const char *ep = getenv("AWS_ENDPOINT_URL_S3");
-    if (!ep || !ep[0])
-        ep = getenv("AWS_ENDPOINT_URL");
-    if (ep && ep[0])
-        c->endpoint = normalise_endpoint(ep);
+    if (!ep || !ep[0]) ep = getenv("AWS_ENDPOINT_URL");
+    if (ep && ep[0]) c->endpoint = normalise_endpoint(ep);
     const char *ps = getenv("ICEDRUID_S3_PATH_STYLE");
     int b;
-    if (ps && parse_bool(ps, &b))
-        c->path_style = b;
+    if (ps && parse_bool(ps, &b)) c->path_style = b;
     if (!c->region || (ep && ep[0] && !c->endpoint)) {
         icd_s3_config_free(c);
         return NULL;
@@ -106,8 +99,7 @@ icd_s3_config *icd_s3_config_new(void)
 
 void icd_s3_config_free(icd_s3_config *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     wipe_free(c->access_key);
     wipe_free(c->secret_key);
     wipe_free(c->session_token);
@@ -120,8 +112,7 @@ void icd_s3_config_free(icd_s3_config *c)
 static int set_str(char **slot, const char *v, bool secret, icd_error *err)
 {
     char *copy = NULL;
-    if (v[0] && !(copy = strdup(v)))
-        return icd_fail_nomem(err);
+    if (v[0] && !(copy = strdup(v))) return icd_fail_nomem(err);
     if (secret)
         wipe_free(*slot);
     else
@@ -133,34 +124,26 @@ static int set_str(char **slot, const char *v, bool secret, icd_error *err)
 int icd_fileio_set_s3(icd_fileio *io, const icd_s3_options *o, icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     icd_s3_config *c = icd_remote_s3(r);
-    if (o->access_key_id)
-        ICD_TRY(set_str(&c->access_key, o->access_key_id, true, err));
-    if (o->secret_access_key)
-        ICD_TRY(set_str(&c->secret_key, o->secret_access_key, true, err));
-    if (o->session_token)
-        ICD_TRY(set_str(&c->session_token, o->session_token, true, err));
+    if (o->access_key_id) ICD_TRY(set_str(&c->access_key, o->access_key_id, true, err));
+    if (o->secret_access_key) ICD_TRY(set_str(&c->secret_key, o->secret_access_key, true, err));
+    if (o->session_token) ICD_TRY(set_str(&c->session_token, o->session_token, true, err));
     if (o->region) {
-        if (!o->region[0])
-            return icd_fail(err, ICD_EINVALID, NULL, -1, "S3 region is empty");
+        if (!o->region[0]) return icd_fail(err, ICD_EINVALID, NULL, -1, "S3 region is empty");
         ICD_TRY(set_str(&c->region, o->region, false, err));
     }
     if (o->endpoint) {
         char *e = o->endpoint[0] ? normalise_endpoint(o->endpoint) : NULL;
-        if (o->endpoint[0] && !e)
-            return icd_fail_nomem(err);
+        if (o->endpoint[0] && !e) return icd_fail_nomem(err);
         free(c->endpoint);
         c->endpoint = e;
     }
-    if (o->path_style >= 0)
-        c->path_style = o->path_style ? 1 : 0;
+    if (o->path_style >= 0) c->path_style = o->path_style ? 1 : 0;
     return 0;
 }
 
-int icd_fileio_set_s3_property(icd_fileio *io, const char *key, const char *value,
-                               icd_error *err)
+int icd_fileio_set_s3_property(icd_fileio *io, const char *key, const char *value, icd_error *err)
 {
     icd_s3_options o = {.path_style = -1};
     if (!strcmp(key, "s3.access-key-id"))
@@ -185,12 +168,10 @@ int icd_fileio_set_s3_property(icd_fileio *io, const char *key, const char *valu
 
 bool icd_s3_is_location(const char *path)
 {
-    return !strncmp(path, "s3://", 5) || !strncmp(path, "s3a://", 6) ||
-           !strncmp(path, "s3n://", 6);
+    return !strncmp(path, "s3://", 5) || !strncmp(path, "s3a://", 6) || !strncmp(path, "s3n://", 6);
 }
 
-int icd_s3_split(const char *location, const char *path, char **bucket, char **key,
-                 icd_error *err)
+int icd_s3_split(const char *location, const char *path, char **bucket, char **key, icd_error *err)
 {
     *bucket = *key = NULL;
     const char *p = strstr(path, "://");
@@ -221,8 +202,7 @@ static void endpoint_host(const char *ep, const char **hs, const char **he)
     if (*e == '[') { /* IPv6 literal */
         while (*e && *e != ']')
             e++;
-        if (*e)
-            e++;
+        if (*e) e++;
     } else {
         while (*e && *e != ':' && *e != '/')
             e++;
@@ -234,13 +214,10 @@ static void endpoint_host(const char *ep, const char **hs, const char **he)
 static bool host_is_ip_or_localhost(const char *hs, const char *he)
 {
     size_t n = (size_t)(he - hs);
-    if (n && hs[0] == '[')
-        return true;
-    if (n == 9 && !strncasecmp(hs, "localhost", 9))
-        return true;
+    if (n && hs[0] == '[') return true;
+    if (n == 9 && !strncasecmp(hs, "localhost", 9)) return true;
     for (const char *p = hs; p < he; p++)
-        if (!isdigit((unsigned char)*p) && *p != '.')
-            return false;
+        if (!isdigit((unsigned char)*p) && *p != '.') return false;
     return n > 0;
 }
 
@@ -249,8 +226,7 @@ static bool host_is_ip_or_localhost(const char *hs, const char *he)
 static bool bucket_is_dns_safe(const char *b)
 {
     size_t n = strlen(b);
-    if (n < 3 || n > 63)
-        return false;
+    if (n < 3 || n > 63) return false;
     for (size_t i = 0; i < n; i++)
         if (!(islower((unsigned char)b[i]) || isdigit((unsigned char)b[i]) || b[i] == '-'))
             return false;
@@ -264,8 +240,7 @@ int icd_s3_url(const icd_s3_config *c, const char *bucket, const char *key, cons
     icd_buf u = ICD_BUF_INIT;
     int ps = c->path_style;
     const char *hs = NULL, *he = NULL;
-    if (c->endpoint)
-        endpoint_host(c->endpoint, &hs, &he);
+    if (c->endpoint) endpoint_host(c->endpoint, &hs, &he);
     if (ps < 0)
         ps = (c->endpoint && host_is_ip_or_localhost(hs, he)) || !bucket_is_dns_safe(bucket);
     if (c->endpoint && ps) {
@@ -306,8 +281,7 @@ static const icd_sigv4 *signing(const icd_s3_config *c, icd_sigv4 *s, const char
                                 icd_error *err, int *rc)
 {
     *rc = 0;
-    if (!c->access_key && !c->secret_key)
-        return NULL;
+    if (!c->access_key && !c->secret_key) return NULL;
     if (!c->access_key || !c->secret_key) {
         *rc = icd_fail(err, ICD_EINVALID, location, -1,
                        "S3 credentials are incomplete: an access key id needs its secret access "
@@ -322,18 +296,14 @@ static const icd_sigv4 *signing(const icd_s3_config *c, icd_sigv4 *s, const char
     return s;
 }
 
-int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out,
-                           icd_error *err)
+int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out, icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     int rc;
     const icd_sigv4 *s = signing(icd_remote_s3(r), out, NULL, err, &rc);
-    if (rc)
-        return rc;
-    if (!s)
-        return 0;
+    if (rc) return rc;
+    if (!s) return 0;
     out->service = service;
     return 1;
 }
@@ -358,20 +328,17 @@ int icd_s3_open(icd_fileio *io, const char *location, const char *path, icd_file
 {
     *out = NULL;
     icd_remote *r = icd_fileio_remote(io);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     const icd_s3_config *c = icd_remote_s3(r);
     char *bucket, *key, *url = NULL;
     ICD_TRY(icd_s3_split(location, path, &bucket, &key, err));
     int rc = 0;
     if (!key[0])
         rc = icd_fail(err, ICD_EINVALID, location, -1, "s3 location names a bucket, not an object");
-    if (rc == 0)
-        rc = icd_s3_url(c, bucket, key, NULL, &url, err);
+    if (rc == 0) rc = icd_s3_url(c, bucket, key, NULL, &url, err);
     icd_sigv4 s;
     const icd_sigv4 *sign = rc ? NULL : signing(c, &s, location, err, &rc);
-    if (rc == 0)
-        rc = s3_hint(c, icd_remote_file_open(r, location, path, url, sign, out, err), err);
+    if (rc == 0) rc = s3_hint(c, icd_remote_file_open(r, location, path, url, sign, out, err), err);
     free(bucket);
     free(key);
     free(url);
@@ -381,16 +348,14 @@ int icd_s3_open(icd_fileio *io, const char *location, const char *path, icd_file
 int icd_s3_exists(icd_fileio *io, const char *location, const char *path, icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     const icd_s3_config *c = icd_remote_s3(r);
     char *bucket, *key, *url = NULL;
     ICD_TRY(icd_s3_split(location, path, &bucket, &key, err));
     int rc = key[0] ? icd_s3_url(c, bucket, key, NULL, &url, err) : 0;
     icd_sigv4 s;
     const icd_sigv4 *sign = rc || !url ? NULL : signing(c, &s, location, err, &rc);
-    if (rc == 0 && url)
-        rc = s3_hint(c, icd_remote_exists(r, location, url, sign, err), err);
+    if (rc == 0 && url) rc = s3_hint(c, icd_remote_exists(r, location, url, sign, err), err);
     free(bucket);
     free(key);
     free(url);
@@ -409,13 +374,11 @@ static int push_name(name_list *l, const char *s, size_t len, icd_error *err)
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         char **nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv)
-            return icd_fail_nomem(err);
+        if (!nv) return icd_fail_nomem(err);
         l->v = nv;
         l->cap = cap;
     }
-    if (!(l->v[l->n] = strndup(s, len)))
-        return icd_fail_nomem(err);
+    if (!(l->v[l->n] = strndup(s, len))) return icd_fail_nomem(err);
     l->n++;
     return 0;
 }
@@ -444,24 +407,20 @@ static int parse_page(const char *xml, size_t len, const char *prefix, name_list
             snprintf(open, sizeof open, "<%s>", KINDS[k].block);
             snprintf(close, sizeof close, "</%s>", KINDS[k].block);
             const char *b = from < len ? memmem(xml + from, len - from, open, strlen(open)) : NULL;
-            if (!b)
-                break;
+            if (!b) break;
             const char *e = memmem(b, len - (size_t)(b - xml), close, strlen(close));
             if (!e)
                 return icd_fail(err, ICD_EIO, location, -1, "malformed S3 listing (no %s)", close);
             char *name = icd_xml_text(b, (size_t)(e - b), KINDS[k].field, NULL);
             from = (size_t)(e - xml) + strlen(close);
-            if (!name)
-                continue;
+            if (!name) continue;
             int rc = 0;
             size_t n = strlen(name);
             if (n >= plen && !strncmp(name, prefix, plen)) {
                 const char *rel = name + plen;
                 size_t rn = n - plen;
-                if (rn && rel[rn - 1] == '/')
-                    rn--;
-                if (rn && !memchr(rel, '/', rn))
-                    rc = push_name(l, rel, rn, err);
+                if (rn && rel[rn - 1] == '/') rn--;
+                if (rn && !memchr(rel, '/', rn)) rc = push_name(l, rel, rn, err);
             }
             free(name);
             ICD_TRY(rc);
@@ -481,15 +440,13 @@ static int list_prefix(icd_fileio *io, const char *location, const char *path, b
                        name_list *out, icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     const icd_s3_config *c = icd_remote_s3(r);
     char *bucket, *key;
     ICD_TRY(icd_s3_split(location, path, &bucket, &key, err));
     icd_buf prefix = ICD_BUF_INIT;
     icd_buf_puts(&prefix, key);
-    if (prefix.len && prefix.data[prefix.len - 1] != '/')
-        icd_buf_putc(&prefix, '/');
+    if (prefix.len && prefix.data[prefix.len - 1] != '/') icd_buf_putc(&prefix, '/');
     icd_buf_puts(&prefix, "");
     char *token = NULL;
     int rc = icd_buf_ok(&prefix) ? 0 : icd_fail_nomem(err);
@@ -510,8 +467,7 @@ static int list_prefix(icd_fileio *io, const char *location, const char *path, b
         char *url = NULL;
         rc = icd_buf_ok(&q) ? icd_s3_url(c, bucket, NULL, q.data, &url, err) : icd_fail_nomem(err);
         icd_buf_free(&q);
-        if (rc)
-            break;
+        if (rc) break;
         icd_http_req req = {.method = "GET",
                             .url = url,
                             .location = location,

@@ -41,16 +41,14 @@ int icd_fileio_set_s3(icd_fileio *io, const icd_s3_options *opt, icd_error *err)
 /* Applies one Iceberg FileIO property: s3.access-key-id, s3.secret-access-key,
  * s3.session-token, s3.endpoint, s3.path-style-access, s3.region, client.region.
  * Returns 1 when the key was used, 0 when it is not an S3 key, <0 on a bad value. */
-int icd_fileio_set_s3_property(icd_fileio *io, const char *key, const char *value,
-                               icd_error *err);
+int icd_fileio_set_s3_property(icd_fileio *io, const char *key, const char *value, icd_error *err);
 
 /* The AWS credentials and region of the FileIO's S3 settings, as signing parameters for
  * another AWS service (`service`, e.g. "glue": the catalog signs with the same identity as
  * the storage, like Iceberg's AWS clients). The strings belong to the FileIO and stay valid
  * until its S3 settings change. Returns 1 with *out filled, 0 when no credentials are set,
  * <0 when they are incomplete. */
-int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out,
-                           icd_error *err);
+int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out, icd_error *err);
 /* The region of the FileIO's S3 settings (never NULL). */
 const char *icd_fileio_aws_region(icd_fileio *io);
 
@@ -67,8 +65,7 @@ icd_s3_config *icd_remote_s3(icd_remote *r);
 bool icd_s3_is_location(const char *path);
 
 /* Splits "s3://bucket/key" into malloc'd bucket and key (key may be ""). */
-int icd_s3_split(const char *location, const char *path, char **bucket, char **key,
-                 icd_error *err);
+int icd_s3_split(const char *location, const char *path, char **bucket, char **key, icd_error *err);
 
 /* The request URL of an object (key) or of the bucket itself (key NULL) with an optional
  * encoded query string (sorted by name: curl 7.88 signs the query as given). */

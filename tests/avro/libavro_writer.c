@@ -32,17 +32,14 @@ static void die(const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4)
-        return 2;
+    if (argc != 4) return 2;
     const char *codec = argv[2];
     long n = atol(argv[3]);
     avro_schema_t schema;
-    if (avro_schema_from_json_length(SCHEMA, sizeof SCHEMA - 1, &schema))
-        die("schema");
+    if (avro_schema_from_json_length(SCHEMA, sizeof SCHEMA - 1, &schema)) die("schema");
     avro_file_writer_t w;
     remove(argv[1]);
-    if (avro_file_writer_create_with_codec(argv[1], schema, &w, codec, 16 * 1024))
-        die("create");
+    if (avro_file_writer_create_with_codec(argv[1], schema, &w, codec, 16 * 1024)) die("create");
     avro_value_iface_t *iface = avro_generic_class_from_schema(schema);
     avro_value_t rec;
     avro_generic_value_new(iface, &rec);
@@ -100,8 +97,7 @@ int main(int argc, char **argv)
             avro_value_set_branch(&a, 0, &b);
             avro_value_set_null(&b);
         }
-        if (avro_file_writer_append_value(w, &rec))
-            die("append");
+        if (avro_file_writer_append_value(w, &rec)) die("append");
 
         /* the expected line */
         printf("{\"id\":%ld,\"i\":%ld,\"name\":\"%s\",\"f\":%.1f,\"flag\":%s,\"opt\":%s,\"tags\":[",

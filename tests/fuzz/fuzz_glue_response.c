@@ -16,15 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const long STATUS[] = {200, 400, 403, 500};
-    if (size < 1)
-        return 0;
+    if (size < 1) return 0;
     long status = STATUS[data[0] & 3];
     icd_error err;
     char *loc = NULL;
-    if (cat_glue_parse_response(status, (const char *)data + 1, size - 1, "db", "t", "fuzz",
-                                &loc, &err) == 0) {
-        if (!loc || !loc[0])
-            __builtin_trap();
+    if (cat_glue_parse_response(status, (const char *)data + 1, size - 1, "db", "t", "fuzz", &loc,
+                                &err) == 0) {
+        if (!loc || !loc[0]) __builtin_trap();
         free(loc);
     } else if (strlen(err.message) >= sizeof err.message) {
         __builtin_trap();

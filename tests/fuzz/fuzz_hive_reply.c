@@ -21,13 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool truncated = false;
     if (cat_hive_parse_reply(data, size, 1, "fuzz", &t, &used, &truncated, &err) == 0) {
         size_t n = 0;
-        const char *fields[] = {t->db_name, t->table_name, t->table_type, t->location,
-                                t->iceberg_type, t->metadata_location};
+        const char *fields[] = {t->db_name,  t->table_name,   t->table_type,
+                                t->location, t->iceberg_type, t->metadata_location};
         for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
             n += fields[i] ? strlen(fields[i]) : 0;
         (void)n;
-        if (used > size)
-            __builtin_trap();
+        if (used > size) __builtin_trap();
         cat_hive_table_free(t);
     }
     return 0;

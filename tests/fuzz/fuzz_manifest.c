@@ -33,11 +33,9 @@ static void decode(const uint8_t *data, size_t size, int mode)
 {
     icd_error err;
     icd_file *f;
-    if (icd_memfile_open(data, size, "fuzz.avro", &f, &err))
-        return;
+    if (icd_memfile_open(data, size, "fuzz.avro", &f, &err)) return;
     avro_reader *r;
-    if (avro_reader_open_file(f, true, &r, &err))
-        return;
+    if (avro_reader_open_file(f, true, &r, &err)) return;
     icd_arena arena = ICD_ARENA_INIT;
     if (mode == 0) {
         ice_manifest_file *mfs;

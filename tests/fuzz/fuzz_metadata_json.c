@@ -20,8 +20,7 @@ static void apply_transforms(const ice_literal *l, icd_arena *a, icd_buf *b)
         ice_transform_parse(TRANSFORMS[i], &t);
         ice_literal out;
         icd_error err;
-        if (ice_transform_apply(&t, l, a, &out, &err) == 0)
-            ice_literal_to_json(b, &out);
+        if (ice_transform_apply(&t, l, a, &out, &err) == 0) ice_literal_to_json(b, &out);
     }
     int32_t h;
     icd_error err;
@@ -33,10 +32,8 @@ static void apply_transforms(const ice_literal *l, icd_arena *a, icd_buf *b)
 
 static void walk_field(const ice_field *f, icd_arena *a, icd_buf *b)
 {
-    if (f->initial_default)
-        apply_transforms(f->initial_default, a, b);
-    if (f->write_default)
-        apply_transforms(f->write_default, a, b);
+    if (f->initial_default) apply_transforms(f->initial_default, a, b);
+    if (f->write_default) apply_transforms(f->write_default, a, b);
     icd_error err;
     (void)ice_type_check_readable(f->type, f->name, &err);
     walk_defaults(f->type, a, b);
@@ -61,8 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ice_metadata *md = NULL;
     icd_error err;
-    if (ice_metadata_parse((const char *)data, size, "fuzz.metadata.json", &md, &err))
-        return 0;
+    if (ice_metadata_parse((const char *)data, size, "fuzz.metadata.json", &md, &err)) return 0;
     icd_buf b = ICD_BUF_INIT;
     icd_arena a = ICD_ARENA_INIT;
     for (size_t i = 0; i < ice_metadata_schema_count(md); i++) {
@@ -83,8 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t k = 0; k < p->nfields; k++) {
             const ice_field *src = ice_schema_field(s, p->fields[k].source_id);
             ice_type rt;
-            if (src)
-                (void)ice_transform_result_type(&p->fields[k].transform, src->type, &rt, &err);
+            if (src) (void)ice_transform_result_type(&p->fields[k].transform, src->type, &rt, &err);
         }
     }
     const ice_name_mapping *nm;

@@ -38,14 +38,15 @@ static void drive_selection(orc_file *f, icd_buf *b)
     size_t n = 0;
     for (uint32_t k = 0; root && root->kind == ORC_STRUCT && k < root->nchildren && n < 32; k += 2)
         cols[n++] = root->children[k];
-    if (n == 0)
-        return;
-    orc_read_opts ro = {.batch_rows = 7, .columns = cols, .ncolumns = n, .keep_stripe = keep_even,
+    if (n == 0) return;
+    orc_read_opts ro = {.batch_rows = 7,
+                        .columns = cols,
+                        .ncolumns = n,
+                        .keep_stripe = keep_even,
                         .max_batch_values = 1 << 16};
     icd_error err;
     orc_reader *r;
-    if (orc_reader_open(&r, f, &ro, &err))
-        return;
+    if (orc_reader_open(&r, f, &ro, &err)) return;
     orc_batch *bt;
     uint64_t rows = 0;
     while (rows < 20000 && orc_reader_next(r, &bt, &err) > 0) {
@@ -62,18 +63,15 @@ static void drive_file(const uint8_t *data, size_t size)
 {
     icd_error err;
     icd_file *file;
-    if (orc_memfile_open(&file, "fuzz.orc", data, size, &err))
-        return;
+    if (orc_memfile_open(&file, "fuzz.orc", data, size, &err)) return;
     orc_open_opts oo = {.max_tail_bytes = 1 << 20, .max_stream_bytes = 4 << 20};
     orc_file *f;
-    if (orc_file_open_file(&f, file, true, &oo, &err))
-        return;
+    if (orc_file_open_file(&f, file, true, &oo, &err)) return;
     icd_buf b = ICD_BUF_INIT;
     for (uint32_t c = 0; c < orc_file_ncolumns(f); c++) {
         orc_stats s;
         orc_file_column_stats(f, c, &s);
-        if (s.has_min && s.min_s)
-            icd_json_str(&b, (const char *)s.min_s, s.min_len);
+        if (s.has_min && s.min_s) icd_json_str(&b, (const char *)s.min_s, s.min_len);
         for (size_t k = 0; k < orc_file_nstripes(f) && k < 64; k++)
             orc_file_stripe_stats(f, k, c, &s);
     }
@@ -108,8 +106,7 @@ static void drive_stream(uint8_t mode, const uint8_t *p, size_t n)
         int64_t out[700];
         orc_int_rle_init(&d, p, n, mode & 1, mode & 2);
         for (int i = 0; i < 64; i++)
-            if (orc_int_rle_next(&d, out, (size_t)(i * 37 % 700) + 1, &err))
-                break;
+            if (orc_int_rle_next(&d, out, (size_t)(i * 37 % 700) + 1, &err)) break;
         break;
     }
     case 4: {
@@ -117,8 +114,7 @@ static void drive_stream(uint8_t mode, const uint8_t *p, size_t n)
         uint8_t out[300];
         orc_byte_rle_init(&d, p, n);
         for (int i = 0; i < 64; i++)
-            if (orc_byte_rle_next(&d, out, (size_t)(i * 13 % 300) + 1, &err))
-                break;
+            if (orc_byte_rle_next(&d, out, (size_t)(i * 13 % 300) + 1, &err)) break;
         break;
     }
     case 5: {
@@ -126,8 +122,7 @@ static void drive_stream(uint8_t mode, const uint8_t *p, size_t n)
         uint8_t out[300];
         orc_bool_rle_init(&d, p, n);
         for (int i = 0; i < 64; i++)
-            if (orc_bool_rle_next(&d, out, (size_t)(i * 11 % 300) + 1, &err))
-                break;
+            if (orc_bool_rle_next(&d, out, (size_t)(i * 11 % 300) + 1, &err)) break;
         break;
     }
     case 6: {

@@ -17,12 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void exercise(ice_posset *s, const ice_dv_info *info)
 {
-    if (ice_posset_cardinality(s) != info->cardinality)
-        __builtin_trap();
+    if (ice_posset_cardinality(s) != info->cardinality) __builtin_trap();
     uint64_t first[4];
     size_t n = ice_posset_list(s, 0, first, 4);
-    if (n != (info->cardinality < 4 ? info->cardinality : 4))
-        __builtin_trap();
+    if (n != (info->cardinality < 4 ? info->cardinality : 4)) __builtin_trap();
     uint8_t sel[512];
     uint64_t start = n ? first[0] : 0;
     memset(sel, 1, sizeof sel);
@@ -32,8 +30,7 @@ static void exercise(ice_posset *s, const ice_dv_info *info)
         zeros += sel[i] == 0;
     if (del != zeros || del != ice_posset_count_range(s, start, start + sizeof sel))
         __builtin_trap();
-    if (n && (!del || !ice_posset_contains(s, first[0])))
-        __builtin_trap();
+    if (n && (!del || !ice_posset_contains(s, first[0]))) __builtin_trap();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,8 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             } else {
                 uint8_t *out;
                 size_t len;
-                if (ice_puffin_read_blob(p, b, 1 << 20, &out, &len, &err) == 0)
-                    free(out);
+                if (ice_puffin_read_blob(p, b, 1 << 20, &out, &len, &err) == 0) free(out);
             }
         }
         ice_puffin_close(p);

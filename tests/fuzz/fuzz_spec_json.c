@@ -52,10 +52,8 @@ static void drive_iceberg(const dr_pred *p)
     static ice_schema *schema;
     static ice_partition_spec *spec;
     icd_error err;
-    if (!schema && ice_schema_parse(SCHEMA, strlen(SCHEMA), "fuzz", &schema, &err))
-        return;
-    if (!spec && ice_partition_spec_parse(SPEC, strlen(SPEC), 0, "fuzz", &spec, &err))
-        return;
+    if (!schema && ice_schema_parse(SCHEMA, strlen(SCHEMA), "fuzz", &schema, &err)) return;
+    if (!spec && ice_partition_spec_parse(SPEC, strlen(SPEC), 0, "fuzz", &spec, &err)) return;
     icd_arena a = ICD_ARENA_INIT;
     const ice_expr *e = NULL;
     if (dr_pred_to_ice_expr(p, &a, &e, &err) == 0) {
@@ -63,8 +61,7 @@ static void drive_iceberg(const dr_pred *p)
         ice_expr_to_text(&b, e);
         for (int cs = 0; cs < 2; cs++) {
             ice_bound_expr *bound = NULL;
-            if (ice_expr_bind(e, schema, cs == 1, &a, &bound, &err))
-                continue;
+            if (ice_expr_bind(e, schema, cs == 1, &a, &bound, &err)) continue;
             ice_bound_expr_to_text(&b, bound);
             for (int strict = 0; strict < 2; strict++) {
                 const ice_bound_expr *proj = NULL;
@@ -89,8 +86,7 @@ static void drive_spec(dr_spec *s)
         dr_pred_free(p);
     }
     json_t *ex = NULL;
-    if (dr_spec_rewrite_exclusions(s, &ex, &err) == 0)
-        json_decref(ex);
+    if (dr_spec_rewrite_exclusions(s, &ex, &err) == 0) json_decref(ex);
     const dr_granularity_spec *g = dr_spec_granularity(s);
     const int64_t probes[] = {0, -1, 1717200000000LL, -62167219200000LL, INT64_MAX / 4};
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
@@ -100,8 +96,7 @@ static void drive_spec(dr_spec *s)
     }
     const char *name = dr_spec_table_name(s);
     int64_t ms;
-    if (name)
-        dr_timestamp_parse_text(dr_spec_timestamp_spec(s), name, strlen(name), &ms, &err);
+    if (name) dr_timestamp_parse_text(dr_spec_timestamp_spec(s), name, strlen(name), &ms, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -52,15 +52,13 @@ int main(int argc, char **argv)
         DIR *d = opendir(argv[i]);
         struct dirent *e;
         while (d && (e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
+            if (e->d_name[0] == '.') continue;
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
             failed += replay_file(path);
             files++;
         }
-        if (d)
-            closedir(d);
+        if (d) closedir(d);
     }
     printf("replayed %d inputs\n", files);
     if (files == 0) {

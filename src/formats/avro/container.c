@@ -580,13 +580,11 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
     /* every object takes at least min_size bytes; objects that take no bytes (and items
      * of no size inside objects) draw on one budget for the whole file */
     size_t min = r->schema->root->min_size;
-    if ((min > 0 && (uint64_t)count > len / min) ||
-        (min == 0 && (uint64_t)count > r->zero_budget))
+    if ((min > 0 && (uint64_t)count > len / min) || (min == 0 && (uint64_t)count > r->zero_budget))
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)off,
                         "block claims %lld objects but holds only %zu bytes", (long long)count,
                         len);
-    if (min == 0)
-        r->zero_budget -= (uint64_t)count;
+    if (min == 0) r->zero_budget -= (uint64_t)count;
     avro_cursor_init(&r->cur, data ? data : (const uint8_t *)"", len);
     r->cur.zero_budget = r->zero_budget;
     r->block_count = count;

@@ -58,12 +58,12 @@ typedef struct orc_attr {
 typedef struct orc_type {
     uint32_t id;
     orc_kind kind;
-    const char *name;   /* field name in the parent struct; "" for the root, list items,
-                           map keys/values and union variants */
-    int64_t field_id;   /* iceberg.id attribute, or -1 when absent */
-    bool required;      /* iceberg.required = "true" */
-    uint32_t precision; /* DECIMAL (0 when the file gives none: then 38) */
-    uint32_t scale;     /* DECIMAL */
+    const char *name;    /* field name in the parent struct; "" for the root, list items,
+                            map keys/values and union variants */
+    int64_t field_id;    /* iceberg.id attribute, or -1 when absent */
+    bool required;       /* iceberg.required = "true" */
+    uint32_t precision;  /* DECIMAL (0 when the file gives none: then 38) */
+    uint32_t scale;      /* DECIMAL */
     uint32_t max_length; /* VARCHAR, CHAR */
     uint32_t nchildren;
     struct orc_type **children;
@@ -95,9 +95,9 @@ typedef enum orc_stats_kind {
 } orc_stats_kind;
 
 typedef struct orc_stats {
-    bool present;         /* false: the file has no statistics for this column */
+    bool present; /* false: the file has no statistics for this column */
     bool has_count;
-    uint64_t count;       /* numberOfValues: non-null values */
+    uint64_t count; /* numberOfValues: non-null values */
     bool has_null_known;
     bool has_null;
     orc_stats_kind kind;
@@ -197,7 +197,7 @@ typedef struct orc_batch {
     size_t n;           /* rows */
     size_t stripe;
     size_t ncols;
-    orc_vec *cols;      /* in the order the columns were selected */
+    orc_vec *cols; /* in the order the columns were selected */
 } orc_batch;
 
 typedef struct orc_reader orc_reader;

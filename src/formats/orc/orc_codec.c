@@ -16,13 +16,20 @@
 const char *orc_compression_name(int kind)
 {
     switch (kind) {
-    case ORC_COMP_NONE: return "NONE";
-    case ORC_COMP_ZLIB: return "ZLIB";
-    case ORC_COMP_SNAPPY: return "SNAPPY";
-    case ORC_COMP_LZO: return "LZO";
-    case ORC_COMP_LZ4: return "LZ4";
-    case ORC_COMP_ZSTD: return "ZSTD";
-    default: return "UNKNOWN";
+    case ORC_COMP_NONE:
+        return "NONE";
+    case ORC_COMP_ZLIB:
+        return "ZLIB";
+    case ORC_COMP_SNAPPY:
+        return "SNAPPY";
+    case ORC_COMP_LZO:
+        return "LZO";
+    case ORC_COMP_LZ4:
+        return "LZ4";
+    case ORC_COMP_ZSTD:
+        return "ZSTD";
+    default:
+        return "UNKNOWN";
     }
 }
 
@@ -42,8 +49,7 @@ static int inflate_chunk(const uint8_t *in, size_t len, uint8_t *out, size_t cap
 {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, -15) != Z_OK)
-        return -1;
+    if (inflateInit2(&z, -15) != Z_OK) return -1;
     z.next_in = (Bytef *)(uintptr_t)in;
     z.avail_in = (uInt)len;
     z.next_out = out;
@@ -136,8 +142,8 @@ int orc_decompress(int kind, uint64_t block_size, const uint8_t *in, size_t len,
     size_t pos = 0;
     while (pos < len) {
         if (len - pos < 3)
-            return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
-                            "truncated %s chunk header", orc_compression_name(kind));
+            return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos, "truncated %s chunk header",
+                            orc_compression_name(kind));
         uint32_t h = (uint32_t)in[pos] | (uint32_t)in[pos + 1] << 8 | (uint32_t)in[pos + 2] << 16;
         size_t clen = h >> 1;
         bool original = h & 1;
@@ -152,20 +158,18 @@ int orc_decompress(int kind, uint64_t block_size, const uint8_t *in, size_t len,
                 return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
                                 "decompressed part exceeds the limit of %zu bytes", max_out);
             icd_buf_append(out, c, clen);
-            if (!icd_buf_ok(out))
-                return icd_fail_nomem(err);
+            if (!icd_buf_ok(out)) return icd_fail_nomem(err);
         } else {
             if (clen == 0)
-                return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
-                                "empty compressed %s chunk", orc_compression_name(kind));
+                return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos, "empty compressed %s chunk",
+                                orc_compression_name(kind));
             if (left == 0)
                 return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
                                 "decompressed part exceeds the limit of %zu bytes", max_out);
             const char *why = NULL;
-            int rc = chunk_decode(kind, c, clen, chunk_room(kind, clen, block_size, left), out,
-                                  &why);
-            if (rc == ICD_ENOMEM)
-                return icd_fail_nomem(err);
+            int rc =
+                chunk_decode(kind, c, clen, chunk_room(kind, clen, block_size, left), out, &why);
+            if (rc == ICD_ENOMEM) return icd_fail_nomem(err);
             if (rc)
                 return icd_fail(err, rc, NULL, (int64_t)pos, "%s chunk: %s",
                                 orc_compression_name(kind), why);

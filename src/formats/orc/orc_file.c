@@ -15,13 +15,26 @@
 
 const char *orc_kind_name(int kind)
 {
-    static const char *names[] = {"boolean",   "tinyint", "smallint", "int",     "bigint",
-                                  "float",     "double",  "string",   "binary",  "timestamp",
-                                  "array",     "map",     "struct",   "uniontype", "decimal",
-                                  "date",      "varchar", "char",
+    static const char *names[] = {"boolean",
+                                  "tinyint",
+                                  "smallint",
+                                  "int",
+                                  "bigint",
+                                  "float",
+                                  "double",
+                                  "string",
+                                  "binary",
+                                  "timestamp",
+                                  "array",
+                                  "map",
+                                  "struct",
+                                  "uniontype",
+                                  "decimal",
+                                  "date",
+                                  "varchar",
+                                  "char",
                                   "timestamp with local time zone"};
-    if (kind < 0 || kind >= (int)(sizeof names / sizeof names[0]))
-        return "unknown";
+    if (kind < 0 || kind >= (int)(sizeof names / sizeof names[0])) return "unknown";
     return names[kind];
 }
 
@@ -63,8 +76,7 @@ int orc_file_decode_part(const orc_file *f, const uint8_t *raw, size_t len, uint
 /* A NUL-terminated arena copy of protobuf bytes (whose data may be NULL when empty). */
 static char *bin_dup(icd_arena *a, bool has, const ProtobufCBinaryData *b)
 {
-    if (!has || !b->data)
-        return icd_arena_strndup(a, "", 0);
+    if (!has || !b->data) return icd_arena_strndup(a, "", 0);
     return icd_arena_strndup(a, (const char *)b->data, b->len);
 }
 
@@ -73,15 +85,12 @@ static int64_t parse_field_id(const Orcpb__Type *t)
 {
     for (size_t i = 0; i < t->n_attributes; i++) {
         const Orcpb__StringPair *a = t->attributes[i];
-        if (!a->has_key || a->key.len != 10 || memcmp(a->key.data, "iceberg.id", 10))
-            continue;
-        if (!a->has_value || a->value.len == 0 || a->value.len > 10)
-            return -1;
+        if (!a->has_key || a->key.len != 10 || memcmp(a->key.data, "iceberg.id", 10)) continue;
+        if (!a->has_value || a->value.len == 0 || a->value.len > 10) return -1;
         int64_t v = 0;
         for (size_t k = 0; k < a->value.len; k++) {
             uint8_t c = a->value.data[k];
-            if (c < '0' || c > '9')
-                return -1;
+            if (c < '0' || c > '9') return -1;
             v = v * 10 + (c - '0');
         }
         return v <= INT32_MAX ? v : -1;
@@ -92,11 +101,15 @@ static int64_t parse_field_id(const Orcpb__Type *t)
 static int expected_children(int kind)
 {
     switch (kind) {
-    case ORC_LIST: return 1;
-    case ORC_MAP: return 2;
+    case ORC_LIST:
+        return 1;
+    case ORC_MAP:
+        return 2;
     case ORC_STRUCT:
-    case ORC_UNION: return -1; /* any number (a union needs at least one) */
-    default: return 0;
+    case ORC_UNION:
+        return -1; /* any number (a union needs at least one) */
+    default:
+        return 0;
     }
 }
 
@@ -104,8 +117,7 @@ static int build_types(orc_file *f, icd_error *err)
 {
     const Orcpb__Footer *ft = f->footer;
     size_t n = ft->n_types;
-    if (n == 0)
-        return icd_fail(err, ICD_ECORRUPT, f->location, -1, "ORC footer has no types");
+    if (n == 0) return icd_fail(err, ICD_ECORRUPT, f->location, -1, "ORC footer has no types");
     f->types = icd_arena_calloc(&f->arena, n * sizeof *f->types);
     uint32_t *parent_of = calloc(n, sizeof *parent_of);
     if (!f->types || !parent_of) {
@@ -130,9 +142,9 @@ static int build_types(orc_file *f, icd_error *err)
         int want = expected_children(t->kind);
         if ((want >= 0 && pt->n_subtypes != (size_t)want) ||
             (t->kind == ORC_UNION && pt->n_subtypes == 0)) {
-            rc = icd_fail(err, ICD_ECORRUPT, f->location, -1,
-                          "ORC column %zu (%s) has %zu subtypes", i, orc_kind_name(t->kind),
-                          pt->n_subtypes);
+            rc =
+                icd_fail(err, ICD_ECORRUPT, f->location, -1, "ORC column %zu (%s) has %zu subtypes",
+                         i, orc_kind_name(t->kind), pt->n_subtypes);
             break;
         }
         if (t->kind == ORC_STRUCT && pt->n_fieldnames != pt->n_subtypes) {
@@ -170,8 +182,7 @@ static int build_types(orc_file *f, icd_error *err)
                 f->types[c].name = s;
             }
         }
-        if (rc)
-            break;
+        if (rc) break;
         for (size_t k = 0; k < pt->n_attributes; k++) {
             const Orcpb__StringPair *a = pt->attributes[k];
             t->attrs[k].key = bin_dup(&f->arena, a->has_key, &a->key);
@@ -190,8 +201,7 @@ static int build_types(orc_file *f, icd_error *err)
         t->scale = pt->has_scale ? pt->scale : 0;
         t->max_length = pt->has_maximumlength ? pt->maximumlength : 0;
         if (t->kind == ORC_DECIMAL) {
-            if (t->precision == 0)
-                t->precision = 38;
+            if (t->precision == 0) t->precision = 38;
             if (t->precision > 38 || t->scale > t->precision) {
                 rc = icd_fail(err, ICD_EUNSUPPORTED, f->location, -1,
                               "ORC column %zu: decimal(%u,%u) is not supported", i, t->precision,
@@ -215,8 +225,7 @@ static int build_stripes(orc_file *f, uint64_t content_end, icd_error *err)
     const Orcpb__Footer *ft = f->footer;
     f->nstripes = ft->n_stripes;
     f->stripes = icd_arena_calloc(&f->arena, (ft->n_stripes + 1) * sizeof *f->stripes);
-    if (!f->stripes)
-        return icd_fail_nomem(err);
+    if (!f->stripes) return icd_fail_nomem(err);
     uint64_t row = 0;
     for (size_t i = 0; i < ft->n_stripes; i++) {
         const Orcpb__StripeInformation *si = ft->stripes[i];
@@ -239,11 +248,9 @@ static int build_stripes(orc_file *f, uint64_t content_end, icd_error *err)
             return icd_fail(err, ICD_ECORRUPT, f->location, (int64_t)s->offset,
                             "ORC stripe %zu (offset %llu, %llu+%llu+%llu bytes) lies outside "
                             "the file body (%llu bytes)",
-                            i, (unsigned long long)s->offset,
-                            (unsigned long long)s->index_length,
+                            i, (unsigned long long)s->offset, (unsigned long long)s->index_length,
                             (unsigned long long)s->data_length,
-                            (unsigned long long)s->footer_length,
-                            (unsigned long long)content_end);
+                            (unsigned long long)s->footer_length, (unsigned long long)content_end);
         if (s->footer_length > f->max_stream)
             return icd_fail(err, ICD_EUNSUPPORTED, f->location, (int64_t)s->offset,
                             "ORC stripe %zu footer is too large (%llu bytes)", i,
@@ -282,14 +289,13 @@ static int parse_ps(orc_file *f, const uint8_t *p, size_t len, uint64_t off, icd
     if (f->compression == ORC_COMP_LZO)
         return icd_fail(err, ICD_EUNSUPPORTED, f->location, (int64_t)off,
                         "ORC compression LZO is not supported");
-    f->block_size = ps->has_compressionblocksize ? ps->compressionblocksize
-                                                 : ORC_DEFAULT_BLOCK_SIZE;
+    f->block_size =
+        ps->has_compressionblocksize ? ps->compressionblocksize : ORC_DEFAULT_BLOCK_SIZE;
     if (f->compression != ORC_COMP_NONE &&
         (f->block_size == 0 || f->block_size > ORC_MAX_BLOCK_SIZE))
         return icd_fail(err, ICD_EUNSUPPORTED, f->location, (int64_t)off,
                         "ORC compression block size %llu is outside 1..%llu",
-                        (unsigned long long)f->block_size,
-                        (unsigned long long)ORC_MAX_BLOCK_SIZE);
+                        (unsigned long long)f->block_size, (unsigned long long)ORC_MAX_BLOCK_SIZE);
     f->version[0] = ps->n_version > 0 ? ps->version[0] : 0;
     f->version[1] = ps->n_version > 1 ? ps->version[1] : 0;
     /* Java's "UNSTABLE-PRE-2.0" files (version 1.9999) write DECIMAL_64. */
@@ -338,8 +344,7 @@ static int read_tail(orc_file *f, const orc_open_opts *opts, icd_error *err)
     uint64_t meta_off = foot_off - mlen;
     size_t tlen = (size_t)(flen + mlen);
     uint8_t *tail = malloc(tlen);
-    if (!tail)
-        return icd_fail_nomem(err);
+    if (!tail) return icd_fail_nomem(err);
     int rc = icd_file_read_at(f->file, meta_off, tail, tlen, err);
     const uint8_t *p;
     size_t plen;
@@ -372,8 +377,7 @@ static int read_tail(orc_file *f, const orc_open_opts *opts, icd_error *err)
     ICD_TRY(build_types(f, err));
     f->software_version =
         bin_dup(&f->arena, f->footer->has_softwareversion, &f->footer->softwareversion);
-    if (!f->software_version)
-        return icd_fail_nomem(err);
+    if (!f->software_version) return icd_fail_nomem(err);
     return build_stripes(f, meta_off, err);
 }
 
@@ -383,16 +387,15 @@ int orc_file_open_file(orc_file **out, icd_file *file, bool own, const orc_open_
     *out = NULL;
     orc_file *f = calloc(1, sizeof *f);
     if (!f) {
-        if (own)
-            icd_file_close(file);
+        if (own) icd_file_close(file);
         return icd_fail_nomem(err);
     }
     f->file = file;
     f->own = own;
     f->size = icd_file_size(file);
     f->location = strdup(file->location ? file->location : "");
-    f->max_stream = opts && opts->max_stream_bytes ? opts->max_stream_bytes
-                                                   : ORC_DEFAULT_MAX_STREAM;
+    f->max_stream =
+        opts && opts->max_stream_bytes ? opts->max_stream_bytes : ORC_DEFAULT_MAX_STREAM;
     if (!f->location) {
         orc_file_free(f);
         return icd_fail_nomem(err);
@@ -417,16 +420,11 @@ int orc_file_open(orc_file **out, icd_fileio *io, const char *location, const or
 
 void orc_file_free(orc_file *f)
 {
-    if (!f)
-        return;
-    if (f->ps)
-        orcpb__post_script__free_unpacked(f->ps, NULL);
-    if (f->footer)
-        orcpb__footer__free_unpacked(f->footer, NULL);
-    if (f->meta)
-        orcpb__metadata__free_unpacked(f->meta, NULL);
-    if (f->own)
-        icd_file_close(f->file);
+    if (!f) return;
+    if (f->ps) orcpb__post_script__free_unpacked(f->ps, NULL);
+    if (f->footer) orcpb__footer__free_unpacked(f->footer, NULL);
+    if (f->meta) orcpb__metadata__free_unpacked(f->meta, NULL);
+    if (f->own) icd_file_close(f->file);
     icd_arena_free(&f->arena);
     free(f->location);
     free(f);
@@ -434,10 +432,22 @@ void orc_file_free(orc_file *f)
 
 /* ---- accessors ---- */
 
-const char *orc_file_location(const orc_file *f) { return f->location; }
-uint64_t orc_file_rows(const orc_file *f) { return f->rows; }
-int orc_file_compression(const orc_file *f) { return f->compression; }
-uint64_t orc_file_block_size(const orc_file *f) { return f->block_size; }
+const char *orc_file_location(const orc_file *f)
+{
+    return f->location;
+}
+uint64_t orc_file_rows(const orc_file *f)
+{
+    return f->rows;
+}
+int orc_file_compression(const orc_file *f)
+{
+    return f->compression;
+}
+uint64_t orc_file_block_size(const orc_file *f)
+{
+    return f->block_size;
+}
 void orc_file_version(const orc_file *f, uint32_t *major, uint32_t *minor)
 {
     *major = f->version[0];
@@ -459,8 +469,14 @@ uint32_t orc_file_row_index_stride(const orc_file *f)
 {
     return f->footer->has_rowindexstride ? f->footer->rowindexstride : 0;
 }
-const orc_type *orc_file_root(const orc_file *f) { return &f->types[0]; }
-size_t orc_file_ncolumns(const orc_file *f) { return f->ntypes; }
+const orc_type *orc_file_root(const orc_file *f)
+{
+    return &f->types[0];
+}
+size_t orc_file_ncolumns(const orc_file *f)
+{
+    return f->ntypes;
+}
 const orc_type *orc_file_column(const orc_file *f, uint32_t id)
 {
     return id < f->ntypes ? &f->types[id] : NULL;
@@ -468,26 +484,29 @@ const orc_type *orc_file_column(const orc_file *f, uint32_t id)
 const orc_type *orc_file_find_field_id(const orc_file *f, int64_t field_id)
 {
     for (size_t i = 0; i < f->ntypes; i++)
-        if (f->types[i].field_id == field_id && field_id >= 0)
-            return &f->types[i];
+        if (f->types[i].field_id == field_id && field_id >= 0) return &f->types[i];
     return NULL;
 }
 const orc_type *orc_file_find_name(const orc_file *f, const char *name)
 {
     const orc_type *root = &f->types[0];
-    if (root->kind != ORC_STRUCT)
-        return NULL;
+    if (root->kind != ORC_STRUCT) return NULL;
     for (uint32_t i = 0; i < root->nchildren; i++)
-        if (!strcmp(root->children[i]->name, name))
-            return root->children[i];
+        if (!strcmp(root->children[i]->name, name)) return root->children[i];
     return NULL;
 }
-size_t orc_file_nstripes(const orc_file *f) { return f->nstripes; }
+size_t orc_file_nstripes(const orc_file *f)
+{
+    return f->nstripes;
+}
 const orc_stripe_info *orc_file_stripe(const orc_file *f, size_t i)
 {
     return i < f->nstripes ? &f->stripes[i] : NULL;
 }
-size_t orc_file_nmetadata(const orc_file *f) { return f->footer->n_metadata; }
+size_t orc_file_nmetadata(const orc_file *f)
+{
+    return f->footer->n_metadata;
+}
 void orc_file_metadata(const orc_file *f, size_t i, const uint8_t **key, size_t *key_len,
                        const uint8_t **value, size_t *value_len)
 {
@@ -515,8 +534,7 @@ static void text_bounds(orc_stats *o, bool has_min, ProtobufCBinaryData min, boo
 static void decode_stats(const orc_type *t, const Orcpb__ColumnStatistics *cs, orc_stats *o)
 {
     memset(o, 0, sizeof *o);
-    if (!cs)
-        return;
+    if (!cs) return;
     o->present = true;
     o->has_count = cs->has_numberofvalues;
     o->count = cs->numberofvalues;
@@ -614,15 +632,15 @@ static void decode_stats(const orc_type *t, const Orcpb__ColumnStatistics *cs, o
             o->sum_i = (int64_t)cs->collectionstatistics->totalchildren;
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
 void orc_file_column_stats(const orc_file *f, uint32_t column, orc_stats *out)
 {
     const Orcpb__ColumnStatistics *cs = NULL;
-    if (column < f->ntypes && column < f->footer->n_statistics)
-        cs = f->footer->statistics[column];
+    if (column < f->ntypes && column < f->footer->n_statistics) cs = f->footer->statistics[column];
     decode_stats(column < f->ntypes ? &f->types[column] : &f->types[0], cs, out);
 }
 
@@ -631,8 +649,7 @@ void orc_file_stripe_stats(const orc_file *f, size_t stripe, uint32_t column, or
     const Orcpb__ColumnStatistics *cs = NULL;
     if (f->meta && stripe < f->meta->n_stripestats && column < f->ntypes) {
         const Orcpb__StripeStatistics *ss = f->meta->stripestats[stripe];
-        if (column < ss->n_colstats)
-            cs = ss->colstats[column];
+        if (column < ss->n_colstats) cs = ss->colstats[column];
     }
     decode_stats(column < f->ntypes ? &f->types[column] : &f->types[0], cs, out);
 }

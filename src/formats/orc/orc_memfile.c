@@ -12,21 +12,21 @@ typedef struct memfile {
     const uint8_t *data;
 } memfile;
 
-static int mem_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got,
-                       icd_error *err)
+static int mem_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got, icd_error *err)
 {
     (void)err;
     const memfile *m = (const memfile *)f;
     size_t k = 0;
-    if (off < f->size)
-        k = f->size - off < n ? (size_t)(f->size - off) : n;
-    if (k)
-        memcpy(buf, m->data + off, k);
+    if (off < f->size) k = f->size - off < n ? (size_t)(f->size - off) : n;
+    if (k) memcpy(buf, m->data + off, k);
     *got = k;
     return 0;
 }
 
-static void mem_close(icd_file *f) { (void)f; }
+static void mem_close(icd_file *f)
+{
+    (void)f;
+}
 
 static const icd_file_ops mem_ops = {mem_read_at, mem_close};
 
@@ -35,8 +35,7 @@ int orc_memfile_open(icd_file **out, const char *name, const uint8_t *data, size
 {
     *out = NULL;
     memfile *m = calloc(1, sizeof *m);
-    if (!m)
-        return icd_fail_nomem(err);
+    if (!m) return icd_fail_nomem(err);
     m->base.ops = &mem_ops;
     m->base.location = strdup(name);
     m->base.path = strdup(name);

@@ -27,8 +27,8 @@ enum { ENC_DIRECT = 0, ENC_DICTIONARY = 1, ENC_DIRECT_V2 = 2, ENC_DICTIONARY_V2 
 
 static const char *stream_name(int kind)
 {
-    static const char *names[] = {"PRESENT",          "DATA",      "LENGTH",
-                                  "DICTIONARY_DATA", "DICTIONARY_COUNT", "SECONDARY"};
+    static const char *names[] = {"PRESENT",          "DATA",     "LENGTH", "DICTIONARY_DATA",
+                                  "DICTIONARY_COUNT", "SECONDARY"};
     return kind >= 0 && kind < S_NKINDS ? names[kind] : "?";
 }
 
@@ -82,8 +82,7 @@ struct orc_reader {
 
 static int stream_fail(orc_reader *r, const col_reader *c, int kind, int rc, icd_error *err)
 {
-    if (rc == ICD_ENOMEM)
-        return rc;
+    if (rc == ICD_ENOMEM) return rc;
     const stream_ref *s = &c->s[kind];
     const orc_file *f = r->f;
     if (!s->found) {
@@ -102,11 +101,10 @@ static int stream_fail(orc_reader *r, const col_reader *c, int kind, int rc, icd
                           f->compression == ORC_COMP_NONE ? "" : " (offset is the stream start)");
 }
 
-#define SREAD(kind, expr)                                                                      \
-    do {                                                                                       \
-        int rc_ = (expr);                                                                      \
-        if (rc_ < 0)                                                                           \
-            return stream_fail(r, c, kind, rc_, err);                                          \
+#define SREAD(kind, expr)                                                                          \
+    do {                                                                                           \
+        int rc_ = (expr);                                                                          \
+        if (rc_ < 0) return stream_fail(r, c, kind, rc_, err);                                     \
     } while (0)
 
 static int col_fail(orc_reader *r, const col_reader *c, int kind, icd_error *err, const char *fmt,
@@ -144,8 +142,7 @@ static void unload_stripe(orc_reader *r)
     for (size_t i = 0; i < r->nbufs; i++)
         free(r->bufs[i]);
     r->nbufs = 0;
-    if (r->sf)
-        orcpb__stripe_footer__free_unpacked(r->sf, NULL);
+    if (r->sf) orcpb__stripe_footer__free_unpacked(r->sf, NULL);
     r->sf = NULL;
     for (size_t i = 0; i < r->f->ntypes; i++)
         if (r->rd[i]) {
@@ -164,8 +161,7 @@ static int read_stripe_footer(orc_reader *r, const orc_stripe_info *si, icd_erro
     uint64_t off = si->offset + si->index_length + si->data_length;
     size_t len = (size_t)si->footer_length;
     uint8_t *raw = malloc(len);
-    if (!raw)
-        return icd_fail_nomem(err);
+    if (!raw) return icd_fail_nomem(err);
     int rc = icd_file_read_at(f->file, off, raw, len, err);
     const uint8_t *p;
     size_t plen;
@@ -201,10 +197,15 @@ static int set_encoding(orc_reader *r, col_reader *c, icd_error *err)
     bool ok;
     switch (c->enc) {
     case ENC_DIRECT:
-    case ENC_DIRECT_V2: ok = true; break;
+    case ENC_DIRECT_V2:
+        ok = true;
+        break;
     case ENC_DICTIONARY:
-    case ENC_DICTIONARY_V2: ok = is_string_kind(c->t->kind); break;
-    default: ok = false;
+    case ENC_DICTIONARY_V2:
+        ok = is_string_kind(c->t->kind);
+        break;
+    default:
+        ok = false;
     }
     if (!ok)
         return icd_fail(err, ICD_EUNSUPPORTED, r->f->location, -1,
@@ -256,12 +257,10 @@ static int fetch_streams(orc_reader *r, icd_error *err)
     uint64_t lo = UINT64_MAX, hi = 0, total = 0;
     for (size_t i = 0; i < f->ntypes; i++) {
         col_reader *c = r->rd[i];
-        if (!c)
-            continue;
+        if (!c) continue;
         for (int k = 0; k < S_NKINDS; k++) {
             stream_ref *s = &c->s[k];
-            if (!s->found || s->len == 0)
-                continue;
+            if (!s->found || s->len == 0) continue;
             if (s->len > f->max_stream)
                 return icd_fail(err, ICD_EUNSUPPORTED, f->location, (int64_t)s->off,
                                 "ORC stream of %llu bytes exceeds the limit of %zu bytes",
@@ -271,32 +270,27 @@ static int fetch_streams(orc_reader *r, icd_error *err)
             total += s->len;
         }
     }
-    if (total == 0)
-        return 0;
+    if (total == 0) return 0;
     bool one_read = hi - lo <= total * 2 + ((uint64_t)1 << 20);
     uint8_t *span = NULL;
     if (one_read) {
         span = malloc((size_t)(hi - lo));
-        if (!span)
-            return icd_fail_nomem(err);
+        if (!span) return icd_fail_nomem(err);
         ICD_TRY(keep_buf(r, span, err));
         ICD_TRY(icd_file_read_at(f->file, lo, span, (size_t)(hi - lo), err));
     }
     for (size_t i = 0; i < f->ntypes; i++) {
         col_reader *c = r->rd[i];
-        if (!c)
-            continue;
+        if (!c) continue;
         for (int k = 0; k < S_NKINDS; k++) {
             stream_ref *s = &c->s[k];
-            if (!s->found || s->len == 0)
-                continue;
+            if (!s->found || s->len == 0) continue;
             const uint8_t *raw;
             if (one_read) {
                 raw = span + (s->off - lo);
             } else {
                 uint8_t *b = malloc((size_t)s->len);
-                if (!b)
-                    return icd_fail_nomem(err);
+                if (!b) return icd_fail_nomem(err);
                 ICD_TRY(keep_buf(r, b, err));
                 ICD_TRY(icd_file_read_at(f->file, s->off, b, (size_t)s->len, err));
                 raw = b;
@@ -307,8 +301,7 @@ static int fetch_streams(orc_reader *r, icd_error *err)
                      stream_name(k));
             ICD_TRY(orc_file_decode_part(f, raw, (size_t)s->len, s->off, what, &s->p, &s->plen,
                                          &owned, err));
-            if (owned)
-                ICD_TRY(keep_buf(r, owned, err));
+            if (owned) ICD_TRY(keep_buf(r, owned, err));
         }
     }
     return 0;
@@ -330,12 +323,10 @@ static int load_dictionary(orc_reader *r, col_reader *c, icd_error *err)
         return icd_fail_nomem(err);
     }
     int rc = keep_buf(r, d, err);
-    if (!rc)
-        rc = orc_int_rle_next(&c->lengths, lens, n, err);
+    if (!rc) rc = orc_int_rle_next(&c->lengths, lens, n, err);
     if (rc) {
         free(lens);
-        if (rc == ICD_ENOMEM)
-            return rc;
+        if (rc == ICD_ENOMEM) return rc;
         return stream_fail(r, c, S_LENGTH, rc, err);
     }
     const char *blob = (const char *)c->s[S_DICT].p;
@@ -385,10 +376,10 @@ static void init_decoders(orc_reader *r, col_reader *c)
 static int check_writer_timezone(orc_reader *r, icd_error *err)
 {
     const Orcpb__StripeFooter *sf = r->sf;
-    if (!sf->has_writertimezone || sf->writertimezone.len == 0)
-        return 0;
-    static const char *utc[] = {"UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "Etc/Universal",
-                                "Universal", "Etc/Zulu", "Zulu", "UCT", "Etc/UCT"};
+    if (!sf->has_writertimezone || sf->writertimezone.len == 0) return 0;
+    static const char *utc[] = {"UTC",  "GMT",           "Etc/UTC",   "Etc/GMT",
+                                "Z",    "Etc/Universal", "Universal", "Etc/Zulu",
+                                "Zulu", "UCT",           "Etc/UCT"};
     for (size_t i = 0; i < sizeof utc / sizeof utc[0]; i++)
         if (sf->writertimezone.len == strlen(utc[i]) &&
             !memcmp(sf->writertimezone.data, utc[i], sf->writertimezone.len))
@@ -412,17 +403,14 @@ static int load_stripe(orc_reader *r, icd_error *err)
     ICD_TRY(read_stripe_footer(r, si, err));
     ICD_TRY(check_writer_timezone(r, err));
     for (size_t i = 0; i < f->ntypes; i++)
-        if (r->rd[i])
-            ICD_TRY(set_encoding(r, r->rd[i], err));
+        if (r->rd[i]) ICD_TRY(set_encoding(r, r->rd[i], err));
     ICD_TRY(locate_streams(r, si, err));
     ICD_TRY(fetch_streams(r, err));
     for (size_t i = 0; i < f->ntypes; i++) {
         col_reader *c = r->rd[i];
-        if (!c)
-            continue;
+        if (!c) continue;
         init_decoders(r, c);
-        if (c->dict)
-            ICD_TRY(load_dictionary(r, c, err));
+        if (c->dict) ICD_TRY(load_dictionary(r, c, err));
     }
     r->rows_left = si->rows;
     return 0;
@@ -440,8 +428,7 @@ static void *balloc(orc_reader *r, size_t count, size_t size, icd_error *err)
     }
     size_t bytes = count * size;
     void *p = icd_arena_alloc(&r->arena, bytes ? bytes : 1);
-    if (!p)
-        icd_fail_nomem(err);
+    if (!p) icd_fail_nomem(err);
     return p;
 }
 
@@ -460,8 +447,7 @@ static int account(orc_reader *r, size_t n, icd_error *err)
 /* Moves k dense values (at the front of arr) to the non-null slots of n entries. */
 static void scatter(void *arr, size_t es, size_t n, size_t k, const uint8_t *nulls)
 {
-    if (!nulls || k == n)
-        return;
+    if (!nulls || k == n) return;
     uint8_t *a = arr;
     size_t j = k;
     for (size_t i = n; i-- > 0;) {
@@ -469,8 +455,7 @@ static void scatter(void *arr, size_t es, size_t n, size_t k, const uint8_t *nul
             memset(a + i * es, 0, es);
         } else {
             j--;
-            if (j != i)
-                memcpy(a + i * es, a + j * es, es);
+            if (j != i) memcpy(a + i * es, a + j * es, es);
         }
     }
 }
@@ -483,8 +468,7 @@ static int read_col(orc_reader *r, col_reader *c, size_t n, const uint8_t *pnull
 static int read_strings(orc_reader *r, col_reader *c, size_t k, orc_str *out, icd_error *err)
 {
     int64_t *tmp = balloc(r, k, sizeof *tmp, err);
-    if (!tmp)
-        return err->code;
+    if (!tmp) return err->code;
     if (c->dict) {
         SREAD(S_DATA, orc_int_rle_next(&c->ints, tmp, k, err));
         for (size_t j = 0; j < k; j++) {
@@ -502,8 +486,7 @@ static int read_strings(orc_reader *r, col_reader *c, size_t k, orc_str *out, ic
         uint64_t l = (uint64_t)tmp[j];
         if (l > orc_cursor_left(&c->raw)) {
             icd_fail(err, ICD_ECORRUPT, NULL, orc_cursor_offset(&c->raw),
-                     "value of %llu bytes runs past the end of the stream",
-                     (unsigned long long)l);
+                     "value of %llu bytes runs past the end of the stream", (unsigned long long)l);
             return stream_fail(r, c, S_DATA, ICD_ECORRUPT, err);
         }
         out[j].ptr = (const char *)c->raw.p;
@@ -525,8 +508,8 @@ static int read_floats(orc_reader *r, col_reader *c, size_t k, double *out, icd_
     const uint8_t *p = c->raw.p;
     for (size_t j = 0; j < k; j++, p += w) {
         if (w == 4) {
-            uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                         (uint32_t)p[3] << 24;
+            uint32_t u =
+                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
             float fv;
             memcpy(&fv, &u, 4);
             out[j] = fv;
@@ -554,20 +537,15 @@ static orc_i128 pow10_128(int e)
 static bool rescale(orc_i128 *v, int64_t from, int64_t to)
 {
     static const orc_i128 limit = (orc_i128)1000000000000000000 * 1000000000000000000 * 100;
-    if (from == to)
-        return true;
-    if (from < -1000 || from > 1000 || *v == (orc_i128)((orc_u128)1 << 127))
-        return false;
+    if (from == to) return true;
+    if (from < -1000 || from > 1000 || *v == (orc_i128)((orc_u128)1 << 127)) return false;
     if (to > from) {
         int64_t d = to - from;
-        if (*v == 0)
-            return true;
-        if (d > 38)
-            return false;
+        if (*v == 0) return true;
+        if (d > 38) return false;
         orc_i128 m = pow10_128((int)d);
         orc_i128 a = *v < 0 ? -*v : *v;
-        if (a > limit / m)
-            return false;
+        if (a > limit / m) return false;
         *v *= m;
         return true;
     }
@@ -594,12 +572,10 @@ static int read_decimals(orc_reader *r, col_reader *c, size_t n, size_t k, const
     bool wide = t->precision > 18;
     if (!wide) {
         v->i64 = balloc(r, n, sizeof *v->i64, err);
-        if (!v->i64)
-            return err->code;
+        if (!v->i64) return err->code;
     } else {
         v->dec16 = balloc(r, n, 16, err);
-        if (!v->dec16)
-            return err->code;
+        if (!v->dec16) return err->code;
     }
     if (r->f->decimal64 && !wide) { /* DECIMAL_64: unscaled values at the type's scale */
         SREAD(S_DATA, orc_int_rle_next(&c->ints, v->i64, k, err));
@@ -607,8 +583,7 @@ static int read_decimals(orc_reader *r, col_reader *c, size_t n, size_t k, const
         return 0;
     }
     int64_t *scales = balloc(r, k, sizeof *scales, err);
-    if (!scales)
-        return err->code;
+    if (!scales) return err->code;
     SREAD(S_SECONDARY, orc_int_rle_next(&c->secondary, scales, k, err));
     for (size_t j = 0; j < k; j++) {
         int64_t hi;
@@ -643,15 +618,13 @@ static int read_timestamps(orc_reader *r, col_reader *c, size_t n, size_t k, con
     v->i64 = balloc(r, n, sizeof *v->i64, err);
     v->nanos = v->i64 ? balloc(r, n, sizeof *v->nanos, err) : NULL;
     int64_t *ns = v->nanos ? balloc(r, k, sizeof *ns, err) : NULL;
-    if (!ns)
-        return err->code;
+    if (!ns) return err->code;
     SREAD(S_DATA, orc_int_rle_next(&c->ints, v->i64, k, err));
     SREAD(S_SECONDARY, orc_int_rle_next(&c->secondary, ns, k, err));
     for (size_t j = 0; j < k; j++) {
         int64_t s = v->i64[j];
         if (s > INT64_MAX - ORC_TS_BASE_SECONDS || s < INT64_MIN + ORC_TS_BASE_SECONDS + 1)
-            return col_fail(r, c, S_DATA, err, "timestamp seconds %lld out of range",
-                            (long long)s);
+            return col_fail(r, c, S_DATA, err, "timestamp seconds %lld out of range", (long long)s);
         s += ORC_TS_BASE_SECONDS;
         uint64_t enc = (uint64_t)ns[j];
         uint64_t nano = enc >> 3;
@@ -664,8 +637,7 @@ static int read_timestamps(orc_reader *r, col_reader *c, size_t n, size_t k, con
                             (unsigned long long)nano);
         /* Writers store negative times truncated toward zero when there are whole
          * milliseconds below the second: undo it (as the ORC C++ and Java readers do). */
-        if (s < 0 && nano > 999999)
-            s -= 1;
+        if (s < 0 && nano > 999999) s -= 1;
         v->i64[j] = s;
         v->nanos[j] = (int32_t)nano;
     }
@@ -680,8 +652,7 @@ static int read_nested_lengths(orc_reader *r, col_reader *c, size_t n, size_t k,
 {
     int64_t *lens = balloc(r, k, sizeof *lens, err);
     v->offsets = lens ? balloc(r, n + 1, sizeof *v->offsets, err) : NULL;
-    if (!v->offsets)
-        return err->code;
+    if (!v->offsets) return err->code;
     SREAD(S_LENGTH, orc_int_rle_next(&c->lengths, lens, k, err));
     uint64_t total = 0;
     size_t j = 0;
@@ -710,8 +681,7 @@ static int read_values(orc_reader *r, col_reader *c, size_t n, size_t k, const u
     case ORC_BYTE: {
         v->i64 = balloc(r, n, sizeof *v->i64, err);
         uint8_t *tmp = v->i64 ? balloc(r, k, 1, err) : NULL;
-        if (!tmp)
-            return err->code;
+        if (!tmp) return err->code;
         if (t->kind == ORC_BOOLEAN) {
             SREAD(S_DATA, orc_bool_rle_next(&c->bools, tmp, k, err));
             for (size_t j = 0; j < k; j++)
@@ -729,16 +699,14 @@ static int read_values(orc_reader *r, col_reader *c, size_t n, size_t k, const u
     case ORC_LONG:
     case ORC_DATE:
         v->i64 = balloc(r, n, sizeof *v->i64, err);
-        if (!v->i64)
-            return err->code;
+        if (!v->i64) return err->code;
         SREAD(S_DATA, orc_int_rle_next(&c->ints, v->i64, k, err));
         scatter(v->i64, sizeof *v->i64, n, k, nulls);
         return 0;
     case ORC_FLOAT:
     case ORC_DOUBLE:
         v->f64 = balloc(r, n, sizeof *v->f64, err);
-        if (!v->f64)
-            return err->code;
+        if (!v->f64) return err->code;
         ICD_TRY(read_floats(r, c, k, v->f64, err));
         scatter(v->f64, sizeof *v->f64, n, k, nulls);
         return 0;
@@ -747,18 +715,18 @@ static int read_values(orc_reader *r, col_reader *c, size_t n, size_t k, const u
     case ORC_CHAR:
     case ORC_BINARY:
         v->str = balloc(r, n, sizeof *v->str, err);
-        if (!v->str)
-            return err->code;
+        if (!v->str) return err->code;
         ICD_TRY(read_strings(r, c, k, v->str, err));
         scatter(v->str, sizeof *v->str, n, k, nulls);
         return 0;
-    case ORC_DECIMAL: return read_decimals(r, c, n, k, nulls, v, err);
+    case ORC_DECIMAL:
+        return read_decimals(r, c, n, k, nulls, v, err);
     case ORC_TIMESTAMP:
-    case ORC_TIMESTAMP_INSTANT: return read_timestamps(r, c, n, k, nulls, v, err);
+    case ORC_TIMESTAMP_INSTANT:
+        return read_timestamps(r, c, n, k, nulls, v, err);
     case ORC_STRUCT: {
         v->children = balloc(r, t->nchildren, sizeof *v->children, err);
-        if (!v->children)
-            return err->code;
+        if (!v->children) return err->code;
         for (uint32_t i = 0; i < t->nchildren; i++)
             ICD_TRY(read_col(r, r->rd[t->children[i]->id], n, nulls, &v->children[i], err));
         return 0;
@@ -768,8 +736,7 @@ static int read_values(orc_reader *r, col_reader *c, size_t n, size_t k, const u
         ICD_TRY(read_nested_lengths(r, c, n, k, nulls, v, err));
         size_t total = (size_t)v->offsets[n];
         v->children = balloc(r, t->nchildren, sizeof *v->children, err);
-        if (!v->children)
-            return err->code;
+        if (!v->children) return err->code;
         for (uint32_t i = 0; i < t->nchildren; i++)
             ICD_TRY(read_col(r, r->rd[t->children[i]->id], total, NULL, &v->children[i], err));
         return 0;
@@ -794,8 +761,7 @@ static int read_col(orc_reader *r, col_reader *c, size_t n, const uint8_t *pnull
     size_t k = n;
     if (c->has_present || pnull) {
         nulls = balloc(r, n, 1, err);
-        if (!nulls)
-            return err->code;
+        if (!nulls) return err->code;
         if (c->has_present) {
             size_t m = n;
             if (pnull) {
@@ -804,8 +770,7 @@ static int read_col(orc_reader *r, col_reader *c, size_t n, const uint8_t *pnull
                     m += !pnull[i];
             }
             uint8_t *bits = balloc(r, m, 1, err);
-            if (!bits)
-                return err->code;
+            if (!bits) return err->code;
             SREAD(S_PRESENT, orc_bool_rle_next(&c->present, bits, m, err));
             for (size_t i = 0, j = 0; i < n; i++)
                 nulls[i] = (pnull && pnull[i]) ? 1 : !bits[j++];
@@ -815,8 +780,7 @@ static int read_col(orc_reader *r, col_reader *c, size_t n, const uint8_t *pnull
         k = 0;
         for (size_t i = 0; i < n; i++)
             k += !nulls[i];
-        if (k == n)
-            nulls = NULL;
+        if (k == n) nulls = NULL;
     }
     v->nulls = nulls;
     return read_values(r, c, n, k, nulls, v, err);
@@ -824,8 +788,7 @@ static int read_col(orc_reader *r, col_reader *c, size_t n, const uint8_t *pnull
 
 /* ---- public API ---- */
 
-static int check_supported(const orc_type *top, const orc_type *t, icd_error *err,
-                           const char *loc)
+static int check_supported(const orc_type *top, const orc_type *t, icd_error *err, const char *loc)
 {
     if (t->kind == ORC_UNION)
         return icd_fail(err, ICD_EUNSUPPORTED, loc, -1,
@@ -841,8 +804,7 @@ static int add_subtree(orc_reader *r, const orc_type *t, icd_error *err)
 {
     if (!r->rd[t->id]) {
         r->rd[t->id] = calloc(1, sizeof **r->rd);
-        if (!r->rd[t->id])
-            return icd_fail_nomem(err);
+        if (!r->rd[t->id]) return icd_fail_nomem(err);
         r->rd[t->id]->t = t;
     }
     for (uint32_t i = 0; i < t->nchildren; i++)
@@ -859,8 +821,7 @@ static int setup_columns(orc_reader *r, const orc_read_opts *opts, icd_error *er
     r->cols = calloc(n ? n : 1, sizeof *r->cols);
     r->rd = calloc(f->ntypes, sizeof *r->rd);
     r->batch.cols = calloc(n ? n : 1, sizeof *r->batch.cols);
-    if (!r->cols || !r->rd || !r->batch.cols)
-        return icd_fail_nomem(err);
+    if (!r->cols || !r->rd || !r->batch.cols) return icd_fail_nomem(err);
     r->ncols = n;
     for (size_t i = 0; i < n; i++) {
         const orc_type *t;
@@ -887,13 +848,11 @@ int orc_reader_open(orc_reader **out, orc_file *f, const orc_read_opts *opts, ic
 {
     *out = NULL;
     orc_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return icd_fail_nomem(err);
+    if (!r) return icd_fail_nomem(err);
     r->f = f;
     r->batch_rows = opts && opts->batch_rows ? opts->batch_rows : 1024;
     r->max_values = opts && opts->max_batch_values ? opts->max_batch_values : ((size_t)64 << 20);
-    if (r->batch_rows > r->max_values)
-        r->batch_rows = r->max_values;
+    if (r->batch_rows > r->max_values) r->batch_rows = r->max_values;
     r->keep = opts ? opts->keep_stripe : NULL;
     r->keep_ctx = opts ? opts->keep_ctx : NULL;
     int rc = setup_columns(r, opts, err);
@@ -915,8 +874,7 @@ int orc_reader_next(orc_reader *r, orc_batch **out, icd_error *err)
             unload_stripe(r);
             r->stripe++;
         }
-        if (r->stripe >= f->nstripes)
-            return 0;
+        if (r->stripe >= f->nstripes) return 0;
         if (f->stripes[r->stripe].rows == 0 || (r->keep && !r->keep(r->keep_ctx, f, r->stripe))) {
             r->stripe++;
             continue;
@@ -941,8 +899,7 @@ int orc_reader_next(orc_reader *r, orc_batch **out, icd_error *err)
 
 void orc_reader_free(orc_reader *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     if (r->rd) {
         unload_stripe(r);
         for (size_t i = 0; i < r->f->ntypes; i++)

@@ -18,8 +18,7 @@ static int truncated(const orc_cursor *c, const char *what, icd_error *err)
 /* The next byte of the stream, or a truncation error naming `what`. */
 static inline int next_byte(orc_cursor *c, const char *what, uint8_t *out, icd_error *err)
 {
-    if (c->p >= c->end)
-        return truncated(c, what, err);
+    if (c->p >= c->end) return truncated(c, what, err);
     *out = *c->p++;
     return 0;
 }
@@ -28,8 +27,7 @@ int orc_read_uvarint(orc_cursor *c, uint64_t *out, icd_error *err)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-        if (c->p >= c->end)
-            return truncated(c, "varint", err);
+        if (c->p >= c->end) return truncated(c, "varint", err);
         uint8_t b = *c->p++;
         if (shift == 63 && (b & 0x7e))
             return icd_fail(err, ICD_ECORRUPT, NULL, orc_cursor_offset(c) - 1,
@@ -57,8 +55,7 @@ int orc_read_varint128(orc_cursor *c, int64_t *hi_out, uint64_t *lo_out, icd_err
     uint64_t lo = 0, hi = 0;
     int64_t start = orc_cursor_offset(c);
     for (int shift = 0;; shift += 7) {
-        if (c->p >= c->end)
-            return truncated(c, "decimal varint", err);
+        if (c->p >= c->end) return truncated(c, "decimal varint", err);
         uint64_t b = *c->p++;
         uint64_t bits = b & 0x7f;
         if (bits) {
@@ -67,16 +64,13 @@ int orc_read_varint128(orc_cursor *c, int64_t *hi_out, uint64_t *lo_out, icd_err
                                 "decimal value does not fit 128 bits");
             if (shift < 64) {
                 lo |= bits << shift;
-                if (shift > 57)
-                    hi |= bits >> (64 - shift);
+                if (shift > 57) hi |= bits >> (64 - shift);
             } else {
                 hi |= bits << (shift - 64);
             }
         }
-        if (!(b & 0x80))
-            break;
-        if (shift > 200)
-            return icd_fail(err, ICD_ECORRUPT, NULL, start, "decimal varint too long");
+        if (!(b & 0x80)) break;
+        if (shift > 200) return icd_fail(err, ICD_ECORRUPT, NULL, start, "decimal varint too long");
     }
     /* unzigzag: (u >> 1) ^ -(u & 1) over 128 bits */
     uint64_t neg = (uint64_t)0 - (lo & 1);
@@ -107,8 +101,7 @@ static int byte_rle_fill(orc_byte_rle *d, icd_error *err)
         d->n = (size_t)h + 3;
     } else {
         size_t n = 256 - (size_t)h;
-        if (orc_cursor_left(c) < n)
-            return truncated(c, "byte RLE literals", err);
+        if (orc_cursor_left(c) < n) return truncated(c, "byte RLE literals", err);
         memcpy(d->buf, c->p, n);
         c->p += n;
         d->n = n;
@@ -120,8 +113,7 @@ static int byte_rle_fill(orc_byte_rle *d, icd_error *err)
 int orc_byte_rle_next(orc_byte_rle *d, uint8_t *out, size_t count, icd_error *err)
 {
     while (count) {
-        if (d->pos == d->n)
-            ICD_TRY(byte_rle_fill(d, err));
+        if (d->pos == d->n) ICD_TRY(byte_rle_fill(d, err));
         size_t k = d->n - d->pos < count ? d->n - d->pos : count;
         memcpy(out, d->buf + d->pos, k);
         d->pos += k;
@@ -152,8 +144,7 @@ int orc_bool_rle_next(orc_bool_rle *d, uint8_t *out, size_t count, icd_error *er
                     out[i + (size_t)k] = (b >> (7 - k)) & 1;
                 i += 8;
             }
-            if (i == count)
-                break;
+            if (i == count) break;
             ICD_TRY(orc_byte_rle_next(&d->bytes, &d->cur, 1, err));
             d->bits_left = 8;
         }
@@ -212,32 +203,22 @@ int orc_rle2_width(unsigned code, bool delta)
     static const uint8_t widths[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
                                        12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
                                        23, 24, 26, 28, 30, 32, 40, 48, 56, 64};
-    if (delta && code == 0)
-        return 0;
+    if (delta && code == 0) return 0;
     return widths[code & 31];
 }
 
 /* The width a patch list entry (gap + patch bits) is padded to. */
 static int closest_fixed_bits(int n)
 {
-    if (n <= 0)
-        return 1;
-    if (n <= 24)
-        return n;
-    if (n <= 26)
-        return 26;
-    if (n <= 28)
-        return 28;
-    if (n <= 30)
-        return 30;
-    if (n <= 32)
-        return 32;
-    if (n <= 40)
-        return 40;
-    if (n <= 48)
-        return 48;
-    if (n <= 56)
-        return 56;
+    if (n <= 0) return 1;
+    if (n <= 24) return n;
+    if (n <= 26) return 26;
+    if (n <= 28) return 28;
+    if (n <= 30) return 30;
+    if (n <= 32) return 32;
+    if (n <= 40) return 40;
+    if (n <= 48) return 48;
+    if (n <= 56) return 56;
     return 64;
 }
 
@@ -246,8 +227,7 @@ static int unpack_be(orc_cursor *c, int w, size_t n, uint64_t *out, icd_error *e
 {
     uint64_t bits = (uint64_t)w * n;
     uint64_t bytes = (bits + 7) / 8;
-    if (orc_cursor_left(c) < bytes)
-        return truncated(c, "bit-packed integer RLE v2 values", err);
+    if (orc_cursor_left(c) < bytes) return truncated(c, "bit-packed integer RLE v2 values", err);
     const uint8_t *p = c->p;
     if (w == 8) {
         for (size_t i = 0; i < n; i++)
@@ -289,8 +269,7 @@ static int rle2_short_repeat(orc_int_rle *d, uint8_t h, icd_error *err)
     orc_cursor *c = &d->in;
     size_t w = ((h >> 3) & 7) + 1;
     size_t n = (h & 7) + 3;
-    if (orc_cursor_left(c) < w)
-        return truncated(c, "integer RLE v2 short repeat", err);
+    if (orc_cursor_left(c) < w) return truncated(c, "integer RLE v2 short repeat", err);
     uint64_t v = 0;
     for (size_t k = 0; k < w; k++)
         v = v << 8 | *c->p++;
@@ -303,8 +282,8 @@ static int rle2_short_repeat(orc_int_rle *d, uint8_t h, icd_error *err)
 
 /* The second header byte of the direct and delta sub-encodings: the bit width (5 bits of
  * the first byte; delta encodes width 0 as 0) and the run length (9 bits, minus one). */
-static int rle2_width_len(orc_cursor *c, uint8_t h, bool delta, const char *what, int *w,
-                          size_t *n, icd_error *err)
+static int rle2_width_len(orc_cursor *c, uint8_t h, bool delta, const char *what, int *w, size_t *n,
+                          icd_error *err)
 {
     uint8_t h2 = 0;
     ICD_TRY(next_byte(c, what, &h2, err));
@@ -332,8 +311,7 @@ static int rle2_patched_base(orc_int_rle *d, uint8_t h, icd_error *err)
 {
     orc_cursor *c = &d->in;
     int64_t at = orc_cursor_offset(c) - 1;
-    if (orc_cursor_left(c) < 3)
-        return truncated(c, "integer RLE v2 patched base header", err);
+    if (orc_cursor_left(c) < 3) return truncated(c, "integer RLE v2 patched base header", err);
     uint8_t h2 = c->p[0], h3 = c->p[1], h4 = c->p[2];
     c->p += 3;
     int w = orc_rle2_width((h >> 1) & 31, false);
@@ -344,10 +322,8 @@ static int rle2_patched_base(orc_int_rle *d, uint8_t h, icd_error *err)
     size_t pll = h4 & 31;
     if (pw + pgw > 64)
         return icd_fail(err, ICD_ECORRUPT, NULL, at,
-                        "integer RLE v2 patched base: patch width %d + gap width %d > 64", pw,
-                        pgw);
-    if (orc_cursor_left(c) < bw)
-        return truncated(c, "integer RLE v2 patched base value", err);
+                        "integer RLE v2 patched base: patch width %d + gap width %d > 64", pw, pgw);
+    if (orc_cursor_left(c) < bw) return truncated(c, "integer RLE v2 patched base value", err);
     uint64_t base = 0;
     for (size_t k = 0; k < bw; k++)
         base = base << 8 | *c->p++;
@@ -370,8 +346,7 @@ static int rle2_patched_base(orc_int_rle *d, uint8_t h, icd_error *err)
                                 "integer RLE v2 patched base: patch position %zu outside the "
                                 "run of %zu values",
                                 idx, n);
-            if (patch == 0)
-                continue; /* a pure gap, used to skip more than 2^PGW - 1 values */
+            if (patch == 0) continue; /* a pure gap, used to skip more than 2^PGW - 1 values */
             if (w + pw > 64)
                 return icd_fail(err, ICD_ECORRUPT, NULL, at,
                                 "integer RLE v2 patched base: width %d + patch width %d > 64", w,
@@ -406,8 +381,7 @@ static int rle2_delta(orc_int_rle *d, uint8_t h, icd_error *err)
         for (size_t i = 1; i < n; i++)
             d->buf[i] = (int64_t)(base + (uint64_t)delta * i);
     } else {
-        if (n >= 2)
-            d->buf[1] = (int64_t)(base + (uint64_t)delta);
+        if (n >= 2) d->buf[1] = (int64_t)(base + (uint64_t)delta);
         if (n > 2) {
             uint64_t *u = (uint64_t *)d->buf + 2;
             ICD_TRY(unpack_be(c, w, n - 2, u, err));
@@ -428,10 +402,18 @@ static int rle2_fill(orc_int_rle *d, icd_error *err)
     uint8_t h = 0;
     ICD_TRY(next_byte(c, "integer RLE v2 stream (more values expected)", &h, err));
     switch (h >> 6) {
-    case 0: ICD_TRY(rle2_short_repeat(d, h, err)); break;
-    case 1: ICD_TRY(rle2_direct(d, h, err)); break;
-    case 2: ICD_TRY(rle2_patched_base(d, h, err)); break;
-    default: ICD_TRY(rle2_delta(d, h, err)); break;
+    case 0:
+        ICD_TRY(rle2_short_repeat(d, h, err));
+        break;
+    case 1:
+        ICD_TRY(rle2_direct(d, h, err));
+        break;
+    case 2:
+        ICD_TRY(rle2_patched_base(d, h, err));
+        break;
+    default:
+        ICD_TRY(rle2_delta(d, h, err));
+        break;
     }
     d->pos = 0;
     return 0;
@@ -440,8 +422,7 @@ static int rle2_fill(orc_int_rle *d, icd_error *err)
 int orc_int_rle_next(orc_int_rle *d, int64_t *out, size_t count, icd_error *err)
 {
     while (count) {
-        if (d->pos == d->n)
-            ICD_TRY(d->v2 ? rle2_fill(d, err) : rle1_fill(d, err));
+        if (d->pos == d->n) ICD_TRY(d->v2 ? rle2_fill(d, err) : rle1_fill(d, err));
         size_t k = d->n - d->pos < count ? d->n - d->pos : count;
         memcpy(out, d->buf + d->pos, k * sizeof *out);
         d->pos += k;

@@ -30,14 +30,23 @@ static inline void orc_cursor_init(orc_cursor *c, const uint8_t *p, size_t len)
     c->base = c->p = p;
     c->end = p ? p + len : p;
 }
-static inline size_t orc_cursor_left(const orc_cursor *c) { return (size_t)(c->end - c->p); }
-static inline int64_t orc_cursor_offset(const orc_cursor *c) { return (int64_t)(c->p - c->base); }
+static inline size_t orc_cursor_left(const orc_cursor *c)
+{
+    return (size_t)(c->end - c->p);
+}
+static inline int64_t orc_cursor_offset(const orc_cursor *c)
+{
+    return (int64_t)(c->p - c->base);
+}
 
 /* Unsigned base-128 varint (at most 10 bytes, value fits 64 bits). */
 int orc_read_uvarint(orc_cursor *c, uint64_t *out, icd_error *err);
 /* Zigzag-decoded signed varint. */
 int orc_read_svarint(orc_cursor *c, int64_t *out, icd_error *err);
-static inline int64_t orc_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+static inline int64_t orc_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 
 /* An unbounded zigzag varint as used by decimal DATA streams, decoded into a 128-bit two's
  * complement value (hi:lo). Values that do not fit 128 bits are an error. */

@@ -47,8 +47,8 @@ int pq_plain_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
                         icd_error *err);
 /* Fixed-width values (INT32/INT64/INT96/FLOAT/DOUBLE/FIXED_LEN_BYTE_ARRAY): `width` bytes
  * each, copied to out. */
-int pq_plain_fixed(const uint8_t *p, size_t n, size_t count, size_t width, void *out,
-                   size_t *used, icd_error *err);
+int pq_plain_fixed(const uint8_t *p, size_t n, size_t count, size_t width, void *out, size_t *used,
+                   icd_error *err);
 
 /* --- rle.c --- */
 /* RLE / bit-packing hybrid with the given bit width (0..32), no length prefix: levels,
@@ -71,8 +71,8 @@ int pq_delta_length_byte_array(const uint8_t *p, size_t n, size_t count, pq_byte
                                size_t *used, icd_error *err);
 /* DELTA_BYTE_ARRAY (incremental/front coding): prefix lengths, suffixes; values are
  * rebuilt into `arena`. Also used for FIXED_LEN_BYTE_ARRAY. */
-int pq_delta_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out,
-                        icd_arena *arena, size_t *used, icd_error *err);
+int pq_delta_byte_array(const uint8_t *p, size_t n, size_t count, pq_bytes *out, icd_arena *arena,
+                        size_t *used, icd_error *err);
 
 /* --- byte_stream_split.c --- */
 /* BYTE_STREAM_SPLIT: `count` values of `width` bytes whose k-th bytes are stored in stream

@@ -84,9 +84,9 @@ struct pq_json_writer {
     const pq_batch *b;
     size_t row;
     const char *location;
-    bool flat;          /* every selected leaf is a top-level primitive column */
-    flat_key *fkeys;    /* per column, when flat */
-    size_t flat_rows;   /* when flat: rows every column has level entries for */
+    bool flat;        /* every selected leaf is a top-level primitive column */
+    flat_key *fkeys;  /* per column, when flat */
+    size_t flat_rows; /* when flat: rows every column has level entries for */
 };
 
 static int unit_digits(int unit)

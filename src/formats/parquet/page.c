@@ -74,8 +74,7 @@ static int decode_i32_struct(pq_thrift *r, const uint8_t *t, size_t nt, int32_t 
 
 static int decode_data_v1(pq_thrift *r, pq_page_header *h)
 {
-    int32_t *const f[] = {NULL, &h->num_values, &h->encoding, &h->def_encoding,
-                          &h->rep_encoding};
+    int32_t *const f[] = {NULL, &h->num_values, &h->encoding, &h->def_encoding, &h->rep_encoding};
     ICD_TRY(decode_i32_struct(r, T_DATA, sizeof T_DATA, f, 5, 0, NULL, "DataPageHeader"));
     h->has_data = true;
     return 0;
@@ -91,11 +90,11 @@ static int decode_dict(pq_thrift *r, pq_page_header *h)
 
 static int decode_data_v2(pq_thrift *r, pq_page_header *h)
 {
-    int32_t *const f[] = {NULL,         &h->num_values, &h->num_nulls,  &h->num_rows,
+    int32_t *const f[] = {NULL,         &h->num_values, &h->num_nulls, &h->num_rows,
                           &h->encoding, &h->def_length, &h->rep_length};
     h->is_compressed = true;
-    ICD_TRY(decode_i32_struct(r, T_V2, sizeof T_V2, f, 7, 7, &h->is_compressed,
-                              "DataPageHeaderV2"));
+    ICD_TRY(
+        decode_i32_struct(r, T_V2, sizeof T_V2, f, 7, 7, &h->is_compressed, "DataPageHeaderV2"));
     h->has_data_v2 = true;
     return 0;
 }

@@ -59,15 +59,13 @@ static int meta_fail(icd_error *err, const char *what)
 
 static int meta_parse(vmeta *m, const uint8_t *p, size_t n, icd_error *err)
 {
-    if (n < 1)
-        return meta_fail(err, "empty");
+    if (n < 1) return meta_fail(err, "empty");
     unsigned version = p[0] & 15;
     if (version != 1)
         return icd_fail(err, ICD_ECORRUPT, NULL, -1, "variant metadata: version %u, expected 1",
                         version);
     m->osz = ((p[0] >> 6) & 3) + 1;
-    if (n < 1 + (size_t)m->osz)
-        return meta_fail(err, "truncated header");
+    if (n < 1 + (size_t)m->osz) return meta_fail(err, "truncated header");
     m->dict_size = le_u32(p + 1, m->osz);
     uint64_t table = ((uint64_t)m->dict_size + 1) * m->osz;
     if (table > n - 1 - m->osz)
@@ -114,24 +112,34 @@ static int fixed_size(unsigned id)
     switch (id) {
     case 0:
     case 1:
-    case 2: return 0;
-    case 3: return 1;
-    case 4: return 2;
+    case 2:
+        return 0;
+    case 3:
+        return 1;
+    case 4:
+        return 2;
     case 5:
     case 11:
-    case 14: return 4;
+    case 14:
+        return 4;
     case 6:
     case 7:
     case 12:
     case 13:
     case 17:
     case 18:
-    case 19: return 8;
-    case 8: return 5;
-    case 9: return 9;
-    case 10: return 17;
-    case 20: return 16;
-    default: return -1;
+    case 19:
+        return 8;
+    case 8:
+        return 5;
+    case 9:
+        return 9;
+    case 10:
+        return 17;
+    case 20:
+        return 16;
+    default:
+        return -1;
     }
 }
 
@@ -140,8 +148,7 @@ static int primitive(vctx *c, unsigned id, const uint8_t *p, size_t n)
     icd_buf *o = c->out;
     const uint8_t *at = p - 1;
     if (id == 15 || id == 16) { /* binary, string: 4-byte length, then the bytes */
-        if (n < 4)
-            return vfail(c, at, "truncated length of a ", id == 15 ? "binary" : "string");
+        if (n < 4) return vfail(c, at, "truncated length of a ", id == 15 ? "binary" : "string");
         uint32_t len = le_u32(p, 4);
         if (len > n - 4)
             return vfail(c, at, "length runs past the end of a ", id == 15 ? "binary" : "string");
@@ -156,16 +163,29 @@ static int primitive(vctx *c, unsigned id, const uint8_t *p, size_t n)
         return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
                         "variant value at byte %lld: primitive type id %u is not supported",
                         (long long)(at - c->base), id);
-    if ((size_t)need > n)
-        return vfail(c, at, "truncated primitive value", NULL);
+    if ((size_t)need > n) return vfail(c, at, "truncated primitive value", NULL);
     switch (id) {
-    case 0: icd_buf_append(o, "null", 4); return 0;
-    case 1: icd_buf_append(o, "true", 4); return 0;
-    case 2: icd_buf_append(o, "false", 5); return 0;
-    case 3: icd_json_i64(o, (int8_t)p[0]); return 0;
-    case 4: icd_json_i64(o, (int16_t)le_u32(p, 2)); return 0;
-    case 5: icd_json_i64(o, (int32_t)le_u32(p, 4)); return 0;
-    case 6: icd_json_i64(o, (int64_t)le_u64(p)); return 0;
+    case 0:
+        icd_buf_append(o, "null", 4);
+        return 0;
+    case 1:
+        icd_buf_append(o, "true", 4);
+        return 0;
+    case 2:
+        icd_buf_append(o, "false", 5);
+        return 0;
+    case 3:
+        icd_json_i64(o, (int8_t)p[0]);
+        return 0;
+    case 4:
+        icd_json_i64(o, (int16_t)le_u32(p, 2));
+        return 0;
+    case 5:
+        icd_json_i64(o, (int32_t)le_u32(p, 4));
+        return 0;
+    case 6:
+        icd_json_i64(o, (int64_t)le_u64(p));
+        return 0;
     case 7: {
         uint64_t bits = le_u64(p);
         double d;
@@ -184,8 +204,7 @@ static int primitive(vctx *c, unsigned id, const uint8_t *p, size_t n)
     case 9:
     case 10: {
         unsigned scale = p[0];
-        if (scale > 38)
-            return vfail(c, at, "decimal scale above 38", NULL);
+        if (scale > 38) return vfail(c, at, "decimal scale above 38", NULL);
         if (id == 8) {
             icd_json_decimal_i64(o, (int32_t)le_u32(p + 1, 4), (int)scale);
         } else if (id == 9) {
@@ -198,11 +217,17 @@ static int primitive(vctx *c, unsigned id, const uint8_t *p, size_t n)
         }
         return 0;
     }
-    case 11: icd_json_date(o, (int32_t)le_u32(p, 4)); return 0;
+    case 11:
+        icd_json_date(o, (int32_t)le_u32(p, 4));
+        return 0;
     case 12:
-    case 13: icd_json_timestamp(o, (int64_t)le_u64(p), 6, id == 12); return 0;
+    case 13:
+        icd_json_timestamp(o, (int64_t)le_u64(p), 6, id == 12);
+        return 0;
     case 18:
-    case 19: icd_json_timestamp(o, (int64_t)le_u64(p), 9, id == 18); return 0;
+    case 19:
+        icd_json_timestamp(o, (int64_t)le_u64(p), 9, id == 18);
+        return 0;
     case 17: {
         int64_t us = (int64_t)le_u64(p);
         if (us < 0 || us >= 86400LL * 1000000)
@@ -228,28 +253,22 @@ static int container(vctx *c, const uint8_t *p, size_t n, int depth, bool object
     const char *what = object ? "object" : "array";
     if (depth >= PQ_VARIANT_MAX_DEPTH)
         return vfail(c, p, "nesting deeper than the limit at an ", what);
-    if (n - 1 < nsz)
-        return vfail(c, p, "truncated element count of an ", what);
+    if (n - 1 < nsz) return vfail(c, p, "truncated element count of an ", what);
     uint32_t count = le_u32(p + 1, nsz);
     uint64_t head = (uint64_t)nsz + (uint64_t)count * idsz + ((uint64_t)count + 1) * offsz;
-    if (head > n - 1)
-        return vfail(c, p, "field ids and offsets run past the end of an ", what);
+    if (head > n - 1) return vfail(c, p, "field ids and offsets run past the end of an ", what);
     const uint8_t *ids = p + 1 + nsz;
     const uint8_t *offs = ids + (size_t)count * idsz;
     const uint8_t *fields = p + 1 + head;
     size_t flen = n - 1 - (size_t)head;
     uint32_t last = le_u32(offs + (size_t)count * offsz, offsz);
-    if (last > flen)
-        return vfail(c, p, "last offset runs past the end of an ", what);
+    if (last > flen) return vfail(c, p, "last offset runs past the end of an ", what);
     icd_buf_putc(c->out, object ? '{' : '[');
     for (uint32_t i = 0; i < count; i++) {
-        if (i)
-            icd_buf_putc(c->out, ',');
-        if (object)
-            ICD_TRY(put_key(c, p, le_u32(ids + (size_t)i * idsz, idsz)));
+        if (i) icd_buf_putc(c->out, ',');
+        if (object) ICD_TRY(put_key(c, p, le_u32(ids + (size_t)i * idsz, idsz)));
         uint32_t off = le_u32(offs + (size_t)i * offsz, offsz);
-        if (off >= last)
-            return vfail(c, p, "element offset out of range in an ", what);
+        if (off >= last) return vfail(c, p, "element offset out of range in an ", what);
         ICD_TRY(render(c, fields + off, last - off, depth + 1));
     }
     icd_buf_putc(c->out, object ? '}' : ']');
@@ -258,8 +277,7 @@ static int container(vctx *c, const uint8_t *p, size_t n, int depth, bool object
 
 static int render(vctx *c, const uint8_t *p, size_t n, int depth)
 {
-    if (n < 1)
-        return vfail(c, p, "empty value", NULL);
+    if (n < 1) return vfail(c, p, "empty value", NULL);
     if (c->budget == 0)
         return vfail(c, p, "element offsets overlap (more values than bytes)", NULL);
     c->budget--;
@@ -268,16 +286,18 @@ static int render(vctx *c, const uint8_t *p, size_t n, int depth)
                         "variant value renders to more than %zu MiB of JSON",
                         VARIANT_MAX_JSON >> 20);
     switch (p[0] & 3) {
-    case 0: return primitive(c, p[0] >> 2, p + 1, n - 1);
+    case 0:
+        return primitive(c, p[0] >> 2, p + 1, n - 1);
     case 1: {
         size_t len = p[0] >> 2;
-        if (len > n - 1)
-            return vfail(c, p, "short string runs past the end", NULL);
+        if (len > n - 1) return vfail(c, p, "short string runs past the end", NULL);
         icd_json_str(c->out, (const char *)p + 1, len);
         return 0;
     }
-    case 2: return container(c, p, n, depth, true);
-    default: return container(c, p, n, depth, false);
+    case 2:
+        return container(c, p, n, depth, true);
+    default:
+        return container(c, p, n, depth, false);
     }
 }
 
@@ -286,14 +306,11 @@ int pq_variant_to_json(icd_buf *out, const uint8_t *metadata, size_t metadata_le
 {
     vctx c = {.out = out, .out_start = out->len, .base = value, .budget = value_len, .err = err};
     int rc = meta_parse(&c.m, metadata, metadata_len, err);
-    if (!rc)
-        rc = render(&c, value, value_len, 0);
-    if (!rc && !icd_buf_ok(out))
-        rc = icd_fail_nomem(err);
+    if (!rc) rc = render(&c, value, value_len, 0);
+    if (!rc && !icd_buf_ok(out)) rc = icd_fail_nomem(err);
     if (rc) {
         out->len = c.out_start < out->len ? c.out_start : out->len;
-        if (out->data)
-            out->data[out->len] = '\0';
+        if (out->data) out->data[out->len] = '\0';
     }
     return rc;
 }

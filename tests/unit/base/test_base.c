@@ -7,14 +7,14 @@
 #include "base/jsonw.h"
 #include "test.h"
 
-#define FMT(call)                                                                              \
-    ({                                                                                         \
-        icd_buf b_ = ICD_BUF_INIT;                                                             \
-        call;                                                                                  \
-        static char out_[256];                                                                 \
-        snprintf(out_, sizeof out_, "%s", b_.data ? b_.data : "");                             \
-        icd_buf_free(&b_);                                                                     \
-        out_;                                                                                  \
+#define FMT(call)                                                                                  \
+    ({                                                                                             \
+        icd_buf b_ = ICD_BUF_INIT;                                                                 \
+        call;                                                                                      \
+        static char out_[256];                                                                     \
+        snprintf(out_, sizeof out_, "%s", b_.data ? b_.data : "");                                 \
+        icd_buf_free(&b_);                                                                         \
+        out_;                                                                                      \
     })
 
 static void test_strings(void)
@@ -22,8 +22,12 @@ static void test_strings(void)
     CHECK_EQ_STR(FMT(icd_json_str(&b_, "a\"b\\c\n", 6)), "\"a\\\"b\\\\c\\n\"");
     CHECK_EQ_STR(FMT(icd_json_str(&b_, "\x01", 1)), "\"\\u0001\"");
     CHECK_EQ_STR(FMT(icd_json_str(&b_, "h\xc3\xa9", 3)), "\"h\xc3\xa9\"");
-    CHECK_EQ_STR(FMT(icd_json_str(&b_, "a\xff" "b", 3)), "\"a\\ufffdb\"");
-    CHECK_EQ_STR(FMT(icd_json_str(&b_, "\xc3", 1)), "\"\\ufffd\"");        /* truncated seq */
+    CHECK_EQ_STR(FMT(icd_json_str(&b_,
+                                  "a\xff"
+                                  "b",
+                                  3)),
+                 "\"a\\ufffdb\"");
+    CHECK_EQ_STR(FMT(icd_json_str(&b_, "\xc3", 1)), "\"\\ufffd\""); /* truncated seq */
     CHECK_EQ_STR(FMT(icd_json_str(&b_, "\xed\xa0\x80", 3)), "\"\\ufffd\\ufffd\\ufffd\"");
     CHECK_EQ_STR(FMT(icd_json_base64(&b_, (const uint8_t *)"ab", 2)), "\"YWI=\"");
     CHECK_EQ_STR(FMT(icd_json_base64(&b_, (const uint8_t *)"abc", 3)), "\"YWJj\"");
@@ -71,8 +75,7 @@ static void test_dates(void)
         }
     }
     CHECK_EQ_STR(FMT(icd_json_date(&b_, 0)), "\"1970-01-01\"");
-    CHECK_EQ_STR(FMT(icd_json_date(&b_, icd_days_from_civil(290000, 12, 30))),
-                 "\"+290000-12-30\"");
+    CHECK_EQ_STR(FMT(icd_json_date(&b_, icd_days_from_civil(290000, 12, 30))), "\"+290000-12-30\"");
     CHECK_EQ_STR(FMT(icd_json_date(&b_, icd_days_from_civil(-1, 1, 1))), "\"-0001-01-01\"");
     CHECK_EQ_STR(FMT(icd_json_timestamp(&b_, -1, 6, false)), "\"1969-12-31T23:59:59.999999\"");
     CHECK_EQ_STR(FMT(icd_json_timestamp(&b_, 1704067200123LL, 3, true)),

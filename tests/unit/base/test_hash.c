@@ -42,8 +42,7 @@ static void test_millions(void)
         size_t len = make_key(i, key);
         uint64_t h = icd_hash_bytes(key, len);
         uint64_t *v = icd_map_find(m, key, len, h);
-        if (!v || *v != i * 3 + 1)
-            bad++;
+        if (!v || *v != i * 3 + 1) bad++;
         if (i % 97 == 0) {
             bool ins = true;
             if (icd_map_upsert(m, key, len, h, &v, &ins, &err) != 0 || ins || *v != i * 3 + 1)
@@ -56,11 +55,9 @@ static void test_millions(void)
     bad = 0;
     for (uint64_t i = n; i < n + 100000; i++) {
         size_t len = make_key(i, key);
-        if (icd_map_find(m, key, len, icd_hash_bytes(key, len)))
-            bad++;
+        if (icd_map_find(m, key, len, icd_hash_bytes(key, len))) bad++;
         len = make_key(i - n, key);
-        if (icd_map_find(m, key, len - 1, icd_hash_bytes(key, len - 1)))
-            bad++;
+        if (icd_map_find(m, key, len - 1, icd_hash_bytes(key, len - 1))) bad++;
     }
     CHECK_EQ_INT(bad, 0);
     /* Iteration is insertion order and gives back the keys' bytes. */
@@ -68,8 +65,7 @@ static void test_millions(void)
     for (uint64_t i = 0; i < n; i += 1009) {
         icd_map_item it = icd_map_at(m, (size_t)i);
         size_t len = make_key(i, key);
-        if (it.len != len || memcmp(it.key, key, len) || *it.value != i * 3 + 1)
-            bad++;
+        if (it.len != len || memcmp(it.key, key, len) || *it.value != i * 3 + 1) bad++;
     }
     CHECK_EQ_INT(bad, 0);
     CHECK(icd_map_at(m, (size_t)n).key == NULL);
@@ -91,16 +87,14 @@ static void test_collisions_and_stability(void)
         uint64_t *v;
         CHECK(icd_map_upsert(m, &i, sizeof i, 42, &v, NULL, &err) == 0);
         *v = i;
-        if (i == 0)
-            first = v;
+        if (i == 0) first = v;
     }
     /* Value pointers survive every resize that followed. */
     CHECK(first == icd_map_find(m, &(uint32_t){0}, 4, 42));
     int bad = 0;
     for (uint32_t i = 0; i < 3000; i++) {
         uint64_t *v = icd_map_find(m, &i, sizeof i, 42);
-        if (!v || *v != i)
-            bad++;
+        if (!v || *v != i) bad++;
     }
     CHECK_EQ_INT(bad, 0);
     uint32_t absent = 3000;

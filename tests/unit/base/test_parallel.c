@@ -13,8 +13,7 @@ static int item(void *p, size_t i, icd_error *err)
 {
     ctx *c = p;
     atomic_fetch_add(&c->hits[i], 1);
-    if (i == c->fail_at)
-        return icd_fail(err, ICD_EIO, "f", (int64_t)i, "item %zu failed", i);
+    if (i == c->fail_at) return icd_fail(err, ICD_EIO, "f", (int64_t)i, "item %zu failed", i);
     return 0;
 }
 

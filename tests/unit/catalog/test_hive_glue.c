@@ -16,12 +16,12 @@
 static void test_encode_get_table(void)
 {
     static const unsigned char want[] = {
-        0x80, 0x01, 0x00, 0x01,                                  /* strict version | CALL */
-        0, 0, 0, 9, 'g', 'e', 't', '_', 't', 'a', 'b', 'l', 'e', /* name */
-        0, 0, 0, 7,                                              /* seqid */
-        11, 0, 1, 0, 0, 0, 2, 'd', 'b',                          /* 1: string dbname */
-        11, 0, 2, 0, 0, 0, 1, 't',                               /* 2: string tbl_name */
-        0};                                                      /* STOP */
+        0x80, 0x01, 0x00, 0x01, /* strict version | CALL */
+        0,    0,    0,    9,    'g', 'e', 't', '_', 't', 'a', 'b', 'l', 'e', /* name */
+        0,    0,    0,    7,                                                 /* seqid */
+        11,   0,    1,    0,    0,   0,   2,   'd', 'b',                     /* 1: string dbname */
+        11,   0,    2,    0,    0,   0,   1,   't', /* 2: string tbl_name */
+        0};                                         /* STOP */
     icd_buf b = ICD_BUF_INIT;
     cat_hive_encode_get_table(&b, "db", "t", 7, false);
     CHECK_EQ_INT(b.len, sizeof want);
@@ -133,8 +133,7 @@ static void test_parse_table(void)
     for (size_t n = 0; n < b.len; n++) {
         t = NULL;
         int rc = cat_hive_parse_reply(b.data, n, 5, "hms", &t, &used, &trunc, &err);
-        if (rc != ICD_ECORRUPT || !trunc || t)
-            bad++;
+        if (rc != ICD_ECORRUPT || !trunc || t) bad++;
         cat_hive_table_free(t);
     }
     CHECK_EQ_INT(bad, 0);
@@ -178,8 +177,7 @@ static void test_parse_exceptions(void)
     put_str(&b, 1, "java.lang.NullPointerException");
     cat_tb_put_i8(&b, CAT_TB_STOP);
     cat_tb_put_i8(&b, CAT_TB_STOP);
-    CHECK_EQ_INT(cat_hive_parse_reply(b.data, b.len, 1, "hms", &t, &used, &trunc, &err),
-                 ICD_EIO);
+    CHECK_EQ_INT(cat_hive_parse_reply(b.data, b.len, 1, "hms", &t, &used, &trunc, &err), ICD_EIO);
     CHECK(strstr(err.message, "MetaException: java.lang.NullPointerException") != NULL);
     /* TApplicationException in an EXCEPTION message */
     icd_buf_clear(&b);
@@ -188,8 +186,7 @@ static void test_parse_exceptions(void)
     cat_tb_put_field(&b, CAT_TB_I32, 2);
     cat_tb_put_i32(&b, 1);
     cat_tb_put_i8(&b, CAT_TB_STOP);
-    CHECK_EQ_INT(cat_hive_parse_reply(b.data, b.len, 1, "hms", &t, &used, &trunc, &err),
-                 ICD_EIO);
+    CHECK_EQ_INT(cat_hive_parse_reply(b.data, b.len, 1, "hms", &t, &used, &trunc, &err), ICD_EIO);
     CHECK(strstr(err.message, "TApplicationException (unknown method)") != NULL);
     /* An empty result struct */
     icd_buf_clear(&b);
@@ -268,14 +265,12 @@ static void test_glue_response(void)
 {
     char *loc = NULL;
     icd_error err;
-    CHECK_EQ_INT(cat_glue_parse_response(200, GOOD, strlen(GOOD), "sales", "orders", "glue", &loc,
-                                         &err),
-                 0);
+    CHECK_EQ_INT(
+        cat_glue_parse_response(200, GOOD, strlen(GOOD), "sales", "orders", "glue", &loc, &err), 0);
     CHECK_EQ_STR(loc, "s3://b/w/orders/metadata/00001-a.metadata.json");
     free(loc);
     const char *hive = "{\"Table\":{\"Name\":\"t\",\"Parameters\":{\"EXTERNAL\":\"TRUE\"}}}";
-    CHECK_EQ_INT(cat_glue_parse_response(200, hive, strlen(hive), "sales", "t", "glue", &loc,
-                                         &err),
+    CHECK_EQ_INT(cat_glue_parse_response(200, hive, strlen(hive), "sales", "t", "glue", &loc, &err),
                  ICD_EINVALID);
     CHECK(strstr(err.message, "sales.t is not an Iceberg table") != NULL && loc == NULL);
     const char *nf = "{\"__type\":\"com.amazonaws.glue#EntityNotFoundException\","
@@ -299,8 +294,7 @@ static void test_glue_response(void)
 static int open_hive(const char *uri, const char *props_json, icd_error *err)
 {
     icd_fileio *io;
-    if (icd_fileio_new(&io, err))
-        return -100;
+    if (icd_fileio_new(&io, err)) return -100;
     json_t *props = props_json ? json_loads(props_json, 0, NULL) : NULL;
     cat_hive *c = NULL;
     int rc = cat_hive_open(io, uri, props, &c, err);
@@ -323,20 +317,19 @@ static void test_hive_open(void)
                  ICD_EUNSUPPORTED);
     CHECK_EQ_INT(open_hive("thrift://h", "{\"hive.metastore.use.SSL\":true}", &err),
                  ICD_EUNSUPPORTED);
-    CHECK_EQ_INT(open_hive("thrift://h", "{\"hadoop.security.authentication\":\"kerberos\"}",
-                           &err),
+    CHECK_EQ_INT(open_hive("thrift://h", "{\"hadoop.security.authentication\":\"kerberos\"}", &err),
                  ICD_EUNSUPPORTED);
     CHECK_EQ_INT(open_hive("thrift://h",
                            "{\"hive.metastore.thrift.framed.transport.enabled\":\"yes\"}", &err),
                  ICD_EINVALID);
-    CHECK_EQ_INT(open_hive("thrift://h", "{\"hive.metastore.client.socket.timeout\":\"soon\"}",
-                           &err),
-                 ICD_EINVALID);
+    CHECK_EQ_INT(
+        open_hive("thrift://h", "{\"hive.metastore.client.socket.timeout\":\"soon\"}", &err),
+        ICD_EINVALID);
     CHECK_EQ_INT(open_hive("thrift://h", "{\"hive.metastore.connect.retries\":-1}", &err),
                  ICD_EINVALID);
-    CHECK_EQ_INT(open_hive("thrift://h", "{\"druid.dynamic.config.provider\":{\"type\":\"env\"}}",
-                           &err),
-                 ICD_EUNSUPPORTED);
+    CHECK_EQ_INT(
+        open_hive("thrift://h", "{\"druid.dynamic.config.provider\":{\"type\":\"env\"}}", &err),
+        ICD_EUNSUPPORTED);
 }
 
 static void test_durations(void)

@@ -44,8 +44,7 @@ static void expect(icd_fileio *io, const char *table, const char *want)
     char *got = NULL;
     icd_error err;
     int rc = cat_local_resolve(io, loc, &got, &err);
-    if (rc)
-        fprintf(stderr, "%s: %s\n", table, err.message);
+    if (rc) fprintf(stderr, "%s: %s\n", table, err.message);
     CHECK(rc == 0);
     CHECK_EQ_STR(got, want_path);
     free(got);
@@ -127,8 +126,7 @@ static void test_version_hints(void)
     /* load goes through the same resolution */
     ice_metadata *md = NULL;
     snprintf(loc, sizeof loc, "%s/hint", root);
-    CHECK(cat_local_load(io, loc, &md, &err) == 0 && md &&
-          ice_metadata_format_version(md) == 1);
+    CHECK(cat_local_load(io, loc, &md, &err) == 0 && md && ice_metadata_format_version(md) == 1);
     ice_metadata_free(md);
     icd_fileio_free(io);
 }

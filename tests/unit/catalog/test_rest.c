@@ -59,7 +59,10 @@ static void test_config_errors(void)
 
 /* ---- live ------------------------------------------------------------------------- */
 
-static const char *env(const char *k) { return getenv(k); }
+static const char *env(const char *k)
+{
+    return getenv(k);
+}
 
 static int post_revoke(icd_fileio *io, const char *uri)
 {
@@ -79,8 +82,8 @@ static int post_fail(icd_fileio *io, const char *uri, const char *path, int coun
 {
     char url[512], body[512];
     snprintf(url, sizeof url, "%s/test/fail", uri);
-    snprintf(body, sizeof body, "{\"path\": \"%s\", \"count\": %d, \"status\": %d}", path,
-             count, status);
+    snprintf(body, sizeof body, "{\"path\": \"%s\", \"count\": %d, \"status\": %d}", path, count,
+             status);
     icd_http_req req = {
         .method = "POST", .url = url, .body = body, .body_len = strlen(body), .max_body = 4096};
     icd_http_resp resp;
@@ -99,12 +102,9 @@ static cat_rest *open_client(icd_fileio *io, const char *credential, const char 
     p[n++] = (cat_rest_prop){"warehouse", (char *)env("ICD_REST_TEST_WAREHOUSE")};
     p[n++] = (cat_rest_prop){"a", "client"};
     p[n++] = (cat_rest_prop){"b", "client"};
-    if (credential)
-        p[n++] = (cat_rest_prop){"credential", (char *)credential};
-    if (token)
-        p[n++] = (cat_rest_prop){"token", (char *)token};
-    if (tenant)
-        p[n++] = (cat_rest_prop){"header.X-Tenant", (char *)tenant};
+    if (credential) p[n++] = (cat_rest_prop){"credential", (char *)credential};
+    if (token) p[n++] = (cat_rest_prop){"token", (char *)token};
+    if (tenant) p[n++] = (cat_rest_prop){"header.X-Tenant", (char *)tenant};
     cat_rest *c = NULL;
     icd_error_clear(err);
     *rc = cat_rest_open(io, env("ICD_REST_TEST_URI"), p, n, &c, err);
@@ -135,8 +135,7 @@ static void test_live(void)
         CHECK(strstr(err.message, expired) == NULL);
     }
     cat_rest *c = open_client(io, cred, NULL, "acme", &err, &rc);
-    if (rc)
-        fprintf(stderr, "open: %s\n", err.message);
+    if (rc) fprintf(stderr, "open: %s\n", err.message);
     CHECK(rc == 0);
     if (rc) {
         icd_fileio_free(io);
@@ -153,8 +152,7 @@ static void test_live(void)
     const char *ns[] = {"db", "sales"};
     cat_rest_table *t = NULL;
     rc = cat_rest_load_table(c, ns, 2, "orders", &t, &err);
-    if (rc)
-        fprintf(stderr, "load: %s\n", err.message);
+    if (rc) fprintf(stderr, "load: %s\n", err.message);
     CHECK(rc == 0);
     if (t) {
         CHECK_EQ_STR(t->metadata_location, env("ICD_REST_TEST_MD_LOCATION"));
@@ -177,8 +175,8 @@ static void test_live(void)
         /* vended credentials and endpoint reach FileIO */
         CHECK(cat_rest_table_apply(t, io, &err) == 0);
         char *u = NULL;
-        CHECK(icd_s3_url(icd_remote_s3(icd_fileio_remote(io)), "warehouse", "k", NULL, &u,
-                         &err) == 0);
+        CHECK(icd_s3_url(icd_remote_s3(icd_fileio_remote(io)), "warehouse", "k", NULL, &u, &err) ==
+              0);
         char want[256];
         snprintf(want, sizeof want, "%s/warehouse/k", cat_rest_table_config(t, "s3.endpoint"));
         CHECK_EQ_STR(u, want);
@@ -194,8 +192,7 @@ static void test_live(void)
     if (s3file) {
         icd_file *f;
         rc = icd_file_open(io, s3file, &f, &err);
-        if (rc)
-            fprintf(stderr, "vended read: %s\n", err.message);
+        if (rc) fprintf(stderr, "vended read: %s\n", err.message);
         CHECK(rc == 0);
         if (rc == 0) {
             char magic[4];
@@ -212,16 +209,14 @@ static void test_live(void)
     /* the token expires: the client fetches a new one before the request */
     sleep((unsigned)ttl + 1);
     rc = cat_rest_load(c, ns, 2, "orders", &md, &err);
-    if (rc)
-        fprintf(stderr, "after expiry: %s\n", err.message);
+    if (rc) fprintf(stderr, "after expiry: %s\n", err.message);
     CHECK(rc == 0);
     ice_metadata_free(md);
     CHECK_EQ_INT(cat_rest_token_requests(c), 2);
     /* the server forgets the token: 401, one refresh, success */
     CHECK(post_revoke(io, uri) == 0);
     rc = cat_rest_load(c, ns, 2, "orders", &md, &err);
-    if (rc)
-        fprintf(stderr, "after revoke: %s\n", err.message);
+    if (rc) fprintf(stderr, "after revoke: %s\n", err.message);
     CHECK(rc == 0);
     ice_metadata_free(md);
     CHECK_EQ_INT(cat_rest_token_requests(c), 3);
@@ -229,8 +224,7 @@ static void test_live(void)
     /* a 503 once (load table), then success: the request is retried */
     CHECK(post_fail(io, uri, "/v1/ws1/namespaces/db%1Fsales/tables/orders", 1, 503) == 0);
     rc = cat_rest_load(c, ns, 2, "orders", &md, &err);
-    if (rc)
-        fprintf(stderr, "after a 503: %s\n", err.message);
+    if (rc) fprintf(stderr, "after a 503: %s\n", err.message);
     CHECK(rc == 0);
     ice_metadata_free(md);
     CHECK_EQ_INT(cat_rest_token_requests(c), 3);
@@ -264,8 +258,7 @@ static void test_live(void)
     /* a 503 from the token endpoint once, then success */
     CHECK(post_fail(io, uri, "/v1/oauth/tokens", 1, 503) == 0);
     c = open_client(io, cred, NULL, "acme", &err, &rc);
-    if (rc)
-        fprintf(stderr, "token after a 503: %s\n", err.message);
+    if (rc) fprintf(stderr, "token after a 503: %s\n", err.message);
     CHECK(rc == 0);
     if (c) {
         CHECK_EQ_INT(cat_rest_token_requests(c), 1);
@@ -275,8 +268,8 @@ static void test_live(void)
     c = open_client(io, cred, NULL, NULL, &err, &rc);
     CHECK(rc == ICD_EIO && strstr(err.message, "HTTP 400 BadRequestException") != NULL);
     /* an unknown warehouse */
-    cat_rest_prop wp[] = {{"warehouse", "nowhere"}, {"credential", (char *)cred},
-                          {"header.X-Tenant", "acme"}};
+    cat_rest_prop wp[] = {
+        {"warehouse", "nowhere"}, {"credential", (char *)cred}, {"header.X-Tenant", "acme"}};
     CHECK(cat_rest_open(io, uri, wp, 3, &c, &err) == ICD_ENOTFOUND);
     CHECK(strstr(err.message, "NoSuchWarehouseException") != NULL);
     icd_fileio_free(io);

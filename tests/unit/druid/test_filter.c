@@ -58,7 +58,8 @@ static void test_equals(void)
 {
     int rc;
     icd_error err;
-    dr_filter *f = parse("{\"type\":\"equals\",\"filterColumn\":\"id\",\"filterValue\":\"123988\"}", &rc, &err);
+    dr_filter *f = parse("{\"type\":\"equals\",\"filterColumn\":\"id\",\"filterValue\":\"123988\"}",
+                         &rc, &err);
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(f->type, DR_F_EQUALS);
     CHECK_EQ_STR(f->column, "id");
@@ -69,8 +70,9 @@ static void test_equals(void)
                  "{\"op\":\"eq\",\"column\":\"id\",\"value\":\"123\"}");
     CHECK_EQ_STR(pred_text("{\"type\":\"equals\",\"filterColumn\":\"ok\",\"filterValue\":true}"),
                  "{\"op\":\"eq\",\"column\":\"ok\",\"value\":\"true\"}");
-    check_error("{\"type\":\"equals\",\"filterValue\":\"x\"}",
-                "icebergFilter.filterColumn: You must specify a filter column on the equals filter");
+    check_error(
+        "{\"type\":\"equals\",\"filterValue\":\"x\"}",
+        "icebergFilter.filterColumn: You must specify a filter column on the equals filter");
     check_error("{\"type\":\"equals\",\"filterColumn\":\"x\",\"filterValue\":null}",
                 "icebergFilter.filterValue: You must specify a filter value on the equals filter");
     check_error("{\"type\":\"equals\",\"filterColumn\":{},\"filterValue\":\"1\"}",
@@ -97,18 +99,22 @@ static void test_interval(void)
     /* one interval: ge/lt in timestamptz micros (or(false, x) = x) */
     CHECK_EQ_STR(pred_text("{\"type\":\"interval\",\"filterColumn\":\"ts\",\"intervals\":"
                            "[\"2024-06-01/2024-06-02\"]}"),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":1717200000000000},"
+                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":"
+                 "1717200000000000},"
                  "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":1717286400000000}]}");
     /* several intervals are OR'd */
-    CHECK_EQ_STR(pred_text("{\"type\":\"interval\",\"filterColumn\":\"ts\",\"intervals\":"
-                           "[\"1970-01-01/1970-01-02\",\"1970-01-03/1970-01-04\"]}"),
-                 "{\"op\":\"or\",\"args\":["
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":0},"
-                 "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":86400000000}]},"
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":172800000000},"
-                 "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":259200000000}]}]}");
-    check_error("{\"type\":\"interval\",\"intervals\":[\"2024/2025\"]}",
-                "icebergFilter.filterColumn: You must specify a filter column on the interval filter");
+    CHECK_EQ_STR(
+        pred_text("{\"type\":\"interval\",\"filterColumn\":\"ts\",\"intervals\":"
+                  "[\"1970-01-01/1970-01-02\",\"1970-01-03/1970-01-04\"]}"),
+        "{\"op\":\"or\",\"args\":["
+        "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":0},"
+        "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":86400000000}]},"
+        "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":"
+        "172800000000},"
+        "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":259200000000}]}]}");
+    check_error(
+        "{\"type\":\"interval\",\"intervals\":[\"2024/2025\"]}",
+        "icebergFilter.filterColumn: You must specify a filter column on the interval filter");
     check_error("{\"type\":\"interval\",\"filterColumn\":\"ts\",\"intervals\":[]}",
                 "icebergFilter.intervals: You must specify intervals on the interval filter");
     check_error("{\"type\":\"interval\",\"filterColumn\":\"ts\"}",
@@ -124,12 +130,14 @@ static void test_range(void)
     CHECK_EQ_STR(pred_text("{\"type\":\"range\",\"filterColumn\":\"n\",\"lower\":10,\"upper\":20}"),
                  "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"n\",\"value\":10},"
                  "{\"op\":\"le\",\"column\":\"n\",\"value\":20}]}");
-    CHECK_EQ_STR(pred_text("{\"type\":\"range\",\"filterColumn\":\"n\",\"lower\":1.5,\"lowerOpen\":true,"
-                           "\"upper\":\"z\",\"upperOpen\":true}"),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"gt\",\"column\":\"n\",\"value\":1.5},"
-                 "{\"op\":\"lt\",\"column\":\"n\",\"value\":\"z\"}]}");
-    CHECK_EQ_STR(pred_text("{\"type\":\"range\",\"filterColumn\":\"n\",\"lower\":null,\"upper\":7}"),
-                 "{\"op\":\"le\",\"column\":\"n\",\"value\":7}");
+    CHECK_EQ_STR(
+        pred_text("{\"type\":\"range\",\"filterColumn\":\"n\",\"lower\":1.5,\"lowerOpen\":true,"
+                  "\"upper\":\"z\",\"upperOpen\":true}"),
+        "{\"op\":\"and\",\"args\":[{\"op\":\"gt\",\"column\":\"n\",\"value\":1.5},"
+        "{\"op\":\"lt\",\"column\":\"n\",\"value\":\"z\"}]}");
+    CHECK_EQ_STR(
+        pred_text("{\"type\":\"range\",\"filterColumn\":\"n\",\"lower\":null,\"upper\":7}"),
+        "{\"op\":\"le\",\"column\":\"n\",\"value\":7}");
     CHECK_EQ_STR(pred_text("{\"type\":\"range\",\"filterColumn\":\"d\",\"lower\":\"2024-01-01\","
                            "\"lowerOpen\":\"true\"}"),
                  "{\"op\":\"gt\",\"column\":\"d\",\"value\":\"2024-01-01\"}");
@@ -154,10 +162,13 @@ static void test_and_or_not(void)
     icd_error err;
     /* nested ands are flattened, duplicates dropped */
     dr_filter *f = parse("{\"type\":\"and\",\"filters\":["
-                         "{\"type\":\"and\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":\"1\"},"
-                         "{\"type\":\"and\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":\"b\",\"filterValue\":\"2\"}]}]},"
+                         "{\"type\":\"and\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":"
+                         "\"a\",\"filterValue\":\"1\"},"
+                         "{\"type\":\"and\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":"
+                         "\"b\",\"filterValue\":\"2\"}]}]},"
                          "{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":\"1\"},"
-                         "{\"type\":\"or\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":\"c\",\"filterValue\":\"3\"}]}]}",
+                         "{\"type\":\"or\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":"
+                         "\"c\",\"filterValue\":\"3\"}]}]}",
                          &rc, &err);
     CHECK_EQ_INT(rc, 0);
     CHECK_EQ_INT(f->type, DR_F_AND);
@@ -169,9 +180,10 @@ static void test_and_or_not(void)
     CHECK_EQ_INT(dr_filter_to_pred(f, &p, &err), 0);
     icd_buf b = ICD_BUF_INIT;
     dr_pred_to_json(p, &b);
-    CHECK_EQ_STR(b.data, "{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"column\":\"a\",\"value\":\"1\"},"
-                         "{\"op\":\"eq\",\"column\":\"b\",\"value\":\"2\"},"
-                         "{\"op\":\"eq\",\"column\":\"c\",\"value\":\"3\"}]}");
+    CHECK_EQ_STR(b.data,
+                 "{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"column\":\"a\",\"value\":\"1\"},"
+                 "{\"op\":\"eq\",\"column\":\"b\",\"value\":\"2\"},"
+                 "{\"op\":\"eq\",\"column\":\"c\",\"value\":\"3\"}]}");
     icd_buf_free(&b);
     dr_pred_free(p);
     dr_filter_free(f);
@@ -188,24 +200,29 @@ static void test_and_or_not(void)
     CHECK_EQ_STR(pred_text("{\"type\":\"not\",\"filter\":{\"type\":\"not\",\"filter\":"
                            "{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":\"1\"}}}"),
                  "{\"op\":\"eq\",\"column\":\"a\",\"value\":\"1\"}");
-    CHECK_EQ_STR(pred_text("{\"type\":\"not\",\"filter\":{\"type\":\"range\",\"filterColumn\":\"n\","
-                           "\"lower\":1,\"upper\":2}}"),
-                 "{\"op\":\"not\",\"args\":[{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"n\",\"value\":1},"
-                 "{\"op\":\"le\",\"column\":\"n\",\"value\":2}]}]}");
+    CHECK_EQ_STR(
+        pred_text("{\"type\":\"not\",\"filter\":{\"type\":\"range\",\"filterColumn\":\"n\","
+                  "\"lower\":1,\"upper\":2}}"),
+        "{\"op\":\"not\",\"args\":[{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"n\","
+        "\"value\":1},"
+        "{\"op\":\"le\",\"column\":\"n\",\"value\":2}]}]}");
     check_error("{\"type\":\"and\",\"filters\":[]}",
                 "icebergFilter.filters: filter requires atleast one field");
     check_error("{\"type\":\"or\"}", "icebergFilter.filters: filter requires atleast one field");
     check_error("{\"type\":\"not\"}", "icebergFilter.filter: filter cannot be null");
     check_error("{\"type\":\"and\",\"filters\":[null]}",
                 "icebergFilter.filters[0]: an iceberg filter must be an object with a \"type\"");
-    check_error("{\"type\":\"or\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":\"1\"},"
-                "{\"type\":\"interval\",\"filterColumn\":\"t\"}]}",
-                "icebergFilter.filters[1].intervals: You must specify intervals on the interval filter");
+    check_error(
+        "{\"type\":\"or\",\"filters\":[{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":"
+        "\"1\"},"
+        "{\"type\":\"interval\",\"filterColumn\":\"t\"}]}",
+        "icebergFilter.filters[1].intervals: You must specify intervals on the interval filter");
     check_error("{\"filterColumn\":\"a\"}",
-                "icebergFilter: missing type id when trying to resolve subtype of IcebergFilter: missing type id property 'type'");
-    check_error("{\"type\":\"selector\"}",
-                "icebergFilter: Could not resolve type id 'selector' as a subtype of IcebergFilter: known type ids = "
-                "[and, equals, interval, not, or, range, timeWindow]");
+                "icebergFilter: missing type id when trying to resolve subtype of IcebergFilter: "
+                "missing type id property 'type'");
+    check_error("{\"type\":\"selector\"}", "icebergFilter: Could not resolve type id 'selector' as "
+                                           "a subtype of IcebergFilter: known type ids = "
+                                           "[and, equals, interval, not, or, range, timeWindow]");
     /* deep nesting is refused, not recursed without bound */
     char deep[4096] = "";
     for (int i = 0; i < 80; i++)
@@ -232,12 +249,15 @@ static void test_time_window(void)
     dr_filter_free(f);
     /* both bounds inclusive, in micros */
     CHECK_EQ_STR(pred_text("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\"}"),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":1717156800000000},"
+                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":"
+                 "1717156800000000},"
                  "{\"op\":\"le\",\"column\":\"ts\",\"timestamp_micros\":1717243200000000}]}");
     /* Druid's own test shape: base - P2D .. base + P1D */
-    CHECK_EQ_STR(pred_text("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"baseTime\":\"2024-06-01T00:00:00Z\","
+    CHECK_EQ_STR(pred_text("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"baseTime\":\"2024-"
+                           "06-01T00:00:00Z\","
                            "\"lookbackDuration\":\"P2D\",\"lookaheadDuration\":\"P1D\"}"),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":1717027200000000},"
+                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":"
+                 "1717027200000000},"
                  "{\"op\":\"le\",\"column\":\"ts\",\"timestamp_micros\":1717286400000000}]}");
     /* Joda Duration forms: millis, and "PT<seconds>S" */
     f = parse("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"lookbackDuration\":7200000,"
@@ -249,12 +269,15 @@ static void test_time_window(void)
     CHECK_EQ_INT(f->base_ms, JUN1);
     CHECK(f->base_given);
     dr_filter_free(f);
-    check_error("{\"type\":\"timeWindow\",\"lookbackDuration\":\"P1D\"}",
-                "icebergFilter.filterColumn: You must specify a filter column on the timeWindow filter");
+    check_error(
+        "{\"type\":\"timeWindow\",\"lookbackDuration\":\"P1D\"}",
+        "icebergFilter.filterColumn: You must specify a filter column on the timeWindow filter");
     check_error("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"lookbackDuration\":\"P1Y\"}",
-                "icebergFilter.lookbackDuration: Cannot convert to Duration as this period contains years and years vary in length");
-    check_error("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"lookbackDuration\":\"1 day\"}",
-                "icebergFilter.lookbackDuration: Invalid format: \"1 day\" is not an ISO-8601 period");
+                "icebergFilter.lookbackDuration: Cannot convert to Duration as this period "
+                "contains years and years vary in length");
+    check_error(
+        "{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"lookbackDuration\":\"1 day\"}",
+        "icebergFilter.lookbackDuration: Invalid format: \"1 day\" is not an ISO-8601 period");
     check_error("{\"type\":\"timeWindow\",\"filterColumn\":\"ts\",\"baseTime\":\"noon\"}",
                 "icebergFilter.baseTime: Invalid format: \"noon\" is malformed at \"noon\"");
 }

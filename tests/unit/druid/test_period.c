@@ -100,8 +100,7 @@ static void bucket(const char *gran_json, const char *t, const char *start, cons
     int64_t s, n;
     rc = dr_granularity_bucket(&g, iso(t), &s, &n, &err);
     CHECK_EQ_INT(rc, 0);
-    if (rc)
-        fprintf(stderr, "  %s: %s\n", gran_json, err.message);
+    if (rc) fprintf(stderr, "  %s: %s\n", gran_json, err.message);
     CHECK_EQ_INT(s, iso(start));
     CHECK_EQ_INT(n, iso(next));
 }
@@ -124,11 +123,12 @@ static void test_granularities(void)
     bucket("\"QUARTER\"", "2024-06-01T00:00:00Z", "2024-04-01", "2024-07-01");
     bucket("\"QUARTER\"", "1969-12-15T00:00:00Z", "1969-10-01", "1970-01-01");
     bucket("\"YEAR\"", "2024-06-01T00:00:00Z", "2024-01-01", "2025-01-01");
-    bucket("{\"type\":\"period\",\"period\":\"P1D\",\"timeZone\":\"+02:00\"}", "2024-06-01T23:00:00Z",
-           "2024-06-01T22:00:00Z", "2024-06-02T22:00:00Z");
+    bucket("{\"type\":\"period\",\"period\":\"P1D\",\"timeZone\":\"+02:00\"}",
+           "2024-06-01T23:00:00Z", "2024-06-01T22:00:00Z", "2024-06-02T22:00:00Z");
     bucket("{\"type\":\"period\",\"period\":\"P2D\",\"origin\":\"2024-01-02T00:00:00Z\"}",
            "2024-06-01T10:00:00Z", "2024-05-31", "2024-06-02"); /* 151 days after origin */
-    bucket("{\"type\":\"period\",\"period\":\"PT1H\",\"origin\":\"1970-01-01T00:30:00Z\",\"timeZone\":\"UTC\"}",
+    bucket("{\"type\":\"period\",\"period\":\"PT1H\",\"origin\":\"1970-01-01T00:30:00Z\","
+           "\"timeZone\":\"UTC\"}",
            "2024-06-01T10:10:00Z", "2024-06-01T09:30Z", "2024-06-01T10:30Z");
     bucket("{\"type\":\"duration\",\"duration\":3600000,\"origin\":\"1970-01-01T00:30:00Z\"}",
            "2024-06-01T10:10:00Z", "2024-06-01T09:30Z", "2024-06-01T10:30Z");
@@ -147,10 +147,12 @@ static void test_granularities(void)
     CHECK_EQ_INT(dr_granularity_bucket(&g, 5, &s, &n, &err), 0);
     CHECK(s == 5 && n == 6);
     CHECK_EQ_INT(dr_granularity_named(&g, "fortnight", &err), ICD_EINVALID);
-    json_t *v = json_loads("{\"type\":\"period\",\"period\":\"P1D\",\"timeZone\":\"America/Los_Angeles\"}", 0, NULL);
+    json_t *v = json_loads(
+        "{\"type\":\"period\",\"period\":\"P1D\",\"timeZone\":\"America/Los_Angeles\"}", 0, NULL);
     CHECK_EQ_INT(dr_granularity_parse(&g, v, &err), 0); /* parsed and kept ... */
     CHECK_EQ_STR(g.time_zone, "America/Los_Angeles");
-    CHECK_EQ_INT(dr_granularity_bucket(&g, 0, &s, &n, &err), ICD_EUNSUPPORTED); /* ... not bucketed */
+    CHECK_EQ_INT(dr_granularity_bucket(&g, 0, &s, &n, &err),
+                 ICD_EUNSUPPORTED); /* ... not bucketed */
     json_decref(v);
     v = json_loads("{\"type\":\"period\"}", 0, NULL);
     CHECK_EQ_INT(dr_granularity_parse(&g, v, &err), ICD_EINVALID);

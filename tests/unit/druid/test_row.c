@@ -47,8 +47,7 @@ static const char *finish(fixture *f)
     json_error_t je;
     json_t *v = json_loadb(f->out.data, f->out.len, JSON_DECODE_INT_AS_REAL, &je);
     CHECK(v != NULL);
-    if (!v)
-        fprintf(stderr, "  invalid JSON: %s (%s)\n", f->out.data, je.text);
+    if (!v) fprintf(stderr, "  invalid JSON: %s (%s)\n", f->out.data, je.text);
     json_decref(v);
     return f->out.data;
 }
@@ -99,12 +98,13 @@ static void test_scalars(void)
     dr_row_binary(w, (const uint8_t *)"", 0);
     FIELD(w, "n");
     dr_row_null(w);
-    CHECK_EQ_STR(finish(&f),
-                 "{\"__time\":1717200000123,\"b\":true,\"i\":-42,\"l\":-9223372036854775808,\"f\":1.1,"
-                 "\"d\":0.1,\"nan\":null,\"inf\":null,\"dec\":123.40,\"dneg\":-0.005,"
-                 "\"date\":\"2024-06-01\",\"old\":\"1969-12-31\",\"ts\":1717200000123,\"tsn\":-1,"
-                 "\"s\":\"h\xc3\xa9 \\\"q\\\"\",\"u\":\"123e4567-e89b-12d3-a456-426614174000\","
-                 "\"bin\":\"YWJj\",\"empty\":\"\",\"n\":null}");
+    CHECK_EQ_STR(
+        finish(&f),
+        "{\"__time\":1717200000123,\"b\":true,\"i\":-42,\"l\":-9223372036854775808,\"f\":1.1,"
+        "\"d\":0.1,\"nan\":null,\"inf\":null,\"dec\":123.40,\"dneg\":-0.005,"
+        "\"date\":\"2024-06-01\",\"old\":\"1969-12-31\",\"ts\":1717200000123,\"tsn\":-1,"
+        "\"s\":\"h\xc3\xa9 \\\"q\\\"\",\"u\":\"123e4567-e89b-12d3-a456-426614174000\","
+        "\"bin\":\"YWJj\",\"empty\":\"\",\"n\":null}");
     teardown(&f);
 }
 
@@ -134,9 +134,10 @@ static void test_decimal_and_time(void)
     dr_row_time(w, (14 * 3600 + 30 * 60) * 1000000LL + 123000);
     FIELD(w, "t4");
     dr_row_time(w, 1);
-    CHECK_EQ_STR(finish(&f),
-                 "{\"__time\":0,\"t\":0,\"big\":18446744073709551616,\"bign\":-184467440737095516.16,"
-                 "\"t1\":\"14:30\",\"t2\":\"14:30:05\",\"t3\":\"14:30:00.123\",\"t4\":\"00:00:00.000001\"}");
+    CHECK_EQ_STR(
+        finish(&f),
+        "{\"__time\":0,\"t\":0,\"big\":18446744073709551616,\"bign\":-184467440737095516.16,"
+        "\"t1\":\"14:30\",\"t2\":\"14:30:05\",\"t3\":\"14:30:00.123\",\"t4\":\"00:00:00.000001\"}");
     teardown(&f);
 }
 
@@ -175,7 +176,8 @@ static void test_nested(void)
     dr_row_struct_begin(w);
     dr_row_struct_end(w);
     CHECK_EQ_STR(finish(&f),
-                 "{\"__time\":1717200000000,\"ts\":\"2024-06-01\",\"addr\":{\"city\":\"Paris\",\"zip\":75001,"
+                 "{\"__time\":1717200000000,\"ts\":\"2024-06-01\",\"addr\":{\"city\":\"Paris\","
+                 "\"zip\":75001,"
                  "\"geo\":[48.85,2.35]},\"tags\":[\"a\",null,{\"x\":1},[]],\"empty\":{}}");
     teardown(&f);
 }
@@ -294,8 +296,8 @@ static void test_unparseable(void)
     CHECK_EQ_INT(dr_row_end(w, &f.out, &f.err), ICD_EINVALID);
     CHECK_EQ_INT(f.out.len, 0);
     CHECK_EQ_STR(f.err.file, "/wh/t/data/00000-0.parquet");
-    CHECK_EQ_STR(f.err.message,
-                 "row 7: Timestamp[soon] is unparseable! (Invalid format: \"soon\" is malformed at \"soon\")");
+    CHECK_EQ_STR(f.err.message, "row 7: Timestamp[soon] is unparseable! (Invalid format: \"soon\" "
+                                "is malformed at \"soon\")");
     CHECK_EQ_INT(dr_parse_exceptions_add(&pe, &f.err, &err), 0);
     /* 2: no timestamp column at all, no missingValue */
     dr_row_begin(w, 8);
@@ -323,8 +325,9 @@ static void test_unparseable(void)
     dr_row_long(w, 1717200000000LL);
     dr_row_list_end(w);
     CHECK_EQ_INT(dr_row_end(w, &f.out, &f.err), ICD_EINVALID);
-    CHECK_EQ_STR(f.err.message, "row 11: Timestamp[[1717200000000]] is unparseable! "
-                                "(Invalid format: \"[1717200000000]\" is malformed at \"[1717200000000]\")");
+    CHECK_EQ_STR(f.err.message,
+                 "row 11: Timestamp[[1717200000000]] is unparseable! "
+                 "(Invalid format: \"[1717200000000]\" is malformed at \"[1717200000000]\")");
     /* the writer recovers for the next row */
     dr_row_begin(w, 12);
     FIELD(w, "ts");

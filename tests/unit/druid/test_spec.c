@@ -17,8 +17,7 @@ static const char *src_dir(void)
 {
     static char dir[1024];
     const char *d = getenv("ICD_SOURCE_DIR");
-    if (d)
-        return d;
+    if (d) return d;
     snprintf(dir, sizeof dir, "%s", __FILE__);
     char *cut = strstr(dir, "/tests/unit/druid/");
     if (cut)
@@ -36,8 +35,7 @@ static dr_spec *load(const char *rel)
     snprintf(path, sizeof path, "%s/tests/druid/specs/%s", src_dir(), rel);
     int rc = dr_spec_load(&s, path, &opts, &err);
     CHECK_EQ_INT(rc, 0);
-    if (rc)
-        fprintf(stderr, "  %s: %s\n", rel, err.message);
+    if (rc) fprintf(stderr, "  %s: %s\n", rel, err.message);
     return s;
 }
 
@@ -65,8 +63,7 @@ static const char *pred_json(const dr_spec *s)
 static void test_task_local_interval(void)
 {
     dr_spec *s = load("valid/task_local_interval.json");
-    if (!s)
-        return;
+    if (!s) return;
     CHECK_EQ_INT(dr_spec_shape(s), DR_DOC_TASK);
     CHECK_EQ_STR(dr_spec_table_name(s), "orders");
     CHECK_EQ_STR(dr_spec_namespace(s), "default");
@@ -83,7 +80,8 @@ static void test_task_local_interval(void)
     CHECK_EQ_INT(f->intervals[0].start, JUN1);
     CHECK_EQ_INT(f->intervals[0].end, JUN1 + DAY);
     CHECK_EQ_STR(pred_json(s),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"event_ts\",\"timestamp_micros\":1717200000000000},"
+                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"event_ts\",\"timestamp_"
+                 "micros\":1717200000000000},"
                  "{\"op\":\"lt\",\"column\":\"event_ts\",\"timestamp_micros\":1717286400000000}]}");
     CHECK_EQ_STR(dr_spec_warehouse_source_type(s), "local");
     CHECK(!dr_spec_has_snapshot_time(s));
@@ -116,8 +114,9 @@ static void test_task_local_interval(void)
     CHECK(dr_spec_metrics(s) == NULL && dr_spec_transform_spec(s) == NULL);
     /* the inputSource pointer lies inside the kept document */
     json_t *doc = dr_spec_document(s);
-    CHECK(dr_spec_input_source(s) ==
-          json_object_get(json_object_get(json_object_get(doc, "spec"), "ioConfig"), "inputSource"));
+    CHECK(
+        dr_spec_input_source(s) ==
+        json_object_get(json_object_get(json_object_get(doc, "spec"), "ioConfig"), "inputSource"));
     CHECK_EQ_STR(dr_spec_input_source_path(s), "spec.ioConfig.inputSource");
     json_t *ex;
     icd_error err;
@@ -127,8 +126,10 @@ static void test_task_local_interval(void)
     free(t);
     json_decref(ex);
     /* a rewrite replaces the input source and keeps the rest */
-    json_t *http = json_pack("{s:s, s:[s]}", "type", "http", "uris", "http://127.0.0.1:8080/split/0");
-    json_object_set_new(json_object_get(json_object_get(doc, "spec"), "ioConfig"), "inputSource", http);
+    json_t *http =
+        json_pack("{s:s, s:[s]}", "type", "http", "uris", "http://127.0.0.1:8080/split/0");
+    json_object_set_new(json_object_get(json_object_get(doc, "spec"), "ioConfig"), "inputSource",
+                        http);
     t = json_dumps(doc, JSON_COMPACT);
     CHECK(strstr(t, "\"inputSource\":{\"type\":\"http\"") != NULL);
     CHECK(strstr(t, "\"maxNumConcurrentSubTasks\":2") != NULL);
@@ -139,8 +140,7 @@ static void test_task_local_interval(void)
 static void test_spec_rest_timewindow(void)
 {
     dr_spec *s = load("valid/spec_rest_timewindow.json");
-    if (!s)
-        return;
+    if (!s) return;
     CHECK_EQ_INT(dr_spec_shape(s), DR_DOC_SPEC);
     CHECK_EQ_STR(dr_spec_input_source_path(s), "ioConfig.inputSource");
     const dr_catalog *c = dr_spec_catalog(s);
@@ -154,12 +154,14 @@ static void test_spec_rest_timewindow(void)
     CHECK_EQ_INT(f->lookback_ms, DAY);
     CHECK_EQ_INT(f->base_ms, NOW);
     CHECK_EQ_STR(pred_json(s),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"event_ts\",\"timestamp_micros\":1717200000000000},"
+                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"event_ts\",\"timestamp_"
+                 "micros\":1717200000000000},"
                  "{\"op\":\"le\",\"column\":\"event_ts\",\"timestamp_micros\":1717286400000000}]}");
     CHECK_EQ_STR(dr_spec_warehouse_source_type(s), "s3");
     const json_t *w = dr_spec_warehouse_source(s);
-    CHECK_EQ_STR(json_string_value(json_object_get(json_object_get(w, "endpointConfig"), "signingRegion")),
-                 "us-east-1");
+    CHECK_EQ_STR(
+        json_string_value(json_object_get(json_object_get(w, "endpointConfig"), "signingRegion")),
+        "us-east-1");
     CHECK(dr_spec_has_snapshot_time(s));
     CHECK_EQ_INT(dr_spec_snapshot_time_ms(s), JUN1 + DAY);
     CHECK_EQ_INT(dr_spec_residual_mode(s), DR_RESIDUAL_FAIL);
@@ -185,8 +187,7 @@ static void test_spec_rest_timewindow(void)
 static void test_input_source_only(void)
 {
     dr_spec *s = load("valid/inputsource_only.json");
-    if (!s)
-        return;
+    if (!s) return;
     CHECK_EQ_INT(dr_spec_shape(s), DR_DOC_INPUT_SOURCE);
     CHECK(dr_spec_input_source(s) == dr_spec_document(s));
     CHECK_EQ_STR(dr_spec_input_source_path(s), "");
@@ -213,9 +214,9 @@ static void test_hive_glue_catalogs(void)
         CHECK_EQ_STR(c->type_name, "hive");
         CHECK_EQ_STR(c->warehouse_path, "hdfs://warehouse/path");
         CHECK_EQ_STR(c->catalog_uri, "thrift://hive-metastore.x.com:8970");
-        CHECK_EQ_STR(json_string_value(json_object_get(c->properties,
-                                                       "hive.metastore.connect.retries")),
-                     "1");
+        CHECK_EQ_STR(
+            json_string_value(json_object_get(c->properties, "hive.metastore.connect.retries")),
+            "1");
         CHECK(c->case_sensitive);
         dr_spec_free(s);
     }
@@ -234,21 +235,23 @@ static void test_hive_glue_catalogs(void)
 static void test_nested_filters_and_schema(void)
 {
     dr_spec *s = load("valid/task_index_nested_filters.json");
-    if (!s)
-        return;
+    if (!s) return;
     const dr_filter *f = dr_spec_filter(s);
     CHECK(f && f->type == DR_F_AND);
     CHECK_EQ_INT(f->n_children, 3); /* flattened; the repeated equals is dropped */
-    CHECK_EQ_STR(pred_json(s),
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"clicks\",\"value\":10},"
-                 "{\"op\":\"lt\",\"column\":\"clicks\",\"value\":100},"
-                 "{\"op\":\"eq\",\"column\":\"country\",\"value\":\"DE\"},"
-                 "{\"op\":\"or\",\"args\":["
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":1704067200000000},"
-                 "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":1704153600000000}]},"
-                 "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":1704412800000000},"
-                 "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":1704456000000000}]},"
-                 "{\"op\":\"not\",\"args\":[{\"op\":\"eq\",\"column\":\"bot\",\"value\":\"true\"}]}]}]}");
+    CHECK_EQ_STR(
+        pred_json(s),
+        "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"clicks\",\"value\":10},"
+        "{\"op\":\"lt\",\"column\":\"clicks\",\"value\":100},"
+        "{\"op\":\"eq\",\"column\":\"country\",\"value\":\"DE\"},"
+        "{\"op\":\"or\",\"args\":["
+        "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":"
+        "1704067200000000},"
+        "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":1704153600000000}]},"
+        "{\"op\":\"and\",\"args\":[{\"op\":\"ge\",\"column\":\"ts\",\"timestamp_micros\":"
+        "1704412800000000},"
+        "{\"op\":\"lt\",\"column\":\"ts\",\"timestamp_micros\":1704456000000000}]},"
+        "{\"op\":\"not\",\"args\":[{\"op\":\"eq\",\"column\":\"bot\",\"value\":\"true\"}]}]}]}");
     const dr_timestamp_spec *ts = dr_spec_timestamp_spec(s);
     CHECK_EQ_INT(ts->format, DR_TS_PATTERN);
     CHECK(ts->has_missing);
@@ -265,7 +268,8 @@ static void test_nested_filters_and_schema(void)
         CHECK_EQ_STR(names[2], "user_id");
         CHECK_EQ_STR(names[3], "views");
     }
-    CHECK_EQ_STR(json_string_value(json_object_get(dr_spec_transform_filter(s), "type")), "selector");
+    CHECK_EQ_STR(json_string_value(json_object_get(dr_spec_transform_filter(s), "type")),
+                 "selector");
     CHECK_EQ_INT(json_array_size(dr_spec_transforms(s)), 1);
     const dr_granularity_spec *g = dr_spec_granularity(s);
     CHECK_EQ_INT(g->segment.kind, DR_GRAN_PERIOD);
@@ -291,13 +295,12 @@ static void test_nested_filters_and_schema(void)
 static void test_arrow_reader(void)
 {
     dr_spec *s = load("valid/task_arrow_reader.json");
-    if (!s)
-        return;
+    if (!s) return;
     CHECK(dr_spec_use_arrow_reader(s));
     CHECK_EQ_INT(dr_spec_arrow_batch_size(s), 1024); /* 0 falls back to the default */
     CHECK(dr_spec_warehouse_source(s) == NULL);
     CHECK_EQ_STR(dr_spec_namespace(s), "ns.with.dots"); /* one level, never split */
-    CHECK_EQ_INT(dr_spec_max_parse_exceptions(s), 0);    /* reportParseExceptions */
+    CHECK_EQ_INT(dr_spec_max_parse_exceptions(s), 0);   /* reportParseExceptions */
     CHECK_EQ_INT(dr_spec_timestamp_spec(s)->format, DR_TS_POSIX);
     CHECK(dr_spec_filter(s) == NULL);
     CHECK_EQ_STR(pred_json(s), "{\"op\":\"true\"}");
@@ -310,20 +313,16 @@ static void test_invalid_corpus(void)
     snprintf(path, sizeof path, "%s/tests/druid/specs/invalid/expected.tsv", src_dir());
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
-    if (!f)
-        return;
+    if (!f) return;
     int cases = 0;
     while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || line[0] == '\n')
-            continue;
+        if (line[0] == '#' || line[0] == '\n') continue;
         line[strcspn(line, "\n")] = '\0';
         char *name = line, *code = strchr(name, '\t');
-        if (!code)
-            continue;
+        if (!code) continue;
         *code++ = '\0';
         char *msg = strchr(code, '\t');
-        if (!msg)
-            continue;
+        if (!msg) continue;
         *msg++ = '\0';
         char file[4096];
         snprintf(file, sizeof file, "%s/tests/druid/specs/invalid/%s", src_dir(), name);
@@ -338,7 +337,8 @@ static void test_invalid_corpus(void)
         bool ok = prefix ? strncmp(err.message, msg, ml - 3) == 0 : strcmp(err.message, msg) == 0;
         CHECK(ok);
         if (!ok || rc != want)
-            fprintf(stderr, "  %s: got %d \"%s\"\n     want %s \"%s\"\n", name, rc, err.message, code, msg);
+            fprintf(stderr, "  %s: got %d \"%s\"\n     want %s \"%s\"\n", name, rc, err.message,
+                    code, msg);
         CHECK(strstr(err.file, name) != NULL); /* errors name the spec file */
         cases++;
     }
@@ -357,13 +357,15 @@ static void expect_error(const char *text, int code, const char *message)
     dr_spec_free(s);
 }
 
-#define IS_HEAD "{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":{\"type\":\"local\",\"warehousePath\":\"/w\"},\"warehouseSource\":{\"type\":\"local\"}"
+#define IS_HEAD                                                                                    \
+    "{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":{\"type\":"  \
+    "\"local\",\"warehousePath\":\"/w\"},\"warehouseSource\":{\"type\":\"local\"}"
 
 static void test_residual_modes(void)
 {
     const char *modes[] = {"ignore", "IGNORE", "Warn", "warn", "fail", "FaIl"};
     dr_residual_mode want[] = {DR_RESIDUAL_IGNORE, DR_RESIDUAL_IGNORE, DR_RESIDUAL_WARN,
-                               DR_RESIDUAL_WARN, DR_RESIDUAL_FAIL, DR_RESIDUAL_FAIL};
+                               DR_RESIDUAL_WARN,   DR_RESIDUAL_FAIL,   DR_RESIDUAL_FAIL};
     for (size_t i = 0; i < 6; i++) {
         char text[1024];
         snprintf(text, sizeof text, IS_HEAD ",\"residualFilterMode\":\"%s\"}", modes[i]);
@@ -371,13 +373,13 @@ static void test_residual_modes(void)
         icd_error err;
         dr_spec *s = parse_text(text, &rc, &err);
         CHECK_EQ_INT(rc, 0);
-        if (s)
-            CHECK_EQ_INT(dr_spec_residual_mode(s), want[i]);
+        if (s) CHECK_EQ_INT(dr_spec_residual_mode(s), want[i]);
         dr_spec_free(s);
     }
     CHECK_EQ_STR(dr_residual_mode_name(DR_RESIDUAL_WARN), "warn");
     expect_error(IS_HEAD ",\"residualFilterMode\":\"strict\"}", ICD_EINVALID,
-                 "residualFilterMode: Unknown residualFilterMode: strict. Valid values are: ignore, warn, fail");
+                 "residualFilterMode: Unknown residualFilterMode: strict. Valid values are: "
+                 "ignore, warn, fail");
     /* null means the default */
     int rc;
     icd_error err;
@@ -391,11 +393,14 @@ static void test_coercions_and_defaults(void)
     int rc;
     icd_error err;
     /* Jackson-style coercions: numbers to strings, strings to booleans and numbers */
-    dr_spec *s = parse_text("{\"type\":\"iceberg\",\"tableName\":123,\"namespace\":\"n\","
-                            "\"icebergCatalog\":{\"type\":\"local\",\"warehousePath\":\"/w\",\"caseSensitive\":\"false\"},"
-                            "\"warehouseSource\":{\"type\":\"s3\"},\"useArrowReader\":\"true\",\"arrowBatchSize\":\"4096\","
-                            "\"snapshotTime\":\"  \",\"v2DeleteHandling\":\"skip\",\"unknownField\":[1,2]}",
-                            &rc, &err);
+    dr_spec *s =
+        parse_text("{\"type\":\"iceberg\",\"tableName\":123,\"namespace\":\"n\","
+                   "\"icebergCatalog\":{\"type\":\"local\",\"warehousePath\":\"/"
+                   "w\",\"caseSensitive\":\"false\"},"
+                   "\"warehouseSource\":{\"type\":\"s3\"},\"useArrowReader\":\"true\","
+                   "\"arrowBatchSize\":\"4096\","
+                   "\"snapshotTime\":\"  \",\"v2DeleteHandling\":\"skip\",\"unknownField\":[1,2]}",
+                   &rc, &err);
     CHECK_EQ_INT(rc, 0);
     if (s) {
         CHECK_EQ_STR(dr_spec_table_name(s), "123");
@@ -405,21 +410,25 @@ static void test_coercions_and_defaults(void)
         CHECK(!dr_spec_has_snapshot_time(s));
     }
     dr_spec_free(s);
-    s = parse_text(IS_HEAD ",\"arrowBatchSize\":-5,\"snapshotTime\":\"2024-06-01T02:00:00+02:00\"}", &rc, &err);
+    s = parse_text(IS_HEAD ",\"arrowBatchSize\":-5,\"snapshotTime\":\"2024-06-01T02:00:00+02:00\"}",
+                   &rc, &err);
     CHECK(s && dr_spec_arrow_batch_size(s) == 1024 && dr_spec_snapshot_time_ms(s) == JUN1);
     dr_spec_free(s);
     /* a rest catalog keeps caseSensitive and properties */
-    s = parse_text("{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":"
-                   "{\"type\":\"rest\",\"catalogUri\":\"http://localhost:8181\",\"caseSensitive\":false},"
-                   "\"warehouseSource\":{\"type\":\"http\"}}",
-                   &rc, &err);
+    s = parse_text(
+        "{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":"
+        "{\"type\":\"rest\",\"catalogUri\":\"http://localhost:8181\",\"caseSensitive\":false},"
+        "\"warehouseSource\":{\"type\":\"http\"}}",
+        &rc, &err);
     CHECK(s && dr_spec_catalog(s)->type == DR_CAT_REST && !dr_spec_case_sensitive(s) &&
           json_object_size(dr_spec_catalog(s)->properties) == 0);
     dr_spec_free(s);
     /* the timestamp column listed as a dimension stays out of the rewrite exclusions */
-    s = parse_text("{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"column\":\"ts\"},"
-                   "\"dimensionsSpec\":{\"dimensions\":[\"ts\",\"a\"]}},\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
-                   &rc, &err);
+    s = parse_text(
+        "{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"column\":\"ts\"},"
+        "\"dimensionsSpec\":{\"dimensions\":[\"ts\",\"a\"]}},\"ioConfig\":{\"inputSource\":" IS_HEAD
+        "}}}",
+        &rc, &err);
     CHECK_EQ_INT(rc, 0);
     if (s) {
         json_t *ex;
@@ -429,9 +438,11 @@ static void test_coercions_and_defaults(void)
     }
     dr_spec_free(s);
     /* granularity "all" and an arbitrary granularitySpec */
-    s = parse_text("{\"dataSchema\":{\"dataSource\":\"d\",\"granularitySpec\":{\"type\":\"arbitrary\","
-                   "\"queryGranularity\":\"all\",\"intervals\":[\"2024-06-01/P1D\"]}},\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
-                   &rc, &err);
+    s = parse_text(
+        "{\"dataSchema\":{\"dataSource\":\"d\",\"granularitySpec\":{\"type\":\"arbitrary\","
+        "\"queryGranularity\":\"all\",\"intervals\":[\"2024-06-01/"
+        "P1D\"]}},\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
+        &rc, &err);
     CHECK_EQ_INT(rc, 0);
     if (s) {
         CHECK_EQ_STR(dr_spec_granularity(s)->type, "arbitrary");
@@ -446,31 +457,43 @@ static void test_inline_errors(void)
     expect_error("{\"type\":\"iceberg\"}", ICD_EINVALID, "tableName: tableName cannot be null");
     expect_error("{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":[\"a\"]}", ICD_EINVALID,
                  "namespace: expected a string, found an array");
-    expect_error("{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":\"local\"}",
+    expect_error("{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":"
+                 "\"local\"}",
                  ICD_EINVALID, "icebergCatalog: expected an object, found a string");
     expect_error(IS_HEAD ",\"snapshotTime\":true}", ICD_EINVALID,
                  "snapshotTime: expected an ISO-8601 date-time");
-    expect_error("{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":"
-                 "{\"type\":\"local\",\"warehousePath\":\"/w\"},\"warehouseSource\":{\"type\":\"ftp\"}}",
-                 ICD_EINVALID,
-                 "warehouseSource: Could not resolve type id 'ftp' as a subtype of InputSourceFactory: "
-                 "known type ids = [azure, azureStorage, google, hdfs, http, local, s3]");
+    expect_error(
+        "{\"type\":\"iceberg\",\"tableName\":\"t\",\"namespace\":\"n\",\"icebergCatalog\":"
+        "{\"type\":\"local\",\"warehousePath\":\"/w\"},\"warehouseSource\":{\"type\":\"ftp\"}}",
+        ICD_EINVALID,
+        "warehouseSource: Could not resolve type id 'ftp' as a subtype of InputSourceFactory: "
+        "known type ids = [azure, azureStorage, google, hdfs, http, local, s3]");
     expect_error("{\"foo\":1}", ICD_EINVALID,
-                 "not a Druid ingestion task, ingestion spec or iceberg inputSource (no \"spec\", \"ioConfig\" or \"type\")");
+                 "not a Druid ingestion task, ingestion spec or iceberg inputSource (no \"spec\", "
+                 "\"ioConfig\" or \"type\")");
     expect_error("{\"spec\":{}}", ICD_EINVALID,
-                 "type: missing type id when trying to resolve subtype of Task: missing type id property 'type'");
-    expect_error("{\"type\":\"index_parallel\",\"spec\":{\"ioConfig\":{\"firehose\":{\"type\":\"local\"}}}}",
-                 ICD_EUNSUPPORTED, "spec.ioConfig: firehose ingestion is not supported; use an iceberg inputSource");
-    expect_error("{\"dataSchema\":{\"dataSource\":\"d\",\"parser\":{}},\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
+                 "type: missing type id when trying to resolve subtype of Task: missing type id "
+                 "property 'type'");
+    expect_error(
+        "{\"type\":\"index_parallel\",\"spec\":{\"ioConfig\":{\"firehose\":{\"type\":\"local\"}}}}",
+        ICD_EUNSUPPORTED,
+        "spec.ioConfig: firehose ingestion is not supported; use an iceberg inputSource");
+    expect_error("{\"dataSchema\":{\"dataSource\":\"d\",\"parser\":{}},\"ioConfig\":{"
+                 "\"inputSource\":" IS_HEAD "}}}",
                  ICD_EUNSUPPORTED,
-                 "dataSchema: the legacy \"parser\" is not supported; use timestampSpec, dimensionsSpec and inputFormat");
-    expect_error("{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"missingValue\":\"never\"}},"
-                 "\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
-                 ICD_EINVALID,
-                 "dataSchema.timestampSpec: missingValue: Invalid format: \"never\" is malformed at \"never\"");
-    expect_error("{\"dataSchema\":{\"dataSource\":\"d\"},\"ioConfig\":{\"inputSource\":" IS_HEAD "}},"
-                 "\"tuningConfig\":{\"maxNumConcurrentSubTasks\":0}}",
-                 ICD_EINVALID, "tuningConfig.maxNumConcurrentSubTasks: maxNumConcurrentSubTasks must be at least 1");
+                 "dataSchema: the legacy \"parser\" is not supported; use timestampSpec, "
+                 "dimensionsSpec and inputFormat");
+    expect_error(
+        "{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"missingValue\":\"never\"}},"
+        "\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
+        ICD_EINVALID,
+        "dataSchema.timestampSpec: missingValue: Invalid format: \"never\" is malformed at "
+        "\"never\"");
+    expect_error(
+        "{\"dataSchema\":{\"dataSource\":\"d\"},\"ioConfig\":{\"inputSource\":" IS_HEAD "}},"
+        "\"tuningConfig\":{\"maxNumConcurrentSubTasks\":0}}",
+        ICD_EINVALID,
+        "tuningConfig.maxNumConcurrentSubTasks: maxNumConcurrentSubTasks must be at least 1");
     int rc;
     icd_error err;
     dr_spec *s = NULL;
@@ -482,7 +505,7 @@ static void test_inline_errors(void)
     CHECK_EQ_INT(err.offset, 8);
 }
 
-TEST_MAIN(TEST(test_task_local_interval), TEST(test_spec_rest_timewindow), TEST(test_input_source_only),
-          TEST(test_nested_filters_and_schema), TEST(test_arrow_reader), TEST(test_invalid_corpus),
-          TEST(test_hive_glue_catalogs),
+TEST_MAIN(TEST(test_task_local_interval), TEST(test_spec_rest_timewindow),
+          TEST(test_input_source_only), TEST(test_nested_filters_and_schema),
+          TEST(test_arrow_reader), TEST(test_invalid_corpus), TEST(test_hive_glue_catalogs),
           TEST(test_residual_modes), TEST(test_coercions_and_defaults), TEST(test_inline_errors))

@@ -23,19 +23,19 @@ static int64_t iso(const char *s, unsigned flags, int *rc)
     return ms;
 }
 
-#define CHECK_ISO(s, flags, want)                                                              \
-    do {                                                                                       \
-        int rc_;                                                                               \
-        int64_t got_ = iso(s, flags, &rc_);                                                    \
-        CHECK_EQ_INT(rc_, 0);                                                                  \
-        CHECK_EQ_INT(got_, want);                                                              \
+#define CHECK_ISO(s, flags, want)                                                                  \
+    do {                                                                                           \
+        int rc_;                                                                                   \
+        int64_t got_ = iso(s, flags, &rc_);                                                        \
+        CHECK_EQ_INT(rc_, 0);                                                                      \
+        CHECK_EQ_INT(got_, want);                                                                  \
     } while (0)
 
-#define CHECK_ISO_FAILS(s, flags)                                                              \
-    do {                                                                                       \
-        int rc_;                                                                               \
-        iso(s, flags, &rc_);                                                                   \
-        CHECK_EQ_INT(rc_, ICD_EINVALID);                                                       \
+#define CHECK_ISO_FAILS(s, flags)                                                                  \
+    do {                                                                                           \
+        int rc_;                                                                                   \
+        iso(s, flags, &rc_);                                                                       \
+        CHECK_EQ_INT(rc_, ICD_EINVALID);                                                           \
     } while (0)
 
 static void test_iso_forms(void)
@@ -51,7 +51,7 @@ static void test_iso_forms(void)
     CHECK_ISO("2024-06-01T12:30:15", 0, JUN1 + 12 * HOUR + 30 * 60000 + 15000);
     CHECK_ISO("2024-06-01T12:30:15.123456789", 0, JUN1 + 12 * HOUR + 30 * 60000 + 15123);
     CHECK_ISO("2024-06-01T12:30:15,5", 0, JUN1 + 12 * HOUR + 30 * 60000 + 15500);
-    CHECK_ISO("2024-06-01T12.5", 0, JUN1 + 12 * HOUR + 30 * 60000);      /* fraction of hour */
+    CHECK_ISO("2024-06-01T12.5", 0, JUN1 + 12 * HOUR + 30 * 60000); /* fraction of hour */
     CHECK_ISO("2024-06-01T12:30.5", 0, JUN1 + 12 * HOUR + 30 * 60000 + 30000); /* of minute */
     CHECK_ISO("2024-06-01T", 0, JUN1);
     CHECK_ISO("2024-06-01t10:00z", 0, JUN1 + 10 * HOUR);
@@ -89,8 +89,9 @@ static void test_iso_calendar(void)
     icd_error err;
     int64_t ms;
     CHECK_EQ_INT(dr_parse_iso_datetime("2023-02-29", 10, 0, &ms, &err), ICD_EINVALID);
-    CHECK_EQ_STR(err.message,
-                 "Cannot parse \"2023-02-29\": Value 29 for dayOfMonth must be in the range [1,28]");
+    CHECK_EQ_STR(
+        err.message,
+        "Cannot parse \"2023-02-29\": Value 29 for dayOfMonth must be in the range [1,28]");
     CHECK_EQ_INT(dr_parse_iso_datetime("2024-06-01x", 11, 0, &ms, &err), ICD_EINVALID);
     CHECK_EQ_STR(err.message, "Invalid format: \"2024-06-01x\" is malformed at \"x\"");
     /* negative epochs and old dates */
@@ -108,7 +109,7 @@ static void test_iso_calendar(void)
     CHECK_ISO("2023-060", 0, 19417 * DAY); /* 1 Mar otherwise */
     CHECK_ISO_FAILS("2023-366", 0);
     CHECK_ISO("2024-366", 0, 20088 * DAY); /* 2024-12-31 */
-    CHECK_ISO_FAILS("292278994-01-01", 0);  /* beyond Joda's year range */
+    CHECK_ISO_FAILS("292278994-01-01", 0); /* beyond Joda's year range */
 }
 
 static dr_timestamp_spec spec_of(const char *format, const char *missing)
@@ -129,23 +130,22 @@ static int64_t text_ms(const char *format, const char *s, int *rc, icd_error *er
     return ms;
 }
 
-#define CHECK_TEXT(format, s, want)                                                            \
-    do {                                                                                       \
-        int rc_;                                                                               \
-        icd_error e_;                                                                          \
-        int64_t got_ = text_ms(format, s, &rc_, &e_);                                          \
-        CHECK_EQ_INT(rc_, 0);                                                                  \
-        if (rc_)                                                                               \
-            fprintf(stderr, "  %s / %s: %s\n", format, s, e_.message);                          \
-        CHECK_EQ_INT(got_, want);                                                              \
+#define CHECK_TEXT(format, s, want)                                                                \
+    do {                                                                                           \
+        int rc_;                                                                                   \
+        icd_error e_;                                                                              \
+        int64_t got_ = text_ms(format, s, &rc_, &e_);                                              \
+        CHECK_EQ_INT(rc_, 0);                                                                      \
+        if (rc_) fprintf(stderr, "  %s / %s: %s\n", format, s, e_.message);                        \
+        CHECK_EQ_INT(got_, want);                                                                  \
     } while (0)
 
-#define CHECK_TEXT_FAILS(format, s)                                                            \
-    do {                                                                                       \
-        int rc_;                                                                               \
-        icd_error e_;                                                                          \
-        text_ms(format, s, &rc_, &e_);                                                         \
-        CHECK_EQ_INT(rc_, ICD_EINVALID);                                                       \
+#define CHECK_TEXT_FAILS(format, s)                                                                \
+    do {                                                                                           \
+        int rc_;                                                                                   \
+        icd_error e_;                                                                              \
+        text_ms(format, s, &rc_, &e_);                                                             \
+        CHECK_EQ_INT(rc_, ICD_EINVALID);                                                           \
     } while (0)
 
 static void test_format_auto(void)
@@ -172,15 +172,16 @@ static void test_format_auto(void)
     CHECK_EQ_INT(rc, ICD_EINVALID);
     CHECK_EQ_STR(err.message, "Timestamp[] is unparseable! (null timestamp)");
     text_ms("auto", "junk", &rc, &err);
-    CHECK_EQ_STR(err.message,
-                 "Timestamp[junk] is unparseable! (Invalid format: \"junk\" is malformed at \"junk\")");
+    CHECK_EQ_STR(
+        err.message,
+        "Timestamp[junk] is unparseable! (Invalid format: \"junk\" is malformed at \"junk\")");
 }
 
 static void test_format_iso_numeric(void)
 {
     CHECK_TEXT("iso", "2024-06-01T10:00:00Z", JUN1 + 10 * HOUR);
     CHECK_TEXT_FAILS("iso", "2024-06-01 10:00:00");
-    CHECK_TEXT_FAILS("iso", "1717200000000");  /* year 1717200000 is out of range */
+    CHECK_TEXT_FAILS("iso", "1717200000000"); /* year 1717200000 is out of range */
     CHECK_TEXT("millis", "1717200000000", JUN1);
     CHECK_TEXT("millis", "\"-1\"", -1);
     CHECK_TEXT_FAILS("millis", "1717200000000.0");
@@ -261,8 +262,10 @@ static void test_joda_patterns(void)
     CHECK_TEXT("yyyy-MM-dd", "2024-6-1", JUN1);
     CHECK_TEXT("yyyyMMdd", "20240601", JUN1);
     CHECK_TEXT("yyyyMMddHHmmss", "20240601103000", JUN1 + 10 * HOUR + 30 * 60000);
-    CHECK_TEXT("yyyy-MM-dd'T'HH:mm:ss.SSSZZ", "2024-06-01T10:00:00.250+02:00", JUN1 + 8 * HOUR + 250);
-    CHECK_TEXT("yyyy-MM-dd'T'HH:mm:ss.SSSZ", "2024-06-01T10:00:00.250-0130", JUN1 + 11 * HOUR + 30 * 60000 + 250);
+    CHECK_TEXT("yyyy-MM-dd'T'HH:mm:ss.SSSZZ", "2024-06-01T10:00:00.250+02:00",
+               JUN1 + 8 * HOUR + 250);
+    CHECK_TEXT("yyyy-MM-dd'T'HH:mm:ss.SSSZ", "2024-06-01T10:00:00.250-0130",
+               JUN1 + 11 * HOUR + 30 * 60000 + 250);
     CHECK_TEXT("yyyy-MM-dd'T'HH:mm:ssZ", "2024-06-01T10:00:00Z", JUN1 + 10 * HOUR);
     CHECK_TEXT("yyyy-MM-dd HH:mm:ss ZZZ", "2024-06-01 10:00:00 UTC", JUN1 + 10 * HOUR);
     CHECK_TEXT("yyyy-MM-dd't'HH", "2024-06-01T10", JUN1 + 10 * HOUR); /* literals ignore case */
@@ -298,7 +301,8 @@ static void test_joda_patterns(void)
     dr_timestamp_spec ts;
     CHECK_EQ_INT(dr_timestamp_spec_init(&ts, NULL, "yyyy-ww", NULL, NOW, &err), ICD_EUNSUPPORTED);
     CHECK_EQ_INT(dr_timestamp_spec_init(&ts, NULL, "yyyy-qq", NULL, NOW, &err), ICD_EINVALID);
-    CHECK_EQ_STR(err.message, "Unable to parse timestamps with format [yyyy-qq]: Illegal pattern component: qq");
+    CHECK_EQ_STR(err.message,
+                 "Unable to parse timestamps with format [yyyy-qq]: Illegal pattern component: qq");
     CHECK_EQ_INT(dr_timestamp_spec_init(&ts, NULL, "yyyy-'MM", NULL, NOW, &err), ICD_EINVALID);
 }
 
@@ -307,9 +311,10 @@ static void test_java_text(void)
     struct {
         double v;
         const char *want;
-    } d[] = {{1.0, "1.0"},         {0.1, "0.1"},         {1e7, "1.0E7"},     {1.5e-4, "1.5E-4"},
-             {0.001, "0.001"},     {123456.789, "123456.789"}, {-2.5e10, "-2.5E10"},
-             {1e-3 * 0.5, "5.0E-4"}, {9999999.0, "9999999.0"}, {0.0, "0.0"}};
+    } d[] = {{1.0, "1.0"},         {0.1, "0.1"},           {1e7, "1.0E7"},
+             {1.5e-4, "1.5E-4"},   {0.001, "0.001"},       {123456.789, "123456.789"},
+             {-2.5e10, "-2.5E10"}, {1e-3 * 0.5, "5.0E-4"}, {9999999.0, "9999999.0"},
+             {0.0, "0.0"}};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
         icd_buf b = ICD_BUF_INIT;
         dr_fmt_java_double(&b, d[i].v);

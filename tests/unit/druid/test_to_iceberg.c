@@ -40,8 +40,8 @@ static const char *text(const ice_expr *e)
 
 static void test_equals_and_range(void)
 {
-    const ice_expr *e = conv("{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":\"5\"}",
-                             NULL);
+    const ice_expr *e =
+        conv("{\"type\":\"equals\",\"filterColumn\":\"a\",\"filterValue\":\"5\"}", NULL);
     CHECK(e && e->op == ICE_EXPR_EQ && e->value.kind == ICE_VALUE_STRING);
     CHECK_EQ_STR(text(e), "a == \"5\"");
     e = conv("{\"type\":\"range\",\"filterColumn\":\"n\",\"lower\":3,\"upper\":7.5,"
@@ -85,6 +85,9 @@ static void test_interval_time_window_and_logic(void)
     CHECK(rc == ICD_EINVALID && e == NULL);
 }
 
-static void teardown(void) { icd_arena_free(&arena); }
+static void teardown(void)
+{
+    icd_arena_free(&arena);
+}
 
 TEST_MAIN(TEST(test_equals_and_range), TEST(test_interval_time_window_and_logic), TEST(teardown))

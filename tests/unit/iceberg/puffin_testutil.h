@@ -37,7 +37,7 @@ static inline void tu_dv_fix(uint8_t *blob, size_t n)
 /* A DV blob of `count` (key, 32-bit bitmap) pairs, appended to `out`. Returns the blob's
  * offset in `out`. */
 static inline size_t tu_dv_blob(icd_buf *out, const uint32_t *keys, roaring_bitmap_t *const *bms,
-                         size_t count)
+                                size_t count)
 {
     size_t start = out->len;
     icd_buf_append(out, "\0\0\0\0\xD1\xD3\x39\x64", 8);
@@ -58,7 +58,7 @@ static inline size_t tu_dv_blob(icd_buf *out, const uint32_t *keys, roaring_bitm
 /* A Puffin file: magic, the blob bytes, then a footer whose JSON is `json` (LZ4 frame
  * when `compress`). */
 static inline void tu_puffin_file(icd_buf *out, const uint8_t *blobs, size_t blobs_len,
-                           const char *json, int compress)
+                                  const char *json, int compress)
 {
     icd_buf_append(out, "PFA1", 4);
     icd_buf_append(out, blobs, blobs_len);
@@ -84,8 +84,7 @@ static inline void tu_puffin_file(icd_buf *out, const uint8_t *blobs, size_t blo
 static inline int tu_write_file(const char *path, const void *p, size_t n)
 {
     FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
+    if (!f) return -1;
     size_t w = fwrite(p, 1, n, f);
     fclose(f);
     return w == n ? 0 : -1;

@@ -56,11 +56,9 @@ static const char *applied(const ice_delete_index *ix, const ice_content_file *d
     size_t n = 0, cap = 0;
     icd_error err;
     out[0] = '\0';
-    if (ice_delete_index_for(ix, d, &v, &n, &cap, &err) != 0)
-        return "ERROR";
+    if (ice_delete_index_for(ix, d, &v, &n, &cap, &err) != 0) return "ERROR";
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            strcat(out, ",");
+        if (i) strcat(out, ",");
         strcat(out, v[i]->path);
     }
     free((void *)v);
@@ -76,8 +74,7 @@ static ice_delete_index *build(const ice_content_file *files, size_t n)
     icd_error err;
     int rc = ice_delete_index_build(p, n, SPECS, 3, &ix, &err);
     free(p);
-    if (rc)
-        fprintf(stderr, "build failed: %s\n", err.message);
+    if (rc) fprintf(stderr, "build failed: %s\n", err.message);
     return ix;
 }
 
@@ -104,10 +101,8 @@ static void test_sequence_boundaries(void)
 static void test_partition_scoping(void)
 {
     ice_content_file dels[] = {
-        eqdel("eq-a", 1, "p=a", 9),
-        eqdel("eq-b", 1, "p=b", 9),
-        posdel("pos-a", 1, "p=a", 9, NULL),
-        eqdel("eq-global", 0, "", 9),
+        eqdel("eq-a", 1, "p=a", 9),         eqdel("eq-b", 1, "p=b", 9),
+        posdel("pos-a", 1, "p=a", 9, NULL), eqdel("eq-global", 0, "", 9),
         eqdel("eq-void", 2, "\x01", 9), /* all-void spec: global too */
         eqdel("eq-spec3", 1, "p=a", 3),
     };
@@ -146,12 +141,11 @@ static void test_file_scoped_and_dv(void)
 static void test_file_path_bounds(void)
 {
     /* Equal bounds make a delete file-scoped; differing bounds prune by range. */
-    ice_col_stats eq_bounds = {ICE_FIELD_DELETE_FILE_PATH, 3, 0, -1,
-                               (const uint8_t *)"s3://t/f2", (const uint8_t *)"s3://t/f2",
-                               9, 9, true, true};
-    ice_col_stats range = {ICE_FIELD_DELETE_FILE_PATH, 3, 0, -1,
-                           (const uint8_t *)"s3://t/f3", (const uint8_t *)"s3://t/f5",
-                           9, 9, true, true};
+    ice_col_stats eq_bounds = {
+        ICE_FIELD_DELETE_FILE_PATH,   3, 0, -1,   (const uint8_t *)"s3://t/f2",
+        (const uint8_t *)"s3://t/f2", 9, 9, true, true};
+    ice_col_stats range = {ICE_FIELD_DELETE_FILE_PATH,   3, 0, -1,   (const uint8_t *)"s3://t/f3",
+                           (const uint8_t *)"s3://t/f5", 9, 9, true, true};
     ice_content_file dels[] = {
         posdel("by-bounds", 0, "", 5, NULL),
         posdel("by-range", 0, "", 5, NULL),
@@ -216,8 +210,7 @@ static void test_scale(void)
         for (int k = 0; k < 10; k++) {
             int i = j % NP + k * NP;
             int64_t s = 10 + k;
-            if ((i % 2) ? s > d.data_seq : s >= d.data_seq)
-                expect++;
+            if ((i % 2) ? s > d.data_seq : s >= d.data_seq) expect++;
         }
         CHECK_EQ_INT(n, expect);
         total += n;

@@ -22,8 +22,8 @@ static int decode(const icd_buf *b, int64_t card, ice_posset **set, ice_dv_info 
                   icd_error *err)
 {
     icd_error_clear(err);
-    return ice_dv_decode((const uint8_t *)b->data, b->len, "t.puffin", 1000, card, 0, set,
-                         info, err);
+    return ice_dv_decode((const uint8_t *)b->data, b->len, "t.puffin", 1000, card, 0, set, info,
+                         err);
 }
 
 static void test_array_no_run(void)
@@ -145,8 +145,7 @@ static void test_random_roundtrip(void)
             uint32_t span = (uint32_t)(1 + rnd() % 2000000);
             for (size_t j = 0; j < n; j++)
                 roaring_bitmap_add(bms[i], (uint32_t)(rnd() % span));
-            if (rnd() & 1)
-                roaring_bitmap_add_range(bms[i], span, span + rnd() % 100000);
+            if (rnd() & 1) roaring_bitmap_add_range(bms[i], span, span + rnd() % 100000);
             if (round & 1)
                 roaring_bitmap_run_optimize(bms[i]);
             else
@@ -202,8 +201,8 @@ static void expect_corrupt(const icd_buf *b, const char *what, int64_t at, int l
     int rc = decode(b, -1, &s, NULL, &err);
     if (rc != ICD_ECORRUPT || !strstr(err.message, what) || s != NULL ||
         (at >= 0 && err.offset != 1000 + at)) {
-        fprintf(stderr, "line %d: rc %d offset %lld message: %s\n", line, rc,
-                (long long)err.offset, err.message);
+        fprintf(stderr, "line %d: rc %d offset %lld message: %s\n", line, rc, (long long)err.offset,
+                err.message);
         CHECK(0);
     } else {
         CHECK(strstr(err.message, "deletion vector") != NULL);
@@ -244,13 +243,11 @@ static void test_framing_errors(void)
     for (size_t n = 0; n < b.len; n++) {
         icd_buf t = ICD_BUF_INIT;
         icd_buf_append(&t, b.data, n);
-        if (decode(&t, -1, &s, NULL, &err) != ICD_ECORRUPT || s)
-            bad++;
+        if (decode(&t, -1, &s, NULL, &err) != ICD_ECORRUPT || s) bad++;
         /* ... also when the length and CRC are made consistent with the cut */
         if (n >= 20) {
             tu_dv_fix((uint8_t *)t.data, n);
-            if (decode(&t, -1, &s, NULL, &err) != ICD_ECORRUPT || s)
-                bad++;
+            if (decode(&t, -1, &s, NULL, &err) != ICD_ECORRUPT || s) bad++;
         }
         icd_buf_free(&t);
     }
@@ -416,30 +413,30 @@ static void test_file_reads(void)
     icd_fileio *io;
     CHECK(icd_fileio_new(&io, &err) == 0);
     ice_posset *s;
-    CHECK(ice_dv_read(io, path, (int64_t)off_c, (int64_t)len_c, "s3://b/c.parquet", 3, &s,
-                      &err) == 0);
+    CHECK(ice_dv_read(io, path, (int64_t)off_c, (int64_t)len_c, "s3://b/c.parquet", 3, &s, &err) ==
+          0);
     CHECK(ice_posset_contains(s, (5ULL << 32) | 2) && !ice_posset_contains(s, 2));
     ice_posset_free(s);
     CHECK(ice_dv_read(io, path, (int64_t)off_a, (int64_t)len_a, NULL, 2, &s, &err) == 0);
     CHECK(ice_posset_contains(s, 9));
     ice_posset_free(s);
-    CHECK(ice_dv_read_validated(io, path, (int64_t)off_a, (int64_t)len_a, "s3://b/a.parquet",
-                                2, &s, &err) == 0);
+    CHECK(ice_dv_read_validated(io, path, (int64_t)off_a, (int64_t)len_a, "s3://b/a.parquet", 2, &s,
+                                &err) == 0);
     CHECK_EQ_INT(ice_posset_cardinality(s), 2);
     ice_posset_free(s);
     /* The manifest's record_count disagrees. */
-    CHECK(ice_dv_read(io, path, (int64_t)off_a, (int64_t)len_a, "s3://b/a.parquet", 3, &s,
-                      &err) == ICD_ECORRUPT);
+    CHECK(ice_dv_read(io, path, (int64_t)off_a, (int64_t)len_a, "s3://b/a.parquet", 3, &s, &err) ==
+          ICD_ECORRUPT);
     CHECK(strstr(err.message, "for data file s3://b/a.parquet") != NULL);
     CHECK(strstr(err.message, "holds 2 positions but the metadata says 3") != NULL);
     CHECK_EQ_STR(err.file, path);
     /* The validating variant catches a DV of another data file ... */
-    CHECK(ice_dv_read_validated(io, path, (int64_t)off_a, (int64_t)len_a, "s3://b/c.parquet",
-                                2, &s, &err) == ICD_ECORRUPT);
+    CHECK(ice_dv_read_validated(io, path, (int64_t)off_a, (int64_t)len_a, "s3://b/c.parquet", 2, &s,
+                                &err) == ICD_ECORRUPT);
     CHECK(strstr(err.message, "references 's3://b/a.parquet'") != NULL);
     /* ... a length that differs from the footer's ... */
-    CHECK(ice_dv_read_validated(io, path, (int64_t)off_a, (int64_t)len_a - 1, NULL, -1, &s,
-                                &err) == ICD_ECORRUPT);
+    CHECK(ice_dv_read_validated(io, path, (int64_t)off_a, (int64_t)len_a - 1, NULL, -1, &s, &err) ==
+          ICD_ECORRUPT);
     CHECK(strstr(err.message, "length of") != NULL);
     /* ... and an offset where no blob starts. */
     CHECK(ice_dv_read_validated(io, path, (int64_t)off_a + 1, 20, NULL, -1, &s, &err) ==
@@ -447,8 +444,7 @@ static void test_file_reads(void)
     CHECK(strstr(err.message, "no blob at offset") != NULL);
     /* Offsets from a bad manifest. */
     CHECK(ice_dv_read(io, path, -4, 20, NULL, -1, &s, &err) == ICD_ECORRUPT);
-    CHECK(ice_dv_read(io, path, (int64_t)file.len - 10, 20, NULL, -1, &s, &err) ==
-          ICD_ECORRUPT);
+    CHECK(ice_dv_read(io, path, (int64_t)file.len - 10, 20, NULL, -1, &s, &err) == ICD_ECORRUPT);
     CHECK(strstr(err.message, "beyond the end of the file") != NULL);
     CHECK(ice_dv_read(io, path, (int64_t)off_a + 1, (int64_t)len_a, NULL, -1, &s, &err) ==
           ICD_ECORRUPT);
@@ -463,14 +459,12 @@ static void test_file_reads(void)
     roaring_bitmap_free(c);
 }
 
-
 /* Deletion vectors written by an independent encoder (tests/fuzz/gen_puffin_seeds.py, from
  * the format specifications) decode to the sets it was given. */
 static void test_independent_writer(void)
 {
     const char *src = getenv("ICD_SOURCE_DIR");
-    if (!src)
-        return; /* run outside CTest: nothing to compare against */
+    if (!src) return; /* run outside CTest: nothing to compare against */
     struct {
         const char *name;
         uint64_t card, probe;

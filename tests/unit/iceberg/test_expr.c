@@ -47,10 +47,22 @@ static ice_expr *node(ice_expr_op op)
     e->op = op;
     return e;
 }
-static ice_expr_value VS(const char *s) { return (ice_expr_value){ICE_VALUE_STRING, s, 0, 0, 0}; }
-static ice_expr_value VL(int64_t v) { return (ice_expr_value){ICE_VALUE_LONG, NULL, v, 0, 0}; }
-static ice_expr_value VD(double v) { return (ice_expr_value){ICE_VALUE_DOUBLE, NULL, 0, v, 0}; }
-static ice_expr_value VB(bool v) { return (ice_expr_value){ICE_VALUE_BOOL, NULL, 0, 0, v}; }
+static ice_expr_value VS(const char *s)
+{
+    return (ice_expr_value){ICE_VALUE_STRING, s, 0, 0, 0};
+}
+static ice_expr_value VL(int64_t v)
+{
+    return (ice_expr_value){ICE_VALUE_LONG, NULL, v, 0, 0};
+}
+static ice_expr_value VD(double v)
+{
+    return (ice_expr_value){ICE_VALUE_DOUBLE, NULL, 0, v, 0};
+}
+static ice_expr_value VB(bool v)
+{
+    return (ice_expr_value){ICE_VALUE_BOOL, NULL, 0, 0, v};
+}
 static ice_expr_value VT(int64_t us)
 {
     return (ice_expr_value){ICE_VALUE_TIMESTAMP_MICROS, NULL, us, 0, 0};
@@ -87,8 +99,7 @@ static const ice_bound_expr *bind(const ice_expr *e)
     ice_bound_expr *b = NULL;
     icd_error err;
     int rc = ice_expr_bind(e, schema, true, &arena, &b, &err);
-    if (rc)
-        fprintf(stderr, "bind: %s\n", err.message);
+    if (rc) fprintf(stderr, "bind: %s\n", err.message);
     CHECK(rc == 0);
     return b;
 }
@@ -107,8 +118,7 @@ static char text_buf[2048];
 static const char *text(const ice_bound_expr *e)
 {
     icd_buf b = ICD_BUF_INIT;
-    if (e)
-        ice_bound_expr_to_text(&b, e);
+    if (e) ice_bound_expr_to_text(&b, e);
     snprintf(text_buf, sizeof text_buf, "%s", b.data ? b.data : "(null)");
     icd_buf_free(&b);
     return text_buf;
@@ -258,9 +268,9 @@ static void test_bind_errors(void)
     CHECK(bind_error(cmp(ICE_EXPR_EQ, "lst.element", VS("1")), msg, sizeof msg) ==
           ICD_EUNSUPPORTED);
     /* an error inside a NOT or an OR still surfaces */
-    CHECK(bind_error(not_(bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "i", VL(1)),
-                              cmp(ICE_EXPR_EQ, "zz", VL(1)))),
-                     msg, sizeof msg) == ICD_EINVALID);
+    CHECK(bind_error(
+              not_(bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "i", VL(1)), cmp(ICE_EXPR_EQ, "zz", VL(1)))),
+              msg, sizeof msg) == ICD_EINVALID);
 }
 
 static void test_not_pushdown_and_folding(void)
@@ -296,8 +306,7 @@ static ice_partition_spec *spec_of(const char *json)
     ice_partition_spec *s = NULL;
     icd_error err;
     int rc = ice_partition_spec_parse(json, strlen(json), 0, "spec.json", &s, &err);
-    if (rc)
-        fprintf(stderr, "spec: %s\n", err.message);
+    if (rc) fprintf(stderr, "spec: %s\n", err.message);
     CHECK(rc == 0);
     return s;
 }
@@ -330,14 +339,14 @@ static void test_project_identity_and_unpartitioned(void)
     /* other columns: inclusive TRUE, strict FALSE */
     CHECK_EQ_STR(proj(sp, cmp(ICE_EXPR_EQ, "i", VL(1)), false), "true");
     CHECK_EQ_STR(proj(sp, cmp(ICE_EXPR_EQ, "i", VL(1)), true), "false");
-    CHECK_EQ_STR(proj(sp, bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "i", VL(1)),
-                              cmp(ICE_EXPR_GE, "s", VS("k"))),
-                      false),
-                 "s >= \"k\"");
-    CHECK_EQ_STR(proj(sp, bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "i", VL(1)),
-                              cmp(ICE_EXPR_GE, "s", VS("k"))),
-                      false),
-                 "true");
+    CHECK_EQ_STR(
+        proj(sp, bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "i", VL(1)), cmp(ICE_EXPR_GE, "s", VS("k"))),
+             false),
+        "s >= \"k\"");
+    CHECK_EQ_STR(
+        proj(sp, bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "i", VL(1)), cmp(ICE_EXPR_GE, "s", VS("k"))),
+             false),
+        "true");
     ice_partition_spec_free(sp);
     sp = one_field("void", 11, "s_null");
     CHECK_EQ_STR(proj(sp, cmp(ICE_EXPR_EQ, "s", VS("m")), false), "true");
@@ -486,16 +495,16 @@ static bool manifest_match(const ice_partition_spec *sp, const ice_manifest_file
 
 static void test_manifest_summaries(void)
 {
-    ice_partition_spec *sp = spec_of(
-        "{\"spec-id\":0,\"fields\":["
-        "{\"name\":\"d\",\"transform\":\"day\",\"source-id\":8,\"field-id\":1000},"
-        "{\"name\":\"s\",\"transform\":\"identity\",\"source-id\":11,\"field-id\":1001}]}");
+    ice_partition_spec *sp =
+        spec_of("{\"spec-id\":0,\"fields\":["
+                "{\"name\":\"d\",\"transform\":\"day\",\"source-id\":8,\"field-id\":1000},"
+                "{\"name\":\"s\",\"transform\":\"identity\",\"source-id\":11,\"field-id\":1001}]}");
     uint8_t lo[4], hi[4];
     le32(lo, 19723);
     le32(hi, 19725);
-    ice_field_summary sums[2] = {{0, -1, true, true, lo, hi, 4, 4},
-                                 {1, 0, true, true, (const uint8_t *)"eu", (const uint8_t *)"us",
-                                  2, 2}};
+    ice_field_summary sums[2] = {
+        {0, -1, true, true, lo, hi, 4, 4},
+        {1, 0, true, true, (const uint8_t *)"eu", (const uint8_t *)"us", 2, 2}};
     ice_manifest_file mf = {0};
     mf.path = "m.avro";
     mf.partitions = sums;
@@ -515,10 +524,12 @@ static void test_manifest_summaries(void)
     CHECK(manifest_match(sp, &mf, cmp(ICE_EXPR_LE, "s", VS("eu"))));
     CHECK(!manifest_match(sp, &mf, cmp(ICE_EXPR_GT, "s", VS("us"))));
     CHECK(manifest_match(sp, &mf, not_(cmp(ICE_EXPR_EQ, "s", VS("us")))));
-    CHECK(!manifest_match(sp, &mf, bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "s", VS("fr")),
-                                       cmp(ICE_EXPR_LT, "ts", VT(D2024)))));
-    CHECK(manifest_match(sp, &mf, bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "s", VS("fr")),
-                                      cmp(ICE_EXPR_LT, "ts", VT(D2024)))));
+    CHECK(!manifest_match(
+        sp, &mf,
+        bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "s", VS("fr")), cmp(ICE_EXPR_LT, "ts", VT(D2024)))));
+    CHECK(manifest_match(
+        sp, &mf,
+        bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "s", VS("fr")), cmp(ICE_EXPR_LT, "ts", VT(D2024)))));
     CHECK(manifest_match(sp, &mf, cmp(ICE_EXPR_EQ, "i", VL(1)))); /* not a partition column */
     /* missing bounds and unknown null flags: may match */
     sums[0].has_lower = sums[0].has_upper = false;
@@ -610,10 +621,10 @@ static void test_metrics(void)
     /* no stats for a column: may match; and/or combine */
     CHECK(metrics_match(&f, cmp(ICE_EXPR_EQ, "MixedCase", VS("q"))));
     CHECK(metrics_match(&f, cmp(ICE_EXPR_EQ, "f", VD(1.0))));
-    CHECK(!metrics_match(&f, bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "f", VD(1.0)),
-                                 cmp(ICE_EXPR_GT, "id", VL(30)))));
-    CHECK(metrics_match(&f, bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "f", VD(1.0)),
-                                cmp(ICE_EXPR_GT, "id", VL(30)))));
+    CHECK(!metrics_match(
+        &f, bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "f", VD(1.0)), cmp(ICE_EXPR_GT, "id", VL(30)))));
+    CHECK(metrics_match(
+        &f, bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "f", VD(1.0)), cmp(ICE_EXPR_GT, "id", VL(30)))));
 
     /* NaN: a NaN-only column cannot match comparisons; a NaN lower bound is unreliable */
     st[2] = stat(4, 10, 0, 10, nan8, 8, nan8, 8);
@@ -667,10 +678,10 @@ static const ice_expr *interval(const char *col, int64_t start, int64_t end)
 
 static void test_partition_eval_and_residuals(void)
 {
-    ice_partition_spec *sp = spec_of(
-        "{\"spec-id\":0,\"fields\":["
-        "{\"name\":\"ts_day\",\"transform\":\"day\",\"source-id\":9,\"field-id\":1000},"
-        "{\"name\":\"s\",\"transform\":\"identity\",\"source-id\":11,\"field-id\":1001}]}");
+    ice_partition_spec *sp =
+        spec_of("{\"spec-id\":0,\"fields\":["
+                "{\"name\":\"ts_day\",\"transform\":\"day\",\"source-id\":9,\"field-id\":1000},"
+                "{\"name\":\"s\",\"transform\":\"identity\",\"source-id\":11,\"field-id\":1001}]}");
     ice_literal part[2] = {ice_lit_date(19724), ice_lit_string("eu", 2)}; /* 2024-01-02 */
     ice_content_file f = {0};
     f.partition = part;
@@ -680,8 +691,8 @@ static void test_partition_eval_and_residuals(void)
     /* file pruning by the exact tuple */
     const ice_bound_expr *p = NULL;
     icd_error err;
-    CHECK(ice_expr_project(bind(interval("tstz", D2024 + DAY, D2024 + 2 * DAY)), sp, schema,
-                           false, &arena, &p, &err) == 0);
+    CHECK(ice_expr_project(bind(interval("tstz", D2024 + DAY, D2024 + 2 * DAY)), sp, schema, false,
+                           &arena, &p, &err) == 0);
     CHECK(ice_partition_eval(p, &f, false));
     CHECK(ice_expr_project(bind(interval("tstz", D2024 + 2 * DAY, D2024 + 3 * DAY)), sp, schema,
                            false, &arena, &p, &err) == 0);
@@ -703,12 +714,14 @@ static void test_partition_eval_and_residuals(void)
     CHECK_EQ_STR(residual(sp, &f, interval("tstz", D2024 + 5 * DAY, D2024 + 6 * DAY)), "false");
     /* a non-partition column always stays */
     CHECK_EQ_STR(residual(sp, &f, cmp(ICE_EXPR_EQ, "i", VL(3))), "i == 3");
-    CHECK_EQ_STR(residual(sp, &f, bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "s", VS("eu")),
-                                      cmp(ICE_EXPR_EQ, "i", VL(3)))),
-                 "i == 3");
-    CHECK_EQ_STR(residual(sp, &f, bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "s", VS("eu")),
-                                      cmp(ICE_EXPR_EQ, "i", VL(3)))),
-                 "true");
+    CHECK_EQ_STR(
+        residual(sp, &f,
+                 bin(ICE_EXPR_AND, cmp(ICE_EXPR_EQ, "s", VS("eu")), cmp(ICE_EXPR_EQ, "i", VL(3)))),
+        "i == 3");
+    CHECK_EQ_STR(
+        residual(sp, &f,
+                 bin(ICE_EXPR_OR, cmp(ICE_EXPR_EQ, "s", VS("eu")), cmp(ICE_EXPR_EQ, "i", VL(3)))),
+        "true");
     /* identity equality is decided by the partition */
     CHECK_EQ_STR(residual(sp, &f, cmp(ICE_EXPR_EQ, "s", VS("eu"))), "true");
     CHECK_EQ_STR(residual(sp, &f, cmp(ICE_EXPR_NOT_EQ, "s", VS("eu"))), "false");
@@ -750,6 +763,5 @@ TEST_MAIN(TEST(setup), TEST(test_bind_text_conversions), TEST(test_bind_decimal_
           TEST(test_bind_long_conversions), TEST(test_bind_double_and_instant_conversions),
           TEST(test_bind_errors), TEST(test_not_pushdown_and_folding),
           TEST(test_project_identity_and_unpartitioned), TEST(test_project_day_hour_month_year),
-          TEST(test_project_truncate_and_bucket), TEST(test_manifest_summaries),
-          TEST(test_metrics), TEST(test_partition_eval_and_residuals), TEST(test_unbound_text),
-          TEST(teardown))
+          TEST(test_project_truncate_and_bucket), TEST(test_manifest_summaries), TEST(test_metrics),
+          TEST(test_partition_eval_and_residuals), TEST(test_unbound_text), TEST(teardown))

@@ -15,12 +15,10 @@ static icd_arena arena = ICD_ARENA_INIT;
 static int parse(const char *type_name, const char *json, ice_literal *out, icd_error *err)
 {
     ice_type t;
-    if (ice_type_parse_primitive(type_name, &arena, &t, err))
-        return -100;
+    if (ice_type_parse_primitive(type_name, &arena, &t, err)) return -100;
     json_error_t jerr;
     json_t *j = json_loads(json, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
-    if (!j)
-        return -101;
+    if (!j) return -101;
     int rc = ice_literal_from_json(j, &t, &arena, out, err);
     json_decref(j);
     return rc;
@@ -31,8 +29,7 @@ static ice_literal ok(const char *type_name, const char *json)
     ice_literal l = ice_lit_null(ICE_T_UNKNOWN);
     icd_error err;
     int rc = parse(type_name, json, &l, &err);
-    if (rc)
-        fprintf(stderr, "%s as %s: %s\n", json, type_name, err.message);
+    if (rc) fprintf(stderr, "%s as %s: %s\n", json, type_name, err.message);
     CHECK(rc == 0);
     return l;
 }
@@ -110,11 +107,11 @@ static void test_decimals(void)
           v == (ice_i128)200000000000000000LL * 1000);
     d = ok("decimal(5,1)", "\"1.20\""); /* trailing zero dropped: 12 at scale 1 */
     CHECK(d.v.bytes.len == 1 && d.v.bytes.ptr[0] == 12);
-    CHECK(fails("decimal(5,2)", "\"1.234\""));   /* loses a digit */
-    CHECK(fails("decimal(5,0)", "\"123456\""));  /* precision */
+    CHECK(fails("decimal(5,2)", "\"1.234\""));  /* loses a digit */
+    CHECK(fails("decimal(5,0)", "\"123456\"")); /* precision */
     CHECK(fails("decimal(5,2)", "\"1.2.3\""));
-    CHECK(fails("decimal(5,2)", "1.5"));         /* decimals are strings */
-    d = ok("decimal(10,2)", "12");               /* an integer is accepted */
+    CHECK(fails("decimal(5,2)", "1.5")); /* decimals are strings */
+    d = ok("decimal(10,2)", "12");       /* an integer is accepted */
     CHECK(d.v.bytes.len == 2 && d.v.bytes.ptr[0] == 0x04 && d.v.bytes.ptr[1] == 0xB0);
     /* 38 nines fits, 39 digits do not */
     CHECK(!fails("decimal(38,0)", "\"99999999999999999999999999999999999999\""));
@@ -218,11 +215,9 @@ static void test_nested_and_json(void)
     ice_schema *s = NULL;
     icd_error err;
     int rc = ice_schema_parse(schema, strlen(schema), "s.json", &s, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.message);
+    if (rc) fprintf(stderr, "%s\n", err.message);
     CHECK(rc == 0);
-    if (!s)
-        return;
+    if (!s) return;
     const ice_field *p = ice_schema_field(s, 1);
     CHECK(p && p->initial_default && !p->initial_default->is_null &&
           p->initial_default->v.nested.n == 0);
@@ -273,7 +268,10 @@ static void test_text_parsers(void)
     CHECK(ice_parse_time("12:30", 5, &ns) && ns == 45000000000000LL);
 }
 
-static void cleanup(void) { icd_arena_free(&arena); }
+static void cleanup(void)
+{
+    icd_arena_free(&arena);
+}
 
 TEST_MAIN(TEST(test_primitives), TEST(test_decimals), TEST(test_ordering), TEST(test_promotion),
           TEST(test_nested_and_json), TEST(test_text_parsers), TEST(cleanup))

@@ -58,8 +58,7 @@ static ice_metadata *load(const char *json)
     ice_metadata *md = NULL;
     icd_error err;
     int rc = ice_metadata_parse(json, strlen(json), "mem.metadata.json", &md, &err);
-    if (rc)
-        fprintf(stderr, "parse: %s\n", err.message);
+    if (rc) fprintf(stderr, "parse: %s\n", err.message);
     CHECK(rc == 0);
     return md;
 }
@@ -67,8 +66,7 @@ static ice_metadata *load(const char *json)
 static void test_v2_fields(void)
 {
     ice_metadata *md = load(V2);
-    if (!md)
-        return;
+    if (!md) return;
     CHECK_EQ_INT(ice_metadata_format_version(md), 2);
     CHECK_EQ_STR(ice_metadata_location(md), "s3://b/wh/t");
     CHECK_EQ_STR(ice_metadata_table_uuid(md), "9c12d441-03fe-4693-9a96-a0705ddf69c1");
@@ -138,8 +136,7 @@ static const ice_snapshot *pick(const ice_metadata *md, ice_snapshot_selector se
 static void test_snapshot_selection(void)
 {
     ice_metadata *md = load(V2);
-    if (!md)
-        return;
+    if (!md) return;
     icd_error err;
     const ice_snapshot *s;
     s = pick(md, (ice_snapshot_selector){.kind = ICE_SELECT_CURRENT}, 0, &err);
@@ -158,15 +155,15 @@ static void test_snapshot_selection(void)
     CHECK(strstr(err.message, "nope") != NULL);
 
     /* time travel: before the first entry is an error; boundaries are inclusive */
-    pick(md, (ice_snapshot_selector){.kind = ICE_SELECT_AS_OF, .timestamp_ms = 999},
-         ICD_ENOTFOUND, &err);
+    pick(md, (ice_snapshot_selector){.kind = ICE_SELECT_AS_OF, .timestamp_ms = 999}, ICD_ENOTFOUND,
+         &err);
     CHECK(strstr(err.message, "no snapshot at or before") != NULL);
     CHECK(strstr(err.message, "1970-01-01T00:00:00.999Z") != NULL);
     int64_t times[] = {1000, 1999, 2000, 2999, 3000, 100000};
     int64_t ids[] = {11, 11, 12, 12, 13, 13};
     for (int i = 0; i < 6; i++) {
-        s = pick(md, (ice_snapshot_selector){.kind = ICE_SELECT_AS_OF, .timestamp_ms = times[i]},
-                 0, &err);
+        s = pick(md, (ice_snapshot_selector){.kind = ICE_SELECT_AS_OF, .timestamp_ms = times[i]}, 0,
+                 &err);
         CHECK(s && s->snapshot_id == ids[i]);
     }
 
@@ -194,8 +191,7 @@ static const char *V1 =
 static void test_v1_forms(void)
 {
     ice_metadata *md = load(V1);
-    if (!md)
-        return;
+    if (!md) return;
     CHECK_EQ_INT(ice_metadata_format_version(md), 1);
     CHECK(ice_metadata_table_uuid(md) == NULL);
     CHECK_EQ_INT(ice_metadata_last_sequence_number(md), 0);
@@ -237,8 +233,7 @@ static void test_no_snapshots(void)
         "[{\"order-id\":0,\"fields\":[]}],\"current-snapshot-id\":-1,\"snapshots\":[],"
         "\"snapshot-log\":[]}";
     ice_metadata *md = load(j);
-    if (!md)
-        return;
+    if (!md) return;
     icd_error err;
     const ice_snapshot *s = (const ice_snapshot *)1;
     ice_snapshot_selector cur = {.kind = ICE_SELECT_CURRENT};
@@ -263,8 +258,7 @@ static void expect_error(const char *from, const char *to, int code, const char 
 {
     const char *p = strstr(V2, from);
     CHECK(p != NULL);
-    if (!p)
-        return;
+    if (!p) return;
     size_t n = strlen(V2) - strlen(from) + strlen(to) + 1;
     char *j = malloc(n);
     snprintf(j, n, "%.*s%s%s", (int)(p - V2), V2, to, p + strlen(from));
@@ -314,8 +308,7 @@ static void test_missing_fields(void)
                  "{\"id\":1,\"name\":\"data\",\"required\":false,\"type\":\"string\"}]},"
                  "{\"type\"",
                  ICD_ECORRUPT, "field id 1");
-    expect_error("\"format-version\":2,", "\"format-version\":2,,", ICD_ECORRUPT,
-                 "not valid JSON");
+    expect_error("\"format-version\":2,", "\"format-version\":2,,", ICD_ECORRUPT, "not valid JSON");
     /* a broken name mapping does not prevent loading; asking for it reports the error */
     const char *p = strstr(V2, "\\\"names\\\":[\\\"data\\\"]");
     CHECK(p != NULL);
@@ -342,8 +335,7 @@ static void test_ids_as_doubles(void)
         "9223372036854775807,\"timestamp-ms\":1,\"manifest-list\":\"/t/m\"},{\"snapshot-id\":"
         "4.685659321801244E18,\"timestamp-ms\":2,\"manifest-list\":\"/t/n\"}]}";
     ice_metadata *md = load(j);
-    if (!md)
-        return;
+    if (!md) return;
     CHECK(ice_metadata_current_snapshot(md)->snapshot_id == INT64_MAX);
     /* the double nearest to 4.685659321801244E18 (Python: int(4.685659321801244E18)) */
     CHECK(ice_metadata_snapshot(md, 4685659321801243648LL) != NULL);
@@ -358,8 +350,7 @@ static void test_gzip(void)
     char path[] = "/tmp/icd_meta_XXXXXX.gz.metadata.json";
     int fd = mkstemps(path, (int)strlen(".gz.metadata.json"));
     CHECK(fd >= 0);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     close(fd);
     gzFile gz = gzopen(path, "wb");
     CHECK(gz != NULL);
@@ -370,8 +361,7 @@ static void test_gzip(void)
     CHECK(icd_fileio_new(&io, &err) == 0);
     ice_metadata *md = NULL;
     int rc = ice_metadata_load(io, path, &md, &err);
-    if (rc)
-        fprintf(stderr, "gzip: %s\n", err.message);
+    if (rc) fprintf(stderr, "gzip: %s\n", err.message);
     CHECK(rc == 0 && md && ice_metadata_snapshot_count(md) == 3);
     CHECK(md && !strcmp(ice_metadata_file(md), path));
     ice_metadata_free(md);

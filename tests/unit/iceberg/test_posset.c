@@ -100,8 +100,7 @@ static void test_ranges_and_union(void)
 }
 
 /* Checks every query of `s` against the sorted, deduplicated reference ref[0..m). */
-static void verify(const ice_posset *s, const uint64_t *ref, size_t m, uint64_t base,
-                   uint64_t span)
+static void verify(const ice_posset *s, const uint64_t *ref, size_t m, uint64_t base, uint64_t span)
 {
     CHECK_EQ_INT(ice_posset_cardinality(s), m);
     /* Batches of random size covering the span and a margin. */
@@ -125,23 +124,18 @@ static void verify(const ice_posset *s, const uint64_t *ref, size_t m, uint64_t 
                 expect++;
             }
             int bit = (int)(words[i / 64] >> (i % 64) & 1);
-            if (sel[i] != !deleted || bit != !deleted)
-                bad++;
+            if (sel[i] != !deleted || bit != !deleted) bad++;
         }
-        if (got != expect || gotb != expect)
-            bad++;
-        if (ice_posset_count_range(s, first, first + len) != expect)
-            bad++;
+        if (got != expect || gotb != expect) bad++;
+        if (ice_posset_count_range(s, first, first + len) != expect) bad++;
         first += len;
     }
     CHECK_EQ_INT(bad, 0);
     /* Membership of every reference position and of a neighbour. */
     bad = 0;
     for (size_t i = 0; i < m; i++) {
-        if (!ice_posset_contains(s, ref[i]))
-            bad++;
-        if (ref[i] + 1 != (i + 1 < m ? ref[i + 1] : 0) && ice_posset_contains(s, ref[i] + 1))
-            bad++;
+        if (!ice_posset_contains(s, ref[i])) bad++;
+        if (ref[i] + 1 != (i + 1 < m ? ref[i + 1] : 0) && ice_posset_contains(s, ref[i] + 1)) bad++;
     }
     CHECK_EQ_INT(bad, 0);
     /* Listing gives the reference order. */
@@ -171,13 +165,11 @@ static void test_apply_random(void)
         uint64_t *ref = malloc(n * sizeof *ref);
         uint64_t span = (round % 3 == 0) ? 30000 : (round % 3 == 1) ? 300000 : 5000000;
         uint64_t base = (round & 4) ? 4294967296ULL * (rnd() % 3) - span / 2 : 0;
-        if (base > ((uint64_t)1 << 62))
-            base = 0;
+        if (base > ((uint64_t)1 << 62)) base = 0;
         for (size_t i = 0; i < n; i++)
             ref[i] = base + rnd() % span;
         /* Half the rounds add sorted (the position-delete order), half unsorted. */
-        if (round & 1)
-            qsort(ref, n, sizeof *ref, cmp_u64);
+        if (round & 1) qsort(ref, n, sizeof *ref, cmp_u64);
         CHECK(ice_posset_add_many(s, ref, n, &err) == 0);
         if (round % 4 == 3)
             CHECK(ice_posset_add_range(s, base + span / 3, base + span / 3 + 5000, &err) == 0);
@@ -185,8 +177,7 @@ static void test_apply_random(void)
         /* Dedupe, then add the range to the reference. */
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            if (m == 0 || ref[m - 1] != ref[i])
-                ref[m++] = ref[i];
+            if (m == 0 || ref[m - 1] != ref[i]) ref[m++] = ref[i];
         if (round % 4 == 3) {
             ref = realloc(ref, (m + 5000) * sizeof *ref);
             for (uint64_t p = base + span / 3; p < base + span / 3 + 5000; p++)
@@ -194,8 +185,7 @@ static void test_apply_random(void)
             qsort(ref, m, sizeof *ref, cmp_u64);
             size_t k = 0;
             for (size_t i = 0; i < m; i++)
-                if (k == 0 || ref[k - 1] != ref[i])
-                    ref[k++] = ref[i];
+                if (k == 0 || ref[k - 1] != ref[i]) ref[k++] = ref[i];
             m = k;
         }
         verify(s, ref, m, base, span);
@@ -203,8 +193,7 @@ static void test_apply_random(void)
         CHECK(ice_posset_freeze(s, &err) == 0);
         verify(s, ref, m, base, span);
         /* Adding after freezing thaws the key; adding existing positions changes nothing. */
-        if (m)
-            CHECK(ice_posset_add_many(s, ref, m < 100 ? m : 100, &err) == 0);
+        if (m) CHECK(ice_posset_add_many(s, ref, m < 100 ? m : 100, &err) == 0);
         verify(s, ref, m, base, span);
         free(ref);
         ice_posset_free(s);
@@ -267,8 +256,7 @@ static void test_frozen_bitmap_words(void)
             if (c1 != c2 || c1 != c3 || c1 != c4 || memcmp(sel1, sel2, sizeof sel1) ||
                 memcmp(w1, w2, sizeof w1))
                 bad++;
-            if (ice_posset_count_range(f, first, first + 700) != c1)
-                bad++;
+            if (ice_posset_count_range(f, first, first + 700) != c1) bad++;
         }
         for (uint64_t p = hi; p < hi + 71000; p++)
             bad += ice_posset_contains(ref, p) != ice_posset_contains(f, p);

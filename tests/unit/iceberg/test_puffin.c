@@ -134,10 +134,9 @@ static void expect_fail(const icd_buf *file, int code, const char *what, int64_t
     icd_error err;
     icd_error_clear(&err);
     ice_puffin *p = (ice_puffin *)1;
-    int rc = ice_puffin_open_buffer((const uint8_t *)file->data, file->len, "bad.puffin", &p,
-                                    &err);
-    if (rc != code || p != NULL || !strstr(err.message, what) ||
-        strcmp(err.file, "bad.puffin") || (at >= 0 && err.offset != at)) {
+    int rc = ice_puffin_open_buffer((const uint8_t *)file->data, file->len, "bad.puffin", &p, &err);
+    if (rc != code || p != NULL || !strstr(err.message, what) || strcmp(err.file, "bad.puffin") ||
+        (at >= 0 && err.offset != at)) {
         fprintf(stderr, "line %d: rc %d offset %lld: %s\n", line, rc, (long long)err.offset,
                 err.message);
         CHECK(0);

@@ -10,7 +10,8 @@
 #include "test.h"
 
 static const char *DV_TABLE = "corpus/impala/iceberg_v3/iceberg_v3_deletion_vectors";
-static const char *DV_FILE = "data/00000-9-08e88179-85b6-4635-8b34-94b49abc87d9-00001-deletes.puffin";
+static const char *DV_FILE =
+    "data/00000-9-08e88179-85b6-4635-8b34-94b49abc87d9-00001-deletes.puffin";
 static const char *STATS[] = {
     "corpus/impala/iceberg_with_puffin_stats/metadata/"
     "20241028_142058_00006_dn7is-8d3be062-6b30-45ea-b26e-6b706c50f8e3.stats",
@@ -45,8 +46,7 @@ static void test_deletion_vectors(void)
         const char *ref = ice_puffin_prop_get(b->props, b->nprops, "referenced-data-file");
         const char *card = ice_puffin_prop_get(b->props, b->nprops, "cardinality");
         CHECK(ref && card);
-        if (!ref || !card)
-            continue;
+        if (!ref || !card) continue;
         int64_t expected = atoll(card);
         /* By offset/length, as the manifest gives them: no footer involved. */
         ice_posset *s;
@@ -57,8 +57,8 @@ static void test_deletion_vectors(void)
             ice_posset_free(s);
             dvs++;
         }
-        CHECK(ice_dv_read_validated(io, path, (int64_t)b->offset, (int64_t)b->length, ref,
-                                    expected, &s, &err) == 0);
+        CHECK(ice_dv_read_validated(io, path, (int64_t)b->offset, (int64_t)b->length, ref, expected,
+                                    &s, &err) == 0);
         ice_posset_free(s);
         /* The other blob's data file is the wrong one for this DV. */
         const ice_puffin_blob *o = &p->blobs[1 - i];
@@ -66,8 +66,8 @@ static void test_deletion_vectors(void)
         CHECK(ice_dv_read_validated(io, path, (int64_t)b->offset, (int64_t)b->length, other,
                                     expected, &s, &err) == ICD_ECORRUPT);
         /* A record_count off by one is caught. */
-        CHECK(ice_dv_read(io, path, (int64_t)b->offset, (int64_t)b->length, ref, expected + 1,
-                          &s, &err) == ICD_ECORRUPT);
+        CHECK(ice_dv_read(io, path, (int64_t)b->offset, (int64_t)b->length, ref, expected + 1, &s,
+                          &err) == ICD_ECORRUPT);
     }
     CHECK_EQ_INT(dvs, 2);
     /* Both blobs sit back to back between the magic and the footer. */

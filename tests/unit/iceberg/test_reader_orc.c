@@ -20,10 +20,12 @@
 #include "io/fileio.h"
 #include "test.h"
 
-#define TABLE "corpus/impala/hadoop_catalog/iceberg_partitioned_orc/functional_parquet/" \
-              "iceberg_partitioned_orc"
-#define LOCATION "/test-warehouse/iceberg_test/hadoop_catalog/iceberg_partitioned_orc/" \
-                 "functional_parquet/iceberg_partitioned_orc"
+#define TABLE                                                                                      \
+    "corpus/impala/hadoop_catalog/iceberg_partitioned_orc/functional_parquet/"                     \
+    "iceberg_partitioned_orc"
+#define LOCATION                                                                                   \
+    "/test-warehouse/iceberg_test/hadoop_catalog/iceberg_partitioned_orc/"                         \
+    "functional_parquet/iceberg_partitioned_orc"
 #define MAXROWS 64
 
 typedef struct row {
@@ -51,13 +53,14 @@ static void c_begin(void *ctx, const char *file, int64_t pos)
 static void c_field(void *ctx, const char *name, size_t n)
 {
     collect *c = ctx;
-    c->field = (n == 2 && !memcmp(name, "id", 2)) ? 1 : (n == 4 && !memcmp(name, "user", 4)) ? 2 : 0;
+    c->field = (n == 2 && !memcmp(name, "id", 2))     ? 1
+               : (n == 4 && !memcmp(name, "user", 4)) ? 2
+                                                      : 0;
 }
 static void c_i64(void *ctx, int64_t v)
 {
     collect *c = ctx;
-    if (c->field == 1 && c->n < MAXROWS)
-        c->rows[c->n].id = v;
+    if (c->field == 1 && c->n < MAXROWS) c->rows[c->n].id = v;
 }
 static void c_string(void *ctx, const char *s, size_t n)
 {
@@ -72,24 +75,78 @@ static int c_end(void *ctx, icd_error *err)
     c->n++;
     return 0;
 }
-static void n_void(void *ctx) { (void)ctx; }
-static void n_bool(void *ctx, bool v) { (void)ctx; (void)v; }
-static void n_f32(void *ctx, float v) { (void)ctx; (void)v; }
-static void n_f64(void *ctx, double v) { (void)ctx; (void)v; }
-static void n_dec(void *ctx, int64_t v, int s) { (void)ctx; (void)v; (void)s; }
-static void n_decbe(void *ctx, const uint8_t *p, size_t n, int s) { (void)ctx; (void)p; (void)n; (void)s; }
-static void n_date(void *ctx, int32_t v) { (void)ctx; (void)v; }
-static void n_time(void *ctx, int64_t v) { (void)ctx; (void)v; }
-static void n_ts(void *ctx, int64_t v, int d, bool u) { (void)ctx; (void)v; (void)d; (void)u; }
-static void n_uuid(void *ctx, const uint8_t v[16]) { (void)ctx; (void)v; }
-static void n_bin(void *ctx, const uint8_t *p, size_t n) { (void)ctx; (void)p; (void)n; }
-static void n_raw(void *ctx, const char *p, size_t n) { (void)ctx; (void)p; (void)n; }
+static void n_void(void *ctx)
+{
+    (void)ctx;
+}
+static void n_bool(void *ctx, bool v)
+{
+    (void)ctx;
+    (void)v;
+}
+static void n_f32(void *ctx, float v)
+{
+    (void)ctx;
+    (void)v;
+}
+static void n_f64(void *ctx, double v)
+{
+    (void)ctx;
+    (void)v;
+}
+static void n_dec(void *ctx, int64_t v, int s)
+{
+    (void)ctx;
+    (void)v;
+    (void)s;
+}
+static void n_decbe(void *ctx, const uint8_t *p, size_t n, int s)
+{
+    (void)ctx;
+    (void)p;
+    (void)n;
+    (void)s;
+}
+static void n_date(void *ctx, int32_t v)
+{
+    (void)ctx;
+    (void)v;
+}
+static void n_time(void *ctx, int64_t v)
+{
+    (void)ctx;
+    (void)v;
+}
+static void n_ts(void *ctx, int64_t v, int d, bool u)
+{
+    (void)ctx;
+    (void)v;
+    (void)d;
+    (void)u;
+}
+static void n_uuid(void *ctx, const uint8_t v[16])
+{
+    (void)ctx;
+    (void)v;
+}
+static void n_bin(void *ctx, const uint8_t *p, size_t n)
+{
+    (void)ctx;
+    (void)p;
+    (void)n;
+}
+static void n_raw(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    (void)p;
+    (void)n;
+}
 
 static ice_row_sink make_sink(collect *c)
 {
-    ice_row_sink s = {c, c_begin, c_field, n_void, n_bool, c_i64, n_f32, n_f64, n_dec, n_decbe,
-                      n_date, n_time, n_ts, c_string, n_uuid, n_bin, n_void, n_void, n_void,
-                      n_void, n_void, n_void, n_raw, c_end};
+    ice_row_sink s = {c,      c_begin, c_field, n_void, n_bool, c_i64,    n_f32,  n_f64,
+                      n_dec,  n_decbe, n_date,  n_time, n_ts,   c_string, n_uuid, n_bin,
+                      n_void, n_void,  n_void,  n_void, n_void, n_void,   n_raw,  c_end};
     return s;
 }
 
@@ -103,14 +160,12 @@ typedef struct fixture {
 static bool open_table(fixture *f)
 {
     const char *shared = getenv("ICD_SHARED");
-    if (!shared)
-        return false;
+    if (!shared) return false;
     char dir[1024], md[1200];
     snprintf(dir, sizeof dir, "%s/" TABLE, shared);
     snprintf(md, sizeof md, "%s/metadata/v2.metadata.json", dir);
     FILE *probe = fopen(md, "rb");
-    if (!probe)
-        return false;
+    if (!probe) return false;
     fclose(probe);
     icd_error_clear(&f->err);
     CHECK_EQ_INT(icd_fileio_new(&f->io, &f->err), 0);
@@ -135,9 +190,8 @@ static void read_all(fixture *f, const ice_bound_expr *filter, collect *c)
 {
     memset(c, 0, sizeof *c);
     ice_scan_reader *r;
-    CHECK_EQ_INT(ice_scan_reader_new(f->io, f->md, ice_scan_plan_schema(f->plan), NULL, 0, &r,
-                                     &f->err),
-                 0);
+    CHECK_EQ_INT(
+        ice_scan_reader_new(f->io, f->md, ice_scan_plan_schema(f->plan), NULL, 0, &r, &f->err), 0);
     ice_scan_reader_set_filter(r, filter);
     ice_row_sink s = make_sink(c);
     ice_read_stats st;
@@ -160,32 +214,35 @@ static size_t expected_rows(const collect *all, range_pred p)
         long long lo = all->rows[i].id, hi = lo;
         const char *ulo = all->rows[i].user, *uhi = ulo;
         for (size_t k = 0; k < all->n; k++) {
-            if (strcmp(all->rows[k].file, all->rows[i].file))
-                continue;
+            if (strcmp(all->rows[k].file, all->rows[i].file)) continue;
             if (all->rows[k].id < lo) lo = all->rows[k].id;
             if (all->rows[k].id > hi) hi = all->rows[k].id;
             if (strcmp(all->rows[k].user, ulo) < 0) ulo = all->rows[k].user;
             if (strcmp(all->rows[k].user, uhi) > 0) uhi = all->rows[k].user;
         }
-        if (p(lo, hi, ulo, uhi))
-            n++;
+        if (p(lo, hi, ulo, uhi)) n++;
     }
     return n;
 }
 
 static bool p_id5(long long lo, long long hi, const char *a, const char *b)
 {
-    (void)a; (void)b;
+    (void)a;
+    (void)b;
     return lo <= 5 && 5 <= hi;
 }
 static bool p_none(long long lo, long long hi, const char *a, const char *b)
 {
-    (void)lo; (void)hi; (void)a; (void)b;
+    (void)lo;
+    (void)hi;
+    (void)a;
+    (void)b;
     return false;
 }
 static bool p_lisa(long long lo, long long hi, const char *a, const char *b)
 {
-    (void)lo; (void)hi;
+    (void)lo;
+    (void)hi;
     return strcmp(a, "Lisa") <= 0 && strcmp("Lisa", b) <= 0;
 }
 static bool p_id_ge15_or_alan(long long lo, long long hi, const char *a, const char *b)
@@ -195,7 +252,10 @@ static bool p_id_ge15_or_alan(long long lo, long long hi, const char *a, const c
 }
 static bool p_all(long long lo, long long hi, const char *a, const char *b)
 {
-    (void)lo; (void)hi; (void)a; (void)b;
+    (void)lo;
+    (void)hi;
+    (void)a;
+    (void)b;
     return true;
 }
 
@@ -309,7 +369,8 @@ static void test_stripe_pruning_types(void)
         ice_expr_value id30 = {ICE_VALUE_LONG, NULL, 30, 0, false};
         ice_expr_value ts60 = {ICE_VALUE_TIMESTAMP_MICROS, NULL,
                                1700000000000000LL + 60 * 3600000000LL, 0, false};
-        ice_expr_value ts_before = {ICE_VALUE_TIMESTAMP_MICROS, NULL, 1700000000000000LL - 1, 0, false};
+        ice_expr_value ts_before = {ICE_VALUE_TIMESTAMP_MICROS, NULL, 1700000000000000LL - 1, 0,
+                                    false};
         ice_expr_value day80 = {ICE_VALUE_STRING, "2022-03-29", 0, 0, false}; /* 19080 */
         ice_expr_value p10 = {ICE_VALUE_STRING, "10.00", 0, 0, false};
         ice_expr_value p99 = {ICE_VALUE_STRING, "99.00", 0, 0, false};

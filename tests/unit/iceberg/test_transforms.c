@@ -27,8 +27,7 @@ static ice_literal lit(const char *type_name, const char *json)
     json_t *j = json_loads(json, JSON_DECODE_ANY, &jerr);
     CHECK(j != NULL);
     int rc = ice_literal_from_json(j, &t, &arena, &l, &err);
-    if (rc)
-        fprintf(stderr, "parse %s as %s: %s\n", json, type_name, err.message);
+    if (rc) fprintf(stderr, "parse %s as %s: %s\n", json, type_name, err.message);
     CHECK(rc == 0);
     json_decref(j);
     return l;
@@ -52,8 +51,7 @@ static void test_appendix_b_vectors(void)
     CHECK_EQ_INT(hash_of(lit("timestamp", "\"2017-11-16T22:31:08\"")), -2047944441);
     CHECK_EQ_INT(hash_of(lit("timestamp", "\"2017-11-16T22:31:08.000001\"")), -1207196810);
     CHECK_EQ_INT(hash_of(lit("timestamptz", "\"2017-11-16T14:31:08-08:00\"")), -2047944441);
-    CHECK_EQ_INT(hash_of(lit("timestamptz", "\"2017-11-16T14:31:08.000001-08:00\"")),
-                 -1207196810);
+    CHECK_EQ_INT(hash_of(lit("timestamptz", "\"2017-11-16T14:31:08.000001-08:00\"")), -1207196810);
     CHECK_EQ_INT(hash_of(lit("timestamp_ns", "\"2017-11-16T22:31:08\"")), -2047944441);
     CHECK_EQ_INT(hash_of(lit("timestamp_ns", "\"2017-11-16T22:31:08.000001001\"")), -1207196810);
     CHECK_EQ_INT(hash_of(lit("timestamptz_ns", "\"2017-11-16T14:31:08-08:00\"")), -2047944441);
@@ -96,8 +94,7 @@ static ice_literal apply(const char *transform, ice_literal in)
     ice_literal out = ice_lit_null(ICE_T_UNKNOWN);
     icd_error err;
     int rc = ice_transform_apply(&t, &in, &arena, &out, &err);
-    if (rc)
-        fprintf(stderr, "%s: %s\n", transform, err.message);
+    if (rc) fprintf(stderr, "%s: %s\n", transform, err.message);
     CHECK(rc == 0);
     return out;
 }
@@ -141,9 +138,13 @@ static void test_truncate_examples(void)
     CHECK(s.v.bytes.len == 3 && !memcmp(s.v.bytes.ptr, "ice", 3));
     /* strings truncate by code points: "€uro" (3+1+1+1 bytes) to 2 -> "€u" (4 bytes);
      * a 4-byte emoji counts as one. */
-    s = apply("truncate[2]", ice_lit_string("\xe2\x82\xac" "uro", 6));
+    s = apply("truncate[2]", ice_lit_string("\xe2\x82\xac"
+                                            "uro",
+                                            6));
     CHECK_EQ_INT(s.v.bytes.len, 4);
-    s = apply("truncate[1]", ice_lit_string("\xf0\x9f\x98\x80" "x", 5));
+    s = apply("truncate[1]", ice_lit_string("\xf0\x9f\x98\x80"
+                                            "x",
+                                            5));
     CHECK_EQ_INT(s.v.bytes.len, 4);
     s = apply("truncate[10]", ice_lit_string("ab", 2));
     CHECK_EQ_INT(s.v.bytes.len, 2);
@@ -249,8 +250,7 @@ static ice_partition_spec *spec_of(const char *json)
     ice_partition_spec *s = NULL;
     icd_error err;
     int rc = ice_partition_spec_parse(json, strlen(json), 7, "spec.json", &s, &err);
-    if (rc)
-        fprintf(stderr, "%s\n", err.message);
+    if (rc) fprintf(stderr, "%s\n", err.message);
     CHECK(rc == 0);
     return s;
 }
@@ -287,7 +287,10 @@ static void test_unpartitioned_rule(void)
     CHECK_EQ_STR(err.file, "spec.json");
 }
 
-static void cleanup(void) { icd_arena_free(&arena); }
+static void cleanup(void)
+{
+    icd_arena_free(&arena);
+}
 
 TEST_MAIN(TEST(test_appendix_b_vectors), TEST(test_bucket), TEST(test_truncate_examples),
           TEST(test_temporal), TEST(test_parse_and_types), TEST(test_unpartitioned_rule),

@@ -28,15 +28,14 @@ static char *url_of(icd_fileio *io, const char *bucket, const char *key, const c
 {
     icd_error err;
     char *u = NULL;
-    if (icd_s3_url(icd_remote_s3(icd_fileio_remote(io)), bucket, key, query, &u, &err))
-        return NULL;
+    if (icd_s3_url(icd_remote_s3(icd_fileio_remote(io)), bucket, key, query, &u, &err)) return NULL;
     return u;
 }
 
 static void clear_env(void)
 {
-    const char *vars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                          "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL",
+    const char *vars[] = {"AWS_ACCESS_KEY_ID",   "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                          "AWS_REGION",          "AWS_DEFAULT_REGION",    "AWS_ENDPOINT_URL",
                           "AWS_ENDPOINT_URL_S3", "ICEDRUID_S3_PATH_STYLE"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
@@ -186,8 +185,7 @@ static void test_status_error(void)
 static unsigned char *load_local(const char *path, size_t *n)
 {
     FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
+    if (!fp) return NULL;
     fseek(fp, 0, SEEK_END);
     long sz = ftell(fp);
     fseek(fp, 0, SEEK_SET);
@@ -207,14 +205,12 @@ static void compare_file(icd_fileio *io, const char *remote, const char *local)
     size_t n;
     unsigned char *want = load_local(local, &n);
     CHECK(want != NULL);
-    if (!want)
-        return;
+    if (!want) return;
     icd_error err;
     icd_error_clear(&err);
     icd_file *f;
     int rc = icd_file_open(io, remote, &f, &err);
-    if (rc)
-        fprintf(stderr, "open %s: %s\n", remote, err.message);
+    if (rc) fprintf(stderr, "open %s: %s\n", remote, err.message);
     CHECK(rc == 0);
     if (rc) {
         free(want);
@@ -256,14 +252,12 @@ static void compare_dir(icd_fileio *io, const char *remote, const char *local)
     char want[8192] = "";
     while (p && fgets(line, sizeof line, p))
         strncat(want, line, sizeof want - strlen(want) - 1);
-    if (p)
-        pclose(p);
+    if (p) pclose(p);
     icd_error err;
     char **names;
     size_t count;
     int rc = icd_fileio_list_dir(io, remote, &names, &count, &err);
-    if (rc)
-        fprintf(stderr, "list %s: %s\n", remote, err.message);
+    if (rc) fprintf(stderr, "list %s: %s\n", remote, err.message);
     CHECK(rc == 0);
     char got[8192] = "";
     for (size_t i = 0; rc == 0 && i < count; i++) {
@@ -271,8 +265,7 @@ static void compare_dir(icd_fileio *io, const char *remote, const char *local)
         strcat(got, "\n");
         free(names[i]);
     }
-    if (rc == 0)
-        free(names);
+    if (rc == 0) free(names);
     CHECK_EQ_STR(got, want);
     CHECK(icd_fileio_is_dir(io, remote));
 }
@@ -299,8 +292,7 @@ static void test_live_files(void)
     while (fp && fgets(line, sizeof line, fp)) {
         line[strcspn(line, "\n")] = '\0';
         char *tab = strchr(line, '\t');
-        if (!tab)
-            continue;
+        if (!tab) continue;
         *tab = '\0';
         size_t ln = strlen(tab + 1);
         if (ln && tab[ln] == '/') {
@@ -311,8 +303,7 @@ static void test_live_files(void)
             files++;
         }
     }
-    if (fp)
-        fclose(fp);
+    if (fp) fclose(fp);
     printf("compared %d files and %d listings over S3; %llu requests\n", files, dirs,
            (unsigned long long)icd_remote_requests(icd_fileio_remote(io)));
     CHECK(files > 0 && dirs > 0);
@@ -328,8 +319,7 @@ static void test_live_files(void)
 static void test_live_readahead(void)
 {
     const char *ep = getenv("ICD_S3_TEST_ENDPOINT"), *big = getenv("ICD_S3_TEST_BIG");
-    if (!ep || !big)
-        return;
+    if (!ep || !big) return;
     icd_error err;
     icd_fileio *io;
     CHECK(icd_fileio_new(&io, &err) == 0);
@@ -345,8 +335,7 @@ static void test_live_readahead(void)
     uint64_t before = icd_remote_requests(icd_fileio_remote(io));
     char buf[4096];
     for (uint64_t off = 0; off + sizeof buf <= size; off += sizeof buf)
-        if (icd_file_read_at(f, off, buf, sizeof buf, &err))
-            break;
+        if (icd_file_read_at(f, off, buf, sizeof buf, &err)) break;
     uint64_t used = icd_remote_requests(icd_fileio_remote(io)) - before;
     uint64_t windows = (size + 1024 * 1024 - 1) / (1024 * 1024);
     printf("read %llu bytes in 4 KiB reads with %llu requests\n", (unsigned long long)size,
@@ -372,8 +361,7 @@ static void test_live_access_pattern(void)
 {
     const char *ep = getenv("ICD_S3_TEST_FAKE"), *big = "s3://bkt/big/random.bin";
     const char *local = getenv("ICD_S3_TEST_FAKE_BIG_LOCAL");
-    if (!ep || !local)
-        return;
+    if (!ep || !local) return;
     icd_error err;
     icd_fileio *io;
     CHECK(icd_fileio_new(&io, &err) == 0);
@@ -425,10 +413,8 @@ static void test_live_access_pattern(void)
     for (int i = 0; i < 300 && !bad; i++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         size_t n = (size_t)((x >> 33) % ((i % 7 == 0) ? 1536 * 1024 : 70000)) + 1;
-        if ((x >> 20) % 3 == 0)
-            off = (x >> 11) % size; /* a jump */
-        if (off + n > size)
-            off = size - n;
+        if ((x >> 20) % 3 == 0) off = (x >> 11) % size; /* a jump */
+        if (off + n > size) off = size - n;
         if (icd_file_read_at(f, off, a, n, &err) || icd_file_read_at(lf, off, b, n, &err) ||
             memcmp(a, b, n))
             bad = 1;
@@ -449,8 +435,7 @@ static void test_live_access_pattern(void)
 static void test_live_fake(void)
 {
     const char *ep = getenv("ICD_S3_TEST_FAKE");
-    if (!ep)
-        return;
+    if (!ep) return;
     icd_error err;
     icd_fileio *io;
     CHECK(icd_fileio_new(&io, &err) == 0);
@@ -468,8 +453,7 @@ static void test_live_fake(void)
     /* 500, 500, then 200: retried and read */
     icd_file *f;
     int rc = icd_file_open(io, "s3://bkt/flaky/f.bin", &f, &err);
-    if (rc)
-        fprintf(stderr, "flaky: %s\n", err.message);
+    if (rc) fprintf(stderr, "flaky: %s\n", err.message);
     CHECK(rc == 0);
     if (rc == 0) {
         char b[5] = "";
@@ -507,8 +491,7 @@ static void test_live_http(void)
 {
     const char *base = getenv("ICD_HTTP_TEST_BASE"), *local = getenv("ICD_HTTP_TEST_LOCAL");
     const char *rel = getenv("ICD_HTTP_TEST_FILES");
-    if (!base || !local || !rel)
-        return;
+    if (!base || !local || !rel) return;
     icd_error err;
     icd_fileio *io;
     CHECK(icd_fileio_new(&io, &err) == 0);
@@ -539,6 +522,6 @@ static void test_live_http(void)
     icd_fileio_free(io);
 }
 
-TEST_MAIN(TEST(test_url_builder), TEST(test_env), TEST(test_split_and_xml),
-          TEST(test_status_error), TEST(test_live_files), TEST(test_live_readahead),
-          TEST(test_live_access_pattern), TEST(test_live_fake), TEST(test_live_http))
+TEST_MAIN(TEST(test_url_builder), TEST(test_env), TEST(test_split_and_xml), TEST(test_status_error),
+          TEST(test_live_files), TEST(test_live_readahead), TEST(test_live_access_pattern),
+          TEST(test_live_fake), TEST(test_live_http))

@@ -25,8 +25,7 @@ static void tb_put(tb_buf *b, const void *p, size_t n)
         b->cap = (b->len + n) * 2 + 64;
         b->p = realloc(b->p, b->cap);
     }
-    if (n)
-        memcpy(b->p + b->len, p, n);
+    if (n) memcpy(b->p + b->len, p, n);
     b->len += n;
 }
 
@@ -38,8 +37,7 @@ static void tb_put_part(tb_buf *b, const uint8_t *p, size_t n, int zlib_on)
         tb_put(b, p, n);
         return;
     }
-    if (n == 0)
-        return;
+    if (n == 0) return;
     uint8_t *out = malloc(n * 2 + 64);
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -87,7 +85,7 @@ typedef struct tb_spec {
     size_t ntypes;
     const tb_stripe *stripes;
     size_t nstripes;
-    Orcpb__Metadata *meta; /* optional stripe statistics */
+    Orcpb__Metadata *meta;           /* optional stripe statistics */
     Orcpb__ColumnStatistics **stats; /* optional file statistics (ntypes) */
     int64_t rows_override;           /* >= 0: footer numberOfRows */
 } tb_spec;
@@ -105,8 +103,7 @@ static void tb_dump(const uint8_t *p, size_t n)
 {
     static int count;
     const char *dir = getenv("ORC_SEED_DIR");
-    if (!dir)
-        return;
+    if (!dir) return;
     char path[1024];
     snprintf(path, sizeof path, "%s/built_%02d.orc", dir, count++);
     FILE *fp = fopen(path, "wb");

@@ -14,9 +14,27 @@
 #include "orc_build.h"
 #include "test.h"
 
-enum { K_BOOL = 0, K_BYTE, K_SHORT, K_INT, K_LONG, K_FLOAT, K_DOUBLE, K_STRING, K_BINARY,
-       K_TS, K_LIST, K_MAP, K_STRUCT, K_UNION, K_DECIMAL, K_DATE, K_VARCHAR, K_CHAR,
-       K_TS_INSTANT };
+enum {
+    K_BOOL = 0,
+    K_BYTE,
+    K_SHORT,
+    K_INT,
+    K_LONG,
+    K_FLOAT,
+    K_DOUBLE,
+    K_STRING,
+    K_BINARY,
+    K_TS,
+    K_LIST,
+    K_MAP,
+    K_STRUCT,
+    K_UNION,
+    K_DECIMAL,
+    K_DATE,
+    K_VARCHAR,
+    K_CHAR,
+    K_TS_INSTANT
+};
 enum { PRESENT = 0, DATA = 1, LENGTH = 2, DICT = 3, SECONDARY = 5 };
 
 static int open_mem(const uint8_t *p, size_t n, orc_file **f, icd_error *err)
@@ -47,13 +65,11 @@ static int read_all(const uint8_t *p, size_t n, size_t batch_rows,
         }
         rc = 0;
     }
-    if (rc > 0)
-        rc = 0;
+    if (rc > 0) rc = 0;
     orc_reader_free(r);
     orc_file_free(f);
     *text = icd_buf_detach(&b);
-    if (!*text)
-        *text = strdup("");
+    if (!*text) *text = strdup("");
     return rc;
 }
 
@@ -154,19 +170,21 @@ static void test_timestamps(void)
      * trailing-zeros code (RLE v1 unsigned). */
     const int64_t base = 1420070400;
     int64_t secs[] = {0,
-                      -base,          /* the epoch, 1000 ns = 0x0a */
-                      -base - 1,      /* epoch -2 s + 0.5 s, stored truncated toward zero */
-                      -base - 10,     /* epoch -10 s + 123 ns (below a ms: no adjustment) */
-                      -base + 86400,  /* 1970-01-02, 100000 ns = 0x0c */
+                      -base,         /* the epoch, 1000 ns = 0x0a */
+                      -base - 1,     /* epoch -2 s + 0.5 s, stored truncated toward zero */
+                      -base - 10,    /* epoch -10 s + 123 ns (below a ms: no adjustment) */
+                      -base + 86400, /* 1970-01-02, 100000 ns = 0x0c */
                       1};
     int64_t nanos[] = {0, 0x0a, (5 << 3) | 7, 123 << 3, 0x0c, (999999999LL << 3)};
     uint8_t d[128], s2[128];
     size_t dl = tb_rle1(d, secs, 6, 1), sl = tb_rle1(s2, nanos, 6, 0);
     static const uint32_t subs[] = {1, 2};
     static const char *names[] = {"t", "tz"};
-    Orcpb__Type *types[3] = {tb_type(K_STRUCT, 2, subs, names, -1), tb_type(K_TS, 0, NULL, NULL, -1),
+    Orcpb__Type *types[3] = {tb_type(K_STRUCT, 2, subs, names, -1),
+                             tb_type(K_TS, 0, NULL, NULL, -1),
                              tb_type(K_TS_INSTANT, 0, NULL, NULL, -1)};
-    tb_stream st[] = {{1, DATA, d, dl}, {1, SECONDARY, s2, sl}, {2, DATA, d, dl}, {2, SECONDARY, s2, sl}};
+    tb_stream st[] = {
+        {1, DATA, d, dl}, {1, SECONDARY, s2, sl}, {2, DATA, d, dl}, {2, SECONDARY, s2, sl}};
     uint32_t enc[] = {0, 0, 0};
     tb_stripe s = {st, 4, enc, NULL, 6, NULL};
     tb_spec spec = {0, types, 3, &s, 1, NULL, NULL, -1};
@@ -175,13 +193,18 @@ static void test_timestamps(void)
     char *text;
     icd_error err;
     CHECK_EQ_INT(read_all(p, len, 100, NULL, &text, &err), 0);
-    const char *want =
-        "0:{\"t\":\"2015-01-01T00:00:00.000000000\",\"tz\":\"2015-01-01T00:00:00.000000000+00:00\"}\n"
-        "1:{\"t\":\"1970-01-01T00:00:00.000001000\",\"tz\":\"1970-01-01T00:00:00.000001000+00:00\"}\n"
-        "2:{\"t\":\"1969-12-31T23:59:58.500000000\",\"tz\":\"1969-12-31T23:59:58.500000000+00:00\"}\n"
-        "3:{\"t\":\"1969-12-31T23:59:50.000000123\",\"tz\":\"1969-12-31T23:59:50.000000123+00:00\"}\n"
-        "4:{\"t\":\"1970-01-02T00:00:00.000100000\",\"tz\":\"1970-01-02T00:00:00.000100000+00:00\"}\n"
-        "5:{\"t\":\"2015-01-01T00:00:01.999999999\",\"tz\":\"2015-01-01T00:00:01.999999999+00:00\"}\n";
+    const char *want = "0:{\"t\":\"2015-01-01T00:00:00.000000000\",\"tz\":\"2015-01-01T00:00:00."
+                       "000000000+00:00\"}\n"
+                       "1:{\"t\":\"1970-01-01T00:00:00.000001000\",\"tz\":\"1970-01-01T00:00:00."
+                       "000001000+00:00\"}\n"
+                       "2:{\"t\":\"1969-12-31T23:59:58.500000000\",\"tz\":\"1969-12-31T23:59:58."
+                       "500000000+00:00\"}\n"
+                       "3:{\"t\":\"1969-12-31T23:59:50.000000123\",\"tz\":\"1969-12-31T23:59:50."
+                       "000000123+00:00\"}\n"
+                       "4:{\"t\":\"1970-01-02T00:00:00.000100000\",\"tz\":\"1970-01-02T00:00:00."
+                       "000100000+00:00\"}\n"
+                       "5:{\"t\":\"2015-01-01T00:00:01.999999999\",\"tz\":\"2015-01-01T00:00:01."
+                       "999999999+00:00\"}\n";
     CHECK_EQ_STR(text, want);
     free(text);
     free(p);
@@ -252,35 +275,30 @@ static void test_scalars(void)
     size_t lon = tb_rle1(lo, longs, 2, 1);
     /* decimal column: row 3 null in a 4-row stripe; others 2 rows: use 4 rows with a
      * PRESENT stream everywhere else marking rows 2-3 null */
-    uint8_t pres_dec[] = {0xff, 0xe0};   /* 1,1,1,0 */
-    uint8_t pres_two[] = {0xff, 0xc0};   /* 1,1,0,0 */
+    uint8_t pres_dec[] = {0xff, 0xe0}; /* 1,1,1,0 */
+    uint8_t pres_two[] = {0xff, 0xc0}; /* 1,1,0,0 */
     static const uint32_t subs[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     static const char *names[] = {"d", "w", "f", "g", "dt", "bin", "ti", "sh", "lo"};
-    Orcpb__Type *types[10] = {tb_type(K_STRUCT, 9, subs, names, -1),
-                              tb_type(K_DECIMAL, 0, NULL, NULL, -1),
-                              tb_type(K_DECIMAL, 0, NULL, NULL, -1),
-                              tb_type(K_FLOAT, 0, NULL, NULL, -1),
-                              tb_type(K_DOUBLE, 0, NULL, NULL, -1),
-                              tb_type(K_DATE, 0, NULL, NULL, -1),
-                              tb_type(K_BINARY, 0, NULL, NULL, -1),
-                              tb_type(K_BYTE, 0, NULL, NULL, -1),
-                              tb_type(K_SHORT, 0, NULL, NULL, -1),
-                              tb_type(K_LONG, 0, NULL, NULL, -1)};
+    Orcpb__Type *types[10] = {
+        tb_type(K_STRUCT, 9, subs, names, -1), tb_type(K_DECIMAL, 0, NULL, NULL, -1),
+        tb_type(K_DECIMAL, 0, NULL, NULL, -1), tb_type(K_FLOAT, 0, NULL, NULL, -1),
+        tb_type(K_DOUBLE, 0, NULL, NULL, -1),  tb_type(K_DATE, 0, NULL, NULL, -1),
+        tb_type(K_BINARY, 0, NULL, NULL, -1),  tb_type(K_BYTE, 0, NULL, NULL, -1),
+        tb_type(K_SHORT, 0, NULL, NULL, -1),   tb_type(K_LONG, 0, NULL, NULL, -1)};
     types[1]->has_precision = types[1]->has_scale = 1;
     types[1]->precision = 10;
     types[1]->scale = 2;
     types[2]->has_precision = types[2]->has_scale = 1;
     types[2]->precision = 38;
     types[2]->scale = 6;
-    tb_stream st[] = {{1, PRESENT, pres_dec, 2}, {1, DATA, dec_data, dn}, {1, SECONDARY, dec_sc, sn},
-                      {2, PRESENT, pres_two, 2}, {2, DATA, w_data, wn}, {2, SECONDARY, w_sc, wsn},
-                      {3, PRESENT, pres_two, 2}, {3, DATA, fl, 8},
-                      {4, PRESENT, pres_two, 2}, {4, DATA, db, 16},
-                      {5, PRESENT, pres_two, 2}, {5, DATA, date_d, daten},
-                      {6, PRESENT, pres_two, 2}, {6, DATA, bin_d, 4}, {6, LENGTH, bin_l, binl},
-                      {7, PRESENT, pres_two, 2}, {7, DATA, tiny, 3},
-                      {8, PRESENT, pres_two, 2}, {8, DATA, sh, shn},
-                      {9, PRESENT, pres_two, 2}, {9, DATA, lo, lon}};
+    tb_stream st[] = {
+        {1, PRESENT, pres_dec, 2}, {1, DATA, dec_data, dn},   {1, SECONDARY, dec_sc, sn},
+        {2, PRESENT, pres_two, 2}, {2, DATA, w_data, wn},     {2, SECONDARY, w_sc, wsn},
+        {3, PRESENT, pres_two, 2}, {3, DATA, fl, 8},          {4, PRESENT, pres_two, 2},
+        {4, DATA, db, 16},         {5, PRESENT, pres_two, 2}, {5, DATA, date_d, daten},
+        {6, PRESENT, pres_two, 2}, {6, DATA, bin_d, 4},       {6, LENGTH, bin_l, binl},
+        {7, PRESENT, pres_two, 2}, {7, DATA, tiny, 3},        {8, PRESENT, pres_two, 2},
+        {8, DATA, sh, shn},        {9, PRESENT, pres_two, 2}, {9, DATA, lo, lon}};
     uint32_t enc[10] = {0};
     tb_stripe s = {st, sizeof st / sizeof st[0], enc, NULL, 4, NULL};
     tb_spec spec = {1, types, 10, &s, 1, NULL, NULL, -1};
@@ -291,11 +309,11 @@ static void test_scalars(void)
     icd_error_clear(&err);
     int rc = read_all(p, len, 3, NULL, &text, &err);
     CHECK_EQ_INT(rc, 0);
-    if (rc)
-        fprintf(stderr, "%s\n", err.message);
+    if (rc) fprintf(stderr, "%s\n", err.message);
     const char *want =
         "0:{\"d\":\"123.45\",\"w\":\"1000000000000000000000000.000001\",\"f\":1.5,\"g\":-0.25,"
-        "\"dt\":\"1969-12-31\",\"bin\":\"AP8=\",\"ti\":-128,\"sh\":32767,\"lo\":-9223372036854775808}\n"
+        "\"dt\":\"1969-12-31\",\"bin\":\"AP8=\",\"ti\":-128,\"sh\":32767,\"lo\":-"
+        "9223372036854775808}\n"
         "1:{\"d\":\"-5.00\",\"w\":\"-0.000001\",\"f\":0.0,\"g\":\"Infinity\",\"dt\":\"2022-01-08\","
         "\"bin\":\"aGk=\",\"ti\":127,\"sh\":-32768,\"lo\":9223372036854775807}\n"
         "2:{\"d\":\"0.02\",\"w\":null,\"f\":null,\"g\":null,\"dt\":null,\"bin\":null,\"ti\":null,"
@@ -354,9 +372,9 @@ static void test_nested(void)
                              tb_type(K_MAP, 2, m_subs, NULL, 14),
                              tb_type(K_STRING, 0, NULL, NULL, 15),
                              tb_type(K_INT, 0, NULL, NULL, 16)};
-    tb_stream st[] = {{1, PRESENT, s_pres, 2},   {2, PRESENT, x_pres, 2}, {2, DATA, x_data, xn},
-                      {3, PRESENT, l_pres, 2},   {3, LENGTH, l_len, lln}, {4, PRESENT, li_pres, 2},
-                      {4, DATA, li_data, lin},   {5, LENGTH, m_len, mln}, {6, DATA, mk_data, 3},
+    tb_stream st[] = {{1, PRESENT, s_pres, 2},   {2, PRESENT, x_pres, 2},  {2, DATA, x_data, xn},
+                      {3, PRESENT, l_pres, 2},   {3, LENGTH, l_len, lln},  {4, PRESENT, li_pres, 2},
+                      {4, DATA, li_data, lin},   {5, LENGTH, m_len, mln},  {6, DATA, mk_data, 3},
                       {6, LENGTH, mk_len, mkln}, {7, PRESENT, mv_pres, 2}, {7, DATA, mv_data, mvn}};
     uint32_t enc[8] = {0};
     tb_stripe s = {st, sizeof st / sizeof st[0], enc, NULL, 4, NULL};
@@ -402,7 +420,8 @@ static void test_stripes_and_stats(void)
     size_t n1 = tb_rle1(d1, v1, 3, 1), n2 = tb_rle1(d2, v2, 2, 1);
     static const uint32_t subs[] = {1};
     static const char *names[] = {"v"};
-    Orcpb__Type *types[2] = {tb_type(K_STRUCT, 1, subs, names, -1), tb_type(K_LONG, 0, NULL, NULL, 1)};
+    Orcpb__Type *types[2] = {tb_type(K_STRUCT, 1, subs, names, -1),
+                             tb_type(K_LONG, 0, NULL, NULL, 1)};
     tb_stream s1[] = {{1, DATA, d1, n1}}, s2[] = {{1, DATA, d2, n2}};
     uint32_t enc[2] = {0, 0};
     tb_stripe stripes[] = {{s1, 1, enc, NULL, 3, NULL}, {s2, 1, enc, NULL, 2, NULL}};
@@ -496,8 +515,7 @@ static void test_corrupt_tails(void)
     for (size_t cut = 0; cut < len; cut++) {
         int rc = open_mem(good, cut, &f, &err);
         CHECK(rc < 0);
-        if (rc == 0)
-            orc_file_free(f);
+        if (rc == 0) orc_file_free(f);
     }
     /* every single-byte corruption of the tail either fails cleanly or reads */
     size_t pslen = good[len - 1];
@@ -507,8 +525,7 @@ static void test_corrupt_tails(void)
         char *text = NULL;
         int rc = read_all(p, len, 2, NULL, &text, &err);
         CHECK(rc <= 0);
-        if (rc < 0)
-            CHECK(err.message[0] != '\0');
+        if (rc < 0) CHECK(err.message[0] != '\0');
         free(text);
     }
     free(p);
@@ -583,8 +600,8 @@ static void test_corrupt_streams(void)
     static const uint32_t usubs[] = {1};
     static const char *unames[] = {"u"};
     static const uint32_t uvar[] = {2};
-    Orcpb__Type *ut[3] = {tb_type(K_STRUCT, 1, usubs, unames, -1), tb_type(K_UNION, 1, uvar, NULL, -1),
-                          tb_type(K_INT, 0, NULL, NULL, -1)};
+    Orcpb__Type *ut[3] = {tb_type(K_STRUCT, 1, usubs, unames, -1),
+                          tb_type(K_UNION, 1, uvar, NULL, -1), tb_type(K_INT, 0, NULL, NULL, -1)};
     uint32_t uenc[3] = {0};
     tb_stripe us = {NULL, 0, uenc, NULL, 1, NULL};
     tb_spec uspec = {0, ut, 3, &us, 1, NULL, NULL, -1};

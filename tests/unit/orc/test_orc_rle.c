@@ -27,9 +27,14 @@ static void test_varints(void)
         uint64_t v;
         uint8_t b[3];
         size_t n;
-    } t[] = {{0, {0x00}, 1},          {1, {0x01}, 1},          {127, {0x7f}, 1},
-             {128, {0x80, 0x01}, 2},  {129, {0x81, 0x01}, 2},  {16383, {0xff, 0x7f}, 2},
-             {16384, {0x80, 0x80, 0x01}, 3}, {16385, {0x81, 0x80, 0x01}, 3}};
+    } t[] = {{0, {0x00}, 1},
+             {1, {0x01}, 1},
+             {127, {0x7f}, 1},
+             {128, {0x80, 0x01}, 2},
+             {129, {0x81, 0x01}, 2},
+             {16383, {0xff, 0x7f}, 2},
+             {16384, {0x80, 0x80, 0x01}, 3},
+             {16385, {0x81, 0x80, 0x01}, 3}};
     icd_error err;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         orc_cursor c;
@@ -163,11 +168,11 @@ static void test_rle_v2(void)
     int64_t dwant[] = {23713, 43806, 57005, 48879};
     CHECK(!memcmp(out, dwant, sizeof dwant));
     /* PATCHED_BASE: the spec's 20 values with one patched outlier */
-    uint8_t pb[] = {0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70, 0x28, 0x32,
-                    0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e, 0x78, 0x82, 0x8c, 0x96, 0xa0, 0xaa,
-                    0xb4, 0xbe, 0xfc, 0xe8};
+    uint8_t pb[] = {0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70,
+                    0x28, 0x32, 0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e, 0x78, 0x82,
+                    0x8c, 0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8};
     int64_t pwant[] = {2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090,
-                       2100, 2110, 2120, 2130, 2140, 2150, 2160, 2170, 2180, 2190};
+                       2100, 2110, 2120, 2130,    2140, 2150, 2160, 2170, 2180, 2190};
     CHECK_EQ_INT(ints(pb, sizeof pb, true, false, out, 20, &err), 0);
     CHECK(!memcmp(out, pwant, sizeof pwant));
     /* the same run read in pieces of 7 */
@@ -203,8 +208,8 @@ static void test_rle_v2(void)
     int64_t ddwant[] = {100, 90, 85, 84};
     CHECK(!memcmp(out, ddwant, sizeof ddwant));
     /* DIRECT with 64-bit signed values: INT64_MIN and INT64_MAX (zigzag all ones / ...10) */
-    uint8_t d64[] = {0x7e, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe};
+    uint8_t d64[] = {0x7e, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe};
     CHECK_EQ_INT(ints(d64, sizeof d64, true, true, out, 2, &err), 0);
     CHECK(out[0] == INT64_MIN && out[1] == INT64_MAX);
     /* several runs back to back: short repeat then delta */
@@ -252,12 +257,12 @@ static void test_decimal_varints(void)
         int64_t hi;
         uint64_t lo;
     } v[] = {{0, 0},
-             {-1, UINT64_MAX},                  /* -1 */
-             {0, 12345},                        /* 12345 */
-             {-1, (uint64_t)-12345},            /* -12345 */
+             {-1, UINT64_MAX},                   /* -1 */
+             {0, 12345},                         /* 12345 */
+             {-1, (uint64_t)-12345},             /* -12345 */
              {0x0c9f2c9cd0, 0x4674edea40000000}, /* 10^30 */
-             {INT64_MAX, UINT64_MAX},           /* 2^127 - 1 */
-             {INT64_MIN, 0}};                   /* -2^127 */
+             {INT64_MAX, UINT64_MAX},            /* 2^127 - 1 */
+             {INT64_MIN, 0}};                    /* -2^127 */
     uint8_t buf[400];
     size_t n = 0;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -348,12 +353,16 @@ static void test_codecs(void)
             }
             size_t cl = 0;
             switch (kinds[k]) {
-            case ORC_COMP_ZLIB: cl = deflate_raw(in, n, comp, sizeof comp); break;
+            case ORC_COMP_ZLIB:
+                cl = deflate_raw(in, n, comp, sizeof comp);
+                break;
             case ORC_COMP_SNAPPY:
                 cl = sizeof comp;
                 snappy_compress((const char *)in, n, (char *)comp, &cl);
                 break;
-            case ORC_COMP_ZSTD: cl = ZSTD_compress(comp, sizeof comp, in, n, 3); break;
+            case ORC_COMP_ZSTD:
+                cl = ZSTD_compress(comp, sizeof comp, in, n, 3);
+                break;
             case ORC_COMP_LZ4:
                 cl = (size_t)LZ4_compress_default((const char *)in, (char *)comp, (int)n,
                                                   (int)sizeof comp);
@@ -375,9 +384,9 @@ static void test_codecs(void)
                      ICD_ECORRUPT);
         icd_buf_free(&out);
         /* truncated part: the last chunk cut short */
-        CHECK_EQ_INT(orc_decompress(kinds[k], 2048, (uint8_t *)f.data, f.len - 1, 1 << 20, &out,
-                                    &err),
-                     ICD_ECORRUPT);
+        CHECK_EQ_INT(
+            orc_decompress(kinds[k], 2048, (uint8_t *)f.data, f.len - 1, 1 << 20, &out, &err),
+            ICD_ECORRUPT);
         CHECK(strstr(err.message, "runs past") != NULL);
         icd_buf_free(&out);
         /* garbage inside a compressed chunk */

@@ -33,35 +33,39 @@ static char *render(const uint8_t *m, size_t mn, const uint8_t *v, size_t vn, in
     return text;
 }
 
-#define PRIM(bytes, expect)                                                                    \
-    do {                                                                                       \
-        static const uint8_t v_[] = bytes;                                                     \
-        int rc_;                                                                               \
-        CHECK_EQ_STR(render(EMPTY_META, sizeof EMPTY_META, v_, sizeof v_, &rc_), expect);      \
-        CHECK_EQ_INT(rc_, 0);                                                                  \
+#define PRIM(bytes, expect)                                                                        \
+    do {                                                                                           \
+        static const uint8_t v_[] = bytes;                                                         \
+        int rc_;                                                                                   \
+        CHECK_EQ_STR(render(EMPTY_META, sizeof EMPTY_META, v_, sizeof v_, &rc_), expect);          \
+        CHECK_EQ_INT(rc_, 0);                                                                      \
     } while (0)
-#define B(...) {__VA_ARGS__}
+#define B(...)                                                                                     \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
 
 static void test_primitives(void)
 {
     PRIM(B(0x00), "null");
     PRIM(B(0x04), "true");
     PRIM(B(0x08), "false");
-    PRIM(B(0x0C, 0xFB), "-5");                                         /* int8 */
-    PRIM(B(0x10, 0xD4, 0xFE), "-300");                                 /* int16 */
-    PRIM(B(0x14, 0x40, 0xE2, 0x01, 0x00), "123456");                   /* int32 */
+    PRIM(B(0x0C, 0xFB), "-5");                                           /* int8 */
+    PRIM(B(0x10, 0xD4, 0xFE), "-300");                                   /* int16 */
+    PRIM(B(0x14, 0x40, 0xE2, 0x01, 0x00), "123456");                     /* int32 */
     PRIM(B(0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF), "-1"); /* int64 */
     PRIM(B(0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80), "-9223372036854775808");
-    PRIM(B(0x1C, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F), "1.5");                /* double */
+    PRIM(B(0x1C, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F), "1.5"); /* double */
     PRIM(B(0x1C, 0, 0, 0, 0, 0, 0, 0xF8, 0x7F), "\"NaN\"");
     PRIM(B(0x1C, 0, 0, 0, 0, 0, 0, 0xF0, 0xFF), "\"-Infinity\"");
-    PRIM(B(0x20, 0x02, 0x39, 0x30, 0x00, 0x00), "\"123.45\"");          /* decimal4 */
+    PRIM(B(0x20, 0x02, 0x39, 0x30, 0x00, 0x00), "\"123.45\""); /* decimal4 */
     PRIM(B(0x20, 0x00, 0xF9, 0xFF, 0xFF, 0xFF), "\"-7\"");
-    PRIM(B(0x24, 0x03, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF), "\"-0.001\""); /* decimal8 */
+    PRIM(B(0x24, 0x03, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF),
+         "\"-0.001\""); /* decimal8 */
     PRIM(B(0x28, 0x00, 0x00, 0x00, 0x10, 0x63, 0x2d, 0x5e, 0xc7, 0x6b, 0x05, 0, 0, 0, 0, 0, 0, 0),
          "\"100000000000000000000\""); /* decimal16: 10^20 */
-    PRIM(B(0x28, 0x02, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-           0xFF, 0xFF, 0xFF, 0xFF),
+    PRIM(B(0x28, 0x02, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+           0xFF, 0xFF, 0xFF),
          "\"-0.02\"");
     PRIM(B(0x2C, 0x38, 0x4A, 0x00, 0x00), "\"2022-01-08\""); /* date 19000 */
     /* timestamp micros 1700000000123456 = 0x00060A24_18202240 */
@@ -69,7 +73,7 @@ static void test_primitives(void)
          "\"2023-11-14T22:13:20.123456+00:00\"");
     PRIM(B(0x34, 0x40, 0x22, 0x20, 0x18, 0x24, 0x0A, 0x06, 0x00), "\"2023-11-14T22:13:20.123456\"");
     PRIM(B(0x34, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF), "\"1969-12-31T23:59:59.999999\"");
-    PRIM(B(0x38, 0x00, 0x00, 0x80, 0x3E), "0.25"); /* float */
+    PRIM(B(0x38, 0x00, 0x00, 0x80, 0x3E), "0.25");                    /* float */
     PRIM(B(0x3C, 0x03, 0x00, 0x00, 0x00, 'a', 'b', 'c'), "\"YWJj\""); /* binary */
     PRIM(B(0x3C, 0x03, 0x00, 0x00, 0x00, 0x00, 0xFF, 0x10), "\"AP8Q\"");
     PRIM(B(0x40, 0x06, 0x00, 0x00, 0x00, 'h', 0xC3, 0xA9, 'l', 'l', 'o'), "\"h\xC3\xA9llo\"");
@@ -78,8 +82,8 @@ static void test_primitives(void)
     PRIM(B(0x44, 0xC1, 0x78, 0xE8, 0xDD, 0x00, 0x00, 0x00, 0x00), "\"01:02:03.000001\"");
     PRIM(B(0x48, 0x01, 0, 0, 0, 0, 0, 0, 0), "\"1970-01-01T00:00:00.000000001+00:00\"");
     PRIM(B(0x4C, 0x01, 0, 0, 0, 0, 0, 0, 0), "\"1970-01-01T00:00:00.000000001\"");
-    PRIM(B(0x50, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x23, 0x45, 0x67, 0x89,
-           0xab, 0xcd, 0xef),
+    PRIM(B(0x50, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+           0xcd, 0xef),
          "\"12345678-9abc-def0-0123-456789abcdef\"");
     PRIM(B(0x09, 'h', 'i'), "\"hi\""); /* short string */
     PRIM(B(0x01), "\"\"");
@@ -90,28 +94,60 @@ static void test_nested(void)
 {
     int rc;
     /* {"a":1,"b":[true,null]} */
-    static const uint8_t obj[] = {0x02, 0x02, 0x00, 0x01, 0x00, 0x02, 0x09, 0x0C, 0x01,
-                                  0x03, 0x02, 0x00, 0x01, 0x02, 0x04, 0x00};
-    CHECK_EQ_STR(render(AB_META, sizeof AB_META, obj, sizeof obj, &rc), "{\"a\":1,\"b\":[true,null]}");
+    static const uint8_t obj[] = {0x02, 0x02, 0x00, 0x01, 0x00, 0x02, 0x09, 0x0C,
+                                  0x01, 0x03, 0x02, 0x00, 0x01, 0x02, 0x04, 0x00};
+    CHECK_EQ_STR(render(AB_META, sizeof AB_META, obj, sizeof obj, &rc),
+                 "{\"a\":1,\"b\":[true,null]}");
     /* values stored out of order: "b" (2) first, then "a" ("x") */
-    static const uint8_t ooo[] = {0x02, 0x02, 0x00, 0x01, 0x02, 0x00, 0x04,
-                                  0x0C, 0x02, 0x05, 'x'};
+    static const uint8_t ooo[] = {0x02, 0x02, 0x00, 0x01, 0x02, 0x00, 0x04, 0x0C, 0x02, 0x05, 'x'};
     CHECK_EQ_STR(render(AB_META, sizeof AB_META, ooo, sizeof ooo, &rc), "{\"a\":\"x\",\"b\":2}");
     /* empty object and array */
     static const uint8_t eo[] = {0x02, 0x00, 0x00}, ea[] = {0x03, 0x00, 0x00};
     CHECK_EQ_STR(render(EMPTY_META, sizeof EMPTY_META, eo, sizeof eo, &rc), "{}");
     CHECK_EQ_STR(render(EMPTY_META, sizeof EMPTY_META, ea, sizeof ea, &rc), "[]");
     /* is_large array (4-byte count), 2-byte offsets: [[], "z"] */
-    static const uint8_t big[] = {0x03 | (((1 << 2) | 1) << 2), 0x02, 0, 0, 0, 0x00, 0x00,
-                                  0x03, 0x00, 0x05, 0x00, 0x03, 0x00, 0x00, 0x05, 'z'};
+    static const uint8_t big[] = {0x03 | (((1 << 2) | 1) << 2),
+                                  0x02,
+                                  0,
+                                  0,
+                                  0,
+                                  0x00,
+                                  0x00,
+                                  0x03,
+                                  0x00,
+                                  0x05,
+                                  0x00,
+                                  0x03,
+                                  0x00,
+                                  0x00,
+                                  0x05,
+                                  'z'};
     CHECK_EQ_STR(render(EMPTY_META, sizeof EMPTY_META, big, sizeof big, &rc), "[[],\"z\"]");
     /* metadata with 2-byte offsets; object with 2-byte ids and 3-byte offsets, is_large:
      * {"key":{"b":[]}} with dictionary ["key", "b"] */
-    static const uint8_t meta2[] = {0x41, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x04, 0x00,
-                                    'k', 'e', 'y', 'b'};
-    static const uint8_t obj2b[] = {0x02 | ((1 << 4 | 1 << 2 | 2) << 2), 0x01, 0, 0, 0, 0x00,
-                                    0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x02, 0x01,
-                                    0x01, 0x00, 0x03, 0x03, 0x00, 0x00};
+    static const uint8_t meta2[] = {0x41, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00,
+                                    0x04, 0x00, 'k',  'e',  'y',  'b'};
+    static const uint8_t obj2b[] = {0x02 | ((1 << 4 | 1 << 2 | 2) << 2),
+                                    0x01,
+                                    0,
+                                    0,
+                                    0,
+                                    0x00,
+                                    0x00,
+                                    0x00,
+                                    0x00,
+                                    0x00,
+                                    0x08,
+                                    0x00,
+                                    0x00,
+                                    0x02,
+                                    0x01,
+                                    0x01,
+                                    0x00,
+                                    0x03,
+                                    0x03,
+                                    0x00,
+                                    0x00};
     CHECK_EQ_STR(render(meta2, sizeof meta2, obj2b, sizeof obj2b, &rc), "{\"key\":{\"b\":[]}}");
     CHECK_EQ_INT(rc, 0);
     /* arrays nested 100 deep (under the limit) */
@@ -140,16 +176,15 @@ static void test_nested(void)
     free(deep);
 }
 
-#define BAD(meta, bytes, code, text)                                                           \
-    do {                                                                                       \
-        static const uint8_t v_[] = bytes;                                                     \
-        int rc_;                                                                               \
-        const char *got_ = render(meta, sizeof meta, v_, sizeof v_, &rc_);                     \
-        CHECK_EQ_INT(rc_, code);                                                               \
-        CHECK(strstr(got_, text) != NULL);                                                     \
-        CHECK(strstr(got_, "|<") != NULL); /* buffer restored */                               \
-        if (!strstr(got_, text))                                                               \
-            fprintf(stderr, "  got: %s\n", got_);                                              \
+#define BAD(meta, bytes, code, text)                                                               \
+    do {                                                                                           \
+        static const uint8_t v_[] = bytes;                                                         \
+        int rc_;                                                                                   \
+        const char *got_ = render(meta, sizeof meta, v_, sizeof v_, &rc_);                         \
+        CHECK_EQ_INT(rc_, code);                                                                   \
+        CHECK(strstr(got_, text) != NULL);                                                         \
+        CHECK(strstr(got_, "|<") != NULL); /* buffer restored */                                   \
+        if (!strstr(got_, text)) fprintf(stderr, "  got: %s\n", got_);                             \
     } while (0)
 
 static void test_corrupt(void)
@@ -180,7 +215,8 @@ static void test_corrupt(void)
     static const uint8_t badkey[] = {0x01, 0x01, 0x02, 0x01, 'a', 'b'};
     BAD(badkey, B(0x02, 0x01, 0x00, 0x00, 0x01, 0x00), ICD_ECORRUPT, "bad offsets");
     int rc;
-    CHECK(strstr(render(EMPTY_META, sizeof EMPTY_META, (const uint8_t *)"", 0, &rc), "empty value"));
+    CHECK(
+        strstr(render(EMPTY_META, sizeof EMPTY_META, (const uint8_t *)"", 0, &rc), "empty value"));
     CHECK(strstr(render(EMPTY_META, 0, (const uint8_t *)"\0", 1, &rc), "metadata: empty"));
 
     /* 200 levels of nesting: over the limit */
@@ -190,8 +226,8 @@ static void test_corrupt(void)
     deep[start] = 0x00;
     for (int i = 0; i < DEEP; i++) {
         start -= 6;
-        memcpy(deep + start, (uint8_t[]){0x07, 0x01, 0x00, 0x00, (uint8_t)(len & 0xff),
-                                         (uint8_t)(len >> 8)}, 6);
+        memcpy(deep + start,
+               (uint8_t[]){0x07, 0x01, 0x00, 0x00, (uint8_t)(len & 0xff), (uint8_t)(len >> 8)}, 6);
         len += 6;
     }
     CHECK(strstr(render(EMPTY_META, sizeof EMPTY_META, deep + start, len, &rc), "nesting deeper"));
@@ -216,8 +252,7 @@ static void test_corrupt(void)
         o += ilen;
         memcpy(inner, tmp, o);
         ilen = o;
-        if (ilen > 255)
-            break; /* the next level's one-byte offsets could not address it */
+        if (ilen > 255) break; /* the next level's one-byte offsets could not address it */
     }
     CHECK(strstr(render(EMPTY_META, sizeof EMPTY_META, inner, ilen, &rc), "overlap"));
     CHECK_EQ_INT(rc, ICD_ECORRUPT);
