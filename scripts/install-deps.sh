@@ -6,6 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config git ca-certificates curl python3
   clang libclang-rt-14-dev          # sanitizers and libFuzzer
+  clang-format                      # the formatting check of scripts/test.sh
   libjansson-dev                    # JSON: metadata, specs, REST
   libavro-dev                       # Avro writer used by the planning benchmark
   libcurl4-openssl-dev              # HTTP(S), S3

@@ -8,6 +8,16 @@ bash scripts/install-deps.sh || exit 1
 bash scripts/node-deps.sh || exit 1
 
 status=0
+echo "== formatting (.clang-format)"
+if command -v clang-format >/dev/null 2>&1; then
+  unformatted=$(git ls-files '*.c' '*.h' | while read -r f; do
+    clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || echo "$f"; done)
+  if [ -n "$unformatted" ]; then
+    echo "not formatted with clang-format:"; echo "$unformatted"; status=1
+  else
+    echo "all C sources formatted"
+  fi
+fi
 jobs=$(nproc 2>/dev/null || echo 2)
 
 run_ctest() { # dir label
