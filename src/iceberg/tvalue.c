@@ -2,24 +2,64 @@
  * Typed values (see tvalue.h): Parquet physical values and Iceberg literals converted to
  * the Iceberg type of their column, and their emission to a row sink.
  */
+#include <inttypes.h>
 #include <string.h>
 
-#include "iceberg/tvalue.h"
+#include "base/error.h"
 
-int64_t ice_int96_to_nanos(const pq_int96 *v)
-{
-    uint64_t nanos;
-    uint32_t julian;
-    memcpy(&nanos, v->b, 8);
-    memcpy(&julian, v->b + 8, 4);
-    int64_t days = (int64_t)julian - 2440588;
-    return days * 86400000000000LL + (int64_t)nanos;
-}
+#include "iceberg/tvalue.h"
 
 static int64_t floordiv64(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+bool ice_int96_to_time(const pq_int96 *v, int digits, int64_t *out)
+{
+    uint64_t nanos_u;
+    uint32_t julian;
+    memcpy(&nanos_u, v->b, 8);
+    memcpy(&julian, v->b + 8, 4);
+    /* nanos of day as written (Spark: 0 .. 86399999999999; anything else is taken as an
+     * offset from the day's start, as Spark and Arrow read it) */
+    int64_t nanos = (int64_t)nanos_u;
+    int64_t days = (int64_t)julian - 2440588; /* Julian day of 1970-01-01 */
+    int64_t per_day = digits == 9 ? 86400000000000LL : 86400000000LL;
+    int64_t frac = digits == 9 ? nanos : floordiv64(nanos, 1000); /* exact: a day is whole */
+    int64_t whole;
+    if (__builtin_mul_overflow(days, per_day, &whole) || __builtin_add_overflow(whole, frac, out))
+        return false;
+    return true;
+}
+
+int ice_int96_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                          const ice_type *t, const pq_column_batch *cb, size_t vi)
+{
+    const pq_int96 *v = &((const pq_int96 *)cb->values)[vi];
+    uint32_t julian;
+    memcpy(&julian, v->b + 8, 4);
+    bool ns = ice_ts_digits(t->kind) == 9;
+    if (row >= 0)
+        return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
+                        "column %s, row %" PRId64 ": INT96 timestamp (Julian day %" PRIu32
+                        ") is outside the range of Iceberg type %s (int64 %s: %s)",
+                        column, row, julian, ice_type_kind_name(t->kind),
+                        ns ? "nanoseconds" : "microseconds",
+                        ns ? "years 1677 to 2262" : "about 290,000 years either side of 1970");
+    return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
+                    "column %s: INT96 timestamp (Julian day %" PRIu32
+                    ") is outside the range of Iceberg type %s (int64 %s)",
+                    column, julian, ice_type_kind_name(t->kind),
+                    ns ? "nanoseconds" : "microseconds");
+}
+
+bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                              size_t vi)
+{
+    if (leaf->physical_type != PQ_INT96 || !ice_type_is_primitive(t)) return true;
+    int64_t x;
+    return ice_int96_to_time(&((const pq_int96 *)cb->values)[vi], ice_ts_digits(t->kind), &x);
 }
 
 /* Scale of a time value with the Parquet unit, to micros (6) or nanos (9). */
@@ -135,10 +175,9 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
     case ICE_T_TIMESTAMPTZ_NS: {
         int digits = ice_ts_digits(t->kind);
         v.cls = ICE_TV_TS;
-        if (pt == PQ_INT96)
-            v.i = ice_rescale_time(ice_int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS,
-                                   digits);
-        else if (pt == PQ_INT32) /* date promoted to timestamp */
+        if (pt == PQ_INT96) { /* callers check ice_typed_value_in_range first */
+            if (!ice_int96_to_time(&((const pq_int96 *)vals)[vi], digits, &v.i)) v.i = 0;
+        } else if (pt == PQ_INT32) /* date promoted to timestamp */
             v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 *
                   (digits == 9 ? 1000000000LL : 1000000LL);
         else
