@@ -1019,9 +1019,9 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                 } else {
                     if (!ice_typed_value_in_range(c->field->type, c->node,
                                                   &b->columns[c->batch_col], (size_t)vi))
-                        return ice_int96_range_error(err, path, c->field->name,
-                                                     b->first_row + (int64_t)i, c->field->type,
-                                                     &b->columns[c->batch_col], (size_t)vi);
+                        return ice_time_range_error(err, path, c->field->name,
+                                                    b->first_row + (int64_t)i, c->field->type,
+                                                    c->node, &b->columns[c->batch_col], (size_t)vi);
                     ice_tvalue v = ice_typed_value(c->field->type, c->node,
                                                    &b->columns[c->batch_col], (size_t)vi);
                     ice_emit_tvalue(s, &v, c->field->type);

@@ -61,15 +61,18 @@ bool ice_leaf_readable_as(const pq_node *leaf, const ice_type *t);
  * (the leaf must be readable as t). */
 ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                            size_t vi);
-/* False when value vi cannot be represented as type t: an INT96 timestamp outside the
- * type's int64 range. Readers check this before ice_typed_value on INT96 leaves and report
- * a range error naming the column and row (ice_typed_value would give 0). */
+/* False when value vi cannot be represented as type t: a timestamp outside the type's
+ * int64 range (INT96 far from 1970, a huge date promoted to timestamp, milliseconds or
+ * microseconds scaled up). Readers check this before ice_typed_value and report
+ * ice_time_range_error (ice_typed_value would give 0, never a wrapped value). */
 bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                               size_t vi);
 /* The error for such a value: "column C, row R: INT96 timestamp (Julian day J) is outside
- * the range of Iceberg type T ..." (row < 0: unknown, left out). Returns ICD_EUNSUPPORTED. */
-int ice_int96_range_error(icd_error *err, const char *file, const char *column, int64_t row,
-                          const ice_type *t, const pq_column_batch *cb, size_t vi);
+ * the range of Iceberg type T (int64 ...)" (row < 0: unknown, left out). Returns
+ * ICD_EUNSUPPORTED. */
+int ice_time_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                         const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                         size_t vi);
 /* A literal (NULL or a null literal give ICE_TV_NULL) as a typed value of type t. */
 ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t);
 

@@ -117,6 +117,26 @@ def main():
               "bad: stderr %r, want %r" % (r.stderr.strip(), want_err))
         for line in r.stdout.splitlines():  # rows before the bad one may stream out; never it
             check(json.loads(line)["id"] != 2, "bad: row 2 printed: %s" % line)
+        # the same rule for a date promoted to timestamp (v3 allows date -> timestamp):
+        # a date far beyond int64 microseconds is a range error, an ordinary one exact
+        root = os.path.join(tmp, "promoted")
+        ploc = PREFIX + "/promoted"
+        t = Table.create(root, ploc, Schema([NestedField(1, "id", "long", True),
+                                             NestedField(2, "d", "date")]))
+        t.append(t.write_data([(1, 19000), (2, 200_000_000)]))
+        t.evolve_schema([NestedField(1, "id", "long", True), NestedField(2, "d", "timestamp")])
+        r = run("scan", root, "--remap", ploc + "=" + root)
+        f = ploc + "/data/00001-data.parquet"
+        want_err = ("icedruid: %s: column d, row 1: date 200000000 (days) is outside the range "
+                    "of Iceberg type timestamp (int64 microseconds: about 290,000 years either "
+                    "side of 1970)" % f)
+        check(r.returncode == 1 and r.stderr.strip().splitlines()[-1:] == [want_err],
+              "promoted: exit %d stderr %r, want %r" % (r.returncode, r.stderr.strip(), want_err))
+        r = run("scan", root, "--remap", ploc + "=" + root, "--snapshot-id",
+                str(t.snapshots[0].snapshot_id))  # the snapshot's own schema: dates
+        got = [json.loads(x) for x in r.stdout.splitlines()]
+        check(r.returncode == 0 and {"id": 1, "d": "2022-01-08"} in got,
+              "promoted, as of the write: %d %s %s" % (r.returncode, got, r.stderr.strip()))
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
