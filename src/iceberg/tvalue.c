@@ -61,6 +61,19 @@ static bool is_ts_kind(ice_type_kind k)
            k == ICE_T_TIMESTAMPTZ_NS;
 }
 
+int ice_time_value_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                               const ice_type *t, const char *what)
+{
+    bool ns = ice_ts_digits(t->kind) == 9;
+    char where[64] = "";
+    if (row >= 0) snprintf(where, sizeof where, ", row %" PRId64, row);
+    return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
+                    "column %s%s: %s is outside the range of Iceberg type %s (int64 %s: %s)",
+                    column, where, what, ice_type_kind_name(t->kind),
+                    ns ? "nanoseconds" : "microseconds",
+                    ns ? "years 1677 to 2262" : "about 290,000 years either side of 1970");
+}
+
 int ice_time_range_error(icd_error *err, const char *file, const char *column, int64_t row,
                          const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                          size_t vi)
@@ -77,14 +90,7 @@ int ice_time_range_error(icd_error *err, const char *file, const char *column, i
         snprintf(what, sizeof what, "timestamp %" PRId64 " (%s)", ((const int64_t *)cb->values)[vi],
                  unit == PQ_UNIT_MILLIS ? "milliseconds" : "microseconds");
     }
-    bool ns = ice_ts_digits(t->kind) == 9;
-    char where[64] = "";
-    if (row >= 0) snprintf(where, sizeof where, ", row %" PRId64, row);
-    return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
-                    "column %s%s: %s is outside the range of Iceberg type %s (int64 %s: %s)",
-                    column, where, what, ice_type_kind_name(t->kind),
-                    ns ? "nanoseconds" : "microseconds",
-                    ns ? "years 1677 to 2262" : "about 290,000 years either side of 1970");
+    return ice_time_value_range_error(err, file, column, row, t, what);
 }
 
 bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,

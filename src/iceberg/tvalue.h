@@ -73,6 +73,10 @@ bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_c
 int ice_time_range_error(icd_error *err, const char *file, const char *column, int64_t row,
                          const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                          size_t vi);
+/* The same error for a value `what` describes ("timestamp 123 (milliseconds)"), for the
+ * Avro and ORC readers. */
+int ice_time_value_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                               const ice_type *t, const char *what);
 /* A literal (NULL or a null literal give ICE_TV_NULL) as a typed value of type t. */
 ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t);
 

@@ -11,6 +11,11 @@ microseconds, which cover about 290,000 years.  So:
   * a value outside even int64 microseconds (a Julian day ~ 10^8) fails the read with one
     line naming the file, the column and the row; exit status 1, nothing wrapped printed.
 
+The same rule for every other conversion that scales a time up: a `date` column promoted
+to `timestamp` (v3) holding a date far beyond int64 microseconds fails the same way, in
+Parquet, Avro and ORC data files; read as of the write (the snapshot's schema: a date) the
+ordinary row is exact.
+
 The table is written with tests/tools/icewriter (parquet.Column(int96=True)); the expected
 texts are computed here from the Julian day and nanos with Python's datetime, not from
 icedruid's output.
@@ -119,24 +124,31 @@ def main():
             check(json.loads(line)["id"] != 2, "bad: row 2 printed: %s" % line)
         # the same rule for a date promoted to timestamp (v3 allows date -> timestamp):
         # a date far beyond int64 microseconds is a range error, an ordinary one exact
-        root = os.path.join(tmp, "promoted")
-        ploc = PREFIX + "/promoted"
-        t = Table.create(root, ploc, Schema([NestedField(1, "id", "long", True),
-                                             NestedField(2, "d", "date")]))
-        t.append(t.write_data([(1, 19000), (2, 200_000_000)]))
-        t.evolve_schema([NestedField(1, "id", "long", True), NestedField(2, "d", "timestamp")])
-        r = run("scan", root, "--remap", ploc + "=" + root)
-        f = ploc + "/data/00001-data.parquet"
-        want_err = ("icedruid: %s: column d, row 1: date 200000000 (days) is outside the range "
-                    "of Iceberg type timestamp (int64 microseconds: about 290,000 years either "
-                    "side of 1970)" % f)
-        check(r.returncode == 1 and r.stderr.strip().splitlines()[-1:] == [want_err],
-              "promoted: exit %d stderr %r, want %r" % (r.returncode, r.stderr.strip(), want_err))
-        r = run("scan", root, "--remap", ploc + "=" + root, "--snapshot-id",
-                str(t.snapshots[0].snapshot_id))  # the snapshot's own schema: dates
-        got = [json.loads(x) for x in r.stdout.splitlines()]
-        check(r.returncode == 0 and {"id": 1, "d": "2022-01-08"} in got,
-              "promoted, as of the write: %d %s %s" % (r.returncode, got, r.stderr.strip()))
+        # (Parquet, Avro and ORC data files)
+        for fmt, ext in (("PARQUET", "parquet"), ("AVRO", "avro"), ("ORC", "orc")):
+            root = os.path.join(tmp, "promoted_" + ext)
+            ploc = PREFIX + "/promoted_" + ext
+            t = Table.create(root, ploc, Schema([NestedField(1, "id", "long", True),
+                                                 NestedField(2, "d", "date")]))
+            t.append(t.write_data([(1, 19000), (2, 200_000_000)], file_format=fmt))
+            t.evolve_schema([NestedField(1, "id", "long", True),
+                             NestedField(2, "d", "timestamp")])
+            r = run("scan", root, "--remap", ploc + "=" + root)
+            f = ploc + "/data/00001-data." + ext
+            want_err = ("icedruid: %s: column d, row 1: date 200000000 (days) is outside the "
+                        "range of Iceberg type timestamp (int64 microseconds: about 290,000 "
+                        "years either side of 1970)" % f)
+            check(r.returncode == 1 and r.stderr.strip().splitlines()[-1:] == [want_err],
+                  "promoted %s: exit %d stderr %r, want %r"
+                  % (fmt, r.returncode, r.stderr.strip(), want_err))
+            check(all(json.loads(x)["id"] != 2 for x in r.stdout.splitlines()),
+                  "promoted %s: row 2 printed" % fmt)
+            r = run("scan", root, "--remap", ploc + "=" + root, "--snapshot-id",
+                    str(t.snapshots[0].snapshot_id))  # the snapshot's own schema: dates
+            got = [json.loads(x) for x in r.stdout.splitlines()]
+            check(r.returncode == 0 and {"id": 1, "d": "2022-01-08"} in got,
+                  "promoted %s, as of the write: %d %s %s"
+                  % (fmt, r.returncode, got, r.stderr.strip()))
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
