@@ -294,6 +294,7 @@ static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
         ice_scan_json_sink(&j, &sink);
         rc = ice_scan_reader_read_task(s->reader, task, &sink, &st, err);
         if (rc == 0) rc = deliver(&o, err);
+        ice_scan_json_free(&j);
         icd_buf_free(&o.buf);
     }
     pthread_mutex_lock(&s->lock);
