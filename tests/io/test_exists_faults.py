@@ -21,7 +21,9 @@ the HEAD of metadata/v3.metadata.json with a status the case chooses.  Expected:
 
 The row sets follow from what the test wrote (id 2 deleted in v3), not from icedruid.
 Over s3:// (path-style endpoint, the same server under /bucket/...) S3's 404 means absent,
-403 and 503 are errors.  The exact error line is compared.
+403 and 503 are errors; a HEAD has no body, so after a 403 icedruid asks once more with a
+1-byte GET, whose error body names S3's code ("HTTP 403 Injected" here), and which finds the
+object when only HEAD was refused.  The exact error line is compared.
 """
 import http.server
 import json
@@ -158,12 +160,16 @@ def main():
                  (v3, "503")),
                 ("500 on v3", {("HEAD", "/metadata/v3.metadata.json"): 500}, 1, None,
                  (v3, "500")),
-                ("403 on v3", {("HEAD", "/metadata/v3.metadata.json"): 403}, 1, None,
+                ("403 on v3", {("HEAD", "/metadata/v3.metadata.json"): 403,
+                               ("GET", "/metadata/v3.metadata.json"): 403}, 1, None,
                  (v3, "403")),
                 ("500 on the hint", {("GET", "/metadata/version-hint.text"): 500,
                                      ("HEAD", "/metadata/version-hint.text"): 500}, 1, None,
                  (hint, "500")),
             ]
+            if scheme == "s3":  # HEAD refused, the GET probe reads it: it exists
+                cases.append(("403 on HEAD only", {("HEAD", "/metadata/v3.metadata.json"): 403},
+                              0, [1, 3], None))
             for name, faults, want_rc, want_ids, want_err in cases:
                 State.faults = faults
                 State.log = []
@@ -178,8 +184,10 @@ def main():
                     lines = r.stderr.strip().splitlines()
                     f, status = want_err
                     want = "icedruid: %s: HTTP %s" % (f, status)
-                    if status == "403":  # no body on a HEAD: the status's usual meaning
+                    if status == "403" and scheme == "http":  # no body on a HEAD
                         want += " AccessDenied (check the credentials and region)"
+                    elif status == "403":  # S3: a 1-byte GET fetched the error code
+                        want += " Injected"
                     check(lines == [want], "%s: stderr %r, want exactly %r"
                           % (tag, r.stderr.strip(), want))
                     check(r.stdout == "", "%s: rows printed: %r" % (tag, r.stdout[:200]))
