@@ -57,6 +57,23 @@ def tables(corpus):
                 dirs[:] = []
 
 
+# Extra runs over a few tables with many types: each codec, PLAIN only, default sizes.
+VARIANTS = [
+    ("zstd", ["--codec", "zstd"]),
+    ("gzip", ["--codec", "gzip", "--page-rows", "5"]),
+    ("plain", ["--codec", "uncompressed", "--no-dict"]),
+]
+VARIANT_TABLES = ("iceberg_v3_all_types", "test_complex_default", "iceberg_alltypes_part",
+                  "a_partitioned_mor", "airports_parquet", "iceberg_v2_delete_both_eq_and_pos")
+
+
+def runs(tdir, name):
+    yield "", ["--page-rows", "7", "--rg-bytes", "3000", "--dict-bytes", "200"]
+    if any(name.endswith(t) or ("/" + t + "/") in name for t in VARIANT_TABLES):
+        for suffix, args in VARIANTS:
+            yield "@" + suffix, args
+
+
 def promoted(diff):
     orig, rt = diff["original"], diff["read_type"]
     return any(orig.startswith(p) and rt.startswith(t) for p, t in PROMOTIONS)
@@ -75,15 +92,17 @@ def main():
     passed = failed = 0
     report = []
     files = 0
-    for tdir in sorted(tables(corpus)):
-        name = os.path.relpath(tdir, corpus)
+    for tdir, suffix, args in [(t, s, a) for t in sorted(tables(corpus))
+                               for s, a in runs(t, os.path.relpath(t, corpus))]:
+        name = os.path.relpath(tdir, corpus) + suffix
         out = os.path.join(OUT, name.replace("/", "__"))
         os.makedirs(out)
         cmd = [TOOL, current_metadata_file(tdir), out]
         for frm, to in compute_remaps(tdir):
             cmd += ["--remap", "%s=%s" % (frm, to)]
-        # small pages / row groups / dictionaries: several of each even on small files
-        cmd += ["--page-rows", "7", "--rg-bytes", "3000", "--dict-bytes", "200"]
+        # first run: small pages / row groups / dictionaries (several of each even on
+        # small files, dictionary fallback); then the variants
+        cmd += args
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         problems = []
         lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
