@@ -19,12 +19,15 @@
  *                    converted / logical annotation, repetition or group shape differs
  *                    from the original file's node of that id}
  * Data files that are not Parquet print {"task": i, "skipped": "ORC"}. --no-verify
- * leaves out the read-back and the schema comparison (the benchmark). Exit status 1
+ * leaves out the read-back and the schema comparison, --ignore-deletes writes the data
+ * rows as they are (both for the benchmark). At the end one JSON line on stderr:
+ * {"rows", "bytes", "seconds" (reading + writing, all tasks), "maxRssKiB"}. Exit status 1
  * on the first error (one line on stderr).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "base/arena.h"
@@ -186,7 +189,7 @@ int main(int argc, char **argv)
     icd_fileio *io;
     if (icd_fileio_new(&io, &err)) return 1;
     pq_write_options wo = {.codec = PQ_CODEC_SNAPPY};
-    bool mirror = true, verify = true;
+    bool mirror = true, verify = true, ignore_deletes = false;
     const char *only = NULL;
     for (int i = 3; i < argc; i++) {
         const char *a = argv[i];
@@ -219,6 +222,8 @@ int main(int argc, char **argv)
             mirror = false;
         } else if (!strcmp(a, "--no-verify")) {
             verify = false;
+        } else if (!strcmp(a, "--ignore-deletes")) {
+            ignore_deletes = true;
         } else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
@@ -238,6 +243,13 @@ int main(int argc, char **argv)
     int64_t total_rows = 0, total_bytes = 0;
     for (size_t i = 0; i < ice_scan_plan_task_count(plan); i++) {
         const ice_scan_task *t = ice_scan_plan_task(plan, i);
+        ice_scan_task nodel;
+        if (ignore_deletes) { /* the data rows as they are (the benchmark) */
+            nodel = *t;
+            nodel.ndeletes = 0;
+            nodel.deletes = NULL;
+            t = &nodel;
+        }
         if (only && !strstr(t->data->path, only)) continue;
         if (t->data->format != ICE_FORMAT_PARQUET) {
             printf("{\"task\":%zu,\"skipped\":\"%s\"}\n", i,
@@ -334,8 +346,10 @@ int main(int argc, char **argv)
         }
         free(local);
     }
-    fprintf(stderr, "wrote %lld rows, %lld bytes in %.3f s\n", (long long)total_rows,
-            (long long)total_bytes, write_secs);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "{\"rows\":%lld,\"bytes\":%lld,\"seconds\":%.3f,\"maxRssKiB\":%ld}\n",
+            (long long)total_rows, (long long)total_bytes, write_secs, ru.ru_maxrss);
     ice_scan_reader_free(r);
     ice_scan_plan_free(plan);
     ice_metadata_free(md);

@@ -360,7 +360,8 @@ typedef struct sleaf {
     int type;
     size_t width;
     int unit; /* TIME / TIMESTAMP leaves: PQ_UNIT_* of the leaf */
-    uint32_t *def, *rep;
+    uint32_t max_def, max_rep;
+    uint32_t *def, *rep; /* NULL when the leaf's max level is 0 */
     size_t n, cap;
     icd_buf vals;
     uint32_t *lens; /* byte arrays */
@@ -455,24 +456,34 @@ static void fail(ice_pqw_sink *s, int code, const char *fmt, const char *a, cons
     icd_fail(&s->err, code, NULL, -1, fmt, a, b);
 }
 
-static bool push_level(ice_pqw_sink *s, sleaf *l, uint32_t def, uint32_t rep)
+static bool grow_levels(ice_pqw_sink *s, sleaf *l)
 {
-    if (l->n == l->cap) {
-        size_t n = l->cap ? l->cap * 2 : 1024;
+    size_t n = l->cap ? l->cap * 2 : 1024;
+    if (l->max_def) {
         uint32_t *d = realloc(l->def, n * sizeof *d);
         if (!d) goto oom;
         l->def = d;
+    }
+    if (l->max_rep) {
         uint32_t *r = realloc(l->rep, n * sizeof *r);
         if (!r) goto oom;
         l->rep = r;
-        l->cap = n;
     }
-    l->def[l->n] = def;
-    l->rep[l->n++] = rep;
+    l->cap = n;
     return true;
 oom:
     fail(s, ICD_ENOMEM, "out of memory%s%s", "", "");
     return false;
+}
+
+/* Levels are stored only where the leaf has them (flat required leaves just count). */
+static inline bool push_level(ice_pqw_sink *s, sleaf *l, uint32_t def, uint32_t rep)
+{
+    if (l->n == l->cap && (l->max_def || l->max_rep) && !grow_levels(s, l)) return false;
+    if (l->max_def) l->def[l->n] = def;
+    if (l->max_rep) l->rep[l->n] = rep;
+    l->n++;
+    return true;
 }
 
 /* The field the next value belongs to, and its repetition level. */
@@ -520,7 +531,8 @@ static void on_field(void *ctx, const char *name, size_t len)
         return;
     }
     const snode *k = &fr->n->kids[fr->next];
-    if (k->name_len != len || memcmp(k->name, name, len)) {
+    /* (the reader passes the field's own name pointer: usually no compare) */
+    if (name != k->name && (k->name_len != len || memcmp(k->name, name, len))) {
         fail(s, ICD_EINTERNAL, "Parquet writer sink: field %s where %s was expected", name,
              k->name);
         return;
@@ -885,8 +897,8 @@ static int flush(ice_pqw_sink *s, icd_error *err)
         pq_column_batch *c = &s->cb[i];
         memset(c, 0, sizeof *c);
         c->num_levels = l->n;
-        c->def = l->def;
-        c->rep = l->rep;
+        c->def = l->max_def ? l->def : NULL;
+        c->rep = l->max_rep ? l->rep : NULL;
         c->num_values = l->nvals;
         c->values = l->vals.data;
     }
@@ -980,6 +992,8 @@ int ice_pqw_sink_new(pq_writer *w, const ice_field *fields, size_t nfields, ice_
         l->pn = ps->leaves[i];
         l->type = l->pn->physical_type;
         l->width = l->type == PQ_FIXED_LEN_BYTE_ARRAY ? (size_t)l->pn->type_length : 0;
+        l->max_def = (uint32_t)l->pn->def_level;
+        l->max_rep = (uint32_t)l->pn->rep_level;
         l->unit = l->pn->eff.kind == PQ_LT_TIME || l->pn->eff.kind == PQ_LT_TIMESTAMP
                       ? l->pn->eff.unit
                       : PQ_UNIT_MICROS;

@@ -100,6 +100,8 @@ struct pq_writer {
     size_t ncols;
     pq_compressor *comp;
     icd_buf body, cbody, hdr;
+    uint64_t *seen; /* dict_page_stats' bitmap */
+    size_t cap_seen;
     int64_t pos, rows, rg_rows;
     wrg *rgs;
     size_t nrgs, cap_rgs;
@@ -376,10 +378,38 @@ static bool grow_u32(uint32_t **p, size_t *cap, size_t need)
     return true;
 }
 
+/* Bounds of a byte-array page in dictionary mode: each distinct entry compared once. */
+static int dict_page_stats(pq_writer *w, wcol *c, icd_error *err)
+{
+    if (c->ord != ORD_BYTES && c->ord != ORD_BYTES_SIGNED) return 0;
+    size_t words = (c->dcount + 63) / 64;
+    if (words > w->cap_seen) {
+        uint64_t *p = realloc(w->seen, words * sizeof *p);
+        if (!p) return icd_fail_nomem(err);
+        w->seen = p;
+        w->cap_seen = words;
+    }
+    memset(w->seen, 0, words * sizeof *w->seen);
+    for (size_t i = 0; i < c->nval; i++) {
+        uint32_t k = c->idx[i];
+        uint64_t bit = (uint64_t)1 << (k & 63);
+        if (w->seen[k >> 6] & bit) continue;
+        w->seen[k >> 6] |= bit;
+        if (c->width)
+            stat_bytes(&c->ps, c->ord, (const uint8_t *)c->dplain.data + (size_t)k * c->width,
+                       c->width);
+        else
+            stat_bytes(&c->ps, c->ord, (const uint8_t *)c->dplain.data + c->doff[k] + 4,
+                       c->doff[k + 1] - c->doff[k] - 4);
+    }
+    return 0;
+}
+
 /* Encodes the open page and appends it (header + compressed body) to the chunk. */
 static int finish_page(pq_writer *w, wcol *c, icd_error *err)
 {
     if (!c->nlev) return 0;
+    if (c->dict) ICD_TRY(dict_page_stats(w, c, err));
     icd_buf *b = &w->body;
     icd_buf_clear(b);
     const uint32_t *levels[2] = {c->rep, c->def};
@@ -452,8 +482,9 @@ static int finish_page(pq_writer *w, wcol *c, icd_error *err)
 
 /* Turns the open page's dictionary indices into PLAIN values and stops using the
  * dictionary for the rest of the chunk. */
-static void dict_to_plain(wcol *c)
+static int dict_to_plain(pq_writer *w, wcol *c, icd_error *err)
 {
+    ICD_TRY(dict_page_stats(w, c, err));
     icd_buf_clear(&c->plain);
     for (size_t i = 0; i < c->nval; i++) {
         uint32_t k = c->idx[i];
@@ -469,6 +500,7 @@ static void dict_to_plain(wcol *c)
     }
     icd_map_free(c->map);
     c->map = NULL;
+    return icd_buf_ok(&c->plain) ? 0 : icd_fail_nomem(err);
 }
 
 /* The value at p (width bytes, or a byte array of n bytes) into the open page. */
@@ -498,8 +530,11 @@ static int put_value(pq_writer *w, wcol *c, const uint8_t *p, size_t n, icd_erro
         }
         if (!grow_u32(&c->idx, &c->cap_idx, c->nval + 1)) return icd_fail_nomem(err);
         c->idx[c->nval++] = (uint32_t)*slot;
+        /* nearly unique values in the first 1024 of the chunk: PLAIN at once (the page
+         * goes on in PLAIN; the dictionary is dropped) */
+        if (c->nval == 1024 && !c->dict_pages && c->dcount > 1000) return dict_to_plain(w, c, err);
         if (c->dplain.len > w->opt.dict_bytes) {
-            dict_to_plain(c);
+            ICD_TRY(dict_to_plain(w, c, err));
             ICD_TRY(finish_page(w, c, err));
         }
         return 0;
@@ -532,7 +567,7 @@ static int maybe_drop_dict(pq_writer *w, wcol *c, icd_error *err)
         size_t encoded = c->dplain.len + (c->nval * (size_t)(bw ? bw : 1) + 7) / 8;
         if (encoded < c->raw_bytes) return 0;
     }
-    dict_to_plain(c);
+    ICD_TRY(dict_to_plain(w, c, err));
     return finish_page(w, c, err);
 }
 
@@ -586,7 +621,8 @@ static int add_value(pq_writer *w, wcol *c, const pq_column_batch *cb, size_t vi
         if (c->type == PQ_FIXED_LEN_BYTE_ARRAY && v.len != c->width)
             return invalid(w, err, "a FIXED_LEN_BYTE_ARRAY value of %lld bytes, the type has %lld",
                            c->leaf->dotted, (long long)v.len, (long long)c->width);
-        if (c->ord != ORD_NONE) stat_bytes(&c->ps, c->ord, v.ptr, v.len);
+        /* in dictionary mode the page's bounds come from its distinct entries */
+        if (c->ord != ORD_NONE && !c->dict) stat_bytes(&c->ps, c->ord, v.ptr, v.len);
         return put_value(w, c, v.ptr, v.len, err);
     }
     }
@@ -604,7 +640,18 @@ static int check_column(pq_writer *w, const wcol *c, const pq_column_batch *cb, 
         return invalid(w, err, "repetition levels missing (max level %lld)%.0lld", name,
                        (long long)c->max_rep, 0);
     size_t values = 0, rows = 0;
-    for (size_t e = 0; e < cb->num_levels; e++) {
+    if (!c->max_rep && !cb->def) { /* flat required: nothing per entry to check */
+        values = cb->num_levels;
+    } else if (!c->max_rep) {
+        for (size_t e = 0; e < cb->num_levels; e++) {
+            uint32_t d = cb->def[e];
+            if (d > c->max_def)
+                return invalid(w, err, "definition level %lld above the maximum %lld", name, d,
+                               (long long)c->max_def);
+            values += d == c->max_def;
+        }
+    }
+    for (size_t e = 0; c->max_rep && e < cb->num_levels; e++) {
         uint32_t d = cb->def ? cb->def[e] : c->max_def;
         if (d > c->max_def)
             return invalid(w, err, "definition level %lld above the maximum %lld", name, d,
@@ -637,13 +684,17 @@ static int add_column(pq_writer *w, wcol *c, const pq_column_batch *cb, icd_erro
     for (size_t e = 0; e < cb->num_levels; e++) {
         uint32_t r = c->max_rep ? cb->rep[e] : 0;
         if (r == 0 && c->nlev && page_full(w, c)) ICD_TRY(close_page(w, c, err));
-        if (!grow_u32(&c->def, &c->cap_lev, c->nlev + 1)) return icd_fail_nomem(err);
-        if (c->max_rep) {
-            if (!grow_u32(&c->rep, &c->cap_rep, c->nlev + 1)) return icd_fail_nomem(err);
-            c->rep[c->nlev] = r;
+        if (c->nlev == c->cap_lev) {
+            size_t need = c->nlev + (cb->num_levels - e);
+            if ((c->max_def && !grow_u32(&c->def, &c->cap_lev, need)) ||
+                (c->max_rep && !grow_u32(&c->rep, &c->cap_rep, c->cap_lev)))
+                return icd_fail_nomem(err);
+            if (!c->max_def) c->cap_lev = need;
         }
         uint32_t d = cb->def ? cb->def[e] : c->max_def;
-        c->def[c->nlev++] = d;
+        if (c->max_def) c->def[c->nlev] = d;
+        if (c->max_rep) c->rep[c->nlev] = r;
+        c->nlev++;
         if (d == c->max_def)
             ICD_TRY(add_value(w, c, cb, vi++, err));
         else
@@ -1088,6 +1139,7 @@ void pq_writer_free(pq_writer *w)
     icd_buf_free(&w->body);
     icd_buf_free(&w->cbody);
     icd_buf_free(&w->hdr);
+    free(w->seen);
     icd_arena_free(&w->arena);
     free(w);
 }
