@@ -188,6 +188,9 @@ int main(int argc, char **argv)
     icd_error_clear(&err);
     icd_fileio *io;
     if (icd_fileio_new(&io, &err)) return 1;
+    ice_metadata *md = NULL;
+    ice_scan_plan *plan = NULL;
+    ice_scan_reader *r = NULL;
     pq_write_options wo = {.codec = PQ_CODEC_SNAPPY};
     bool mirror = true, verify = true, ignore_deletes = false;
     const char *only = NULL;
@@ -229,9 +232,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    ice_metadata *md = NULL;
-    ice_scan_plan *plan = NULL;
-    ice_scan_reader *r = NULL;
     if (ice_metadata_load(io, mdpath, &md, &err)) goto fail;
     ice_scan_opts so = {.select = {.kind = ICE_SELECT_CURRENT}, .case_sensitive = true};
     if (ice_scan_plan_build(io, md, &so, &plan, &err)) goto fail;
@@ -359,6 +359,10 @@ fail : {
     char msg[2200];
     icd_error_format(&err, msg, sizeof msg);
     fprintf(stderr, "tool_pqwrite: %s\n", msg);
+    ice_scan_reader_free(r);
+    ice_scan_plan_free(plan);
+    ice_metadata_free(md);
+    icd_fileio_free(io);
     return 1;
 }
 }

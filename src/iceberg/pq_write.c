@@ -900,7 +900,7 @@ static int flush(ice_pqw_sink *s, icd_error *err)
         c->def = l->max_def ? l->def : NULL;
         c->rep = l->max_rep ? l->rep : NULL;
         c->num_values = l->nvals;
-        c->values = l->vals.data;
+        c->values = l->vals.data ? l->vals.data : "";
     }
     /* byte arrays: one pq_bytes array at a time would dangle, so lay them out together */
     size_t need = 0;
@@ -917,8 +917,9 @@ static int flush(ice_pqw_sink *s, icd_error *err)
     for (size_t i = 0; i < s->nleaves; i++) {
         sleaf *l = &s->leaves[i];
         if (l->type != PQ_BYTE_ARRAY && l->type != PQ_FIXED_LEN_BYTE_ARRAY) continue;
+        if (!l->nvals) continue;
         pq_bytes *b = s->bytes_tmp + at;
-        const uint8_t *p = (const uint8_t *)l->vals.data;
+        const uint8_t *p = l->vals.data ? (const uint8_t *)l->vals.data : (const uint8_t *)"";
         for (size_t k = 0; k < l->nvals; k++) {
             b[k].ptr = p;
             b[k].len = l->lens[k];

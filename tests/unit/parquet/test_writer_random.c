@@ -308,7 +308,7 @@ static int write_file(gnode **top, int ntop, size_t nrows, rowidx *ri, const pq_
                 cb[i].values = bytes[i];
             } else {
                 size_t wd = l->type == PQ_BOOLEAN ? 1 : l->type == PQ_INT32 ? 4 : 8;
-                cb[i].values = l->vals.data + vlo * wd;
+                cb[i].values = l->vals.data ? l->vals.data + vlo * wd : "";
             }
         }
         rc = pq_writer_write_batch(w, cb, n, &err);
