@@ -69,6 +69,7 @@ static int read_json(ice_scan_reader *r, const ice_scan_task *t, icd_buf *out, F
     ice_read_stats st = {0};
     int rc = ice_scan_reader_read_task(r, t, &s, &st, err);
     g_pos = NULL;
+    ice_scan_json_free(&j);
     return rc;
 }
 
