@@ -381,7 +381,7 @@ static bool grow_u32(uint32_t **p, size_t *cap, size_t need)
 /* Bounds of a byte-array page in dictionary mode: each distinct entry compared once. */
 static int dict_page_stats(pq_writer *w, wcol *c, icd_error *err)
 {
-    if (c->ord != ORD_BYTES && c->ord != ORD_BYTES_SIGNED) return 0;
+    if ((c->ord != ORD_BYTES && c->ord != ORD_BYTES_SIGNED) || !c->nval) return 0;
     size_t words = (c->dcount + 63) / 64;
     if (words > w->cap_seen) {
         uint64_t *p = realloc(w->seen, words * sizeof *p);
