@@ -573,7 +573,7 @@ static sleaf *leaf_for(ice_pqw_sink *s)
 
 static void put_fixed(ice_pqw_sink *s, sleaf *l, const void *p, size_t n)
 {
-    icd_buf_append(&l->vals, p, n);
+    icd_buf_append_small(&l->vals, p, n);
     s->bytes += n;
 }
 

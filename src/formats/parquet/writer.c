@@ -523,7 +523,7 @@ static int put_value(pq_writer *w, wcol *c, const uint8_t *p, size_t n, icd_erro
                 icd_buf_append(&c->dplain, p, n);
                 c->doff[c->dcount + 1] = (uint32_t)c->dplain.len;
             } else {
-                icd_buf_append(&c->dplain, p, n);
+                icd_buf_append_small(&c->dplain, p, n);
             }
             if (!icd_buf_ok(&c->dplain)) return icd_fail_nomem(err);
             c->dcount++;
@@ -544,7 +544,7 @@ static int put_value(pq_writer *w, wcol *c, const uint8_t *p, size_t n, icd_erro
         put_le(len, n, 4);
         icd_buf_append(&c->plain, len, 4);
     }
-    icd_buf_append(&c->plain, p, n);
+    icd_buf_append_small(&c->plain, p, n);
     c->nval++;
     return 0;
 }
