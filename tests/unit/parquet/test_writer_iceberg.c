@@ -156,6 +156,19 @@ static int write_rows(const ice_schema *sc, const pq_schema *mirror, int nrows, 
     return rc;
 }
 
+/* With PQW_OUT_DIR set, the files are also left there for the independent readers
+ * (tests/corpus/test_pq_writer_types.sh). */
+static void save(const icd_buf *b, const char *name)
+{
+    const char *dir = getenv("PQW_OUT_DIR");
+    if (!dir) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(b->data, 1, b->len, f) == b->len);
+    if (f) fclose(f);
+}
+
 static const pq_node *leaf_of(const pq_file *pf, int32_t id)
 {
     return pq_schema_find_field_id(pq_file_schema(pf), id);
@@ -173,6 +186,7 @@ static void test_mapping_and_values(void)
     if (rc) fprintf(stderr, "write: %s\n", err.message);
     CHECK(rc == 0);
     if (!wr.pf) goto done;
+    save(&wr.file, "types.parquet");
     /* the mapping */
     const pq_node *n;
     CHECK((n = leaf_of(wr.pf, 1)) && n->physical_type == PQ_BOOLEAN &&
@@ -350,6 +364,7 @@ static void test_mirror_legacy(void)
     }
     ice_pqw_sink_free(ps);
     pq_writer_free(w);
+    save(&file, "legacy.parquet");
     icd_file *f;
     pq_file *pf = NULL;
     CHECK(icd_memfile_open(file.data, file.len, "m.parquet", &f, &err) == 0 &&
