@@ -12,6 +12,7 @@
 
 #include "base/jsonw.h"
 #include "druid/catalog_load.h"
+#include "druid/stage_decide.h"
 #include "druid/to_iceberg.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
@@ -25,7 +26,8 @@ struct dr_plan {
     bool v2;
     bool residual;
     icd_buf residual_text;
-    icd_arena filter_arena; /* the Iceberg form of the icebergFilter */
+    icd_arena filter_arena;      /* the Iceberg form of the icebergFilter */
+    dr_file_decision *decisions; /* per task: raw or materialized, and why */
 };
 
 /* ---- table resolution ---------------------------------------------------------------- */
@@ -77,6 +79,21 @@ static int check_residual(dr_plan *p, icd_error *err)
     return 0;
 }
 
+/* The per-file raw / materialized decision (stage_decide.h), once per task. */
+static int decide_files(dr_plan *p, icd_error *err)
+{
+    size_t n = ice_scan_plan_task_count(p->scan);
+    p->decisions = calloc(n ? n : 1, sizeof *p->decisions);
+    if (!p->decisions) return icd_fail_nomem(err);
+    if (!n) return 0;
+    dr_decide_ctx *c = NULL;
+    int rc = dr_decide_new(p->io, p->md, ice_scan_plan_schema(p->scan), &c, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &p->decisions[i], err);
+    dr_decide_free(c);
+    return rc;
+}
+
 int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,
                   icd_error *err)
 {
@@ -100,6 +117,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
         p->v2 = ice_scan_plan_has_deletes(p->scan);
         rc = check_residual(p, err);
     }
+    if (!rc) rc = decide_files(p, err);
     if (!rc && p->v2 && dr_spec_use_arrow_reader(spec))
         rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                       "useArrowReader is true but the snapshot has delete files; the Arrow "
@@ -119,6 +137,7 @@ void dr_plan_free(dr_plan *p)
     ice_metadata_free(p->md);
     icd_buf_free(&p->residual_text);
     icd_arena_free(&p->filter_arena);
+    free(p->decisions);
     free(p);
 }
 
@@ -145,6 +164,19 @@ bool dr_plan_is_v2(const dr_plan *p)
 size_t dr_plan_split_count(const dr_plan *p)
 {
     return ice_scan_plan_task_count(p->scan);
+}
+
+const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i)
+{
+    return i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
+}
+
+size_t dr_plan_materialized_count(const dr_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++)
+        n += !p->decisions[i].raw;
+    return n;
 }
 
 bool dr_plan_residual(const dr_plan *p, const char **text)
@@ -470,6 +502,32 @@ int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
     else
         icd_buf_puts(b, "null");
     icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
+    size_t nmat = dr_plan_materialized_count(p);
+    icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
+                   c.data_files - nmat, nmat);
+    for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++) {
+        const ice_content_file *d = ice_scan_plan_task(p->scan, i)->data;
+        const dr_file_decision *fd = &p->decisions[i];
+        icd_buf_puts(b, i ? ",\n" : "\n");
+        icd_buf_puts(b, "{\"path\":");
+        icd_json_cstr(b, d->path);
+        icd_buf_puts(b, ",\"format\":");
+        icd_json_cstr(b, format_name(d->format));
+        icd_buf_printf(b, ",\"decision\":\"%s\",\"decidedBy\":\"%s\"",
+                       fd->raw ? "raw" : "materialized", fd->from_footer ? "footer" : "metadata");
+        /* how Druid gets the file: raw through the warehouseSource, materialized files
+         * staged (Parquet, Avro) or served as NDJSON rows (ORC: no ORC writer yet) */
+        icd_buf_printf(b, ",\"delivery\":\"%s\"",
+                       fd->raw                       ? "warehouseSource"
+                       : d->format == ICE_FORMAT_ORC ? "served (ORC: no ORC writer yet)"
+                                                     : "staged");
+        if (!fd->raw) {
+            icd_buf_puts(b, ",\"reason\":");
+            icd_json_cstr(b, fd->reason);
+        }
+        icd_buf_putc(b, '}');
+    }
+    icd_buf_puts(b, "\n]");
     if (!p->v2) {
         json_t *src = NULL;
         ICD_TRY(dr_plan_v1_source(p, &src, err));

@@ -33,6 +33,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "druid/spec.h"
+#include "druid/stage_decide.h"
 #include "iceberg/metadata.h"
 #include "iceberg/scan_plan.h"
 #include "io/fileio.h"
@@ -61,6 +62,10 @@ const ice_schema *dr_plan_schema(const dr_plan *p);
 bool dr_plan_is_v2(const dr_plan *p);
 /* The number of splits: tasks (= data files after pruning). */
 size_t dr_plan_split_count(const dr_plan *p);
+/* The raw / materialized decision of split i (stage_decide.h), NULL out of range. */
+const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i);
+/* The number of tasks that are not raw. */
+size_t dr_plan_materialized_count(const dr_plan *p);
 /* True when a residual filter remains (see above); *text describes it. */
 bool dr_plan_residual(const dr_plan *p, const char **text);
 
@@ -72,7 +77,9 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err);
 int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err);
 /* What `icedruid plan` prints: {"mode":"v1","snapshotId":..,"dataFiles":N,
  * "inputSource":{...}} or {"mode":"v2","snapshotId":..,"dataFiles":N,"deleteFiles":M,
- * "splits":[...]} followed by a newline. */
+ * "splits":[...]} followed by a newline; both with "rawFiles", "materializedFiles" and
+ * "files": [{"path","format","decision":"raw"|"materialized","decidedBy":"metadata"|
+ * "footer","delivery","reason"}] per data file. */
 int dr_plan_write(const dr_plan *p, icd_buf *out, icd_error *err);
 
 /* Helper of dr_plan_v1_source, exposed for tests: the input source `type` builds from
