@@ -253,6 +253,19 @@ int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_
     return 0;
 }
 
+char *dr_plan_task_location(const dr_plan *p, size_t i)
+{
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    const char *type = ws ? json_string_value(json_object_get(ws, "type")) : NULL;
+    char *r = icd_fileio_resolve(p->io, ice_scan_plan_task(p->scan, i)->data->path);
+    if (r && type && !strcmp(type, "local")) { /* Druid's workers need absolute file names */
+        char *a = dr_absolute_path(r);
+        free(r);
+        r = a;
+    }
+    return r;
+}
+
 int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
 {
     *out = NULL;
@@ -264,18 +277,10 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
     size_t n = ice_scan_plan_task_count(p->scan);
     char **paths = calloc(n ? n : 1, sizeof *paths);
     if (!paths) return icd_fail_nomem(err);
-    const char *type = json_string_value(json_object_get(ws, "type"));
-    bool local = type && !strcmp(type, "local");
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        char *r = icd_fileio_resolve(p->io, ice_scan_plan_task(p->scan, i)->data->path);
-        if (r && local) { /* Druid's workers need absolute file names */
-            char *a = dr_absolute_path(r);
-            free(r);
-            r = a;
-        }
-        paths[i] = r;
-        if (!r) rc = icd_fail_nomem(err);
+        paths[i] = dr_plan_task_location(p, i);
+        if (!paths[i]) rc = icd_fail_nomem(err);
     }
     if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
     for (size_t i = 0; i < n; i++)
@@ -547,4 +552,9 @@ int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
         icd_buf_puts(b, "\n]}\n");
     }
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}
+
+icd_fileio *dr_plan_io(const dr_plan *p)
+{
+    return p->io;
 }

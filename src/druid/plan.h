@@ -73,6 +73,11 @@ bool dr_plan_residual(const dr_plan *p, const char **text);
  * (locations resolved through --remap, since another reader gets them), as a new JSON
  * object. An empty plan gives the same shape with an empty list. */
 int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err);
+/* The data file of task i as another reader names it: resolved through --remap, made
+ * absolute for a `local` warehouseSource (malloc'd; NULL on OOM). */
+char *dr_plan_task_location(const dr_plan *p, size_t i);
+/* The FileIO the plan reads with (its --remap rules and storage settings). */
+icd_fileio *dr_plan_io(const dr_plan *p);
 /* v2 split i as JSON (appended to `out`, one line). */
 int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err);
 /* What `icedruid plan` prints: {"mode":"v1","snapshotId":..,"dataFiles":N,

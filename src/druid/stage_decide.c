@@ -400,8 +400,9 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
     fnode root = {0};
     int rc = 0;
     d->from_footer = true;
+    pq_file *pf = NULL;     /* kept open while the check runs: the names point into it */
+    avro_reader *ar = NULL;
     if (df->format == ICE_FORMAT_PARQUET) {
-        pq_file *pf = NULL;
         rc = pq_file_open(c->io, df->path, &pf, err);
         if (!rc) {
             const ice_name_mapping *m = c->mapping;
@@ -410,11 +411,9 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
             if (!rc && !any_id(&root) && m)
                 for (size_t i = 0; !rc && i < root.n; i++)
                     rc = from_pq(pq_file_schema(pf)->root->children[i], m, &a, &root.children[i]);
-            pq_file_close(pf);
             if (rc > 0 || rc == ICD_ENOMEM) rc = icd_fail_nomem(err);
         }
     } else if (df->format == ICE_FORMAT_AVRO) {
-        avro_reader *ar = NULL;
         rc = avro_reader_open(c->io, df->path, &ar, err);
         if (!rc) {
             const avro_schema *s = avro_reader_schema(ar);
@@ -423,7 +422,6 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
                 for (size_t i = 0; !rc && i < s->nfields; i++)
                     rc = from_avro(s->fields[i].type, s->fields[i].name, false, 0, c->mapping, &a,
                                    1, &root.children[i]);
-            avro_reader_free(ar);
             if (rc == ICD_ENOMEM) rc = icd_fail_nomem(err);
         }
     } else {
@@ -439,6 +437,8 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
         else
             check_fields(&k, c->schema->root.fields, c->schema->root.nfields, &root, true);
     }
+    pq_file_close(pf);
+    avro_reader_free(ar);
     icd_arena_free(&a);
     return rc;
 }
