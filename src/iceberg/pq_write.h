@@ -7,9 +7,10 @@
  *                      mapping (with field ids on every node):
  *                        boolean BOOLEAN; int INT32; long INT64; float FLOAT; double DOUBLE;
  *                        decimal(P,S) DECIMAL on INT32 (P<=9), INT64 (P<=18), else
- *                        FIXED[minimal bytes]; date INT32 DATE; time INT64 TIME(MICROS);
- *                        timestamp / timestamptz INT64 TIMESTAMP(MICROS, isAdjustedToUTC
- *                        false / true); timestamp_ns / timestamptz_ns TIMESTAMP(NANOS);
+ *                        FIXED[minimal bytes]; date INT32 DATE; time INT64 TIME(MICROS)
+ *                        (+ TIME_MICROS); timestamp / timestamptz INT64 TIMESTAMP(MICROS,
+ *                        isAdjustedToUTC false / true) (+ TIMESTAMP_MICROS, as parquet-mr
+ *                        writes both); timestamp_ns / timestamptz_ns TIMESTAMP(NANOS);
  *                        string BYTE_ARRAY STRING; uuid FIXED[16] UUID; fixed[L] FIXED[L];
  *                        binary BYTE_ARRAY; struct group; list 3-level LIST
  *                        (list / element); map MAP (key_value / key / value)
