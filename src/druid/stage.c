@@ -346,6 +346,23 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
 
 /* ---- the run ----------------------------------------------------------------------------- */
 
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof buf) return -1;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) && errno != EEXIST) return -1;
+        buf[i] = c;
+    }
+    return 0;
+}
+
 static int check_destination(dr_stage *st, icd_error *err)
 {
     const json_t *ws = dr_spec_warehouse_source(dr_plan_spec(st->plan));
@@ -365,7 +382,7 @@ static int check_destination(dr_stage *st, icd_error *err)
                         type);
     if (!st->s3) {
         struct stat sb;
-        if (stat(st->to, &sb) && mkdir(st->to, 0755) && errno != EEXIST)
+        if (stat(st->to, &sb) && make_dirs(st->to))
             return icd_fail(err, ICD_EIO, st->to, -1, "cannot create the directory: %s",
                             strerror(errno));
         if (stat(st->to, &sb) || !S_ISDIR(sb.st_mode))

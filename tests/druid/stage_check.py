@@ -1,0 +1,235 @@
+"""Shared by tests/druid/test_stage*.py and bench/stage_corpus.py: run `icedruid stage` on a
+table through a Druid spec with a `local` catalog, read the files the printed spec lists
+(raw + staged) with independent readers (DuckDB read_parquet, hyparquet, icebird's Avro
+decoder; tests/node/stage_readback.mjs) and compare their rows, as multisets, with
+`icedruid scan` of the same table. Values are brought to one form per Iceberg type of the
+read schema (the only conventions that differ: how each reader prints timestamps,
+decimals, bytes, 64-bit integers and maps); nothing is compared by icedruid's own reader
+except the `scan` oracle itself."""
+import base64
+import collections
+import datetime
+import decimal
+import glob
+import json
+import os
+import struct
+import subprocess
+
+ICEDRUID = os.environ.get("ICEDRUID", "build/icedruid")
+SOURCE = os.environ.get("ICD_SOURCE_DIR", ".")
+NODE_DIR = os.path.join(SOURCE, "tests", "node")
+READBACK = os.path.join(NODE_DIR, "stage_readback.mjs")
+
+
+def node_ready():
+    nm = os.path.join(NODE_DIR, "node_modules")
+    return all(os.path.isdir(os.path.join(nm, p)) for p in ("@duckdb/node-api", "hyparquet", "icebird"))
+
+
+def current_metadata(table_dir):
+    best = None
+    for p in glob.glob(os.path.join(table_dir, "metadata", "*.metadata.json")):
+        b = os.path.basename(p)
+        n = b[1:].split(".")[0] if b.startswith("v") else b.split("-")[0]
+        if n.isdigit() and (best is None or int(n) > best[0]):
+            best = (int(n), p)
+    with open(best[1]) as f:
+        return json.load(f)
+
+
+def read_schema(md):
+    sid = md.get("current-schema-id", 0)
+    for s in md.get("snapshots") or []:
+        if s.get("snapshot-id") == md.get("current-snapshot-id") and "schema-id" in s:
+            sid = s["schema-id"]
+    for s in md.get("schemas") or [md.get("schema")]:
+        if s.get("schema-id", 0) == sid:
+            return s
+    return md["schemas"][-1]
+
+
+def remaps(table_dir, md=None):
+    md = md or current_metadata(table_dir)
+    return ["--remap", md["location"].rstrip("/") + "=" + os.path.realpath(table_dir)]
+
+
+def write_spec(tmp, warehouse, table, ws=None):
+    spec = {"type": "index_parallel", "spec": {
+        "dataSchema": {"dataSource": table,
+                       "timestampSpec": {"column": "__none", "missingValue": "2020-01-01T00:00:00Z"},
+                       "dimensionsSpec": {"dimensions": []},
+                       "granularitySpec": {"segmentGranularity": "day", "rollup": False}},
+        "ioConfig": {"type": "index_parallel",
+                     "inputSource": {"type": "iceberg", "tableName": table, "namespace": "ns",
+                                     "icebergCatalog": {"type": "local", "warehousePath": warehouse},
+                                     "warehouseSource": ws or {"type": "local"}},
+                     "inputFormat": {"type": "parquet"}},
+        "tuningConfig": {"type": "index_parallel", "maxNumConcurrentSubTasks": 2}}}
+    path = os.path.join(tmp, table + ".spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+def link_table(tmp, table_dir, name):
+    """A warehouse WAREHOUSE/ns/NAME -> table_dir for the local catalog."""
+    wh = os.path.join(tmp, "wh")
+    os.makedirs(os.path.join(wh, "ns"), exist_ok=True)
+    link = os.path.join(wh, "ns", name)
+    if not os.path.islink(link):
+        os.symlink(os.path.realpath(table_dir), link)
+    return wh
+
+
+def run(args, env=None, ok=True):
+    r = subprocess.run([ICEDRUID] + args, capture_output=True, text=True, env=env)
+    if ok and r.returncode != 0:
+        raise RuntimeError("icedruid %s failed (%d): %s" % (" ".join(args[:1]), r.returncode, r.stderr.strip()))
+    return r
+
+
+def stage(spec, to, table_remaps, extra=(), env=None, ok=True):
+    r = run(["stage", "--spec", spec, "--to", to] + list(extra) + table_remaps, env=env, ok=ok)
+    if r.returncode != 0:
+        return None, None, r
+    summary = json.loads([l for l in r.stderr.splitlines() if l.startswith("{\"rawFiles\"")][-1])
+    return json.loads(r.stdout), summary, r
+
+
+def listed_files(doc):
+    return doc["spec"]["ioConfig"]["inputSource"]["files"]
+
+
+# ---- value normalisation --------------------------------------------------------------
+
+def _ts_to_ns(s):
+    s = s.strip().replace("T", " ").replace("Z", "")
+    for tz in ("+00:00", "+00"):
+        if s.endswith(tz):
+            s = s[: -len(tz)]
+    date, _, clock = s.partition(" ")
+    hms, _, frac = clock.partition(".")
+    d = datetime.datetime.strptime(date + " " + (hms or "00:00:00"), "%Y-%m-%d %H:%M:%S")
+    secs = (d - datetime.datetime(1970, 1, 1)).days * 86400 + (d - datetime.datetime(1970, 1, 1)).seconds
+    return secs * 10**9 + int((frac + "000000000")[:9])
+
+
+def _bytes(v):
+    if isinstance(v, dict) and "$bytes" in v:
+        return base64.b64decode(v["$bytes"])
+    if isinstance(v, str) and v.startswith("\\x") or (isinstance(v, str) and "\\x" in v):
+        out = bytearray()
+        i = 0
+        while i < len(v):
+            if v.startswith("\\x", i):
+                out.append(int(v[i + 2:i + 4], 16))
+                i += 4
+            else:
+                out.append(ord(v[i]))
+                i += 1
+        return bytes(out)
+    if isinstance(v, list):
+        return bytes(v)
+    return v
+
+
+def canon(v, t, src, ts_digits):
+    if v is None:
+        return None
+    if isinstance(t, dict):
+        kind = t["type"]
+        if kind == "struct":
+            return {f["name"]: canon(v.get(f["name"]), f["type"], src, ts_digits) for f in t["fields"]}
+        if kind == "list":
+            return [canon(x, t["element"], src, ts_digits) for x in v]
+        if kind == "map":
+            items = v.items() if isinstance(v, dict) else [(e["key"], e["value"]) for e in v]
+            return sorted(json.dumps([canon(k, t["key"], src, ts_digits), canon(x, t["value"], src, ts_digits)],
+                                     sort_keys=True, default=str) for k, x in items)
+        raise ValueError("type " + str(t))
+    if t in ("int", "long"):
+        return int(v)
+    if t == "boolean":
+        return bool(v)
+    if t in ("float", "double"):
+        if isinstance(v, str) and v in ("NaN", "Infinity", "-Infinity"):
+            return v
+        x = float(v)
+        return struct.unpack("f", struct.pack("f", x))[0] if t == "float" else x
+    if t.startswith("decimal"):
+        scale = int(t.split(",")[1].rstrip(") "))
+        if isinstance(v, dict) or isinstance(v, list):  # raw two's-complement bytes
+            v = decimal.Decimal(int.from_bytes(_bytes(v), "big", signed=True)).scaleb(-scale)
+        return str(decimal.Decimal(str(v)).quantize(decimal.Decimal(1).scaleb(-scale)))
+    if t == "date":
+        if isinstance(v, (int, float)):
+            return str(datetime.date(1970, 1, 1) + datetime.timedelta(days=int(v)))
+        return str(v)[:10]
+    if t == "time":
+        if isinstance(v, (int, float)) or (isinstance(v, str) and v.isdigit()):
+            return int(v)
+        hms, _, frac = str(v).partition(".")
+        h, m, s = (int(x) for x in hms.split(":"))
+        return ((h * 60 + m) * 60 + s) * 10**6 + int((frac + "000000")[:6])
+    if t.startswith("timestamp"):
+        unit = 9 if t.endswith("_ns") else 6
+        if isinstance(v, (int, float)) or (isinstance(v, str) and v.lstrip("-").isdigit()):
+            ns = int(v) * 10 ** (9 - unit)
+        else:
+            ns = _ts_to_ns(str(v))
+        return ns // 10 ** (9 - ts_digits)
+    if t == "uuid":
+        if not isinstance(v, str):
+            return _bytes(v).hex()
+        return v.replace("-", "").lower()
+    if t == "binary" or t.startswith("fixed"):
+        b = _bytes(v)
+        if src == "scan":
+            b = base64.b64decode(v)
+        return base64.b64encode(b).decode()
+    return v  # string
+
+
+def canon_row(row, fields, src, ts_digits):
+    return json.dumps({f["name"]: canon(row.get(f["name"]), f["type"], src, ts_digits) for f in fields},
+                      sort_keys=True, default=str)
+
+
+def readback(reader, files, names):
+    if not files:
+        return []
+    r = subprocess.run(["node", READBACK, reader, json.dumps(names)] + files, capture_output=True,
+                       text=True, cwd=NODE_DIR)
+    if r.returncode != 0:
+        raise RuntimeError("%s readback failed: %s" % (reader, r.stderr.strip()[-600:]))
+    return [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+
+
+def compare_table(table_dir, spec, files, table_remaps):
+    """Returns a list of problems (empty = equal) and what was compared."""
+    md = current_metadata(table_dir)
+    fields = read_schema(md)["fields"]
+    names = [f["name"] for f in fields]
+    scan = run(["scan", table_dir] + table_remaps).stdout.splitlines()
+    scan_rows = [json.loads(l) for l in scan if l.strip()]
+    pq = [f for f in files if f.endswith(".parquet") or open(f, "rb").read(4) == b"PAR1"]
+    av = [f for f in files if f not in pq and open(f, "rb").read(4) == b"Obj\x01"]
+    other = [f for f in files if f not in pq and f not in av]
+    problems = []
+    if other:
+        return ["not compared: %d listed file(s) are neither Parquet nor Avro (ORC)" % len(other)], {}
+    checked = {}
+    for reader, digits in (("duckdb", 6), ("hyparquet", 3)):
+        got = readback(reader, pq, names) + readback("avro", av, names)
+        want = collections.Counter(canon_row(r, fields, "scan", digits) for r in scan_rows)
+        have = collections.Counter(canon_row(r, fields, reader, digits) for r in got)
+        checked[reader] = len(got)
+        if want != have:
+            missing = list((want - have).elements())[:2]
+            extra = list((have - want).elements())[:2]
+            problems.append("%s: %d rows vs scan %d; missing %s; extra %s" % (
+                reader, sum(have.values()), sum(want.values()), missing, extra))
+        if not pq:
+            break  # Avro only: one reader
+    return problems, checked
