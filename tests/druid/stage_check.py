@@ -17,7 +17,7 @@ import struct
 import subprocess
 
 ICEDRUID = os.environ.get("ICEDRUID", "build/icedruid")
-SOURCE = os.environ.get("ICD_SOURCE_DIR", ".")
+SOURCE = os.path.abspath(os.environ.get("ICD_SOURCE_DIR", "."))
 NODE_DIR = os.path.join(SOURCE, "tests", "node")
 READBACK = os.path.join(NODE_DIR, "stage_readback.mjs")
 
@@ -224,7 +224,7 @@ def compare_table(table_dir, spec, files, table_remaps):
         got = readback(reader, pq, names) + readback("avro", av, names)
         want = collections.Counter(canon_row(r, fields, "scan", digits) for r in scan_rows)
         have = collections.Counter(canon_row(r, fields, reader, digits) for r in got)
-        checked[reader] = len(got)
+        checked[reader if pq else "icebird-avro"] = len(got)
         if want != have:
             missing = list((want - have).elements())[:2]
             extra = list((have - want).elements())[:2]
