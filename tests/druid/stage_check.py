@@ -11,6 +11,7 @@ import collections
 import datetime
 import decimal
 import glob
+import hashlib
 import json
 import os
 import struct
@@ -196,40 +197,78 @@ def canon_row(row, fields, src, ts_digits):
                       sort_keys=True, default=str)
 
 
-def readback(reader, files, names):
-    if not files:
-        return []
-    r = subprocess.run(["node", READBACK, reader, json.dumps(names)] + files, capture_output=True,
-                       text=True, cwd=NODE_DIR)
-    if r.returncode != 0:
-        raise RuntimeError("%s readback failed: %s" % (reader, r.stderr.strip()[-600:]))
-    return [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+class Digest:
+    """An order-independent digest of a multiset of rows: count and the sum (mod 2^64) of
+    each row's 64-bit BLAKE2 hash; small inputs also keep the rows, to show a difference."""
+
+    KEEP = 50000
+
+    def __init__(self):
+        self.count = 0
+        self.total = 0
+        self.rows = collections.Counter()
+
+    def add(self, text):
+        self.count += 1
+        self.total = (self.total + int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")) % 2**64
+        if self.count <= self.KEEP:
+            self.rows[text] += 1
+
+    def same(self, other):
+        return self.count == other.count and self.total == other.total
+
+    def diff(self, have):
+        if self.count > self.KEEP or have.count > self.KEEP:
+            return "%d rows vs %d (digests differ)" % (have.count, self.count)
+        missing = list((self.rows - have.rows).elements())[:2]
+        extra = list((have.rows - self.rows).elements())[:2]
+        return "%d rows vs scan %d; missing %s; extra %s" % (have.count, self.count, missing, extra)
+
+
+def _stream(cmd, cwd=None):
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
+    for line in p.stdout:
+        if line.strip():
+            yield json.loads(line)
+    err = p.stderr.read()
+    if p.wait() != 0:
+        raise RuntimeError("%s failed: %s" % (os.path.basename(cmd[1] if cmd[0] == "node" else cmd[0]), err.strip()[-600:]))
+
+
+def readback(reader, files, names, digest, fields, digits):
+    """Adds the rows of `files` (as `reader` reads them) to `digest`."""
+    # a bounded command line: files in groups
+    for i in range(0, len(files), 64):
+        for row in _stream(["node", READBACK, reader, json.dumps(names)] + files[i:i + 64], cwd=NODE_DIR):
+            digest.add(canon_row(row, fields, reader, digits))
+
+
+def _magic(path):
+    with open(path, "rb") as f:
+        return f.read(4)
 
 
 def compare_table(table_dir, spec, files, table_remaps):
-    """Returns a list of problems (empty = equal) and what was compared."""
+    """Returns a list of problems (empty = equal) and the row counts each reader gave."""
     md = current_metadata(table_dir)
     fields = read_schema(md)["fields"]
     names = [f["name"] for f in fields]
-    scan = run(["scan", table_dir] + table_remaps).stdout.splitlines()
-    scan_rows = [json.loads(l) for l in scan if l.strip()]
-    pq = [f for f in files if f.endswith(".parquet") or open(f, "rb").read(4) == b"PAR1"]
-    av = [f for f in files if f not in pq and open(f, "rb").read(4) == b"Obj\x01"]
+    pq = [f for f in files if _magic(f) == b"PAR1"]
+    av = [f for f in files if f not in pq and _magic(f) == b"Obj\x01"]
     other = [f for f in files if f not in pq and f not in av]
-    problems = []
     if other:
         return ["not compared: %d listed file(s) are neither Parquet nor Avro (ORC)" % len(other)], {}
-    checked = {}
+    problems, checked = [], {}
     for reader, digits in (("duckdb", 6), ("hyparquet", 3)):
-        got = readback(reader, pq, names) + readback("avro", av, names)
-        want = collections.Counter(canon_row(r, fields, "scan", digits) for r in scan_rows)
-        have = collections.Counter(canon_row(r, fields, reader, digits) for r in got)
-        checked[reader if pq else "icebird-avro"] = len(got)
-        if want != have:
-            missing = list((want - have).elements())[:2]
-            extra = list((have - want).elements())[:2]
-            problems.append("%s: %d rows vs scan %d; missing %s; extra %s" % (
-                reader, sum(have.values()), sum(want.values()), missing, extra))
+        want = Digest()
+        for row in _stream([ICEDRUID, "scan", table_dir] + table_remaps):
+            want.add(canon_row(row, fields, "scan", digits))
+        have = Digest()
+        readback(reader, pq, names, have, fields, digits)
+        readback("avro", av, names, have, fields, digits)
+        checked[reader if pq else "icebird-avro"] = have.count
+        if not want.same(have):
+            problems.append("%s: %s" % (reader, want.diff(have)))
         if not pq:
             break  # Avro only: one reader
     return problems, checked

@@ -26,7 +26,12 @@ function plain(v) {
   return v;
 }
 
-const out = [];
+// rows go out file by file (a large table is never held whole)
+let out = [];
+const flush = () => {
+  if (out.length) process.stdout.write(out.join('\n') + '\n');
+  out = [];
+};
 if (reader === 'duckdb') {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const inst = await DuckDBInstance.create(':memory:');
@@ -44,6 +49,7 @@ if (reader === 'duckdb') {
     const sel = cols.map((n) => '"' + n.replaceAll('"', '""') + '"').join(',');
     const r = await c.runAndReadAll(`SELECT ${sel} FROM read_parquet('${q}')`);
     for (const row of r.getRowObjectsJson()) out.push(JSON.stringify(row));
+    flush();
   }
 } else if (reader === 'hyparquet') {
   const { parquetMetadataAsync, parquetReadObjects, parquetSchema } = await import('hyparquet');
@@ -60,6 +66,7 @@ if (reader === 'duckdb') {
       for (const n of cols) o[n] = plain(row[n]);
       out.push(JSON.stringify(o));
     }
+    flush();
   }
 } else if (reader === 'avro') {
   const { avroMetadata, avroRead } = await import('icebird');
@@ -103,9 +110,10 @@ if (reader === 'duckdb') {
       for (const n of wanted) if (n in row) o[n] = plain(row[n]);
       out.push(JSON.stringify(o));
     }
+    flush();
   }
 } else {
   console.error('unknown reader ' + reader);
   process.exit(2);
 }
-process.stdout.write(out.join('\n') + (out.length ? '\n' : ''));
+flush();
