@@ -2,12 +2,10 @@
  * The per-file raw / materialized decision (see stage_decide.h). Planning (plan.c) runs
  * it once per task; `plan` prints the result and `stage` writes the materialized files.
  *
- * Two steps: dr_decide_new walks every schema of the table once and flags the read
- * schema's field ids whose name or type ever differed (or whose name an older, dropped
- * id carried); dr_decide_task then decides from the task's delete files and the
- * manifest entry's stats alone when nothing is flagged, and otherwise reads the file's
- * footer (Parquet) or header (Avro) into a small format-neutral tree (fnode) that one
- * checker compares with the read schema.
+ * dr_decide_task decides from the task's delete files and the read schema's types
+ * alone when those rule the file out, and otherwise reads the file's footer (Parquet)
+ * or header (Avro) into a small format-neutral tree (fnode) that one checker compares
+ * with the read schema.
  */
 #include "druid/stage_decide.h"
 
@@ -18,96 +16,18 @@
 
 #include "base/arena.h"
 #include "formats/avro/container.h"
+#include "formats/orc/orc.h"
 #include "formats/parquet/parquet.h"
 #include "formats/parquet/schema.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
-
-enum { FL_RENAMED = 1, FL_RETYPED = 2, FL_REUSED = 4 };
 
 struct dr_decide_ctx {
     icd_fileio *io;
     const ice_metadata *md;
     const ice_schema *schema;
     const ice_name_mapping *mapping; /* NULL when the table has none */
-    uint8_t *flags;                  /* by field id, [0, nflags) */
-    int32_t nflags;
-    bool any_flag;
 };
-
-/* ---- schema history -------------------------------------------------------------------- */
-
-static void walk_max_id(const ice_type *t, int32_t *max)
-{
-    if (t->kind == ICE_T_STRUCT)
-        for (size_t i = 0; i < t->nfields; i++) {
-            if (t->fields[i].id > *max) *max = t->fields[i].id;
-            walk_max_id(t->fields[i].type, max);
-        }
-    else if (t->kind == ICE_T_LIST) {
-        if (t->element->id > *max) *max = t->element->id;
-        walk_max_id(t->element->type, max);
-    } else if (t->kind == ICE_T_MAP) {
-        if (t->key->id > *max) *max = t->key->id;
-        if (t->value->id > *max) *max = t->value->id;
-        walk_max_id(t->key->type, max);
-        walk_max_id(t->value->type, max);
-    }
-}
-
-static bool same_type(const ice_type *a, const ice_type *b)
-{
-    if (a->kind != b->kind) return false;
-    if (a->kind == ICE_T_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
-    if (a->kind == ICE_T_FIXED) return a->length == b->length;
-    return true;
-}
-
-/* The current struct that holds the children of `parent_id` (0 = the root). */
-static const ice_type *current_parent(const dr_decide_ctx *c, int32_t parent_id)
-{
-    if (parent_id == 0) return &c->schema->root;
-    const ice_field *p = ice_schema_field(c->schema, parent_id);
-    return p && p->type->kind == ICE_T_STRUCT ? p->type : NULL;
-}
-
-static void flag(dr_decide_ctx *c, int32_t id, uint8_t f)
-{
-    if (id >= 0 && id < c->nflags) {
-        c->flags[id] |= f;
-        c->any_flag = true;
-    }
-}
-
-static void history_field(dr_decide_ctx *c, const ice_field *old, int32_t parent_id);
-
-static void history_type(dr_decide_ctx *c, const ice_type *t, int32_t owner_id)
-{
-    if (t->kind == ICE_T_STRUCT)
-        for (size_t i = 0; i < t->nfields; i++)
-            history_field(c, &t->fields[i], owner_id);
-    else if (t->kind == ICE_T_LIST)
-        history_field(c, t->element, -1);
-    else if (t->kind == ICE_T_MAP) {
-        history_field(c, t->key, -1);
-        history_field(c, t->value, -1);
-    }
-}
-
-/* parent_id -1: a list element / map key or value (fixed names, no reuse question). */
-static void history_field(dr_decide_ctx *c, const ice_field *old, int32_t parent_id)
-{
-    const ice_field *cur = ice_schema_field(c->schema, old->id);
-    if (cur) {
-        if (parent_id >= 0 && strcmp(cur->name, old->name) != 0) flag(c, cur->id, FL_RENAMED);
-        if (!same_type(cur->type, old->type)) flag(c, cur->id, FL_RETYPED);
-    } else if (parent_id >= 0) {
-        const ice_type *p = current_parent(c, parent_id);
-        for (size_t i = 0; p && i < p->nfields; i++)
-            if (!strcmp(p->fields[i].name, old->name)) flag(c, p->fields[i].id, FL_REUSED);
-    }
-    history_type(c, old->type, old->id);
-}
 
 int dr_decide_new(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
                   dr_decide_ctx **out, icd_error *err)
@@ -118,16 +38,6 @@ int dr_decide_new(icd_fileio *io, const ice_metadata *md, const ice_schema *sche
     c->io = io;
     c->md = md;
     c->schema = schema;
-    int32_t max = 0;
-    walk_max_id(&schema->root, &max);
-    c->nflags = max + 1;
-    c->flags = calloc((size_t)c->nflags, 1);
-    if (!c->flags) {
-        free(c);
-        return icd_fail_nomem(err);
-    }
-    for (size_t s = 0; s < ice_metadata_schema_count(md); s++)
-        history_type(c, &ice_metadata_schema_at(md, s)->root, 0);
     if (ice_metadata_property(md, "schema.name-mapping.default")) {
         int rc = ice_metadata_name_mapping(md, &c->mapping, err);
         if (rc) {
@@ -142,7 +52,6 @@ int dr_decide_new(icd_fileio *io, const ice_metadata *md, const ice_schema *sche
 void dr_decide_free(dr_decide_ctx *c)
 {
     if (!c) return;
-    free(c->flags);
     free(c);
 }
 
@@ -279,6 +188,38 @@ static int from_avro(const avro_schema *s, const char *name, bool has_id, int32_
     return 0;
 }
 
+static int from_orc(const orc_type *o, const ice_name_mapping *m, icd_arena *a, int depth, fnode *f)
+{
+    f->name = o->name ? o->name : "";
+    f->has_id = o->field_id >= 0;
+    f->id = (int32_t)o->field_id;
+    const ice_name_mapping *cm = NULL;
+    map_id(f, m, &cm);
+    if (depth > 64) return 0;
+    f->kind = o->kind == ORC_STRUCT ? FK_STRUCT
+              : o->kind == ORC_LIST ? FK_LIST
+              : o->kind == ORC_MAP  ? FK_MAP
+                                    : FK_PRIM;
+    f->prim = o->kind == ORC_DATE                                                 ? FP_DATE
+              : o->kind == ORC_INT || o->kind == ORC_SHORT || o->kind == ORC_BYTE ? FP_INT32
+              : o->kind == ORC_LONG                                               ? FP_INT64
+              : o->kind == ORC_FLOAT                                              ? FP_FLOAT
+              : o->kind == ORC_DOUBLE                                             ? FP_DOUBLE
+                                                                                  : FP_OTHER;
+    if (f->kind == FK_PRIM) return 0;
+    f->n = o->nchildren;
+    f->children = icd_arena_calloc(a, (f->n ? f->n : 1) * sizeof *f->children);
+    if (!f->children) return ICD_ENOMEM;
+    static const char *const kv[2] = {"key", "value"};
+    for (size_t i = 0; i < f->n; i++) {
+        int rc = from_orc(o->children[i], cm, a, depth + 1, &f->children[i]);
+        if (rc) return rc;
+        if (f->kind == FK_LIST) f->children[i].name = "element";
+        if (f->kind == FK_MAP && i < 2) f->children[i].name = kv[i];
+    }
+    return 0;
+}
+
 /* ---- the checks ------------------------------------------------------------------------ */
 
 static int decision_fail(dr_file_decision *d, const char *fmt, ...) ICD_PRINTF(2, 3);
@@ -400,7 +341,7 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
     fnode root = {0};
     int rc = 0;
     d->from_footer = true;
-    pq_file *pf = NULL;     /* kept open while the check runs: the names point into it */
+    pq_file *pf = NULL; /* kept open while the check runs: the names point into it */
     avro_reader *ar = NULL;
     if (df->format == ICE_FORMAT_PARQUET) {
         rc = pq_file_open(c->io, df->path, &pf, err);
@@ -424,9 +365,30 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
                                    1, &root.children[i]);
             if (rc == ICD_ENOMEM) rc = icd_fail_nomem(err);
         }
+    } else if (df->format == ICE_FORMAT_ORC) {
+        orc_file *of = NULL;
+        rc = orc_file_open(&of, c->io, df->path, NULL, err);
+        if (!rc) {
+            rc = from_orc(orc_file_root(of), NULL, &a, 0, &root);
+            if (!rc && !any_id(&root) && c->mapping)
+                for (size_t i = 0; !rc && i < root.n; i++)
+                    rc = from_orc(orc_file_root(of)->children[i], c->mapping, &a, 1,
+                                  &root.children[i]);
+            if (rc == ICD_ENOMEM) rc = icd_fail_nomem(err);
+        }
+        if (!rc) {
+            check_ctx k = {df, ice_metadata_spec(c->md, df->spec_id), any_id(&root), d};
+            if (root.kind != FK_STRUCT)
+                decision_fail(d, "the file's schema is not a struct");
+            else
+                check_fields(&k, c->schema->root.fields, c->schema->root.nfields, &root, true);
+        }
+        orc_file_free(of);
+        icd_arena_free(&a);
+        return rc;
     } else {
         icd_arena_free(&a);
-        decision_fail(d, "%s file: its footer is not inspected and the metadata cannot decide",
+        decision_fail(d, "%s data file: not a format Druid reads raw",
                       ice_file_format_name(df->format));
         return 0;
     }
@@ -443,23 +405,17 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
     return rc;
 }
 
-/* True when the field needs filling if absent and the manifest entry does not prove it
- * present (stats exist only for leaves that the writer measured). */
-static bool presence_unknown(const dr_decide_ctx *c, const ice_content_file *df)
+/* The first top-level column that is or holds a variant (Druid's readers see its
+ * binary metadata / value, the Iceberg read gives its JSON). */
+static bool has_variant(const ice_type *t)
 {
-    const ice_partition_spec *spec = ice_metadata_spec(c->md, df->spec_id);
-    const ice_type *root = &c->schema->root;
-    for (size_t i = 0; i < root->nfields; i++) {
-        const ice_field *f = &root->fields[i];
-        if (filled_when_absent(f, df, spec, true) && !ice_content_file_stats(df, f->id))
-            return true;
-    }
+    if (t->kind == ICE_T_VARIANT) return true;
+    if (t->kind == ICE_T_STRUCT)
+        for (size_t i = 0; i < t->nfields; i++)
+            if (has_variant(t->fields[i].type)) return true;
+    if (t->kind == ICE_T_LIST) return has_variant(t->element->type);
+    if (t->kind == ICE_T_MAP) return has_variant(t->key->type) || has_variant(t->value->type);
     return false;
-}
-
-static bool flagged(const dr_decide_ctx *c)
-{
-    return c->any_flag;
 }
 
 int dr_decide_task(dr_decide_ctx *c, const ice_scan_task *t, dr_file_decision *out, icd_error *err)
@@ -481,6 +437,16 @@ int dr_decide_task(dr_decide_ctx *c, const ice_scan_task *t, dr_file_decision *o
                       eq, dv);
         return 0;
     }
-    if (!flagged(c) && !c->mapping && !presence_unknown(c, t->data)) return 0;
+    const ice_type *root = &c->schema->root;
+    for (size_t i = 0; i < root->nfields; i++)
+        if (has_variant(root->fields[i].type)) {
+            decision_fail(out, "column '%s' holds a variant: Druid's reader does not decode it",
+                          root->fields[i].name);
+            return 0;
+        }
+    /* The metadata cannot prove the names in the file: writers need not write the
+     * schema's spelling (Impala writes lower-case names for upper-case columns, see the
+     * corpus's iceberg_column_case_sensitivity_issue), so every file without deletes
+     * has its footer checked. */
     return check_footer(c, t->data, out, err);
 }

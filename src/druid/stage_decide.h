@@ -20,12 +20,14 @@
  *   no ids       a file without field ids (name mapping) whose columns are not found
  *                by their current names
  *
- * Metadata first: the table's schema history tells which field ids were ever renamed,
- * retyped or had their name reused; a table without any such history, without a name
- * mapping and whose manifest entries carry stats for every field that would need
- * filling, is decided without opening a file. Otherwise the file's footer (Parquet) or
- * header (Avro) is read. ORC files are not inspected: they are materialized whenever the
- * metadata cannot decide (and served, not staged: there is no ORC writer yet).
+ *   variant      a variant column (Druid's readers see its binary encoding)
+ *
+ * From metadata: the delete files of the task and the read schema's types. Everything
+ * else needs the file: the metadata cannot prove which names a writer put in a file
+ * (Impala writes lower-case names for upper-case columns; a dropped-and-re-added column
+ * or a rename since the file was written shows only there), so every other file has its
+ * footer (Parquet) or header (Avro) read. ORC files are not inspected: they are
+ * materialized (and served, not staged: there is no ORC writer yet).
  */
 #ifndef ICD_DRUID_STAGE_DECIDE_H
 #define ICD_DRUID_STAGE_DECIDE_H
@@ -47,8 +49,8 @@ typedef struct dr_file_decision {
     char reason[240]; /* why not raw ("" when raw) */
 } dr_file_decision;
 
-/* Precomputes the schema-history flags of `schema` (the read schema) over every schema
- * of `md`. Borrows io, md and schema. */
+/* A decider for tasks read with `schema` (the read schema). Borrows io, md and schema;
+ * dr_decide_task may be called from several threads at once. */
 int dr_decide_new(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
                   dr_decide_ctx **out, icd_error *err);
 void dr_decide_free(dr_decide_ctx *c);

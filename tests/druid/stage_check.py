@@ -119,7 +119,7 @@ def _ts_to_ns(s):
 def _bytes(v):
     if isinstance(v, dict) and "$bytes" in v:
         return base64.b64decode(v["$bytes"])
-    if isinstance(v, str) and v.startswith("\\x") or (isinstance(v, str) and "\\x" in v):
+    if isinstance(v, str):  # DuckDB's BLOB text: printable bytes as is, others as \\xHH
         out = bytearray()
         i = 0
         while i < len(v):
@@ -185,9 +185,7 @@ def canon(v, t, src, ts_digits):
             return _bytes(v).hex()
         return v.replace("-", "").lower()
     if t == "binary" or t.startswith("fixed"):
-        b = _bytes(v)
-        if src == "scan":
-            b = base64.b64decode(v)
+        b = base64.b64decode(v) if src == "scan" else _bytes(v)
         return base64.b64encode(b).decode()
     return v  # string
 

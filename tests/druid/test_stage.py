@@ -42,6 +42,7 @@ TABLES = {
     "avro_default": os.path.join(IMPALA, "iceberg_v3", "iceberg_v3_default_value_avro"),
     "orc_pos": os.path.join(ICE, "iceberg_v2_positional_delete_all_rows_orc"),
     "nodeletes": os.path.join(ICE, "iceberg_v2_no_deletes"),
+    "case": os.path.join(IMPALA, "iceberg_column_case_sensitivity_issue"),
 }
 
 failures = []
@@ -98,8 +99,11 @@ def main():
             "initial-default" in x.get("reason", "") for x in f),
             "avro_default: the file without the defaulted column is materialized, the other raw")
         f = plan_files(specs["nodeletes"], rms["nodeletes"])
-        check(f and all(x["decision"] == "raw" and x["decidedBy"] == "metadata" for x in f),
-              "nodeletes: raw, decided from metadata alone")
+        check(f and all(x["decision"] == "raw" and x["decidedBy"] == "footer" for x in f),
+              "nodeletes: raw, after checking the footer's names")
+        f = plan_files(specs["case"], rms["case"])
+        check(f and all(x["decision"] == "materialized" and "'ID' (id 1) is 'id' in the file" in x["reason"]
+                        for x in f), "case: files that spell a column differently are materialized")
         if "orc_pos" in specs:
             f = plan_files(specs["orc_pos"], rms["orc_pos"])
             check(all(x["delivery"].startswith("served") for x in f if x["decision"] != "raw"),
