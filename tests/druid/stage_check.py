@@ -179,7 +179,9 @@ def canon(v, t, src, ts_digits):
             ns = int(v) * 10 ** (9 - unit)
         else:
             ns = _ts_to_ns(str(v))
-        return ns // 10 ** (9 - ts_digits)
+        # toward zero: hyparquet's Date (milliseconds) truncates pre-1970 instants so
+        q = 10 ** (9 - ts_digits)
+        return -((-ns) // q) if ns < 0 else ns // q
     if t == "uuid":
         if not isinstance(v, str):
             return _bytes(v).hex()

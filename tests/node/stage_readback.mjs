@@ -60,7 +60,7 @@ if (reader === 'duckdb') {
     const md = await parquetMetadataAsync(file);
     const have = new Set(parquetSchema(md).children.map((c) => c.element.name));
     const cols = wanted.filter((n) => have.has(n));
-    const rows = await parquetReadObjects({ file, metadata: md, columns: cols.length ? cols : undefined, compressors });
+    const rows = await parquetReadObjects({ file, metadata: md, columns: cols.length ? cols : undefined, compressors, utf8: false });
     for (const row of rows) {
       const o = {};
       for (const n of cols) o[n] = plain(row[n]);
