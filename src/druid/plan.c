@@ -79,9 +79,11 @@ static int check_residual(dr_plan *p, icd_error *err)
     return 0;
 }
 
-/* The per-file raw / materialized decision (stage_decide.h), once per task. */
-static int decide_files(dr_plan *p, icd_error *err)
+/* The per-file raw / materialized decision (stage_decide.h), once per task, on first
+ * use (commands that do not need it never open a data file while planning). */
+int dr_plan_decide(dr_plan *p, icd_error *err)
 {
+    if (p->decisions) return 0;
     size_t n = ice_scan_plan_task_count(p->scan);
     p->decisions = calloc(n ? n : 1, sizeof *p->decisions);
     if (!p->decisions) return icd_fail_nomem(err);
@@ -91,6 +93,10 @@ static int decide_files(dr_plan *p, icd_error *err)
     for (size_t i = 0; !rc && i < n; i++)
         rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &p->decisions[i], err);
     dr_decide_free(c);
+    if (rc) {
+        free(p->decisions);
+        p->decisions = NULL;
+    }
     return rc;
 }
 
@@ -117,7 +123,6 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
         p->v2 = ice_scan_plan_has_deletes(p->scan);
         rc = check_residual(p, err);
     }
-    if (!rc) rc = decide_files(p, err);
     if (!rc && p->v2 && dr_spec_use_arrow_reader(spec))
         rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                       "useArrowReader is true but the snapshot has delete files; the Arrow "
@@ -168,13 +173,13 @@ size_t dr_plan_split_count(const dr_plan *p)
 
 const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i)
 {
-    return i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
+    return p->decisions && i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
 }
 
 size_t dr_plan_materialized_count(const dr_plan *p)
 {
     size_t n = 0;
-    for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++)
+    for (size_t i = 0; p->decisions && i < ice_scan_plan_task_count(p->scan); i++)
         n += !p->decisions[i].raw;
     return n;
 }
@@ -497,8 +502,9 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
 }
 
-int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
+int dr_plan_write(dr_plan *p, icd_buf *b, icd_error *err)
 {
+    ICD_TRY(dr_plan_decide(p, err));
     const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
     ice_scan_counts c = ice_scan_plan_counts(p->scan);
     icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");

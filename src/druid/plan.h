@@ -62,7 +62,10 @@ const ice_schema *dr_plan_schema(const dr_plan *p);
 bool dr_plan_is_v2(const dr_plan *p);
 /* The number of splits: tasks (= data files after pruning). */
 size_t dr_plan_split_count(const dr_plan *p);
-/* The raw / materialized decision of split i (stage_decide.h), NULL out of range. */
+/* Makes the raw / materialized decision of every task (stage_decide.h; reads the footers
+ * of delete-free files). Idempotent; plan output and `stage` call it. */
+int dr_plan_decide(dr_plan *p, icd_error *err);
+/* The decision of split i after dr_plan_decide, NULL out of range or before. */
 const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i);
 /* The number of tasks that are not raw. */
 size_t dr_plan_materialized_count(const dr_plan *p);
@@ -85,7 +88,7 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err)
  * "splits":[...]} followed by a newline; both with "rawFiles", "materializedFiles" and
  * "files": [{"path","format","decision":"raw"|"materialized","decidedBy":"metadata"|
  * "footer","delivery","reason"}] per data file. */
-int dr_plan_write(const dr_plan *p, icd_buf *out, icd_error *err);
+int dr_plan_write(dr_plan *p, icd_buf *out, icd_error *err);
 
 /* Helper of dr_plan_v1_source, exposed for tests: the input source `type` builds from
  * `paths` (ws is the warehouseSource object, copied except for its path list). */

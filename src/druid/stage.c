@@ -391,10 +391,10 @@ static int check_destination(dr_stage *st, icd_error *err)
     return 0;
 }
 
-int dr_stage_run(const dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **out,
-                 icd_error *err)
+int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **out, icd_error *err)
 {
     *out = NULL;
+    ICD_TRY(dr_plan_decide(p, err));
     dr_stage *st = calloc(1, sizeof *st);
     if (!st) return icd_fail_nomem(err);
     st->plan = p;

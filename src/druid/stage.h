@@ -63,7 +63,7 @@ typedef struct dr_stage_stats {
 typedef struct dr_stage dr_stage;
 
 /* Writes the plan's materialized files to o->to (skipping those already there). */
-int dr_stage_run(const dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **out,
+int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **out,
                  icd_error *err);
 void dr_stage_free(dr_stage *s);
 const dr_stage_stats *dr_stage_get_stats(const dr_stage *s);
