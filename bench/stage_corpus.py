@@ -84,6 +84,11 @@ def main():
                 problems, checked = sc.compare_table(tdir, spec, files, rm)
             except Exception as e:  # a reader failed: a finding, not a pass
                 problems, checked = ["readback: %s" % e], {}
+            # staged Parquet files: same physical / logical type and repetition per field id
+            # as the data file they replace
+            sp, nschema = sc.staged_schema_problems(spec, files, rm, tdir)
+            problems += sp
+            checked["schemas"] = nschema
             _, again, _ = sc.stage(spec, to, rm)
             if again["writtenFiles"] != 0:
                 problems.append("rerun wrote %d files" % again["writtenFiles"])

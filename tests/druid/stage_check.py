@@ -272,3 +272,73 @@ def compare_table(table_dir, spec, files, table_remaps):
         if not pq:
             break  # Avro only: one reader
     return problems, checked
+
+
+# ---- Parquet schemas of staged files vs their originals, per field id ----------------
+
+PROMOTED_FROM = {"long": {"INT32"}, "double": {"FLOAT"}}
+
+
+def _schema_nodes(path):
+    """field id (or dotted name without ids) -> (physical, logical, converted, repetition)."""
+    j = json.loads(run(["inspect", path]).stdout)
+    out = {}
+
+    def walk(n, prefix):
+        for c in n.get("children") or []:
+            key = c["field_id"] if c.get("field_id") is not None else prefix + c["name"]
+            out[key] = (c.get("physical_type"), json.dumps(c.get("logical_type"), sort_keys=True),
+                        c.get("converted_type"), c.get("repetition"), c["name"])
+            walk(c, prefix + c["name"] + ".")
+    walk(j["schema"], "")
+    return out
+
+
+def compare_schemas(original, staged, md):
+    """Differences per field id (physical type, logical type, converted type, repetition)
+    between an original data file and its staged file, except fields promoted since the
+    file was written (those take the read schema's type by design)."""
+    types = {}
+
+    def walk(fields):
+        for f in fields:
+            t = f["type"]
+            types[f["id"]] = t if isinstance(t, str) else t["type"]
+            if isinstance(t, dict):
+                walk(t.get("fields") or [])
+    walk(read_schema(md)["fields"])
+    a, b = _schema_nodes(original), _schema_nodes(staged)
+    diffs = []
+    for key, va in a.items():
+        if key not in b:
+            continue  # a column the read schema no longer has
+        vb = b[key]
+        if va[:4] != vb[:4]:
+            t = types.get(key, "")
+            if va[0] in PROMOTED_FROM.get(t, ()) or (t.startswith("decimal") and va[0] != vb[0]):
+                continue
+            diffs.append("%s: %s -> %s" % (va[4], va[:4], vb[:4]))
+    return diffs
+
+
+def staged_schema_problems(spec, files, table_remaps, table_dir):
+    """compare_schemas for every staged Parquet file of a `stage` run (the plan's files and
+    the spec's list are both in task order). Returns (problems, files compared)."""
+    pfiles = json.loads(run(["plan", "--spec", spec] + table_remaps).stdout)["files"]
+    md = current_metadata(table_dir)
+    problems, n = [], 0
+    for pf, listed in zip(pfiles, files):
+        if pf["decision"] == "raw" or not listed.endswith(".parquet"):
+            continue
+        orig = pf["path"]
+        for i in range(0, len(table_remaps), 2):
+            frm, dst = table_remaps[i + 1].split("=", 1)
+            if orig.startswith(frm):
+                orig = dst + orig[len(frm):]
+                break
+        orig = orig[5:] if orig.startswith("file:") else orig
+        d = compare_schemas(orig, listed, md)
+        n += 1
+        if d:
+            problems.append("schema differs from %s: %s" % (os.path.basename(orig), d[:3]))
+    return problems, n

@@ -12,6 +12,8 @@ representative subset of the corpus (the full corpus: bench/stage_corpus.py).
     decoder), equal `icedruid scan` as multisets — so identity-partition-only, renamed and
     initial-default columns are present under their current names; only materialized
     files are written;
+  - every staged Parquet file has, per field id, the physical type, logical type,
+    converted type and repetition of the data file it replaces (promotions excepted);
   - a rerun writes nothing; staging into a second directory gives byte-identical files
     with the same names (deterministic, content-addressed);
   - --gc SNAPSHOT removes this table's staged files no later snapshot needs and keeps the
@@ -128,6 +130,9 @@ def main():
             problems, checked = sc.compare_table(TABLES[name], specs[name], src["files"], rms[name])
             check(not problems, "%s: rows of raw + staged files (%s) equal scan %s" % (
                 name, checked, problems))
+            sp, ns = sc.staged_schema_problems(specs[name], src["files"], rms[name], TABLES[name])
+            check(not sp, "%s: %d staged Parquet files keep the original's types per field id %s" % (
+                name, ns, sp))
             _, again, _ = sc.stage(specs[name], to, rms[name])
             check(again["writtenFiles"] == 0 and again["skippedFiles"] == summ["stagedFiles"],
                   "%s: rerun writes nothing" % name)
