@@ -123,7 +123,7 @@ static void tp_close(void *stream)
 
 static dr_server_provider tp_provider(tp *t)
 {
-    dr_server_provider p = {t, tp_count, tp_spec, tp_open, tp_next, tp_close};
+    dr_server_provider p = {t, tp_count, tp_spec, tp_open, tp_next, tp_close, NULL, NULL};
     return p;
 }
 
@@ -686,7 +686,11 @@ static void test_disconnect(void)
     t.rows_base = 0; /* endless splits: only a disconnect can end them */
     logs l = {0};
     dr_server_provider p;
-    dr_server_config cfg = {.threads = 2, .max_streams = 1, .on_access = log_access, .log_ctx = &l};
+    dr_server_config cfg = {.threads = 2,
+                            .max_streams = 1,
+                            .queue_timeout_s = 1,
+                            .on_access = log_access,
+                            .log_ctx = &l};
     dr_server *s = start(&t, &p, &cfg);
     if (!s) return;
     char url[256];
@@ -715,7 +719,8 @@ static void test_disconnect(void)
     CHECK_EQ_INT(atomic_load(&t.nexts), nexts);
 
     /* the curl command reading slowly and giving up after --max-time; while it holds
-     * the only stream slot, another split gets 503 */
+     * the only stream slot, another split waits in the queue for queue_timeout_s (1 s)
+     * and then gets 503 */
     curl_job slow;
     url_of(url, sizeof url, s, "/splits/1");
     const char *slow_args[] = {"--limit-rate", "50k", "--max-time", "1.5", NULL};
@@ -725,8 +730,13 @@ static void test_disconnect(void)
     CHECK_EQ_INT(atomic_load(&t.live), 1);
     url_of(url, sizeof url, s, "/splits/0");
     char *hdr = NULL;
+    struct timespec q0, q1;
+    clock_gettime(CLOCK_MONOTONIC, &q0);
     free(fetch(url, NULL, &code, &hdr));
+    clock_gettime(CLOCK_MONOTONIC, &q1);
+    double waited = (double)(q1.tv_sec - q0.tv_sec) + (double)(q1.tv_nsec - q0.tv_nsec) / 1e9;
     CHECK_EQ_INT(code, 503);
+    CHECK(waited >= 0.9 && waited < 1.45);
     CHECK(header_has(hdr, "Retry-After: 1"));
     free(hdr);
     CHECK_EQ_INT(curl_wait(&slow, &code), 28); /* operation timed out */
