@@ -45,7 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,9 +138,9 @@ struct dr_server {
     void *log_ctx;
     /* state guarded by mu */
     pthread_mutex_t mu;
-    unsigned slots_used, queued, inflight, nconns;
+    unsigned slots_used, queued, inflight, nconns, nshut;
     dr_http_req *wq_head, *wq_tail, *all;
-    conn_info *conns;
+    conn_info *conns, *conns_tail; /* oldest header wait first */
     /* producer pool */
     pthread_mutex_t pmu;
     pthread_cond_t pcv;
@@ -511,6 +513,12 @@ static void run_job(dr_server *s, dr_http_req *r)
 static void *pool_main(void *arg)
 {
     dr_server *s = arg;
+    /* Producing rows (decoding, applying deletes) yields the CPU to the HTTP threads:
+     * on a loaded machine /health and the byte copying stay responsive. Linux applies
+     * a thread's nice value per thread. */
+    errno = 0;
+    int nice_now = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (errno == 0) setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice_now + 5);
     for (;;) {
         pthread_mutex_lock(&s->pmu);
         while (!s->jq_head && !s->pool_stop)
@@ -1115,6 +1123,30 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
     return queue_error(c, r, MHD_HTTP_NOT_FOUND, "no such resource");
 }
 
+static void conn_unlink_locked(dr_server *s, conn_info *ci)
+{
+    if (ci->prev)
+        ci->prev->next = ci->next;
+    else
+        s->conns = ci->next;
+    if (ci->next)
+        ci->next->prev = ci->prev;
+    else
+        s->conns_tail = ci->prev;
+    ci->prev = ci->next = NULL;
+}
+
+static void conn_append_locked(dr_server *s, conn_info *ci)
+{
+    ci->prev = s->conns_tail;
+    ci->next = NULL;
+    if (s->conns_tail)
+        s->conns_tail->next = ci;
+    else
+        s->conns = ci;
+    s->conns_tail = ci;
+}
+
 static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                               enum MHD_RequestTerminationCode toe)
 {
@@ -1125,6 +1157,8 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
         pthread_mutex_lock(&s->mu);
         ci->in_header = true;
         ci->t0 = mono_now();
+        conn_unlink_locked(s, ci); /* the list stays in order of t0 */
+        conn_append_locked(s, ci);
         pthread_mutex_unlock(&s->mu);
     }
     if (!r) return;
@@ -1183,9 +1217,7 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
         ci->t0 = mono_now();
         ci->in_header = true;
         pthread_mutex_lock(&s->mu);
-        ci->next = s->conns;
-        if (s->conns) s->conns->prev = ci;
-        s->conns = ci;
+        conn_append_locked(s, ci);
         s->nconns++;
         pthread_mutex_unlock(&s->mu);
         *socket_context = ci;
@@ -1193,11 +1225,8 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
         conn_info *ci = *socket_context;
         if (!ci) return;
         pthread_mutex_lock(&s->mu);
-        if (ci->prev)
-            ci->prev->next = ci->next;
-        else
-            s->conns = ci->next;
-        if (ci->next) ci->next->prev = ci->prev;
+        conn_unlink_locked(s, ci);
+        if (ci->shut) s->nshut--;
         s->nconns--;
         pthread_mutex_unlock(&s->mu);
         if (ci->fd >= 0) close(ci->fd);
@@ -1207,11 +1236,12 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 }
 
 /* Ends a connection from outside MHD's thread: its socket reads EOF, MHD closes it. */
-static void shut_conn_locked(conn_info *ci)
+static void shut_conn_locked(dr_server *s, conn_info *ci)
 {
     if (ci->shut || ci->fd < 0) return;
     shutdown(ci->fd, SHUT_RDWR);
     ci->shut = true;
+    s->nshut++;
 }
 
 /* MHD_OPTION_ACCEPT_POLICY_CALLBACK: at max_connections, the connection that has waited
@@ -1223,16 +1253,14 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
     dr_server *s = cls;
     enum MHD_Result ok = MHD_YES;
     pthread_mutex_lock(&s->mu);
-    unsigned live = 0;
-    conn_info *oldest = NULL;
-    for (conn_info *ci = s->conns; ci; ci = ci->next) {
-        if (ci->shut) continue;
-        live++;
-        if (ci->in_header && (!oldest || ci->t0 < oldest->t0)) oldest = ci;
-    }
+    unsigned live = s->nconns - s->nshut;
     if (live >= s->max_conns) {
+        /* the list is in order of t0: the first header-incomplete one waited longest */
+        conn_info *oldest = s->conns;
+        while (oldest && (oldest->shut || !oldest->in_header))
+            oldest = oldest->next;
         if (oldest) {
-            shut_conn_locked(oldest);
+            shut_conn_locked(s, oldest);
             atomic_fetch_add(&s->evictions, 1);
         } else {
             ok = MHD_NO;
@@ -1253,7 +1281,7 @@ static void *watchdog_main(void *arg)
         pthread_mutex_lock(&s->mu);
         for (conn_info *ci = s->conns; ci; ci = ci->next)
             if (ci->in_header && !ci->shut && now - ci->t0 > (double)s->header_timeout_s) {
-                shut_conn_locked(ci);
+                shut_conn_locked(s, ci);
                 atomic_fetch_add(&s->header_timeouts, 1);
             }
         bool drain = atomic_load(&s->draining);
@@ -1390,7 +1418,7 @@ static int bind_listen(const char *addr_text, const struct sockaddr_storage *ss,
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (ss->ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    if (bind(fd, (const struct sockaddr *)ss, sslen) != 0 || listen(fd, 256) != 0) {
+    if (bind(fd, (const struct sockaddr *)ss, sslen) != 0 || listen(fd, SOMAXCONN) != 0) {
         int e = errno;
         close(fd);
         return icd_fail(err, ICD_EIO, NULL, -1, "cannot listen on %s: %s", addr_text, strerror(e));
