@@ -418,6 +418,7 @@ static void run_job(dr_server *s, dr_http_req *r)
     pthread_mutex_unlock(&r->mu);
 
     bool finished = false; /* the producer side is done with this request */
+    bool got_eof = false;
     if (cancel) {
         finished = true;
     } else if (!opened) {
@@ -469,7 +470,7 @@ static void run_job(dr_server *s, dr_http_req *r)
             r->perr = err;
             finished = true;
         } else if (eof) {
-            r->eof = true;
+            got_eof = true; /* r->eof is set after the slot is free (below) */
             finished = true;
         }
         pthread_mutex_unlock(&r->mu);
@@ -488,6 +489,8 @@ static void run_job(dr_server *s, dr_http_req *r)
         if (st) s->p.split_close(st);
         release_slot(s);
         pthread_mutex_lock(&r->mu);
+        /* only now may the client see the end and ask for its next split */
+        if (got_eof) r->eof = true;
         r->job = JOB_IDLE;
         r->producing = false;
         wake_locked(r);
@@ -680,6 +683,8 @@ static enum MHD_Result route_metrics(struct MHD_Connection *c, dr_http_req *r)
                "Split responses cut because the client went away, stopped reading or the "
                "server stopped.",
                atomic_load(&s->streams_aborted));
+    metric_u64(&b, "icedruid_serve_queued_total", "counter",
+               "Split requests that had to wait for a stream slot.", atomic_load(&s->queued_total));
     metric_u64(&b, "icedruid_serve_queue_timeouts_total", "counter",
                "Split requests answered 503 after waiting queue_timeout for a slot.",
                atomic_load(&s->queue_timeouts));
