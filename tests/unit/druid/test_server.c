@@ -1136,6 +1136,71 @@ static void test_slowloris_limits(void)
     dr_server_stop(s);
 }
 
+/* Item 8: a client that requests a split and never reads holds at most its stream
+ * buffer (plus one chunk) of the server's memory, all such clients together at most the
+ * global buffer (plus one chunk each), and is dropped after the idle timeout, its stream
+ * closed. A wait for slow storage longer than the idle timeout is not idleness. */
+static void test_nonreaders_bounded_and_dropped(void)
+{
+    tp t;
+    tp_init(&t, 5);
+    t.rows_base = 0; /* endless: only the server can end these streams */
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 2,
+                            .idle_timeout_s = 2,
+                            .stream_buffer_bytes = 64 * 1024,
+                            .buffer_bytes = 160 * 1024};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    uint16_t port = dr_server_port(s);
+    int fds[4];
+    for (int i = 0; i < 4; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+        int small = 4096;
+        setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+        struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
+        inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
+        CHECK_EQ_INT(connect(fds[i], (struct sockaddr *)&d, sizeof d), 0);
+        char req[128];
+        snprintf(req, sizeof req, "GET /splits/%d HTTP/1.1\r\nHost: x\r\n\r\n", i);
+        CHECK(send(fds[i], req, strlen(req), 0) > 0);
+    }
+    usleep(800000);            /* the kernel buffers and then the stream buffers fill up */
+    double chunk = 100 * 90.0; /* one provider chunk: 100 rows of < 90 bytes */
+    double buffered = metric(s, "icedruid_serve_buffered_bytes");
+    CHECK(buffered > 0);
+    CHECK(buffered <= 160 * 1024 + 4 * chunk);
+    CHECK_EQ_INT(atomic_load(&t.live), 4);
+    /* meanwhile a real client gets a whole split, even one whose open outlasts the idle
+     * timeout (the connection is suspended, not idle) */
+    t.slow_open_split = 4;
+    t.slow_open_us = 2500000;
+    t.endless_split = -1;
+    t.rows_base = 100;
+    char url[256];
+    int code;
+    url_of(url, sizeof url, s, "/splits/4");
+    curl_job j;
+    CHECK_EQ_INT(curl_run(&j, url, NULL, &code), 0);
+    CHECK_EQ_INT(code, 200);
+    size_t len;
+    char *body = slurp(j.body, &len);
+    icd_buf want = ICD_BUF_INIT;
+    tp_expected(4, 500, &want);
+    CHECK(body && len == want.len && !memcmp(body, want.data, len));
+    free(body);
+    icd_buf_free(&want);
+    /* by now (>= 2.5 s without reading) the four non-readers were dropped */
+    for (int i = 0; i < 300 && atomic_load(&t.live) > 0; i++)
+        usleep(10000);
+    CHECK_EQ_INT(atomic_load(&t.live), 0);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_aborted_total"), 4);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_buffered_bytes"), 0);
+    for (int i = 0; i < 4; i++)
+        close(fds[i]);
+    dr_server_stop(s);
+}
+
 static void test_setup(void)
 {
     if (!have_curl()) {
@@ -1153,4 +1218,5 @@ TEST_MAIN(TEST(test_setup), TEST(test_listen_parsing), TEST(test_start_refusals)
           TEST(test_concurrent_downloads), TEST(test_provider_errors), TEST(test_auth),
           TEST(test_disconnect), TEST(test_stop_while_streaming), TEST(test_public_url_and_ipv6),
           TEST(test_slow_split_blocks_nothing), TEST(test_slot_free_before_next_request),
-          TEST(test_queue_instead_of_503), TEST(test_slowloris_limits), TEST(test_teardown))
+          TEST(test_queue_instead_of_503), TEST(test_slowloris_limits),
+          TEST(test_nonreaders_bounded_and_dropped), TEST(test_teardown))
