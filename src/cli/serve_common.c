@@ -49,7 +49,7 @@ const char *cli_serve_options_help(void)
            "                             [::1]:PORT for IPv6); loopback only unless "
            "--allow-remote\n"
            "  --threads N                worker threads (default 4)\n"
-           "  --max-streams N            splits streamed at once (default 64; more get 503)\n"
+           "  --max-streams N            splits read at once (default 64; more wait in a queue)\n"
            "  --auth-user NAME           require HTTP basic auth with this user; the password is\n"
            "                             read from --auth-password-file FILE or the environment\n"
            "                             variable " CLI_SERVE_PASSWORD_ENV "\n"

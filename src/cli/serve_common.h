@@ -5,7 +5,7 @@
  * Options:
  *   --listen HOST:PORT         (default 127.0.0.1:0, a free port; [::1]:PORT for IPv6)
  *   --threads N                worker threads (default 4)
- *   --max-streams N            splits streamed at once (default 64; more get 503)
+ *   --max-streams N            splits read at once (default 64; more wait, see --queue-timeout)
  *   --auth-user NAME           basic auth; the password comes from
  *   --auth-password-file FILE  or the environment variable ICEDRUID_SERVE_PASSWORD,
  *                              never from the command line (--auth-password is refused)
