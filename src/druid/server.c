@@ -371,6 +371,7 @@ static bool room_for_more(dr_http_req *r, bool *global_full)
 /* Re-queues producers parked for lack of room in the global buffer. */
 static void kick_parked(dr_server *s)
 {
+    if (atomic_load(&s->buffered) >= s->global_budget) return; /* still full */
     pthread_mutex_lock(&s->mu);
     for (dr_http_req *r = s->all; r; r = r->all_next) {
         pthread_mutex_lock(&r->mu);
