@@ -552,8 +552,10 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
     return read_equality_file_parquet(r, df, e, err);
 }
 
-/* The loaded form of a delete file, loading it on first use. Loading happens under the
- * scan-wide lock, so each file is read exactly once even when tasks race for it. */
+/* The loaded form of a delete file, loading it on first use. Each file is read exactly
+ * once even when tasks race for it: the first task inserts an entry marked `loading` and
+ * reads the file without holding the scan-wide lock, so a slow delete file delays only
+ * the tasks that need that same file (they wait on `loaded`), never unrelated tasks. */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err)
 {
@@ -571,29 +573,42 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
     cache_entry *e;
     if (slot) {
         e = icd_map_to_ptr(*slot);
+        while (e->loading)
+            pthread_cond_wait(&r->loaded, &r->lock);
     } else {
         e = calloc(1, sizeof *e);
         if (!e) {
             rc = icd_fail_nomem(err);
             goto out;
         }
-        icd_error_clear(&e->err);
-        e->rc = load_entry(r, df, e, &e->err);
-        if (e->rc) icd_error_set_file(&e->err, df->path);
-        *loaded = true;
         if (r->nentries == r->cap) {
             size_t nc = r->cap ? r->cap * 2 : 16;
             cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
             if (!ne) {
-                ice_rd_cache_entry_free(e);
+                free(e);
                 rc = icd_fail_nomem(err);
                 goto out;
             }
             r->entries = ne;
             r->cap = nc;
         }
+        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) {
+            free(e);
+            goto out;
+        }
         r->entries[r->nentries++] = e;
-        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) goto out;
+        e->loading = true;
+        pthread_mutex_unlock(&r->lock);
+        icd_error lerr;
+        icd_error_clear(&lerr);
+        int lrc = load_entry(r, df, e, &lerr);
+        if (lrc) icd_error_set_file(&lerr, df->path);
+        pthread_mutex_lock(&r->lock);
+        e->rc = lrc;
+        e->err = lerr;
+        e->loading = false;
+        pthread_cond_broadcast(&r->loaded);
+        *loaded = true;
     }
     if (e->rc) {
         rc = e->rc;
@@ -621,6 +636,7 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
     r->md = md;
     r->schema = schema;
     pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->loaded, NULL);
     atomic_init(&r->canceled, false);
     int rc = icd_map_new(&r->cache, 64, err);
     if (rc) goto fail;
@@ -674,6 +690,7 @@ void ice_scan_reader_free(ice_scan_reader *r)
     free(r->entries);
     icd_map_free(r->cache);
     free(r->fields);
+    pthread_cond_destroy(&r->loaded);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
