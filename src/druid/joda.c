@@ -53,7 +53,8 @@ typedef struct tok {
 struct dr_joda_pattern {
     tok *toks;
     size_t n;
-    int64_t pivot; /* two-digit-year pivot */
+    int64_t pivot;     /* two-digit-year pivot */
+    bool date_no_year; /* month/day fields but no year field */
 };
 
 static const char *month_names[12] = {"January",   "February", "March",    "April",
@@ -288,6 +289,14 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
         dr_joda_free(p);
         return rc;
     }
+    bool year = false, date = false;
+    for (size_t k = 0; k < p->n; k++) {
+        tok_kind kd = p->toks[k].kind;
+        year |= kd == T_YEAR || kd == T_YEAR2;
+        date |= kd == T_MONTH || kd == T_MONTH_TX || kd == T_DAY || kd == T_DOY || kd == T_DOW_TX ||
+                kd == T_DOW_NUM;
+    }
+    p->date_no_year = date && !year;
     *out = p;
     return 0;
 }
@@ -553,6 +562,9 @@ int dr_joda_parse(const dr_joda_pattern *p, const char *s, size_t n, int64_t *ou
     fields f = {.year = 1970, .month = 1, .day = 1, .halfday = -1};
     for (size_t k = 0; k < p->n; k++)
         ICD_TRY(match_token(&sc, &c, &p->toks[k], p->pivot, &f));
+    /* DateTimeParserBucket.computeMillis: when the largest field parsed is a month, week or
+     * day field (no year), the year is the formatter's default year, 2000 */
+    if (p->date_no_year) f.year = 2000;
     if (!dr_sc_end(&sc)) return bad(&c, sc.i);
     ICD_TRY(range(&c, f.year, "year", DR_MIN_YEAR, DR_MAX_YEAR));
     int64_t days;

@@ -438,11 +438,19 @@ static int parse_timestamp_spec(dr_spec *s, const json_t *ts, const char *path, 
     int rc = 0;
     if (ts && !json_is_object(ts))
         return dr_fail_path(c->err, path, "timestampSpec must be an object");
+    /* missingValue as Druid's DateTime deserializer reads it: a JSON integer is epoch
+     * millis, a string is ISO-8601 (see dr_timestamp_missing_from_text) */
+    const json_t *mv = dr_field(ts, "missingValue");
+    bool mv_int = mv && json_is_integer(mv);
     if ((rc = dr_get_str(ts, "column", path, &col, c->err)) == 0 &&
         (rc = dr_get_str(ts, "format", path, &fmt, c->err)) == 0 &&
-        (rc = dr_get_str(ts, "missingValue", path, &missing, c->err)) == 0) {
+        (mv_int || (rc = dr_get_str(ts, "missingValue", path, &missing, c->err)) == 0)) {
         rc = dr_timestamp_spec_init(&s->ts, col, fmt, missing, c->now_ms, c->err);
         if (rc < 0) icd_error_wrap(c->err, "%s", path);
+        if (rc == 0 && mv_int) {
+            s->ts.has_missing = true;
+            s->ts.missing_ms = (int64_t)json_integer_value(mv);
+        }
     }
     free(col);
     free(fmt);

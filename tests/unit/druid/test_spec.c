@@ -437,6 +437,25 @@ static void test_coercions_and_defaults(void)
         json_decref(ex);
     }
     dr_spec_free(s);
+    /* missingValue as Druid's DateTime deserializer reads it: a JSON integer is epoch
+     * millis (not year -1), a blank string is no missingValue, spaces are trimmed */
+    const char *mvs[] = {"-1", "\"  \"", "\" 2000-01-01T00:00:00+01:00 \""};
+    const bool has[] = {true, false, true};
+    const int64_t want[] = {-1, 0, 946684800000LL - 3600000};
+    for (int k = 0; k < 3; k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"missingValue\":%s}},"
+                 "\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
+                 mvs[k]);
+        s = parse_text(text, &rc, &err);
+        CHECK_EQ_INT(rc, 0);
+        if (s) {
+            CHECK_EQ_INT(dr_spec_timestamp_spec(s)->has_missing, has[k]);
+            if (has[k]) CHECK_EQ_INT(dr_spec_timestamp_spec(s)->missing_ms, want[k]);
+        }
+        dr_spec_free(s);
+    }
     /* granularity "all" and an arbitrary granularitySpec */
     s = parse_text(
         "{\"dataSchema\":{\"dataSource\":\"d\",\"granularitySpec\":{\"type\":\"arbitrary\","
