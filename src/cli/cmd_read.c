@@ -113,6 +113,7 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(run->spec), run->reader, &buf, err);
     ice_read_stats st = {0};
     if (!rc) {
+        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(run->spec));
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = &t;

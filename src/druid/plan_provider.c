@@ -101,6 +101,7 @@ static void *produce(void *arg)
     int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(dr_plan_spec(pp->plan)), pp->reader,
                           &st->cur, &err);
     if (!rc) {
+        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(dr_plan_spec(pp->plan)));
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = st;

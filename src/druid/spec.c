@@ -772,6 +772,13 @@ const json_t *dr_spec_input_format(const dr_spec *s)
 {
     return s->input_format;
 }
+
+bool dr_spec_binary_as_string(const dr_spec *s)
+{
+    const json_t *v = json_object_get(dr_spec_input_format(s), "binaryAsString");
+    if (json_is_boolean(v)) return json_is_true(v);
+    return json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0;
+}
 bool dr_spec_append_to_existing(const dr_spec *s)
 {
     return s->append_to_existing;

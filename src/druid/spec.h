@@ -133,6 +133,8 @@ const json_t *dr_spec_transforms(const dr_spec *s);
 
 /* ioConfig / tuningConfig. */
 const json_t *dr_spec_input_format(const dr_spec *s); /* NULL when absent */
+/* inputFormat.binaryAsString (Parquet/ORC/Avro readers; Jackson's boolean coercions). */
+bool dr_spec_binary_as_string(const dr_spec *s);
 bool dr_spec_append_to_existing(const dr_spec *s);
 bool dr_spec_drop_existing(const dr_spec *s);
 /* maxParseExceptions: INT64_MAX when unlimited (Druid's default), 0 with

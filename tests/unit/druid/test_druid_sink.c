@@ -107,9 +107,9 @@ static void test_nested_values(void)
     CHECK_EQ_INT(f.rs.end_row(c, &f.err), 0);
     CHECK_EQ_STR(f.out.data,
                  "{\"__time\":1717233300000,\"id\":1,\"ts\":1717233300000,"
-                 "\"s\":{\"a\":7,\"t\":1717233300123,\"d\":12.30,\"tm\":\"14:30\"},"
-                 "\"l\":[\"2024-06-01\",null],\"m\":{\"x\":1,\"y\":null},\"mt\":{\"3\":1},"
-                 "\"ld\":[null,1.5,null],\"r\":{\"renamed\":5}}\n");
+                 "\"s\":{\"a\":7,\"t\":1717233300123,\"d\":12.3,\"tm\":52200000000},"
+                 "\"l\":[1717200000000,null],\"m\":{\"x\":1,\"y\":null},\"mt\":{\"3\":1},"
+                 "\"ld\":[NaN,1.5,-Infinity],\"r\":{\"renamed\":5}}\n");
     CHECK_EQ_INT(f.sink.rows, 1);
     teardown(&f);
 }
