@@ -28,6 +28,7 @@
 
 typedef struct read_run {
     const dr_spec *spec;
+    const ice_schema *schema; /* the projection's (the timestamp column is shipped or not) */
     ice_scan_reader *reader;
     const ice_scan_task *const *tasks;
     size_t ntasks;
@@ -114,6 +115,8 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     ice_read_stats st = {0};
     if (!rc) {
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(run->spec));
+        dr_row_set_omit_timestamp_column(sink.w,
+                                         !dr_spec_timestamp_column_shipped(run->spec, run->schema));
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = &t;
@@ -183,8 +186,14 @@ int cmd_read(int argc, char **argv)
                              : plan ? dr_plan_metadata(plan)
                                     : NULL;
     const ice_schema *schema = split ? dr_split_schema(split) : plan ? dr_plan_schema(plan) : NULL;
-    if (!rc && ice_scan_reader_new(a.io, md, schema, NULL, 0, &run.reader, &err))
+    /* only the columns Druid's reader would keep (InputRowSchemas.createColumnsFilter) */
+    const char **cols = NULL;
+    size_t ncols = 0;
+    if (!rc && dr_spec_columns_filter(a.spec, schema, &cols, &ncols, &err)) rc = cli_report(&err);
+    run.schema = schema;
+    if (!rc && ice_scan_reader_new(a.io, md, schema, cols, ncols, &run.reader, &err))
         rc = cli_report(&err);
+    free(cols);
     if (!rc) {
         run.ntasks = split ? 1 : dr_plan_split_count(plan);
         tasks = calloc(run.ntasks ? run.ntasks : 1, sizeof *tasks);

@@ -101,7 +101,10 @@ static void *produce(void *arg)
     int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(dr_plan_spec(pp->plan)), pp->reader,
                           &st->cur, &err);
     if (!rc) {
-        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(dr_plan_spec(pp->plan)));
+        const dr_spec *spec = dr_plan_spec(pp->plan);
+        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(spec));
+        dr_row_set_omit_timestamp_column(
+            sink.w, !dr_spec_timestamp_column_shipped(spec, dr_plan_schema(pp->plan)));
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = st;
@@ -233,8 +236,14 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
     if (!pp->opts.queue_chunks) pp->opts.queue_chunks = 4;
     if (pp->opts.queue_chunks > MAX_QUEUE) pp->opts.queue_chunks = MAX_QUEUE;
     atomic_init(&pp->open_streams, 0);
-    int rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), NULL, 0,
+    /* only the columns Druid's reader would keep (InputRowSchemas.createColumnsFilter) */
+    const char **cols = NULL;
+    size_t ncols = 0;
+    int rc = dr_spec_columns_filter(dr_plan_spec(plan), dr_plan_schema(plan), &cols, &ncols, err);
+    if (!rc)
+        rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), cols, ncols,
                                  &pp->reader, err);
+    free(cols);
     if (rc) {
         free(pp);
         return rc;

@@ -52,6 +52,7 @@ struct dr_row_writer {
     double ts_double;
     dr_row_dialect dialect; /* whose reader's values (from the data file's name) */
     bool binary_as_string;  /* inputFormat.binaryAsString */
+    bool omit_ts;           /* read the timestamp column for __time, do not write it */
 };
 
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err)
@@ -96,6 +97,11 @@ int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err)
 void dr_row_set_binary_as_string(dr_row_writer *w, bool on)
 {
     w->binary_as_string = on;
+}
+
+void dr_row_set_omit_timestamp_column(dr_row_writer *w, bool on)
+{
+    w->omit_ts = on;
 }
 
 dr_row_dialect dr_row_current_dialect(const dr_row_writer *w)
@@ -153,7 +159,7 @@ void dr_row_field(dr_row_writer *w, const char *name, size_t n)
     if (w->depth == 0 && w->out == &w->body) {
         const char *col = w->ts ? w->ts->column : NULL;
         w->ts_next = col && strlen(col) == n && memcmp(col, name, n) == 0;
-        w->skip_next = n == 6 && memcmp(name, "__time", 6) == 0;
+        w->skip_next = (n == 6 && memcmp(name, "__time", 6) == 0) || (w->omit_ts && w->ts_next);
         if (w->skip_next) return; /* the key is not written either */
     }
     if (f->count > 0) icd_buf_putc(w->out, ',');

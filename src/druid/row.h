@@ -62,6 +62,9 @@ int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err);
 /* inputFormat.binaryAsString: binary and fixed values (and Parquet uuids) become UTF-8
  * strings instead of base64. */
 void dr_row_set_binary_as_string(dr_row_writer *w, bool on);
+/* The timestamp column still gives __time but is left out of the row (the rewritten spec
+ * reads __time; see dr_spec_timestamp_column_shipped). */
+void dr_row_set_omit_timestamp_column(dr_row_writer *w, bool on);
 /* The dialect of the current source file (dr_row_set_source: ".parquet" -> PARQUET). */
 dr_row_dialect dr_row_current_dialect(const dr_row_writer *w);
 

@@ -845,3 +845,84 @@ oom:
     json_decref(a);
     return icd_fail_nomem(err);
 }
+
+/* Whether an aggregator's inputs are known without Druid's expression language: its
+ * fieldName / fieldNames only (no expression, nested aggregator or filter). */
+static bool aggregator_inputs_known(const json_t *agg)
+{
+    static const char *const opaque[] = {"expression", "fieldExpression", "aggregator",
+                                         "filter",     "fnAggregate",     "fnCombine",
+                                         "fields",     "foldExpression",  "combineExpression"};
+    if (!json_is_object(agg)) return false;
+    for (size_t i = 0; i < sizeof opaque / sizeof opaque[0]; i++)
+        if (json_object_get(agg, opaque[i])) return false;
+    return true;
+}
+
+static bool name_in(const char *name, char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i], name)) return true;
+    return false;
+}
+
+int dr_spec_columns_filter(const dr_spec *s, const ice_schema *schema, const char ***names,
+                           size_t *n, icd_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    if (!schema) return 0;
+    const dr_dimensions_spec *d = dr_spec_dimensions(s);
+    const json_t *fmt = dr_spec_input_format(s);
+    const json_t *metrics = dr_spec_metrics(s);
+    if (json_array_size(dr_spec_transforms(s)) || dr_spec_transform_filter(s) ||
+        json_array_size(d->spatial) || (fmt && json_object_get(fmt, "flattenSpec")))
+        return 0;
+    for (size_t i = 0; i < json_array_size(metrics); i++)
+        if (!aggregator_inputs_known(json_array_get(metrics, i))) return 0;
+    const char *ts = dr_spec_timestamp_spec(s)->column;
+    const char *const *mf;
+    size_t nmf = dr_spec_metric_fields(s, &mf);
+    bool inclusion = d->n_dims > 0 && !d->include_all_dimensions;
+    const ice_field *fields = schema->root.fields;
+    size_t nf = schema->root.nfields;
+    const char **out = calloc(nf ? nf : 1, sizeof *out);
+    if (!out) return icd_fail_nomem(err);
+    size_t k = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const char *c = fields[i].name;
+        bool metric = name_in(c, (char *const *)mf, nmf), keep;
+        if (inclusion) {
+            keep = !strcmp(c, ts) || metric;
+            for (size_t j = 0; !keep && j < d->n_dims; j++)
+                keep = !strcmp(d->dims[j].name, c);
+        } else {
+            keep = !strcmp(c, ts) || metric || !name_in(c, d->exclusions, d->n_exclusions);
+        }
+        if (keep) out[k++] = c;
+    }
+    if (k == nf) { /* nothing pruned */
+        free(out);
+        return 0;
+    }
+    *names = out;
+    *n = k;
+    return 0;
+}
+
+bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema)
+{
+    const dr_dimensions_spec *d = dr_spec_dimensions(s);
+    const char *ts = dr_spec_timestamp_spec(s)->column;
+    const char **names = NULL;
+    size_t n = 0;
+    icd_error err;
+    if (dr_spec_columns_filter(s, schema, &names, &n, &err) || !names) return true;
+    free(names);
+    if (!d->n_dims || d->include_all_dimensions) return true;
+    for (size_t i = 0; i < d->n_dims; i++)
+        if (!strcmp(d->dims[i].name, ts)) return true;
+    const char *const *mf;
+    size_t nmf = dr_spec_metric_fields(s, &mf);
+    return name_in(ts, (char *const *)mf, nmf);
+}

@@ -524,7 +524,78 @@ static void test_inline_errors(void)
     CHECK_EQ_INT(err.offset, 8);
 }
 
-TEST_MAIN(TEST(test_task_local_interval), TEST(test_spec_rest_timewindow),
-          TEST(test_input_source_only), TEST(test_nested_filters_and_schema),
-          TEST(test_arrow_reader), TEST(test_invalid_corpus), TEST(test_hive_glue_catalogs),
-          TEST(test_residual_modes), TEST(test_coercions_and_defaults), TEST(test_inline_errors))
+/* Druid's ColumnsFilter (InputRowSchemas.createColumnsFilter) over a table schema */
+static void test_columns_filter(void)
+{
+    const char *sj = "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+                     "{\"id\":1,\"name\":\"ts\",\"required\":false,\"type\":\"timestamptz\"},"
+                     "{\"id\":2,\"name\":\"a\",\"required\":false,\"type\":\"string\"},"
+                     "{\"id\":3,\"name\":\"b\",\"required\":false,\"type\":\"string\"},"
+                     "{\"id\":4,\"name\":\"x\",\"required\":false,\"type\":\"long\"},"
+                     "{\"id\":5,\"name\":\"y\",\"required\":false,\"type\":\"double\"}]}";
+    ice_schema *sc = NULL;
+    icd_error err;
+    CHECK_EQ_INT(ice_schema_parse(sj, strlen(sj), "schema.json", &sc, &err), 0);
+    if (!sc) return;
+    static const struct {
+        const char *data_schema; /* inside dataSchema, after dataSource */
+        const char *want;        /* kept columns, "*" = all */
+        bool ts_shipped;
+    } cases[] = {
+        /* fixed dimensions: inclusion (timestamp column, dimensions, metric inputs) */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+         "\"metricsSpec\":[{\"type\":\"longSum\",\"name\":\"s\",\"fieldName\":\"x\"}]",
+         "ts,a,x", false},
+        /* the timestamp column as a dimension is shipped */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"ts\",\"b\"]}",
+         "ts,b", true},
+        /* schemaless: exclusions, never the timestamp column or a metric input */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensionExclusions\":"
+         "[\"ts\",\"a\",\"x\"]},\"metricsSpec\":[{\"type\":\"doubleSum\",\"name\":\"s\","
+         "\"fieldName\":\"x\"}]",
+         "ts,b,x,y", true},
+        /* includeAllDimensions: exclusion-based too */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"],"
+         "\"includeAllDimensions\":true,\"dimensionExclusions\":[\"y\"]}",
+         "ts,a,b,x", true},
+        /* a transform (expressions): every column */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+         "\"transformSpec\":{\"transforms\":[{\"type\":\"expression\",\"name\":\"z\","
+         "\"expression\":\"b\"}]}",
+         "*", true},
+        /* an aggregator with an expression: every column */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+         "\"metricsSpec\":[{\"type\":\"longSum\",\"name\":\"s\",\"expression\":\"x+y\"}]",
+         "*", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"dataSchema\":{\"dataSource\":\"d\",%s},\"ioConfig\":{\"inputSource\":" IS_HEAD
+                 "}}}",
+                 cases[i].data_schema);
+        int rc;
+        dr_spec *s = parse_text(text, &rc, &err);
+        CHECK_EQ_INT(rc, 0);
+        if (!s) continue;
+        const char **names = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(dr_spec_columns_filter(s, sc, &names, &n, &err), 0);
+        icd_buf got = ICD_BUF_INIT;
+        if (!names) icd_buf_puts(&got, "*");
+        for (size_t k = 0; k < n; k++)
+            icd_buf_printf(&got, "%s%s", k ? "," : "", names[k]);
+        CHECK_EQ_STR(got.data, cases[i].want);
+        CHECK_EQ_INT(dr_spec_timestamp_column_shipped(s, sc), cases[i].ts_shipped);
+        icd_buf_free(&got);
+        free(names);
+        dr_spec_free(s);
+    }
+    ice_schema_free(sc);
+}
+
+TEST_MAIN(TEST(test_columns_filter), TEST(test_task_local_interval),
+          TEST(test_spec_rest_timewindow), TEST(test_input_source_only),
+          TEST(test_nested_filters_and_schema), TEST(test_arrow_reader), TEST(test_invalid_corpus),
+          TEST(test_hive_glue_catalogs), TEST(test_residual_modes),
+          TEST(test_coercions_and_defaults), TEST(test_inline_errors))
