@@ -28,7 +28,9 @@
 
 typedef struct read_run {
     const dr_spec *spec;
-    const ice_schema *schema; /* the projection's (the timestamp column is shipped or not) */
+    const ice_schema *schema;  /* the projection's (the timestamp column is shipped or not) */
+    const char **parquet_drop; /* dr_spec_parquet_undiscovered */
+    size_t n_parquet_drop;
     ice_scan_reader *reader;
     const ice_scan_task *const *tasks;
     size_t ntasks;
@@ -115,6 +117,8 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     ice_read_stats st = {0};
     if (!rc) {
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(run->spec));
+        sink.parquet_drop = run->parquet_drop;
+        sink.n_parquet_drop = run->n_parquet_drop;
         dr_row_set_omit_timestamp_column(sink.w,
                                          !dr_spec_timestamp_column_shipped(run->spec, run->schema));
         sink.on_row = on_row;
@@ -191,6 +195,9 @@ int cmd_read(int argc, char **argv)
     size_t ncols = 0;
     if (!rc && dr_spec_columns_filter(a.spec, schema, &cols, &ncols, &err)) rc = cli_report(&err);
     run.schema = schema;
+    if (!rc &&
+        dr_spec_parquet_undiscovered(a.spec, schema, &run.parquet_drop, &run.n_parquet_drop, &err))
+        rc = cli_report(&err);
     if (!rc && ice_scan_reader_new(a.io, md, schema, cols, ncols, &run.reader, &err))
         rc = cli_report(&err);
     free(cols);
@@ -221,6 +228,7 @@ int cmd_read(int argc, char **argv)
             rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
     }
     ice_scan_reader_free(run.reader);
+    free(run.parquet_drop);
     pthread_mutex_destroy(&run.lock);
     free(tasks);
     dr_split_free(split);

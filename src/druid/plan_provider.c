@@ -22,6 +22,8 @@ struct dr_plan_provider {
     const dr_plan *plan;
     icd_fileio *io;
     ice_scan_reader *reader;
+    const char **parquet_drop; /* dr_spec_parquet_undiscovered */
+    size_t n_parquet_drop;
     dr_plan_provider_opts opts;
     atomic_uint open_streams;
 };
@@ -105,6 +107,8 @@ static void *produce(void *arg)
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(spec));
         dr_row_set_omit_timestamp_column(
             sink.w, !dr_spec_timestamp_column_shipped(spec, dr_plan_schema(pp->plan)));
+        sink.parquet_drop = pp->parquet_drop;
+        sink.n_parquet_drop = pp->n_parquet_drop;
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = st;
@@ -244,7 +248,11 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
         rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), cols, ncols,
                                  &pp->reader, err);
     free(cols);
+    if (!rc)
+        rc = dr_spec_parquet_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan),
+                                          &pp->parquet_drop, &pp->n_parquet_drop, err);
     if (rc) {
+        ice_scan_reader_free(pp->reader);
         free(pp);
         return rc;
     }
@@ -256,6 +264,7 @@ void dr_plan_provider_free(dr_plan_provider *pp)
 {
     if (!pp) return;
     ice_scan_reader_free(pp->reader);
+    free(pp->parquet_drop);
     free(pp);
 }
 

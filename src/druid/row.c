@@ -53,6 +53,7 @@ struct dr_row_writer {
     dr_row_dialect dialect; /* whose reader's values (from the data file's name) */
     bool binary_as_string;  /* inputFormat.binaryAsString */
     bool omit_ts;           /* read the timestamp column for __time, do not write it */
+    bool discard_next;      /* dr_row_field_discard: the next top-level value is dropped */
 };
 
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err)
@@ -148,6 +149,12 @@ static void emit_key(dr_row_writer *w, const char *s, size_t n)
     icd_buf_putc(w->out, ':');
 }
 
+void dr_row_field_discard(dr_row_writer *w, const char *name, size_t n)
+{
+    w->discard_next = true;
+    dr_row_field(w, name, n);
+}
+
 void dr_row_field(dr_row_writer *w, const char *name, size_t n)
 {
     frame *f = top(w);
@@ -159,7 +166,9 @@ void dr_row_field(dr_row_writer *w, const char *name, size_t n)
     if (w->depth == 0 && w->out == &w->body) {
         const char *col = w->ts ? w->ts->column : NULL;
         w->ts_next = col && strlen(col) == n && memcmp(col, name, n) == 0;
-        w->skip_next = (n == 6 && memcmp(name, "__time", 6) == 0) || (w->omit_ts && w->ts_next);
+        w->skip_next = (n == 6 && memcmp(name, "__time", 6) == 0) || (w->omit_ts && w->ts_next) ||
+                       w->discard_next;
+        w->discard_next = false;
         if (w->skip_next) return; /* the key is not written either */
     }
     if (f->count > 0) icd_buf_putc(w->out, ',');

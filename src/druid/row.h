@@ -72,6 +72,9 @@ dr_row_dialect dr_row_current_dialect(const dr_row_writer *w);
 void dr_row_begin(dr_row_writer *w, int64_t position);
 /* Names the next value: a top-level column or a struct field. */
 void dr_row_field(dr_row_writer *w, const char *name, size_t n);
+/* A top-level column whose value is read but left out of the row (it still gives __time
+ * when it is the timestamp column). */
+void dr_row_field_discard(dr_row_writer *w, const char *name, size_t n);
 
 void dr_row_null(dr_row_writer *w);
 void dr_row_bool(dr_row_writer *w, bool v);

@@ -926,3 +926,39 @@ bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema
     size_t nmf = dr_spec_metric_fields(s, &mf);
     return name_in(ts, (char *const *)mf, nmf);
 }
+
+int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
+                                 size_t *n, icd_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    const dr_dimensions_spec *d = dr_spec_dimensions(s);
+    const json_t *fmt = dr_spec_input_format(s);
+    if (!schema || (d->n_dims && !d->include_all_dimensions) || d->use_schema_discovery ||
+        (fmt && json_object_get(fmt, "flattenSpec")) || json_array_size(dr_spec_transforms(s)) ||
+        dr_spec_transform_filter(s))
+        return 0;
+    const char *ts = dr_spec_timestamp_spec(s)->column;
+    const char *const *mf;
+    size_t nmf = dr_spec_metric_fields(s, &mf);
+    size_t nf = schema->root.nfields, k = 0;
+    const char **out = calloc(nf ? nf : 1, sizeof *out);
+    if (!out) return icd_fail_nomem(err);
+    for (size_t i = 0; i < nf; i++) {
+        const ice_field *f = &schema->root.fields[i];
+        if (f->type->kind != ICE_T_LIST || !strcmp(f->name, ts) ||
+            name_in(f->name, (char *const *)mf, nmf))
+            continue;
+        bool named = false;
+        for (size_t j = 0; j < d->n_dims && !named; j++)
+            named = !strcmp(d->dims[j].name, f->name);
+        if (!named) out[k++] = f->name;
+    }
+    if (!k) {
+        free(out);
+        return 0;
+    }
+    *names = out;
+    *n = k;
+    return 0;
+}

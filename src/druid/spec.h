@@ -152,6 +152,15 @@ int dr_spec_columns_filter(const dr_spec *s, const ice_schema *schema, const cha
  * discovers its dimensions (schemaless: Druid's exclusions decide). */
 bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema);
 
+/* The list columns of `schema` that Druid's Parquet reader leaves undiscovered and the
+ * spec does not name: classic schemaless discovery (no dimensions or includeAllDimensions,
+ * no useSchemaDiscovery, no flattenSpec, no transforms), not the timestamp column, a
+ * dimension or a metric input (ParquetGroupFlattenerMaker discovers primitive columns;
+ * Druid's json reader would also discover lists of primitives). *names is NULL when there
+ * are none; the array is the caller's to free. */
+int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
+                                 size_t *n, icd_error *err);
+
 /* inputFormat.binaryAsString (Parquet/ORC/Avro readers; Jackson's boolean coercions). */
 bool dr_spec_binary_as_string(const dr_spec *s);
 bool dr_spec_append_to_existing(const dr_spec *s);

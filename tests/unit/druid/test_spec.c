@@ -527,12 +527,15 @@ static void test_inline_errors(void)
 /* Druid's ColumnsFilter (InputRowSchemas.createColumnsFilter) over a table schema */
 static void test_columns_filter(void)
 {
-    const char *sj = "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
-                     "{\"id\":1,\"name\":\"ts\",\"required\":false,\"type\":\"timestamptz\"},"
-                     "{\"id\":2,\"name\":\"a\",\"required\":false,\"type\":\"string\"},"
-                     "{\"id\":3,\"name\":\"b\",\"required\":false,\"type\":\"string\"},"
-                     "{\"id\":4,\"name\":\"x\",\"required\":false,\"type\":\"long\"},"
-                     "{\"id\":5,\"name\":\"y\",\"required\":false,\"type\":\"double\"}]}";
+    const char *sj =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"ts\",\"required\":false,\"type\":\"timestamptz\"},"
+        "{\"id\":2,\"name\":\"a\",\"required\":false,\"type\":\"string\"},"
+        "{\"id\":3,\"name\":\"b\",\"required\":false,\"type\":\"string\"},"
+        "{\"id\":4,\"name\":\"x\",\"required\":false,\"type\":\"long\"},"
+        "{\"id\":5,\"name\":\"y\",\"required\":false,\"type\":\"double\"},"
+        "{\"id\":6,\"name\":\"tags\",\"required\":false,\"type\":{\"type\":"
+        "\"list\",\"element-id\":7,\"element\":\"string\",\"element-required\":false}}]}";
     ice_schema *sc = NULL;
     icd_error err;
     CHECK_EQ_INT(ice_schema_parse(sj, strlen(sj), "schema.json", &sc, &err), 0);
@@ -541,32 +544,33 @@ static void test_columns_filter(void)
         const char *data_schema; /* inside dataSchema, after dataSource */
         const char *want;        /* kept columns, "*" = all */
         bool ts_shipped;
+        const char *parquet_undiscovered; /* "" = none */
     } cases[] = {
         /* fixed dimensions: inclusion (timestamp column, dimensions, metric inputs) */
         {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
          "\"metricsSpec\":[{\"type\":\"longSum\",\"name\":\"s\",\"fieldName\":\"x\"}]",
-         "ts,a,x", false},
+         "ts,a,x", false, ""},
         /* the timestamp column as a dimension is shipped */
         {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"ts\",\"b\"]}",
-         "ts,b", true},
+         "ts,b", true, ""},
         /* schemaless: exclusions, never the timestamp column or a metric input */
         {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensionExclusions\":"
          "[\"ts\",\"a\",\"x\"]},\"metricsSpec\":[{\"type\":\"doubleSum\",\"name\":\"s\","
          "\"fieldName\":\"x\"}]",
-         "ts,b,x,y", true},
+         "ts,b,x,y,tags", true, "tags"},
         /* includeAllDimensions: exclusion-based too */
         {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"],"
          "\"includeAllDimensions\":true,\"dimensionExclusions\":[\"y\"]}",
-         "ts,a,b,x", true},
+         "ts,a,b,x,tags", true, "tags"},
         /* a transform (expressions): every column */
         {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
          "\"transformSpec\":{\"transforms\":[{\"type\":\"expression\",\"name\":\"z\","
          "\"expression\":\"b\"}]}",
-         "*", true},
+         "*", true, ""},
         /* an aggregator with an expression: every column */
         {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
          "\"metricsSpec\":[{\"type\":\"longSum\",\"name\":\"s\",\"expression\":\"x+y\"}]",
-         "*", true},
+         "*", true, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[2048];
@@ -587,6 +591,15 @@ static void test_columns_filter(void)
             icd_buf_printf(&got, "%s%s", k ? "," : "", names[k]);
         CHECK_EQ_STR(got.data, cases[i].want);
         CHECK_EQ_INT(dr_spec_timestamp_column_shipped(s, sc), cases[i].ts_shipped);
+        icd_buf_free(&got);
+        free(names);
+        /* list columns Druid's Parquet reader does not discover (schemaless only) */
+        CHECK_EQ_INT(dr_spec_parquet_undiscovered(s, sc, &names, &n, &err), 0);
+        icd_buf_clear(&got);
+        icd_buf_puts(&got, "");
+        for (size_t k = 0; k < n; k++)
+            icd_buf_printf(&got, "%s%s", k ? "," : "", names[k]);
+        CHECK_EQ_STR(got.data ? got.data : "", cases[i].parquet_undiscovered);
         icd_buf_free(&got);
         free(names);
         dr_spec_free(s);
