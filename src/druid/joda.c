@@ -16,6 +16,7 @@
 
 #include "druid/textscan.h"
 #include "druid/timestamp.h"
+#include "druid/zoneids.h"
 
 #define SHOW_MAX 200
 
@@ -289,12 +290,24 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
         dr_joda_free(p);
         return rc;
     }
-    bool year = false, date = false;
+    bool year = false, date = false, dow = false, dom = false;
     for (size_t k = 0; k < p->n; k++) {
         tok_kind kd = p->toks[k].kind;
         year |= kd == T_YEAR || kd == T_YEAR2;
         date |= kd == T_MONTH || kd == T_MONTH_TX || kd == T_DAY || kd == T_DOY || kd == T_DOW_TX ||
                 kd == T_DOW_NUM;
+        dow |= kd == T_DOW_TX || kd == T_DOW_NUM;
+        dom |= kd == T_DAY;
+    }
+    /* A day of week moves the date within its ISO week only when a day of month fixes that
+     * date; without one (E, yyyy E, yyyy-DDD E) Joda's two passes of field set + roundFloor
+     * land elsewhere ("E" = Mon gives 2000-12-25), which icedruid does not reproduce. */
+    if (dow && !dom) {
+        dr_joda_free(p);
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "timestamp format [%s]: a day of week without a day of month is not "
+                        "supported by icedruid",
+                        pat);
     }
     p->date_no_year = date && !year;
     *out = p;
@@ -391,7 +404,10 @@ static int zone_id(dr_scan *sc, const pctx *c, int64_t *off)
     size_t e = sc->i;
     while (e < sc->n && (is_letter((unsigned char)sc->s[e]) || sc->s[e] == '/' || sc->s[e] == '_'))
         e++;
-    if (e > sc->i)
+    /* a zone of the tz database: Druid converts the wall time with its rules, which
+     * icedruid does not apply, so the read stops with this error rather than count a
+     * parse exception; any other word is not a zone id for Joda either: a parse failure */
+    if (e > sc->i && dr_zone_in_tzdata(sc->s + sc->i, e - sc->i))
         return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
                         "time zone id \"%.*s\" is not supported by icedruid (only UTC ids)",
                         (int)(e - sc->i), sc->s + sc->i);

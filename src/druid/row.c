@@ -639,7 +639,9 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
         if (err->code == ICD_ENOMEM) return err->code;
         icd_error_wrap(err, "row %lld", (long long)w->position);
         if (w->file) icd_error_set_file(err, w->file);
-        return ICD_EINVALID;
+        /* a value icedruid cannot parse the way Druid would (a Joda zone name other than
+         * UTC) stops the read: counting it as a parse exception would drop a row Druid keeps */
+        return err->code == ICD_EUNSUPPORTED ? ICD_EUNSUPPORTED : ICD_EINVALID;
     }
     icd_buf_puts(out, "{\"__time\":");
     icd_json_i64(out, ms);

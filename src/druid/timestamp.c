@@ -516,8 +516,13 @@ int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t 
     }
     case DR_TS_PATTERN:
         strip_quotes(&s, &n);
-        if (dr_joda_parse(ts->pattern, s, n, out_ms, &local) < 0)
+        if (dr_joda_parse(ts->pattern, s, n, out_ms, &local) < 0) {
+            if (local.code == ICD_EUNSUPPORTED) { /* not a parse exception: Druid parses it */
+                *err = local;
+                return ICD_EUNSUPPORTED;
+            }
             return unparseable(err, s0, n0, local.message);
+        }
         return 0;
     }
     return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown timestamp format");

@@ -52,6 +52,11 @@ static bool plausible_name(const char *s, size_t n)
 bool dr_zone_is_java_id(const char *s, size_t n)
 {
     if (in_list(jdk_legacy, sizeof jdk_legacy / sizeof jdk_legacy[0], s, n)) return true;
+    return dr_zone_in_tzdata(s, n);
+}
+
+bool dr_zone_in_tzdata(const char *s, size_t n)
+{
     if (!plausible_name(s, n) || in_list(not_java, sizeof not_java / sizeof not_java[0], s, n))
         return false;
     if ((n > 6 && memcmp(s, "posix/", 6) == 0) || (n > 6 && memcmp(s, "right/", 6) == 0))

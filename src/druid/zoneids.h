@@ -13,5 +13,7 @@
  * /usr/share/zoneinfo) under a name the JDK also uses, or one of the JDK's own legacy
  * three-letter ids (PST, IST, JST, ...). */
 bool dr_zone_is_java_id(const char *s, size_t n);
+/* The same without the JDK's legacy ids: a zone of the system tz database. */
+bool dr_zone_in_tzdata(const char *s, size_t n);
 
 #endif

@@ -274,6 +274,16 @@ for pat in PATTERNS:
     add(pat, "null", "")
 for bad in ["yyyy-MM-dd q", "yyyy-MM-dd'T", "bogus", "yyyy-MM-dd 'unterminated"]:
     add(bad, "string", "2020-01-01")
+# Joda field combinations icedruid refuses at spec load (ICD_EUNSUPPORTED, one clear
+# message) rather than risk a different __time: Joda's two-pass field resolution for a day
+# of week without a day of month, and the letters G C x w; zone names other than UTC ids.
+REFUSED = [("E", "Mon"), ("yyyy E", "2021 Mon"), ("EEE HH:mm", "Tue 10:00"),
+           ("G yyyy", "AD 2021"), ("CC", "20"), ("xxxx-'W'ww-e", "2021-W05-3"), ("ww", "05"),
+           ("yyyy-MM-dd HH:mm ZZZ", "2021-03-04 10:00 America/New_York"),
+           ("yyyy-MM-dd HH:mm z", "2021-03-04 10:00 PST")]
+refused_from = len(cases)
+for pat, val in REFUSED:
+    add(pat, "string", val)
 
 for _ in range(120):                          # missingValue forms
     add("auto", "mvint", str(rand_long()))
@@ -291,7 +301,16 @@ icd = subprocess.run([TOOL], input=lines, check=True, capture_output=True,
 assert len(java) == len(cases) == len(icd), (len(java), len(cases), len(icd))
 bad = 0
 ok = 0
-for (f, k, v), jl, cl in zip(cases, java, icd):
+refused = 0
+for i, ((f, k, v), jl, cl) in enumerate(zip(cases, java, icd)):
+    if refused_from <= i < refused_from + len(REFUSED):
+        # refused by icedruid with a clear error, never a silently different value
+        if cl.endswith("\tUNSUPPORTED"):
+            refused += 1
+        elif jl != cl:
+            bad += 1
+            print("NOT REFUSED format=%r value=%r druid=%s icedruid=%s" % (f, v, jl, cl))
+        continue
     if jl != cl:
         bad += 1
         if bad <= 40:
@@ -299,8 +318,10 @@ for (f, k, v), jl, cl in zip(cases, java, icd):
                   % (f, k, v, jl.split("\t", 1)[1], cl.split("\t", 1)[1]))
     elif "\tOK\t" in jl:
         ok += 1
-print("timestamp oracle: %d cases (%d parsed, %d parse exceptions), %d disagreements"
-      % (len(cases), ok, len(cases) - ok, bad))
+n_main = len(cases) - len(REFUSED)
+print("timestamp oracle: %d cases (%d parsed, %d parse exceptions), %d disagreements; "
+      "%d of %d formats refused by icedruid at spec load (not implemented)"
+      % (n_main, ok, n_main - ok, bad, refused, len(REFUSED)))
 if len(cases) < 5000:
     print("FAIL: fewer than 5000 cases")
     sys.exit(1)

@@ -4,7 +4,8 @@
  * HEX(VALUE)" (KIND: null | long | double | string | mvint | mvstr), parses each with
  * src/druid/timestamp.c exactly as the row converter does (dr_timestamp_extract), and
  * prints "ID \t OK \t MILLIS" or "ID \t ERR", the same lines DruidTimestampOracle.java
- * prints from Joda-Time.
+ * prints from Joda-Time, or "ID \t UNSUPPORTED" when icedruid refuses the format itself
+ * (ICD_EUNSUPPORTED at spec load: a clear error, never a different __time).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,8 +31,10 @@ static int run(const char *fmt, const char *kind, const char *val, size_t vn, in
     icd_error err;
     dr_timestamp_spec ts;
     bool mvstr = strcmp(kind, "mvstr") == 0;
-    /* a fixed clock for two-digit years; the oracle's Joda uses the real one (same year) */
-    if (dr_timestamp_spec_init(&ts, "t", fmt, mvstr ? val : NULL, dr_now_ms(), &err) < 0) return -1;
+    /* the real clock for two-digit years, as the oracle's Joda */
+    int rc0 = dr_timestamp_spec_init(&ts, "t", fmt, mvstr ? val : NULL, dr_now_ms(), &err);
+    if (rc0 == ICD_EUNSUPPORTED) return 1; /* the spec is refused at load, with a message */
+    if (rc0 < 0) return -1;
     dr_ts_value v = {DR_TSV_NULL, 0, 0, NULL, 0};
     if (strcmp(kind, "long") == 0) {
         v.kind = DR_TSV_LONG;
@@ -48,6 +51,7 @@ static int run(const char *fmt, const char *kind, const char *val, size_t vn, in
         ts.missing_ms = strtoll(val, NULL, 10);
     }
     int rc = dr_timestamp_extract(&ts, &v, ms, &err);
+    if (rc == ICD_EUNSUPPORTED) rc = 1; /* refused with a message (the read stops) */
     dr_timestamp_spec_clear(&ts);
     return rc;
 }
@@ -63,8 +67,11 @@ int main(void)
         unhex(hf, fmt);
         size_t vn = unhex(hv ? hv : "", val);
         int64_t ms;
-        if (run(fmt, kind, val, vn, &ms) == 0)
+        int rc = run(fmt, kind, val, vn, &ms);
+        if (rc == 0)
             printf("%s\tOK\t%" PRId64 "\n", id, ms);
+        else if (rc == 1)
+            printf("%s\tUNSUPPORTED\n", id);
         else
             printf("%s\tERR\n", id);
     }

@@ -302,7 +302,21 @@ static void test_joda_patterns(void)
     CHECK_TEXT("yyyy-MM-dd", "2024-06-01 ", JUN1); /* stripQuotes trims first */
     CHECK_TEXT_FAILS("yyyy-MM-dd", "2024-06-01x");
     CHECK_TEXT_FAILS("HH:mm", "25:00");
-    CHECK_TEXT_FAILS("yyyy-MM-dd HH:mm:ss ZZZ", "2024-06-01 10:00:00 Europe/Paris");
+    /* a real zone: Druid would parse it with the zone's rules, which icedruid does not
+     * apply: not a parse exception (the row would be dropped) but an error that stops the
+     * read; a word that is no zone is a parse failure, as in Joda */
+    {
+        int64_t ms;
+        icd_error e2;
+        dr_timestamp_spec z;
+        CHECK_EQ_INT(dr_timestamp_spec_init(&z, "t", "yyyy-MM-dd HH:mm:ss ZZZ", NULL, JUN1, &e2),
+                     0);
+        const char *paris = "2024-06-01 10:00:00 Europe/Paris";
+        CHECK_EQ_INT(dr_timestamp_parse_text(&z, paris, strlen(paris), &ms, &e2), ICD_EUNSUPPORTED);
+        const char *nowhere = "2024-06-01 10:00:00 Nowhere";
+        CHECK_EQ_INT(dr_timestamp_parse_text(&z, nowhere, strlen(nowhere), &ms, &e2), ICD_EINVALID);
+        dr_timestamp_spec_clear(&z);
+    }
 
     icd_error err;
     dr_timestamp_spec ts;
