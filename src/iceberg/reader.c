@@ -1017,6 +1017,11 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                 if (vi < 0) {
                     s->null_value(s->ctx);
                 } else {
+                    if (!ice_typed_value_in_range(c->field->type, c->node,
+                                                  &b->columns[c->batch_col], (size_t)vi))
+                        return ice_time_range_error(err, path, c->field->name,
+                                                    b->first_row + (int64_t)i, c->field->type,
+                                                    c->node, &b->columns[c->batch_col], (size_t)vi);
                     ice_tvalue v = ice_typed_value(c->field->type, c->node,
                                                    &b->columns[c->batch_col], (size_t)vi);
                     ice_emit_tvalue(s, &v, c->field->type);
@@ -1194,6 +1199,35 @@ static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
     return out;
 }
 
+/* Whether an Avro value of a top-level timestamp column fits type t's int64 unit (a date
+ * promoted to timestamp, or millis/micros scaled up, can overflow); *what describes it. */
+static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what, size_t n)
+{
+    if (avro_value_is_null(v) || !ice_type_is_primitive(t)) return true;
+    if (t->kind != ICE_T_TIMESTAMP && t->kind != ICE_T_TIMESTAMPTZ &&
+        t->kind != ICE_T_TIMESTAMP_NS && t->kind != ICE_T_TIMESTAMPTZ_NS)
+        return true;
+    int digits = ice_ts_digits(t->kind);
+    int64_t x, m;
+    const char *unit;
+    if (v->type == AVRO_INT) {
+        m = 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
+        unit = "days";
+    } else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_MILLIS) {
+        m = digits == 9 ? 1000000 : 1000;
+        unit = "milliseconds";
+    } else if (!(v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS) && digits == 9) {
+        m = 1000;
+        unit = "microseconds";
+    } else {
+        return true;
+    }
+    if (!__builtin_mul_overflow(v->u.i64, m, &x)) return true;
+    snprintf(what, n, "%s %lld (%s)", v->type == AVRO_INT ? "date" : "timestamp",
+             (long long)v->u.i64, unit);
+    return false;
+}
+
 static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t);
 
 static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t)
@@ -1361,6 +1395,11 @@ static int read_avro_task(task_state *t, icd_error *err)
             s->field(s->ctx, f->name, strlen(f->name));
             const avro_value *v =
                 rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
+            char what[96];
+            if (v && !avro_ts_in_range(v, f->type, what, sizeof what)) {
+                rc = ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
+                break;
+            }
             if (v) {
                 emit_avro(s, v, f->type);
             } else {
@@ -1368,6 +1407,7 @@ static int read_avro_task(task_state *t, icd_error *err)
                 ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
+        if (rc) break; /* a value out of range: nothing of the row is ended */
         int erc = s->end_row(s->ctx, err);
         if (erc < 0) {
             rc = erc;

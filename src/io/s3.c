@@ -345,6 +345,35 @@ int icd_s3_open(icd_fileio *io, const char *location, const char *path, icd_file
     return rc;
 }
 
+/* A HEAD answer has no body, so an S3 refusal (403, 400) comes without its error code; a
+ * 1-byte GET asks once more, to say which (SignatureDoesNotMatch, InvalidAccessKeyId,
+ * AccessDenied...). 1: exists, 0: 404, < 0: the error with S3's code. */
+static int exists_probe(icd_remote *r, const char *location, const char *url, const icd_sigv4 *sign,
+                        icd_error *err)
+{
+    char byte;
+    icd_http_req req = {.method = "GET",
+                        .url = url,
+                        .location = location,
+                        .sign = sign,
+                        .range_off = 0,
+                        .range_len = 1,
+                        .dest = &byte,
+                        .dest_cap = 1};
+    icd_http_resp resp;
+    int rc = icd_http_perform(r, &req, &resp, err);
+    if (rc == 0) {
+        if ((resp.status >= 200 && resp.status <= 299) || resp.status == 416) /* empty */
+            rc = 1;
+        else if (resp.status == 404)
+            rc = 0;
+        else
+            rc = icd_http_status_error(&req, &resp, err);
+    }
+    icd_http_resp_free(&resp);
+    return rc;
+}
+
 int icd_s3_exists(icd_fileio *io, const char *location, const char *path, icd_error *err)
 {
     icd_remote *r = icd_fileio_remote(io);
@@ -355,7 +384,12 @@ int icd_s3_exists(icd_fileio *io, const char *location, const char *path, icd_er
     int rc = key[0] ? icd_s3_url(c, bucket, key, NULL, &url, err) : 0;
     icd_sigv4 s;
     const icd_sigv4 *sign = rc || !url ? NULL : signing(c, &s, location, err, &rc);
-    if (rc == 0 && url) rc = s3_hint(c, icd_remote_exists(r, location, url, sign, err), err);
+    if (rc == 0 && url) {
+        rc = icd_remote_exists(r, location, url, sign, err);
+        if (rc < 0 && (strstr(err->message, "HTTP 403") || strstr(err->message, "HTTP 400")))
+            rc = exists_probe(r, location, url, sign, err);
+        rc = s3_hint(c, rc, err);
+    }
     free(bucket);
     free(key);
     free(url);
