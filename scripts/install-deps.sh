@@ -16,6 +16,7 @@ PKGS=(
   libxxhash-dev                     # hashing
   protobuf-c-compiler libprotobuf-c-dev  # ORC file tails (protoc-c at build time)
   wrk                               # serve benchmark
+  openjdk-17-jdk-headless libjoda-time-java libjackson2-databind-java  # the Druid-side oracle (tests/druid/oracle)
 )
 
 SUDO=""

@@ -44,7 +44,8 @@ static const char *HELP =
     "                           new snapshot once every submission was accepted; without\n"
     "                           it the re-ingestion is only printed\n"
     "  --druid-user NAME        basic auth for Druid; password from $" DRUID_PASSWORD_ENV "\n"
-    "  --emit msq|native        MSQ REPLACE statements (default) or an index_parallel task\n"
+    "  --emit msq|native        an index_parallel task (default: the spec is a native spec)\n"
+    "                           or MSQ REPLACE statements\n"
     "  --serve-url URL          `icedruid serve` base URL: needed when the snapshot has\n"
     "                           delete files (Druid's iceberg source would resurrect rows)\n"
     "  --serve-listen HOST:PORT serve the splits from this process while Druid reads them\n"
@@ -328,7 +329,8 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     icd_error err;
     icd_error_clear(&err);
     dr_sync_opts o = {0};
-    o.kind = s->emit && !strcmp(s->emit, "native") ? DR_EMIT_NATIVE : DR_EMIT_MSQ;
+    /* the default follows the user's spec, a native ingestion spec: native stays native */
+    o.kind = s->emit && !strcmp(s->emit, "msq") ? DR_EMIT_MSQ : DR_EMIT_NATIVE;
     o.emit.serve_url = a->serve_url;
     o.emit.auth_user = a->auth_user;
     o.emit.auth_password = pw;
