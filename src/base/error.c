@@ -109,3 +109,25 @@ size_t icd_error_format(const icd_error *err, char *buf, size_t size)
                      err->message[0] ? err->message : icd_code_name(err->code));
     return n < 0 ? 0 : (size_t)n;
 }
+
+static icd_warn_fn warn_fn;
+static void *warn_ctx;
+
+void icd_set_warn_handler(icd_warn_fn fn, void *ctx)
+{
+    warn_fn = fn;
+    warn_ctx = ctx;
+}
+
+void icd_warn(const char *file, const char *fmt, ...)
+{
+    if (!warn_fn) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    warn_fn(warn_ctx, file ? file : "", msg);
+}
