@@ -513,10 +513,10 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
         s.which = w;
         if (all) {
             rc = each_kv(m, stats_add, &s, err);
-        } else if (w >= 3) {
+        } else if (w == 1 || w >= 3) {
             /* delete files: the file_path bounds decide which data files a position
-             * delete file covers; they, the pos bounds and the bounds of equality key
-             * columns are checked against the file's records, so they are always kept */
+             * delete file covers; they, the pos bounds and the bounds and null counts of
+             * equality key columns are checked against the file's records: always kept */
             rc = each_kv(m, stats_add, &s, err);
             size_t keep = 0;
             for (size_t i = 0; i < s.n; i++)

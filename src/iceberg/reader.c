@@ -349,6 +349,7 @@ int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err)
 {
     ICD_TRY(posload_flush(pl, err));
     ICD_TRY(ice_rd_check_entry(pl->df, 0, pl->records, err));
+    ICD_TRY(ice_rd_check_nulls(pl->df, ICE_FIELD_DELETE_FILE_PATH, pl->null_paths, err));
     for (size_t i = 0; i < pl->e->nposset; i++)
         ICD_TRY(ice_posset_freeze(pl->e->possets[i], err));
     if (pl->null_paths)
@@ -366,10 +367,23 @@ void ice_rd_posload_free(ice_rd_posload *pl)
     pl->run = NULL;
 }
 
-int ice_rd_check_key_bounds(const ice_content_file *df, int32_t field_id, const ice_tvalue *v,
-                            int64_t row, icd_error *err)
+int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err)
+{
+    const ice_col_stats *st = ice_content_file_stats(df, field_id);
+    if (st && st->null_count >= 0 && st->null_count != nulls)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "the file has %lld null values in field id %d but its manifest entry says "
+                        "%lld",
+                        (long long)nulls, (int)field_id, (long long)st->null_count);
+    return 0;
+}
+
+int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
+                            int64_t *nulls, icd_error *err)
 {
     const ice_col_stats *st;
+    int32_t field_id = df->equality_ids[k];
+    if (v->cls == ICE_TV_NULL) nulls[k]++;
     if (v->cls == ICE_TV_NULL || !(st = ice_content_file_stats(df, field_id))) return 0;
     bool below = false, above = false;
     int64_t b;
@@ -508,9 +522,10 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     size_t nk = (size_t)df->nequality_ids;
     key_col *kc = calloc(nk, sizeof *kc);
     int *leaves = calloc(nk, sizeof *leaves);
+    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
     icd_buf key = ICD_BUF_INIT;
     int rc = 0;
-    if (!kc || !leaves) {
+    if (!kc || !leaves || !nulls) {
         rc = icd_fail_nomem(err);
         goto done;
     }
@@ -592,11 +607,11 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         for (size_t i = 0; i < b->num_rows && !rc; i++) {
             for (size_t c = 0; c < nk && !rc; c++) {
                 int32_t vi = kc[c].batch_col < 0 ? -1 : kc[c].vidx[i];
-                if (vi < 0) continue;
-                ice_tvalue v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
-                                               (size_t)vi);
-                rc = ice_rd_check_key_bounds(df, df->equality_ids[c], &v, b->first_row + (int64_t)i,
-                                             err);
+                ice_tvalue v = {0};
+                if (vi >= 0)
+                    v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
+                                        (size_t)vi);
+                rc = ice_rd_check_key_bounds(df, c, &v, b->first_row + (int64_t)i, nulls, err);
             }
             if (rc) break;
             row_key(&key, kc, nk, b, i);
@@ -611,8 +626,11 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         if (rc) break;
     }
     free(vbuf);
+    for (size_t c = 0; c < nk && !rc; c++)
+        rc = ice_rd_check_nulls(df, df->equality_ids[c], nulls[c], err);
 done:
     icd_buf_free(&key);
+    free(nulls);
     free(kc);
     free(leaves);
     pq_reader_close(rd);
@@ -649,6 +667,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     icd_arena arena = ICD_ARENA_INIT;
     icd_buf key = ICD_BUF_INIT;
     const ice_field **kf = NULL;
+    int64_t *nulls = NULL; /* equality deletes: nulls per key column */
     ice_rd_posload pl;
     int rc = 0;
     int64_t row = 0;
@@ -659,7 +678,8 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         memset(&pl, 0, sizeof pl);
         rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
         kf = calloc((size_t)df->nequality_ids, sizeof *kf);
-        if (!rc && !kf) rc = icd_fail_nomem(err);
+        nulls = calloc((size_t)df->nequality_ids, sizeof *nulls);
+        if (!rc && (!kf || !nulls)) rc = icd_fail_nomem(err);
         for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
             if (!(kf[k] = ice_rd_schema_field(r, df->equality_ids[k])))
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -699,7 +719,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                 break;
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
-            if ((rc = ice_rd_check_key_bounds(df, df->equality_ids[k], &tv, row, err))) break;
+            if ((rc = ice_rd_check_key_bounds(df, (size_t)k, &tv, row, nulls, err))) break;
             ice_rd_key_put(&key, &tv);
         }
         if (rc) break;
@@ -712,7 +732,10 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                             NULL, err);
     }
     if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_check_entry(df, 0, row, err);
+    for (int32_t k = 0; !rc && !pos_file && k < df->nequality_ids; k++)
+        rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
     ice_rd_posload_free(&pl);
+    free(nulls);
     free(kf);
     icd_buf_free(&key);
     icd_arena_free(&arena);

@@ -104,10 +104,14 @@ void ice_rd_posload_free(ice_rd_posload *pl);
 
 /* Equality-delete key bounds: a key value outside the lower/upper bound the manifest
  * recorded for its column is an error (a corrupt delete file). Types whose bounds can
- * be compared without decoding (int/long/date, string, binary) are checked; others and
- * nulls pass. */
-int ice_rd_check_key_bounds(const ice_content_file *df, int32_t field_id, const ice_tvalue *v,
-                            int64_t row, icd_error *err);
+ * be compared without decoding (int/long/date, string, binary) are checked; others
+ * pass. `v` is key column k of df; nulls[k] counts its nulls (ice_rd_check_nulls). */
+int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
+                            int64_t *nulls, icd_error *err);
+/* The number of nulls of a column of a delete file against the entry's null_value_counts
+ * (a flipped definition level turns a key or a file_path into null). */
+int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err);
+
 /* The position set of the task's data file from its position deletes and DVs: *pos is
  * NULL when nothing is deleted; *pos_owned (free it) when several sets were merged. */
 int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,

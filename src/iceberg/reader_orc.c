@@ -550,11 +550,12 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
 {
     size_t nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
     okey *keys = calloc(nk ? nk : 1, sizeof *keys);
+    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
     int64_t *ids = NULL;
     colsel cs = {0};
     orc_reader *rd = NULL;
     icd_buf key = ICD_BUF_INIT;
-    int rc = keys ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
+    int rc = keys && nulls ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
     for (size_t k = 0; !rc && k < nk; k++) {
         const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
         if (!fld) {
@@ -588,8 +589,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
             icd_buf_clear(&key);
             for (size_t k = 0; k < nk && !rc; k++) {
                 ice_tvalue tv = key_value(&keys[k], b, i);
-                rc = ice_rd_check_key_bounds(df, df->equality_ids[k], &tv,
-                                             (int64_t)(b->row_start + i), err);
+                rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls, err);
                 ice_rd_key_put(&key, &tv);
             }
             if (rc) break;
@@ -602,11 +602,14 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
                                 &slot, NULL, err);
         }
     }
+    for (size_t k = 0; !rc && k < nk; k++)
+        rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
     icd_buf_free(&key);
     orc_reader_free(rd);
     free((void *)cs.cols);
     free(ids);
     free(keys);
+    free(nulls);
     return rc;
 }
 
