@@ -13,6 +13,10 @@ table is scanned again and the run classified:
            signal, a timeout)
 
   bench/delete_bitflip.py [--stride N] [--max-per-file N] [--tables a,b] [--icedruid CMD]
+                          [--what deletes|manifests]
+
+With --what manifests the bits are flipped in the current snapshot's manifest list and
+manifests instead (issue 15.14: every error must name the damaged manifest).
 
 Env: ICD_SHARED (holds corpus/). Prints one line per WRONG/unclear case and a summary;
 exit 1 when any case is WRONG or unclear. tests/corpus/test_delete_bitflip.py runs it
@@ -67,6 +71,22 @@ def delete_files(icd, table_dir, loc):
     return sorted(out)
 
 
+def manifest_files(icd, table_dir, loc):
+    """The current snapshot's manifest list and manifests."""
+    md = os.path.join(table_dir, "metadata")
+    v = max((int(m.group(1)), f) for f in os.listdir(md)
+            if (m := re.fullmatch(r"v(\d+)\.metadata\.json", f)))
+    with open(os.path.join(md, v[1])) as f:
+        meta = json.load(f)
+    snap = next(s for s in meta["snapshots"] if s["snapshot-id"] == meta["current-snapshot-id"])
+    local = lambda p: table_dir + p[len(loc):] if p.startswith(loc) else p
+    ml = local(snap["manifest-list"])
+    out = [(ml, "manifest_list")]
+    for line in subprocess.check_output(icd + ["cat", ml]).splitlines():
+        out.append((local(json.loads(line)["manifest_path"]), "manifest"))
+    return out
+
+
 def rows(out):
     return collections.Counter(out.splitlines())
 
@@ -76,6 +96,9 @@ def main():
     ap.add_argument("--stride", type=int, default=1)
     ap.add_argument("--max-per-file", type=int, default=100000)
     ap.add_argument("--tables", default="")
+    ap.add_argument("--what", choices=("deletes", "manifests"), default="deletes",
+                    help="flip bits in the delete files (default) or in the manifest list "
+                         "and manifests (errors must name the manifest)")
     ap.add_argument("--icedruid", default=os.environ.get("ICEDRUID", "build/icedruid"))
     a = ap.parse_args()
     icd = shlex.split(a.icedruid)
@@ -100,7 +123,8 @@ def main():
                 print(f"FAIL {rel}: the intact table does not scan: {err[:300]!r}")
                 return 1
             ref = rows(ref_out)
-            for path, kind in delete_files(icd, tdir, loc):
+            targets = (delete_files if a.what == "deletes" else manifest_files)(icd, tdir, loc)
+            for path, kind in targets:
                 with open(path, "rb") as f:
                     orig = f.read()
                 base = os.path.basename(path).encode()

@@ -585,9 +585,11 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
+    int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
     for (;;) {
         pq_batch *b;
         if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
+        nread += (int64_t)b->num_rows;
         if (b->num_rows * nk > vcap) {
             vcap = b->num_rows * nk;
             int32_t *nv = realloc(vbuf, vcap * sizeof *nv);
@@ -626,6 +628,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         if (rc) break;
     }
     free(vbuf);
+    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
     for (size_t c = 0; c < nk && !rc; c++)
         rc = ice_rd_check_nulls(df, df->equality_ids[c], nulls[c], err);
 done:

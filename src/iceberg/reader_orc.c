@@ -555,6 +555,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
     colsel cs = {0};
     orc_reader *rd = NULL;
     icd_buf key = ICD_BUF_INIT;
+    int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
     int rc = keys && nulls ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
     for (size_t k = 0; !rc && k < nk; k++) {
         const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
@@ -585,6 +586,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = orc_reader_next(rd, &b, err);
         if (rc <= 0) break;
         rc = 0;
+        nread += (int64_t)b->n;
         for (size_t i = 0; i < b->n && !rc; i++) {
             icd_buf_clear(&key);
             for (size_t k = 0; k < nk && !rc; k++) {
@@ -602,6 +604,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
                                 &slot, NULL, err);
         }
     }
+    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
     for (size_t k = 0; !rc && k < nk; k++)
         rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
     icd_buf_free(&key);
