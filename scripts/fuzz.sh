@@ -2,7 +2,8 @@
 # Runs every libFuzzer target of build-fuzz/ for SECONDS each, starting from its seed
 # corpus (tests/fuzz/corpus/NAME). A crash fails the run and leaves the input in
 # build-fuzz/crashes/NAME/ — copy it into the seed corpus to keep it as a regression test.
-# Usage: bash scripts/fuzz.sh [SECONDS]
+# Usage: bash scripts/fuzz.sh [SECONDS]   (ICD_FUZZ_ONLY="a b": only targets whose name
+# contains one of the words; bench/fuzz_long.sh builds and runs this for a long time)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
@@ -10,6 +11,11 @@ status=0 count=0
 for t in build-fuzz/tests/fuzz_*; do
   [ -x "$t" ] || continue
   name=$(basename "$t")
+  if [ -n "${ICD_FUZZ_ONLY:-}" ]; then
+    keep=0
+    for w in $ICD_FUZZ_ONLY; do [[ $name == *"$w"* ]] && keep=1; done
+    [ $keep = 1 ] || continue
+  fi
   seeds=tests/fuzz/corpus/$name
   work=build-fuzz/corpus/$name
   crashes=build-fuzz/crashes/$name
@@ -18,7 +24,9 @@ for t in build-fuzz/tests/fuzz_*; do
   if "$t" -max_total_time="$secs" -max_len=262144 -rss_limit_mb=2048 -timeout=20 \
        -artifact_prefix="$crashes/" -print_final_stats=0 "$work" "$seeds" \
        >"build-fuzz/$name.log" 2>&1; then
-    echo "   ok: $(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#') runs"
+    runs=$(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#')
+    cov=$(grep -Eo 'cov: [0-9]+' "build-fuzz/$name.log" | tail -1)
+    echo "   ok: $runs runs ($(( ${runs:-0} / secs )) runs/s), $cov"
   else
     echo "   FAILED: see build-fuzz/$name.log and $crashes/"
     tail -30 "build-fuzz/$name.log"

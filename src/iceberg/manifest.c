@@ -490,6 +490,16 @@ static int cmp_stats(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static bool keep_bounds(const ice_content_file *f, int32_t id)
+{
+    if (f->content == ICE_CONTENT_POSITION_DELETES)
+        return id == ICE_FIELD_DELETE_FILE_PATH || id == ICE_FIELD_DELETE_POS;
+    if (f->content == ICE_CONTENT_EQUALITY_DELETES)
+        for (int32_t k = 0; k < f->nequality_ids; k++)
+            if (f->equality_ids[k] == id) return true;
+    return false;
+}
+
 static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_file *f,
                       icd_error *err)
 {
@@ -503,13 +513,14 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
         s.which = w;
         if (all) {
             rc = each_kv(m, stats_add, &s, err);
-        } else if (w >= 3) {
-            /* position delete files: the file_path bounds decide which data files a
-             * delete file covers, so they are always kept */
+        } else if (w == 1 || w >= 3) {
+            /* delete files: the file_path bounds decide which data files a position
+             * delete file covers; they, the pos bounds and the bounds and null counts of
+             * equality key columns are checked against the file's records: always kept */
             rc = each_kv(m, stats_add, &s, err);
             size_t keep = 0;
             for (size_t i = 0; i < s.n; i++)
-                if (s.v[i].field_id == ICE_FIELD_DELETE_FILE_PATH) s.v[keep++] = s.v[i];
+                if (keep_bounds(f, s.v[i].field_id)) s.v[keep++] = s.v[i];
             s.n = keep;
         }
     }

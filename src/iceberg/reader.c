@@ -152,15 +152,275 @@ static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bo
     return NULL;
 }
 
+/* ======================================================================================
+ * Checks of a file against its manifest entry, and the position-delete loader shared by
+ * the Parquet, ORC and Avro delete readers.
+ * ==================================================================================== */
+
+/* ICEDRUID_SIZE_MISMATCH=warn: a delete file whose size differs from its manifest entry
+ * is read (with a warning) when its record count and bounds agree. For tables whose
+ * manifests were edited by hand (Impala's test data has two); the default is an error. */
+static bool size_mismatch_warns(void)
+{
+    const char *v = getenv("ICEDRUID_SIZE_MISMATCH");
+    return v && !strcmp(v, "warn");
+}
+
+int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err)
+{
+    if (size > 0 && df->file_size > 0 && size != (uint64_t)df->file_size) {
+        if (!size_mismatch_warns())
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "the file has %llu bytes but its manifest entry says %lld "
+                            "(truncated or replaced)",
+                            (unsigned long long)size, (long long)df->file_size);
+        icd_warn(df->path,
+                 "the file has %llu bytes but its manifest entry says %lld (read anyway: "
+                 "ICEDRUID_SIZE_MISMATCH=warn)",
+                 (unsigned long long)size, (long long)df->file_size);
+    }
+    if (rows >= 0 && df->record_count >= 0 && rows != df->record_count)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "the file has %lld %s but its manifest entry says %lld", (long long)rows,
+                        df->content == ICE_CONTENT_DATA ? "rows" : "records",
+                        (long long)df->record_count);
+    return 0;
+}
+
+int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
+                      icd_error *err)
+{
+    icd_file *f;
+    ICD_TRY(icd_file_open(r->io, df->path, &f, err));
+    /* Sizes of delete files are checked (a smaller valid file in the place of a delete
+     * file brings deleted rows back); data files only by their row count: a data file
+     * whose size differs cannot return a deleted row, and tables exist whose manifests
+     * disagree with their data files by a few bytes (Impala's test data). */
+    int rc =
+        df->content == ICE_CONTENT_DATA ? 0 : ice_rd_check_entry(df, icd_file_size(f), -1, err);
+    if (rc) {
+        icd_file_close(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+/* Unsigned byte order, a prefix first (Iceberg's order of strings and binary; truncated
+ * bounds keep lower <= value <= upper). */
+static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    if (c) return c;
+    return an < bn ? -1 : an > bn;
+}
+
+static bool bound_i64(const uint8_t *p, uint32_t n, int64_t *out)
+{
+    if (n == 8) {
+        uint64_t u = 0;
+        for (int i = 7; i >= 0; i--)
+            u = u << 8 | p[i];
+        *out = (int64_t)u;
+        return true;
+    }
+    if (n == 4) {
+        uint32_t u =
+            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        *out = (int32_t)u;
+        return true;
+    }
+    return false;
+}
+
+int ice_rd_posload_init(ice_rd_posload *pl, cache_entry *e, const ice_content_file *df,
+                        icd_error *err)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->e = e;
+    pl->df = df;
+    pl->path = (icd_buf)ICD_BUF_INIT;
+    pl->path_st = ice_content_file_stats(df, ICE_FIELD_DELETE_FILE_PATH);
+    pl->pos_st = ice_content_file_stats(df, ICE_FIELD_DELETE_POS);
+    return e->by_path ? 0 : icd_map_new(&e->by_path, 16, err);
+}
+
+static int posload_flush(ice_rd_posload *pl, icd_error *err)
+{
+    int rc = pl->cur && pl->nrun ? ice_posset_add_many(pl->cur, pl->run, pl->nrun, err) : 0;
+    pl->nrun = 0;
+    return rc;
+}
+
+/* The position set of data file `path`, created on first use. */
+static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset **out,
+                      icd_error *err)
+{
+    size_t klen;
+    const char *key = ice_location_key(path, len, &klen);
+    uint64_t h = icd_hash_bytes(key, klen);
+    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
+    if (slot) {
+        *out = icd_map_to_ptr(*slot);
+        return 0;
+    }
+    ice_posset *ps;
+    ICD_TRY(ice_posset_new(&ps, err));
+    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
+    if (!np) {
+        ice_posset_free(ps);
+        return icd_fail_nomem(err);
+    }
+    e->possets = np;
+    e->possets[e->nposset++] = ps;
+    ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
+    *out = ps;
+    return 0;
+}
+
+int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t pos, int64_t row,
+                       icd_error *err)
+{
+    const ice_content_file *df = pl->df;
+    pl->records++;
+    if (pos < 0)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %lld",
+                        (long long)pos, (long long)row);
+    /* Compared as location keys: writers differ in whether file_path values and their
+     * bounds carry the scheme and authority (Impala: values with, bounds without). */
+    const ice_col_stats *ps = pl->path_st, *qs = pl->pos_st;
+    size_t klen, blen;
+    const char *k = ice_location_key(path, len, &klen), *bk;
+    if (ps &&
+        ((ps->has_lower && (bk = ice_location_key((const char *)ps->lower, ps->lower_len, &blen),
+                            bytes_cmp(k, klen, bk, blen) < 0)) ||
+         (ps->has_upper && (bk = ice_location_key((const char *)ps->upper, ps->upper_len, &blen),
+                            bytes_cmp(k, klen, bk, blen) > 0))))
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "row %lld: file_path '%.*s' is outside the bounds its manifest entry "
+                        "records",
+                        (long long)row, (int)(len > 200 ? 200 : len), (const char *)path);
+    int64_t b;
+    if (qs && ((qs->has_lower && bound_i64(qs->lower, qs->lower_len, &b) && pos < b) ||
+               (qs->has_upper && bound_i64(qs->upper, qs->upper_len, &b) && pos > b)))
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "row %lld: position %lld is outside the bounds its manifest entry "
+                        "records",
+                        (long long)row, (long long)pos);
+    if (pl->cur && len == pl->path.len && !memcmp(path, pl->path.data, len)) {
+        if (pos < pl->last_pos)
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "row %lld: positions are not sorted (%lld after %lld; the spec "
+                            "requires order by file_path, pos)",
+                            (long long)row, (long long)pos, (long long)pl->last_pos);
+    } else {
+        size_t plen;
+        const char *pk = pl->cur ? ice_location_key(pl->path.data, pl->path.len, &plen) : NULL;
+        if (pk && bytes_cmp(k, klen, pk, plen) < 0)
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "row %lld: file_path values are not sorted (the spec requires "
+                            "order by file_path, pos)",
+                            (long long)row);
+        ICD_TRY(posload_flush(pl, err));
+        ICD_TRY(posset_for(pl->e, path, len, &pl->cur, err));
+        icd_buf_clear(&pl->path);
+        icd_buf_append(&pl->path, path, len);
+        if (!icd_buf_ok(&pl->path)) return icd_fail_nomem(err);
+    }
+    if (pl->nrun == pl->runcap) {
+        size_t nc = pl->runcap ? pl->runcap * 2 : 4096;
+        uint64_t *nr = realloc(pl->run, nc * sizeof *nr);
+        if (!nr) return icd_fail_nomem(err);
+        pl->run = nr;
+        pl->runcap = nc;
+    }
+    pl->run[pl->nrun++] = (uint64_t)pos;
+    pl->last_pos = pos;
+    return 0;
+}
+
+void ice_rd_posload_null_path(ice_rd_posload *pl)
+{
+    pl->records++;
+    pl->null_paths++;
+}
+
+int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err)
+{
+    ICD_TRY(posload_flush(pl, err));
+    ICD_TRY(ice_rd_check_entry(pl->df, 0, pl->records, err));
+    ICD_TRY(ice_rd_check_nulls(pl->df, ICE_FIELD_DELETE_FILE_PATH, pl->null_paths, err));
+    for (size_t i = 0; i < pl->e->nposset; i++)
+        ICD_TRY(ice_posset_freeze(pl->e->possets[i], err));
+    if (pl->null_paths)
+        icd_warn(pl->df->path,
+                 "%lld of %lld position delete records have a null file_path and delete "
+                 "nothing (skipped)",
+                 (long long)pl->null_paths, (long long)pl->records);
+    return 0;
+}
+
+void ice_rd_posload_free(ice_rd_posload *pl)
+{
+    icd_buf_free(&pl->path);
+    free(pl->run);
+    pl->run = NULL;
+}
+
+int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err)
+{
+    const ice_col_stats *st = ice_content_file_stats(df, field_id);
+    if (st && st->null_count >= 0 && st->null_count != nulls)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "the file has %lld null values in field id %d but its manifest entry says "
+                        "%lld",
+                        (long long)nulls, (int)field_id, (long long)st->null_count);
+    return 0;
+}
+
+int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
+                            int64_t *nulls, icd_error *err)
+{
+    const ice_col_stats *st;
+    int32_t field_id = df->equality_ids[k];
+    if (v->cls == ICE_TV_NULL) nulls[k]++;
+    if (v->cls == ICE_TV_NULL || !(st = ice_content_file_stats(df, field_id))) return 0;
+    bool below = false, above = false;
+    int64_t b;
+    switch (v->cls) {
+    case ICE_TV_INT:
+    case ICE_TV_DATE:
+        below = st->has_lower && bound_i64(st->lower, st->lower_len, &b) && v->i < b;
+        above = st->has_upper && bound_i64(st->upper, st->upper_len, &b) && v->i > b;
+        break;
+    case ICE_TV_STRING:
+    case ICE_TV_BINARY:
+        below = st->has_lower && bytes_cmp(v->p, v->n, st->lower, st->lower_len) < 0;
+        above = st->has_upper && bytes_cmp(v->p, v->n, st->upper, st->upper_len) > 0;
+        break;
+    default:
+        return 0;
+    }
+    if (below || above)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "equality delete row %lld: the value of field id %d is %s the %s bound "
+                        "its manifest entry records",
+                        (long long)row, (int)field_id, below ? "below" : "above",
+                        below ? "lower" : "upper");
+    return 0;
+}
+
 static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file *df,
                                       cache_entry *e, icd_error *err)
 {
     pq_file *pf = NULL;
     pq_reader *rd = NULL;
-    uint64_t *run = NULL;
-    size_t runcap = 0;
-    int rc = pq_file_open(r->io, df->path, &pf, err);
-    if (rc) return rc;
+    icd_file *f;
+    ice_rd_posload pl;
+    ICD_TRY(ice_rd_open_entry(r, df, &f, err));
+    ICD_TRY(pq_file_open_file(f, &pf, err));
+    int rc = ice_rd_posload_init(&pl, e, df, err);
+    if (rc) goto done;
     const pq_schema *s = pq_file_schema(pf);
     const pq_node *pn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_FILE_PATH);
     const pq_node *qn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_POS);
@@ -173,6 +433,7 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
                       "position delete file lacks the file_path (string) and pos (long) columns");
         goto done;
     }
+    if ((rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err))) goto done;
     int leaves[2] = {pn->leaf_index, qn->leaf_index};
     int pcol = leaves[0] < leaves[1] ? 0 : 1;
     if (leaves[0] > leaves[1]) {
@@ -181,80 +442,48 @@ static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file
         leaves[1] = t;
     }
     if ((rc = pq_reader_open(pf, leaves, 2, 0, &rd, err))) goto done;
-    if ((rc = icd_map_new(&e->by_path, 16, err))) goto done;
-    ice_posset *cur = NULL;
-    const uint8_t *cur_path = NULL;
-    size_t cur_len = 0;
-    size_t nrun = 0;
+    int32_t *vidx = NULL; /* per row: index of its file_path and pos values, or -1 (null) */
+    size_t vcap = 0;
     for (;;) {
         pq_batch *b;
         if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
         const pq_column_batch *pc = &b->columns[pcol], *qc = &b->columns[1 - pcol];
-        if (pc->num_values != b->num_rows || qc->num_values != b->num_rows) {
-            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                          "position delete file has null file_path or pos values");
+        if (b->num_rows * 2 > vcap) {
+            int32_t *nv = realloc(vidx, b->num_rows * 2 * sizeof *nv);
+            if (!nv) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            vidx = nv;
+            vcap = b->num_rows * 2;
+        }
+        int32_t *pi = vidx, *qi = vidx + b->num_rows;
+        if (fill_vidx(pc, b->num_rows, pi) || fill_vidx(qc, b->num_rows, qi)) {
+            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "inconsistent column levels");
             break;
         }
         const pq_bytes *paths = pc->values;
         for (size_t i = 0; i < b->num_rows && !rc; i++) {
-            int64_t pos = qn->physical_type == PQ_INT64 ? ((const int64_t *)qc->values)[i]
-                                                        : ((const int32_t *)qc->values)[i];
-            if (pos < 0) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %lld",
-                              (long long)pos, (long long)(b->first_row + (int64_t)i));
+            int64_t row = b->first_row + (int64_t)i;
+            if (pi[i] < 0) {
+                ice_rd_posload_null_path(&pl);
+                continue;
+            }
+            if (qi[i] < 0) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "row %lld has a null pos",
+                              (long long)row);
                 break;
             }
-            if (!cur || paths[i].len != cur_len || memcmp(paths[i].ptr, cur_path, cur_len)) {
-                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err))) break;
-                nrun = 0;
-                size_t klen;
-                const char *key = ice_location_key((const char *)paths[i].ptr, paths[i].len, &klen);
-                uint64_t h = icd_hash_bytes(key, klen);
-                uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
-                if (slot) {
-                    cur = icd_map_to_ptr(*slot);
-                } else {
-                    ice_posset *ps;
-                    if ((rc = ice_posset_new(&ps, err))) break;
-                    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
-                    if (!np) {
-                        ice_posset_free(ps);
-                        rc = icd_fail_nomem(err);
-                        break;
-                    }
-                    e->possets = np;
-                    e->possets[e->nposset++] = ps;
-                    if ((rc = icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err)))
-                        break;
-                    cur = ps;
-                }
-                /* the map keeps its own copy of the key; remember this batch's bytes */
-                cur_path = paths[i].ptr;
-                cur_len = paths[i].len;
-            }
-            if (nrun == runcap) {
-                size_t nc = runcap ? runcap * 2 : 4096;
-                uint64_t *nr = realloc(run, nc * sizeof *nr);
-                if (!nr) {
-                    rc = icd_fail_nomem(err);
-                    break;
-                }
-                run = nr;
-                runcap = nc;
-            }
-            run[nrun++] = (uint64_t)pos;
+            int64_t pos = qn->physical_type == PQ_INT64 ? ((const int64_t *)qc->values)[qi[i]]
+                                                        : ((const int32_t *)qc->values)[qi[i]];
+            rc = ice_rd_posload_add(&pl, paths[pi[i]].ptr, paths[pi[i]].len, pos, row, err);
         }
-        if (!rc && cur && nrun) { /* batch buffers are reused: flush, forget the path */
-            rc = ice_posset_add_many(cur, run, nrun, err);
-            nrun = 0;
-        }
-        cur = NULL;
         if (rc) break;
     }
-    for (size_t i = 0; !rc && i < e->nposset; i++)
-        rc = ice_posset_freeze(e->possets[i], err);
+    free(vidx);
+    if (!rc) rc = ice_rd_posload_finish(&pl, err);
 done:
-    free(run);
+    ice_rd_posload_free(&pl);
     pq_reader_close(rd);
     pq_file_close(pf);
     return rc;
@@ -293,20 +522,26 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     size_t nk = (size_t)df->nequality_ids;
     key_col *kc = calloc(nk, sizeof *kc);
     int *leaves = calloc(nk, sizeof *leaves);
+    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
     icd_buf key = ICD_BUF_INIT;
     int rc = 0;
-    if (!kc || !leaves) {
+    if (!kc || !leaves || !nulls) {
         rc = icd_fail_nomem(err);
         goto done;
     }
-    if ((rc = pq_file_open(r->io, df->path, &pf, err))) goto done;
+    icd_file *file;
+    if ((rc = ice_rd_open_entry(r, df, &file, err)) || (rc = pq_file_open_file(file, &pf, err)))
+        goto done;
+    if ((rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err))) goto done;
     const pq_schema *s = pq_file_schema(pf);
     for (size_t i = 0; i < nk; i++) {
         int32_t id = df->equality_ids[i];
         const ice_field *f = ice_rd_schema_field(r, id);
-        if (!f)
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "equality field id %d is in no schema of the table", (int)id);
+        if (!f) {
+            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                          "equality field id %d is in no schema of the table", (int)id);
+            goto done;
+        }
         const pq_node *n = pq_schema_find_field_id(s, id);
         if (!n || n->leaf_index < 0 || n->rep_level > 0) {
             rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -350,9 +585,11 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
+    int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
     for (;;) {
         pq_batch *b;
         if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
+        nread += (int64_t)b->num_rows;
         if (b->num_rows * nk > vcap) {
             vcap = b->num_rows * nk;
             int32_t *nv = realloc(vbuf, vcap * sizeof *nv);
@@ -370,6 +607,15 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
             }
         }
         for (size_t i = 0; i < b->num_rows && !rc; i++) {
+            for (size_t c = 0; c < nk && !rc; c++) {
+                int32_t vi = kc[c].batch_col < 0 ? -1 : kc[c].vidx[i];
+                ice_tvalue v = {0};
+                if (vi >= 0)
+                    v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
+                                        (size_t)vi);
+                rc = ice_rd_check_key_bounds(df, c, &v, b->first_row + (int64_t)i, nulls, err);
+            }
+            if (rc) break;
             row_key(&key, kc, nk, b, i);
             if (!icd_buf_ok(&key)) {
                 rc = icd_fail_nomem(err);
@@ -382,8 +628,12 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
         if (rc) break;
     }
     free(vbuf);
+    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
+    for (size_t c = 0; c < nk && !rc; c++)
+        rc = ice_rd_check_nulls(df, df->equality_ids[c], nulls[c], err);
 done:
     icd_buf_free(&key);
+    free(nulls);
     free(kc);
     free(leaves);
     pq_reader_close(rd);
@@ -409,54 +659,37 @@ static const avro_value *avro_find_id(const avro_value *rec, int32_t id, int dep
     return NULL;
 }
 
-/* Adds one deleted position of `path` to a position-delete cache entry. */
-int ice_rd_pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos, icd_error *err)
-{
-    size_t klen;
-    const char *key = ice_location_key(path, len, &klen);
-    uint64_t h = icd_hash_bytes(key, klen);
-    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
-    ice_posset *ps;
-    if (slot) {
-        ps = icd_map_to_ptr(*slot);
-    } else {
-        ICD_TRY(ice_posset_new(&ps, err));
-        ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
-        if (!np) {
-            ice_posset_free(ps);
-            return icd_fail_nomem(err);
-        }
-        e->possets = np;
-        e->possets[e->nposset++] = ps;
-        ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
-    }
-    return ice_posset_add(ps, (uint64_t)pos, err);
-}
-
 /* Position and equality delete files stored as Avro: one record per deleted row. */
 static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
                                  icd_error *err)
 {
+    icd_file *f;
     avro_reader *ar;
-    ICD_TRY(avro_reader_open(r->io, df->path, &ar, err));
+    ICD_TRY(ice_rd_open_entry(r, df, &f, err));
+    ICD_TRY(avro_reader_open_file(f, true, &ar, err));
     icd_arena arena = ICD_ARENA_INIT;
     icd_buf key = ICD_BUF_INIT;
     const ice_field **kf = NULL;
+    int64_t *nulls = NULL; /* equality deletes: nulls per key column */
+    ice_rd_posload pl;
     int rc = 0;
+    int64_t row = 0;
     bool pos_file = df->content == ICE_CONTENT_POSITION_DELETES;
     if (pos_file)
-        rc = icd_map_new(&e->by_path, 16, err);
+        rc = ice_rd_posload_init(&pl, e, df, err);
     else {
+        memset(&pl, 0, sizeof pl);
         rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
         kf = calloc((size_t)df->nequality_ids, sizeof *kf);
-        if (!rc && !kf) rc = icd_fail_nomem(err);
+        nulls = calloc((size_t)df->nequality_ids, sizeof *nulls);
+        if (!rc && (!kf || !nulls)) rc = icd_fail_nomem(err);
         for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
             if (!(kf[k] = ice_rd_schema_field(r, df->equality_ids[k])))
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "equality field id %d is in no schema of the table",
                               (int)df->equality_ids[k]);
     }
-    for (int64_t row = 0; !rc; row++) {
+    for (; !rc; row++) {
         avro_value rec;
         bool eof;
         icd_arena_reset(&arena);
@@ -466,13 +699,17 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             const avro_value *q = avro_find_id(&rec, ICE_FIELD_DELETE_POS, 0);
             if (!p) p = avro_value_field(&rec, "file_path");
             if (!q) q = avro_value_field(&rec, "pos");
+            if (p && p->type == AVRO_NULL) {
+                ice_rd_posload_null_path(&pl);
+                continue;
+            }
             if (!p || !q || p->type != AVRO_STRING ||
-                (q->type != AVRO_LONG && q->type != AVRO_INT) || q->u.i64 < 0) {
+                (q->type != AVRO_LONG && q->type != AVRO_INT)) {
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "record %lld is not a valid (file_path, pos) pair", (long long)row);
                 break;
             }
-            rc = ice_rd_pos_insert(e, (const char *)p->u.bytes.ptr, p->u.bytes.len, q->u.i64, err);
+            rc = ice_rd_posload_add(&pl, p->u.bytes.ptr, p->u.bytes.len, q->u.i64, row, err);
             continue;
         }
         icd_buf_clear(&key);
@@ -485,6 +722,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                 break;
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
+            if ((rc = ice_rd_check_key_bounds(df, (size_t)k, &tv, row, nulls, err))) break;
             ice_rd_key_put(&key, &tv);
         }
         if (rc) break;
@@ -496,8 +734,11 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len), &slot,
                             NULL, err);
     }
-    for (size_t i = 0; !rc && i < e->nposset; i++)
-        rc = ice_posset_freeze(e->possets[i], err);
+    if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_check_entry(df, 0, row, err);
+    for (int32_t k = 0; !rc && !pos_file && k < df->nequality_ids; k++)
+        rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
+    ice_rd_posload_free(&pl);
+    free(nulls);
     free(kf);
     icd_buf_free(&key);
     icd_arena_free(&arena);
@@ -511,13 +752,8 @@ static int read_dv(ice_scan_reader *r, const ice_content_file *df, cache_entry *
 {
     icd_file *f;
     ICD_TRY(icd_file_open(r->io, df->path, &f, err));
-    int rc = 0;
-    if (df->file_size > 0 && icd_file_size(f) != (uint64_t)df->file_size)
-        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                      "the Puffin file has %llu bytes but its manifest says %lld (truncated or "
-                      "replaced)",
-                      (unsigned long long)icd_file_size(f), (long long)df->file_size);
-    else
+    int rc = ice_rd_check_entry(df, icd_file_size(f), -1, err);
+    if (!rc)
         rc = ice_dv_read_at(f, df->content_offset, df->content_size, df->referenced_data_file,
                             df->record_count, &e->dv, err);
     icd_file_close(f);
@@ -1089,10 +1325,12 @@ static int read_parquet_task(task_state *t, icd_error *err)
     const ice_content_file *df = t->task->data;
     pq_file *pf = NULL;
     pq_reader *rd = NULL;
-    int rc = pq_file_open(r->io, df->path, &pf, err);
-    if (rc) return rc;
+    icd_file *f;
+    ICD_TRY(ice_rd_open_entry(r, df, &f, err));
+    ICD_TRY(pq_file_open_file(f, &pf, err));
+    int rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err);
     const pq_schema *s = pq_file_schema(pf);
-    if ((rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
+    if (rc || (rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
         (rc = setup_positions(t, err)))
         goto done;
     qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
@@ -1135,10 +1373,6 @@ static int read_parquet_task(task_state *t, icd_error *err)
         }
         if ((rc = process_batch(t, b, err))) break;
     }
-    if (!rc && df->record_count >= 0 && pq_file_num_rows(pf) != df->record_count)
-        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                      "the file has %lld rows but its manifest says %lld",
-                      (long long)pq_file_num_rows(pf), (long long)df->record_count);
 done:
     pq_reader_close(rd);
     pq_file_close(pf);
@@ -1355,7 +1589,9 @@ static int read_avro_task(task_state *t, icd_error *err)
         return prc;
     }
     avro_reader *ar;
-    int orc = avro_reader_open(r->io, df->path, &ar, err);
+    icd_file *file;
+    int orc = ice_rd_open_entry(r, df, &file, err);
+    if (!orc) orc = avro_reader_open_file(file, true, &ar, err);
     if (orc) { /* the equality delete tables stay cached; only this task's arrays go */
         free((void *)eqs);
         free((void *)eqf);
@@ -1439,10 +1675,7 @@ static int read_avro_task(task_state *t, icd_error *err)
     avro_reader_free(ar);
     free((void *)eqs);
     free((void *)eqf);
-    if (!rc && df->record_count >= 0 && pos != df->record_count)
-        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                      "the file has %lld records but its manifest says %lld", (long long)pos,
-                      (long long)df->record_count);
+    if (!rc) rc = ice_rd_check_entry(df, 0, pos, err);
     return rc;
 }
 

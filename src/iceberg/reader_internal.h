@@ -69,8 +69,53 @@ ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file 
  * loaded wait for that file only). */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err);
-/* Adds a deleted position of data file `path` to a C_POS entry (by_path must exist). */
-int ice_rd_pos_insert(cache_entry *e, const char *path, size_t len, int64_t pos, icd_error *err);
+/* The one check of a file against the manifest entry that describes it (data files,
+ * delete files, DVs): `size` bytes (0 = not checked) and `rows` rows or records (-1 = not
+ * checked) must be the entry's file_size_in_bytes and record_count. A mismatch (a file
+ * truncated, replaced or appended to) is an error naming the file. */
+int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err);
+/* Opens the file of a manifest entry and checks the size of delete files. */
+int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
+                      icd_error *err);
+
+/* Loading a position delete file (Parquet, ORC, Avro: one copy of the rules). Records
+ * are fed in file order; each must lie inside the file_path and pos bounds of the entry
+ * and follow the spec's order (file_path, then pos). A record with a null file_path
+ * names no data file: it is counted and skipped (one warning per file at the end). */
+typedef struct ice_rd_posload {
+    cache_entry *e;
+    const ice_content_file *df;
+    const ice_col_stats *path_st, *pos_st;
+    icd_buf path;    /* file_path of the current run (copied: batch buffers are reused) */
+    ice_posset *cur; /* its position set; NULL before the first record */
+    int64_t last_pos;
+    uint64_t *run; /* positions of `cur` not added yet (added in runs) */
+    size_t nrun, runcap;
+    int64_t records, null_paths;
+} ice_rd_posload;
+
+int ice_rd_posload_init(ice_rd_posload *pl, cache_entry *e, const ice_content_file *df,
+                        icd_error *err);
+/* One record; `row` (its row number in the file) is for messages. */
+int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t pos, int64_t row,
+                       icd_error *err);
+/* A record whose file_path is null (its pos is ignored). */
+void ice_rd_posload_null_path(ice_rd_posload *pl);
+/* Flushes, freezes the position sets, checks the record count against the entry and
+ * warns about null file_paths. */
+int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err);
+void ice_rd_posload_free(ice_rd_posload *pl);
+
+/* Equality-delete key bounds: a key value outside the lower/upper bound the manifest
+ * recorded for its column is an error (a corrupt delete file). Types whose bounds can
+ * be compared without decoding (int/long/date, string, binary) are checked; others
+ * pass. `v` is key column k of df; nulls[k] counts its nulls (ice_rd_check_nulls). */
+int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
+                            int64_t *nulls, icd_error *err);
+/* The number of nulls of a column of a delete file against the entry's null_value_counts
+ * (a flipped definition level turns a key or a file_path into null). */
+int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err);
+
 /* The position set of the task's data file from its position deletes and DVs: *pos is
  * NULL when nothing is deleted; *pos_owned (free it) when several sets were merged. */
 int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,

@@ -517,32 +517,6 @@ static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld,
  * Delete files.
  * ==================================================================================== */
 
-/* The position set of data file `path` in a C_POS entry, created on first use. */
-static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset **out,
-                      icd_error *err)
-{
-    size_t klen;
-    const char *key = ice_location_key(path, len, &klen);
-    uint64_t h = icd_hash_bytes(key, klen);
-    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
-    if (slot) {
-        *out = icd_map_to_ptr(*slot);
-        return 0;
-    }
-    ice_posset *ps;
-    ICD_TRY(ice_posset_new(&ps, err));
-    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
-    if (!np) {
-        ice_posset_free(ps);
-        return icd_fail_nomem(err);
-    }
-    e->possets = np;
-    e->possets[e->nposset++] = ps;
-    ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
-    *out = ps;
-    return 0;
-}
-
 static const orc_type *delete_column(const orc_file *f, int64_t id, const char *name)
 {
     const orc_type *root = orc_file_root(f);
@@ -566,61 +540,30 @@ static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *
     ro.ncolumns = 2;
     orc_reader *rd;
     ICD_TRY(orc_reader_open(&rd, f, &ro, err));
-    int rc = icd_map_new(&e->by_path, 16, err);
-    icd_buf cur_path = ICD_BUF_INIT;
-    ice_posset *cur = NULL;
-    uint64_t *run = NULL; /* positions of `cur` not yet added (added in runs, as Parquet) */
-    size_t nrun = 0, runcap = 0;
+    ice_rd_posload pl;
+    int rc = ice_rd_posload_init(&pl, e, df, err);
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
         if (rc <= 0) break;
         rc = 0;
         const orc_vec *pv = &b->cols[0], *qv = &b->cols[1];
-        if (runcap < b->n) {
-            uint64_t *nr = realloc(run, b->n * sizeof *nr);
-            if (!nr) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            run = nr;
-            runcap = b->n;
-        }
         for (size_t i = 0; i < b->n && !rc; i++) {
-            if (is_null(pv, i) || is_null(qv, i)) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                              "position delete row %llu has a null file_path or pos",
-                              (unsigned long long)(b->row_start + i));
+            int64_t row = (int64_t)(b->row_start + i);
+            if (is_null(pv, i)) {
+                ice_rd_posload_null_path(&pl);
+                continue;
+            }
+            if (is_null(qv, i)) {
+                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "row %lld has a null pos",
+                              (long long)row);
                 break;
             }
-            int64_t pos = qv->i64[i];
-            if (pos < 0) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %llu",
-                              (long long)pos, (unsigned long long)(b->row_start + i));
-                break;
-            }
-            const orc_str *p = &pv->str[i];
-            if (!cur || p->len != cur_path.len || memcmp(p->ptr, cur_path.data, p->len)) {
-                if (cur && nrun && (rc = ice_posset_add_many(cur, run, nrun, err))) break;
-                nrun = 0;
-                if ((rc = posset_for(e, p->ptr, p->len, &cur, err))) break;
-                icd_buf_clear(&cur_path);
-                icd_buf_append(&cur_path, p->ptr, p->len);
-                if (!icd_buf_ok(&cur_path)) {
-                    rc = icd_fail_nomem(err);
-                    break;
-                }
-            }
-            run[nrun++] = (uint64_t)pos;
+            rc = ice_rd_posload_add(&pl, pv->str[i].ptr, pv->str[i].len, qv->i64[i], row, err);
         }
-        if (!rc && cur && nrun) /* the run buffer is sized per batch: flush */
-            rc = ice_posset_add_many(cur, run, nrun, err);
-        nrun = 0;
     }
-    free(run);
-    for (size_t i = 0; !rc && i < e->nposset; i++)
-        rc = ice_posset_freeze(e->possets[i], err);
-    icd_buf_free(&cur_path);
+    if (!rc) rc = ice_rd_posload_finish(&pl, err);
+    ice_rd_posload_free(&pl);
     orc_reader_free(rd);
     return rc;
 }
@@ -630,11 +573,13 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
 {
     size_t nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
     okey *keys = calloc(nk ? nk : 1, sizeof *keys);
+    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
     int64_t *ids = NULL;
     colsel cs = {0};
     orc_reader *rd = NULL;
     icd_buf key = ICD_BUF_INIT;
-    int rc = keys ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
+    int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
+    int rc = keys && nulls ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
     for (size_t k = 0; !rc && k < nk; k++) {
         const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
         if (!fld) {
@@ -664,12 +609,15 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = orc_reader_next(rd, &b, err);
         if (rc <= 0) break;
         rc = 0;
+        nread += (int64_t)b->n;
         for (size_t i = 0; i < b->n && !rc; i++) {
             icd_buf_clear(&key);
-            for (size_t k = 0; k < nk; k++) {
+            for (size_t k = 0; k < nk && !rc; k++) {
                 ice_tvalue tv = key_value(&keys[k], b, i);
+                rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls, err);
                 ice_rd_key_put(&key, &tv);
             }
+            if (rc) break;
             if (!icd_buf_ok(&key)) {
                 rc = icd_fail_nomem(err);
                 break;
@@ -679,11 +627,15 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
                                 &slot, NULL, err);
         }
     }
+    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
+    for (size_t k = 0; !rc && k < nk; k++)
+        rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
     icd_buf_free(&key);
     orc_reader_free(rd);
     free((void *)cs.cols);
     free(ids);
     free(keys);
+    free(nulls);
     return rc;
 }
 
@@ -691,8 +643,12 @@ int ice_rd_read_delete_orc(ice_scan_reader *r, const ice_content_file *df, cache
                            icd_error *err)
 {
     orc_file *f;
-    ICD_TRY(orc_file_open(&f, r->io, df->path, NULL, err));
-    int rc = df->content == ICE_CONTENT_POSITION_DELETES ? read_positions(f, df, e, err)
+    icd_file *file;
+    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
+    ICD_TRY(orc_file_open_file(&f, file, true, NULL, err));
+    int rc = ice_rd_check_entry(df, 0, (int64_t)orc_file_rows(f), err);
+    if (!rc)
+        rc = df->content == ICE_CONTENT_POSITION_DELETES ? read_positions(f, df, e, err)
                                                          : read_equality(r, f, df, e, err);
     orc_file_free(f);
     return rc;
@@ -1004,11 +960,10 @@ static int run_task(otask *t, icd_error *err)
 {
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
-    ICD_TRY(orc_file_open(&t->f, r->io, df->path, NULL, err));
-    if (df->record_count >= 0 && orc_file_rows(t->f) != (uint64_t)df->record_count)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "the file has %llu rows but its manifest says %lld",
-                        (unsigned long long)orc_file_rows(t->f), (long long)df->record_count);
+    icd_file *file;
+    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
+    ICD_TRY(orc_file_open_file(&t->f, file, true, NULL, err));
+    ICD_TRY(ice_rd_check_entry(df, 0, (int64_t)orc_file_rows(t->f), err));
     const orc_type *root = orc_file_root(t->f);
     if (!root || root->kind != ORC_STRUCT)
         return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,

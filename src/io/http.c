@@ -71,6 +71,14 @@ icd_remote *icd_remote_new(void)
     r->policy.low_speed_time_s = 30;
     r->policy.total_timeout_s = 0;
     r->policy.readahead = 1024 * 1024;
+    r->policy.deadline_base_ms = 30000;
+    r->policy.deadline_min_rate = 64 * 1024;
+    const char *v = getenv("ICEDRUID_HTTP_TIMEOUT");
+    if (v && *v) r->policy.deadline_base_ms = (long)(strtod(v, NULL) * 1000);
+    if ((v = getenv("ICEDRUID_HTTP_MIN_RATE")) && *v) {
+        long rate = strtol(v, NULL, 10);
+        if (rate > 0) r->policy.deadline_min_rate = rate;
+    }
     atomic_init(&r->requests, 0);
     atomic_init(&r->bytes, 0);
     r->s3 = icd_s3_config_new();
@@ -351,6 +359,35 @@ fail:
     return NULL;
 }
 
+/* The deadline of one attempt (ms, 0 = none): a base plus the bytes asked for at the
+ * minimum rate, capped by total_timeout_s. */
+static long request_deadline_ms(const icd_http_req *req, const icd_http_policy *pol)
+{
+    long ms = 0;
+    if (pol->deadline_base_ms > 0) {
+        uint64_t bytes = req->range_len ? req->range_len
+                         : req->dest    ? req->dest_cap
+                                        : req->max_body;
+        uint64_t extra =
+            pol->deadline_min_rate > 0 ? bytes * 1000 / (uint64_t)pol->deadline_min_rate : 0;
+        if (extra > 24ull * 3600 * 1000) extra = 24ull * 3600 * 1000;
+        ms = pol->deadline_base_ms + (long)extra;
+    }
+    if (pol->total_timeout_s > 0 && (ms == 0 || ms > pol->total_timeout_s * 1000))
+        ms = pol->total_timeout_s * 1000;
+    return ms;
+}
+
+/* A ranged response that stopped before the range and the object ended: a Content-Length
+ * shorter than the body (the rest of it stays in the connection and would be read as the
+ * next response) or a cut transfer. Retried on a new connection. */
+static bool short_range(const icd_http_req *req, const icd_http_resp *resp)
+{
+    return req->range_len > 0 && req->dest && resp->status == 206 &&
+           resp->dest_len < req->range_len && resp->dest_len < req->dest_cap &&
+           resp->total_size >= 0 && (uint64_t)resp->total_size > req->range_off + resp->dest_len;
+}
+
 static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy *pol,
                         struct curl_slist *headers, xfer *x, char *errbuf, char *sigv4)
 {
@@ -360,7 +397,8 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, pol->connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, pol->low_speed_time_s);
-    if (pol->total_timeout_s > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT, pol->total_timeout_s);
+    long deadline = request_deadline_ms(req, pol);
+    if (deadline > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, deadline);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L); /* object keys may hold "./" or "../" */
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
@@ -445,6 +483,26 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
         if (c == CURLE_PARTIAL_FILE && resp->status == 206 && resp->total_size == 0)
             c = CURLE_OK; /* "bytes 0-0/0" with a phantom byte: some servers' empty objects */
         bool last = attempt >= pol.max_attempts;
+        if (c == CURLE_OK && short_range(req, resp)) {
+            /* the connection may hold the rest of the body: never reuse it */
+            curl_easy_cleanup(h);
+            h = curl_easy_init();
+            if (!h) {
+                rc = icd_fail(err, ICD_EIO, loc, -1, "cannot initialise libcurl");
+                break;
+            }
+            if (!last) {
+                sleep_ms(delay);
+                delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
+                continue;
+            }
+            rc = icd_fail(err, ICD_EIO, loc, (int64_t)(req->range_off + resp->dest_len),
+                          "%s request failed after %d attempt%s: the server sent %zu of the %llu "
+                          "bytes asked for (Content-Length %lld)",
+                          req->method, attempt, attempt == 1 ? "" : "s", resp->dest_len,
+                          (unsigned long long)req->range_len, (long long)resp->content_length);
+            break;
+        }
         if (c == CURLE_OK) {
             if (!icd_buf_ok(&resp->body)) {
                 rc = icd_fail_nomem(err);
@@ -464,18 +522,33 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
                           "response is larger than the %zu bytes accepted", req->max_body);
             break;
         }
-        if (transient_curl_error(c) && !last) {
+        /* a failed transfer may leave the connection in any state: a new one next time */
+        curl_easy_cleanup(h);
+        h = curl_easy_init();
+        if (!h) {
+            rc = icd_fail(err, ICD_EIO, loc, -1, "cannot initialise libcurl");
+            break;
+        }
+        if ((transient_curl_error(c) || c == CURLE_WEIRD_SERVER_REPLY ||
+             c == CURLE_UNSUPPORTED_PROTOCOL) &&
+            !last) {
             sleep_ms(delay);
             delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
-            curl_easy_reset(h);
             continue;
         }
-        rc =
-            icd_fail(err, ICD_EIO, loc, -1, "%s request failed after %d attempt%s: %s", req->method,
-                     attempt, attempt == 1 ? "" : "s", errbuf[0] ? errbuf : curl_easy_strerror(c));
+        if (c == CURLE_OPERATION_TIMEDOUT)
+            rc = icd_fail(err, ICD_EIO, loc, -1,
+                          "%s request failed after %d attempt%s: no complete response within "
+                          "%.1f s (ICEDRUID_HTTP_TIMEOUT / ICEDRUID_HTTP_MIN_RATE)",
+                          req->method, attempt, attempt == 1 ? "" : "s",
+                          (double)request_deadline_ms(req, &pol) / 1000.0);
+        else
+            rc = icd_fail(err, ICD_EIO, loc, -1, "%s request failed after %d attempt%s: %s",
+                          req->method, attempt, attempt == 1 ? "" : "s",
+                          errbuf[0] ? errbuf : curl_easy_strerror(c));
         break;
     }
-    give_handle(r, h);
+    if (h) give_handle(r, h);
     curl_slist_free_all(headers);
     return rc;
 }

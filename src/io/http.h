@@ -35,6 +35,13 @@ typedef struct icd_http_policy {
     long low_speed_time_s; /* abort a transfer slower than 1 byte/s for this long */
     long total_timeout_s;  /* 0: no limit on a whole request */
     size_t readahead;      /* read-ahead window of remote files, bytes */
+    /* Deadline of one attempt of a request: deadline_base_ms plus the bytes asked for at
+     * deadline_min_rate bytes/s (a trickling server cannot keep a read alive for ever).
+     * Defaults: 30 s and 64 KiB/s; the environment overrides them for every FileIO:
+     * ICEDRUID_HTTP_TIMEOUT=SECONDS (the base, may be fractional) and
+     * ICEDRUID_HTTP_MIN_RATE=BYTES_PER_SECOND. deadline_base_ms <= 0: no deadline. */
+    long deadline_base_ms;
+    long deadline_min_rate;
 } icd_http_policy;
 
 void icd_http_get_policy(icd_remote *r, icd_http_policy *out);

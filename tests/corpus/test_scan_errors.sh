@@ -27,7 +27,7 @@ pass=0 fail=0
 
 # Tables: name -> corpus folder
 declare -A TABLE=(
-  [pos]=hadoop_catalog/ice/iceberg_v2_delete_positional
+  [pos]=hadoop_catalog/ice/iceberg_v2_positional_not_all_data_files_have_delete_files
   [eq]=hadoop_catalog/ice/iceberg_v2_delete_equality
   [dv]=iceberg_v3/iceberg_v3_deletion_vectors
 )

@@ -400,12 +400,26 @@ def show_row(row, cols):
 # ---------------------------------------------------------------------------
 # Running the command
 
-def run_scan(cmd, timeout):
+# Tables of the corpus whose manifests disagree with a delete file (Impala's test data):
+# icedruid must refuse them with this line (cases that read other snapshots pass as
+# usual). With ICEDRUID_SIZE_MISMATCH=warn the first is read right; the second's delete
+# file also has 2 records where its manifest entry says 1 (replaced): it stays an error.
+SIZE_MISMATCH = {
+    "iceberg_v2_delete_positional": (
+        "00191-4-6e780302-527b-4911-8c6e-88d416adac57-00001.parquet: the file has 1581 bytes "
+        "but its manifest entry says 1598 (truncated or replaced)", True),
+    "iceberg_v2_delete_equality_nulls": (
+        "delete-494fbbd4b792bdd2-aabb8e2000000000_1239775374_data.0.parq: the file has 351 "
+        "bytes but its manifest entry says 1589 (truncated or replaced)", False),
+}
+
+
+def run_scan(cmd, timeout, env=None):
     """-> (returncode or None on timeout, stdout text, stderr text)."""
     if os.environ.get("ICD_ORACLE_VERBOSE"):
         print("  $ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -647,6 +661,15 @@ def check_case(case, icedruid, timeout):
     if case.bad_oracle:
         return "fail", "oracle problem: " + case.bad_oracle
     rc, out, err = run_scan(case.command(icedruid), timeout)
+    mismatch = SIZE_MISMATCH.get(os.path.basename(os.path.normpath(case.table_dir)))
+    if mismatch and rc != 0:
+        line, readable = mismatch
+        if rc != 1 or line not in err or len(err.splitlines()) != 1:
+            return "fail", "size mismatch not refused (exit %s): %s" % (rc, first_line(err))
+        if not readable:
+            return "pass", ""
+        env = dict(os.environ, ICEDRUID_SIZE_MISMATCH="warn")
+        rc, out, err = run_scan(case.command(icedruid), timeout, env)
     if rc is None:
         return "fail", "timed out after %ss" % timeout
     if rc != 0:

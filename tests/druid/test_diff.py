@@ -35,6 +35,9 @@ import re
 import subprocess
 import sys
 import tempfile
+# two corpus tables record delete-file facts that are not the files' (see
+# tests/corpus/test_scan_oracles.py SIZE_MISMATCH); this test is not about that
+os.environ["ICEDRUID_SIZE_MISMATCH"] = "warn"
 
 ICEDRUID = os.environ.get("ICEDRUID", "build/icedruid")
 SHARED = os.environ.get("ICD_SHARED", "../shared")
@@ -447,7 +450,8 @@ def main():
         Case("eq_part", os.path.join(ice, "iceberg_v2_delete_equality_partitioned"),
              [("d", "auto", ["DAY", "MONTH"])] + sec),
         Case("eq_multi", os.path.join(ice, "iceberg_v2_delete_equality_multi_eq_ids"), sec),
-        Case("eq_nulls", os.path.join(ice, "iceberg_v2_delete_equality_nulls"), sec),
+        # iceberg_v2_delete_equality_nulls is refused: its delete file has 2 records where
+        # its manifest entry says 1 (tests/corpus/test_scan_oracles.py SIZE_MISMATCH)
         Case("eq_schema_evo", os.path.join(ice, "iceberg_v2_equality_delete_schema_evolution"),
              [("d", "auto", ["DAY"])] + sec),
         Case("pos", os.path.join(ice, "iceberg_v2_delete_positional"), [("id", "millis", ["SECOND"])]),

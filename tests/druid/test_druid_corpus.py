@@ -25,6 +25,9 @@ import sys
 import tempfile
 
 ICEDRUID = os.environ.get("ICEDRUID", "build/icedruid")
+# two corpus tables record delete-file sizes that are not the files' (see
+# tests/corpus/test_scan_oracles.py SIZE_MISMATCH); this test is about Druid rows
+os.environ["ICEDRUID_SIZE_MISMATCH"] = "warn"
 SHARED = os.environ.get("ICD_SHARED", "../shared")
 CORPUS = os.path.join(SHARED, "corpus")
 IMPALA = os.path.join(CORPUS, "impala")
@@ -205,8 +208,10 @@ def tasks_deletes(tdir):
 
 KIND = {"POSITION_DELETES": "position_deletes", "EQUALITY_DELETES": "equality_deletes"}
 
+# iceberg_v2_delete_equality_nulls is not here: its delete file has 2 records where its
+# manifest entry says 1 (corpus/test_scan_oracles.py SIZE_MISMATCH), a read error.
 V2_TABLES = ["iceberg_v2_delete_positional", "iceberg_v2_delete_equality",
-             "iceberg_v2_delete_equality_nulls", "iceberg_v2_delete_equality_partitioned",
+             "iceberg_v2_delete_equality_partitioned",
              "iceberg_v2_delete_pos_and_multi_eq_ids", "iceberg_v2_delete_both_eq_and_pos",
              "iceberg_v2_positional_not_all_data_files_have_delete_files",
              "iceberg_v2_equality_delete_schema_evolution",
@@ -291,6 +296,8 @@ def test_rows_vs_expected(tmp):
             continue
         if "orc" in tdir_rel or "avro" in tdir_rel:
             continue  # the v2 reader reads Parquet data files
+        if tdir_rel.endswith("iceberg_v2_delete_equality_nulls"):
+            continue  # refused: a delete file disagrees with its manifest (see V2_TABLES)
         tdir = os.path.join(IMPALA, tdir_rel)
         table = os.path.basename(tdir_rel)
         warehouse, ns = (HC, "ice") if tdir_rel.startswith("hadoop_catalog/") else (IMPALA, "iceberg_v3")
