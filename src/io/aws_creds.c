@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/datetime.h"
@@ -26,7 +27,15 @@
 #define STS_BODY_MAX (256 * 1024)
 #define DEFAULT_DMI "/sys/class/dmi/id/sys_vendor"
 
-typedef enum { SRC_UNRESOLVED, SRC_NONE, SRC_ENV, SRC_WEB, SRC_PROFILE, SRC_ECS, SRC_IMDS } src_kind;
+typedef enum {
+    SRC_UNRESOLVED,
+    SRC_NONE,
+    SRC_ENV,
+    SRC_WEB,
+    SRC_PROFILE,
+    SRC_ECS,
+    SRC_IMDS
+} src_kind;
 
 typedef struct ini_entry {
     char *section; /* profile name: "[profile x]" of config and "[x]" of credentials -> "x" */
@@ -504,22 +513,46 @@ static int web_identity(icd_aws_creds *p, const char *token_file, const char *ro
 
 /* ---- credential_process ------------------------------------------------------------- */
 
+/* Runs the profile's credential_process with /bin/sh. Its stdout is the JSON answer; its
+ * stderr goes to a temporary file whose first line (at most 160 bytes) the error quotes. */
 static int run_process(const char *cmd, icd_aws_key *out, icd_error *err)
 {
-    FILE *f = popen(cmd, "r");
-    if (!f) return icd_fail(err, ICD_EIO, NULL, -1, "credential_process: cannot start it");
+    char errpath[] = "/tmp/icedruid-credproc-XXXXXX";
+    int efd = mkstemp(errpath);
+    if (efd < 0) return icd_fail(err, ICD_EIO, NULL, -1, "credential_process: no temporary file");
+    close(efd);
+    icd_buf sh = ICD_BUF_INIT;
+    icd_buf_printf(&sh, "( %s ) 2>'%s'", cmd, errpath);
+    FILE *f = icd_buf_ok(&sh) ? popen(sh.data, "r") : NULL;
+    icd_buf_free(&sh);
+    if (!f) {
+        unlink(errpath);
+        return icd_fail(err, ICD_EIO, NULL, -1, "credential_process: cannot start it");
+    }
     icd_buf b = ICD_BUF_INIT;
     char chunk[4096];
     size_t k;
     while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
         if (b.len < PROCESS_OUTPUT_MAX) icd_buf_append(&b, chunk, k);
     int st = pclose(f);
+    char why[161] = "";
+    FILE *ef = fopen(errpath, "r");
+    if (ef) {
+        if (fgets(why, sizeof why, ef)) why[strcspn(why, "\r\n")] = '\0';
+        fclose(ef);
+    }
+    unlink(errpath);
+    for (char *q = why; *q; q++)
+        if ((unsigned char)*q < 0x20) *q = ' ';
     int rc = 0;
     if (!icd_buf_ok(&b))
         rc = icd_fail_nomem(err);
     else if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        rc = icd_fail(err, ICD_EIO, NULL, -1, "credential_process failed (exit status %d)",
-                      st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "credential_process failed (exit status %d)%s%s",
+                      st == -1        ? -1
+                      : WIFEXITED(st) ? WEXITSTATUS(st)
+                                      : 128 + WTERMSIG(st),
+                      why[0] ? ": " : "", why);
     else if (b.len >= PROCESS_OUTPUT_MAX)
         rc = icd_fail(err, ICD_EIO, NULL, -1, "credential_process printed more than %d bytes",
                       PROCESS_OUTPUT_MAX);
@@ -536,8 +569,8 @@ static bool host_allowed_plain(const char *url)
     const char *h = strstr(url, "://");
     if (!h) return false;
     h += 3;
-    static const char *const OK[] = {"127.", "localhost", "[::1]", "169.254.170.2",
-                                     "169.254.170.23", "[fd00:ec2::23]"};
+    static const char *const OK[] = {"127.",          "localhost",      "[::1]",
+                                     "169.254.170.2", "169.254.170.23", "[fd00:ec2::23]"};
     for (size_t i = 0; i < sizeof OK / sizeof *OK; i++)
         if (!strncmp(h, OK[i], strlen(OK[i]))) return true;
     return false;
@@ -773,7 +806,7 @@ static int profile_creds(icd_aws_creds *p, const char *name, int depth, icd_aws_
                         "AWS profile '%s': source_profile chain is longer than %d (a loop?)", name,
                         MAX_PROFILE_DEPTH);
     if (!profile_exists(p, name))
-        return icd_fail(err, ICD_ENOTFOUND, NULL, -1,
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
                         "AWS profile '%s' is not in the shared config or credentials file", name);
     const char *role = ini_get(p, name, "role_arn");
     const char *wtf = ini_get(p, name, "web_identity_token_file");
@@ -799,7 +832,8 @@ static int resolve(icd_aws_creds *p, icd_error *err)
 {
     ICD_TRY(load_ini(p, err));
     bool explicit_profile = icd_aws_creds_env(p, "AWS_PROFILE") != NULL;
-    if (icd_aws_creds_env(p, "AWS_ACCESS_KEY_ID") || icd_aws_creds_env(p, "AWS_SECRET_ACCESS_KEY")) {
+    if (icd_aws_creds_env(p, "AWS_ACCESS_KEY_ID") ||
+        icd_aws_creds_env(p, "AWS_SECRET_ACCESS_KEY")) {
         p->kind = SRC_ENV;
         snprintf(p->source, sizeof p->source, "environment");
     } else if (icd_aws_creds_env(p, "AWS_WEB_IDENTITY_TOKEN_FILE") &&

@@ -132,6 +132,11 @@ class FakeS3(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _FakeHandler)
         self.root, self.access, self.secret, self.region = root, access, secret, region
         self.fail_plan = {}  # key -> number of 500 answers still to give
+        # Optional: lookup(access) -> (secret, token) | "expired" | None replaces the one
+        # key pair (temporary credentials of aws_server.py); boto, a list, turns on the
+        # botocore recomputation of every accepted signature (botocheck.py), one bool each.
+        self.lookup = None
+        self.boto = None
         self.requests = []   # (method, raw path, headers dict)
         self.lock = threading.Lock()
 
@@ -167,7 +172,18 @@ class _FakeHandler(http.server.BaseHTTPRequestHandler):
         if not m:
             return self._error(400, "AuthorizationHeaderMalformed", "bad header") or False
         access, date, region, signed, sig = m.groups()
-        if access != srv.access:
+        secret, token = srv.secret, None
+        if srv.lookup:
+            found = srv.lookup(access)
+            if found == "expired":
+                return self._error(400, "ExpiredToken", "The provided token has expired.") or False
+            if found is None:
+                return self._error(403, "InvalidAccessKeyId", "unknown access key") or False
+            secret, token = found
+            if token is not None and self.headers.get("x-amz-security-token") != token:
+                return self._error(403, "InvalidToken", "The provided token is malformed or "
+                                   "otherwise invalid.") or False
+        elif access != srv.access:
             return self._error(403, "InvalidAccessKeyId", "unknown access key") or False
         payload = self.headers.get("x-amz-content-sha256")
         if payload is None:
@@ -185,11 +201,21 @@ class _FakeHandler(http.server.BaseHTTPRequestHandler):
         scope = f"{date}/{region}/s3/aws4_request"
         sts = string_to_sign(self.command, raw_path, query, hdrs, signed_list, payload,
                              amz_date, scope)
-        want = hmac.new(signing_key(srv.secret, date, region, "s3"), sts.encode(),
+        want = hmac.new(signing_key(secret, date, region, "s3"), sts.encode(),
                         hashlib.sha256).hexdigest()
         if not hmac.compare_digest(want, sig):
             return self._error(403, "SignatureDoesNotMatch",
                                "The request signature we calculated does not match") or False
+        if srv.boto is not None:
+            import botocheck
+            ok = botocheck.verify(self.command, self.path,
+                                  {k.lower(): v for k, v in self.headers.items()}, b"", secret,
+                                  token)
+            with srv.lock:
+                srv.boto.append(ok)
+            if not ok:
+                return self._error(403, "SignatureDoesNotMatch", "botocore computes another "
+                                   "signature") or False
         return True
 
     def _handle(self):
