@@ -13,7 +13,7 @@ GetTable with every request's SigV4 signature recomputed from the test's key).
 - Errors, each exit 1 with one line on stderr naming the problem: unknown table,
   non-Iceberg table, wrong secret, unknown key, missing credentials, a table the policy
   denies, a metastore that is down, one that never answers (timeout), a transport
-  mismatch (unframed client, framed server), SASL/Kerberos requested; and a metastore
+  mismatch (unframed client, framed server), incomplete Kerberos settings; and a metastore
   that drops the first connection is retried (reconnect) and succeeds.
 Tables are named by their original `location` (remapped to the corpus with --remap, like
 the corpus oracles do), so the metadata file itself goes through FileIO's remapping.
@@ -269,18 +269,19 @@ def main():
                                            "hive.metastore.connect.retries": "0"}),
                           "ice." + t], "framed", max_s=20)
             before = hive.stats["connections"]
-            expect_error("hive: SASL requested",
+            expect_error("hive: SASL without a service principal",
                          ["scan", "--catalog",
                           hive_with(props={"hive.metastore.sasl.enabled": "true"}),
-                          "ice." + t], "sasl", "not supported")
-            expect_error("hive: Kerberos principal/keytab (Druid's fields)",
+                          "ice." + t], "hive.metastore.kerberos.principal")
+            expect_error("hive: a keytab without a principal (Druid's fields)",
                          ["plan", "--spec",
                           write("krb.json", spec(t, dict(hive_cat, catalogProperties={
-                              "principal": "druid@EXAMPLE.COM",
+                              "hive.metastore.sasl.enabled": "true",
+                              "hive.metastore.kerberos.principal": "hive/_HOST@EXAMPLE.COM",
                               "keytab": "/etc/druid.keytab"})))],
-                         "kerberos", "not supported", "ice." + t)
+                         "keytab is set but principal is not", "ice." + t)
             check(hive.stats["connections"] == before,
-                  "unsupported authentication is refused before connecting")
+                  "incomplete Kerberos settings are refused before connecting")
             expect_error("hive: plan with an unknown table names it like Druid",
                          ["plan", "--spec", write("hnope.json", spec("nope", hive_cat))],
                          "Failed to load iceberg table with identifier [ice.nope]",
