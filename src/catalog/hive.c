@@ -890,6 +890,18 @@ static int secure(cat_hive *c, const hive_endpoint *e, icd_error *err)
 /* Outcome of one exchange: 0 ok, or an error that is a transport failure (retry) or not. */
 typedef enum { XR_OK, XR_TRANSPORT, XR_FINAL } xresult;
 
+/* A plain client's first reply bytes that are a SASL BAD/ERROR message (status 3 or 4: never
+ * the start of a Thrift reply, framed or not): the server wants Kerberos. */
+static bool sasl_refusal(const cat_hive *c, const hive_endpoint *e, const icd_buf *b, int *rc,
+                         icd_error *err)
+{
+    if (c->sasl || b->len < 1 || (b->data[0] != SASL_BAD && b->data[0] != SASL_ERROR)) return false;
+    *rc = icd_fail(err, ICD_EIO, e->uri, -1,
+                   "Hive Metastore: the server answered with a SASL error: it expects Kerberos "
+                   "(hive.metastore.sasl.enabled=true, hive.metastore.kerberos.principal)");
+    return true;
+}
+
 /* Sends the request and decodes the reply on the open connection. */
 static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req, int32_t seqid,
                         cat_hive_table **out, int *rc, icd_error *err)
@@ -902,6 +914,7 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
     if (c->framed || c->sasl) { /* a SASL connection frames every message like framed */
         while (*rc == 0 && b.len < 4)
             *rc = recv_some(c, e, &b, 4 - b.len, err);
+        if (*rc == 0 && sasl_refusal(c, e, &b, rc, err)) x = XR_FINAL;
         if (*rc == 0) {
             const unsigned char *h = (const unsigned char *)b.data;
             uint32_t n = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
@@ -947,6 +960,10 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
         *rc = recv_some(c, e, &b, 64 * 1024, err);
         if (*rc) {
             x = XR_TRANSPORT;
+            break;
+        }
+        if (sasl_refusal(c, e, &b, rc, err)) {
+            x = XR_FINAL;
             break;
         }
         size_t used;

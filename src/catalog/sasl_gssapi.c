@@ -35,7 +35,9 @@ static int gss_fail(const cat_gss *g, const char *what, OM_uint32 major, OM_uint
         if (pass && !minor) break;
         do {
             gss_buffer_desc msg = GSS_C_EMPTY_BUFFER;
-            if (GSS_ERROR(gss_display_status(&min2, code, type, GSS_C_NO_OID, &ctxv, &msg))) break;
+            if (GSS_ERROR(gss_display_status(&min2, code, type, pass ? gss_mech_krb5 : GSS_C_NO_OID,
+                                             &ctxv, &msg)))
+                break;
             int k = snprintf(text + n, sizeof text - n, "%s%.*s", n ? ": " : "", (int)msg.length,
                              (const char *)msg.value);
             if (k > 0) n += (size_t)k < sizeof text - n ? (size_t)k : sizeof text - n - 1;
@@ -109,7 +111,8 @@ int cat_gss_step(cat_gss *g, const void *in, size_t len, icd_buf *out, bool *don
                                      g->ctx == GSS_C_NO_CONTEXT ? GSS_C_NO_BUFFER : &input, NULL,
                                      &output, NULL, NULL);
         if (GSS_ERROR(major)) {
-            gss_release_buffer(&minor, &output);
+            OM_uint32 m2;
+            gss_release_buffer(&m2, &output);
             return gss_fail(g, "cannot authenticate to the metastore", major, minor, err);
         }
         icd_buf_append(out, output.value, output.length);
