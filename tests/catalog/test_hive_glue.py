@@ -2,6 +2,8 @@
 folder (hive_server.py: Thrift binary get_table, framed and unframed; glue_server.py:
 GetTable with every request's SigV4 signature recomputed from the test's key).
 
+- Every signature the Glue server accepts is also recomputed with botocore (Debian
+  python3-botocore), the AWS SDK's own signer.
 - The servers themselves: a request signed independently of curl passes, an unsigned or
   wrongly signed one is refused (so the checks below mean something).
 - `plan` and `read` through a hive catalog (unframed and framed) and a glue catalog give
@@ -29,6 +31,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "io"))
+import botocheck  # noqa: E402
+
+NO_BOTOCORE = botocheck.need_debian_modules("botocore")  # re-executes under Debian's python
 import glue_server  # noqa: E402
 import hive_server  # noqa: E402
 
@@ -103,7 +109,7 @@ def main():
     hivef, hfport = hive_server.start({"framed": True, "tables": tables})
     glue, gport = glue_server.start({"access": ACCESS, "secret": SECRET, "region": REGION,
                                      "catalog_id": ACCOUNT, "tables": tables,
-                                     "denied": ["ice/denied"]})
+                                     "denied": ["ice/denied"], "botocore": not NO_BOTOCORE})
     servers = [hive, hivef, glue]
     try:
         # ---- the servers check what they claim to check ---------------------------------
@@ -366,6 +372,11 @@ def main():
                                         AWS_SECRET_ACCESS_KEY=SECRET, AWS_REGION=REGION))
             check(r.returncode == 0 and r.stdout == direct.stdout,
                   "glue: credentials and region from AWS_* variables " + r.stderr.strip())
+            if NO_BOTOCORE:
+                print("note: botocore not installed, Glue signatures checked by s3util only")
+            else:
+                check(glue.boto and all(glue.boto),
+                      "glue: botocore recomputed all %d accepted signatures" % len(glue.boto))
     finally:
         for s in servers:
             s.shutdown()

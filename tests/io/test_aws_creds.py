@@ -38,6 +38,10 @@ if why:
 
 import aws_server  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "..", "catalog"))
+import glue_server  # noqa: E402
+import rest_server  # noqa: E402
+
 ICEDRUID = os.environ.get("ICEDRUID", "build/icedruid")
 SHARED = os.environ.get("ICD_SHARED", "../shared")
 TABLE = os.path.join(SHARED, "corpus", "impala", "hadoop_catalog", "ice",
@@ -213,6 +217,56 @@ aws_secret_access_key = {LONG_SK}
     check(p.returncode == 1 and "no S3 credentials found" in p.stderr and
           not any(r[1].startswith("/latest/") for r in srv.requests[before:]),
           "no source: unsigned request, a hint, and no metadata request")
+
+    # ---- the same chain for Glue and for a SigV4-signed REST catalog ------------------------
+    glue, gport = glue_server.start({"region": "us-east-1", "lookup": srv._lookup,
+                                     "botocore": True, "tables": {"ice/t": {
+                                         "metadata_location": f"s3://wh/t/metadata/{mfile}",
+                                         "table_type": "ICEBERG", "location": loc}}})
+    gcat = os.path.join(tmp, "glue.json")
+    with open(gcat, "w") as f:
+        json.dump({"type": "glue", "catalogProperties": {
+            "glue.endpoint": f"http://127.0.0.1:{gport}"}}, f)
+    gargs = ["scan", "--catalog", gcat, "ice.t", "--remap", f"{loc}=s3://wh/t", "--threads", "1"]
+    before = len(srv.issued)
+    p = run(gargs, base_env(AWS_PROFILE="ar", **prof))
+    check(p.returncode == 0 and p.stdout == want.stdout and
+          [s for s, _ in srv.issued[before:]] == ["assume-role"],
+          "glue via profile assume-role: one AssumeRole serves Glue GetTable and S3 " +
+          p.stderr.strip()[:300])
+    check(glue.boto and all(glue.boto), "glue: botocore recomputed all %d signatures"
+          % len(glue.boto))
+    glue.shutdown()
+    rsrv, rport = rest_server.start({
+        "sigv4": {"access": LONG_AK, "secret": LONG_SK, "region": "eu-west-1",
+                  "service": "glue"},
+        "tables": {"ice/t": {"metadata-location": f"s3://wh/t/metadata/{mfile}",
+                             "metadata-file": os.path.join(TABLE, "metadata", mfile)}}})
+    rcat = {"type": "rest", "catalogUri": f"http://127.0.0.1:{rport}",
+            "catalogProperties": {"rest.sigv4-enabled": "true", "rest.signing-name": "glue",
+                                  "rest.signing-region": "eu-west-1"}}
+    rfile = os.path.join(tmp, "rest.json")
+    with open(rfile, "w") as f:
+        json.dump(rcat, f)
+    rargs = ["scan", "--catalog", rfile, "ice.t", "--remap", f"{loc}=s3://wh/t", "--threads", "1"]
+    p = run(rargs, base_env(AWS_PROFILE="stat", **prof))
+    st = rsrv.RequestHandlerClass.state
+    check(p.returncode == 0 and p.stdout == want.stdout,
+          "rest sigv4 (signing-name glue, region eu-west-1): scan equals local " +
+          p.stderr.strip()[:300])
+    check(st.sigv4_checked and all(a and b for a, b in st.sigv4_checked),
+          "rest sigv4: %d requests, each signature recomputed by s3util and botocore"
+          % len(st.sigv4_checked))
+    with open(rfile, "w") as f:
+        json.dump(dict(rcat, catalogProperties=dict(rcat["catalogProperties"],
+                                                    **{"rest.signing-region": "us-west-2"})), f)
+    p = run(rargs, base_env(AWS_PROFILE="stat", **prof))
+    check(p.returncode == 1 and "HTTP 403" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          "rest sigv4: a request signed for another region is refused (one line)")
+    p = run(rargs, base_env())
+    check(p.returncode == 1 and "no AWS credentials were found" in p.stderr,
+          "rest sigv4 without any credentials: one clear line")
+    rsrv.shutdown()
 
     # ---- refresh before expiry ------------------------------------------------------------
     srv.lifetime = 4
