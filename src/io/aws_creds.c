@@ -44,6 +44,9 @@ typedef struct ini_entry {
     int from_credentials;
 } ini_entry;
 
+static int load_ini(icd_aws_creds *p, icd_error *err);
+static const char *ini_get(const icd_aws_creds *p, const char *profile, const char *key);
+
 struct icd_aws_creds {
     pthread_mutex_t mu;
     char **env;
@@ -186,10 +189,8 @@ static char *trim(char *s)
 
 /* Reads one INI file; a missing file is no error. Nested (indented) sub-keys such as
  * `s3 =\n  max_concurrent_requests = 10` are skipped. */
-static int load_ini_file(icd_aws_creds *p, const char *path, int from_credentials, icd_error *err)
+static int load_ini_stream(icd_aws_creds *p, FILE *f, int from_credentials, icd_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
     char line[4096];
     char *section = NULL;
     int rc = 0;
@@ -233,8 +234,54 @@ static int load_ini_file(icd_aws_creds *p, const char *path, int from_credential
         if (!e->section || !e->key || !e->value) rc = icd_fail_nomem(err);
     }
     free(section);
+    return rc;
+}
+
+static int load_ini_file(icd_aws_creds *p, const char *path, int from_credentials, icd_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int rc = load_ini_stream(p, f, from_credentials, err);
     fclose(f);
     return rc;
+}
+
+/* A key of a profile; the credentials file wins over the config file. */
+static const char *ini_get(const icd_aws_creds *p, const char *profile, const char *key)
+{
+    const char *found = NULL;
+    int from = -1;
+    for (size_t i = 0; i < p->nini; i++)
+        if (!strcmp(p->ini[i].section, profile) && !strcasecmp(p->ini[i].key, key) &&
+            p->ini[i].from_credentials >= from) {
+            found = p->ini[i].value;
+            from = p->ini[i].from_credentials;
+        }
+    return found && found[0] ? found : NULL;
+}
+
+int icd_aws_creds_load_profile_text(icd_aws_creds *p, const char *text, size_t len,
+                                    bool credentials_file, icd_error *err)
+{
+    if (!len) return 0;
+    FILE *f = fmemopen((void *)text, len, "r");
+    if (!f) return icd_fail_nomem(err);
+    pthread_mutex_lock(&p->mu);
+    int rc = load_ini(p, err); /* the real files first (none for an empty snapshot) */
+    if (rc == 0) rc = load_ini_stream(p, f, credentials_file ? 1 : 0, err);
+    pthread_mutex_unlock(&p->mu);
+    fclose(f);
+    return rc;
+}
+
+const char *icd_aws_creds_profile_value(icd_aws_creds *p, const char *key)
+{
+    pthread_mutex_lock(&p->mu);
+    icd_error e;
+    icd_error_clear(&e);
+    const char *v = load_ini(p, &e) == 0 ? ini_get(p, p->profile, key) : NULL;
+    pthread_mutex_unlock(&p->mu);
+    return v;
 }
 
 static int load_ini(icd_aws_creds *p, icd_error *err)
@@ -259,20 +306,6 @@ static int load_ini(icd_aws_creds *p, icd_error *err)
     if (!prof) prof = icd_aws_creds_env(p, "AWS_DEFAULT_PROFILE");
     if (!(p->profile = strdup(prof ? prof : "default"))) return icd_fail_nomem(err);
     return 0;
-}
-
-/* A key of a profile; the credentials file wins over the config file. */
-static const char *ini_get(const icd_aws_creds *p, const char *profile, const char *key)
-{
-    const char *found = NULL;
-    int from = -1;
-    for (size_t i = 0; i < p->nini; i++)
-        if (!strcmp(p->ini[i].section, profile) && !strcasecmp(p->ini[i].key, key) &&
-            p->ini[i].from_credentials >= from) {
-            found = p->ini[i].value;
-            from = p->ini[i].from_credentials;
-        }
-    return found && found[0] ? found : NULL;
 }
 
 static bool profile_exists(const icd_aws_creds *p, const char *profile)
@@ -316,6 +349,14 @@ static bool parse_iso8601(const char *s, int64_t *out)
 
 /* The JSON of the container endpoint, IMDS and credential_process: AccessKeyId,
  * SecretAccessKey, Token or SessionToken, Expiration. */
+static int key_from_json(const char *text, size_t len, icd_aws_key *k, const char *what,
+                         icd_error *err);
+
+int icd_aws_parse_key_json(const char *text, size_t len, icd_aws_key *k, icd_error *err)
+{
+    return key_from_json(text, len, k, "credentials", err);
+}
+
 static int key_from_json(const char *text, size_t len, icd_aws_key *k, const char *what,
                          icd_error *err)
 {

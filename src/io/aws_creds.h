@@ -34,6 +34,8 @@
 #ifndef ICD_IO_AWS_CREDS_H
 #define ICD_IO_AWS_CREDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -70,6 +72,17 @@ const char *icd_aws_creds_region(icd_aws_creds *p);
  * times credentials were fetched from it (statistics and tests). */
 const char *icd_aws_creds_source(icd_aws_creds *p);
 unsigned icd_aws_creds_fetches(icd_aws_creds *p);
+
+/* ---- exposed for tests and the fuzz target ------------------------------------------ */
+
+/* Adds a shared config (credentials_file false: "[profile x]" sections) or credentials
+ * file's text to the profiles, after the files of the snapshot. */
+int icd_aws_creds_load_profile_text(icd_aws_creds *p, const char *text, size_t len,
+                                    bool credentials_file, icd_error *err);
+/* A key of the selected profile (credentials file first), NULL when unset. */
+const char *icd_aws_creds_profile_value(icd_aws_creds *p, const char *key);
+/* The credentials JSON of the container endpoint, IMDS and credential_process. */
+int icd_aws_parse_key_json(const char *text, size_t len, icd_aws_key *k, icd_error *err);
 
 /* Test hooks: the DMI vendor file consulted for IMDS (default
  * /sys/class/dmi/id/sys_vendor). */
