@@ -312,6 +312,56 @@ def start_fake(root, **kw):
     return srv
 
 
+class _BotoProxyHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def _forward(self):
+        srv = self.server
+        n = int(self.headers.get("Content-Length", "0") or 0)
+        body = self.rfile.read(n) if n else b""
+        conn = http.client.HTTPConnection("127.0.0.1", srv.target, timeout=60)
+        conn.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+        for k, v in self.headers.items():
+            conn.putheader(k, v)
+        conn.endheaders(body or None)
+        resp = conn.getresponse()
+        data = b"" if self.command == "HEAD" else resp.read()
+        if resp.status != 403 and self.headers.get("Authorization"):
+            import botocheck
+            ok = botocheck.verify(self.command, self.path,
+                                  {k.lower(): v for k, v in self.headers.items()}, body,
+                                  srv.secret)
+            with srv.lock:
+                srv.boto.append(ok)
+        self.send_response(resp.status)
+        for k, v in resp.getheaders():
+            if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", resp.getheader("Content-Length", str(len(data)))
+                         if self.command == "HEAD" else str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        conn.close()
+
+    do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = _forward
+
+
+def start_boto_proxy(target_port, secret):
+    """A forwarding proxy in front of a real S3 server (s3rver) on 127.0.0.1: every request
+    it passes on unchanged (Host header included, so the signature still verifies there)
+    whose answer is not 403 has its SigV4 signature recomputed by botocore with `secret`;
+    the verdicts collect in .boto. Returns (server, port)."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _BotoProxyHandler)
+    srv.daemon_threads = True
+    srv.target, srv.secret, srv.boto, srv.lock = target_port, secret, [], threading.Lock()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, srv.server_address[1]
+
+
 def node_dir():
     src = os.environ.get("ICD_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")
     return os.path.join(src, "tests", "node")
