@@ -37,6 +37,10 @@ static const command COMMANDS[] = {
     {"rewrite-spec", cmd_rewrite_spec,
      "rewrite-spec --spec SPEC.json [--serve-url URL] [--auth-user U --auth-password-env VAR]\n"
      "                           the ingestion spec to submit to Druid"},
+    {"stage", cmd_stage,
+     "stage --spec SPEC.json --to DIR|s3://B/P [--threads N] [--part-size BYTES]\n"
+     "                           [--gc SNAPSHOT_ID]  write the delete-applied (materialized)\n"
+     "                           files and print the spec listing raw + staged files"},
     {"serve", cmd_serve,
      "serve --spec SPEC.json [--listen 127.0.0.1:PORT] [--auth-user U] ...\n"
      "                           serve the splits' rows over HTTP for Druid's http source"},
@@ -60,8 +64,18 @@ static void usage(FILE *fp)
                 "                           (repeatable)\n");
 }
 
+static void print_warning(void *ctx, const char *file, const char *message)
+{
+    (void)ctx;
+    if (*file)
+        fprintf(stderr, "icedruid: warning: %s: %s\n", file, message);
+    else
+        fprintf(stderr, "icedruid: warning: %s\n", message);
+}
+
 int main(int argc, char **argv)
 {
+    icd_set_warn_handler(print_warning, NULL);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
