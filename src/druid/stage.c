@@ -295,8 +295,8 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
             return 0;
         }
     } else {
-        int ex = icd_fileio_exists(st->io, final);
-        if (ex < 0) return icd_fail(err, ICD_EIO, final, -1, "cannot check whether it exists");
+        int ex = icd_fileio_exists(st->io, final, err);
+        if (ex < 0) return ex;
         if (ex > 0) {
             icd_file *f = NULL;
             ICD_TRY(icd_file_open(st->io, final, &f, err));
