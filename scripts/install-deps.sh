@@ -10,6 +10,10 @@ PKGS=(
   libjansson-dev                    # JSON: metadata, specs, REST
   libavro-dev                       # Avro writer used by the planning benchmark
   libcurl4-openssl-dev              # HTTP(S), S3
+  libkrb5-dev libssl-dev            # Hive Metastore: Kerberos (GSS-API) and TLS
+  krb5-kdc krb5-admin-server krb5-user  # tests: a throw-away MIT KDC (kdb5_util, kadmin.local)
+  python3-gssapi python3-thrift thrift-compiler python3-botocore  # tests: real GSS-API,
+                                    # Apache Thrift and the AWS SDK signer as test peers
   libmicrohttpd-dev                 # icedruid serve
   zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
   libroaring-dev                    # deletion vectors

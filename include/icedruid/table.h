@@ -30,12 +30,18 @@ extern "C" {
 typedef struct icd_storage icd_storage;
 typedef struct icd_table icd_table;
 
-/* A new storage. Its S3 settings start from the standard environment variables
- * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION /
- * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL); icd_storage_set_s3
- * overrides them. */
+/* A new storage. It reads no environment variables: give it a snapshot with
+ * icd_storage_set_environment for the AWS default credential chain and the AWS_* S3
+ * settings, and/or explicit settings with icd_storage_set_s3 (which win). */
 ICD_EXTERN int icd_storage_new(icd_storage **out, icd_error *err);
 ICD_EXTERN void icd_storage_free(icd_storage *s);
+
+/* An environment snapshot (NULL-terminated "NAME=value" strings, copied; e.g. `environ`):
+ * the AWS default credential chain (environment keys, web identity, shared config and
+ * credentials files with AWS_PROFILE, ECS container credentials, EC2 IMDSv2; temporary
+ * credentials refreshed before expiry) and AWS_REGION, AWS_DEFAULT_REGION,
+ * AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL are taken from it. */
+ICD_EXTERN int icd_storage_set_environment(icd_storage *s, const char *const *envp, icd_error *err);
 
 /* Locations starting with `from` are read under `to` instead (the longest matching prefix
  * wins). ICD_EINVALID for an empty `from`. */

@@ -36,6 +36,11 @@ void icd_storage_free(icd_storage *s)
     free(s);
 }
 
+int icd_storage_set_environment(icd_storage *s, const char *const *envp, icd_error *err)
+{
+    return icd_fileio_set_environment(s->io, envp, err);
+}
+
 int icd_storage_add_remap(icd_storage *s, const char *from, const char *to, icd_error *err)
 {
     if (!s || !from || !to || !from[0])

@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "catalog/glue.h"
 #include "catalog/props.h"
+#include "io/aws_creds.h"
 #include "io/http.h"
 #include "io/s3.h"
 
@@ -47,9 +48,9 @@ static int refuse_unsupported(const json_t *props, icd_error *err)
     for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
         if (cat_prop(props, KEYS[i], tmp, sizeof tmp))
             return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                            "Glue catalog: %s is not supported by icedruid; give static "
-                            "credentials (s3.access-key-id/s3.secret-access-key or "
-                            "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)",
+                            "Glue catalog: %s is not supported by icedruid; use the AWS "
+                            "default credential chain (e.g. a profile with role_arn) or "
+                            "s3.access-key-id/s3.secret-access-key",
                             KEYS[i]);
     return 0;
 }
@@ -66,8 +67,9 @@ int cat_glue_open(icd_fileio *io, const json_t *props, cat_glue **out, icd_error
     c->remote = icd_fileio_remote(io);
     char tmp[64];
     const char *ep = cat_prop(props, "glue.endpoint", tmp, sizeof tmp);
-    if (!ep || !ep[0]) ep = getenv("AWS_ENDPOINT_URL_GLUE");
-    if (!ep || !ep[0]) ep = getenv("AWS_ENDPOINT_URL");
+    icd_aws_creds *chain = icd_fileio_aws_creds(io);
+    if ((!ep || !ep[0]) && chain) ep = icd_aws_creds_env(chain, "AWS_ENDPOINT_URL_GLUE");
+    if ((!ep || !ep[0]) && chain) ep = icd_aws_creds_env(chain, "AWS_ENDPOINT_URL");
     int rc = c->remote ? 0 : icd_fail_nomem(err);
     if (rc == 0 && ep && ep[0]) {
         if (strstr(ep, "://") && strncmp(ep, "http://", 7) && strncmp(ep, "https://", 8))

@@ -15,8 +15,10 @@
  *                   https://glue.REGION.amazonaws.com
  *   client.region   the region (also the S3 region), else AWS_REGION / AWS_DEFAULT_REGION
  *   s3.access-key-id, s3.secret-access-key, s3.session-token (and the other storage keys
- *                   of props.h): the credentials, shared with S3 FileIO; else the
- *                   AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN variables
+ *                   of props.h): the credentials, shared with S3 FileIO; else the AWS
+ *                   default credential chain of the FileIO (io/aws_creds.h: environment,
+ *                   web identity, profile, container, instance metadata), refreshed per
+ *                   request
  * client.assume-role.* and client.credentials-provider are refused as unsupported.
  *
  * Errors: EntityNotFoundException is ICD_ENOTFOUND; AccessDenied, a bad signature or

@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 
 #include "catalog/hive.h"
 #include "catalog/props.h"
+#include "catalog/sasl_gssapi.h"
 #include "catalog/thrift_binary.h"
 
 /* Table objects are small; a reply beyond this is refused. */
@@ -46,6 +50,13 @@ struct cat_hive {
     long retries;
     long retry_delay_ms;
     int fd;
+    SSL *ssl;         /* TLS on fd (hive.metastore.use.SSL) */
+    SSL_CTX *tls_ctx; /* NULL: no TLS */
+    bool sasl;        /* SASL GSSAPI (Kerberos) after connecting */
+    bool auth_failed; /* the last connect failed in TLS or SASL */
+    char *service;    /* hive.metastore.kerberos.principal, _HOST not yet replaced */
+    char *principal;  /* Druid's catalogProperties principal / keytab (NULL: ticket cache) */
+    char *keytab;
     size_t cur; /* endpoint of the open connection (or to try first) */
     int32_t seqid;
     unsigned connects;
@@ -127,26 +138,55 @@ static int parse_uris(cat_hive *c, const char *uri, icd_error *err)
     return 0;
 }
 
-static int refuse_unsupported(const json_t *props, icd_error *err)
+/* Kerberos (SASL GSSAPI) and TLS settings. */
+static int read_security(cat_hive *c, const json_t *props, icd_error *err)
 {
-    char tmp[64];
-    if (cat_prop_true(props, "hive.metastore.sasl.enabled"))
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "Hive catalog: hive.metastore.sasl.enabled=true (Kerberos/SASL "
-                        "authentication to the metastore) is not supported by icedruid");
+    char tmp[1024];
+    c->sasl = cat_prop_true(props, "hive.metastore.sasl.enabled");
     const char *auth = cat_prop(props, "hadoop.security.authentication", tmp, sizeof tmp);
-    if (auth && !strcasecmp(auth, "kerberos"))
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "Hive catalog: hadoop.security.authentication=kerberos is not supported "
-                        "by icedruid");
-    if (cat_prop(props, "principal", tmp, sizeof tmp) || cat_prop(props, "keytab", tmp, sizeof tmp))
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "Hive catalog: a Kerberos login (catalogProperties principal/keytab) is "
-                        "not supported by icedruid");
-    if (cat_prop_true(props, "hive.metastore.use.SSL"))
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "Hive catalog: hive.metastore.use.SSL=true (TLS to the metastore) is not "
-                        "supported by icedruid");
+    if (auth && !strcasecmp(auth, "kerberos") && !c->sasl)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "Hive catalog: hadoop.security.authentication=kerberos needs "
+                        "hive.metastore.sasl.enabled=true for the metastore connection");
+    const char *v;
+    if ((v = cat_prop(props, "principal", tmp, sizeof tmp)) && !(c->principal = strdup(v)))
+        return icd_fail_nomem(err);
+    if ((v = cat_prop(props, "keytab", tmp, sizeof tmp)) && !(c->keytab = strdup(v)))
+        return icd_fail_nomem(err);
+    if (c->keytab && !c->principal)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "Hive catalog: keytab is set but principal is not");
+    if (c->sasl) {
+        v = cat_prop(props, "hive.metastore.kerberos.principal", tmp, sizeof tmp);
+        if (!v || !v[0])
+            return icd_fail(err, ICD_EINVALID, NULL, -1,
+                            "Hive catalog: hive.metastore.sasl.enabled=true needs "
+                            "hive.metastore.kerberos.principal (e.g. hive/_HOST@REALM)");
+        if (!(c->service = strdup(v))) return icd_fail_nomem(err);
+    }
+    if (!cat_prop_true(props, "hive.metastore.use.SSL")) return 0;
+    const char *ts = cat_prop(props, "hive.metastore.truststore.path", tmp, sizeof tmp);
+    if (ts) {
+        FILE *f = fopen(ts, "r");
+        char head[16] = "";
+        bool pem = f && fgets(head, sizeof head, f) && !strncmp(head, "-----BEGIN", 10);
+        if (f) fclose(f);
+        if (!f)
+            return icd_fail(err, ICD_EIO, ts, -1,
+                            "Hive catalog: cannot read hive.metastore.truststore.path");
+        if (!pem)
+            return icd_fail(err, ICD_EUNSUPPORTED, ts, -1,
+                            "Hive catalog: hive.metastore.truststore.path must be a PEM file of "
+                            "CA certificates (convert a Java keystore with keytool -exportcert "
+                            "-rfc)");
+    }
+    c->tls_ctx = SSL_CTX_new(TLS_client_method());
+    if (!c->tls_ctx) return icd_fail(err, ICD_EIO, NULL, -1, "Hive catalog: cannot set up TLS");
+    SSL_CTX_set_min_proto_version(c->tls_ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(c->tls_ctx, SSL_VERIFY_PEER, NULL);
+    if (ts ? SSL_CTX_load_verify_locations(c->tls_ctx, ts, NULL) != 1
+           : SSL_CTX_set_default_verify_paths(c->tls_ctx) != 1)
+        return icd_fail(err, ICD_EIO, ts, -1, "Hive catalog: cannot load the CA certificates");
     return 0;
 }
 
@@ -198,7 +238,6 @@ int cat_hive_open(icd_fileio *io, const char *uri, const json_t *props, cat_hive
 {
     *out = NULL;
     ICD_TRY(cat_props_check(props, "Hive catalog", err));
-    ICD_TRY(refuse_unsupported(props, err));
     if (!uri || !uri[0])
         return icd_fail(err, ICD_EINVALID, NULL, -1, "Hive catalog: catalogUri is not set");
     cat_hive *c = calloc(1, sizeof *c);
@@ -207,6 +246,7 @@ int cat_hive_open(icd_fileio *io, const char *uri, const json_t *props, cat_hive
     c->fd = -1;
     int rc = parse_uris(c, uri, err);
     if (rc == 0) rc = read_options(c, props, err);
+    if (rc == 0) rc = read_security(c, props, err);
     if (rc == 0) rc = cat_props_apply_storage(io, props, err);
     if (rc) {
         cat_hive_free(c);
@@ -218,6 +258,8 @@ int cat_hive_open(icd_fileio *io, const char *uri, const json_t *props, cat_hive
 
 static void disconnect(cat_hive *c)
 {
+    if (c->ssl) SSL_free(c->ssl);
+    c->ssl = NULL;
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
 }
@@ -226,6 +268,10 @@ void cat_hive_free(cat_hive *c)
 {
     if (!c) return;
     disconnect(c);
+    if (c->tls_ctx) SSL_CTX_free(c->tls_ctx);
+    free(c->service);
+    free(c->principal);
+    free(c->keytab);
     free_endpoints(c);
     free(c);
 }
@@ -524,6 +570,8 @@ static int wait_fd(int fd, short events, int64_t deadline)
     }
 }
 
+static int secure(cat_hive *c, const hive_endpoint *e, icd_error *err);
+
 static int connect_endpoint(cat_hive *c, const hive_endpoint *e, icd_error *err)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
@@ -560,7 +608,13 @@ static int connect_endpoint(cat_hive *c, const hive_endpoint *e, icd_error *err)
         if (ok) {
             c->fd = fd;
             c->connects++;
-            rc = 0;
+            rc = secure(c, e, err);
+            if (rc) {
+                c->auth_failed = true; /* TLS/Kerberos refusals are not retried */
+                disconnect(c);
+                freeaddrinfo(res);
+                return rc;
+            }
             break;
         }
         close(fd);
@@ -570,9 +624,80 @@ static int connect_endpoint(cat_hive *c, const hive_endpoint *e, icd_error *err)
     return 0;
 }
 
+/* The OpenSSL error queue's first reason, for one error line. */
+static const char *tls_reason(char *buf, size_t cap)
+{
+    unsigned long e = ERR_get_error();
+    ERR_clear_error();
+    if (!e) return "connection closed";
+    ERR_error_string_n(e, buf, cap);
+    return buf;
+}
+
+/* After an SSL call returned k <= 0: waits for the socket when OpenSSL asks to (1: try
+ * again), else fails (rc in *rc). */
+static int tls_wait(cat_hive *c, const hive_endpoint *e, int k, const char *what, int *rc,
+                    icd_error *err)
+{
+    int se = SSL_get_error(c->ssl, k);
+    if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE) {
+        int w =
+            wait_fd(c->fd, se == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, now_ms() + c->timeout_ms);
+        if (w > 0) return 1;
+        *rc = icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: TLS %s timed out after %ld ms",
+                       what, c->timeout_ms);
+        return 0;
+    }
+    char buf[256];
+    if (se == SSL_ERROR_ZERO_RETURN)
+        *rc = icd_fail(err, ICD_EIO, e->uri, -1,
+                       "Hive Metastore: the server closed the TLS connection");
+    else
+        *rc = icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: TLS %s failed: %s", what,
+                       tls_reason(buf, sizeof buf));
+    return 0;
+}
+
+static int tls_connect(cat_hive *c, const hive_endpoint *e, icd_error *err)
+{
+    c->ssl = SSL_new(c->tls_ctx);
+    if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1)
+        return icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: cannot set up TLS");
+    SSL_set_hostflags(c->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (SSL_set1_host(c->ssl, e->host) != 1)
+        return icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: cannot set up TLS");
+    if (!strspn(e->host, "0123456789.:") || strspn(e->host, "0123456789.:") < strlen(e->host))
+        SSL_set_tlsext_host_name(c->ssl, e->host);
+    for (;;) {
+        int k = SSL_connect(c->ssl);
+        if (k == 1) return 0;
+        int rc = 0;
+        if (!tls_wait(c, e, k, "handshake", &rc, err)) {
+            long v = SSL_get_verify_result(c->ssl);
+            if (v != X509_V_OK)
+                return icd_fail(err, ICD_EIO, e->uri, -1,
+                                "Hive Metastore: TLS certificate not trusted: %s (set "
+                                "hive.metastore.truststore.path to the CA's PEM file)",
+                                X509_verify_cert_error_string(v));
+            return rc;
+        }
+    }
+}
+
 static int send_all(cat_hive *c, const hive_endpoint *e, const char *p, size_t n, icd_error *err)
 {
     while (n > 0) {
+        if (c->ssl) {
+            int k = SSL_write(c->ssl, p, n > 0x40000000 ? 0x40000000 : (int)n);
+            if (k > 0) {
+                p += k;
+                n -= (size_t)k;
+                continue;
+            }
+            int rc = 0;
+            if (tls_wait(c, e, k, "send", &rc, err)) continue;
+            return rc;
+        }
         ssize_t k = send(c->fd, p, n, MSG_NOSIGNAL);
         if (k > 0) {
             p += k;
@@ -593,23 +718,44 @@ static int send_all(cat_hive *c, const hive_endpoint *e, const char *p, size_t n
     return 0;
 }
 
+static int closed_error(cat_hive *c, const hive_endpoint *e, icd_error *err)
+{
+    if (c->sasl)
+        return icd_fail(err, ICD_EIO, e->uri, -1,
+                        "Hive Metastore: the server closed the connection without a reply (does "
+                        "it expect SASL/Kerberos, hive.metastore.sasl.enabled=true?)");
+    return icd_fail(err, ICD_EIO, e->uri, -1,
+                    "Hive Metastore: the server closed the connection without a reply "
+                    "(is hive.metastore.thrift.framed.transport.enabled=%s right for "
+                    "this server%s?)",
+                    c->framed ? "true" : "false",
+                    c->ssl ? "" : ", or does it want TLS or SASL/Kerberos");
+}
+
 /* Receives up to `want` more bytes into b (at least one). */
 static int recv_some(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t want, icd_error *err)
 {
     if (!icd_buf_grow(b, want + 1)) return icd_fail_nomem(err);
     for (;;) {
+        if (c->ssl) {
+            int k = SSL_read(c->ssl, b->data + b->len, want > 0x40000000 ? 0x40000000 : (int)want);
+            if (k > 0) {
+                b->len += (size_t)k;
+                b->data[b->len] = '\0';
+                return 0;
+            }
+            if (SSL_get_error(c->ssl, k) == SSL_ERROR_ZERO_RETURN) return closed_error(c, e, err);
+            int rc = 0;
+            if (tls_wait(c, e, k, "receive", &rc, err)) continue;
+            return rc;
+        }
         ssize_t k = recv(c->fd, b->data + b->len, want, 0);
         if (k > 0) {
             b->len += (size_t)k;
             b->data[b->len] = '\0';
             return 0;
         }
-        if (k == 0)
-            return icd_fail(err, ICD_EIO, e->uri, -1,
-                            "Hive Metastore: the server closed the connection without a reply "
-                            "(is hive.metastore.thrift.framed.transport.enabled=%s right for "
-                            "this server?)",
-                            c->framed ? "true" : "false");
+        if (k == 0) return closed_error(c, e, err);
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             int w = wait_fd(c->fd, POLLIN, now_ms() + c->timeout_ms);
@@ -625,8 +771,136 @@ static int recv_some(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t wan
     }
 }
 
+/* Reads exactly n more bytes into b. */
+static int recv_exact(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t n, icd_error *err)
+{
+    size_t end = b->len + n;
+    while (b->len < end)
+        ICD_TRY(recv_some(c, e, b, end - b->len, err));
+    return 0;
+}
+
+static uint32_t be32(const void *p)
+{
+    const unsigned char *h = p;
+    return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+}
+
+static void put_be32(icd_buf *b, uint32_t n)
+{
+    unsigned char h[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
+                          (unsigned char)(n >> 8), (unsigned char)n};
+    icd_buf_append(b, h, 4);
+}
+
+/* ---- SASL (Thrift's TSaslTransport: status byte + 4-byte length + payload) ------------- */
+
+enum { SASL_START = 1, SASL_OK = 2, SASL_BAD = 3, SASL_ERROR = 4, SASL_COMPLETE = 5 };
+
+static int sasl_send(cat_hive *c, const hive_endpoint *e, int status, const void *p, size_t n,
+                     icd_error *err)
+{
+    icd_buf m = ICD_BUF_INIT;
+    icd_buf_putc(&m, (char)status);
+    put_be32(&m, (uint32_t)n);
+    icd_buf_append(&m, p, n);
+    int rc = icd_buf_ok(&m) ? send_all(c, e, m.data, m.len, err) : icd_fail_nomem(err);
+    icd_buf_free(&m);
+    return rc;
+}
+
+/* The host for _HOST in the service principal: the URI's host, lower case. */
+static char *service_name(const cat_hive *c, const hive_endpoint *e)
+{
+    icd_buf b = ICD_BUF_INIT;
+    const char *s = c->service, *h;
+    while ((h = strstr(s, "_HOST"))) {
+        icd_buf_append(&b, s, (size_t)(h - s));
+        for (const char *q = e->host; *q; q++)
+            icd_buf_putc(&b, (char)((*q >= 'A' && *q <= 'Z') ? *q + 32 : *q));
+        s = h + 5;
+    }
+    icd_buf_puts(&b, s);
+    return icd_buf_ok(&b) ? icd_buf_detach(&b) : (icd_buf_free(&b), NULL);
+}
+
+static int sasl_handshake(cat_hive *c, const hive_endpoint *e, icd_error *err)
+{
+    char *svc = service_name(c, e);
+    if (!svc) return icd_fail_nomem(err);
+    cat_gss *g = NULL;
+    int rc = cat_gss_new(svc, c->principal, c->keytab, e->uri, &g, err);
+    free(svc);
+    if (rc) return rc;
+    icd_buf out = ICD_BUF_INIT, in = ICD_BUF_INIT;
+    bool done = false;
+    rc = cat_gss_step(g, NULL, 0, &out, &done, err);
+    if (rc == 0) rc = sasl_send(c, e, SASL_START, "GSSAPI", 6, err);
+    if (rc == 0) rc = sasl_send(c, e, done ? SASL_COMPLETE : SASL_OK, out.data, out.len, err);
+    for (int round = 0; rc == 0; round++) {
+        icd_buf_clear(&in);
+        rc = recv_exact(c, e, &in, 5, err);
+        if (rc) break;
+        int status = (unsigned char)in.data[0];
+        uint32_t n = be32(in.data + 1);
+        if (n > 1024 * 1024 || status < SASL_START || status > SASL_COMPLETE) {
+            rc = icd_fail(err, ICD_ECORRUPT, e->uri, -1,
+                          "Hive Metastore: not a SASL answer (status %d, length %u): is this "
+                          "metastore configured for Kerberos?",
+                          status, n);
+            break;
+        }
+        icd_buf_clear(&in);
+        rc = recv_exact(c, e, &in, n, err);
+        if (rc) break;
+        if (status == SASL_BAD || status == SASL_ERROR) {
+            for (size_t i = 0; i < in.len; i++)
+                if ((unsigned char)in.data[i] < 0x20) in.data[i] = ' ';
+            rc = icd_fail(err, ICD_EIO, e->uri, -1,
+                          "Hive Metastore: SASL authentication refused by the server: %.300s",
+                          in.len ? in.data : "(no reason given)");
+            break;
+        }
+        if (status == SASL_COMPLETE && done) break; /* authenticated */
+        if (round > 16 || done) {
+            rc = icd_fail(err, ICD_ECORRUPT, e->uri, -1,
+                          "Hive Metastore: the SASL exchange does not end");
+            break;
+        }
+        icd_buf_clear(&out);
+        rc = cat_gss_step(g, in.data, in.len, &out, &done, err);
+        if (rc == 0 && status != SASL_COMPLETE)
+            rc = sasl_send(c, e, done ? SASL_COMPLETE : SASL_OK, out.data, out.len, err);
+        if (rc == 0 && status == SASL_COMPLETE) break;
+    }
+    icd_buf_free(&out);
+    icd_buf_free(&in);
+    cat_gss_free(g);
+    return rc;
+}
+
+/* TCP connected: TLS, then SASL, as configured. */
+static int secure(cat_hive *c, const hive_endpoint *e, icd_error *err)
+{
+    if (c->tls_ctx) ICD_TRY(tls_connect(c, e, err));
+    if (c->sasl) ICD_TRY(sasl_handshake(c, e, err));
+    return 0;
+}
+
 /* Outcome of one exchange: 0 ok, or an error that is a transport failure (retry) or not. */
 typedef enum { XR_OK, XR_TRANSPORT, XR_FINAL } xresult;
+
+/* A plain client's first reply bytes that are a SASL BAD/ERROR message (status 3 or 4: never
+ * the start of a Thrift reply, framed or not): the server wants Kerberos. */
+static bool sasl_refusal(const cat_hive *c, const hive_endpoint *e, const icd_buf *b, int *rc,
+                         icd_error *err)
+{
+    if (c->sasl || b->len < 1 || (b->data[0] != SASL_BAD && b->data[0] != SASL_ERROR)) return false;
+    *rc = icd_fail(err, ICD_EIO, e->uri, -1,
+                   "Hive Metastore: the server answered with a SASL error: it expects Kerberos "
+                   "(hive.metastore.sasl.enabled=true, hive.metastore.kerberos.principal)");
+    return true;
+}
 
 /* Sends the request and decodes the reply on the open connection. */
 static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req, int32_t seqid,
@@ -637,9 +911,10 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
     *rc = send_all(c, e, req->data, req->len, err);
     if (*rc) return XR_TRANSPORT;
     size_t body = 0, frame = 0;
-    if (c->framed) {
+    if (c->framed || c->sasl) { /* a SASL connection frames every message like framed */
         while (*rc == 0 && b.len < 4)
             *rc = recv_some(c, e, &b, 4 - b.len, err);
+        if (*rc == 0 && sasl_refusal(c, e, &b, rc, err)) x = XR_FINAL;
         if (*rc == 0) {
             const unsigned char *h = (const unsigned char *)b.data;
             uint32_t n = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
@@ -654,6 +929,17 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
             body = 4;
             while (*rc == 0 && b.len < body + frame)
                 *rc = recv_some(c, e, &b, body + frame - b.len, err);
+            if (*rc == 0 && c->sasl && c->framed) { /* framed inside the SASL frame */
+                if (frame < 4 || be32(b.data + 4) != frame - 4) {
+                    *rc = icd_fail(err, ICD_ECORRUPT, e->uri, 0,
+                                   "Hive Metastore: the SASL frame does not hold one framed "
+                                   "reply (is hive.metastore.thrift.framed.transport.enabled "
+                                   "right?)");
+                    x = XR_FINAL;
+                }
+                body += 4;
+                frame -= 4;
+            }
         }
         if (*rc) {
             icd_buf_free(&b);
@@ -674,6 +960,10 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
         *rc = recv_some(c, e, &b, 64 * 1024, err);
         if (*rc) {
             x = XR_TRANSPORT;
+            break;
+        }
+        if (sasl_refusal(c, e, &b, rc, err)) {
+            x = XR_FINAL;
             break;
         }
         size_t used;
@@ -703,7 +993,16 @@ int cat_hive_get_table(cat_hive *c, const char *db, const char *table, cat_hive_
     int32_t seqid = ++c->seqid;
     if (seqid <= 0) seqid = c->seqid = 1;
     icd_buf req = ICD_BUF_INIT;
-    cat_hive_encode_get_table(&req, db, table, seqid, c->framed);
+    if (c->sasl && c->framed) put_be32(&req, 0); /* the SASL frame around the framed call */
+    cat_hive_encode_get_table(&req, db, table, seqid, c->framed || c->sasl);
+    if (c->sasl && c->framed && icd_buf_ok(&req)) {
+        uint32_t n = (uint32_t)(req.len - 4);
+        unsigned char *h = (unsigned char *)req.data;
+        h[0] = (unsigned char)(n >> 24);
+        h[1] = (unsigned char)(n >> 16);
+        h[2] = (unsigned char)(n >> 8);
+        h[3] = (unsigned char)n;
+    }
     if (!icd_buf_ok(&req)) return icd_fail_nomem(err);
     int rc = ICD_EIO;
     long attempts = 0;
@@ -715,8 +1014,9 @@ int cat_hive_get_table(cat_hive *c, const char *db, const char *table, cat_hive_
             attempts++;
             if (c->fd >= 0 && i != c->cur) disconnect(c);
             if (c->fd < 0) {
+                c->auth_failed = false;
                 rc = connect_endpoint(c, e, err);
-                if (rc == ICD_ENOMEM) goto done;
+                if (rc == ICD_ENOMEM || c->auth_failed) goto done;
                 if (rc) continue;
                 c->cur = i;
             }

@@ -4,9 +4,10 @@
  * and `catalogProperties`.
  *
  * A table is resolved with one ThriftHiveMetastore.get_table(db, table) call over the Thrift
- * binary protocol (our own client: no Thrift library). Like Iceberg's HiveTableOperations,
- * the table's `parameters` must hold table_type=ICEBERG (any case) and name the current
- * metadata file in metadata_location.
+ * binary protocol (our own client: no Thrift library; tests check it against Apache
+ * Thrift's). TLS and Kerberos failures are not retried: one line with the reason. Like Iceberg's
+ * HiveTableOperations, the table's `parameters` must hold table_type=ICEBERG (any case) and name
+ * the current metadata file in metadata_location.
  *
  * Properties read (Hive's own names):
  *   hive.metastore.thrift.framed.transport.enabled  true: framed transport (default false)
@@ -15,9 +16,14 @@
  *   hive.metastore.connect.retries         retries after a transport failure (default 3)
  *   hive.metastore.client.connect.retry.delay  pause between retries (default 1s)
  * plus the storage settings of props.h (s3.*, fs.s3a.*), passed to FileIO.
- * Kerberos/SASL (hive.metastore.sasl.enabled=true, hadoop.security.authentication=kerberos,
- * Druid's principal + keytab) and TLS (hive.metastore.use.SSL=true) are refused as
- * unsupported when the client is opened.
+ *   hive.metastore.sasl.enabled            true: Kerberos, SASL GSSAPI (sasl_gssapi.h) in
+ *                                          Thrift's SASL transport, quality of protection
+ *                                          "auth"; every message is then length-framed
+ *   hive.metastore.kerberos.principal      the metastore's principal, _HOST -> URI host
+ *   principal, keytab                      Druid's login; without them the ticket cache
+ *   hive.metastore.use.SSL                 true: TLS (OpenSSL, certificate and host name
+ *                                          verified) before SASL/Thrift
+ *   hive.metastore.truststore.path         CA certificates (PEM); default: the system's
  *
  * Errors: a missing database or table is ICD_ENOTFOUND quoting the metastore's
  * NoSuchObjectException; a table that is not an Iceberg table is ICD_EINVALID; an

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "base/buf.h"
@@ -36,6 +37,12 @@ struct cat_rest {
     char *credential;
     int64_t token_expires_ms; /* monotonic; 0 = no known expiry */
     unsigned token_requests;
+    /* rest.sigv4-enabled: every catalog request SigV4-signed with the FileIO's AWS
+     * credentials (static keys or the default chain) for rest.signing-name (default
+     * execute-api) in rest.signing-region (default: the client/S3 region). */
+    bool sigv4;
+    char signing_name[64];
+    char signing_region[64];
 };
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -300,7 +307,9 @@ static char **request_headers(const cat_rest *c, bool delegation)
     h[k++] = strdup("Accept: application/json");
     if (c->token) {
         size_t len = strlen(c->token) + 32;
-        if ((h[k] = malloc(len))) snprintf(h[k], len, "Authorization: Bearer %s", c->token);
+        if ((h[k] = malloc(len)))
+            snprintf(h[k], len, "%sAuthorization: Bearer %s", c->sigv4 ? "Original-" : "",
+                     c->token);
         k++;
     }
     if (delegation) h[k++] = strdup("X-Iceberg-Access-Delegation: vended-credentials");
@@ -351,6 +360,21 @@ static int rest_get(cat_rest *c, const char *path, bool delegation, const char *
                             .location = url.data,
                             .headers = (const char *const *)hdrs,
                             .max_body = MAX_JSON_BYTES};
+        icd_sigv4 sign;
+        if (c->sigv4) {
+            int have = icd_fileio_aws_signing(c->io, c->signing_name, &sign, err);
+            if (have == 0)
+                rc = icd_fail(err, ICD_EINVALID, url.data, -1,
+                              "REST catalog: rest.sigv4-enabled=true but no AWS credentials were "
+                              "found (catalog s3.* keys or the AWS default chain)");
+            if (have <= 0) {
+                if (have < 0) rc = have;
+                free_headers(hdrs);
+                break;
+            }
+            if (c->signing_region[0]) sign.region = c->signing_region;
+            req.sign = &sign;
+        }
         icd_http_resp resp;
         rc = icd_http_perform(c->remote, &req, &resp, err);
         free_headers(hdrs);
@@ -417,11 +441,12 @@ static int apply_props(cat_rest *c, icd_error *err)
     c->uri = u;
     c->prefix = p;
     const char *sigv4 = props_get(&c->props, "rest.sigv4-enabled");
-    if (sigv4 && !strcmp(sigv4, "true"))
-        return icd_fail(err, ICD_EUNSUPPORTED, c->uri, -1,
-                        "REST catalog: rest.sigv4-enabled=true (AWS SigV4-signed catalog "
-                        "requests, as for Glue or S3 Tables) is not supported; use a token or "
-                        "an OAuth2 credential");
+    c->sigv4 = sigv4 && !strcasecmp(sigv4, "true");
+    const char *sn = props_get(&c->props, "rest.signing-name");
+    const char *sr = props_get(&c->props, "rest.signing-region");
+    if (!sr || !sr[0]) sr = props_get(&c->props, "client.region");
+    snprintf(c->signing_name, sizeof c->signing_name, "%s", sn && sn[0] ? sn : "execute-api");
+    snprintf(c->signing_region, sizeof c->signing_region, "%s", sr ? sr : "");
     /* header.NAME properties become request headers */
     free_headers(c->headers);
     c->headers = calloc(c->props.n + 1, sizeof *c->headers);

@@ -12,7 +12,11 @@
  * Properties read: uri, warehouse, prefix, token, credential (client_id:client_secret or
  * a secret alone), scope (default "catalog"), oauth2-server-uri (default
  * {uri}/v1/oauth/tokens), header.NAME (sent as header NAME), s3.*, client.region,
- * rest.sigv4-enabled (true is reported as unsupported). Errors name the request and quote
+ * rest.sigv4-enabled (true: every catalog request is AWS SigV4-signed, for Glue's Iceberg
+ * REST endpoint and S3 Tables, with the FileIO's AWS credentials: s3.* keys or the default
+ * chain of io/aws_creds.h; a bearer token then travels as Original-Authorization),
+ * rest.signing-name (default execute-api), rest.signing-region (default client.region, else
+ * the S3 region). Errors name the request and quote
  * the server's ErrorModel message; tokens and secrets never appear in them.
  * A client is used from one thread at a time.
  */

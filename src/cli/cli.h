@@ -17,6 +17,8 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 /* Prints "icedruid: <the error as one line>" on stderr; returns CLI_FAILED. */
 int cli_report(const icd_error *err);
+/* A FileIO given the process environment (the AWS credential chain, S3 settings). */
+int cli_fileio_new(icd_fileio **out, icd_error *err);
 /* Prints "icedruid <cmd>: <message>" plus a hint to --help on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) ICD_PRINTF(2, 3);
 

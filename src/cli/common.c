@@ -9,6 +9,20 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "io/s3.h"
+
+extern char **environ;
+
+int cli_fileio_new(icd_fileio **out, icd_error *err)
+{
+    ICD_TRY(icd_fileio_new(out, err));
+    int rc = icd_fileio_set_environment(*out, (const char *const *)environ, err);
+    if (rc) {
+        icd_fileio_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
 
 int cli_report(const icd_error *err)
 {

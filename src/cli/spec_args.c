@@ -29,7 +29,7 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
     a->cmd = argv[0];
     a->threads = 1;
     icd_error err;
-    if (icd_fileio_new(&a->io, &err)) return cli_report(&err);
+    if (cli_fileio_new(&a->io, &err)) return cli_report(&err);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (serve) {

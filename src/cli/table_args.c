@@ -48,7 +48,7 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
     a->threads = 1;
     a->case_sensitive = true;
     icd_error err;
-    if (icd_fileio_new(&a->io, &err)) return cli_report(&err);
+    if (cli_fileio_new(&a->io, &err)) return cli_report(&err);
     int selections = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];

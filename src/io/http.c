@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "icedruid/icedruid.h"
+#include "io/aws_creds.h"
 #include "io/http.h"
 #include "io/s3.h"
 
@@ -445,7 +446,31 @@ static void reset_resp(icd_http_resp *resp)
     resp->total_size = -1;
 }
 
+static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, icd_error *err);
+
 int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, icd_error *err)
+{
+    if (!req->sign || !req->sign->creds) return perform(r, req, resp, err);
+    /* The provider's current keys for this request (refreshed when due). */
+    icd_aws_key key;
+    int g = icd_aws_creds_get(req->sign->creds, &key, err);
+    if (g < 0) {
+        memset(resp, 0, sizeof *resp);
+        return g;
+    }
+    icd_sigv4 live = *req->sign;
+    live.creds = NULL;
+    live.access_key = key.access_key;
+    live.secret_key = key.secret_key;
+    live.session_token = key.session_token;
+    icd_http_req lreq = *req;
+    lreq.sign = g ? &live : NULL;
+    int rc = perform(r, &lreq, resp, err);
+    icd_aws_key_clear(&key);
+    return rc;
+}
+
+static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, icd_error *err)
 {
     const char *loc = req->location ? req->location : req->url;
     memset(resp, 0, sizeof *resp);
@@ -826,6 +851,7 @@ static int copy_sign(remote_file *rf, const icd_sigv4 *s)
     rf->sign.access_key = rf->sign_strings[2];
     rf->sign.secret_key = rf->sign_strings[3];
     rf->sign.session_token = rf->sign_strings[4];
+    rf->sign.creds = s->creds;
     rf->signed_ = true;
     return 0;
 }

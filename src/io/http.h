@@ -47,13 +47,19 @@ typedef struct icd_http_policy {
 void icd_http_get_policy(icd_remote *r, icd_http_policy *out);
 void icd_http_set_policy(icd_remote *r, const icd_http_policy *p);
 
-/* AWS Signature V4 (curl's CURLOPT_AWS_SIGV4). */
+typedef struct icd_aws_creds icd_aws_creds;
+
+/* AWS Signature V4 (curl's CURLOPT_AWS_SIGV4). With `creds` set the keys come from that
+ * provider (aws_creds.h), asked before each request so that refreshed temporary
+ * credentials are used; the key fields are then ignored, and a provider without a source
+ * sends the request unsigned. */
 typedef struct icd_sigv4 {
     const char *service; /* "s3" */
     const char *region;
     const char *access_key;
     const char *secret_key;
     const char *session_token; /* sent as x-amz-security-token; may be NULL */
+    icd_aws_creds *creds;      /* NULL: the keys above */
 } icd_sigv4;
 
 typedef struct icd_http_req {

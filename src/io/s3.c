@@ -15,9 +15,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io/aws_creds.h"
 #include "io/s3.h"
 
 struct icd_s3_config {
+    icd_aws_creds *chain; /* the default credential chain, when an environment was given */
     char *access_key;
     char *secret_key;
     char *session_token;
@@ -28,12 +30,6 @@ struct icd_s3_config {
 
 /* Keys of a single list page; S3's own default. */
 #define LIST_PAGE_MAX (8 * 1024 * 1024)
-
-static char *env_dup(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] ? strdup(v) : NULL;
-}
 
 static void wipe_free(char *s)
 {
@@ -82,23 +78,37 @@ icd_s3_config *icd_s3_config_new(void)
     icd_s3_config *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->path_style = -1;
-    c->access_key = env_dup("AWS_ACCESS_KEY_ID");
-    c->secret_key = env_dup("AWS_SECRET_ACCESS_KEY");
-    c->session_token = env_dup("AWS_SESSION_TOKEN");
-    c->region = env_dup("AWS_REGION");
-    if (!c->region) c->region = env_dup("AWS_DEFAULT_REGION");
-    if (!c->region) c->region = strdup("us-east-1");
-    const char *ep = getenv("AWS_ENDPOINT_URL_S3");
-    if (!ep || !ep[0]) ep = getenv("AWS_ENDPOINT_URL");
-    if (ep && ep[0]) c->endpoint = normalise_endpoint(ep);
-    const char *ps = getenv("ICEDRUID_S3_PATH_STYLE");
-    int b;
-    if (ps && parse_bool(ps, &b)) c->path_style = b;
-    if (!c->region || (ep && ep[0] && !c->endpoint)) {
-        icd_s3_config_free(c);
+    if (!(c->region = strdup("us-east-1"))) {
+        free(c);
         return NULL;
     }
     return c;
+}
+
+int icd_fileio_set_environment(icd_fileio *io, const char *const *envp, icd_error *err)
+{
+    icd_remote *r = icd_fileio_remote(io);
+    if (!r) return icd_fail_nomem(err);
+    icd_s3_config *c = icd_remote_s3(r);
+    icd_aws_creds *chain;
+    ICD_TRY(icd_aws_creds_new(envp, &chain, err));
+    icd_aws_creds_free(c->chain);
+    c->chain = chain;
+    icd_s3_options o = {.path_style = -1};
+    o.region = icd_aws_creds_region(chain);
+    o.endpoint = icd_aws_creds_env(chain, "AWS_ENDPOINT_URL_S3");
+    if (!o.endpoint) o.endpoint = icd_aws_creds_env(chain, "AWS_ENDPOINT_URL");
+    const char *ps = icd_aws_creds_env(chain, "ICEDRUID_S3_PATH_STYLE");
+    if (ps && !parse_bool(ps, &o.path_style))
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "ICEDRUID_S3_PATH_STYLE must be true or false, got '%s'", ps);
+    return icd_fileio_set_s3(io, &o, err);
+}
+
+icd_aws_creds *icd_fileio_aws_creds(icd_fileio *io)
+{
+    icd_remote *r = icd_fileio_remote(io);
+    return r ? icd_remote_s3(r)->chain : NULL;
 }
 
 void icd_s3_config_free(icd_s3_config *c)
@@ -107,6 +117,7 @@ void icd_s3_config_free(icd_s3_config *c)
     wipe_free(c->access_key);
     wipe_free(c->secret_key);
     wipe_free(c->session_token);
+    icd_aws_creds_free(c->chain);
     free(c->region);
     free(c->endpoint);
     free(c);
@@ -280,20 +291,34 @@ int icd_s3_url(const icd_s3_config *c, const char *bucket, const char *key, cons
     return 0;
 }
 
-/* The signing parameters of `c` (NULL when no access key is set: anonymous requests). */
+/* The signing parameters of `c`: static keys (catalog properties or options) first, else
+ * the credential chain; NULL when neither has credentials (anonymous requests). */
 static const icd_sigv4 *signing(const icd_s3_config *c, icd_sigv4 *s, const char *location,
                                 icd_error *err, int *rc)
 {
     *rc = 0;
-    if (!c->access_key && !c->secret_key) return NULL;
+    memset(s, 0, sizeof *s);
+    s->service = "s3";
+    s->region = c->region;
+    if (!c->access_key && !c->secret_key) {
+        if (!c->chain) return NULL;
+        icd_aws_key k;
+        int g = icd_aws_creds_get(c->chain, &k, err);
+        icd_aws_key_clear(&k);
+        if (g < 0) {
+            *rc = g;
+            if (location) icd_error_set_file(err, location);
+        }
+        if (g <= 0) return NULL;
+        s->creds = c->chain;
+        return s;
+    }
     if (!c->access_key || !c->secret_key) {
         *rc = icd_fail(err, ICD_EINVALID, location, -1,
                        "S3 credentials are incomplete: an access key id needs its secret access "
                        "key and the other way round");
         return NULL;
     }
-    s->service = "s3";
-    s->region = c->region;
     s->access_key = c->access_key;
     s->secret_key = c->secret_key;
     s->session_token = c->session_token;
@@ -321,9 +346,11 @@ const char *icd_fileio_aws_region(icd_fileio *io)
 /* Adds a hint to an S3 error when requests were unsigned or denied. */
 static int s3_hint(const icd_s3_config *c, int rc, icd_error *err)
 {
-    if (rc < 0 && err && strstr(err->message, "HTTP 403") && !c->access_key)
-        icd_error_wrap(err, "no S3 credentials set (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or "
-                            "catalog properties)");
+    if (rc < 0 && err && strstr(err->message, "HTTP 403") && !c->access_key &&
+        (!c->chain || !strcmp(icd_aws_creds_source(c->chain), "none")))
+        icd_error_wrap(err, "no S3 credentials found (catalog properties, or the AWS default "
+                            "chain: environment, web identity, profile, container, instance "
+                            "metadata)");
     return rc;
 }
 

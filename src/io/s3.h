@@ -4,12 +4,13 @@
  * the Hadoop-layout catalog works on S3.
  *
  * Settings, in increasing precedence: built-in defaults (region us-east-1, AWS endpoints,
- * virtual-hosted addressing), the standard environment variables read when the FileIO is
- * created (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
- * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, and ICEDRUID_S3_PATH_STYLE),
- * then whatever the caller sets (icd_fileio_set_s3, or Iceberg/REST catalog properties
- * through icd_fileio_set_s3_property). Without an access key requests are sent unsigned
- * (public buckets). Set these before reading from several threads.
+ * virtual-hosted addressing), the environment snapshot given with
+ * icd_fileio_set_environment (the AWS default credential chain of aws_creds.h, AWS_REGION,
+ * AWS_DEFAULT_REGION, the profile's region, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL,
+ * ICEDRUID_S3_PATH_STYLE), then whatever the caller sets (icd_fileio_set_s3, or
+ * Iceberg/REST catalog properties through icd_fileio_set_s3_property; static keys there
+ * win over the chain). Without credentials requests are sent unsigned (public buckets).
+ * Set these before reading from several threads; the chain itself is thread-safe.
  */
 #ifndef ICD_IO_S3_H
 #define ICD_IO_S3_H
@@ -34,6 +35,17 @@ typedef struct icd_s3_options {
      * endpoints and for bucket names that are not valid host names. */
     int path_style;
 } icd_s3_options;
+
+/* Gives the FileIO an environment snapshot (NULL-terminated "NAME=value"; the CLI passes
+ * its process environment): the AWS default credential chain of aws_creds.h is built on
+ * it (used for S3, Glue, STS and SigV4 REST whenever no static keys are set), and the
+ * region (AWS_REGION, AWS_DEFAULT_REGION, the profile's region), endpoint
+ * (AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL) and ICEDRUID_S3_PATH_STYLE are taken from it.
+ * Without a snapshot nothing is read from the environment. */
+int icd_fileio_set_environment(icd_fileio *io, const char *const *envp, icd_error *err);
+
+/* The credential chain of icd_fileio_set_environment (NULL before). */
+struct icd_aws_creds *icd_fileio_aws_creds(icd_fileio *io);
 
 /* Sets S3 options on a FileIO (fields left NULL / -1 keep their current value). */
 int icd_fileio_set_s3(icd_fileio *io, const icd_s3_options *opt, icd_error *err);

@@ -74,7 +74,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not m:
             return 403, "IncompleteSignatureException", "Authorization header is malformed"
         access, date, region, service, signed, sig = m.groups()
-        if access != srv.access:
+        secret, token = srv.secret, srv.token
+        if srv.lookup:  # temporary credentials of tests/io/aws_server.py
+            found = srv.lookup(access)
+            if found is None or found == "expired":
+                return (403, "UnrecognizedClientException",
+                        "The security token included in the request is invalid.")
+            secret, token = found
+        elif access != srv.access:
             return (403, "UnrecognizedClientException",
                     "The security token included in the request is invalid.")
         signed_list = signed.split(";")
@@ -107,13 +114,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         scope = f"{date}/{region}/glue/aws4_request"
         sts = s3util.string_to_sign(self.command, raw_path, query, hdrs, signed_list, payload,
                                     amz_date, scope)
-        want = hmac.new(s3util.signing_key(srv.secret, date, region, "glue"), sts.encode(),
+        want = hmac.new(s3util.signing_key(secret, date, region, "glue"), sts.encode(),
                         hashlib.sha256).hexdigest()
         if not hmac.compare_digest(want, sig):
             return (403, "InvalidSignatureException",
                     "The request signature we calculated does not match the signature you "
                     "provided. Check your AWS Secret Access Key and signing method.")
-        if srv.token is not None and self.headers.get("x-amz-security-token") != srv.token:
+        if getattr(srv, "boto", None) is not None:  # botocore recomputes it too
+            sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                            "io"))
+            import botocheck
+            ok = botocheck.verify(self.command, self.path, {k.lower(): v for k, v in
+                                                            self.headers.items()}, body,
+                                  secret, token)
+            srv.boto.append(ok)
+            if not ok:
+                return 403, "InvalidSignatureException", "botocore computes another signature"
+        if token is not None and self.headers.get("x-amz-security-token") != token:
             return (403, "UnrecognizedClientException",
                     "The security token included in the request is invalid.")
         return None
@@ -177,6 +194,8 @@ class Server(http.server.ThreadingHTTPServer):
         self.access = cfg.get("access", "GLUEKEY")
         self.secret = cfg.get("secret", "GLUESECRET")
         self.token = cfg.get("token")
+        self.lookup = cfg.get("lookup")  # access -> (secret, token) | "expired" | None
+        self.boto = [] if cfg.get("botocore") else None  # botocore's verdict per request
         self.region = cfg.get("region", "us-east-1")
         self.catalog_id = cfg.get("catalog_id", "123456789012")
         self.tables = cfg.get("tables", {})

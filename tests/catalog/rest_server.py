@@ -22,7 +22,9 @@ that a wrong client fails:
 
 Usage: python3 rest_server.py CONFIG.json   prints "PORT <n>" once listening on
 127.0.0.1. CONFIG keys: warehouse, prefix, clients {id: secret}, static_tokens [..],
-token_ttl, defaults {}, overrides {}, required_headers {name: value},
+token_ttl, defaults {}, overrides {}, required_headers {name: value}, sigv4 {access,
+secret, token, region, service} (every request must be SigV4-signed with that key instead
+of carrying a bearer token; checked by s3util's signer and by botocore),
 tables {"ns1\\u001fns2/table": {"metadata-location", "metadata-file", "config"}}.
 """
 import http.server
@@ -43,6 +45,7 @@ class State:
         self.log = []
         self.fail_plan = []  # [path prefix, answers left, status]
         self.failures_served = []  # (path, status)
+        self.sigv4_checked = []  # (own signer agrees, botocore agrees) per signed request
         self.lock = threading.Lock()
 
 
@@ -88,9 +91,49 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._reply(*error_model(status, "ServiceUnavailableException", "planned failure"))
         return True
 
+    def _sigv4(self, cfg):
+        """SigV4 (rest.sigv4-enabled): the signature recomputed by s3util's signer and by
+        botocore with cfg's secret; None when both agree with the request."""
+        import hashlib
+        import hmac
+        import os
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, os.path.join(here, "..", "io"))
+        import botocheck
+        import s3util
+        hdrs = {k.lower(): v for k, v in self.headers.items()}
+        m = botocheck.AUTH_RE.match(hdrs.get("authorization", ""))
+        if not m:
+            return error_model(403, "NotAuthorizedException", "SigV4 Authorization required")
+        access, date, region, service, signed, sig = m.groups()
+        if access != cfg["access"] or region != cfg["region"] or service != cfg["service"]:
+            return error_model(403, "NotAuthorizedException",
+                               f"credential scope {access}/{region}/{service} not accepted")
+        if cfg.get("token") and hdrs.get("x-amz-security-token") != cfg["token"]:
+            return error_model(403, "NotAuthorizedException", "bad security token")
+        signed_list = signed.split(";")
+        if not {"host", "x-amz-date"} <= set(signed_list) or \
+                any(h not in hdrs for h in signed_list):
+            return error_model(403, "NotAuthorizedException", "unsigned or missing headers")
+        raw_path, _, query = self.path.partition("?")
+        payload = hashlib.sha256(b"").hexdigest()
+        sts = s3util.string_to_sign(self.command, raw_path, query, hdrs, signed_list, payload,
+                                    hdrs["x-amz-date"], f"{date}/{region}/{service}/aws4_request")
+        want = hmac.new(s3util.signing_key(cfg["secret"], date, region, service), sts.encode(),
+                        hashlib.sha256).hexdigest()
+        boto = botocheck.verify(self.command, self.path, hdrs, b"", cfg["secret"],
+                                cfg.get("token"))
+        with self.state.lock:
+            self.state.sigv4_checked.append((hmac.compare_digest(want, sig), boto))
+        if not hmac.compare_digest(want, sig) or not boto:
+            return error_model(403, "NotAuthorizedException", "SigV4 signature mismatch")
+        return None
+
     def _auth(self):
         """None when authorised, else (status, body)."""
         st = self.state
+        if st.cfg.get("sigv4"):
+            return self._sigv4(st.cfg["sigv4"])
         auth = self.headers.get("Authorization", "")
         if not auth.startswith("Bearer "):
             return error_model(401, "NotAuthorizedException", "Authentication required")
@@ -158,6 +201,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if parts.path == "/test/stats":
             with st.lock:
                 return self._reply(200, {"token_requests": st.token_requests,
+                                         "sigv4_checked": st.sigv4_checked,
                                          "scopes": st.scopes, "requests": st.log,
                                          "failures_served": st.failures_served})
         if self._planned_failure():

@@ -2,6 +2,8 @@
 folder (hive_server.py: Thrift binary get_table, framed and unframed; glue_server.py:
 GetTable with every request's SigV4 signature recomputed from the test's key).
 
+- Every signature the Glue server accepts is also recomputed with botocore (Debian
+  python3-botocore), the AWS SDK's own signer.
 - The servers themselves: a request signed independently of curl passes, an unsigned or
   wrongly signed one is refused (so the checks below mean something).
 - `plan` and `read` through a hive catalog (unframed and framed) and a glue catalog give
@@ -13,7 +15,7 @@ GetTable with every request's SigV4 signature recomputed from the test's key).
 - Errors, each exit 1 with one line on stderr naming the problem: unknown table,
   non-Iceberg table, wrong secret, unknown key, missing credentials, a table the policy
   denies, a metastore that is down, one that never answers (timeout), a transport
-  mismatch (unframed client, framed server), SASL/Kerberos requested; and a metastore
+  mismatch (unframed client, framed server), incomplete Kerberos settings; and a metastore
   that drops the first connection is retried (reconnect) and succeeds.
 Tables are named by their original `location` (remapped to the corpus with --remap, like
 the corpus oracles do), so the metadata file itself goes through FileIO's remapping.
@@ -32,6 +34,10 @@ os.environ["ICEDRUID_SIZE_MISMATCH"] = "warn"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "io"))
+import botocheck  # noqa: E402
+
+NO_BOTOCORE = botocheck.need_debian_modules("botocore")  # re-executes under Debian's python
 import glue_server  # noqa: E402
 import hive_server  # noqa: E402
 
@@ -106,7 +112,7 @@ def main():
     hivef, hfport = hive_server.start({"framed": True, "tables": tables})
     glue, gport = glue_server.start({"access": ACCESS, "secret": SECRET, "region": REGION,
                                      "catalog_id": ACCOUNT, "tables": tables,
-                                     "denied": ["ice/denied"]})
+                                     "denied": ["ice/denied"], "botocore": not NO_BOTOCORE})
     servers = [hive, hivef, glue]
     try:
         # ---- the servers check what they claim to check ---------------------------------
@@ -272,18 +278,19 @@ def main():
                                            "hive.metastore.connect.retries": "0"}),
                           "ice." + t], "framed", max_s=20)
             before = hive.stats["connections"]
-            expect_error("hive: SASL requested",
+            expect_error("hive: SASL without a service principal",
                          ["scan", "--catalog",
                           hive_with(props={"hive.metastore.sasl.enabled": "true"}),
-                          "ice." + t], "sasl", "not supported")
-            expect_error("hive: Kerberos principal/keytab (Druid's fields)",
+                          "ice." + t], "hive.metastore.kerberos.principal")
+            expect_error("hive: a keytab without a principal (Druid's fields)",
                          ["plan", "--spec",
                           write("krb.json", spec(t, dict(hive_cat, catalogProperties={
-                              "principal": "druid@EXAMPLE.COM",
+                              "hive.metastore.sasl.enabled": "true",
+                              "hive.metastore.kerberos.principal": "hive/_HOST@EXAMPLE.COM",
                               "keytab": "/etc/druid.keytab"})))],
-                         "kerberos", "not supported", "ice." + t)
+                         "keytab is set but principal is not", "ice." + t)
             check(hive.stats["connections"] == before,
-                  "unsupported authentication is refused before connecting")
+                  "incomplete Kerberos settings are refused before connecting")
             expect_error("hive: plan with an unknown table names it like Druid",
                          ["plan", "--spec", write("hnope.json", spec("nope", hive_cat))],
                          "Failed to load iceberg table with identifier [ice.nope]",
@@ -368,6 +375,11 @@ def main():
                                         AWS_SECRET_ACCESS_KEY=SECRET, AWS_REGION=REGION))
             check(r.returncode == 0 and r.stdout == direct.stdout,
                   "glue: credentials and region from AWS_* variables " + r.stderr.strip())
+            if NO_BOTOCORE:
+                print("note: botocore not installed, Glue signatures checked by s3util only")
+            else:
+                check(glue.boto and all(glue.boto),
+                      "glue: botocore recomputed all %d accepted signatures" % len(glue.boto))
     finally:
         for s in servers:
             s.shutdown()

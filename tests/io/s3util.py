@@ -132,6 +132,11 @@ class FakeS3(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _FakeHandler)
         self.root, self.access, self.secret, self.region = root, access, secret, region
         self.fail_plan = {}  # key -> number of 500 answers still to give
+        # Optional: lookup(access) -> (secret, token) | "expired" | None replaces the one
+        # key pair (temporary credentials of aws_server.py); boto, a list, turns on the
+        # botocore recomputation of every accepted signature (botocheck.py), one bool each.
+        self.lookup = None
+        self.boto = None
         self.requests = []   # (method, raw path, headers dict)
         self.lock = threading.Lock()
 
@@ -167,7 +172,18 @@ class _FakeHandler(http.server.BaseHTTPRequestHandler):
         if not m:
             return self._error(400, "AuthorizationHeaderMalformed", "bad header") or False
         access, date, region, signed, sig = m.groups()
-        if access != srv.access:
+        secret, token = srv.secret, None
+        if srv.lookup:
+            found = srv.lookup(access)
+            if found == "expired":
+                return self._error(400, "ExpiredToken", "The provided token has expired.") or False
+            if found is None:
+                return self._error(403, "InvalidAccessKeyId", "unknown access key") or False
+            secret, token = found
+            if token is not None and self.headers.get("x-amz-security-token") != token:
+                return self._error(403, "InvalidToken", "The provided token is malformed or "
+                                   "otherwise invalid.") or False
+        elif access != srv.access:
             return self._error(403, "InvalidAccessKeyId", "unknown access key") or False
         payload = self.headers.get("x-amz-content-sha256")
         if payload is None:
@@ -185,11 +201,21 @@ class _FakeHandler(http.server.BaseHTTPRequestHandler):
         scope = f"{date}/{region}/s3/aws4_request"
         sts = string_to_sign(self.command, raw_path, query, hdrs, signed_list, payload,
                              amz_date, scope)
-        want = hmac.new(signing_key(srv.secret, date, region, "s3"), sts.encode(),
+        want = hmac.new(signing_key(secret, date, region, "s3"), sts.encode(),
                         hashlib.sha256).hexdigest()
         if not hmac.compare_digest(want, sig):
             return self._error(403, "SignatureDoesNotMatch",
                                "The request signature we calculated does not match") or False
+        if srv.boto is not None:
+            import botocheck
+            ok = botocheck.verify(self.command, self.path,
+                                  {k.lower(): v for k, v in self.headers.items()}, b"", secret,
+                                  token)
+            with srv.lock:
+                srv.boto.append(ok)
+            if not ok:
+                return self._error(403, "SignatureDoesNotMatch", "botocore computes another "
+                                   "signature") or False
         return True
 
     def _handle(self):
@@ -284,6 +310,59 @@ def start_fake(root, **kw):
     srv = FakeS3(root, **kw)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv
+
+
+class _BotoProxyHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def _forward(self):
+        srv = self.server
+        n = int(self.headers.get("Content-Length", "0") or 0)
+        body = self.rfile.read(n) if n else b""
+        conn = http.client.HTTPConnection("127.0.0.1", srv.target, timeout=60)
+        conn.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+        for k, v in self.headers.items():
+            conn.putheader(k, v)
+        conn.endheaders(body or None)
+        resp = conn.getresponse()
+        try:
+            data = b"" if self.command == "HEAD" else resp.read()
+        except http.client.IncompleteRead as e:  # s3rver's empty-object ranges (see http.c)
+            data = e.partial
+        if resp.status != 403 and self.headers.get("Authorization"):
+            import botocheck
+            ok = botocheck.verify(self.command, self.path,
+                                  {k.lower(): v for k, v in self.headers.items()}, body,
+                                  srv.secret)
+            with srv.lock:
+                srv.boto.append(ok)
+        self.send_response(resp.status)
+        for k, v in resp.getheaders():
+            if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                self.send_header(k, v)
+        self.send_header("Content-Length", resp.getheader("Content-Length", str(len(data)))
+                         if self.command == "HEAD" else str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        conn.close()
+
+    do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = _forward
+
+
+def start_boto_proxy(target_port, secret):
+    """A forwarding proxy in front of a real S3 server (s3rver) on 127.0.0.1: every request
+    it passes on unchanged (Host header included, so the signature still verifies there)
+    whose answer is not 403 has its SigV4 signature recomputed by botocore with `secret`;
+    the verdicts collect in .boto. Returns (server, port)."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _BotoProxyHandler)
+    srv.daemon_threads = True
+    srv.target, srv.secret, srv.boto, srv.lock = target_port, secret, [], threading.Lock()
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, srv.server_address[1]
 
 
 def node_dir():

@@ -313,12 +313,23 @@ static void test_hive_open(void)
     CHECK_EQ_INT(open_hive("thrift://h:port", NULL, &err), ICD_EINVALID);
     CHECK_EQ_INT(open_hive("thrift://:9083", NULL, &err), ICD_EINVALID);
     CHECK_EQ_INT(open_hive(" , ", NULL, &err), ICD_EINVALID);
+    /* Kerberos needs the metastore's service principal; kerberos auth needs SASL on */
     CHECK_EQ_INT(open_hive("thrift://h", "{\"hive.metastore.sasl.enabled\":\"TRUE\"}", &err),
-                 ICD_EUNSUPPORTED);
-    CHECK_EQ_INT(open_hive("thrift://h", "{\"hive.metastore.use.SSL\":true}", &err),
-                 ICD_EUNSUPPORTED);
+                 ICD_EINVALID);
+    CHECK(strstr(err.message, "hive.metastore.kerberos.principal") != NULL);
+    CHECK_EQ_INT(open_hive("thrift://h",
+                           "{\"hive.metastore.sasl.enabled\":true,"
+                           "\"hive.metastore.kerberos.principal\":\"hive/_HOST@R\"}",
+                           &err),
+                 0);
+    CHECK_EQ_INT(open_hive("thrift://h", "{\"hive.metastore.use.SSL\":true}", &err), 0);
+    CHECK_EQ_INT(open_hive("thrift://h",
+                           "{\"hive.metastore.use.SSL\":true,"
+                           "\"hive.metastore.truststore.path\":\"/nonexistent.jks\"}",
+                           &err),
+                 ICD_EIO);
     CHECK_EQ_INT(open_hive("thrift://h", "{\"hadoop.security.authentication\":\"kerberos\"}", &err),
-                 ICD_EUNSUPPORTED);
+                 ICD_EINVALID);
     CHECK_EQ_INT(open_hive("thrift://h",
                            "{\"hive.metastore.thrift.framed.transport.enabled\":\"yes\"}", &err),
                  ICD_EINVALID);

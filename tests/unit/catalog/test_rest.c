@@ -2,7 +2,8 @@
  * Unit tests of the REST catalog client (catalog/rest.c).
  *
  * Offline: request paths (prefix, multi-level namespaces joined by %1F, encoding),
- * configuration errors found before any request (no uri, rest.sigv4-enabled).
+ * configuration errors found before any request (no uri, rest.sigv4-enabled without
+ * credentials).
  *
  * Live, when tests/catalog/test_rest_catalog.py runs this binary against
  * tests/catalog/rest_server.py on loopback (ICD_REST_TEST_* variables): config merge,
@@ -48,8 +49,9 @@ static void test_config_errors(void)
     CHECK(cat_rest_open(io, "ftp://x", NULL, 0, &c, &err) == ICD_EINVALID);
     /* port 9 (discard) is never contacted: the option is refused first */
     cat_rest_prop sig[] = {{"rest.sigv4-enabled", "true"}};
-    CHECK(cat_rest_open(io, "http://127.0.0.1:9", sig, 1, &c, &err) == ICD_EUNSUPPORTED);
-    CHECK(strstr(err.message, "sigv4") != NULL);
+    /* SigV4 without any AWS credentials: refused before a request is sent */
+    CHECK(cat_rest_open(io, "http://127.0.0.1:9", sig, 1, &c, &err) == ICD_EINVALID);
+    CHECK(strstr(err.message, "no AWS credentials were found") != NULL);
     json_t *props = json_pack("{s:s, s:{s:s}}", "warehouse", "w", "druid.dynamic.config.provider",
                               "type", "env");
     CHECK(cat_rest_open_json(io, "http://127.0.0.1:9", props, &c, &err) == ICD_EUNSUPPORTED);

@@ -24,6 +24,15 @@
 #include "io/s3.h"
 #include "test.h"
 
+extern char **environ;
+
+/* A FileIO given this process's environment, as the CLI does (icd_fileio_set_environment). */
+static int new_io(icd_fileio **io, icd_error *err)
+{
+    ICD_TRY(icd_fileio_new(io, err));
+    return icd_fileio_set_environment(*io, (const char *const *)environ, err);
+}
+
 static char *url_of(icd_fileio *io, const char *bucket, const char *key, const char *query)
 {
     icd_error err;
@@ -46,7 +55,7 @@ static void test_url_builder(void)
     clear_env();
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     char *u;
     /* AWS defaults: virtual-hosted in us-east-1 */
     CHECK_EQ_STR(u = url_of(io, "my-bucket", "a/b c/x=1+2.parquet", NULL),
@@ -83,7 +92,7 @@ static void test_url_builder(void)
     free(u);
     icd_fileio_free(io);
 
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     CHECK(icd_fileio_set_s3_property(io, "s3.endpoint", "http://127.0.0.1:9000", &err) == 1);
     CHECK_EQ_STR(u = url_of(io, "bkt", "k", NULL), "http://127.0.0.1:9000/bkt/k");
     free(u);
@@ -102,7 +111,7 @@ static void test_env(void)
     setenv("AWS_ENDPOINT_URL", "http://10.1.2.3:1234", 1);
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     char *u;
     CHECK_EQ_STR(u = url_of(io, "b", "k", NULL), "http://10.1.2.3:1234/b/k");
     free(u);
@@ -111,13 +120,13 @@ static void test_env(void)
     setenv("AWS_ENDPOINT_URL_S3", "https://s3.example.net", 1);
     setenv("AWS_REGION", "ca-central-1", 1);
     setenv("ICEDRUID_S3_PATH_STYLE", "true", 1);
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     CHECK_EQ_STR(u = url_of(io, "bucket", "k", NULL), "https://s3.example.net/bucket/k");
     free(u);
     icd_fileio_free(io);
     unsetenv("AWS_ENDPOINT_URL_S3");
     unsetenv("AWS_ENDPOINT_URL");
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     CHECK_EQ_STR(u = url_of(io, "bucket", "k", NULL),
                  "https://s3.ca-central-1.amazonaws.com/bucket/k");
     free(u);
@@ -279,7 +288,7 @@ static void test_live_files(void)
     }
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     icd_s3_options o = {.endpoint = ep,
                         .access_key_id = getenv("ICD_S3_TEST_KEY"),
                         .secret_access_key = getenv("ICD_S3_TEST_SECRET"),
@@ -322,7 +331,7 @@ static void test_live_readahead(void)
     if (!ep || !big) return;
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     icd_s3_options o = {.endpoint = ep,
                         .access_key_id = getenv("ICD_S3_TEST_KEY"),
                         .secret_access_key = getenv("ICD_S3_TEST_SECRET"),
@@ -364,7 +373,7 @@ static void test_live_access_pattern(void)
     if (!ep || !local) return;
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     icd_s3_options o = {.endpoint = ep,
                         .access_key_id = "FAKEKEY",
                         .secret_access_key = "FAKESECRET",
@@ -438,7 +447,7 @@ static void test_live_fake(void)
     if (!ep) return;
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     icd_http_policy pol;
     icd_http_get_policy(icd_fileio_remote(io), &pol);
     pol.base_delay_ms = 20; /* keep the test quick */
@@ -494,7 +503,7 @@ static void test_live_http(void)
     if (!base || !local || !rel) return;
     icd_error err;
     icd_fileio *io;
-    CHECK(icd_fileio_new(&io, &err) == 0);
+    CHECK(new_io(&io, &err) == 0);
     char *list = strdup(rel), *save = NULL;
     int n = 0;
     for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
