@@ -16,7 +16,7 @@ static int run_file(int (*fn)(icd_fileio *, const char *, cli_out *, icd_error *
     icd_error err;
     icd_error_clear(&err);
     icd_fileio *io = NULL;
-    if (icd_fileio_new(&io, &err)) return cli_report(&err);
+    if (cli_fileio_new(&io, &err)) return cli_report(&err);
     int rc = CLI_OK;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--remap") && i + 1 < argc) {
@@ -85,7 +85,7 @@ int cmd_cat(int argc, char **argv)
     icd_error err;
     icd_error_clear(&err);
     icd_fileio *io = NULL;
-    if (icd_fileio_new(&io, &err)) return cli_report(&err);
+    if (cli_fileio_new(&io, &err)) return cli_report(&err);
     char **paths = calloc(argc > 1 ? (size_t)argc : 1, sizeof *paths);
     size_t n = 0;
     int threads = 1, rc = CLI_OK;

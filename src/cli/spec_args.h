@@ -21,7 +21,10 @@ typedef struct cli_spec_args {
     const char *auth_user;         /* rewrite-spec --auth-user NAME */
     const char *auth_password_env; /* rewrite-spec --auth-password-env VAR */
     int threads;
-    bool progress_off; /* read --no-progress */
+    unsigned long long limit;    /* read --limit N (0: all rows) */
+    bool stats;                  /* --stats */
+    bool check;                  /* plan --check */
+    const char *druid_locations; /* --druid-locations remapped|original */
     icd_fileio *io;
     dr_spec *spec;
 } cli_spec_args;

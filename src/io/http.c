@@ -434,6 +434,11 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
                 break;
             }
             if ((resp->status == 429 || resp->status >= 500) && !last) {
+                if (pol.on_retry) {
+                    char why[32];
+                    snprintf(why, sizeof why, "HTTP %ld", (long)resp->status);
+                    pol.on_retry(pol.on_retry_ctx, loc, attempt, pol.max_attempts, delay, why);
+                }
                 sleep_ms(delay);
                 delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
                 curl_easy_reset(h);
@@ -448,6 +453,9 @@ int icd_http_perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp
             break;
         }
         if (transient_curl_error(c) && !last) {
+            if (pol.on_retry)
+                pol.on_retry(pol.on_retry_ctx, loc, attempt, pol.max_attempts, delay,
+                             errbuf[0] ? errbuf : curl_easy_strerror(c));
             sleep_ms(delay);
             delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
             curl_easy_reset(h);

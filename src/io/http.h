@@ -35,6 +35,12 @@ typedef struct icd_http_policy {
     long low_speed_time_s; /* abort a transfer slower than 1 byte/s for this long */
     long total_timeout_s;  /* 0: no limit on a whole request */
     size_t readahead;      /* read-ahead window of remote files, bytes */
+    /* Called before each retry (from the thread doing the request; may be NULL): the
+     * request's location (no secrets), the attempt that failed, the attempts allowed, the
+     * delay before the next one and why it failed. The CLI prints a line on stderr. */
+    void (*on_retry)(void *ctx, const char *location, int attempt, int max_attempts, long delay_ms,
+                     const char *reason);
+    void *on_retry_ctx;
 } icd_http_policy;
 
 void icd_http_get_policy(icd_remote *r, icd_http_policy *out);
