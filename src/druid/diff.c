@@ -1085,17 +1085,19 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
 {
     const ice_snapshot *cur = ice_metadata_current_snapshot(dc->md);
     const ice_snapshot *a = ice_metadata_snapshot(dc->md, opts->from_snapshot);
+    char ids[512];
+    ice_metadata_format_snapshot_ids(dc->md, 10, ids, sizeof ids);
     if (!a)
         return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(dc->md), -1,
-                        "--from-snapshot %lld: no such snapshot in the table",
-                        (long long)opts->from_snapshot);
+                        "--from-snapshot %lld: no such snapshot in the table (%s)",
+                        (long long)opts->from_snapshot, ids);
     const ice_snapshot *b = cur;
     if (opts->has_to) {
         b = ice_metadata_snapshot(dc->md, opts->to_snapshot);
         if (!b)
             return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(dc->md), -1,
-                            "--to-snapshot %lld: no such snapshot in the table",
-                            (long long)opts->to_snapshot);
+                            "--to-snapshot %lld: no such snapshot in the table (%s)",
+                            (long long)opts->to_snapshot, ids);
     }
     if (!b)
         return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(dc->md), -1,

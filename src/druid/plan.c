@@ -6,6 +6,7 @@
  * read back by split.c).
  */
 #include "druid/plan.h"
+#include "druid/spec_columns.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     so.threads = opts && opts->threads > 1 ? opts->threads : 1;
     if (!rc) rc = plan_filter(p, &so.filter, err);
     if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
+    if (!rc) rc = dr_spec_check_columns(spec, ice_scan_plan_schema(p->scan), err);
     if (!rc) {
         p->v2 = ice_scan_plan_has_deletes(p->scan);
         rc = check_residual(p, err);
