@@ -80,6 +80,14 @@ static int parse_granularity(const char *text, dr_granularity *g)
     } else {
         rc = dr_granularity_named(g, text, &err);
     }
+    if (rc && !strncmp(err.message, "No enum constant", 16)) {
+        char names[400];
+        dr_granularity_names(names, sizeof names);
+        return cli_usage_error("diff",
+                               "--granularity expects one of %s (any case) or a granularity "
+                               "JSON object, got '%s'",
+                               names, text);
+    }
     if (rc) return cli_usage_error("diff", "--granularity: %s", err.message);
     return CLI_OK;
 }

@@ -27,6 +27,7 @@ struct dr_plan {
     bool residual;
     icd_buf residual_text;
     icd_arena filter_arena; /* the Iceberg form of the icebergFilter */
+    bool druid_original;    /* dr_plan_opts.druid_original_locations */
 };
 
 /* ---- table resolution ---------------------------------------------------------------- */
@@ -86,6 +87,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     if (!p) return icd_fail_nomem(err);
     p->spec = spec;
     p->io = io;
+    p->druid_original = opts && opts->druid_original_locations;
     int rc = load_table(p, err);
     ice_scan_opts so = {0};
     so.select.kind = ICE_SELECT_CURRENT;
@@ -223,6 +225,55 @@ int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_
     return 0;
 }
 
+/* Does a location handed to Druid fit the warehouseSource it goes into? */
+static bool has_prefix(const char *s, const char *const *prefixes)
+{
+    for (size_t i = 0; prefixes[i]; i++)
+        if (!strncmp(s, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
+static int check_fits(const char *type, const char *loc, const char *own, bool original,
+                      icd_error *err)
+{
+    static const char *const S3[] = {"s3://", "s3a://", NULL};
+    static const char *const GS[] = {"gs://", NULL};
+    static const char *const AZ[] = {"azure://", "azureStorage://", "wasb://", "wasbs://",
+                                     "abfs://",  "abfss://",        NULL};
+    const char *const *want = NULL;
+    const char *shape = NULL;
+    bool ok = true;
+    if (!type) return 0;
+    if (!strcmp(type, "local")) {
+        ok = !strstr(loc, "://") && loc[0] == '/';
+        shape = "absolute file paths";
+    } else if (!strcmp(type, "s3")) {
+        want = S3;
+        shape = "s3:// or s3a:// URIs";
+    } else if (!strcmp(type, "google")) {
+        want = GS;
+        shape = "gs:// URIs";
+    } else if (!strcmp(type, "azure") || !strcmp(type, "azureStorage")) {
+        want = AZ;
+        shape = "azure://, wasb(s):// or abfs(s):// URIs";
+    } else if (!strcmp(type, "hdfs")) {
+        ok = strstr(loc, "://") != NULL;
+        shape = "Hadoop filesystem URIs (hdfs://...)";
+    }
+    if (want) ok = has_prefix(loc, want);
+    if (ok) return 0;
+    bool remapped = strcmp(loc, own) != 0;
+    return icd_fail(err, ICD_EINVALID, NULL, -1,
+                    "the location '%s' handed to Druid does not fit the warehouseSource of type "
+                    "'%s', which takes %s%s%s%s",
+                    loc, type, shape, remapped && !original ? "; it is what --remap made of '" : "",
+                    remapped && !original ? own : "",
+                    remapped && !original
+                        ? "': give --druid-locations original to hand Druid the table's own "
+                          "locations while icedruid reads the remapped copy"
+                        : "");
+}
+
 int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
 {
     *out = NULL;
@@ -238,14 +289,23 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
     bool local = type && !strcmp(type, "local");
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        char *r = icd_fileio_resolve(p->io, ice_scan_plan_task(p->scan, i)->data->path);
+        const char *own = ice_scan_plan_task(p->scan, i)->data->path;
+        char *r = p->druid_original ? strdup(own) : icd_fileio_resolve(p->io, own);
+        if (r && local && !strncmp(r, "file:", 5)) { /* Druid's local source takes paths */
+            const char *q = r + 5;
+            if (!strncmp(q, "//", 2)) q += 2;
+            memmove(r, q, strlen(q) + 1);
+        }
         if (r && local) { /* Druid's workers need absolute file names */
             char *a = dr_absolute_path(r);
             free(r);
             r = a;
         }
         paths[i] = r;
-        if (!r) rc = icd_fail_nomem(err);
+        if (!r)
+            rc = icd_fail_nomem(err);
+        else
+            rc = check_fits(type, r, own, p->druid_original, err);
     }
     if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
     for (size_t i = 0; i < n; i++)
