@@ -796,8 +796,15 @@ static void zsh_opts(FILE *fp, const cli_opt *opts)
     for (const cli_opt *o = opts; o->name; o++) {
         if (o->flags & CLI_OPT_HIDDEN) continue;
         fprintf(fp, " \\\n        '--%s[", o->name);
-        const char *cut = strpbrk(o->help, ";(");
-        zsh_text(fp, o->help, cut ? (size_t)(cut - o->help) : 70);
+        /* the first clause, at most 72 characters, cut at a word */
+        const char *cut = strchr(o->help, ';');
+        size_t len = cut ? (size_t)(cut - o->help) : strlen(o->help);
+        if (len > 72) {
+            len = 72;
+            while (len > 20 && o->help[len] != ' ')
+                len--;
+        }
+        zsh_text(fp, o->help, len);
         fputc(']', fp);
         if (o->arg) {
             fputc(':', fp);
