@@ -223,11 +223,14 @@ void cli_progress_show(cli_progress *p, bool force)
     } else if (frac >= 1) {
         snprintf(eta, sizeof eta, "0:00");
     }
-    fprintf(stderr,
-            "\r\033[Kicedruid %s: %3.0f%% (%zu/%zu files, %s/%s), %llu rows, %.0f rows/s, "
-            "ETA %s",
-            p->cmd, frac * 100, p->files_done, p->files_total, done, total,
-            (unsigned long long)p->rows, el > 0 ? (double)p->rows / el : 0.0, eta);
+    char sizes[64] = "";
+    if (p->bytes_total) snprintf(sizes, sizeof sizes, ", %s/%s", done, total);
+    char rows[64] = "";
+    if (p->rows || strcmp(p->cmd, "diff"))
+        snprintf(rows, sizeof rows, ", %llu rows, %.0f rows/s", (unsigned long long)p->rows,
+                 el > 0 ? (double)p->rows / el : 0.0);
+    fprintf(stderr, "\r\033[Kicedruid %s: %3.0f%% (%zu/%zu files%s)%s, ETA %s", p->cmd, frac * 100,
+            p->files_done, p->files_total, sizes, rows, eta);
     fflush(stderr);
 }
 

@@ -39,23 +39,6 @@ void cli_serve_opts_free(cli_serve_opts *o)
     o->auth_password = NULL;
 }
 
-const char *cli_serve_options_help(void)
-{
-    return "  --listen HOST:PORT         address to listen on (default 127.0.0.1:0, a free port;\n"
-           "                             [::1]:PORT for IPv6); loopback only unless "
-           "--allow-remote\n"
-           "  --threads N                worker threads (default 4)\n"
-           "  --max-streams N            splits streamed at once (default 64; more get 503)\n"
-           "  --auth-user NAME           require HTTP basic auth with this user; the password is\n"
-           "                             read from --auth-password-file FILE or the environment\n"
-           "                             variable " CLI_SERVE_PASSWORD_ENV "\n"
-           "  --public-url URL           base of the split URIs (behind a proxy, or when "
-           "listening\n"
-           "                             on 0.0.0.0)\n"
-           "  --allow-remote             allow a non-loopback listen address\n"
-           "  --access-log               print one line per request on stderr\n";
-}
-
 /* Parses a count in 1..max. */
 static bool parse_count(const char *s, unsigned max, unsigned *out)
 {

@@ -46,8 +46,6 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i);
 int cli_serve_finish_opts(cli_serve_opts *o);
 /* Clears and frees the password. */
 void cli_serve_opts_free(cli_serve_opts *o);
-/* The help text of the options above (for the command's --help). */
-const char *cli_serve_options_help(void);
 
 /* Runs the split server for `p` until SIGINT or SIGTERM, then stops it cleanly (open
  * streams are closed). Prints the base URL on stdout (one line, flushed, so scripts can
