@@ -65,6 +65,17 @@ grep -qE '^icedruid read: 100% \(1/1 files, .*\), [0-9]+ rows, [0-9]+ rows/s, ET
 grep -qE '^icedruid: [0-9]+ rows read, [0-9]+ removed by position deletes, [0-9]+ by equality deletes' "$tmp/read.screen" \
     && ok "read summary line" || bad "read summary: $(cat "$tmp/read.screen")"
 
+# ---- diff: progress over the changed files -----------------------------------------------
+cat >"$tmp/g.json" <<JSON
+{"type":"index_parallel","spec":{"dataSchema":{"dataSource":"g","timestampSpec":{"column":"ts","missingValue":"2024-01-01T00:00:00Z"},"dimensionsSpec":{"dimensions":["bucket"]},"granularitySpec":{"segmentGranularity":"day"}},"ioConfig":{"type":"index_parallel","inputSource":{"type":"iceberg","tableName":"table","namespace":"g_many_small_files","icebergCatalog":{"type":"local","warehousePath":"$ICD_SHARED/corpus/icebird"},"warehouseSource":{"type":"local"}}},"tuningConfig":{"type":"index_parallel"}}}
+JSON
+first=$("$I" snapshots "$T" $R --format json | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['snapshot-id-str'])")
+on_tty diff "$I diff --spec $tmp/g.json $R --from-snapshot $first >$tmp/diff.out"
+grep -qE '^icedruid diff: 100% \([0-9]+/[0-9]+ files\), ETA 0:00' "$tmp/diff.screen" && grep -q '__DONE__ rc=0' "$tmp/diff.screen" \
+    && ok "diff progress line on a terminal" || bad "diff progress: $(cat "$tmp/diff.screen")"
+"$I" diff --spec "$tmp/g.json" $R --from-snapshot "$first" 2>"$tmp/diff.err" >"$tmp/diff2.out"
+[ ! -s "$tmp/diff.err" ] && cmp -s "$tmp/diff.out" "$tmp/diff2.out" && ok "diff on a pipe: no progress, same output" || bad "diff pipe: $(cat "$tmp/diff.err")"
+
 # ---- inspection: table on a terminal, JSON on a pipe -----------------------------------
 on_tty snaps "$I snapshots $T $R"
 grep -qE '^snapshot-id +parent-id +timestamp +operation +sequence-number +schema-id +current +manifest-list' "$tmp/snaps.screen" \
