@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "icedruid/common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,7 +26,8 @@ typedef enum icd_code {
     ICD_ENOMEM = -5,       /* out of memory */
     ICD_ENOTFOUND = -6,    /* a file, table, snapshot, column ... does not exist */
     ICD_EINTERNAL = -7,    /* a bug in icedruid */
-    ICD_ECANCELED = -8     /* the work was stopped by its caller (e.g. a client disconnected) */
+    ICD_ECANCELED = -8,    /* the work was stopped by its caller (e.g. a client disconnected) */
+    ICD_ITEROVER = -9      /* an iterator has no more items (not a failure; err is untouched) */
 } icd_code;
 
 typedef struct icd_error {
@@ -35,14 +38,14 @@ typedef struct icd_error {
 } icd_error;
 
 /* Resets `err` to "no error". */
-void icd_error_clear(icd_error *err);
+ICD_EXTERN void icd_error_clear(icd_error *err);
 
 /* A short name for an icd_code ("corrupt file", "unsupported", ...). */
-const char *icd_code_name(int code);
+ICD_EXTERN const char *icd_code_name(int code);
 
 /* Formats the error as one line: "FILE: at byte N: MESSAGE" (parts that are unset are
  * left out). Returns the length that the full line needs, like snprintf. */
-size_t icd_error_format(const icd_error *err, char *buf, size_t size);
+ICD_EXTERN size_t icd_error_format(const icd_error *err, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,8 @@ const char *icd_code_name(int code)
         return "internal error";
     case ICD_ECANCELED:
         return "canceled";
+    case ICD_ITEROVER:
+        return "end of iteration";
     default:
         return "error";
     }

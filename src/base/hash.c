@@ -10,8 +10,17 @@
 
 #include "base/hash.h"
 
-#define PAGE_BITS 14u /* entries per page: 16384 (384 KiB) */
+/* Entry pages double from 16 entries (384 B) to 16384 (384 KiB), then stay at that size,
+ * and key chunks double from 256 B to 256 KiB: a map's memory follows its content (a map
+ * of one key costs about 1 KiB, not the 640 KiB of one full page and chunk), while big
+ * maps still allocate in large blocks. Pages and chunks never move once allocated. */
+#define FIRST_PAGE_BITS 4u /* the first page holds 16 entries */
+#define PAGE_BITS 14u      /* full pages: 16384 entries (384 KiB) */
 #define PAGE_SIZE (1u << PAGE_BITS)
+#define GROW_PAGES (PAGE_BITS - FIRST_PAGE_BITS + 1u) /* pages 0..10: 16, 32, ..., 16384 */
+/* entries held by the growing pages: 16 + 32 + ... + 16384 */
+#define GROW_ENTRIES (((size_t)1 << (PAGE_BITS + 1u)) - ((size_t)1 << FIRST_PAGE_BITS))
+#define FIRST_KEY_CHUNK 256u
 #define KEY_CHUNK (256u * 1024u)
 #define MIN_SLOTS 16u
 #define MAX_ENTRIES 0xFFFFFFFEu /* entry number + 1 must fit the slot's low 32 bits */
@@ -38,7 +47,8 @@ struct icd_map {
     key_chunk *chunks;
     uint8_t *kp; /* free space in the newest chunk */
     size_t kleft;
-    size_t key_bytes; /* bytes of all key chunks */
+    size_t chunk_size; /* size of the newest chunk (0 before the first) */
+    size_t key_bytes;  /* bytes of all key chunks */
 };
 
 uint64_t icd_hash_bytes(const void *p, size_t n)
@@ -57,9 +67,30 @@ uint64_t icd_hash_u64(uint64_t v)
     return v;
 }
 
+/* The page holding entry i and i's place in it. */
+static inline size_t page_of(size_t i, size_t *offset)
+{
+    if (i < GROW_ENTRIES) {
+        size_t j = i + ((size_t)1 << FIRST_PAGE_BITS);
+        unsigned p = 63u - (unsigned)__builtin_clzll((unsigned long long)j); /* floor(log2 j) */
+        *offset = j - ((size_t)1 << p);
+        return p - FIRST_PAGE_BITS;
+    }
+    size_t k = i - GROW_ENTRIES;
+    *offset = k & (PAGE_SIZE - 1);
+    return GROW_PAGES + (k >> PAGE_BITS);
+}
+
+static inline size_t page_size(size_t page)
+{
+    return page < GROW_PAGES ? (size_t)1 << (FIRST_PAGE_BITS + page) : PAGE_SIZE;
+}
+
 static inline map_entry *entry_at(const icd_map *m, size_t i)
 {
-    return &m->pages[i >> PAGE_BITS][i & (PAGE_SIZE - 1)];
+    size_t off;
+    size_t page = page_of(i, &off);
+    return &m->pages[page][off];
 }
 
 static size_t slots_for(size_t expected)
@@ -108,8 +139,11 @@ size_t icd_map_count(const icd_map *m)
 
 size_t icd_map_memory(const icd_map *m)
 {
+    size_t entries = 0;
+    for (size_t p = 0; p < m->npages; p++)
+        entries += page_size(p);
     return sizeof *m + (m->mask + 1) * sizeof *m->slots + m->pages_cap * sizeof *m->pages +
-           m->npages * (size_t)PAGE_SIZE * sizeof(map_entry) + m->key_bytes;
+           entries * sizeof(map_entry) + m->key_bytes;
 }
 
 /* Looks `key` up. Returns the entry or NULL; `*slot` is where the probe stopped (the empty
@@ -170,7 +204,11 @@ static const uint8_t *store_key(icd_map *m, const void *key, size_t len)
     static const uint8_t empty[1] = {0};
     if (len == 0) return empty;
     if (m->kleft < len) {
-        size_t size = len > KEY_CHUNK ? len : KEY_CHUNK;
+        size_t size = !m->chunk_size              ? FIRST_KEY_CHUNK
+                      : m->chunk_size < KEY_CHUNK ? 2 * m->chunk_size
+                                                  : KEY_CHUNK;
+        m->chunk_size = size;
+        if (size < len) size = len;
         key_chunk *c = malloc(sizeof *c + size);
         if (!c) return NULL;
         c->size = size;
@@ -189,7 +227,8 @@ static const uint8_t *store_key(icd_map *m, const void *key, size_t len)
 
 static map_entry *new_entry(icd_map *m)
 {
-    size_t page = m->count >> PAGE_BITS;
+    size_t off;
+    size_t page = page_of(m->count, &off);
     if (page == m->npages) {
         if (m->npages == m->pages_cap) {
             size_t cap = m->pages_cap ? m->pages_cap * 2 : 8;
@@ -198,11 +237,11 @@ static map_entry *new_entry(icd_map *m)
             m->pages = pages;
             m->pages_cap = cap;
         }
-        m->pages[m->npages] = malloc((size_t)PAGE_SIZE * sizeof(map_entry));
+        m->pages[m->npages] = malloc(page_size(page) * sizeof(map_entry));
         if (!m->pages[m->npages]) return NULL;
         m->npages++;
     }
-    return entry_at(m, m->count);
+    return &m->pages[page][off];
 }
 
 int icd_map_upsert(icd_map *m, const void *key, size_t len, uint64_t hash, uint64_t **value,

@@ -65,6 +65,7 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     int rc =
         ice_scan_reader_read_task(run->reader, ice_scan_plan_task(run->plan, i), &sink, &st, err);
     if (!rc) rc = write_out(run, &buf, err);
+    ice_scan_json_free(&j);
     icd_buf_free(&buf);
     pthread_mutex_lock(&run->stats_lock);
     ice_read_stats_add(&run->stats, &st);

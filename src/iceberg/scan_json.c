@@ -3,6 +3,7 @@
  * through the one set of value formatters in base/jsonw.h. Maps are arrays of
  * {"key":…, "value":…} objects.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/jsonw.h"
@@ -73,17 +74,19 @@ static void begin_row(void *c, const char *file, int64_t pos)
     (void)pos;
     ice_scan_json *j = c;
     j->depth = 0;
+    j->next_name = 0;
     j->kind[0] = 'o';
     j->first[0] = true;
     icd_buf_putc(j->out, '{');
 }
 
-/* The pre-encoded `,"name":` of a top-level field, or NULL when it does not fit. Fields
- * come in the same order in every row, so the slot after the last hit is tried first. */
+/* The pre-encoded `,"name":` of a top-level field, added to the table when new (NULL when
+ * memory ran out). Fields come in the same order in every row, so the slot after the last
+ * hit is tried first; a miss (a name out of order) searches the whole table. */
 static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, size_t n)
 {
-    unsigned k = j->next_name < j->nnames ? j->next_name : 0;
-    for (unsigned tries = 0; tries < j->nnames; tries++) {
+    size_t k = j->next_name < j->nnames ? j->next_name : 0;
+    for (size_t tries = 0; tries < j->nnames; tries++) {
         const ice_scan_json_name *e = &j->names[k];
         if (e->name == name && e->n == n) {
             j->next_name = k + 1;
@@ -91,28 +94,53 @@ static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, si
         }
         if (++k == j->nnames) k = 0;
     }
-    if (j->nnames == ICE_SCAN_JSON_NAMES) return NULL;
+    if (j->names_oom) return NULL;
+    if (j->nnames == j->cap) {
+        size_t cap = j->cap ? 2 * j->cap : 64;
+        ice_scan_json_name *grown = realloc(j->names, cap * sizeof *grown);
+        if (!grown) {
+            j->names_oom = true;
+            return NULL;
+        }
+        j->names = grown;
+        j->cap = cap;
+    }
     icd_buf t = ICD_BUF_INIT;
     icd_buf_putc(&t, ',');
     icd_json_str(&t, name, n);
     icd_buf_putc(&t, ':');
-    const ice_scan_json_name *res = NULL;
-    if (icd_buf_ok(&t) && t.len <= ICE_SCAN_JSON_NAME_MAX) {
-        ice_scan_json_name *e = &j->names[j->nnames++];
-        e->name = name;
-        e->n = n;
-        e->len = (unsigned char)t.len;
-        memset(e->text, 0, sizeof e->text);
-        memcpy(e->text, t.data, t.len);
-        j->next_name = j->nnames;
-        res = e;
+    if (!icd_buf_ok(&t)) {
+        icd_buf_free(&t);
+        j->names_oom = true;
+        return NULL;
     }
-    icd_buf_free(&t);
-    return res;
+    ice_scan_json_name *e = &j->names[j->nnames];
+    memset(e, 0, sizeof *e);
+    e->name = name;
+    e->n = n;
+    e->len = t.len;
+    if (t.len <= ICE_SCAN_JSON_NAME_MAX) {
+        memcpy(e->text, t.data, t.len);
+        icd_buf_free(&t);
+    } else {
+        e->long_text = icd_buf_detach(&t);
+        if (!e->long_text) {
+            j->names_oom = true;
+            return NULL;
+        }
+    }
+    j->nnames++;
+    j->next_name = j->nnames;
+    return e;
+}
+
+static inline const char *name_text(const ice_scan_json_name *e)
+{
+    return e->long_text ? e->long_text : e->text;
 }
 
 /* field() when the fast path does not apply: nested fields, a name not seen yet (or out
- * of order), or a buffer that needs to grow. */
+ * of order), a long name, or a buffer that needs to grow. */
 static __attribute__((noinline)) void field_slow(ice_scan_json *j, const char *name, size_t n)
 {
     int d = j->depth;
@@ -120,7 +148,7 @@ static __attribute__((noinline)) void field_slow(ice_scan_json *j, const char *n
     j->first[d] = false;
     const ice_scan_json_name *e = d == 0 ? top_name(j, name, n) : NULL;
     if (e) {
-        icd_buf_append(j->out, e->text + first, e->len - first);
+        icd_buf_append(j->out, name_text(e) + first, e->len - first);
         return;
     }
     if (!first) icd_buf_putc(j->out, ',');
@@ -132,12 +160,12 @@ static void field(void *c, const char *name, size_t n)
 {
     ice_scan_json *j = c;
     icd_buf *b = j->out;
-    unsigned k = j->next_name;
-    /* the next top-level name in row order, with room in the buffer: copy its whole
+    size_t k = j->next_name;
+    /* the next top-level name in row order, short, with room in the buffer: copy its whole
      * fixed-size slot (a few vector moves, no call) and count only its text; the comma
      * is skipped for the first field */
     if (j->depth == 0 && k < j->nnames && j->names[k].name == name && j->names[k].n == n &&
-        b->cap - b->len > ICE_SCAN_JSON_NAME_MAX) {
+        !j->names[k].long_text && b->cap - b->len > ICE_SCAN_JSON_NAME_MAX) {
         const ice_scan_json_name *e = &j->names[k];
         bool first = j->first[0];
         j->first[0] = false;
@@ -234,4 +262,14 @@ void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *s)
                         .map_end = map_end,
                         .raw_json = v_raw,
                         .end_row = end_row};
+}
+
+void ice_scan_json_free(ice_scan_json *j)
+{
+    for (size_t i = 0; i < j->nnames; i++)
+        free(j->names[i].long_text);
+    free(j->names);
+    j->names = NULL;
+    j->nnames = j->cap = j->next_name = 0;
+    j->names_oom = false;
 }

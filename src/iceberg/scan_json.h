@@ -11,16 +11,17 @@
 #include "iceberg/row_sink.h"
 
 #define ICE_SCAN_JSON_MAX_DEPTH 64
-#define ICE_SCAN_JSON_NAMES 64    /* top-level field names kept pre-encoded */
-#define ICE_SCAN_JSON_NAME_MAX 64 /* longest pre-encoded `,"name":` text */
+#define ICE_SCAN_JSON_NAME_MAX 64 /* `,"name":` texts up to this size are kept inline */
 
 /* One top-level field name as JSON text `,"name":` (the reader passes the same name
- * pointer for a column in every row, so the name is escaped once per scan, not per row). */
+ * pointer for a column in every row, so each name is escaped once per scan, not per row,
+ * whatever the number of columns). */
 typedef struct ice_scan_json_name {
     const char *name; /* the caller's pointer (identity only) */
     size_t n;
-    unsigned char len;                 /* bytes in text */
-    char text[ICE_SCAN_JSON_NAME_MAX]; /* zero-padded */
+    size_t len;                        /* bytes of the text */
+    char *long_text;                   /* the text when len > ICE_SCAN_JSON_NAME_MAX, else NULL */
+    char text[ICE_SCAN_JSON_NAME_MAX]; /* the text, zero-padded (short names) */
 } ice_scan_json_name;
 
 typedef struct ice_scan_json {
@@ -32,13 +33,18 @@ typedef struct ice_scan_json {
     /* Called after each row with the row's buffer; may flush it. */
     int (*on_row)(void *ctx, icd_buf *out, icd_error *err);
     void *on_row_ctx;
-    /* private: pre-encoded top-level names (zero-initialise the struct); a name pointer
-     * passed to field() must keep its text while the writer is in use */
-    ice_scan_json_name names[ICE_SCAN_JSON_NAMES];
-    unsigned nnames, next_name;
+    /* private: pre-encoded top-level names, in the order rows give them (zero-initialise
+     * the struct; ice_scan_json_free releases them); a name pointer passed to field()
+     * must keep its text while the writer is in use */
+    ice_scan_json_name *names;
+    size_t nnames, cap, next_name;
+    bool names_oom; /* the table could not grow: names are encoded per value from then on */
 } ice_scan_json;
 
 /* Fills `sink` with callbacks writing into j->out. */
 void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *sink);
+
+/* Frees the writer's name table (not j->out). The struct may be reused after it. */
+void ice_scan_json_free(ice_scan_json *j);
 
 #endif

@@ -371,7 +371,7 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
         out->u.boolean = *c->p++ == 1;
         return 0;
     case AVRO_INT: {
-        int32_t v;
+        int32_t v = 0;
         ICD_TRY(avro_read_int(c, &v, d->err));
         out->u.i64 = v;
         return 0;

@@ -128,7 +128,7 @@ int pq_thrift_bool_field(pq_thrift *r, const pq_tfield *f, bool *v)
 
 int pq_thrift_bool_elem(pq_thrift *r, bool *v)
 {
-    int8_t b;
+    int8_t b = 0;
     ICD_TRY(pq_thrift_byte(r, &b));
     if (b != 0 && b != 1 && b != 2) return pq_thrift_corrupt(r, "invalid boolean element %d", b);
     *v = b == 1;

@@ -141,4 +141,41 @@ static void test_small_cases(void)
     icd_map_free(m);
 }
 
-TEST_MAIN(TEST(test_millions), TEST(test_collisions_and_stability), TEST(test_small_cases))
+/* Memory follows content: a map of one file path (what a position delete file that
+ * references one data file builds) holds about 1 KiB, and value pointers stay valid while
+ * the pages grow from 16 entries to full pages (entries 0 .. 40,000 cross every growing
+ * page and two full ones). */
+static void test_memory_follows_content(void)
+{
+    icd_error err;
+    icd_map *m;
+    CHECK(icd_map_new(&m, 0, &err) == 0);
+    const char *path = "s3://bucket/warehouse/db/t/data/00000-0-0f6c.parquet";
+    CHECK(icd_map_put(m, path, strlen(path), icd_hash_bytes(path, strlen(path)), 1, &err) == 0);
+    size_t one = icd_map_memory(m);
+    printf("one-key map: %zu bytes\n", one);
+    CHECK(one < 2048);
+    icd_map_free(m);
+    CHECK(icd_map_new(&m, 0, &err) == 0);
+    enum { N = 40000 };
+    static uint64_t *vals[N];
+    int bad = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        bool ins;
+        if (icd_map_upsert(m, &i, sizeof i, icd_hash_u64(i), &vals[i], &ins, &err) || !ins) bad++;
+        *vals[i] = i + 7;
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        uint64_t *v = icd_map_find(m, &i, sizeof i, icd_hash_u64(i));
+        icd_map_item it = icd_map_at(m, i);
+        if (v != vals[i] || *v != i + 7 || it.value != v || it.len != sizeof i ||
+            memcmp(it.key, &i, sizeof i))
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(icd_map_memory(m) / N < 64);
+    icd_map_free(m);
+}
+
+TEST_MAIN(TEST(test_millions), TEST(test_collisions_and_stability), TEST(test_small_cases),
+          TEST(test_memory_follows_content))

@@ -1,0 +1,27 @@
+/*
+ * icedruid public API: the export macro and the conventions every public header follows.
+ *
+ *   - Functions return an int: 0 (ICD_OK) on success, a negative icd_code on failure, and
+ *     fill the caller's icd_error (error.h). Results come back through the first argument.
+ *   - Handles are opaque; each has an icd_*_free that accepts NULL.
+ *   - Strings passed in are borrowed for the call unless a function says otherwise;
+ *     strings returned point into the handle and live until it is freed.
+ *   - The library never prints or exits: the caller prints errors itself. Settings are
+ *     passed in; the one exception today is icd_storage_new (table.h), which starts from
+ *     the standard AWS_* variables as the AWS tools do.
+ *
+ * The headers are C99 and C++ clean; only the functions declared with ICD_EXTERN are
+ * exported from the shared library.
+ */
+#ifndef ICEDRUID_COMMON_H
+#define ICEDRUID_COMMON_H
+
+#if defined(_WIN32)
+#define ICD_EXTERN
+#elif defined(__GNUC__) || defined(__clang__)
+#define ICD_EXTERN __attribute__((visibility("default")))
+#else
+#define ICD_EXTERN
+#endif
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * Opening an Iceberg table.
+ *
+ *   icd_storage  how locations are read: --remap rules (a table written on another cluster
+ *                and copied here), S3 settings. One storage may serve several tables; it
+ *                must outlive every table opened with it.
+ *   icd_table    one table's metadata (the metadata file the location resolved to).
+ *
+ * A table location is a directory in the Hadoop layout (metadata/vN.metadata.json, with or
+ * without metadata/version-hint.text) or a *.metadata.json file; local paths, file:,
+ * s3://, s3a://, http:// and https:// locations are read.
+ *
+ * Thread safety: a table is immutable once opened and may be read from several threads
+ * (by several scans at once). A storage may be shared by threads once configured (add
+ * remaps and settings before opening tables).
+ */
+#ifndef ICEDRUID_TABLE_H
+#define ICEDRUID_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "icedruid/common.h"
+#include "icedruid/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct icd_storage icd_storage;
+typedef struct icd_table icd_table;
+
+/* A new storage. Its S3 settings start from the standard environment variables
+ * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION /
+ * AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL); icd_storage_set_s3
+ * overrides them. */
+ICD_EXTERN int icd_storage_new(icd_storage **out, icd_error *err);
+ICD_EXTERN void icd_storage_free(icd_storage *s);
+
+/* Locations starting with `from` are read under `to` instead (the longest matching prefix
+ * wins). ICD_EINVALID for an empty `from`. */
+ICD_EXTERN int icd_storage_add_remap(icd_storage *s, const char *from, const char *to,
+                                     icd_error *err);
+
+/* S3 settings (the library reads no AWS_* variables itself): any argument may be NULL to
+ * leave that setting unset. `endpoint` is a URL such as http://127.0.0.1:9000 (path-style
+ * requests are used with an endpoint). */
+ICD_EXTERN int icd_storage_set_s3(icd_storage *s, const char *access_key_id,
+                                  const char *secret_access_key, const char *session_token,
+                                  const char *region, const char *endpoint, icd_error *err);
+
+/* Opens the table at `location` (see above). ICD_ENOTFOUND when it holds no table. */
+ICD_EXTERN int icd_table_open(icd_table **out, icd_storage *storage, const char *location,
+                              icd_error *err);
+
+/* Opens NAMESPACE.TABLE through a Druid icebergCatalog given as JSON
+ * ({"type": "local"|"rest"|"hive"|"glue", ...}: the object Druid's iceberg input source
+ * takes). Catalog-vended storage settings go to `storage`. */
+ICD_EXTERN int icd_table_open_catalog(icd_table **out, icd_storage *storage,
+                                      const char *catalog_json, const char *ns, const char *name,
+                                      icd_error *err);
+
+ICD_EXTERN void icd_table_free(icd_table *t);
+
+/* The metadata file the table was read from. */
+ICD_EXTERN const char *icd_table_metadata_location(const icd_table *t);
+/* The table's location (the metadata's "location", as written: before any remap). */
+ICD_EXTERN const char *icd_table_location(const icd_table *t);
+/* The table format version (1, 2 or 3). */
+ICD_EXTERN int icd_table_format_version(const icd_table *t);
+/* The current snapshot's id; ICD_ENOTFOUND for a table without snapshots. */
+ICD_EXTERN int icd_table_current_snapshot(const icd_table *t, int64_t *snapshot_id, icd_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,346 @@
+/*
+ * The public scan API (include/icedruid/scan.h) over the planner (iceberg/scan_plan.h) and
+ * the merge-on-read reader (iceberg/reader.h): a task's rows go through the scan JSON
+ * writer (iceberg/scan_json.h, design.md §3) in chunks of whole lines, or through a sink
+ * that only counts. icd_scan_run is the parallel driver (base/parallel.h) that
+ * `icedruid scan` uses: one task per worker at a time, callbacks serialised by one lock.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "base/buf.h"
+#include "base/parallel.h"
+#include "iceberg/reader.h"
+#include "iceberg/scan_json.h"
+#include "iceberg/scan_plan.h"
+
+/* Chunks handed to the caller hold at least this many bytes (except the last of a task). */
+#define CHUNK_BYTES (1u << 18)
+
+struct icd_scan {
+    icd_table *table; /* borrowed */
+    ice_scan_plan *plan;
+    ice_scan_reader *reader;
+    size_t next_task;
+    pthread_mutex_t lock; /* stats, and the callback in icd_scan_run */
+    ice_read_stats stats;
+};
+
+void icd_scan_options_init(icd_scan_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->version = ICD_SCAN_OPTIONS_VERSION;
+    o->snapshot = ICD_SNAPSHOT_CURRENT;
+    o->threads = 1;
+}
+
+static int selector_from(const icd_scan_options *o, ice_snapshot_selector *sel, icd_error *err)
+{
+    memset(sel, 0, sizeof *sel);
+    switch (o->snapshot) {
+    case ICD_SNAPSHOT_CURRENT:
+        sel->kind = ICE_SELECT_CURRENT;
+        return 0;
+    case ICD_SNAPSHOT_ID:
+        sel->kind = ICE_SELECT_ID;
+        sel->snapshot_id = o->snapshot_id;
+        return 0;
+    case ICD_SNAPSHOT_AS_OF:
+        sel->kind = ICE_SELECT_AS_OF;
+        sel->timestamp_ms = o->as_of_ms;
+        return 0;
+    case ICD_SNAPSHOT_REF:
+        if (!o->ref || !o->ref[0])
+            return icd_fail(err, ICD_EINVALID, NULL, -1, "ICD_SNAPSHOT_REF needs a ref name");
+        sel->kind = ICE_SELECT_REF;
+        sel->ref = o->ref;
+        return 0;
+    }
+    return icd_fail(err, ICD_EINVALID, NULL, -1, "unknown snapshot selection %d", (int)o->snapshot);
+}
+
+int icd_scan_open(icd_scan **out, icd_table *t, const icd_scan_options *o, icd_error *err)
+{
+    *out = NULL;
+    icd_scan_options defaults;
+    if (!o) {
+        icd_scan_options_init(&defaults);
+        o = &defaults;
+    }
+    if (!t) return icd_fail(err, ICD_EINVALID, NULL, -1, "no table");
+    if (o->version != ICD_SCAN_OPTIONS_VERSION)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "icd_scan_options version %d is not %d (call icd_scan_options_init)",
+                        o->version, ICD_SCAN_OPTIONS_VERSION);
+    if (o->ncolumns && !o->columns)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "ncolumns is %zu but columns is NULL",
+                        o->ncolumns);
+    ice_scan_opts opts = {0};
+    ICD_TRY(selector_from(o, &opts.select, err));
+    opts.case_sensitive = true;
+    opts.threads = o->threads;
+    icd_scan *s = calloc(1, sizeof *s);
+    if (!s) return icd_fail_nomem(err);
+    s->table = t;
+    pthread_mutex_init(&s->lock, NULL);
+    int rc = ice_scan_plan_build(t->storage->io, t->md, &opts, &s->plan, err);
+    if (rc == 0)
+        rc = ice_scan_reader_new(t->storage->io, t->md, ice_scan_plan_schema(s->plan),
+                                 o->ncolumns ? (const char *const *)o->columns : NULL, o->ncolumns,
+                                 &s->reader, err);
+    if (rc) {
+        icd_scan_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void icd_scan_free(icd_scan *s)
+{
+    if (!s) return;
+    ice_scan_reader_free(s->reader);
+    ice_scan_plan_free(s->plan);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+int icd_scan_snapshot(const icd_scan *s, int64_t *snapshot_id, icd_error *err)
+{
+    const ice_snapshot *snap = ice_scan_plan_snapshot(s->plan);
+    if (!snap)
+        return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(s->table->md), -1,
+                        "the table has no snapshot to read");
+    *snapshot_id = snap->snapshot_id;
+    return 0;
+}
+
+size_t icd_scan_task_count(const icd_scan *s)
+{
+    return ice_scan_plan_task_count(s->plan);
+}
+
+int icd_scan_next_task(icd_scan *s, icd_task_info *out, icd_error *err)
+{
+    (void)err;
+    if (s->next_task >= ice_scan_plan_task_count(s->plan)) return ICD_ITEROVER;
+    size_t i = s->next_task++;
+    const ice_scan_task *t = ice_scan_plan_task(s->plan, i);
+    memset(out, 0, sizeof *out);
+    out->index = i;
+    out->data_file = t->data->path;
+    out->file_format = ice_file_format_name(t->data->format);
+    out->record_count = t->data->record_count;
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        const ice_content_file *d = t->deletes[k];
+        if (ice_is_dv(d))
+            out->deletion_vectors++;
+        else if (d->content == ICE_CONTENT_POSITION_DELETES)
+            out->position_deletes++;
+        else
+            out->equality_deletes++;
+    }
+    return 0;
+}
+
+/* --- reading: the rows of one task to a caller's callback, or only counted --- */
+
+typedef struct task_output {
+    icd_rows_fn fn;
+    void *ctx;
+    pthread_mutex_t *serialise; /* icd_scan_run: one callback at a time; NULL otherwise */
+    icd_buf buf;
+    int failed; /* the callback's code, once it failed */
+    icd_error cb_err;
+} task_output;
+
+static int deliver(task_output *o, icd_error *err)
+{
+    if (!icd_buf_ok(&o->buf)) return icd_fail_nomem(err);
+    if (!o->buf.len) return 0;
+    if (o->serialise) pthread_mutex_lock(o->serialise);
+    icd_error_clear(&o->cb_err);
+    int rc = o->fn(o->ctx, o->buf.data, o->buf.len, &o->cb_err);
+    if (o->serialise) pthread_mutex_unlock(o->serialise);
+    icd_buf_clear(&o->buf);
+    if (rc) {
+        o->failed = rc;
+        if (o->cb_err.code)
+            *err = o->cb_err;
+        else
+            icd_fail(err, rc < 0 ? rc : ICD_ECANCELED, NULL, -1,
+                     "the row callback stopped the read (%d)", rc);
+        return rc < 0 ? rc : ICD_ECANCELED;
+    }
+    return 0;
+}
+
+static int on_row(void *ctx, icd_buf *b, icd_error *err)
+{
+    (void)b;
+    task_output *o = ctx;
+    return o->buf.len >= CHUNK_BYTES ? deliver(o, err) : 0;
+}
+
+/* The counting sink: every value callback does nothing. */
+static void nop_begin(void *c, const char *f, int64_t p)
+{
+    (void)c, (void)f, (void)p;
+}
+static void nop_field(void *c, const char *n, size_t l)
+{
+    (void)c, (void)n, (void)l;
+}
+static void nop_void(void *c)
+{
+    (void)c;
+}
+static void nop_bool(void *c, bool v)
+{
+    (void)c, (void)v;
+}
+static void nop_i64(void *c, int64_t v)
+{
+    (void)c, (void)v;
+}
+static void nop_f32(void *c, float v)
+{
+    (void)c, (void)v;
+}
+static void nop_f64(void *c, double v)
+{
+    (void)c, (void)v;
+}
+static void nop_dec(void *c, int64_t v, int s)
+{
+    (void)c, (void)v, (void)s;
+}
+static void nop_decbe(void *c, const uint8_t *p, size_t n, int s)
+{
+    (void)c, (void)p, (void)n, (void)s;
+}
+static void nop_i32(void *c, int32_t v)
+{
+    (void)c, (void)v;
+}
+static void nop_ts(void *c, int64_t v, int d, bool u)
+{
+    (void)c, (void)v, (void)d, (void)u;
+}
+static void nop_str(void *c, const char *s, size_t n)
+{
+    (void)c, (void)s, (void)n;
+}
+static void nop_uuid(void *c, const uint8_t v[16])
+{
+    (void)c, (void)v;
+}
+static void nop_bin(void *c, const uint8_t *p, size_t n)
+{
+    (void)c, (void)p, (void)n;
+}
+static int nop_end(void *c, icd_error *e)
+{
+    (void)c, (void)e;
+    return 0;
+}
+
+static const ice_row_sink COUNT_SINK = {
+    .begin_row = nop_begin,
+    .field = nop_field,
+    .null_value = nop_void,
+    .boolean = nop_bool,
+    .i64 = nop_i64,
+    .f32 = nop_f32,
+    .f64 = nop_f64,
+    .decimal_i64 = nop_dec,
+    .decimal_be = nop_decbe,
+    .date = nop_i32,
+    .time = nop_i64,
+    .timestamp = nop_ts,
+    .string = nop_str,
+    .uuid = nop_uuid,
+    .binary = nop_bin,
+    .struct_begin = nop_void,
+    .struct_end = nop_void,
+    .list_begin = nop_void,
+    .list_end = nop_void,
+    .map_begin = nop_void,
+    .map_end = nop_void,
+    .raw_json = nop_str,
+    .end_row = nop_end,
+};
+
+static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
+                     pthread_mutex_t *serialise, icd_error *err)
+{
+    if (index >= ice_scan_plan_task_count(s->plan))
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "task %zu does not exist (the scan has %zu)",
+                        index, ice_scan_plan_task_count(s->plan));
+    const ice_scan_task *task = ice_scan_plan_task(s->plan, index);
+    ice_read_stats st = {0};
+    int rc;
+    if (!fn) {
+        rc = ice_scan_reader_read_task(s->reader, task, &COUNT_SINK, &st, err);
+    } else {
+        task_output o = {fn, ctx, serialise, ICD_BUF_INIT, 0, {0}};
+        ice_scan_json j = {0};
+        j.out = &o.buf;
+        j.on_row = on_row;
+        j.on_row_ctx = &o;
+        ice_row_sink sink;
+        ice_scan_json_sink(&j, &sink);
+        rc = ice_scan_reader_read_task(s->reader, task, &sink, &st, err);
+        if (rc == 0) rc = deliver(&o, err);
+        ice_scan_json_free(&j);
+        icd_buf_free(&o.buf);
+    }
+    pthread_mutex_lock(&s->lock);
+    ice_read_stats_add(&s->stats, &st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int icd_scan_read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx, icd_error *err)
+{
+    return read_task(s, index, fn, ctx, NULL, err);
+}
+
+typedef struct run_ctx {
+    icd_scan *scan;
+    icd_rows_fn fn;
+    void *ctx;
+    pthread_mutex_t serialise;
+} run_ctx;
+
+static int run_one(void *ctx, size_t i, icd_error *err)
+{
+    run_ctx *r = ctx;
+    int rc = read_task(r->scan, i, r->fn, r->ctx, &r->serialise, err);
+    if (rc) ice_scan_reader_cancel(r->scan->reader);
+    return rc;
+}
+
+int icd_scan_run(icd_scan *s, int threads, icd_rows_fn fn, void *ctx, icd_error *err)
+{
+    run_ctx r = {s, fn, ctx, PTHREAD_MUTEX_INITIALIZER};
+    int rc = icd_parallel_for(ice_scan_plan_task_count(s->plan), threads < 1 ? 1 : threads, run_one,
+                              &r, err);
+    pthread_mutex_destroy(&r.serialise);
+    return rc;
+}
+
+void icd_scan_get_stats(icd_scan *s, icd_scan_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&s->lock);
+    out->data_files = s->stats.data_files;
+    out->delete_files_loaded = s->stats.delete_files_loaded;
+    out->rows_read = s->stats.rows_read;
+    out->rows_deleted_position = s->stats.rows_deleted_position;
+    out->rows_deleted_equality = s->stats.rows_deleted_equality;
+    out->rows_emitted = s->stats.rows_emitted;
+    pthread_mutex_unlock(&s->lock);
+}

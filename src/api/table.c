@@ -1,0 +1,140 @@
+/*
+ * The public table API (include/icedruid/table.h): icd_storage wraps the internal FileIO
+ * (io/fileio.h: remaps, S3 settings), icd_table one table's metadata, loaded through the
+ * Hadoop-layout resolution (catalog/local.c) or a Druid icebergCatalog
+ * (druid/catalog_load.c). This file only adapts; it holds no reading logic of its own.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api/api.h"
+#include "catalog/local.h"
+#include "druid/catalog_load.h"
+#include "druid/spec.h"
+#include "io/s3.h"
+
+int icd_storage_new(icd_storage **out, icd_error *err)
+{
+    *out = NULL;
+    icd_storage *s = calloc(1, sizeof *s);
+    if (!s) return icd_fail_nomem(err);
+    int rc = icd_fileio_new(&s->io, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void icd_storage_free(icd_storage *s)
+{
+    if (!s) return;
+    icd_fileio_free(s->io);
+    free(s);
+}
+
+int icd_storage_add_remap(icd_storage *s, const char *from, const char *to, icd_error *err)
+{
+    if (!s || !from || !to || !from[0])
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "a remap needs a non-empty FROM and a TO");
+    return icd_fileio_add_remap(s->io, from, to, err);
+}
+
+int icd_storage_set_s3(icd_storage *s, const char *access_key_id, const char *secret_access_key,
+                       const char *session_token, const char *region, const char *endpoint,
+                       icd_error *err)
+{
+    if (!s) return icd_fail(err, ICD_EINVALID, NULL, -1, "no storage");
+    icd_s3_options o = {access_key_id, secret_access_key, session_token, region, endpoint, -1};
+    return icd_fileio_set_s3(s->io, &o, err);
+}
+
+static int table_new(icd_table **out, icd_storage *storage, ice_metadata *md, icd_error *err)
+{
+    icd_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        ice_metadata_free(md);
+        return icd_fail_nomem(err);
+    }
+    t->storage = storage;
+    t->md = md;
+    *out = t;
+    return 0;
+}
+
+int icd_table_open(icd_table **out, icd_storage *storage, const char *location, icd_error *err)
+{
+    *out = NULL;
+    if (!storage || !location || !location[0])
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "a table needs a storage and a location");
+    ice_metadata *md = NULL;
+    ICD_TRY(cat_local_load(storage->io, location, &md, err));
+    return table_new(out, storage, md, err);
+}
+
+int icd_table_open_catalog(icd_table **out, icd_storage *storage, const char *catalog_json,
+                           const char *ns, const char *name, icd_error *err)
+{
+    *out = NULL;
+    if (!storage || !catalog_json || !ns || !name || !ns[0] || !name[0])
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "a catalog table needs a storage, the catalog JSON, a namespace and "
+                        "a table name");
+    json_error_t je;
+    json_t *catalog = json_loads(catalog_json, 0, &je);
+    if (!catalog)
+        return icd_fail(err, ICD_EINVALID, NULL, je.position,
+                        "the catalog is not valid JSON (line %d, column %d): %s", je.line,
+                        je.column, je.text);
+    /* The catalog as Druid's iceberg input source, so that the one spec parser checks it. */
+    json_t *is =
+        json_pack("{s:s, s:s, s:s, s:O, s:{s:s}}", "type", "iceberg", "namespace", ns, "tableName",
+                  name, "icebergCatalog", catalog, "warehouseSource", "type", "local");
+    json_decref(catalog);
+    if (!is) return icd_fail_nomem(err);
+    dr_spec *spec = NULL;
+    int rc = dr_spec_parse_json(&spec, is, "icebergCatalog", NULL, err);
+    json_decref(is);
+    ice_metadata *md = NULL;
+    if (rc == 0)
+        rc = dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
+                             dr_spec_table_name(spec), storage->io, &md, err);
+    dr_spec_free(spec);
+    if (rc) return rc;
+    return table_new(out, storage, md, err);
+}
+
+void icd_table_free(icd_table *t)
+{
+    if (!t) return;
+    ice_metadata_free(t->md);
+    free(t);
+}
+
+const char *icd_table_metadata_location(const icd_table *t)
+{
+    return ice_metadata_file(t->md);
+}
+
+const char *icd_table_location(const icd_table *t)
+{
+    return ice_metadata_location(t->md);
+}
+
+int icd_table_format_version(const icd_table *t)
+{
+    return ice_metadata_format_version(t->md);
+}
+
+int icd_table_current_snapshot(const icd_table *t, int64_t *snapshot_id, icd_error *err)
+{
+    const ice_snapshot *snap = ice_metadata_current_snapshot(t->md);
+    if (!snap)
+        return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(t->md), -1,
+                        "the table has no current snapshot");
+    *snapshot_id = snap->snapshot_id;
+    return 0;
+}
