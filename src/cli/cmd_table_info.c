@@ -152,7 +152,7 @@ static void print_table(const grid *g, icd_buf *b)
             if (!v) v = "-";
             bool last = c + 1 == g->ncols;
             size_t pad = w[c] - utf8_width(v);
-            bool right = r && g->cols[c].kind != COL_TEXT;
+            bool right = g->cols[c].kind != COL_TEXT;
             if (right)
                 for (size_t k = 0; k < pad; k++)
                     icd_buf_putc(b, ' ');

@@ -78,7 +78,7 @@ grep -qE '^icedruid diff: 100% \([0-9]+/[0-9]+ files\), ETA 0:00' "$tmp/diff.scr
 
 # ---- inspection: table on a terminal, JSON on a pipe -----------------------------------
 on_tty snaps "$I snapshots $T $R"
-grep -qE '^snapshot-id +parent-id +timestamp +operation +sequence-number +schema-id +current +manifest-list' "$tmp/snaps.screen" \
+grep -qE '^ *snapshot-id +parent-id +timestamp +operation +sequence-number +schema-id +current +manifest-list' "$tmp/snaps.screen" \
     && ok "snapshots on a terminal: a header of aligned columns" || bad "snapshots table: $(head -3 "$tmp/snaps.screen")"
 grep -qE '^ *3870117123220064 +[0-9]+ +20[0-9-]+T[0-9:.+-]+ +delete +30 ' "$tmp/snaps.screen" \
     && ok "snapshots on a terminal: the current snapshot's row" || bad "snapshots row: $(grep 3870117123220064 "$tmp/snaps.screen")"
