@@ -11,21 +11,28 @@
 #include "druid/spec_columns.h"
 #include "druid/timestamp.h"
 
-/* Is `name` a top-level column, or produced by a transform? */
+static bool named_in(const json_t *list, const char *name)
+{
+    size_t k;
+    const json_t *t;
+    json_array_foreach(list, k, t)
+    {
+        const char *out = json_string_value(json_object_get(t, "name"));
+        if (out && !strcmp(out, name)) return true;
+    }
+    return false;
+}
+
+/* Is `name` a top-level column, or produced by a transform or a flattenSpec field? */
 static bool known(const ice_schema *schema, const json_t *transforms, bool cs, const char *name)
 {
     const ice_type *root = &schema->root;
     for (size_t i = 0; i < root->nfields; i++)
         if (cs ? !strcmp(root->fields[i].name, name) : !strcasecmp(root->fields[i].name, name))
             return true;
-    size_t k;
-    const json_t *t;
-    json_array_foreach(transforms, k, t)
-    {
-        const char *out = json_string_value(json_object_get(t, "name"));
-        if (out && !strcmp(out, name)) return true;
-    }
-    return false;
+    /* `transforms` is a JSON object holding both lists (see dr_spec_check_columns) */
+    return named_in(json_object_get(transforms, "transforms"), name) ||
+           named_in(json_object_get(transforms, "flatten"), name);
 }
 
 static int unknown(const ice_schema *schema, const char *what, const char *name, icd_error *err)
@@ -64,11 +71,33 @@ static int check_filter(const json_t *f, const ice_schema *schema, const json_t 
     return check_filter(json_object_get(f, "fields"), schema, transforms, cs, err);
 }
 
+static int check_all(const dr_spec *spec, const ice_schema *schema, const json_t *transforms,
+                     bool cs, icd_error *err);
+
 int dr_spec_check_columns(const dr_spec *spec, const ice_schema *schema, icd_error *err)
 {
     if (!schema) return 0;
     bool cs = dr_spec_case_sensitive(spec);
-    const json_t *transforms = dr_spec_transforms(spec);
+    /* names that are columns without being in the schema: transform outputs and the
+     * inputFormat's flattenSpec fields */
+    json_t *extra = json_object();
+    if (!extra) return icd_fail_nomem(err);
+    const json_t *tr = dr_spec_transforms(spec);
+    const json_t *ff =
+        json_object_get(json_object_get(dr_spec_input_format(spec), "flattenSpec"), "fields");
+    if ((tr && json_object_set(extra, "transforms", (json_t *)tr)) ||
+        (ff && json_object_set(extra, "flatten", (json_t *)ff))) {
+        json_decref(extra);
+        return icd_fail_nomem(err);
+    }
+    int rc = check_all(spec, schema, extra, cs, err);
+    json_decref(extra);
+    return rc;
+}
+
+static int check_all(const dr_spec *spec, const ice_schema *schema, const json_t *transforms,
+                     bool cs, icd_error *err)
+{
     const dr_timestamp_spec *ts = dr_spec_timestamp_spec(spec);
     /* a bare input source (no dataSchema) names no columns */
     if (ts && dr_spec_data_source(spec) && !ts->has_missing && ts->column &&

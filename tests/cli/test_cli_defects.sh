@@ -102,6 +102,8 @@ spec filtbad events 'ds["transformSpec"] = {"filter": {"type": "selector", "dime
 expect "transformSpec filter column not in the schema" 1 "transformSpec filter column 'evnt_type' is not a column of the table" -- "$I" plan --spec "$tmp/filtbad.json" $R
 spec tsxform events 'ds["timestampSpec"] = {"column": "ts2"}; ds["transformSpec"] = {"transforms": [{"type": "expression", "name": "ts2", "expression": "event_ts"}]}'
 expect "a transform's output is a known column" 0 "" -- "$I" plan --spec "$tmp/tsxform.json" $R
+spec flat events 'ds["dimensionsSpec"]["dimensions"].append("flat_user"); io["inputFormat"] = {"type": "parquet", "flattenSpec": {"fields": [{"type": "path", "name": "flat_user", "expr": "$.user_id"}]}}'
+expect "a flattenSpec field is a known column" 0 "" -- "$I" plan --spec "$tmp/flat.json" $R
 spec tsmv events 'ds["timestampSpec"] = {"column": "nope", "missingValue": "2020-01-01T00:00:00Z"}'
 expect "an absent timestamp column with missingValue is fine" 0 "" -- "$I" plan --spec "$tmp/tsmv.json" $R
 
