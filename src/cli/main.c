@@ -33,8 +33,10 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
-        if (argc >= 3 && cli_command_find(argv[2])) {
-            cli_print_command_help(cli_command_find(argv[2]), stdout);
+        if (argc >= 3) {
+            const cli_command *c = cli_command_find(argv[2]);
+            if (!c) return unknown_command(argv[2]);
+            cli_print_command_help(c, stdout);
             return CLI_OK;
         }
         cli_print_usage(argc < 2 ? stderr : stdout);

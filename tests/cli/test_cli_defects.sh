@@ -49,6 +49,7 @@ done
 "$I" read --help | grep -q -- '--limit N' && ok "read --help shows --limit" || bad "read --help lacks --limit"
 "$I" diff --help | grep -q -- '--emit WHAT' && ok "diff --help shows --emit" || bad "diff --help lacks --emit"
 "$I" help scan | grep -q '^usage: icedruid scan TABLE' && ok "icedruid help scan" || bad "icedruid help scan"
+expect "icedruid help NOSUCH" 2 "icedruid: unknown command 'snapshot' (did you mean 'snapshots'?)" -- "$I" help snapshot
 expect "--version from the CMake version" 0 "" -- "$I" --version
 grep -q "^icedruid $(sed -n 's/^project(icedruid VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")$" "$tmp/out" && ok "--version prints project(VERSION)" || bad "--version: $(cat "$tmp/out")"
 
