@@ -1348,6 +1348,9 @@ int dr_diff_write_json(const dr_diff *d, icd_buf *b, icd_error *err)
     icd_json_i64(b, d->from_snapshot);
     icd_buf_puts(b, ",\"toSnapshot\":");
     icd_json_i64(b, d->to_snapshot);
+    /* the ids as strings too: jq 1.6 and JavaScript read JSON numbers as doubles */
+    icd_buf_printf(b, ",\"fromSnapshotStr\":\"%lld\",\"toSnapshotStr\":\"%lld\"",
+                   (long long)d->from_snapshot, (long long)d->to_snapshot);
     icd_buf_puts(b, ",\"granularity\":");
     put_granularity(b, &d->granularity);
     icd_buf_puts(b, ",\"replaceIntervals\":");

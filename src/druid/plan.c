@@ -531,6 +531,11 @@ int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
         icd_json_i64(b, snap->snapshot_id);
     else
         icd_buf_puts(b, "null");
+    /* the id as a string too: jq 1.6 and JavaScript read JSON numbers as doubles */
+    if (snap)
+        icd_buf_printf(b, ",\"snapshotIdStr\":\"%lld\"", (long long)snap->snapshot_id);
+    else
+        icd_buf_puts(b, ",\"snapshotIdStr\":null");
     icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
     if (!p->v2) {
         json_t *src = NULL;

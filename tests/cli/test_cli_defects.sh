@@ -118,6 +118,11 @@ assert len(rows) == 2 and all(str(r["snapshot-id"]) == r["snapshot-id-str"] for 
 assert rows[1]["parent-id-str"] == rows[0]["snapshot-id-str"]
 PY
 "$I" tasks "$EV" $R | python3 -c "import json,sys; j=json.load(sys.stdin); assert j['snapshot_id_str']==str(j['snapshot_id'])" && ok "tasks: snapshot_id_str" || bad "tasks snapshot_id_str"
+"$I" plan --spec examples/orders.spec.json $R | python3 -c "import json,sys; j=json.load(sys.stdin); assert j['snapshotIdStr']==str(j['snapshotId'])" && ok "plan: snapshotIdStr" || bad "plan snapshotIdStr"
+"$I" diff --spec examples/events.spec.json $R --from-snapshot 1472091673951529008 | python3 -c "import json,sys; j=json.load(sys.stdin); assert j['fromSnapshotStr']=='1472091673951529008' and j['toSnapshotStr']==str(j['toSnapshot'])" && ok "diff: fromSnapshotStr / toSnapshotStr" || bad "diff snapshot strings"
+# the string from JSON feeds the next command unchanged (jq 1.6 would round the number)
+id=$("$I" snapshots "$EV" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['snapshot-id-str'])")
+expect "a snapshot-id-str feeds --snapshot-id" 0 "" -- "$I" scan "$EV" $R --snapshot-id "$id"
 expect "scan --snapshot-id unknown lists the existing ones" 1 "no snapshot with id 5 (existing snapshots: 3445823506174961576, 1472091673951529008)" -- "$I" scan "$EV" $R --snapshot-id 5
 expect "diff --from-snapshot unknown lists the existing ones" 1 "--from-snapshot 5: no such snapshot in the table (existing snapshots: 3445823506174961576, 1472091673951529008)" -- "$I" diff --spec examples/events.spec.json $R --from-snapshot 5
 
