@@ -13,9 +13,9 @@
  * (32-bit hash tag | 32-bit entry number, linear probing, load <= 3/4) over a dense,
  * paged entry array {key pointer, length, low hash bits, value} in insertion order, and
  * the key bytes packed into chunks; pages and chunks start small and double, so a map's
- * memory follows its content (a one-key map holds about 1 KiB). Pointers to keys and to values stay valid until
- * the map is freed (pages and chunks never move). There is no removal: the users build a
- * set once and probe it.
+ * memory follows its content (a one-key map holds about 1 KiB). Pointers to keys and to values stay
+ * valid until the map is freed (pages and chunks never move). There is no removal: the users build
+ * a set once and probe it.
  */
 #ifndef ICD_BASE_HASH_H
 #define ICD_BASE_HASH_H
