@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/redact.h"
 #include "icedruid/icedruid.h"
 
 const char *icd_version(void)
@@ -61,6 +62,9 @@ int icd_failv(icd_error *err, int code, const char *file, int64_t offset, const 
     /* One line: newlines from foreign messages become spaces. */
     for (char *p = err->message; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
+    /* never a password inside a URL in an error line */
+    icd_redact_userinfo(err->file, sizeof err->file);
+    icd_redact_userinfo(err->message, sizeof err->message);
     return code;
 }
 
@@ -95,12 +99,16 @@ int icd_error_wrap(icd_error *err, const char *fmt, ...)
     if (rest > sizeof err->message - n - 3) rest = sizeof err->message - n - 3;
     memcpy(err->message + n + 2, old, rest);
     err->message[n + 2 + rest] = '\0';
+    icd_redact_userinfo(err->message, sizeof err->message);
     return err->code;
 }
 
 void icd_error_set_file(icd_error *err, const char *file)
 {
-    if (err && file && !err->file[0]) snprintf(err->file, sizeof err->file, "%s", file);
+    if (err && file && !err->file[0]) {
+        snprintf(err->file, sizeof err->file, "%s", file);
+        icd_redact_userinfo(err->file, sizeof err->file);
+    }
 }
 
 size_t icd_error_format(const icd_error *err, char *buf, size_t size)
@@ -109,5 +117,29 @@ size_t icd_error_format(const icd_error *err, char *buf, size_t size)
     if (err->offset >= 0) snprintf(off, sizeof off, "at byte %lld: ", (long long)err->offset);
     int n = snprintf(buf, size, "%s%s%s%s", err->file, err->file[0] ? ": " : "", off,
                      err->message[0] ? err->message : icd_code_name(err->code));
+    /* an error filled by hand (not through icd_fail) is redacted here too */
+    if (size) icd_redact_userinfo(buf, size);
     return n < 0 ? 0 : (size_t)n;
+}
+
+static icd_warn_fn warn_fn;
+static void *warn_ctx;
+
+void icd_set_warn_handler(icd_warn_fn fn, void *ctx)
+{
+    warn_fn = fn;
+    warn_ctx = ctx;
+}
+
+void icd_warn(const char *file, const char *fmt, ...)
+{
+    if (!warn_fn) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    warn_fn(warn_ctx, file ? file : "", msg);
 }

@@ -20,13 +20,19 @@ bool cat_local_is_metadata_file_name(const char *path);
 
 /* Resolves the current metadata file of a table (malloc'd location in *out).
  * `table` is a table directory, or a path to a metadata file (returned as is).
- * For a directory: metadata dir = TABLE/metadata; when metadata/version-hint.text holds a
- * version number N and vN.metadata.json (or vN.gz.metadata.json, vN.metadata.json.gz)
- * exists, N is the starting version, and like Iceberg's HadoopTableOperations we move on
- * to N+1, N+2, ... while those files exist. Otherwise (no hint, an empty or unparsable
- * one, a hint naming a missing file, or only a `version-hint.txt`, which Iceberg does not
- * read) the highest vN found by listing the directory is current. No vN at all is
- * ICD_ENOTFOUND. */
+ * For a directory (metadata dir = TABLE/metadata), like Iceberg's HadoopTableOperations:
+ *   - version-hint.text holds a version N (up to 18 digits; Java stops at 2^31-1) or a
+ *     "vN.metadata.json" name: vN.metadata.json (or vN.gz.metadata.json,
+ *     vN.metadata.json.gz) must exist — else ICD_ENOTFOUND "metadata file for version N
+ *     is missing", never an older version — and N+1, N+2, ... are taken while they exist;
+ *   - it names another metadata file ("00003-<uuid>.metadata.json", a location, or
+ *     pyiceberg's "00003-<uuid>"): that file, which must exist;
+ *   - no hint, an empty one, or (with a warning) an unusable one: the highest vN listed;
+ *     without vN files, a guess among "NNNNN-<uuid>.metadata.json" files (the highest
+ *     NNNNN, ties and unnumbered names by last-updated-ms), with a warning (icd_warn);
+ *     no metadata file at all is ICD_ENOTFOUND.
+ * Existence checks that fail (permission, I/O, HTTP 403/5xx) are errors naming the
+ * location: only a definite "not found" counts as absent. */
 int cat_local_resolve(icd_fileio *io, const char *table, char **out, icd_error *err);
 
 /* cat_local_resolve + ice_metadata_load. */

@@ -99,6 +99,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_read(int argc, char **argv);
 int cmd_rewrite_spec(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_stage(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
 /* Table inspection (cmd_table_info.c). */

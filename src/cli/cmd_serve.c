@@ -3,7 +3,8 @@
  *  [serve options]`: plans the spec's table once, then serves every split's rows at
  * /splits/N (chunked NDJSON, streamed in bounded memory by druid/plan_provider.h), the
  * list at /splits, the rewritten ingestion spec pointing at this server at /spec and
- * /health, until SIGINT/SIGTERM (cli/serve_common.h, druid/server.h).
+ * /health and /metrics, until SIGINT/SIGTERM (drained) (cli/serve_common.h,
+ * druid/server.h).
  */
 #include <stdio.h>
 
@@ -11,12 +12,6 @@
 #include "cli/serve_common.h"
 #include "cli/spec_args.h"
 #include "druid/plan_provider.h"
-
-static void log_line(void *ctx, const char *line)
-{
-    (void)ctx;
-    fprintf(stderr, "icedruid serve: %s\n", line);
-}
 
 int cmd_serve(int argc, char **argv)
 {
@@ -38,8 +33,11 @@ int cmd_serve(int argc, char **argv)
     if (!rc) {
         icd_error err;
         icd_error_clear(&err);
-        dr_plan_provider_opts po = {
-            .auth_user = so.auth_user, .auth_password = pw, .log = log_line};
+        /* one chunk queued in the provider: the server buffers ahead (--stream-buffer) */
+        dr_plan_provider_opts po = {.auth_user = so.auth_user,
+                                    .auth_password = pw,
+                                    .queue_chunks = 1,
+                                    .log = cli_serve_log_line};
         if (dr_plan_provider_new(plan, a.io, &po, &pp, &err)) rc = cli_report(&err);
     }
     if (!rc) {

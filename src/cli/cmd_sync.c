@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/spec_args.h"
 #include "druid/plan_provider.h"
@@ -252,7 +253,10 @@ static int submit_all(const dr_druid_client *c, const dr_sync_job *job, char **i
 static void serve_log(void *ctx, const char *line)
 {
     (void)ctx;
-    fprintf(stderr, "icedruid sync: serve: %s\n", line);
+    char buf[2400];
+    snprintf(buf, sizeof buf, "%s", line);
+    icd_redact_userinfo(buf, sizeof buf);
+    fprintf(stderr, "icedruid sync: serve: %s\n", buf);
 }
 
 /* --serve-listen: the plan's splits served from this process for the tasks' lifetime. */
@@ -261,7 +265,8 @@ static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job 
 {
     icd_error err;
     icd_error_clear(&err);
-    dr_plan_provider_opts po = {.auth_user = a->auth_user, .auth_password = pw, .log = serve_log};
+    dr_plan_provider_opts po = {
+        .auth_user = a->auth_user, .auth_password = pw, .queue_chunks = 1, .log = serve_log};
     if (dr_plan_provider_new(job->plan, a->io, &po, pp, &err)) return cli_report(&err);
     dr_server_provider p;
     dr_plan_provider_get(*pp, &p);

@@ -167,6 +167,20 @@ static const cli_opt REWRITE_OPTS[] = {O_SPEC,
                                        O_THREADS,
                                        O_REMAP,
                                        {NULL, 0, NULL, NULL, NULL, 0}};
+static const cli_opt STAGE_OPTS[] = {
+    O_SPEC,
+    {"to", 0, "LOCATION",
+     "where the delete-applied (materialized) files go: a local/shared directory or "
+     "s3://bucket/prefix",
+     NULL, 0},
+    {"part-size", 0, "BYTES", "size of the parts of an S3 multipart upload", NULL, 0},
+    {"gc", 0, "SNAPSHOT_ID",
+     "afterwards remove this table's staged files under LOCATION that no snapshot after "
+     "SNAPSHOT_ID needs",
+     NULL, 0},
+    O_THREADS,
+    O_REMAP,
+    {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt SERVE_OPTS[] = {
     O_SPEC,
     {"listen", 0, "HOST:PORT",
@@ -174,7 +188,7 @@ static const cli_opt SERVE_OPTS[] = {
      "only unless --allow-remote",
      NULL, 0},
     {"threads", 0, "N", "worker threads (default 4)", NULL, 0},
-    {"max-streams", 0, "N", "splits streamed at once (default 64; more get 503)", NULL, 0},
+    {"max-streams", 0, "N", "splits read at once (default 64; more wait in a queue)", NULL, 0},
     {"auth-user", 0, "NAME",
      "require HTTP basic auth with this user; the password is read from --auth-password-file "
      "or the environment variable " CLI_SERVE_PASSWORD_ENV,
@@ -184,7 +198,32 @@ static const cli_opt SERVE_OPTS[] = {
     {"public-url", 0, "URL",
      "base of the split URIs (behind a proxy, or when listening on 0.0.0.0)", NULL, 0},
     {"allow-remote", 0, NULL, "allow a non-loopback listen address", NULL, 0},
-    {"access-log", 0, NULL, "print one line per request on stderr", NULL, 0},
+    {"access-log", 0, NULL,
+     "print one line per request on stderr (UTC time, client address, method, escaped path, "
+     "status, bytes, seconds)",
+     NULL, 0},
+    {"max-connections", 0, "N",
+     "open connections (default 1000; at the limit the one waiting longest for its header is "
+     "closed)",
+     NULL, 0},
+    {"max-connections-per-ip", 0, "N", "connections per client address (default 64)", NULL, 0},
+    {"header-timeout", 0, "S",
+     "a request header must be complete within S seconds of the connection (or the previous "
+     "response) (default 10)",
+     NULL, 0},
+    {"idle-timeout", 0, "S",
+     "drop a client that reads nothing for S seconds, closing its stream (default 60)", NULL, 0},
+    {"queue-timeout", 0, "S",
+     "a split request over --max-streams waits up to S seconds for a free stream, then 503 "
+     "(default 60)",
+     NULL, 0},
+    {"stream-buffer", 0, "BYTES",
+     "rows buffered per stream ahead of the client (default 1M; K, M, G suffixes)", NULL, 0},
+    {"buffer-memory", 0, "BYTES", "rows buffered over all streams (default 64M)", NULL, 0},
+    {"drain-timeout", 0, "S",
+     "on SIGTERM/SIGINT, let streams in flight finish for up to S seconds (default 30); SIGHUP "
+     "is ignored",
+     NULL, 0},
     O_REMAP,
     {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt DIFF_OPTS[] = {
@@ -275,6 +314,10 @@ static const cli_command COMMANDS[] = {
      READ_OPTS},
     {"rewrite-spec", cmd_rewrite_spec, "--spec SPEC.json", "the ingestion spec to submit to Druid",
      NULL, REWRITE_OPTS},
+    {"stage", cmd_stage, "--spec SPEC.json --to LOCATION",
+     "write the delete-applied (materialized) files and print the spec listing raw + staged "
+     "files",
+     "Files already staged are skipped. A summary line (JSON) goes to stderr.", STAGE_OPTS},
     {"serve", cmd_serve, "--spec SPEC.json",
      "serve the splits' rows over HTTP for Druid's http input source", NULL, SERVE_OPTS},
     {"diff", cmd_diff, "--spec SPEC.json --from-snapshot ID",

@@ -29,8 +29,18 @@ static int unknown_command(const char *name)
     return CLI_USAGE;
 }
 
+static void print_warning(void *ctx, const char *file, const char *message)
+{
+    (void)ctx;
+    if (*file)
+        fprintf(stderr, "icedruid: warning: %s: %s\n", file, message);
+    else
+        fprintf(stderr, "icedruid: warning: %s\n", message);
+}
+
 int main(int argc, char **argv)
 {
+    icd_set_warn_handler(print_warning, NULL);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         if (argc >= 3) {

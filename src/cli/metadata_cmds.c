@@ -19,7 +19,9 @@
 bool cli_inspect_is_metadata(icd_fileio *io, const char *path)
 {
     if (cat_local_is_metadata_file_name(path)) return true;
-    return icd_fileio_is_dir(io, path); /* local directory or S3 prefix */
+    /* local directory or S3 prefix; when that cannot be told, the table loader reports why */
+    icd_error err;
+    return icd_fileio_is_dir(io, path, &err) != 0;
 }
 
 static void key(icd_buf *b, bool *first, const char *k)

@@ -2,8 +2,9 @@
  * `icedruid serve` options and run loop (serve_common.h): turns the command line into a
  * dr_server_config, reads the basic-auth password from a file or the environment (a
  * command-line value would be visible to every local user through ps and /proc), starts
- * the split server and waits for SIGINT/SIGTERM with sigwait, so no code runs in a
- * signal handler and shutdown happens on the main thread.
+ * the split server and waits for SIGINT/SIGTERM/SIGHUP with sigwait, so no code runs in
+ * a signal handler and shutdown happens on the main thread: SIGTERM/SIGINT drain the
+ * server (streams in flight finish, bounded by --drain-timeout), SIGHUP is ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/serve_common.h"
 
@@ -39,6 +43,26 @@ void cli_serve_opts_free(cli_serve_opts *o)
     o->auth_password = NULL;
 }
 
+/* Parses BYTES with an optional K/M/G suffix (powers of 1024), at least 4 KiB. */
+static bool parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-') return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10;
+    if (*end == 'M' || *end == 'm') shift = 20;
+    if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end || v > (1ull << 40) >> shift) return false;
+    v <<= shift;
+    if (v < 4096) return false;
+    *out = (size_t)v;
+    return true;
+}
+
+/* Parses a count in 1..max. */
 /* Parses a count in 1..max. */
 static bool parse_count(const char *s, unsigned max, unsigned *out)
 {
@@ -67,9 +91,20 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
         o->access_log = true;
         return 1;
     }
-    static const char *const with_value[] = {
-        "--listen",    "--threads", "--max-streams", "--auth-user", "--auth-password-file",
-        "--public-url"};
+    static const char *const with_value[] = {"--listen",
+                                             "--threads",
+                                             "--max-streams",
+                                             "--auth-user",
+                                             "--auth-password-file",
+                                             "--public-url",
+                                             "--max-connections",
+                                             "--max-connections-per-ip",
+                                             "--header-timeout",
+                                             "--idle-timeout",
+                                             "--queue-timeout",
+                                             "--drain-timeout",
+                                             "--stream-buffer",
+                                             "--buffer-memory"};
     size_t k = 0;
     while (k < sizeof with_value / sizeof with_value[0] && strcmp(a, with_value[k]) != 0)
         k++;
@@ -98,8 +133,33 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
     case 4:
         o->auth_password_file = v;
         break;
-    default:
+    case 5:
         o->public_url = v;
+        break;
+    case 6:
+    case 7:
+        if (!parse_count(v, 1000000, k == 6 ? &o->max_connections : &o->max_connections_per_ip))
+            return cli_usage_error("serve", "%s expects a number from 1 to 1000000, not '%s'", a,
+                                   v);
+        break;
+    case 8:
+    case 9:
+    case 10:
+    case 11: {
+        unsigned *dst = k == 8    ? &o->header_timeout_s
+                        : k == 9  ? &o->idle_timeout_s
+                        : k == 10 ? &o->queue_timeout_s
+                                  : &o->drain_timeout_s;
+        if (!parse_count(v, 86400, dst))
+            return cli_usage_error("serve", "%s expects seconds from 1 to 86400, not '%s'", a, v);
+        break;
+    }
+    default:
+        if (!parse_bytes(v, k == 12 ? &o->stream_buffer_bytes : &o->buffer_bytes))
+            return cli_usage_error("serve",
+                                   "%s expects a size of at least 4096 bytes (K, M, G "
+                                   "suffixes allowed), not '%s'",
+                                   a, v);
         break;
     }
     return 1;
@@ -183,36 +243,74 @@ int cli_serve_finish_opts(cli_serve_opts *o)
     return 0;
 }
 
-static void print_error_line(void *ctx, const char *line)
+void cli_serve_log_line(void *ctx, const char *line)
 {
-    fprintf(stderr, "icedruid serve: %s\n", line);
+    (void)ctx;
+    char buf[2400];
+    snprintf(buf, sizeof buf, "%s", line);
+    icd_redact_userinfo(buf, sizeof buf);
+    fprintf(stderr, "icedruid serve: %s\n", buf);
 }
 
+/* One access-log line: ISO UTC time, client, method, "path" (escaped by the server),
+ * status, body bytes, seconds, and "incomplete" for a cut response. */
 static void print_access_line(void *ctx, const dr_server_access *r)
 {
-    fprintf(stderr, "icedruid serve: %s %s %d %llu bytes %.3f s%s\n", r->method, r->path, r->status,
+    (void)ctx;
+    time_t secs = (time_t)(r->time_ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char when[40];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(stderr, "icedruid serve: %s.%03dZ %s %s \"%s\" %d %llu bytes %.3f s%s\n", when,
+            (int)(r->time_ms % 1000), r->client ? r->client : "-", r->method, r->path, r->status,
             (unsigned long long)r->bytes, r->seconds, r->completed ? "" : " (incomplete)");
+}
+
+/* 1,000+ connections need more descriptors than the usual soft limit of 1024 (each
+ * connection also has a dup for the header watchdog): raise it to the hard limit. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+void cli_serve_fill_config(const cli_serve_opts *o, dr_server_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->listen = o->listen;
+    cfg->allow_remote = o->allow_remote;
+    cfg->threads = o->threads;
+    cfg->auth_user = o->auth_user;
+    cfg->auth_password = o->auth_password;
+    cfg->public_url = o->public_url;
+    cfg->max_streams = o->max_streams;
+    cfg->queue_timeout_s = o->queue_timeout_s;
+    cfg->idle_timeout_s = o->idle_timeout_s;
+    cfg->header_timeout_s = o->header_timeout_s;
+    cfg->max_connections = o->max_connections;
+    cfg->max_connections_per_ip = o->max_connections_per_ip;
+    cfg->stream_buffer_bytes = o->stream_buffer_bytes;
+    cfg->buffer_bytes = o->buffer_bytes;
+    cfg->on_error = cli_serve_log_line;
+    cfg->on_access = o->access_log ? print_access_line : NULL;
+    raise_fd_limit();
 }
 
 int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
 {
-    dr_server_config cfg = {
-        .listen = o->listen,
-        .allow_remote = o->allow_remote,
-        .threads = o->threads,
-        .auth_user = o->auth_user,
-        .auth_password = o->auth_password,
-        .public_url = o->public_url,
-        .max_streams = o->max_streams,
-        .on_error = print_error_line,
-        .on_access = o->access_log ? print_access_line : NULL,
-    };
+    dr_server_config cfg;
+    cli_serve_fill_config(o, &cfg);
     /* Block the signals before the worker threads exist, so they inherit the mask and
      * only sigwait below receives them. */
     sigset_t stop_set, old_set;
     sigemptyset(&stop_set);
     sigaddset(&stop_set, SIGINT);
     sigaddset(&stop_set, SIGTERM);
+    sigaddset(&stop_set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop_set, &old_set);
 
     icd_error err;
@@ -231,9 +329,22 @@ int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
             n, n == 1 ? "" : "s", dr_server_base_url(s), dr_server_base_url(s),
             o->auth_user ? ", basic auth on" : "");
     int sig = 0;
-    while (sigwait(&stop_set, &sig) != 0) {
+    for (;;) {
+        if (sigwait(&stop_set, &sig) != 0) continue;
+        if (sig != SIGHUP) break;
+        fprintf(stderr, "icedruid serve: SIGHUP ignored (nothing to reload; SIGTERM stops)\n");
     }
-    fprintf(stderr, "icedruid serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    unsigned drain = o->drain_timeout_s ? o->drain_timeout_s : 30;
+    unsigned inflight = dr_server_streams_in_flight(s);
+    fprintf(stderr,
+            "icedruid serve: %s, no longer accepting; %u stream%s in flight (waiting up to %u "
+            "s)\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", inflight, inflight == 1 ? "" : "s", drain);
+    unsigned left = dr_server_drain(s, drain);
+    if (left)
+        fprintf(stderr, "icedruid serve: drain timeout, cutting %u stream%s\n", left,
+                left == 1 ? "" : "s");
+    fprintf(stderr, "icedruid serve: stopped\n");
     dr_server_stop(s);
     pthread_sigmask(SIG_SETMASK, &old_set, NULL);
     return CLI_OK;

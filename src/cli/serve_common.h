@@ -5,7 +5,7 @@
  * Options:
  *   --listen HOST:PORT         (default 127.0.0.1:0, a free port; [::1]:PORT for IPv6)
  *   --threads N                worker threads (default 4)
- *   --max-streams N            splits streamed at once (default 64; more get 503)
+ *   --max-streams N            splits read at once (default 64; more wait, see --queue-timeout)
  *   --auth-user NAME           basic auth; the password comes from
  *   --auth-password-file FILE  or the environment variable ICEDRUID_SERVE_PASSWORD,
  *                              never from the command line (--auth-password is refused)
@@ -13,6 +13,12 @@
  *                              wildcard listen address)
  *   --allow-remote             allow a non-loopback listen address
  *   --access-log               one stderr line per request
+ *   --max-connections N, --max-connections-per-ip N, --header-timeout S,
+ *   --idle-timeout S, --queue-timeout S, --stream-buffer BYTES, --buffer-memory BYTES,
+ *   --drain-timeout S          limits (see the "serve" entry of src/cli/commands.c)
+ *
+ * Signals: SIGTERM and SIGINT drain (stop accepting, let streams in flight finish for at
+ * most --drain-timeout seconds, then stop); SIGHUP is logged and ignored.
  */
 #ifndef ICD_CLI_SERVE_COMMON_H
 #define ICD_CLI_SERVE_COMMON_H
@@ -33,6 +39,9 @@ typedef struct cli_serve_opts {
     const char *public_url;
     bool allow_remote;
     bool access_log;
+    unsigned max_connections, max_connections_per_ip, header_timeout_s, idle_timeout_s,
+        queue_timeout_s, drain_timeout_s; /* 0: the server's default */
+    size_t stream_buffer_bytes, buffer_bytes;
     char *auth_password; /* owned; set by cli_serve_finish_opts */
 } cli_serve_opts;
 
@@ -46,6 +55,12 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i);
 int cli_serve_finish_opts(cli_serve_opts *o);
 /* Clears and frees the password. */
 void cli_serve_opts_free(cli_serve_opts *o);
+
+/* The server configuration from the options (log sinks on stderr; raises the
+ * descriptor limit for many connections). */
+void cli_serve_fill_config(const cli_serve_opts *o, dr_server_config *cfg);
+/* The error-log sink: "icedruid serve: LINE" on stderr, URL userinfo redacted. */
+void cli_serve_log_line(void *ctx, const char *line);
 
 /* Runs the split server for `p` until SIGINT or SIGTERM, then stops it cleanly (open
  * streams are closed). Prints the base URL on stdout (one line, flushed, so scripts can

@@ -87,6 +87,12 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
             a->auth_user = v;
         } else if (!strcmp(name, "auth-password-env")) {
             a->auth_password_env = v;
+        } else if (!strcmp(name, "to")) {
+            a->to = v;
+        } else if (!strcmp(name, "gc")) {
+            a->gc = v;
+        } else if (!strcmp(name, "part-size")) {
+            a->part_size = v;
         } else {
             return cli_usage_error(a->cmd, "unknown option '%s'", o);
         }

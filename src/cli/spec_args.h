@@ -20,6 +20,9 @@ typedef struct cli_spec_args {
     const char *serve_url;         /* rewrite-spec --serve-url URL */
     const char *auth_user;         /* rewrite-spec --auth-user NAME */
     const char *auth_password_env; /* rewrite-spec --auth-password-env VAR */
+    const char *to;                /* stage --to LOCATION */
+    const char *gc;                /* stage --gc SNAPSHOT_ID */
+    const char *part_size;         /* stage --part-size BYTES */
     int threads;
     unsigned long long limit;    /* read --limit N (0: all rows) */
     bool stats;                  /* --stats */

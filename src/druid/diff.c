@@ -949,10 +949,13 @@ static int check_ancestry(const ice_metadata *md, const ice_snapshot *a, const i
                     (long long)a->snapshot_id, (long long)b->snapshot_id);
 }
 
-static int plan_snapshot(diff_ctx *dc, int64_t id, int threads, ice_scan_plan **out, icd_error *err)
+/* `current`: B is the table's current state (no --to-snapshot), read like the ingestion
+ * that follows reads it, with the table's current schema; otherwise by id (its own). */
+static int plan_snapshot(diff_ctx *dc, int64_t id, bool current, int threads, ice_scan_plan **out,
+                         icd_error *err)
 {
     ice_scan_opts so = {0};
-    so.select.kind = ICE_SELECT_ID;
+    so.select.kind = current ? ICE_SELECT_CURRENT : ICE_SELECT_ID;
     so.select.snapshot_id = id;
     so.case_sensitive = true;
     so.threads = threads;
@@ -1135,8 +1138,8 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
     int threads = opts->threads > 1 ? opts->threads : 1;
     ice_scan_plan *pa = NULL, *pb = NULL;
     bucket_set all = {0};
-    int rc = plan_snapshot(dc, a->snapshot_id, threads, &pa, err);
-    if (!rc) rc = plan_snapshot(dc, b->snapshot_id, threads, &pb, err);
+    int rc = plan_snapshot(dc, a->snapshot_id, false, threads, &pa, err);
+    if (!rc) rc = plan_snapshot(dc, b->snapshot_id, !opts->has_to, threads, &pb, err);
     const ice_schema *schema = pb ? ice_scan_plan_schema(pb) : NULL;
     if (!rc) rc = collect_files(dc, pa, pb, err);
     if (!rc && dc->nfiles) {

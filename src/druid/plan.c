@@ -13,6 +13,7 @@
 
 #include "base/jsonw.h"
 #include "druid/catalog_load.h"
+#include "druid/stage_decide.h"
 #include "druid/to_iceberg.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
@@ -26,8 +27,9 @@ struct dr_plan {
     bool v2;
     bool residual;
     icd_buf residual_text;
-    icd_arena filter_arena; /* the Iceberg form of the icebergFilter */
-    bool druid_original;    /* dr_plan_opts.druid_original_locations */
+    icd_arena filter_arena;      /* the Iceberg form of the icebergFilter */
+    dr_file_decision *decisions; /* per task: raw or materialized, and why */
+    bool druid_original;         /* dr_plan_opts.druid_original_locations */
 };
 
 /* ---- table resolution ---------------------------------------------------------------- */
@@ -79,6 +81,27 @@ static int check_residual(dr_plan *p, icd_error *err)
     return 0;
 }
 
+/* The per-file raw / materialized decision (stage_decide.h), once per task, on first
+ * use (commands that do not need it never open a data file while planning). */
+int dr_plan_decide(dr_plan *p, icd_error *err)
+{
+    if (p->decisions) return 0;
+    size_t n = ice_scan_plan_task_count(p->scan);
+    p->decisions = calloc(n ? n : 1, sizeof *p->decisions);
+    if (!p->decisions) return icd_fail_nomem(err);
+    if (!n) return 0;
+    dr_decide_ctx *c = NULL;
+    int rc = dr_decide_new(p->io, p->md, ice_scan_plan_schema(p->scan), &c, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &p->decisions[i], err);
+    dr_decide_free(c);
+    if (rc) {
+        free(p->decisions);
+        p->decisions = NULL;
+    }
+    return rc;
+}
+
 int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,
                   icd_error *err)
 {
@@ -123,6 +146,7 @@ void dr_plan_free(dr_plan *p)
     ice_metadata_free(p->md);
     icd_buf_free(&p->residual_text);
     icd_arena_free(&p->filter_arena);
+    free(p->decisions);
     free(p);
 }
 
@@ -149,6 +173,19 @@ bool dr_plan_is_v2(const dr_plan *p)
 size_t dr_plan_split_count(const dr_plan *p)
 {
     return ice_scan_plan_task_count(p->scan);
+}
+
+const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i)
+{
+    return p->decisions && i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
+}
+
+size_t dr_plan_materialized_count(const dr_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; p->decisions && i < ice_scan_plan_task_count(p->scan); i++)
+        n += !p->decisions[i].raw;
+    return n;
 }
 
 bool dr_plan_residual(const dr_plan *p, const char **text)
@@ -274,6 +311,26 @@ static int check_fits(const char *type, const char *loc, const char *own, bool o
                         : "");
 }
 
+char *dr_plan_task_location(const dr_plan *p, size_t i)
+{
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    const char *type = ws ? json_string_value(json_object_get(ws, "type")) : NULL;
+    const char *own = ice_scan_plan_task(p->scan, i)->data->path;
+    char *r = p->druid_original ? strdup(own) : icd_fileio_resolve(p->io, own);
+    bool local = type && !strcmp(type, "local");
+    if (r && local && !strncmp(r, "file:", 5)) { /* Druid's local source takes paths */
+        const char *q = r + 5;
+        if (!strncmp(q, "//", 2)) q += 2;
+        memmove(r, q, strlen(q) + 1);
+    }
+    if (r && local) { /* Druid's workers need absolute file names */
+        char *a = dr_absolute_path(r);
+        free(r);
+        r = a;
+    }
+    return r;
+}
+
 int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
 {
     *out = NULL;
@@ -286,26 +343,14 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
     char **paths = calloc(n ? n : 1, sizeof *paths);
     if (!paths) return icd_fail_nomem(err);
     const char *type = json_string_value(json_object_get(ws, "type"));
-    bool local = type && !strcmp(type, "local");
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const char *own = ice_scan_plan_task(p->scan, i)->data->path;
-        char *r = p->druid_original ? strdup(own) : icd_fileio_resolve(p->io, own);
-        if (r && local && !strncmp(r, "file:", 5)) { /* Druid's local source takes paths */
-            const char *q = r + 5;
-            if (!strncmp(q, "//", 2)) q += 2;
-            memmove(r, q, strlen(q) + 1);
-        }
-        if (r && local) { /* Druid's workers need absolute file names */
-            char *a = dr_absolute_path(r);
-            free(r);
-            r = a;
-        }
-        paths[i] = r;
-        if (!r)
+        paths[i] = dr_plan_task_location(p, i);
+        if (!paths[i])
             rc = icd_fail_nomem(err);
         else
-            rc = check_fits(type, r, own, p->druid_original, err);
+            rc = check_fits(type, paths[i], own, p->druid_original, err);
     }
     if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
     for (size_t i = 0; i < n; i++)
@@ -522,8 +567,9 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
 }
 
-int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
+int dr_plan_write(dr_plan *p, icd_buf *b, icd_error *err)
 {
+    ICD_TRY(dr_plan_decide(p, err));
     const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
     ice_scan_counts c = ice_scan_plan_counts(p->scan);
     icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");
@@ -537,6 +583,32 @@ int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
     else
         icd_buf_puts(b, ",\"snapshotIdStr\":null");
     icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
+    size_t nmat = dr_plan_materialized_count(p);
+    icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
+                   c.data_files - nmat, nmat);
+    for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++) {
+        const ice_content_file *d = ice_scan_plan_task(p->scan, i)->data;
+        const dr_file_decision *fd = &p->decisions[i];
+        icd_buf_puts(b, i ? ",\n" : "\n");
+        icd_buf_puts(b, "{\"path\":");
+        icd_json_cstr(b, d->path);
+        icd_buf_puts(b, ",\"format\":");
+        icd_json_cstr(b, format_name(d->format));
+        icd_buf_printf(b, ",\"decision\":\"%s\",\"decidedBy\":\"%s\"",
+                       fd->raw ? "raw" : "materialized", fd->from_footer ? "footer" : "metadata");
+        /* how Druid gets the file: raw through the warehouseSource, materialized files
+         * staged (Parquet, Avro) or served as NDJSON rows (ORC: no ORC writer yet) */
+        icd_buf_printf(b, ",\"delivery\":\"%s\"",
+                       fd->raw                       ? "warehouseSource"
+                       : d->format == ICE_FORMAT_ORC ? "served (ORC: no ORC writer yet)"
+                                                     : "staged");
+        if (!fd->raw) {
+            icd_buf_puts(b, ",\"reason\":");
+            icd_json_cstr(b, fd->reason);
+        }
+        icd_buf_putc(b, '}');
+    }
+    icd_buf_puts(b, "\n]");
     if (!p->v2) {
         json_t *src = NULL;
         ICD_TRY(dr_plan_v1_source(p, &src, err));
@@ -556,4 +628,9 @@ int dr_plan_write(const dr_plan *p, icd_buf *b, icd_error *err)
         icd_buf_puts(b, "\n]}\n");
     }
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}
+
+icd_fileio *dr_plan_io(const dr_plan *p)
+{
+    return p->io;
 }

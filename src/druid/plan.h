@@ -33,6 +33,7 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "druid/spec.h"
+#include "druid/stage_decide.h"
 #include "iceberg/metadata.h"
 #include "iceberg/scan_plan.h"
 #include "io/fileio.h"
@@ -67,6 +68,13 @@ const ice_schema *dr_plan_schema(const dr_plan *p);
 bool dr_plan_is_v2(const dr_plan *p);
 /* The number of splits: tasks (= data files after pruning). */
 size_t dr_plan_split_count(const dr_plan *p);
+/* Makes the raw / materialized decision of every task (stage_decide.h; reads the footers
+ * of delete-free files). Idempotent; plan output and `stage` call it. */
+int dr_plan_decide(dr_plan *p, icd_error *err);
+/* The decision of split i after dr_plan_decide, NULL out of range or before. */
+const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i);
+/* The number of tasks that are not raw. */
+size_t dr_plan_materialized_count(const dr_plan *p);
 /* True when a residual filter remains (see above); *text describes it. */
 bool dr_plan_residual(const dr_plan *p, const char **text);
 
@@ -74,12 +82,19 @@ bool dr_plan_residual(const dr_plan *p, const char **text);
  * (locations resolved through --remap, since another reader gets them), as a new JSON
  * object. An empty plan gives the same shape with an empty list. */
 int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err);
+/* The data file of task i as another reader names it: resolved through --remap, made
+ * absolute for a `local` warehouseSource (malloc'd; NULL on OOM). */
+char *dr_plan_task_location(const dr_plan *p, size_t i);
+/* The FileIO the plan reads with (its --remap rules and storage settings). */
+icd_fileio *dr_plan_io(const dr_plan *p);
 /* v2 split i as JSON (appended to `out`, one line). */
 int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err);
 /* What `icedruid plan` prints: {"mode":"v1","snapshotId":..,"dataFiles":N,
  * "inputSource":{...}} or {"mode":"v2","snapshotId":..,"dataFiles":N,"deleteFiles":M,
- * "splits":[...]} followed by a newline. */
-int dr_plan_write(const dr_plan *p, icd_buf *out, icd_error *err);
+ * "splits":[...]} followed by a newline; both with "rawFiles", "materializedFiles" and
+ * "files": [{"path","format","decision":"raw"|"materialized","decidedBy":"metadata"|
+ * "footer","delivery","reason"}] per data file. */
+int dr_plan_write(dr_plan *p, icd_buf *out, icd_error *err);
 
 /* Helper of dr_plan_v1_source, exposed for tests: the input source `type` builds from
  * `paths` (ws is the warehouseSource object, copied except for its path list). */

@@ -5,6 +5,7 @@
  */
 #include "druid/plan_provider.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonw.h"
 #include "druid/druid_sink.h"
 #include "druid/row.h"
 #include "iceberg/reader.h"
@@ -24,6 +26,9 @@ struct dr_plan_provider {
     ice_scan_reader *reader;
     dr_plan_provider_opts opts;
     atomic_uint open_streams;
+    pthread_mutex_t stats_lock;
+    ice_read_stats stats; /* every stream's reads, finished or cut */
+    uint64_t splits_done, splits_failed;
 };
 
 typedef struct stream {
@@ -98,6 +103,7 @@ static void *produce(void *arg)
     icd_error err;
     icd_error_clear(&err);
     dr_sink sink;
+    ice_read_stats stats = {0};
     int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(dr_plan_spec(pp->plan)), pp->reader,
                           &st->cur, &err);
     if (!rc) {
@@ -107,17 +113,19 @@ static void *produce(void *arg)
         sink.cancel = &st->cancel;
         ice_row_sink rs;
         dr_sink_row_sink(&sink, &rs);
-        ice_read_stats stats = {0};
         rc = ice_scan_reader_read_task(
             pp->reader, ice_scan_plan_task(dr_plan_scan(pp->plan), st->n), &rs, &stats, &err);
     }
     dr_sink_clear(&sink);
     if (!rc && st->cur.len) rc = push_chunk(st, &err);
-    if (rc && rc != ICD_ECANCELED) {
-        char line[2200];
-        icd_error_format(&err, line, sizeof line);
-        logf_line(pp, "split %zu failed: %s", st->n, line);
-    }
+    /* a failure is reported (and logged once) by the server, which gets it from p_next */
+    pthread_mutex_lock(&pp->stats_lock);
+    ice_read_stats_add(&pp->stats, &stats);
+    if (!rc)
+        pp->splits_done++;
+    else if (rc != ICD_ECANCELED)
+        pp->splits_failed++;
+    pthread_mutex_unlock(&pp->stats_lock);
     pthread_mutex_lock(&st->mu);
     st->done = true;
     st->rc = rc;
@@ -232,9 +240,11 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
     if (!pp->opts.queue_chunks) pp->opts.queue_chunks = 4;
     if (pp->opts.queue_chunks > MAX_QUEUE) pp->opts.queue_chunks = MAX_QUEUE;
     atomic_init(&pp->open_streams, 0);
+    pthread_mutex_init(&pp->stats_lock, NULL);
     int rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), NULL, 0,
                                  &pp->reader, err);
     if (rc) {
+        pthread_mutex_destroy(&pp->stats_lock);
         free(pp);
         return rc;
     }
@@ -246,12 +256,77 @@ void dr_plan_provider_free(dr_plan_provider *pp)
 {
     if (!pp) return;
     ice_scan_reader_free(pp->reader);
+    pthread_mutex_destroy(&pp->stats_lock);
     free(pp);
+}
+
+/* /health: the table and the snapshot served (the id as a string: JSON numbers lose
+ * 64-bit ids in many tools). */
+static void p_health(void *ctx, icd_buf *out)
+{
+    dr_plan_provider *pp = ctx;
+    const dr_spec *spec = dr_plan_spec(pp->plan);
+    const char *ns = dr_spec_namespace(spec), *name = dr_spec_table_name(spec);
+    icd_buf t = ICD_BUF_INIT;
+    if (ns && ns[0]) icd_buf_printf(&t, "%s.", ns);
+    icd_buf_puts(&t, name ? name : "");
+    icd_buf_puts(out, ",\"table\":");
+    icd_json_str(out, t.data ? t.data : "", t.len);
+    icd_buf_free(&t);
+    const ice_snapshot *snap = ice_scan_plan_snapshot(dr_plan_scan(pp->plan));
+    if (snap)
+        icd_buf_printf(out, ",\"snapshotId\":\"%" PRId64 "\"", snap->snapshot_id);
+    else
+        icd_buf_puts(out, ",\"snapshotId\":null");
+}
+
+void dr_plan_provider_stats(dr_plan_provider *pp, ice_read_stats *out)
+{
+    pthread_mutex_lock(&pp->stats_lock);
+    *out = pp->stats;
+    pthread_mutex_unlock(&pp->stats_lock);
+}
+
+/* /metrics: the row accounting of every split read so far (the counters of `scan
+ * --stats`, summed over the streams). */
+static void p_metrics(void *ctx, icd_buf *out)
+{
+    dr_plan_provider *pp = ctx;
+    pthread_mutex_lock(&pp->stats_lock);
+    ice_read_stats st = pp->stats;
+    uint64_t done = pp->splits_done, failed = pp->splits_failed;
+    pthread_mutex_unlock(&pp->stats_lock);
+    icd_buf_puts(out, "# HELP icedruid_rows_total Rows of data files by what happened to them: "
+                      "read, removed by position deletes (and deletion vectors), removed by "
+                      "equality deletes, emitted, skipped as unparseable.\n"
+                      "# TYPE icedruid_rows_total counter\n");
+    icd_buf_printf(out,
+                   "icedruid_rows_total{kind=\"read\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"deleted_position\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"deleted_equality\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"emitted\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"unparseable\"} %" PRIu64 "\n",
+                   st.rows_read, st.rows_deleted_position, st.rows_deleted_equality,
+                   st.rows_emitted, st.rows_skipped);
+    icd_buf_printf(out,
+                   "# HELP icedruid_data_files_read_total Data files read (a split read twice "
+                   "counts twice).\n# TYPE icedruid_data_files_read_total counter\n"
+                   "icedruid_data_files_read_total %" PRIu64 "\n"
+                   "# HELP icedruid_delete_files_loaded_total Delete files loaded (once per "
+                   "server life each).\n# TYPE icedruid_delete_files_loaded_total counter\n"
+                   "icedruid_delete_files_loaded_total %" PRIu64 "\n"
+                   "# HELP icedruid_splits_read_total Splits read to their end.\n"
+                   "# TYPE icedruid_splits_read_total counter\n"
+                   "icedruid_splits_read_total %" PRIu64 "\n"
+                   "# HELP icedruid_split_errors_total Split reads that failed.\n"
+                   "# TYPE icedruid_split_errors_total counter\n"
+                   "icedruid_split_errors_total %" PRIu64 "\n",
+                   st.data_files, st.delete_files_loaded, done, failed);
 }
 
 void dr_plan_provider_get(dr_plan_provider *pp, dr_server_provider *out)
 {
-    *out = (dr_server_provider){pp, p_count, p_spec, p_open, p_next, p_close};
+    *out = (dr_server_provider){pp, p_count, p_spec, p_open, p_next, p_close, p_health, p_metrics};
 }
 
 unsigned dr_plan_provider_open_streams(const dr_plan_provider *pp)

@@ -13,6 +13,10 @@
  * All streams share one ice_scan_reader, so a delete file is read once for the server's
  * life, whichever splits need it.
  *
+ * Failures are not logged here: the server reports each one once (500 or an aborted
+ * response). /metrics gets the row accounting (rows read, removed by each kind of
+ * delete, emitted, unparseable), /health the table and snapshot id.
+ *
  * Parse exceptions are counted per split (one Druid subtask reads one split) against
  * maxParseExceptions: unparseable rows are skipped and logged; one too many fails the
  * stream, which the server turns into an aborted response (Druid sees a failure).
@@ -26,6 +30,7 @@
 #include "druid/plan.h"
 #include "druid/rewrite.h"
 #include "druid/server.h"
+#include "iceberg/reader.h"
 
 typedef struct dr_plan_provider dr_plan_provider;
 
@@ -45,6 +50,8 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
 void dr_plan_provider_free(dr_plan_provider *pp);
 /* The callbacks for dr_server_start (valid while the provider lives). */
 void dr_plan_provider_get(dr_plan_provider *pp, dr_server_provider *out);
+/* The read counters summed over every stream so far (what /metrics shows). */
+void dr_plan_provider_stats(dr_plan_provider *pp, ice_read_stats *out);
 /* Streams currently open (tests: 0 after every client went away). */
 unsigned dr_plan_provider_open_streams(const dr_plan_provider *pp);
 

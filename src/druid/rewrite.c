@@ -169,23 +169,18 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
     return 0;
 }
 
-static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *err)
+int dr_rewrite_with_source(const dr_plan *p, json_t *src, json_t **out, icd_error *err)
 {
+    *out = NULL;
     const dr_spec *s = dr_plan_spec(p);
-    if (dr_plan_split_count(p) == 0) { /* Druid's own iceberg source reads nothing */
-        *out = doc;
-        return 0;
-    }
-    json_t *src = NULL;
-    int rc = dr_plan_v1_source(p, &src, err);
-    if (rc) {
-        json_decref(doc);
-        return rc;
-    }
     if (dr_spec_shape(s) == DR_DOC_INPUT_SOURCE) {
-        json_decref(doc);
         *out = src;
         return 0;
+    }
+    json_t *doc = json_deep_copy(dr_spec_document(s));
+    if (!doc) {
+        json_decref(src);
+        return icd_fail_nomem(err);
     }
     char io_path[DR_REWRITE_PATH];
     parent_path(dr_spec_input_source_path(s), io_path, sizeof io_path);
@@ -198,6 +193,18 @@ static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *er
     json_object_set_new(io, "inputSource", src);
     *out = doc;
     return 0;
+}
+
+static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *err)
+{
+    if (dr_plan_split_count(p) == 0) { /* Druid's own iceberg source reads nothing */
+        *out = doc;
+        return 0;
+    }
+    json_decref(doc);
+    json_t *src = NULL;
+    ICD_TRY(dr_plan_v1_source(p, &src, err));
+    return dr_rewrite_with_source(p, src, out, err);
 }
 
 int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err)

@@ -36,4 +36,9 @@ typedef struct dr_rewrite_opts {
  * just the new input source. */
 int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err);
 
+/* The user's document with its iceberg input source replaced by `src` (taken over, also
+ * on failure); a spec given as a bare input source gives `src` itself. The v1 rewrite and
+ * `icedruid stage` (stage.h) both build their spec with it. */
+int dr_rewrite_with_source(const dr_plan *p, json_t *src, json_t **out, icd_error *err);
+
 #endif

@@ -1,19 +1,33 @@
 /*
  * The HTTP split server behind `icedruid serve` (see server.h for the routes).
  *
- * Data flow: Druid's `http` input source GETs /splits/N; the access handler opens the
- * provider's stream for split N and pulls its first chunk (so a failure to start is a
- * clean 500), then hands libmicrohttpd a chunked response whose content reader copies
- * out of a per-request chunk buffer and pulls the next chunk from the provider when it
- * runs dry. Memory per request is one provider chunk plus MHD's connection buffer.
+ * Data flow: Druid's `http` input source GETs /splits/N. The access handler admits the
+ * request (a stream slot, or a place in the wait queue), hands the split to the producer
+ * pool and suspends the connection. A pool thread opens the provider's stream and pulls
+ * chunks into the request's queue (at most stream_buffer_bytes ahead of the client, and
+ * buffer_bytes over all streams), resuming the connection whenever it delivers. Once the
+ * first chunk (or the end, or a failure) is there, the handler answers: 200 with a
+ * chunked body whose content reader copies out of the queue (suspending when it runs
+ * dry), or a clean 500. libmicrohttpd's threads never call the provider and never block.
  *
- * Lifetime of a request (dr_http_req): it is referenced by the connection (released by
- * MHD's request-completed notification) and, for streams, by the response (released by
- * the response's free callback). Which of the two comes first depends on how the
- * request ended, so the request is reference-counted and the provider's stream is closed
- * when the last reference goes: at the end of the body, when the client disconnects
- * (MHD notices the failed send and closes the connection), on the idle timeout, or when
- * the server stops. After that no provider call is made for it.
+ * A stream's slot is released by its producer as soon as the provider reports the end
+ * (before the last bytes reach the client), so a client that asks for its next split
+ * right after the previous one ended is never refused within max_streams; requests over
+ * the limit wait in FIFO order and get the next free slot.
+ *
+ * Lifetime of a request (dr_http_req), reference-counted: the connection holds one from
+ * the URI callback to the completion notification, a streamed response one until MHD
+ * frees it, and the producer side one from the first job until the pool closed the
+ * provider's stream. The stream is closed on a pool thread (at the end, on failure, or
+ * after the client went away), never on an HTTP thread.
+ *
+ * Connections: each is tracked from MHD's connect notification (with a dup of its
+ * socket, so the watchdog can shutdown() it without racing MHD's close and a reuse of
+ * the descriptor number). The watchdog thread closes connections whose header is not
+ * complete header_timeout_s after they started (MHD's own timeout restarts at every
+ * byte), expires queued requests, and the accept policy closes the oldest
+ * header-incomplete connection when max_connections is reached, so a slowloris flood
+ * cannot lock out a real client or /health.
  *
  * The listening socket is bound here rather than by MHD, so a failure to bind reports
  * the system's reason ("Address already in use"), and port 0 works.
@@ -25,21 +39,88 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/jsonw.h"
+#include "base/redact.h"
 #include "druid/server.h"
+#include "icedruid/icedruid.h"
 
 #define DR_HTTP_REALM "icedruid"
 #define DR_HTTP_BLOCK (64 * 1024)     /* MHD's read size per content-reader call */
 #define DR_HTTP_CONN_MEM (128 * 1024) /* MHD's per-connection memory pool */
+#define DR_WATCHDOG_MS 100
+
+enum { RT_HEALTH, RT_METRICS, RT_SPLITS, RT_SPLIT, RT_SPEC, RT_OTHER, RT_COUNT };
+static const char *const route_names[RT_COUNT] = {"health", "metrics", "splits",
+                                                  "split",  "spec",    "other"};
+static const int status_codes[] = {200, 400, 401, 404, 405, 500, 503, 505};
+#define NSTATUS (sizeof status_codes / sizeof status_codes[0])
+
+/* One TCP connection (MHD's socket context). Guarded by the server's mu. */
+typedef struct conn_info {
+    struct conn_info *prev, *next;
+    int fd;          /* our dup of the socket: shutdown() on it ends the connection */
+    double t0;       /* start of the current header wait */
+    bool in_header;  /* waiting for (the rest of) a request header */
+    bool shut;       /* already shut down by us */
+    char client[64]; /* "ADDR:PORT" */
+} conn_info;
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t len;
+    char data[];
+} chunk;
+
+enum { SLOT_NONE, SLOT_QUEUED, SLOT_ACTIVE };
+enum { JOB_IDLE, JOB_QUEUED, JOB_RUNNING };
+enum { PH_ADMIT, PH_FIRST, PH_STREAM };
+
+typedef struct dr_http_req {
+    dr_server *srv;
+    atomic_int refs;
+    struct MHD_Connection *conn;
+    char method[16];
+    char *target; /* the raw request target (path + query), as sent */
+    char *logpath;
+    char client[64];
+    int route, status;
+    uint64_t bytes;
+    struct timespec t0;
+    bool routed, failed, counted;
+    /* /splits/N only; everything below is guarded by mu unless noted */
+    pthread_mutex_t mu;
+    size_t split;
+    int phase;          /* HTTP side only */
+    int slot;           /* guarded by srv->mu */
+    bool granted;       /* srv->mu: a freed slot was handed to this queued request */
+    bool queue_expired; /* srv->mu */
+    double deadline;    /* srv->mu: end of the wait in the queue */
+    struct dr_http_req *wq_next, *wq_prev;   /* srv->mu: wait queue */
+    struct dr_http_req *all_next, *all_prev; /* srv->mu: live split requests */
+    bool in_all, inflight;
+    bool suspended, pending_wake;
+    int job;
+    struct dr_http_req *jq_next; /* srv->pmu */
+    bool producing;              /* the producer side holds its reference */
+    bool parked_global;          /* waiting for room in the global buffer */
+    void *stream;
+    bool opened, eof, prod_failed, closed, cancel;
+    icd_error perr;
+    chunk *qhead, *qtail, *cur;
+    size_t qbytes, cur_off;
+} dr_http_req;
 
 struct dr_server {
     struct MHD_Daemon *daemon;
@@ -49,30 +130,36 @@ struct dr_server {
     char *base_url;
     char *auth_user; /* NULL: no authentication */
     char *auth_password;
-    unsigned max_streams;
-    atomic_uint streams; /* responses of /splits/N currently alive */
+    size_t auth_user_len, auth_password_len;
+    unsigned max_streams, max_queued, queue_timeout_s, header_timeout_s, max_conns;
+    size_t stream_budget, global_budget;
     void (*on_error)(void *log_ctx, const char *line);
     void (*on_access)(void *log_ctx, const dr_server_access *rec);
     void *log_ctx;
+    /* state guarded by mu */
+    pthread_mutex_t mu;
+    unsigned slots_used, queued, inflight, nconns, nshut;
+    dr_http_req *wq_head, *wq_tail, *all;
+    conn_info *conns, *conns_tail; /* oldest header wait first */
+    /* producer pool */
+    pthread_mutex_t pmu;
+    pthread_cond_t pcv;
+    dr_http_req *jq_head, *jq_tail;
+    bool pool_stop;
+    pthread_t *workers;
+    unsigned nworkers;
+    /* watchdog */
+    pthread_t watchdog;
+    bool have_watchdog;
+    atomic_bool wd_stop, draining, stopping;
+    int quiesced_fd;
+    atomic_size_t buffered;
+    atomic_uint nparked;
+    /* metrics */
+    atomic_uint_fast64_t requests[RT_COUNT][NSTATUS + 1];
+    atomic_uint_fast64_t bytes_sent, stream_failures, streams_aborted, streams_completed,
+        header_timeouts, evictions, refused_conns, queue_timeouts, queued_total;
 };
-
-typedef struct dr_http_req {
-    dr_server *srv;
-    atomic_int refs;
-    char method[16];
-    char *path;
-    int status;
-    uint64_t bytes;
-    struct timespec t0;
-    bool failed; /* the stream failed after the response started */
-    /* /splits/N only */
-    size_t split;
-    void *stream;
-    bool holds_slot;
-    bool eof;
-    icd_buf chunk;
-    size_t off;
-} dr_http_req;
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -85,6 +172,7 @@ static void srv_log(dr_server *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    icd_redact_userinfo(line, sizeof line);
     s->on_error(s->log_ctx, line);
 }
 
@@ -101,14 +189,24 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
     srv_log(s, "libmicrohttpd: %s", line);
 }
 
-/* Compares without an early exit, so timing does not reveal how much of a secret matched. */
-static bool secret_equal(const char *a, const char *b)
+/* Compares `got` (len bytes, any content) with the secret `want` (wlen bytes) in time
+ * that depends only on wlen: no early exit on the first difference, and the lengths are
+ * part of the comparison ("pass\0junk" is not "pass"). */
+static bool secret_equal(const char *got, size_t len, const char *want, size_t wlen)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    unsigned char diff = (unsigned char)(la != lb);
-    for (size_t i = 0; i < la; i++)
-        diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
-    return diff == 0 && lb == la;
+    unsigned char diff = (unsigned char)(len != wlen);
+    for (size_t i = 0; i < wlen; i++) {
+        unsigned char g = i < len ? (unsigned char)got[i] : 0;
+        diff |= (unsigned char)(g ^ (unsigned char)want[i]);
+    }
+    return diff == 0;
+}
+
+static double mono_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static double seconds_since(const struct timespec *t0)
@@ -123,15 +221,86 @@ void dr_server_split_url(icd_buf *out, const char *base_url, size_t n)
     icd_buf_printf(out, "%s/splits/%zu", base_url, n);
 }
 
+/* The request target for the access log: bytes outside printable ASCII, '"' and '\\'
+ * become \xHH, so a decoded or raw CR/LF cannot start a forged line. */
+static char *escape_for_log(const char *t)
+{
+    icd_buf b = ICD_BUF_INIT;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+            icd_buf_printf(&b, "\\x%02X", *p);
+        else
+            icd_buf_putc(&b, (char)*p);
+    }
+    if (!b.data) icd_buf_puts(&b, "");
+    return icd_buf_detach(&b);
+}
+
+static void format_addr(const struct sockaddr *sa, char *out, size_t cap)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    if (sa && sa->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+        snprintf(out, cap, "%s:%u", host, port);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+        snprintf(out, cap, "[%s]:%u", host, port);
+    } else {
+        snprintf(out, cap, "?");
+    }
+}
+
+static void count_request(dr_server *s, int route, int status)
+{
+    size_t k = NSTATUS;
+    for (size_t i = 0; i < NSTATUS; i++)
+        if (status_codes[i] == status) k = i;
+    atomic_fetch_add(&s->requests[route][k], 1);
+}
+
 /* ---- request lifetime ----------------------------------------------------------- */
+
+static void chunk_list_free(dr_server *s, chunk *c)
+{
+    while (c) {
+        chunk *n = c->next;
+        atomic_fetch_sub(&s->buffered, c->len);
+        free(c);
+        c = n;
+    }
+}
+
+static void kick_parked(dr_server *s);
 
 static void req_release(dr_http_req *r)
 {
     if (atomic_fetch_sub(&r->refs, 1) != 1) return;
-    if (r->stream) r->srv->p.split_close(r->stream);
-    if (r->holds_slot) atomic_fetch_sub(&r->srv->streams, 1);
-    icd_buf_free(&r->chunk);
-    free(r->path);
+    dr_server *s = r->srv;
+    if (r->in_all) {
+        pthread_mutex_lock(&s->mu);
+        if (r->all_prev)
+            r->all_prev->all_next = r->all_next;
+        else
+            s->all = r->all_next;
+        if (r->all_next) r->all_next->all_prev = r->all_prev;
+        if (r->inflight) s->inflight--;
+        pthread_mutex_unlock(&s->mu);
+    }
+    bool had_data = r->qhead || r->cur;
+    chunk_list_free(s, r->qhead);
+    if (r->cur) {
+        atomic_fetch_sub(&s->buffered, r->cur->len);
+        free(r->cur);
+    }
+    if (had_data && atomic_load(&s->nparked)) kick_parked(s);
+    pthread_mutex_destroy(&r->mu);
+    free(r->target);
+    free(r->logpath);
     free(r);
 }
 
@@ -140,25 +309,234 @@ static void response_free_cb(void *cls)
     req_release(cls);
 }
 
-static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                              enum MHD_RequestTerminationCode toe)
+/* Resumes the request's connection if it is suspended, else remembers the wake-up so
+ * the next attempt to suspend checks again. Under r->mu. */
+static void wake_locked(dr_http_req *r)
 {
-    dr_server *s = cls;
-    dr_http_req *r = *con_cls;
-    if (!r) return;
-    *con_cls = NULL;
-    if (s->on_access) {
-        dr_server_access rec = {
-            .method = r->method,
-            .path = r->path ? r->path : "",
-            .status = r->status,
-            .bytes = r->bytes,
-            .seconds = seconds_since(&r->t0),
-            .completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !r->failed,
-        };
-        s->on_access(s->log_ctx, &rec);
+    if (r->suspended) {
+        r->suspended = false;
+        MHD_resume_connection(r->conn);
+    } else {
+        r->pending_wake = true;
     }
-    req_release(r);
+}
+
+/* Suspends the connection unless a wake-up came in meanwhile (then returns false: look
+ * again). Under r->mu; never while stopping (a suspended connection would block
+ * MHD_stop_daemon). */
+static bool suspend_locked(dr_http_req *r)
+{
+    if (r->pending_wake || atomic_load(&r->srv->stopping)) {
+        r->pending_wake = false;
+        return false;
+    }
+    r->suspended = true;
+    MHD_suspend_connection(r->conn);
+    return true;
+}
+
+/* ---- the producer pool ---------------------------------------------------------- */
+
+/* Under r->mu. */
+static void enqueue_job(dr_http_req *r)
+{
+    dr_server *s = r->srv;
+    if (r->job != JOB_IDLE) return;
+    r->job = JOB_QUEUED;
+    pthread_mutex_lock(&s->pmu);
+    r->jq_next = NULL;
+    if (s->jq_tail)
+        s->jq_tail->jq_next = r;
+    else
+        s->jq_head = r;
+    s->jq_tail = r;
+    pthread_cond_signal(&s->pcv);
+    pthread_mutex_unlock(&s->pmu);
+}
+
+/* May the producer pull another chunk? Under r->mu. */
+static bool room_for_more(dr_http_req *r, bool *global_full)
+{
+    dr_server *s = r->srv;
+    *global_full = false;
+    if (r->qbytes == 0) return true; /* one chunk is always allowed: progress */
+    if (r->qbytes >= s->stream_budget) return false;
+    if (atomic_load(&s->buffered) >= s->global_budget) {
+        *global_full = true;
+        return false;
+    }
+    return true;
+}
+
+/* Re-queues producers parked for lack of room in the global buffer. */
+static void kick_parked(dr_server *s)
+{
+    if (atomic_load(&s->buffered) >= s->global_budget) return; /* still full */
+    pthread_mutex_lock(&s->mu);
+    for (dr_http_req *r = s->all; r; r = r->all_next) {
+        pthread_mutex_lock(&r->mu);
+        if (r->parked_global && r->job == JOB_IDLE) {
+            r->parked_global = false;
+            atomic_fetch_sub(&s->nparked, 1);
+            enqueue_job(r);
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* A stream slot is free again: hand it to the oldest waiting request, or give it back. */
+static void release_slot(dr_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    dr_http_req *w = s->wq_head;
+    if (w) {
+        s->wq_head = w->wq_next;
+        if (s->wq_head)
+            s->wq_head->wq_prev = NULL;
+        else
+            s->wq_tail = NULL;
+        w->wq_next = w->wq_prev = NULL;
+        s->queued--;
+        w->slot = SLOT_ACTIVE;
+        w->granted = true;
+        pthread_mutex_lock(&w->mu);
+        wake_locked(w);
+        pthread_mutex_unlock(&w->mu);
+    } else {
+        s->slots_used--;
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* One step of a stream on a pool thread: open, pull one chunk, or close. */
+static void run_job(dr_server *s, dr_http_req *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->job = JOB_RUNNING;
+    bool cancel = r->cancel || atomic_load(&s->stopping);
+    bool opened = r->opened;
+    pthread_mutex_unlock(&r->mu);
+
+    bool finished = false; /* the producer side is done with this request */
+    bool got_eof = false;
+    if (cancel) {
+        finished = true;
+    } else if (!opened) {
+        icd_error err;
+        icd_error_clear(&err);
+        void *st = NULL;
+        int rc = s->p.split_open(s->p.ctx, r->split, &st, &err);
+        pthread_mutex_lock(&r->mu);
+        if (rc) {
+            r->prod_failed = true;
+            r->perr = err;
+            finished = true;
+        } else {
+            r->opened = true;
+            r->stream = st;
+        }
+        pthread_mutex_unlock(&r->mu);
+    } else {
+        icd_error err;
+        icd_error_clear(&err);
+        icd_buf b = ICD_BUF_INIT;
+        bool eof = false;
+        int rc = s->p.split_next(r->stream, &b, &eof, &err);
+        if (!rc && !icd_buf_ok(&b)) rc = icd_fail_nomem(&err);
+        chunk *c = NULL;
+        if (!rc && b.len) {
+            c = malloc(sizeof *c + b.len);
+            if (!c) {
+                rc = icd_fail_nomem(&err);
+            } else {
+                c->next = NULL;
+                c->len = b.len;
+                memcpy(c->data, b.data, b.len);
+                atomic_fetch_add(&s->buffered, b.len);
+            }
+        }
+        icd_buf_free(&b);
+        pthread_mutex_lock(&r->mu);
+        if (c) {
+            if (r->qtail)
+                r->qtail->next = c;
+            else
+                r->qhead = c;
+            r->qtail = c;
+            r->qbytes += c->len;
+        }
+        if (rc) {
+            r->prod_failed = true;
+            r->perr = err;
+            finished = true;
+        } else if (eof) {
+            got_eof = true; /* r->eof is set after the slot is free (below) */
+            finished = true;
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+
+    if (finished) {
+        void *st = NULL;
+        pthread_mutex_lock(&r->mu);
+        if (r->opened && !r->closed) {
+            st = r->stream;
+            r->closed = true;
+        }
+        pthread_mutex_unlock(&r->mu);
+        /* closed before the client can see the end of the body, so the slot is free
+         * when the next request of the same client comes */
+        if (st) s->p.split_close(st);
+        release_slot(s);
+        pthread_mutex_lock(&r->mu);
+        /* only now may the client see the end and ask for its next split */
+        if (got_eof) r->eof = true;
+        r->job = JOB_IDLE;
+        r->producing = false;
+        wake_locked(r);
+        pthread_mutex_unlock(&r->mu);
+        req_release(r); /* the producer side's reference */
+        return;
+    }
+    pthread_mutex_lock(&r->mu);
+    r->job = JOB_IDLE;
+    bool global_full;
+    if (r->cancel || room_for_more(r, &global_full)) {
+        enqueue_job(r);
+    } else if (global_full) {
+        r->parked_global = true;
+        atomic_fetch_add(&s->nparked, 1);
+    }
+    wake_locked(r);
+    pthread_mutex_unlock(&r->mu);
+    /* the buffer may have drained between the check and the parking */
+    if (atomic_load(&s->nparked) && atomic_load(&s->buffered) < s->global_budget) kick_parked(s);
+}
+
+static void *pool_main(void *arg)
+{
+    dr_server *s = arg;
+    /* Producing rows (decoding, applying deletes) yields the CPU to the HTTP threads:
+     * on a loaded machine /health and the byte copying stay responsive. Linux applies
+     * a thread's nice value per thread. */
+    errno = 0;
+    int nice_now = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (errno == 0) setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice_now + 5);
+    for (;;) {
+        pthread_mutex_lock(&s->pmu);
+        while (!s->jq_head && !s->pool_stop)
+            pthread_cond_wait(&s->pcv, &s->pmu);
+        dr_http_req *r = s->jq_head;
+        if (!r) {
+            pthread_mutex_unlock(&s->pmu);
+            return NULL;
+        }
+        s->jq_head = r->jq_next;
+        if (!s->jq_head) s->jq_tail = NULL;
+        pthread_mutex_unlock(&s->pmu);
+        run_job(s, r);
+    }
 }
 
 /* ---- responses ------------------------------------------------------------------ */
@@ -178,6 +556,8 @@ static enum MHD_Result queue_bytes(struct MHD_Connection *c, dr_http_req *r, int
             MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
         if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+        if (atomic_load(&r->srv->draining))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
         ok = MHD_queue_response(c, (unsigned)status, resp);
     }
     MHD_destroy_response(resp);
@@ -186,18 +566,23 @@ static enum MHD_Result queue_bytes(struct MHD_Connection *c, dr_http_req *r, int
     return ok;
 }
 
-static enum MHD_Result queue_json(struct MHD_Connection *c, dr_http_req *r, int status,
-                                  icd_buf *body)
+static enum MHD_Result queue_text(struct MHD_Connection *c, dr_http_req *r, int status,
+                                  const char *type, icd_buf *body)
 {
-    icd_buf_putc(body, '\n');
     if (!icd_buf_ok(body)) {
         icd_buf_free(body);
         return MHD_NO;
     }
-    enum MHD_Result ok =
-        queue_bytes(c, r, status, "application/json", body->data ? body->data : "", body->len);
+    enum MHD_Result ok = queue_bytes(c, r, status, type, body->data ? body->data : "", body->len);
     icd_buf_free(body);
     return ok;
+}
+
+static enum MHD_Result queue_json(struct MHD_Connection *c, dr_http_req *r, int status,
+                                  icd_buf *body)
+{
+    icd_buf_putc(body, '\n');
+    return queue_text(c, r, status, "application/json", body);
 }
 
 /* {"error":"MESSAGE"} with the given status. */
@@ -211,21 +596,114 @@ static enum MHD_Result queue_error(struct MHD_Connection *c, dr_http_req *r, int
     return queue_json(c, r, status, &b);
 }
 
-static enum MHD_Result queue_icd_error(struct MHD_Connection *c, dr_http_req *r, int status,
-                                       const icd_error *err)
+/* ---- routes --------------------------------------------------------------------- */
+
+unsigned dr_server_streams_in_flight(dr_server *s)
 {
-    char msg[2200];
-    icd_error_format(err, msg, sizeof msg);
-    return queue_error(c, r, status, msg);
+    pthread_mutex_lock(&s->mu);
+    unsigned n = s->inflight;
+    pthread_mutex_unlock(&s->mu);
+    return n;
 }
 
-/* ---- routes --------------------------------------------------------------------- */
+unsigned dr_server_streams_queued(dr_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    unsigned n = s->queued;
+    pthread_mutex_unlock(&s->mu);
+    return n;
+}
 
 static enum MHD_Result route_health(struct MHD_Connection *c, dr_http_req *r)
 {
+    dr_server *s = r->srv;
     icd_buf b = ICD_BUF_INIT;
-    icd_buf_printf(&b, "{\"status\":\"ok\",\"splits\":%zu}", r->srv->nsplits);
+    pthread_mutex_lock(&s->mu);
+    unsigned inflight = s->inflight, queued = s->queued;
+    pthread_mutex_unlock(&s->mu);
+    icd_buf_printf(
+        &b, "{\"status\":\"%s\",\"version\":", atomic_load(&s->draining) ? "draining" : "ok");
+    icd_json_cstr(&b, icd_version());
+    icd_buf_printf(&b, ",\"splits\":%zu,\"streamsInFlight\":%u,\"streamsQueued\":%u", s->nsplits,
+                   inflight, queued);
+    if (s->p.write_health) s->p.write_health(s->p.ctx, &b);
+    icd_buf_putc(&b, '}');
     return queue_json(c, r, MHD_HTTP_OK, &b);
+}
+
+static void metric_head(icd_buf *b, const char *name, const char *type, const char *help)
+{
+    icd_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void metric_u64(icd_buf *b, const char *name, const char *type, const char *help, uint64_t v)
+{
+    metric_head(b, name, type, help);
+    icd_buf_printf(b, "%s %" PRIu64 "\n", name, v);
+}
+
+static enum MHD_Result route_metrics(struct MHD_Connection *c, dr_http_req *r)
+{
+    dr_server *s = r->srv;
+    icd_buf b = ICD_BUF_INIT;
+    /* this request is answered now: count it before rendering, so a scrape sees itself */
+    count_request(s, RT_METRICS, 200);
+    r->counted = true;
+    metric_head(&b, "icedruid_serve_requests_total", "counter",
+                "HTTP requests answered, by route and status code.");
+    for (int rt = 0; rt < RT_COUNT; rt++)
+        for (size_t k = 0; k <= NSTATUS; k++) {
+            uint64_t v = atomic_load(&s->requests[rt][k]);
+            if (!v) continue;
+            char code[8];
+            if (k < NSTATUS)
+                snprintf(code, sizeof code, "%d", status_codes[k]);
+            else
+                snprintf(code, sizeof code, "other");
+            icd_buf_printf(&b,
+                           "icedruid_serve_requests_total{route=\"%s\",code=\"%s\"} %" PRIu64 "\n",
+                           route_names[rt], code, v);
+        }
+    pthread_mutex_lock(&s->mu);
+    unsigned inflight = s->inflight, queued = s->queued, slots = s->slots_used, conns = s->nconns;
+    pthread_mutex_unlock(&s->mu);
+    metric_u64(&b, "icedruid_serve_response_bytes_total", "counter",
+               "Body bytes handed to connections.", atomic_load(&s->bytes_sent));
+    metric_u64(&b, "icedruid_serve_streams_in_flight", "gauge",
+               "Split responses being produced or sent.", inflight);
+    metric_u64(&b, "icedruid_serve_streams_producing", "gauge",
+               "Stream slots in use (splits being read from storage).", slots);
+    metric_u64(&b, "icedruid_serve_streams_queued", "gauge",
+               "Split requests waiting for a stream slot.", queued);
+    metric_u64(&b, "icedruid_serve_streams_completed_total", "counter",
+               "Split responses sent to the end.", atomic_load(&s->streams_completed));
+    metric_u64(&b, "icedruid_serve_stream_errors_total", "counter",
+               "Split streams that failed in the provider (500 or an aborted response).",
+               atomic_load(&s->stream_failures));
+    metric_u64(&b, "icedruid_serve_streams_aborted_total", "counter",
+               "Split responses cut because the client went away, stopped reading or the "
+               "server stopped.",
+               atomic_load(&s->streams_aborted));
+    metric_u64(&b, "icedruid_serve_queued_total", "counter",
+               "Split requests that had to wait for a stream slot.", atomic_load(&s->queued_total));
+    metric_u64(&b, "icedruid_serve_queue_timeouts_total", "counter",
+               "Split requests answered 503 after waiting queue_timeout for a slot.",
+               atomic_load(&s->queue_timeouts));
+    metric_u64(&b, "icedruid_serve_buffered_bytes", "gauge",
+               "Row bytes buffered ahead of clients, over all streams.", atomic_load(&s->buffered));
+    metric_u64(&b, "icedruid_serve_connections", "gauge", "Open TCP connections.", conns);
+    metric_u64(&b, "icedruid_serve_header_timeouts_total", "counter",
+               "Connections closed because the request header was not complete in time.",
+               atomic_load(&s->header_timeouts));
+    metric_u64(&b, "icedruid_serve_connections_evicted_total", "counter",
+               "Header-incomplete connections closed to admit a new one at max_connections.",
+               atomic_load(&s->evictions));
+    metric_u64(&b, "icedruid_serve_connections_refused_total", "counter",
+               "Connections refused (max_connections with no header-incomplete one to close).",
+               atomic_load(&s->refused_conns));
+    if (s->p.write_metrics) s->p.write_metrics(s->p.ctx, &b);
+    int rc = queue_text(c, r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", &b);
+    return rc;
 }
 
 static enum MHD_Result route_splits(struct MHD_Connection *c, dr_http_req *r)
@@ -253,19 +731,21 @@ static enum MHD_Result route_spec(struct MHD_Connection *c, dr_http_req *r)
     if (rc == 0 && !icd_buf_ok(&b)) rc = icd_fail_nomem(&err);
     if (rc < 0) {
         icd_buf_free(&b);
-        srv_log(r->srv, "GET /spec failed: %s", err.message);
-        return queue_icd_error(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, &err);
+        char msg[2200];
+        icd_error_format(&err, msg, sizeof msg);
+        srv_log(r->srv, "GET /spec failed: %s", msg);
+        return queue_error(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
     }
     return queue_json(c, r, MHD_HTTP_OK, &b);
 }
 
-/* "/splits/N" with N a decimal split number; false for anything else. */
+/* "/splits/N" with N canonical decimal (no sign, no leading zero, no escapes). */
 static bool parse_split_path(const char *path, size_t *n)
 {
     static const char prefix[] = "/splits/";
     if (strncmp(path, prefix, sizeof prefix - 1) != 0) return false;
     const char *p = path + sizeof prefix - 1;
-    if (!*p) return false;
+    if (!*p || (p[0] == '0' && p[1])) return false;
     size_t v = 0;
     for (; *p; p++) {
         if (*p < '0' || *p > '9') return false;
@@ -277,99 +757,302 @@ static bool parse_split_path(const char *path, size_t *n)
     return true;
 }
 
-/* Pulls provider chunks until one is non-empty or the split ends. */
-static int stream_fill(dr_http_req *r, icd_error *err)
-{
-    while (r->off == r->chunk.len && !r->eof) {
-        icd_buf_clear(&r->chunk);
-        r->off = 0;
-        int rc = r->srv->p.split_next(r->stream, &r->chunk, &r->eof, err);
-        if (rc == 0 && !icd_buf_ok(&r->chunk)) rc = icd_fail_nomem(err);
-        if (rc < 0) return rc;
-    }
-    return 0;
-}
-
+/* The content reader of a split: copies from the request's chunk queue; suspends the
+ * connection when the queue is empty and the producer has not finished. */
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
+    (void)pos;
     dr_http_req *r = cls;
-    icd_error err;
-    icd_error_clear(&err);
-    if (stream_fill(r, &err) < 0) {
-        char msg[2200];
-        icd_error_format(&err, msg, sizeof msg);
-        srv_log(r->srv, "GET %s failed after %" PRIu64 " bytes, response aborted: %s", r->path,
-                r->bytes, msg);
-        r->failed = true;
-        return MHD_CONTENT_READER_END_WITH_ERROR;
+    dr_server *s = r->srv;
+    ssize_t ret;
+    bool drained = false;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        if (r->cur && r->cur_off < r->cur->len) {
+            size_t n = r->cur->len - r->cur_off;
+            if (n > max) n = max;
+            memcpy(buf, r->cur->data + r->cur_off, n);
+            r->cur_off += n;
+            r->bytes += n;
+            atomic_fetch_add(&s->bytes_sent, n);
+            ret = (ssize_t)n;
+            break;
+        }
+        if (r->cur) {
+            atomic_fetch_sub(&s->buffered, r->cur->len);
+            free(r->cur);
+            r->cur = NULL;
+            drained = true;
+        }
+        if (r->qhead) {
+            r->cur = r->qhead;
+            r->qhead = r->cur->next;
+            if (!r->qhead) r->qtail = NULL;
+            r->qbytes -= r->cur->len;
+            r->cur_off = 0;
+            bool global_full;
+            if (r->producing && r->job == JOB_IDLE && !r->parked_global &&
+                room_for_more(r, &global_full))
+                enqueue_job(r);
+            continue;
+        }
+        if (r->eof) {
+            ret = MHD_CONTENT_READER_END_OF_STREAM;
+            break;
+        }
+        if (r->prod_failed) {
+            char msg[2200];
+            icd_error_format(&r->perr, msg, sizeof msg);
+            srv_log(s, "GET %s failed after %" PRIu64 " bytes, response aborted: %s", r->logpath,
+                    r->bytes, msg);
+            r->failed = true;
+            atomic_fetch_add(&s->stream_failures, 1);
+            ret = MHD_CONTENT_READER_END_WITH_ERROR;
+            break;
+        }
+        if (r->cancel || atomic_load(&s->stopping)) {
+            ret = MHD_CONTENT_READER_END_WITH_ERROR;
+            break;
+        }
+        if (suspend_locked(r)) {
+            ret = 0;
+            break;
+        }
     }
-    size_t avail = r->chunk.len - r->off;
-    if (avail == 0) return MHD_CONTENT_READER_END_OF_STREAM;
-    size_t n = avail < max ? avail : max;
-    memcpy(buf, r->chunk.data + r->off, n);
-    r->off += n;
-    r->bytes += n;
-    return (ssize_t)n;
+    pthread_mutex_unlock(&r->mu);
+    if (drained && atomic_load(&s->nparked)) kick_parked(s);
+    return ret;
 }
 
 /* HEAD /splits/N: the headers of the stream, no body, the split is not opened. */
 static ssize_t empty_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
+    (void)cls, (void)pos, (void)buf, (void)max;
     return MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r, size_t n, bool head)
+static enum MHD_Result queue_stream_headers(struct MHD_Connection *c, dr_http_req *r,
+                                            struct MHD_Response *resp)
 {
-    dr_server *s = r->srv;
-    struct MHD_Response *resp;
-    if (head) {
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, empty_read, NULL,
-                                                 NULL);
-        if (!resp) return MHD_NO;
-    } else {
-        unsigned busy = atomic_fetch_add(&s->streams, 1);
-        r->holds_slot = true;
-        if (busy >= s->max_streams)
-            return queue_error(c, r, MHD_HTTP_SERVICE_UNAVAILABLE,
-                               "too many splits are being streamed; retry later");
-        icd_error err;
-        icd_error_clear(&err);
-        r->split = n;
-        int rc = s->p.split_open(s->p.ctx, n, &r->stream, &err);
-        if (rc == 0) rc = stream_fill(r, &err); /* a failure to start is still a clean 500 */
-        if (rc < 0) {
-            char msg[2200];
-            icd_error_format(&err, msg, sizeof msg);
-            srv_log(s, "GET %s failed: %s", r->path, msg);
-            return queue_icd_error(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, &err);
-        }
-        /* The response now holds a reference too (released by response_free_cb). */
-        atomic_fetch_add(&r->refs, 1);
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, stream_read, r,
-                                                 response_free_cb);
-        if (!resp) {
-            req_release(r);
-            return MHD_NO;
-        }
-    }
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-ndjson");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (atomic_load(&r->srv->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);
     r->status = MHD_HTTP_OK;
     return ok;
 }
 
+static void waitq_remove_locked(dr_server *s, dr_http_req *r)
+{
+    if (r->slot != SLOT_QUEUED) return;
+    if (r->wq_prev)
+        r->wq_prev->wq_next = r->wq_next;
+    else
+        s->wq_head = r->wq_next;
+    if (r->wq_next)
+        r->wq_next->wq_prev = r->wq_prev;
+    else
+        s->wq_tail = r->wq_prev;
+    r->wq_next = r->wq_prev = NULL;
+    r->slot = SLOT_NONE;
+    s->queued--;
+}
+
+/* GET /splits/N, called again after every resume until a response is queued. */
+static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r)
+{
+    dr_server *s = r->srv;
+    if (r->phase == PH_ADMIT) {
+        pthread_mutex_lock(&s->mu);
+        if (!r->in_all) {
+            r->in_all = true;
+            r->all_next = s->all;
+            if (s->all) s->all->all_prev = r;
+            s->all = r;
+        }
+        if (atomic_load(&s->draining) || atomic_load(&s->stopping)) {
+            waitq_remove_locked(s, r);
+            pthread_mutex_unlock(&s->mu);
+            return queue_error(c, r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                               "the server is shutting down; retry on another server");
+        }
+        if (r->slot == SLOT_NONE && r->queue_expired) {
+            pthread_mutex_unlock(&s->mu);
+            atomic_fetch_add(&s->queue_timeouts, 1);
+            return queue_error(c, r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                               "too many splits are being streamed and the wait for a free "
+                               "stream timed out; retry later");
+        }
+        if (r->slot == SLOT_NONE) {
+            if (s->slots_used < s->max_streams) {
+                s->slots_used++;
+                r->slot = SLOT_ACTIVE;
+            } else if (s->queue_timeout_s && s->queued < s->max_queued) {
+                r->slot = SLOT_QUEUED;
+                r->deadline = mono_now() + s->queue_timeout_s;
+                r->wq_prev = s->wq_tail;
+                r->wq_next = NULL;
+                if (s->wq_tail)
+                    s->wq_tail->wq_next = r;
+                else
+                    s->wq_head = r;
+                s->wq_tail = r;
+                s->queued++;
+                atomic_fetch_add(&s->queued_total, 1);
+            } else {
+                pthread_mutex_unlock(&s->mu);
+                return queue_error(c, r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                   "too many splits are being streamed and queued; retry later");
+            }
+        }
+        if (r->slot == SLOT_QUEUED) {
+            pthread_mutex_lock(&r->mu);
+            bool suspended = suspend_locked(r);
+            pthread_mutex_unlock(&r->mu);
+            pthread_mutex_unlock(&s->mu);
+            if (suspended) return MHD_YES;
+            return route_split(c, r); /* a wake-up came in: look again */
+        }
+        /* SLOT_ACTIVE: hand the split to the producer pool */
+        r->phase = PH_FIRST;
+        r->inflight = true;
+        s->inflight++;
+        atomic_fetch_add(&r->refs, 1); /* the producer side's reference */
+        pthread_mutex_lock(&r->mu);
+        r->producing = true;
+        enqueue_job(r);
+        pthread_mutex_unlock(&r->mu);
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (r->phase == PH_FIRST) {
+        for (;;) {
+            pthread_mutex_lock(&r->mu);
+            bool ready = r->qhead || r->eof;
+            bool failed = !ready && r->prod_failed;
+            icd_error err = r->perr;
+            if (ready || failed || atomic_load(&s->stopping)) {
+                pthread_mutex_unlock(&r->mu);
+                if (failed) {
+                    /* a failure to start is a clean 500 (logged once, here) */
+                    char msg[2200];
+                    icd_error_format(&err, msg, sizeof msg);
+                    srv_log(s, "GET %s failed: %s", r->logpath, msg);
+                    atomic_fetch_add(&s->stream_failures, 1);
+                    return queue_error(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+                }
+                if (!ready)
+                    return queue_error(c, r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                       "the server is shutting down");
+                break;
+            }
+            bool suspended = suspend_locked(r);
+            pthread_mutex_unlock(&r->mu);
+            if (suspended) return MHD_YES;
+        }
+        r->phase = PH_STREAM;
+        /* The response now holds a reference too (released by response_free_cb). */
+        atomic_fetch_add(&r->refs, 1);
+        struct MHD_Response *resp = MHD_create_response_from_callback(
+            MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, stream_read, r, response_free_cb);
+        if (!resp) {
+            req_release(r);
+            return MHD_NO;
+        }
+        return queue_stream_headers(c, r, resp);
+    }
+    return MHD_YES; /* PH_STREAM: the response is queued already */
+}
+
+/* Basic auth (RFC 7617): scheme name case-insensitive, base64 credentials "user:pass"
+ * compared with their lengths (a NUL inside the password does not cut it short). */
+static int b64_value(unsigned char ch)
+{
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    if (ch == '+') return 62;
+    if (ch == '/') return 63;
+    return -1;
+}
+
 static bool authorized(dr_server *s, struct MHD_Connection *c)
 {
     if (!s->auth_user) return true;
-    char *pass = NULL;
-    char *user = MHD_basic_auth_get_username_password(c, &pass);
-    bool ok =
-        user && pass && secret_equal(user, s->auth_user) && secret_equal(pass, s->auth_password);
-    if (user) MHD_free(user);
-    if (pass) MHD_free(pass);
-    return ok;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!h || strncasecmp(h, "basic", 5) != 0 || (h[5] != ' ' && h[5] != '\t')) return false;
+    const char *p = h + 5;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (n == 0 || n % 4 != 0 || n > 16384) return false;
+    unsigned char *dec = malloc(n / 4 * 3 + 1);
+    if (!dec) return false;
+    size_t len = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i += 4) {
+        int v[4];
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            unsigned char ch = (unsigned char)p[i + k];
+            if (ch == '=' && i + 4 == n && k >= 2) {
+                v[k] = 0;
+                pad++;
+            } else if (pad || (v[k] = b64_value(ch)) < 0) {
+                ok = false;
+            }
+        }
+        if (!ok) break;
+        uint32_t w =
+            (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        dec[len++] = (unsigned char)(w >> 16);
+        if (pad < 2) dec[len++] = (unsigned char)(w >> 8);
+        if (pad < 1) dec[len++] = (unsigned char)w;
+    }
+    const unsigned char *colon = ok ? memchr(dec, ':', len) : NULL;
+    bool match = false;
+    if (colon) {
+        size_t ul = (size_t)(colon - dec);
+        bool u = secret_equal((const char *)dec, ul, s->auth_user, s->auth_user_len);
+        bool pw = secret_equal((const char *)colon + 1, len - ul - 1, s->auth_password,
+                               s->auth_password_len);
+        match = u & pw;
+    }
+    volatile unsigned char *z = dec;
+    for (size_t i = 0; i < len; i++)
+        z[i] = 0;
+    free(dec);
+    return match;
+}
+
+static conn_info *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: the first thing MHD reports of a request, with the target
+ * exactly as sent (before unescaping and the split of the query string). */
+static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    dr_server *s = cls;
+    dr_http_req *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->srv = s;
+    r->conn = c;
+    atomic_init(&r->refs, 1);
+    pthread_mutex_init(&r->mu, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    r->target = strdup(uri ? uri : "");
+    r->logpath = escape_for_log(uri ? uri : "");
+    r->route = RT_OTHER;
+    conn_info *ci = conn_of(c);
+    snprintf(r->client, sizeof r->client, "%s", ci ? ci->client : "?");
+    return r;
 }
 
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -377,33 +1060,56 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                                       const char *upload_data, size_t *upload_data_size,
                                       void **con_cls)
 {
+    (void)url, (void)upload_data;
     dr_server *s = cls;
-    if (*con_cls) {
-        /* A request body arriving after the response was chosen: ignore it. */
-        *upload_data_size = 0;
+    dr_http_req *r = *con_cls;
+    if (!r) return MHD_NO; /* out of memory in uri_logger */
+    if (r->routed) {
+        *upload_data_size = 0; /* a request body: ignored */
+        if (r->route == RT_SPLIT) return route_split(c, r);
         return MHD_YES;
     }
-    dr_http_req *r = calloc(1, sizeof *r);
-    if (!r) return MHD_NO;
-    r->srv = s;
-    atomic_init(&r->refs, 1);
-    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    r->routed = true;
+    conn_info *ci = conn_of(c);
+    if (ci) {
+        pthread_mutex_lock(&s->mu);
+        ci->in_header = false;
+        pthread_mutex_unlock(&s->mu);
+    }
     snprintf(r->method, sizeof r->method, "%s", method);
-    r->path = strdup(url);
-    *con_cls = r;
-    if (!r->path) return MHD_NO;
+    if (!r->target || !r->logpath) return MHD_NO;
+    *upload_data_size = 0;
 
     if (!authorized(s, c))
         return queue_error(c, r, MHD_HTTP_UNAUTHORIZED, "authentication required");
     bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
     if (!head && strcmp(method, MHD_HTTP_METHOD_GET) != 0)
         return queue_error(c, r, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are allowed");
-
+    /* routes by the raw target, so escapes (%00, %2F) and queries cannot alias a route */
+    const char *t = r->target;
+    if (strchr(t, '?'))
+        return queue_error(c, r, MHD_HTTP_BAD_REQUEST,
+                           "query strings are not accepted (no route takes parameters)");
     size_t n;
-    if (!strcmp(url, "/health")) return route_health(c, r);
-    if (!strcmp(url, "/splits")) return route_splits(c, r);
-    if (!strcmp(url, "/spec")) return route_spec(c, r);
-    if (parse_split_path(url, &n) && n < s->nsplits) {
+    if (!strcmp(t, "/health")) {
+        r->route = RT_HEALTH;
+        return route_health(c, r);
+    }
+    if (!strcmp(t, "/metrics")) {
+        r->route = RT_METRICS;
+        return route_metrics(c, r);
+    }
+    if (!strcmp(t, "/splits")) {
+        r->route = RT_SPLITS;
+        return route_splits(c, r);
+    }
+    if (!strcmp(t, "/spec")) {
+        r->route = RT_SPEC;
+        return route_spec(c, r);
+    }
+    if (parse_split_path(t, &n) && n < s->nsplits) {
+        r->route = RT_SPLIT;
+        r->split = n;
         /* An HTTP/1.0 body without a length ends by closing the connection, which also
          * is how a failed stream ends: the client could take a cut split for a whole
          * one. Chunked encoding (HTTP/1.1) tells the two apart. */
@@ -411,9 +1117,193 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
             return queue_error(c, r, MHD_HTTP_HTTP_VERSION_NOT_SUPPORTED,
                                "splits are served over HTTP/1.1 only (chunked encoding "
                                "lets a client tell a failed stream from a complete one)");
-        return route_split(c, r, n, head);
+        if (head) {
+            r->phase = PH_STREAM;
+            struct MHD_Response *resp = MHD_create_response_from_callback(
+                MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, empty_read, NULL, NULL);
+            if (!resp) return MHD_NO;
+            return queue_stream_headers(c, r, resp);
+        }
+        return route_split(c, r);
     }
     return queue_error(c, r, MHD_HTTP_NOT_FOUND, "no such resource");
+}
+
+static void conn_unlink_locked(dr_server *s, conn_info *ci)
+{
+    if (ci->prev)
+        ci->prev->next = ci->next;
+    else
+        s->conns = ci->next;
+    if (ci->next)
+        ci->next->prev = ci->prev;
+    else
+        s->conns_tail = ci->prev;
+    ci->prev = ci->next = NULL;
+}
+
+static void conn_append_locked(dr_server *s, conn_info *ci)
+{
+    ci->prev = s->conns_tail;
+    ci->next = NULL;
+    if (s->conns_tail)
+        s->conns_tail->next = ci;
+    else
+        s->conns = ci;
+    s->conns_tail = ci;
+}
+
+static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+    dr_server *s = cls;
+    dr_http_req *r = *con_cls;
+    conn_info *ci = conn_of(c);
+    if (ci) { /* a kept-alive connection waits for its next header from now on */
+        pthread_mutex_lock(&s->mu);
+        ci->in_header = true;
+        ci->t0 = mono_now();
+        conn_unlink_locked(s, ci); /* the list stays in order of t0 */
+        conn_append_locked(s, ci);
+        pthread_mutex_unlock(&s->mu);
+    }
+    if (!r) return;
+    *con_cls = NULL;
+    if (r->route == RT_SPLIT) {
+        pthread_mutex_lock(&s->mu);
+        waitq_remove_locked(s, r);
+        pthread_mutex_unlock(&s->mu);
+        pthread_mutex_lock(&r->mu);
+        r->cancel = true;
+        if (r->producing) enqueue_job(r); /* the pool closes the stream */
+        pthread_mutex_unlock(&r->mu);
+    }
+    bool completed = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !r->failed;
+    if (r->route == RT_SPLIT && r->phase == PH_STREAM && r->status == 200 &&
+        strcmp(r->method, "HEAD") != 0) {
+        if (completed)
+            atomic_fetch_add(&s->streams_completed, 1);
+        else if (!r->failed)
+            atomic_fetch_add(&s->streams_aborted, 1);
+    }
+    if (!r->counted && r->status) count_request(s, r->route, r->status);
+    if (s->on_access && r->routed) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        dr_server_access rec = {
+            .method = r->method,
+            .path = r->logpath ? r->logpath : "",
+            .client = r->client,
+            .time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+            .status = r->status,
+            .bytes = r->bytes,
+            .seconds = seconds_since(&r->t0),
+            .completed = completed,
+        };
+        s->on_access(s->log_ctx, &rec);
+    }
+    req_release(r);
+}
+
+/* ---- connections ---------------------------------------------------------------- */
+
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    dr_server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        conn_info *ci = calloc(1, sizeof *ci);
+        if (!ci) return;
+        const union MHD_ConnectionInfo *fdi =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ai =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        ci->fd = fdi ? fcntl(fdi->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
+        format_addr(ai ? ai->client_addr : NULL, ci->client, sizeof ci->client);
+        ci->t0 = mono_now();
+        ci->in_header = true;
+        pthread_mutex_lock(&s->mu);
+        conn_append_locked(s, ci);
+        s->nconns++;
+        pthread_mutex_unlock(&s->mu);
+        *socket_context = ci;
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        conn_info *ci = *socket_context;
+        if (!ci) return;
+        pthread_mutex_lock(&s->mu);
+        conn_unlink_locked(s, ci);
+        if (ci->shut) s->nshut--;
+        s->nconns--;
+        pthread_mutex_unlock(&s->mu);
+        if (ci->fd >= 0) close(ci->fd);
+        free(ci);
+        *socket_context = NULL;
+    }
+}
+
+/* Ends a connection from outside MHD's thread: its socket reads EOF, MHD closes it. */
+static void shut_conn_locked(dr_server *s, conn_info *ci)
+{
+    if (ci->shut || ci->fd < 0) return;
+    shutdown(ci->fd, SHUT_RDWR);
+    ci->shut = true;
+    s->nshut++;
+}
+
+/* MHD_OPTION_ACCEPT_POLICY_CALLBACK: at max_connections, the connection that has waited
+ * longest for its header is closed to make room (a real client sends its header at
+ * once, a slowloris never finishes it); without one the new connection is refused. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)addr, (void)addrlen;
+    dr_server *s = cls;
+    enum MHD_Result ok = MHD_YES;
+    pthread_mutex_lock(&s->mu);
+    unsigned live = s->nconns - s->nshut;
+    if (live >= s->max_conns) {
+        /* the list is in order of t0: the first header-incomplete one waited longest */
+        conn_info *oldest = s->conns;
+        while (oldest && (oldest->shut || !oldest->in_header))
+            oldest = oldest->next;
+        if (oldest) {
+            shut_conn_locked(s, oldest);
+            atomic_fetch_add(&s->evictions, 1);
+        } else {
+            ok = MHD_NO;
+            atomic_fetch_add(&s->refused_conns, 1);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return ok;
+}
+
+static void *watchdog_main(void *arg)
+{
+    dr_server *s = arg;
+    while (!atomic_load(&s->wd_stop)) {
+        struct timespec ts = {0, DR_WATCHDOG_MS * 1000000L};
+        nanosleep(&ts, NULL);
+        double now = mono_now();
+        pthread_mutex_lock(&s->mu);
+        for (conn_info *ci = s->conns; ci; ci = ci->next)
+            if (ci->in_header && !ci->shut && now - ci->t0 > (double)s->header_timeout_s) {
+                shut_conn_locked(s, ci);
+                atomic_fetch_add(&s->header_timeouts, 1);
+            }
+        bool drain = atomic_load(&s->draining);
+        for (dr_http_req *w = s->wq_head, *next; w; w = next) {
+            next = w->wq_next;
+            if (drain || now >= w->deadline) {
+                waitq_remove_locked(s, w);
+                w->queue_expired = true;
+                pthread_mutex_lock(&w->mu);
+                wake_locked(w);
+                pthread_mutex_unlock(&w->mu);
+            }
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    return NULL;
 }
 
 /* ---- listening ------------------------------------------------------------------ */
@@ -534,7 +1424,7 @@ static int bind_listen(const char *addr_text, const struct sockaddr_storage *ss,
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (ss->ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-    if (bind(fd, (const struct sockaddr *)ss, sslen) != 0 || listen(fd, 256) != 0) {
+    if (bind(fd, (const struct sockaddr *)ss, sslen) != 0 || listen(fd, SOMAXCONN) != 0) {
         int e = errno;
         close(fd);
         return icd_fail(err, ICD_EIO, NULL, -1, "cannot listen on %s: %s", addr_text, strerror(e));
@@ -595,6 +1485,10 @@ static void server_free(dr_server *s)
             *p++ = '\0';
         free(s->auth_password);
     }
+    free(s->workers);
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->pmu);
+    pthread_cond_destroy(&s->pcv);
     free(s);
 }
 
@@ -615,7 +1509,28 @@ static int check_config(const dr_server_config *cfg, const dr_server_provider *p
         strncmp(cfg->public_url, "https://", 8) != 0)
         return icd_fail(err, ICD_EINVALID, NULL, -1,
                         "public URL '%s' must start with http:// or https://", cfg->public_url);
+    if (cfg->public_url && icd_url_has_userinfo(cfg->public_url))
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "public URL '%s' must not carry credentials (they would be served in "
+                        "/spec and /splits); use basic auth",
+                        cfg->public_url);
     return 0;
+}
+
+static void stop_threads(dr_server *s)
+{
+    if (s->have_watchdog) {
+        atomic_store(&s->wd_stop, true);
+        pthread_join(s->watchdog, NULL);
+        s->have_watchdog = false;
+    }
+    pthread_mutex_lock(&s->pmu);
+    s->pool_stop = true;
+    pthread_cond_broadcast(&s->pcv);
+    pthread_mutex_unlock(&s->pmu);
+    for (unsigned i = 0; i < s->nworkers; i++)
+        pthread_join(s->workers[i], NULL);
+    s->nworkers = 0;
 }
 
 int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr_server **out,
@@ -642,10 +1557,19 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
 
     dr_server *s = calloc(1, sizeof *s);
     if (!s) return icd_fail_nomem(err);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->pmu, NULL);
+    pthread_cond_init(&s->pcv, NULL);
+    s->quiesced_fd = -1;
     s->p = *p;
     s->nsplits = p->split_count(p->ctx);
     s->max_streams = cfg->max_streams ? cfg->max_streams : 64;
-    atomic_init(&s->streams, 0);
+    s->max_queued = cfg->max_queued ? cfg->max_queued : 4 * s->max_streams;
+    s->queue_timeout_s = cfg->queue_timeout_s ? cfg->queue_timeout_s : 60;
+    s->header_timeout_s = cfg->header_timeout_s ? cfg->header_timeout_s : 10;
+    s->max_conns = cfg->max_connections ? cfg->max_connections : 1000;
+    s->stream_budget = cfg->stream_buffer_bytes ? cfg->stream_buffer_bytes : (size_t)1 << 20;
+    s->global_budget = cfg->buffer_bytes ? cfg->buffer_bytes : (size_t)64 << 20;
     s->on_error = cfg->on_error;
     s->on_access = cfg->on_access;
     s->log_ctx = cfg->log_ctx;
@@ -656,6 +1580,8 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
             server_free(s);
             return icd_fail_nomem(err);
         }
+        s->auth_user_len = strlen(s->auth_user);
+        s->auth_password_len = strlen(s->auth_password);
     }
     int fd = -1;
     int rc = bind_listen(listen_text, &ss, sslen, &fd, &s->port, err);
@@ -670,16 +1596,41 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
         server_free(s);
         return icd_fail_nomem(err);
     }
+    unsigned producers = cfg->producers ? cfg->producers : s->max_streams;
+    s->workers = calloc(producers, sizeof *s->workers);
+    if (!s->workers) {
+        close(fd);
+        server_free(s);
+        return icd_fail_nomem(err);
+    }
+    for (unsigned i = 0; i < producers; i++) {
+        if (pthread_create(&s->workers[i], NULL, pool_main, s)) break;
+        s->nworkers++;
+    }
+    if (!s->nworkers || pthread_create(&s->watchdog, NULL, watchdog_main, s) != 0) {
+        stop_threads(s);
+        close(fd);
+        server_free(s);
+        return icd_fail(err, ICD_EIO, NULL, -1, "cannot start the split server's threads");
+    }
+    s->have_watchdog = true;
     unsigned threads = cfg->threads ? cfg->threads : 4;
-    unsigned timeout = cfg->idle_timeout_s ? cfg->idle_timeout_s : 300;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
-    s->daemon =
-        MHD_start_daemon(flags, 0, NULL, NULL, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
-                         mhd_logger, s, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-                         MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
-                         timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)DR_HTTP_CONN_MEM,
-                         MHD_OPTION_NOTIFY_COMPLETED, request_completed, s, MHD_OPTION_END);
+    unsigned timeout = cfg->idle_timeout_s ? cfg->idle_timeout_s : 60;
+    unsigned per_ip = cfg->max_connections_per_ip ? cfg->max_connections_per_ip : 64;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+                     MHD_ALLOW_SUSPEND_RESUME;
+    /* MHD's own cap sits above ours: an evicted connection closes a moment later */
+    unsigned hard_cap = s->max_conns + s->max_conns / 8 + 16 * threads;
+    s->daemon = MHD_start_daemon(
+        flags, 0, accept_policy, s, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)DR_HTTP_CONN_MEM, MHD_OPTION_CONNECTION_LIMIT, hard_cap,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_URI_LOG_CALLBACK, uri_logger, s,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s, MHD_OPTION_NOTIFY_COMPLETED,
+        request_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
+        stop_threads(s);
         close(fd);
         server_free(s);
         return icd_fail(err, ICD_EIO, NULL, -1,
@@ -691,11 +1642,44 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
     return 0;
 }
 
+unsigned dr_server_drain(dr_server *s, unsigned timeout_s)
+{
+    atomic_store(&s->draining, true);
+    if (s->quiesced_fd < 0) {
+        MHD_socket lfd = MHD_quiesce_daemon(s->daemon);
+        s->quiesced_fd = lfd == MHD_INVALID_SOCKET ? -1 : (int)lfd;
+    }
+    double end = mono_now() + timeout_s;
+    unsigned left;
+    while ((left = dr_server_streams_in_flight(s)) > 0 && mono_now() < end) {
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return left;
+}
+
 void dr_server_stop(dr_server *s)
 {
     if (!s) return;
-    /* Closes the listening socket and every connection; each open stream's response is
-     * destroyed, which closes the provider's stream. */
+    /* No connection may stay suspended into MHD_stop_daemon: mark the stop (nothing
+     * suspends from now on), then resume every suspended request; each then ends (503
+     * or an aborted body). */
+    atomic_store(&s->stopping, true);
+    pthread_mutex_lock(&s->mu);
+    for (dr_http_req *r = s->all; r; r = r->all_next) {
+        pthread_mutex_lock(&r->mu);
+        r->cancel = true;
+        if (r->suspended) {
+            r->suspended = false;
+            MHD_resume_connection(r->conn);
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    /* Closes the listening socket and every connection; each request's completion
+     * queues the close of its stream on the pool. */
     MHD_stop_daemon(s->daemon);
+    if (s->quiesced_fd >= 0) close(s->quiesced_fd);
+    stop_threads(s); /* the pool runs the queued closes before it exits */
     server_free(s);
 }

@@ -3,21 +3,38 @@
  * table at its own URL, so a Druid `index_parallel` task with the `http` input source and
  * `"inputFormat": {"type": "json"}` fans the splits out over its workers.
  *
- *   GET /health     200 {"status":"ok","splits":N}
+ *   GET /health     200 {"status":"ok"|"draining","version":V,"splits":N,
+ *                   "streamsInFlight":K,"streamsQueued":Q, ...provider fields (table,
+ *                   snapshotId)}
+ *   GET /metrics    200 Prometheus text format (requests by route and status, bytes,
+ *                   streams in flight and queued, connections, timeouts, errors, and the
+ *                   provider's counters: rows by kind)
  *   GET /splits     200 {"splits":["BASE/splits/0", ...]}
  *   GET /splits/N   200 the split's rows as NDJSON, chunked, streamed from the provider
  *   GET /spec       200 the provider's rewritten ingestion spec (pointing at BASE)
- *   other paths 404, other methods 405, bad or missing basic auth (when set) 401,
- *   too many streams 503, provider failure before the first byte 500 (JSON body),
+ *   Paths must be exactly these (N canonical decimal: no leading zeros, no escapes); a
+ *   query string is refused with 400 on every route (no route takes parameters, and a
+ *   silently ignored parameter could make two different URLs serve the same split).
+ *   Other paths 404, other methods 405, bad or missing basic auth (when set) 401 (the
+ *   scheme name is case-insensitive, RFC 7617; user and password compared in constant
+ *   time, with their lengths), provider failure before the first byte 500 (JSON body),
  *   /splits/N over HTTP/1.0 505 (without chunking a cut stream would look complete);
  *   a provider failure after the first byte aborts the connection without the final
  *   chunk, so Druid sees an IOException (and retries) instead of a truncated success.
+ *   More than max_streams splits at once wait in a queue (Druid does not retry a 503)
+ *   for at most queue_timeout_s, then 503; 503 also while draining.
+ *
+ * Threads: libmicrohttpd's threads only parse requests and copy bytes; they never call
+ * the provider. Every provider call (open, next, close) runs on the server's producer
+ * pool, which fills a bounded per-stream queue of chunks; a connection whose queue is
+ * empty is suspended and resumed when its producer delivers, so a slow object delays
+ * only its own split, never /health or other splits.
  *
  * Rows come from a provider (callbacks + ctx), so the server does not know how splits
  * are planned or read. The server owns nothing of the provider; the provider must
- * outlive the server. Provider callbacks and the log sinks are called from the server's
- * worker threads, several at a time: they must be thread-safe (each stream is used by
- * one thread at a time).
+ * outlive the server. Provider callbacks are called from the producer pool, several at
+ * a time for different streams: they must be thread-safe (each stream is used by one
+ * thread at a time). split_next may block (slow storage): it holds one pool thread.
  *
  * Druid re-requests a split after a failure with `Range: bytes=OFFSET-`; the server
  * ignores Range and answers 200, and Druid then skips OFFSET bytes. That is correct only
@@ -48,16 +65,24 @@ typedef struct dr_server_provider {
     /* Releases a stream; called exactly once per successful split_open, also when the
      * client went away mid-stream. */
     void (*split_close)(void *stream);
+    /* Optional (may be NULL). Appends JSON object members, each preceded by a comma, to
+     * /health (e.g. `,"table":"ns.t","snapshotId":"123"`). */
+    void (*write_health)(void *ctx, icd_buf *out);
+    /* Optional. Appends Prometheus text-format lines (HELP/TYPE + samples) to /metrics. */
+    void (*write_metrics)(void *ctx, icd_buf *out);
 } dr_server_provider;
 
 /* One finished request, for the access log. */
 typedef struct dr_server_access {
     const char *method;
-    const char *path;
-    int status;     /* the status sent (200 also for a stream that was cut later) */
-    uint64_t bytes; /* body bytes handed to the connection */
-    double seconds; /* from the request's arrival to its end */
-    bool completed; /* false: the client went away, the stream failed, or shutdown */
+    const char *path;   /* the request target as sent, control and non-ASCII bytes, '"'
+                         * and '\\' escaped as \\xHH (a log line cannot be forged) */
+    const char *client; /* "ADDR:PORT" / "[V6]:PORT" of the peer */
+    int64_t time_ms;    /* wall-clock time of the request's end, Unix milliseconds */
+    int status;         /* the status sent (200 also for a stream that was cut later) */
+    uint64_t bytes;     /* body bytes handed to the connection */
+    double seconds;     /* from the request's arrival to its end */
+    bool completed;     /* false: the client went away, the stream failed, or shutdown */
 } dr_server_access;
 
 typedef struct dr_server_config {
@@ -72,8 +97,23 @@ typedef struct dr_server_config {
      * for a server behind a proxy or listening on a wildcard address; NULL → derived
      * from the listening address. */
     const char *public_url;
-    unsigned max_streams;    /* concurrent /splits/N responses; 0 → 64 */
-    unsigned idle_timeout_s; /* drop a connection idle this long; 0 → 300 */
+    unsigned max_streams;     /* splits produced at once; 0 → 64 (more wait in a queue) */
+    unsigned max_queued;      /* requests waiting for a stream slot; 0 → 4 * max_streams */
+    unsigned queue_timeout_s; /* longest wait in that queue before a 503; 0 → 60 */
+    unsigned producers;       /* producer pool threads; 0 → max_streams */
+    /* A client that reads nothing for this long is dropped, its stream closed (MHD's
+     * inactivity timeout; a connection waiting for its producer is not counted); 0 → 60 */
+    unsigned idle_timeout_s;
+    /* The request header (and, on a kept-alive connection, the next one) must be complete
+     * within this many seconds of the connection's start (or of the previous response's
+     * end): a total, not restarted by each byte (slowloris); 0 → 10 */
+    unsigned header_timeout_s;
+    unsigned max_connections;        /* 0 → 1000; beyond it the oldest connection still sending
+                                      * its header is closed to admit the new one */
+    unsigned max_connections_per_ip; /* 0 → 64 */
+    size_t stream_buffer_bytes;      /* rows buffered per stream ahead of the client; 0 → 1 MiB
+                                      * (a stream may always hold one chunk) */
+    size_t buffer_bytes;             /* rows buffered over all streams; 0 → 64 MiB */
     /* Optional sinks; the server itself never prints. `line` has no newline. */
     void (*on_error)(void *log_ctx, const char *line);
     void (*on_access)(void *log_ctx, const dr_server_access *rec);
@@ -89,9 +129,16 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
 uint16_t dr_server_port(const dr_server *s);
 /* The base URL of the split URIs ("http://127.0.0.1:PORT", no trailing slash). */
 const char *dr_server_base_url(const dr_server *s);
+/* Graceful shutdown, first half: stops accepting connections, answers new and queued
+ * split requests 503 (other routes still answer), and waits until every stream in flight
+ * has finished or `timeout_s` passed. Returns the number of streams still in flight. */
+unsigned dr_server_drain(dr_server *s, unsigned timeout_s);
 /* Closes every connection (closing open streams), joins the threads and frees the
  * server. NULL is a no-op. */
 void dr_server_stop(dr_server *s);
+/* Split responses being produced or sent, and requests waiting for a slot. */
+unsigned dr_server_streams_in_flight(dr_server *s);
+unsigned dr_server_streams_queued(dr_server *s);
 
 /* Appends "BASE/splits/N" (the URI of split n under a base URL) to `out`. */
 void dr_server_split_url(icd_buf *out, const char *base_url, size_t n);

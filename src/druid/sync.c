@@ -7,6 +7,7 @@
  */
 #include "druid/sync.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,6 +23,7 @@
 #include "io/http.h"
 
 #define STATE_MAX_BYTES (16u << 20)
+#define STATE_TMP_SUFFIX ".tmp."
 #define DRUID_BODY_MAX (1u << 20)
 
 /* ---- the state file ------------------------------------------------------------------ */
@@ -47,7 +49,9 @@ static int take_lock(dr_state *st, bool *busy, icd_error *err)
     char *lock = malloc(n);
     if (!lock) return icd_fail_nomem(err);
     snprintf(lock, n, "%s.lock", st->path);
-    st->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* O_NOFOLLOW: a symlink planted at the lock's name must not make us create or open
+     * another file */
+    st->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     int rc = 0;
     if (st->lock_fd < 0) {
         rc = icd_fail(err, ICD_EIO, lock, -1, "cannot open the state lock file: %s",
@@ -110,6 +114,38 @@ static int state_read(dr_state *st, icd_error *err)
     return state_validate(st, err);
 }
 
+/* The directory holding `path` ("." for a bare name), malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* Removes "<state>.tmp.*" left by a run that died between creating its temporary and the
+ * rename (called with the lock held, so no other run is writing one). Only directory
+ * entries are unlinked (a symlink is removed, not followed). */
+static void remove_stale_temporaries(const char *path)
+{
+    char *dir = dir_of(path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (d) {
+        size_t bl = strlen(base), sl = strlen(STATE_TMP_SUFFIX);
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (strncmp(de->d_name, base, bl) != 0 ||
+                strncmp(de->d_name + bl, STATE_TMP_SUFFIX, sl) != 0 || !de->d_name[bl + sl])
+                continue;
+            unlinkat(dirfd(d), de->d_name, 0);
+        }
+        closedir(d);
+    }
+    free(dir);
+}
+
 int dr_state_open(const char *path, dr_state **out, bool *busy, icd_error *err)
 {
     *out = NULL;
@@ -119,6 +155,7 @@ int dr_state_open(const char *path, dr_state **out, bool *busy, icd_error *err)
     st->lock_fd = -1;
     st->path = strdup(path);
     int rc = st->path ? take_lock(st, busy, err) : icd_fail_nomem(err);
+    if (!rc) remove_stale_temporaries(st->path);
     if (!rc) rc = state_read(st, err);
     if (rc) {
         dr_state_close(st);
@@ -177,15 +214,6 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* The directory holding `path` ("." for a bare name), malloc'd. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) return strdup(".");
-    if (slash == path) return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 int dr_state_save(dr_state *st, icd_error *err)
 {
     char *text = json_dumps(st->doc, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -198,9 +226,12 @@ int dr_state_save(dr_state *st, icd_error *err)
         free(dir);
         return icd_fail_nomem(err);
     }
-    snprintf(tmp, n, "%s.tmp.%ld", st->path, (long)getpid());
+    /* mkostemp: a fresh unpredictable name created with O_EXCL (a planted file or
+     * symlink is never opened) and mode 0600, in the state's directory so the rename
+     * stays atomic */
+    snprintf(tmp, n, "%s" STATE_TMP_SUFFIX "XXXXXX", st->path);
     int rc = 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         rc = icd_fail(err, ICD_EIO, tmp, -1, "cannot create the new state file: %s",
                       strerror(errno));

@@ -222,9 +222,16 @@ typedef struct ice_snapshot_selector {
 int ice_metadata_select_snapshot(const ice_metadata *md, const ice_snapshot_selector *sel,
                                  const ice_snapshot **out, icd_error *err);
 
-/* The schema to read a snapshot with: the snapshot's schema-id when it has one and the
- * schema exists, else the current schema (v1 snapshots carry no schema id). A NULL
- * snapshot gives the current schema. */
-const ice_schema *ice_metadata_snapshot_schema(const ice_metadata *md, const ice_snapshot *snap);
+/* The schema a read uses, given how it selected its snapshot `snap` (what
+ * ice_metadata_select_snapshot returned for `sel`); Java's rule (SnapshotScan.useSnapshot /
+ * useRef / asOfTime, SnapshotUtil.schemaFor), which pyiceberg and Spark follow:
+ *   - the current state, or the head of a branch: the table's current schema, so a column
+ *     added, dropped, renamed or promoted since the last write is seen;
+ *   - a snapshot by id, by time, or a tag: that snapshot's schema-id (the current schema
+ *     for snapshots written before schema ids existed).
+ * A snapshot schema-id that names no schema is ICD_ECORRUPT. The one place a read's
+ * schema is chosen: the planner calls it, everything else asks the plan. */
+int ice_metadata_read_schema(const ice_metadata *md, const ice_snapshot_selector *sel,
+                             const ice_snapshot *snap, const ice_schema **out, icd_error *err);
 
 #endif

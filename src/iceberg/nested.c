@@ -544,6 +544,9 @@ static int val(ice_nested *x, const anode *a, const ice_row_sink *s, icd_error *
     case A_LEAF: {
         size_t vi;
         ICD_TRY(take(x, a->col, &vi, err));
+        if (!ice_typed_value_in_range(a->f->type, pn, x->ls[a->col].cb, vi))
+            return ice_time_range_error(err, NULL, a->f->name, -1, a->f->type, pn, x->ls[a->col].cb,
+                                        vi);
         ice_tvalue v = ice_typed_value(a->f->type, pn, x->ls[a->col].cb, vi);
         ice_emit_tvalue(s, &v, a->f->type);
         return 0;

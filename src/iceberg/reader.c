@@ -552,8 +552,10 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
     return read_equality_file_parquet(r, df, e, err);
 }
 
-/* The loaded form of a delete file, loading it on first use. Loading happens under the
- * scan-wide lock, so each file is read exactly once even when tasks race for it. */
+/* The loaded form of a delete file, loading it on first use. Each file is read exactly
+ * once even when tasks race for it: the first task inserts an entry marked `loading` and
+ * reads the file without holding the scan-wide lock, so a slow delete file delays only
+ * the tasks that need that same file (they wait on `loaded`), never unrelated tasks. */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err)
 {
@@ -571,29 +573,42 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
     cache_entry *e;
     if (slot) {
         e = icd_map_to_ptr(*slot);
+        while (e->loading)
+            pthread_cond_wait(&r->loaded, &r->lock);
     } else {
         e = calloc(1, sizeof *e);
         if (!e) {
             rc = icd_fail_nomem(err);
             goto out;
         }
-        icd_error_clear(&e->err);
-        e->rc = load_entry(r, df, e, &e->err);
-        if (e->rc) icd_error_set_file(&e->err, df->path);
-        *loaded = true;
         if (r->nentries == r->cap) {
             size_t nc = r->cap ? r->cap * 2 : 16;
             cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
             if (!ne) {
-                ice_rd_cache_entry_free(e);
+                free(e);
                 rc = icd_fail_nomem(err);
                 goto out;
             }
             r->entries = ne;
             r->cap = nc;
         }
+        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) {
+            free(e);
+            goto out;
+        }
         r->entries[r->nentries++] = e;
-        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) goto out;
+        e->loading = true;
+        pthread_mutex_unlock(&r->lock);
+        icd_error lerr;
+        icd_error_clear(&lerr);
+        int lrc = load_entry(r, df, e, &lerr);
+        if (lrc) icd_error_set_file(&lerr, df->path);
+        pthread_mutex_lock(&r->lock);
+        e->rc = lrc;
+        e->err = lerr;
+        e->loading = false;
+        pthread_cond_broadcast(&r->loaded);
+        *loaded = true;
     }
     if (e->rc) {
         rc = e->rc;
@@ -621,6 +636,7 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
     r->md = md;
     r->schema = schema;
     pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->loaded, NULL);
     atomic_init(&r->canceled, false);
     int rc = icd_map_new(&r->cache, 64, err);
     if (rc) goto fail;
@@ -674,6 +690,7 @@ void ice_scan_reader_free(ice_scan_reader *r)
     free(r->entries);
     icd_map_free(r->cache);
     free(r->fields);
+    pthread_cond_destroy(&r->loaded);
     pthread_mutex_destroy(&r->lock);
     free(r);
 }
@@ -1018,6 +1035,11 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                 if (vi < 0) {
                     s->null_value(s->ctx);
                 } else {
+                    if (!ice_typed_value_in_range(c->field->type, c->node,
+                                                  &b->columns[c->batch_col], (size_t)vi))
+                        return ice_time_range_error(err, path, c->field->name,
+                                                    b->first_row + (int64_t)i, c->field->type,
+                                                    c->node, &b->columns[c->batch_col], (size_t)vi);
                     ice_tvalue v = ice_typed_value(c->field->type, c->node,
                                                    &b->columns[c->batch_col], (size_t)vi);
                     ice_emit_tvalue(s, &v, c->field->type);
@@ -1195,6 +1217,35 @@ static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
     return out;
 }
 
+/* Whether an Avro value of a top-level timestamp column fits type t's int64 unit (a date
+ * promoted to timestamp, or millis/micros scaled up, can overflow); *what describes it. */
+static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what, size_t n)
+{
+    if (avro_value_is_null(v) || !ice_type_is_primitive(t)) return true;
+    if (t->kind != ICE_T_TIMESTAMP && t->kind != ICE_T_TIMESTAMPTZ &&
+        t->kind != ICE_T_TIMESTAMP_NS && t->kind != ICE_T_TIMESTAMPTZ_NS)
+        return true;
+    int digits = ice_ts_digits(t->kind);
+    int64_t x, m;
+    const char *unit;
+    if (v->type == AVRO_INT) {
+        m = 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
+        unit = "days";
+    } else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_MILLIS) {
+        m = digits == 9 ? 1000000 : 1000;
+        unit = "milliseconds";
+    } else if (!(v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS) && digits == 9) {
+        m = 1000;
+        unit = "microseconds";
+    } else {
+        return true;
+    }
+    if (!__builtin_mul_overflow(v->u.i64, m, &x)) return true;
+    snprintf(what, n, "%s %lld (%s)", v->type == AVRO_INT ? "date" : "timestamp",
+             (long long)v->u.i64, unit);
+    return false;
+}
+
 static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t);
 
 static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t)
@@ -1362,6 +1413,11 @@ static int read_avro_task(task_state *t, icd_error *err)
             s->field(s->ctx, f->name, strlen(f->name));
             const avro_value *v =
                 rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
+            char what[96];
+            if (v && !avro_ts_in_range(v, f->type, what, sizeof what)) {
+                rc = ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
+                break;
+            }
             if (v) {
                 emit_avro(s, v, f->type);
             } else {
@@ -1369,6 +1425,7 @@ static int read_avro_task(task_state *t, icd_error *err)
                 ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
+        if (rc) break; /* a value out of range: nothing of the row is ended */
         int erc = s->end_row(s->ctx, err);
         if (erc < 0) {
             rc = erc;

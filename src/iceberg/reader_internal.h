@@ -28,6 +28,7 @@ typedef struct cache_entry {
     size_t nposset;
     icd_map *keys;  /* C_EQ: canonical key tuples */
     ice_posset *dv; /* C_DV */
+    bool loading;   /* being read by one task; others wait on the reader's `loaded` */
 } cache_entry;
 
 struct ice_scan_reader {
@@ -38,8 +39,10 @@ struct ice_scan_reader {
     size_t nfields;
     const ice_name_mapping *mapping;
     const ice_bound_expr *filter; /* stripe pruning (ORC); NULL = none */
-    pthread_mutex_t lock;
-    icd_map *cache; /* key -> cache_entry* */
+    pthread_mutex_t lock;         /* guards the cache map and entries' `loading`, never held
+                                   * while a delete file is read */
+    pthread_cond_t loaded;        /* broadcast when an entry finished loading */
+    icd_map *cache;               /* key -> cache_entry* */
     cache_entry **entries;
     size_t nentries, cap;
     atomic_bool canceled;
@@ -62,7 +65,8 @@ int ice_rd_equality_field(const ice_scan_reader *r, const ice_content_file *df, 
  * column: its identity-partition value, the field's initial-default, or null. */
 ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file *data,
                                const ice_field *f);
-/* The loaded form of a delete file (loaded once per scan, under the reader's lock). */
+/* The loaded form of a delete file (loaded once per scan; tasks that need a file being
+ * loaded wait for that file only). */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err);
 /* Adds a deleted position of data file `path` to a C_POS entry (by_path must exist). */

@@ -24,6 +24,7 @@
  * timestamp and timestamptz alike.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,25 @@ static int64_t mul_add(int64_t a, int64_t m, int64_t b)
     return (int64_t)((uint64_t)a * (uint64_t)m + (uint64_t)b);
 }
 
+/* Whether entry i (not null) of a timestamp-typed column fits type t's int64 unit (a date
+ * promoted to timestamp, or seconds far from 1970 in nanoseconds, can overflow); *what
+ * describes the value when not. */
+static bool orc_ts_in_range(const ice_type *t, const orc_vec *v, size_t i, char *what, size_t n)
+{
+    if (t->kind != ICE_T_TIMESTAMP && t->kind != ICE_T_TIMESTAMPTZ &&
+        t->kind != ICE_T_TIMESTAMP_NS && t->kind != ICE_T_TIMESTAMPTZ_NS)
+        return true;
+    bool ns = ice_ts_digits(t->kind) == 9;
+    int64_t x;
+    bool date = v->type->kind == ORC_DATE;
+    int64_t m = date ? (ns ? 86400000000000LL : 86400000000LL) : ns ? 1000000000LL : 1000000LL;
+    int64_t frac = date ? 0 : ns ? v->nanos[i] : v->nanos[i] / 1000;
+    if (!__builtin_mul_overflow(v->i64[i], m, &x) && !__builtin_add_overflow(x, frac, &x))
+        return true;
+    snprintf(what, n, date ? "date %lld (days)" : "timestamp %lld (seconds)", (long long)v->i64[i]);
+    return false;
+}
+
 /* Entry i (not null) of v as Iceberg type t (v's type readable as t). */
 static ice_tvalue orc_tvalue(const ice_type *t, const orc_vec *v, size_t i)
 {
@@ -374,7 +394,7 @@ static int bind(bind_ctx *c, obind *b, const ice_field *f, const orc_type *o, in
 /* Entry i of v through binding b. Offsets are checked against the child vectors so a
  * corrupt batch can never be read out of bounds. */
 static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t i, const char *file,
-                icd_error *err)
+                int64_t row, icd_error *err)
 {
     if (i >= v->n)
         return icd_fail(err, ICD_ECORRUPT, file, -1, "ORC entry %zu beyond its vector (%zu)", i,
@@ -385,6 +405,9 @@ static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t 
     }
     const ice_type *t = b->f->type;
     if (ice_type_is_primitive(t)) {
+        char what[96];
+        if (!orc_ts_in_range(t, v, i, what, sizeof what))
+            return ice_time_value_range_error(err, file, b->f->name, row, t, what);
         ice_tvalue tv = orc_tvalue(t, v, i);
         ice_emit_tvalue(s, &tv, t);
         return 0;
@@ -395,7 +418,7 @@ static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t 
             const obind *kb = &b->kids[k];
             s->field(s->ctx, kb->f->name, strlen(kb->f->name));
             if (kb->ot)
-                ICD_TRY(emit(s, kb, &v->children[kb->child], i, file, err));
+                ICD_TRY(emit(s, kb, &v->children[kb->child], i, file, row, err));
             else
                 ice_emit_literal(s, kb->f->initial_default, kb->f->type);
         }
@@ -409,14 +432,14 @@ static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t 
     if (t->kind == ICE_T_LIST) {
         s->list_begin(s->ctx);
         for (uint64_t k = lo; k < hi; k++)
-            ICD_TRY(emit(s, &b->kids[0], &v->children[0], (size_t)k, file, err));
+            ICD_TRY(emit(s, &b->kids[0], &v->children[0], (size_t)k, file, row, err));
         s->list_end(s->ctx);
         return 0;
     }
     s->map_begin(s->ctx);
     for (uint64_t k = lo; k < hi; k++) {
-        ICD_TRY(emit(s, &b->kids[0], &v->children[0], (size_t)k, file, err));
-        ICD_TRY(emit(s, &b->kids[1], &v->children[1], (size_t)k, file, err));
+        ICD_TRY(emit(s, &b->kids[0], &v->children[0], (size_t)k, file, row, err));
+        ICD_TRY(emit(s, &b->kids[1], &v->children[1], (size_t)k, file, row, err));
     }
     s->map_end(s->ctx);
     return 0;
@@ -923,7 +946,8 @@ static int emit_row(otask *t, const orc_batch *b, size_t i, icd_error *err)
         const ocol *c = &t->cols[k];
         s->field(s->ctx, c->f->name, c->name_len);
         if (c->batch_col >= 0)
-            ICD_TRY(emit(s, &c->b, &b->cols[c->batch_col], i, path, err));
+            ICD_TRY(
+                emit(s, &c->b, &b->cols[c->batch_col], i, path, (int64_t)(b->row_start + i), err));
         else
             ice_emit_literal(s, c->lit, c->f->type);
     }

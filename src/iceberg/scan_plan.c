@@ -253,7 +253,11 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         ice_scan_plan_free(p);
         return rc;
     }
-    p->schema = ice_metadata_snapshot_schema(md, p->snapshot);
+    rc = ice_metadata_read_schema(md, &opts->select, p->snapshot, &p->schema, err);
+    if (rc) {
+        ice_scan_plan_free(p);
+        return rc;
+    }
     if (opts->filter && p->schema) { /* bind first: a bad filter fails even on empty tables */
         ice_bound_expr *bound = NULL;
         rc = ice_expr_bind(opts->filter, p->schema, opts->case_sensitive, &p->arena, &bound, err);

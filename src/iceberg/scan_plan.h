@@ -57,7 +57,9 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
                         ice_scan_plan **out, icd_error *err);
 void ice_scan_plan_free(ice_scan_plan *p);
 
-/* The snapshot read (NULL for a table without snapshots: no tasks) and its schema. */
+/* The snapshot read (NULL for a table without snapshots: no tasks) and the schema the read
+ * uses (ice_metadata_read_schema: current for current/branch reads, the snapshot's own for
+ * id/time/tag reads). */
 const ice_snapshot *ice_scan_plan_snapshot(const ice_scan_plan *p);
 const ice_schema *ice_scan_plan_schema(const ice_scan_plan *p);
 size_t ice_scan_plan_task_count(const ice_scan_plan *p);

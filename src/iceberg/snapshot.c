@@ -157,11 +157,42 @@ int ice_metadata_select_snapshot(const ice_metadata *md, const ice_snapshot_sele
     return icd_fail(err, ICD_EINVALID, NULL, -1, "unknown snapshot selector");
 }
 
-const ice_schema *ice_metadata_snapshot_schema(const ice_metadata *md, const ice_snapshot *snap)
+/* The schema a snapshot was written with (Java's SnapshotUtil.schemaFor(table, id)): its
+ * schema-id when it has one (a schema-id naming no schema is corrupt metadata, as in Java);
+ * the current schema for snapshots older than schema ids. */
+static int snapshot_own_schema(const ice_metadata *md, const ice_snapshot *snap,
+                               const ice_schema **out, icd_error *err)
 {
-    if (snap && snap->has_schema_id) {
-        const ice_schema *s = ice_metadata_schema(md, snap->schema_id);
-        if (s) return s;
+    if (!snap || !snap->has_schema_id) {
+        *out = ice_metadata_current_schema(md);
+        return 0;
     }
-    return ice_metadata_current_schema(md);
+    *out = ice_metadata_schema(md, snap->schema_id);
+    if (!*out)
+        return icd_fail(err, ICD_ECORRUPT, ice_metadata_file(md), -1,
+                        "snapshot %" PRId64 " has schema-id %d, which names no schema in "
+                        "'schemas'",
+                        snap->snapshot_id, (int)snap->schema_id);
+    return 0;
+}
+
+int ice_metadata_read_schema(const ice_metadata *md, const ice_snapshot_selector *sel,
+                             const ice_snapshot *snap, const ice_schema **out, icd_error *err)
+{
+    *out = ice_metadata_current_schema(md);
+    switch (sel->kind) {
+    case ICE_SELECT_CURRENT: /* the table's state as of now: the table's schema */
+        return 0;
+    case ICE_SELECT_REF: {
+        /* a branch is a moving line of history that new commits (and their schema) extend:
+         * the table's schema; a tag pins one snapshot: that snapshot's schema */
+        const ice_ref *r = sel->ref ? ice_metadata_ref(md, sel->ref) : NULL;
+        if (!r || r->type == ICE_REF_BRANCH) return 0;
+        return snapshot_own_schema(md, snap, out, err);
+    }
+    case ICE_SELECT_ID:    /* time travel to one snapshot */
+    case ICE_SELECT_AS_OF: /* time travel to what was current then */
+        return snapshot_own_schema(md, snap, out, err);
+    }
+    return icd_fail(err, ICD_EINVALID, NULL, -1, "unknown snapshot selector");
 }

@@ -2,24 +2,108 @@
  * Typed values (see tvalue.h): Parquet physical values and Iceberg literals converted to
  * the Iceberg type of their column, and their emission to a row sink.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "iceberg/tvalue.h"
+#include "base/error.h"
 
-int64_t ice_int96_to_nanos(const pq_int96 *v)
-{
-    uint64_t nanos;
-    uint32_t julian;
-    memcpy(&nanos, v->b, 8);
-    memcpy(&julian, v->b + 8, 4);
-    int64_t days = (int64_t)julian - 2440588;
-    return days * 86400000000000LL + (int64_t)nanos;
-}
+#include "iceberg/tvalue.h"
 
 static int64_t floordiv64(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+bool ice_int96_to_time(const pq_int96 *v, int digits, int64_t *out)
+{
+    uint64_t nanos_u;
+    uint32_t julian;
+    memcpy(&nanos_u, v->b, 8);
+    memcpy(&julian, v->b + 8, 4);
+    /* nanos of day as written (Spark: 0 .. 86399999999999; anything else is taken as an
+     * offset from the day's start, as Spark and Arrow read it) */
+    int64_t nanos = (int64_t)nanos_u;
+    int64_t days = (int64_t)julian - 2440588; /* Julian day of 1970-01-01 */
+    int64_t per_day = digits == 9 ? 86400000000000LL : 86400000000LL;
+    int64_t frac = digits == 9 ? nanos : floordiv64(nanos, 1000); /* exact: a day is whole */
+    int64_t whole;
+    if (__builtin_mul_overflow(days, per_day, &whole) || __builtin_add_overflow(whole, frac, out))
+        return false;
+    return true;
+}
+
+/* A Parquet timestamp value (INT96; INT64 in its unit, micros when unannotated; INT32 a
+ * date promoted to timestamp) in `digits` fraction digits; false when the result lies
+ * outside int64 (scaling up or INT96 can overflow; scaling down cannot). */
+static bool parquet_ts(const pq_node *leaf, const void *vals, size_t vi, int digits, int64_t *out)
+{
+    int pt = leaf->physical_type;
+    if (pt == PQ_INT96) return ice_int96_to_time(&((const pq_int96 *)vals)[vi], digits, out);
+    if (pt == PQ_INT32) /* date promoted to timestamp */
+        return !__builtin_mul_overflow((int64_t)((const int32_t *)vals)[vi],
+                                       86400 * (digits == 9 ? 1000000000LL : 1000000LL), out);
+    int64_t v = ((const int64_t *)vals)[vi];
+    int unit = leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS;
+    int from = unit == PQ_UNIT_MILLIS ? 3 : unit == PQ_UNIT_NANOS ? 9 : 6;
+    if (from < digits) {
+        int64_t m = from == 3 && digits == 9 ? 1000000 : 1000;
+        return !__builtin_mul_overflow(v, m, out);
+    }
+    *out = ice_rescale_time(v, unit, digits);
+    return true;
+}
+
+static bool is_ts_kind(ice_type_kind k)
+{
+    return k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMP_NS ||
+           k == ICE_T_TIMESTAMPTZ_NS;
+}
+
+int ice_time_value_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                               const ice_type *t, const char *what)
+{
+    bool ns = ice_ts_digits(t->kind) == 9;
+    char where[64] = "";
+    if (row >= 0) snprintf(where, sizeof where, ", row %" PRId64, row);
+    return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
+                    "column %s%s: %s is outside the range of Iceberg type %s (int64 %s: %s)",
+                    column, where, what, ice_type_kind_name(t->kind),
+                    ns ? "nanoseconds" : "microseconds",
+                    ns ? "years 1677 to 2262" : "about 290,000 years either side of 1970");
+}
+
+int ice_time_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                         const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                         size_t vi)
+{
+    char what[96];
+    if (leaf->physical_type == PQ_INT96) {
+        uint32_t julian;
+        memcpy(&julian, ((const pq_int96 *)cb->values)[vi].b + 8, 4);
+        snprintf(what, sizeof what, "INT96 timestamp (Julian day %" PRIu32 ")", julian);
+    } else if (leaf->physical_type == PQ_INT32) {
+        snprintf(what, sizeof what, "date %" PRId32 " (days)", ((const int32_t *)cb->values)[vi]);
+    } else {
+        int unit = leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS;
+        snprintf(what, sizeof what, "timestamp %" PRId64 " (%s)", ((const int64_t *)cb->values)[vi],
+                 unit == PQ_UNIT_MILLIS ? "milliseconds" : "microseconds");
+    }
+    return ice_time_value_range_error(err, file, column, row, t, what);
+}
+
+bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                              size_t vi)
+{
+    if (!is_ts_kind(t->kind)) return true;
+    int pt = leaf->physical_type;
+    /* only these can overflow: INT96, a date, or a unit scaled up */
+    if (pt == PQ_INT64 && ice_ts_digits(t->kind) == 6 &&
+        !(leaf->eff.kind == PQ_LT_TIMESTAMP && leaf->eff.unit == PQ_UNIT_MILLIS))
+        return true;
+    int64_t x;
+    return parquet_ts(leaf, cb->values, vi, ice_ts_digits(t->kind), &x);
 }
 
 /* Scale of a time value with the Parquet unit, to micros (6) or nanos (9). */
@@ -135,16 +219,8 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
     case ICE_T_TIMESTAMPTZ_NS: {
         int digits = ice_ts_digits(t->kind);
         v.cls = ICE_TV_TS;
-        if (pt == PQ_INT96)
-            v.i = ice_rescale_time(ice_int96_to_nanos(&((const pq_int96 *)vals)[vi]), PQ_UNIT_NANOS,
-                                   digits);
-        else if (pt == PQ_INT32) /* date promoted to timestamp */
-            v.i = (int64_t)((const int32_t *)vals)[vi] * 86400 *
-                  (digits == 9 ? 1000000000LL : 1000000LL);
-        else
-            v.i = ice_rescale_time(
-                ((const int64_t *)vals)[vi],
-                leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS, digits);
+        /* callers check ice_typed_value_in_range first (0 would be wrong, not wrapped) */
+        if (!parquet_ts(leaf, vals, vi, digits, &v.i)) v.i = 0;
         return v;
     }
     case ICE_T_STRING:

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/error.h"
 #include "formats/parquet/parquet.h"
 #include "iceberg/literal.h"
 #include "iceberg/row_sink.h"
@@ -42,8 +43,11 @@ typedef struct ice_tvalue {
     size_t n;
 } ice_tvalue;
 
-/* INT96 (nanos of day + Julian day) as nanoseconds since the epoch. */
-int64_t ice_int96_to_nanos(const pq_int96 *v);
+/* INT96 (nanos of day + Julian day, as Spark and Impala write timestamps) as a timestamp with
+ * `digits` fraction digits (6: micros, 9: nanos), exactly (flooring nanos to micros); false
+ * when the instant lies outside the int64 range of that unit (nanos: years 1677-2262;
+ * micros: about +-292,000 years). Never a wrapped value. */
+bool ice_int96_to_time(const pq_int96 *v, int digits, int64_t *out);
 /* A time value in the Parquet unit (PQ_UNIT_*) rescaled to 6 (micros) or 9 (nanos)
  * digits, flooring when precision is dropped. */
 int64_t ice_rescale_time(int64_t v, int unit, int target_digits);
@@ -57,6 +61,22 @@ bool ice_leaf_readable_as(const pq_node *leaf, const ice_type *t);
  * (the leaf must be readable as t). */
 ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                            size_t vi);
+/* False when value vi cannot be represented as type t: a timestamp outside the type's
+ * int64 range (INT96 far from 1970, a huge date promoted to timestamp, milliseconds or
+ * microseconds scaled up). Readers check this before ice_typed_value and report
+ * ice_time_range_error (ice_typed_value would give 0, never a wrapped value). */
+bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                              size_t vi);
+/* The error for such a value: "column C, row R: INT96 timestamp (Julian day J) is outside
+ * the range of Iceberg type T (int64 ...)" (row < 0: unknown, left out). Returns
+ * ICD_EUNSUPPORTED. */
+int ice_time_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                         const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                         size_t vi);
+/* The same error for a value `what` describes ("timestamp 123 (milliseconds)"), for the
+ * Avro and ORC readers. */
+int ice_time_value_range_error(icd_error *err, const char *file, const char *column, int64_t row,
+                               const ice_type *t, const char *what);
 /* A literal (NULL or a null literal give ICE_TV_NULL) as a typed value of type t. */
 ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t);
 

@@ -291,6 +291,12 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
         free(path);
         return rc;
     }
+    if (is_http(path)) {
+        free(path);
+        return icd_fail(err, ICD_EUNSUPPORTED, location, -1,
+                        "cannot list a directory over http(s):// (HTTP has no listing); the "
+                        "table needs metadata/version-hint.text, or name its metadata file");
+    }
     rc = check_scheme(location, path, err);
     if (rc) {
         free(path);
@@ -300,7 +306,7 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
     if (!d) {
         int e = errno;
         free(path);
-        return icd_fail(err, e == ENOENT ? ICD_ENOTFOUND : ICD_EIO, location, -1,
+        return icd_fail(err, e == ENOENT || e == ENOTDIR ? ICD_ENOTFOUND : ICD_EIO, location, -1,
                         "cannot list directory: %s", strerror(e));
     }
     free(path);
@@ -338,37 +344,46 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
     return 0;
 }
 
-int icd_fileio_exists(icd_fileio *io, const char *location)
+/* A local stat() that only calls "no such file" absent: ENOENT, or ENOTDIR (a component of
+ * the path is a file). 1: exists (*st filled), 0: absent, <0: error naming the location. */
+static int local_stat(const char *location, const char *path, struct stat *st, icd_error *err)
 {
-    char *path = icd_fileio_resolve(io, location);
-    if (!path) return 0;
-    int ok;
-    if (icd_s3_is_location(path) || is_http(path)) {
-        icd_error err;
-        icd_error_clear(&err);
-        ok = is_http(path) ? icd_remote_exists(io->remote, location, path, NULL, &err) == 1
-                           : icd_s3_exists(io, location, path, &err) == 1;
-    } else {
-        struct stat st;
-        ok = stat(path, &st) == 0;
-    }
-    free(path);
-    return ok;
+    if (stat(path, st) == 0) return 1;
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR) return 0;
+    return icd_fail(err, ICD_EIO, location, -1, "cannot tell whether it exists: %s", strerror(e));
 }
 
-int icd_fileio_is_dir(icd_fileio *io, const char *location)
+int icd_fileio_exists(icd_fileio *io, const char *location, icd_error *err)
 {
     char *path = icd_fileio_resolve(io, location);
-    if (!path) return 0;
-    int dir;
+    if (!path) return icd_fail_nomem(err);
+    int rc;
     if (icd_s3_is_location(path)) {
-        icd_error err;
-        icd_error_clear(&err);
-        dir = icd_s3_is_dir(io, location, path, &err) == 1;
-    } else {
+        rc = icd_s3_exists(io, location, path, err);
+    } else if (is_http(path)) {
+        icd_remote *r = icd_fileio_remote(io);
+        rc = r ? icd_remote_exists(r, location, path, NULL, err) : icd_fail_nomem(err);
+    } else if ((rc = check_scheme(location, path, err)) == 0) {
         struct stat st;
-        dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        rc = local_stat(location, path, &st, err);
     }
     free(path);
-    return dir;
+    return rc;
+}
+
+int icd_fileio_is_dir(icd_fileio *io, const char *location, icd_error *err)
+{
+    char *path = icd_fileio_resolve(io, location);
+    if (!path) return icd_fail_nomem(err);
+    int rc;
+    if (icd_s3_is_location(path)) {
+        rc = icd_s3_is_dir(io, location, path, err);
+    } else {
+        struct stat st;
+        rc = local_stat(location, path, &st, err);
+        if (rc == 1) rc = S_ISDIR(st.st_mode) ? 1 : 0;
+    }
+    free(path);
+    return rc;
 }

@@ -63,9 +63,14 @@ int icd_fileio_read_small(icd_fileio *io, const char *location, size_t max_bytes
  * array of malloc'd strings. */
 int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, size_t *count,
                         icd_error *err);
-/* True when the location exists (after remapping). */
-int icd_fileio_exists(icd_fileio *io, const char *location);
-/* True when the location is a directory (locally), or an S3 prefix with objects under it. */
-int icd_fileio_is_dir(icd_fileio *io, const char *location);
+/* Existence checks. 1: it exists; 0: it definitely does not (a local ENOENT/ENOTDIR, HTTP
+ * 404, S3 404 NoSuchKey); < 0: it could not be told (permission denied, I/O error, HTTP
+ * 403/5xx after the retries, a timeout...), with `err` naming the location. Callers must
+ * never take an error for "absent": a missing newer metadata version read as absent
+ * means older data, i.e. deleted rows returned. */
+int icd_fileio_exists(icd_fileio *io, const char *location, icd_error *err);
+/* The same for "is a directory (locally), or an S3 prefix with objects under it"; 0 also
+ * when it exists but is not a directory. */
+int icd_fileio_is_dir(icd_fileio *io, const char *location, icd_error *err);
 
 #endif

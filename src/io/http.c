@@ -199,8 +199,21 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
         x->resp->content_length = -1;
         x->resp->total_size = -1;
         x->resp->body_start = 0;
+        x->resp->etag[0] = '\0';
     } else if (prefix_ci(data, n, "Content-Range:")) {
         parse_content_range(data + 14, n - 14, x->resp);
+    } else if (prefix_ci(data, n, "ETag:")) {
+        const char *v = data + 5;
+        size_t m = n - 5;
+        while (m && (*v == ' ' || *v == '\t')) {
+            v++;
+            m--;
+        }
+        while (m && (v[m - 1] == '\r' || v[m - 1] == '\n' || v[m - 1] == ' '))
+            m--;
+        if (m >= sizeof x->resp->etag) m = sizeof x->resp->etag - 1;
+        memcpy(x->resp->etag, v, m);
+        x->resp->etag[m] = '\0';
     } else if (prefix_ci(data, n, "Content-Length:")) {
         char tmp[32];
         size_t m = n - 15 < sizeof tmp - 1 ? n - 15 : sizeof tmp - 1;
@@ -366,6 +379,10 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? req->body : "");
         curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
     } else if (strcmp(req->method, "GET") != 0) {
+        if (req->body) { /* PUT with a body: sent like a POST body under the other verb */
+            curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        }
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
     }
     if (req->sign) {

@@ -56,11 +56,11 @@ typedef struct icd_sigv4 {
 } icd_sigv4;
 
 typedef struct icd_http_req {
-    const char *method;         /* "GET", "HEAD", "POST" */
+    const char *method;         /* "GET", "HEAD", "POST", "PUT", "DELETE" */
     const char *url;            /* fully encoded */
     const char *location;       /* names the request in errors (no secrets) */
     const char *const *headers; /* "Name: value" strings, NULL-terminated; may be NULL */
-    const void *body;           /* POST body */
+    const void *body;           /* POST / PUT body */
     size_t body_len;
     const icd_sigv4 *sign; /* NULL: unsigned */
     /* A byte range: range_len > 0 asks for [range_off, range_off+range_len);
@@ -84,6 +84,7 @@ typedef struct icd_http_resp {
     int64_t content_length; /* -1 when not sent */
     int64_t total_size;     /* from Content-Range "bytes a-b/N" or "bytes * /N"; -1 unknown */
     int attempts;           /* tries this request took */
+    char etag[128];         /* the ETag response header ("" when not sent) */
 } icd_http_resp;
 
 void icd_http_resp_free(icd_http_resp *resp);

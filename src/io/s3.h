@@ -52,6 +52,17 @@ int icd_fileio_aws_signing(icd_fileio *io, const char *service, icd_sigv4 *out, 
 /* The region of the FileIO's S3 settings (never NULL). */
 const char *icd_fileio_aws_region(icd_fileio *io);
 
+/* Uploads the local file `local_path` to the s3:// `location`: one PUT when it is at most
+ * `part_bytes` long, else a multipart upload in parts of `part_bytes` (S3 wants >= 5 MiB
+ * but the last). Any failure aborts the multipart upload: the object is only visible once
+ * CompleteMultipartUpload succeeded, never partially. (Test hook: the environment variable
+ * ICEDRUID_TEST_S3_FAIL_AT_PART=N fails the upload after part N-1, as a lost connection
+ * would.) */
+int icd_s3_upload_file(icd_fileio *io, const char *location, const char *local_path,
+                       size_t part_bytes, icd_error *err);
+/* Deletes an object (DELETE; a missing object is not an error, as in S3). */
+int icd_s3_delete(icd_fileio *io, const char *location, icd_error *err);
+
 /* ---- internal (io/) ---------------------------------------------------------------- */
 
 typedef struct icd_s3_config icd_s3_config;

@@ -87,7 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const ice_snapshot *snap;
     ice_snapshot_selector sel = {.kind = ICE_SELECT_CURRENT};
     (void)ice_metadata_select_snapshot(md, &sel, &snap, &err);
-    (void)ice_metadata_snapshot_schema(md, snap);
+    const ice_schema *sc;
+    (void)ice_metadata_read_schema(md, &sel, snap, &sc, &err);
     sel.kind = ICE_SELECT_REF;
     sel.ref = "main";
     (void)ice_metadata_select_snapshot(md, &sel, &snap, &err);
@@ -102,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sel.kind = ICE_SELECT_ID;
         sel.snapshot_id = s->snapshot_id;
         (void)ice_metadata_select_snapshot(md, &sel, &snap, &err);
-        (void)ice_metadata_snapshot_schema(md, s);
+        (void)ice_metadata_read_schema(md, &sel, s, &sc, &err);
     }
     icd_buf_free(&b);
     icd_arena_free(&a);

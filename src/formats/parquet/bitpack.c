@@ -160,3 +160,24 @@ void pq_unpack64(const uint8_t *p, size_t avail, int w, uint64_t *out, size_t gr
         unpack8_64(tmp, out + g * 8, w);
     }
 }
+
+/* ---- packing (the writer's side) ---- */
+
+void pq_pack32(const uint32_t *in, size_t groups, int width, uint8_t *out)
+{
+    if (width == 0) return;
+    for (size_t g = 0; g < groups; g++, in += 8) {
+        uint64_t acc = 0;
+        int bits = 0;
+        for (int i = 0; i < 8; i++) {
+            acc |= (uint64_t)in[i] << bits;
+            bits += width;
+            while (bits >= 8) {
+                *out++ = (uint8_t)acc;
+                acc >>= 8;
+                bits -= 8;
+            }
+        }
+        /* 8 * width bits are whole bytes: nothing is left over */
+    }
+}

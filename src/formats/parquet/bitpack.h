@@ -51,4 +51,8 @@ void pq_unpack32(const uint8_t *p, size_t avail, int width, uint32_t *out, size_
 /* The same for widths 0..64 into 64-bit values (DELTA_BINARY_PACKED miniblocks). */
 void pq_unpack64(const uint8_t *p, size_t avail, int width, uint64_t *out, size_t groups);
 
+/* The writer's inverse of pq_unpack32: packs `groups` groups of 8 values of `width` bits
+ * (0..32; values must fit) LSB first into exactly groups * width bytes at out. */
+void pq_pack32(const uint32_t *in, size_t groups, int width, uint8_t *out);
+
 #endif

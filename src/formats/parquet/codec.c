@@ -11,6 +11,7 @@
  * other writers an LZ4 frame or a bare block. Like parquet-cpp we try the three in order.
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -348,4 +349,103 @@ int pq_decompress(int codec, const uint8_t *in, size_t in_len, uint8_t *out, siz
     default:
         return pq_lz4_raw(in, in_len, out, out_len, err);
     }
+}
+
+/* --- compression (the writer's side) --- */
+
+struct pq_compressor {
+    int codec;
+    int level;
+    ZSTD_CCtx *zstd;
+};
+
+int pq_compressor_new(int codec, int level, pq_compressor **out, icd_error *err)
+{
+    *out = NULL;
+    if (codec != PQ_CODEC_UNCOMPRESSED && codec != PQ_CODEC_SNAPPY && codec != PQ_CODEC_GZIP &&
+        codec != PQ_CODEC_ZSTD)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1, "writing %s pages is not supported",
+                        pq_codec_name(codec));
+    pq_compressor *c = calloc(1, sizeof *c);
+    if (!c) return icd_fail_nomem(err);
+    c->codec = codec;
+    c->level = level;
+    if (codec == PQ_CODEC_ZSTD) {
+        c->zstd = ZSTD_createCCtx();
+        if (!c->zstd) {
+            free(c);
+            return icd_fail_nomem(err);
+        }
+        if (!c->level) c->level = 3;
+    }
+    if (codec == PQ_CODEC_GZIP && !c->level) c->level = 6;
+    *out = c;
+    return 0;
+}
+
+void pq_compressor_free(pq_compressor *c)
+{
+    if (!c) return;
+    ZSTD_freeCCtx(c->zstd);
+    free(c);
+}
+
+static int gzip_compress(int level, const uint8_t *in, size_t n, icd_buf *out, icd_error *err)
+{
+    if (n > UINT_MAX)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1, "GZIP: page of %zu bytes is too large", n);
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    /* 15 + 16: a gzip (RFC 1952) member, what parquet-mr writes; the header's mtime is 0. */
+    if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return icd_fail_nomem(err);
+    size_t bound = deflateBound(&zs, (uLong)n) + 32;
+    if (!icd_buf_grow(out, bound)) {
+        deflateEnd(&zs);
+        return icd_fail_nomem(err);
+    }
+    zs.next_in = (Bytef *)in;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (Bytef *)out->data;
+    zs.avail_out = (uInt)(out->cap - 1);
+    int zr = deflate(&zs, Z_FINISH);
+    size_t got = zs.total_out;
+    deflateEnd(&zs);
+    if (zr != Z_STREAM_END)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "GZIP: deflate failed (%d)", zr);
+    out->len = got;
+    return 0;
+}
+
+int pq_compress(pq_compressor *c, const uint8_t *in, size_t n, icd_buf *out, icd_error *err)
+{
+    icd_buf_clear(out);
+    switch (c->codec) {
+    case PQ_CODEC_UNCOMPRESSED:
+        icd_buf_append(out, in, n);
+        break;
+    case PQ_CODEC_SNAPPY: {
+        size_t bound = snappy_max_compressed_length(n);
+        if (!icd_buf_grow(out, bound + 1)) return icd_fail_nomem(err);
+        size_t got = bound;
+        if (snappy_compress((const char *)in, n, out->data, &got) != SNAPPY_OK)
+            return icd_fail(err, ICD_EINTERNAL, NULL, -1, "SNAPPY: compression failed");
+        out->len = got;
+        break;
+    }
+    case PQ_CODEC_GZIP:
+        ICD_TRY(gzip_compress(c->level, in, n, out, err));
+        break;
+    default: {
+        size_t bound = ZSTD_compressBound(n);
+        if (!icd_buf_grow(out, bound + 1)) return icd_fail_nomem(err);
+        size_t r = ZSTD_compressCCtx(c->zstd, out->data, bound, in, n, c->level);
+        if (ZSTD_isError(r))
+            return icd_fail(err, ICD_EINTERNAL, NULL, -1, "ZSTD: %s", ZSTD_getErrorName(r));
+        out->len = r;
+        break;
+    }
+    }
+    if (!icd_buf_ok(out)) return icd_fail_nomem(err);
+    return 0;
 }

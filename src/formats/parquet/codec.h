@@ -1,7 +1,9 @@
 /*
- * Parquet page decompression: one entry point over the Debian codec libraries (snappy,
- * zlib, zstd, lz4, brotli). The column reader hands it a page body and the uncompressed
- * size from the page header.
+ * Parquet page (de)compression: one entry point each way over the Debian codec libraries.
+ * Decompression (snappy, zlib, zstd, lz4, brotli): the column reader hands it a page body
+ * and the uncompressed size from the page header. Compression (snappy, gzip, zstd): the
+ * writer compresses one page body at a time through a pq_compressor that keeps the codec's
+ * context between pages.
  */
 #ifndef ICD_PQ_CODEC_H
 #define ICD_PQ_CODEC_H
@@ -9,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "base/error.h"
 
 /* Thrift enum CompressionCodec. */
@@ -32,5 +35,14 @@ const char *pq_codec_name(int codec);
  * ICD_EUNSUPPORTED. */
 int pq_decompress(int codec, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
                   icd_error *err);
+
+/* A compressor for one codec: UNCOMPRESSED, SNAPPY, GZIP or ZSTD (others are
+ * ICD_EUNSUPPORTED). `level` 0 takes the codec's default (ZSTD 3, GZIP 6). */
+typedef struct pq_compressor pq_compressor;
+int pq_compressor_new(int codec, int level, pq_compressor **out, icd_error *err);
+/* Replaces the contents of `out` with the compressed form of [in, in+n). The output is
+ * a function of the input, codec and level only. */
+int pq_compress(pq_compressor *c, const uint8_t *in, size_t n, icd_buf *out, icd_error *err);
+void pq_compressor_free(pq_compressor *c);
 
 #endif

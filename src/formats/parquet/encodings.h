@@ -57,6 +57,15 @@ int pq_plain_fixed(const uint8_t *p, size_t n, size_t count, size_t width, void 
  * ends before `count` values is corrupt. */
 int pq_rle_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size_t count,
                   size_t *used, icd_error *err);
+/* The writer's side: appends the RLE / bit-packing hybrid runs (no length prefix) of
+ * v[0..n) with the given bit width (1..32; values must fit) to `out`. Runs of 8 or more
+ * equal values become repeated runs, the rest bit-packed groups of 8 (the last one padded
+ * with zeros). Deterministic. */
+struct icd_buf;
+void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, struct icd_buf *out);
+/* Bits needed for values 0..max (0 for max 0). */
+int pq_bit_width(uint64_t max);
+
 /* The legacy BIT_PACKED level encoding (MSB-first bit order, no runs). */
 int pq_bit_packed_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *out, size_t count,
                          size_t *used, icd_error *err);

@@ -9,7 +9,11 @@
  * one value stored in ceil(width / 8) little-endian bytes. Only `count` values are decoded:
  * the last bit-packed group may hold padding, and a final bit-packed run whose padding
  * bytes are missing at the very end of the buffer is accepted (its values are all there).
+ * pq_rle_encode writes the same runs for the Parquet writer.
  */
+#include <string.h>
+
+#include "base/buf.h"
 #include "formats/parquet/bitpack.h"
 #include "formats/parquet/encodings.h"
 
@@ -158,4 +162,80 @@ int pq_bit_packed_decode(const uint8_t *p, size_t n, int bit_width, uint32_t *ou
     }
     if (used) *used = bytes;
     return 0;
+}
+
+/* ---- encoder (the writer's side) ---- */
+
+int pq_bit_width(uint64_t max)
+{
+    int w = 0;
+    while (max) {
+        w++;
+        max >>= 1;
+    }
+    return w;
+}
+
+static void put_uleb(icd_buf *out, uint64_t v)
+{
+    uint8_t b[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        b[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b[n++] = (uint8_t)v;
+    icd_buf_append(out, b, n);
+}
+
+/* Length of the run of equal values starting at v[i] (at most n - i). */
+static size_t run_at(const uint32_t *v, size_t n, size_t i)
+{
+    size_t j = i + 1;
+    while (j < n && v[j] == v[i])
+        j++;
+    return j - i;
+}
+
+void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, icd_buf *out)
+{
+    size_t vbytes = ((size_t)bit_width + 7) / 8;
+    size_t i = 0;
+    while (i < n) {
+        size_t r = run_at(v, n, i);
+        if (r >= 8 || i + r == n) {
+            put_uleb(out, (uint64_t)r << 1);
+            uint8_t b[4];
+            for (size_t k = 0; k < vbytes; k++)
+                b[k] = (uint8_t)(v[i] >> (8 * k));
+            icd_buf_append(out, b, vbytes);
+            i += r;
+            continue;
+        }
+        /* Bit-packed groups of 8 until a group boundary where a long run starts (or the
+         * end; only the very last group is padded). */
+        size_t j = i;
+        for (;;) {
+            j += 8;
+            if (j >= n) break;
+            if (run_at(v, j + 8 < n ? j + 8 : n, j) >= 8) break;
+        }
+        size_t groups = (j - i) / 8;
+        put_uleb(out, ((uint64_t)groups << 1) | 1);
+        size_t nbytes = groups * (size_t)bit_width;
+        if (!icd_buf_grow(out, nbytes + 1)) return;
+        uint8_t *dst = (uint8_t *)out->data + out->len;
+        if (j <= n) {
+            pq_pack32(v + i, groups, bit_width, dst);
+        } else {
+            size_t full = (n - i) / 8;
+            pq_pack32(v + i, full, bit_width, dst);
+            uint32_t last[8] = {0};
+            memcpy(last, v + i + full * 8, (n - i - full * 8) * sizeof *v);
+            pq_pack32(last, 1, bit_width, dst + full * (size_t)bit_width);
+        }
+        out->len += nbytes;
+        out->data[out->len] = '\0';
+        i = j < n ? j : n;
+    }
 }

@@ -2,11 +2,13 @@
  * Thrift compact protocol reader (see thrift.h). The metadata decoder (metadata.c) and the
  * page-header decoder (page.c) drive it field by field; anything they do not know is
  * skipped with pq_thrift_skip, so newer writers' extra fields never break reading.
+ * The writer half (pq_tw_*) encodes the same protocol for the Parquet writer (writer.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "formats/parquet/thrift.h"
 
 void pq_thrift_init(pq_thrift *r, const uint8_t *p, size_t n, const char *location,
@@ -307,4 +309,107 @@ int pq_thrift_skip(pq_thrift *r, int type)
 int pq_thrift_skip_elem(pq_thrift *r, int type)
 {
     return skip(r, type, true);
+}
+
+/* --- writer --- */
+
+void pq_tw_init(pq_tw *w, icd_buf *out)
+{
+    w->out = out;
+    w->depth = 0;
+    w->last[0] = 0;
+}
+
+void pq_tw_varint(pq_tw *w, uint64_t v)
+{
+    uint8_t b[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        b[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b[n++] = (uint8_t)v;
+    icd_buf_append(w->out, b, n);
+}
+
+void pq_tw_i64(pq_tw *w, int64_t v)
+{
+    pq_tw_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+void pq_tw_struct_begin(pq_tw *w)
+{
+    /* Deeper nesting than the reader accepts is a writer bug; keep the stack in bounds. */
+    if (w->depth < PQ_THRIFT_MAX_DEPTH - 1) w->depth++;
+    w->last[w->depth] = 0;
+}
+
+void pq_tw_struct_end(pq_tw *w)
+{
+    icd_buf_putc(w->out, 0);
+    if (w->depth > 0) w->depth--;
+}
+
+void pq_tw_field_begin(pq_tw *w, int16_t id, int type)
+{
+    int delta = id - w->last[w->depth];
+    if (delta > 0 && delta <= 15) {
+        icd_buf_putc(w->out, (char)(delta << 4 | type));
+    } else {
+        icd_buf_putc(w->out, (char)type);
+        pq_tw_i64(w, id);
+    }
+    w->last[w->depth] = id;
+}
+
+void pq_tw_list_begin(pq_tw *w, int elem_type, uint32_t count)
+{
+    if (count < 15) {
+        icd_buf_putc(w->out, (char)(count << 4 | (uint32_t)elem_type));
+    } else {
+        icd_buf_putc(w->out, (char)(0xf0 | elem_type));
+        pq_tw_varint(w, count);
+    }
+}
+
+void pq_tw_binary(pq_tw *w, const void *p, size_t n)
+{
+    pq_tw_varint(w, n);
+    icd_buf_append(w->out, p, n);
+}
+
+void pq_tw_field_i32(pq_tw *w, int16_t id, int32_t v)
+{
+    pq_tw_field_begin(w, id, PQ_T_I32);
+    pq_tw_i64(w, v);
+}
+
+void pq_tw_field_i64(pq_tw *w, int16_t id, int64_t v)
+{
+    pq_tw_field_begin(w, id, PQ_T_I64);
+    pq_tw_i64(w, v);
+}
+
+void pq_tw_field_i8(pq_tw *w, int16_t id, int8_t v)
+{
+    pq_tw_field_begin(w, id, PQ_T_BYTE);
+    icd_buf_putc(w->out, (char)v);
+}
+
+void pq_tw_field_bool(pq_tw *w, int16_t id, bool v)
+{
+    pq_tw_field_begin(w, id, v ? PQ_T_TRUE : PQ_T_FALSE);
+}
+
+void pq_tw_field_binary(pq_tw *w, int16_t id, const void *p, size_t n)
+{
+    pq_tw_field_begin(w, id, PQ_T_BINARY);
+    pq_tw_binary(w, p, n);
+}
+
+void pq_tw_field_empty_struct(pq_tw *w, int16_t id)
+{
+    pq_tw_field_begin(w, id, PQ_T_STRUCT);
+    pq_tw_struct_begin(w);
+    pq_tw_struct_end(w);
 }

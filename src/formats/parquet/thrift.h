@@ -1,5 +1,5 @@
 /*
- * Thrift compact protocol reader: the wire format of Parquet's footer (FileMetaData) and
+ * Thrift compact protocol reader and writer: the wire format of Parquet's footer (FileMetaData) and
  * page headers. A pull parser over one in-memory buffer; every length taken from the input
  * is checked against the bytes left, and nesting is limited so hostile input can neither
  * read out of bounds nor exhaust the stack.
@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
+
+struct icd_buf;
 
 /* Compact protocol type codes (the low nibble of a field header / list header). */
 enum {
@@ -106,5 +108,38 @@ int pq_thrift_skip_elem(pq_thrift *r, int type);
 
 /* Checks that a field has the expected wire type (PQ_T_TRUE/FALSE both mean boolean). */
 int pq_thrift_expect(pq_thrift *r, const pq_tfield *f, int type);
+
+/* --- writer (the encoder of the same protocol; used by the Parquet writer) ---
+ *
+ * Appends to an icd_buf (allocation failures surface through icd_buf_ok, checked once by
+ * the caller). Field ids are delta-encoded against the previous field of the same
+ * struct, so struct_begin/struct_end keep a stack of the last ids:
+ *     pq_tw_struct_begin(w); pq_tw_field_i32(w, 1, v); ...; pq_tw_struct_end(w);
+ * A struct field: pq_tw_field_begin(w, id, PQ_T_STRUCT) then pq_tw_struct_begin(w).
+ * A list field: pq_tw_field_begin(w, id, PQ_T_LIST), pq_tw_list_begin(w, type, n), then
+ * n elements written with the bare value calls (pq_tw_i32, pq_tw_binary, or a struct). */
+typedef struct pq_tw {
+    struct icd_buf *out;
+    int depth;
+    int16_t last[PQ_THRIFT_MAX_DEPTH];
+} pq_tw;
+
+void pq_tw_init(pq_tw *w, struct icd_buf *out);
+void pq_tw_struct_begin(pq_tw *w);
+void pq_tw_struct_end(pq_tw *w); /* writes the STOP byte */
+/* A field header (for PQ_T_TRUE / PQ_T_FALSE the header carries a boolean's value). */
+void pq_tw_field_begin(pq_tw *w, int16_t id, int type);
+void pq_tw_list_begin(pq_tw *w, int elem_type, uint32_t count);
+void pq_tw_varint(pq_tw *w, uint64_t v);
+void pq_tw_i64(pq_tw *w, int64_t v); /* zigzag varint (also i32, i16) */
+void pq_tw_binary(pq_tw *w, const void *p, size_t n);
+void pq_tw_field_i32(pq_tw *w, int16_t id, int32_t v);
+void pq_tw_field_i64(pq_tw *w, int16_t id, int64_t v);
+void pq_tw_field_i8(pq_tw *w, int16_t id, int8_t v);
+void pq_tw_field_bool(pq_tw *w, int16_t id, bool v);
+void pq_tw_field_binary(pq_tw *w, int16_t id, const void *p, size_t n);
+/* A field whose value is an empty struct (Thrift unions of empty structs: StringType,
+ * TypeDefinedOrder, MICROS, ...). */
+void pq_tw_field_empty_struct(pq_tw *w, int16_t id);
 
 #endif

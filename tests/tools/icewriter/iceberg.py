@@ -49,6 +49,11 @@ class NestedField:
     type: object              # icetypes.Type or type string
     required: bool = False
     doc: str | None = None
+    # spec "Default values": the value of rows written before the field existed
+    # (initial-default) and of rows written without it (write-default); JSON single values
+    # (Appendix C) for boolean, int, long, float, double and string only
+    initial_default: object = None
+    write_default: object = None
 
     def __post_init__(self):
         self.type = icetypes.parse(self.type)
@@ -57,6 +62,12 @@ class NestedField:
         out = {"id": self.id, "name": self.name, "required": self.required, "type": str(self.type)}
         if self.doc:
             out["doc"] = self.doc
+        for key, v in (("initial-default", self.initial_default),
+                       ("write-default", self.write_default)):
+            if v is not None:
+                if str(self.type) not in ("boolean", "int", "long", "float", "double", "string"):
+                    raise ValueError(f"defaults of type {self.type} are not supported")
+                out[key] = v
         return out
 
 
@@ -422,6 +433,7 @@ class Snapshot:
     manifest_list: str
     summary: dict
     manifests: list
+    schema_id: int = 0  # the current schema when the snapshot was committed
 
 
 def _metrics(info: parquet.ParquetFile):
@@ -463,6 +475,8 @@ class Table:
         self.root = os.fspath(root)
         self.location = location.rstrip("/")
         self.schema = schema
+        self.schemas = {schema.schema_id: schema}  # every schema the table has had
+        self.refs = {}  # branches and tags other than main: name -> (snapshot id, type)
         self.specs = {}
         self.add_spec(spec or PartitionSpec.unpartitioned())
         self.default_spec_id = (spec.spec_id if spec else 0)
@@ -499,6 +513,30 @@ class Table:
         """Add a spec and make it the default (writes a new metadata version, no snapshot)."""
         self.add_spec(spec)
         self.default_spec_id = spec.spec_id
+        self._tick()
+        self._write_metadata()
+
+    def evolve_schema(self, fields):
+        """ALTER TABLE: a new schema (the next schema-id) with these fields becomes current.
+
+        Writes a new metadata version and no snapshot; files written later use it. Field ids
+        say which columns are kept (same id: same column, whatever its name or promoted
+        type) and which are new (an unused id) or dropped (absent).
+        """
+        sid = max(self.schemas) + 1
+        self.schema = Schema(fields, sid)
+        self.schemas[sid] = self.schema
+        self._tick()
+        self._write_metadata()
+        return self.schema
+
+    def set_ref(self, name, snapshot_id, ref_type="branch"):
+        """Create or move a branch or tag (writes a new metadata version)."""
+        if name == "main" or ref_type not in ("branch", "tag"):
+            raise ValueError("set_ref: not main; type branch or tag")
+        if not any(s.snapshot_id == snapshot_id for s in self.snapshots):
+            raise ValueError(f"no snapshot {snapshot_id}")
+        self.refs[name] = (snapshot_id, ref_type)
         self._tick()
         self._write_metadata()
 
@@ -734,7 +772,8 @@ class Table:
         list_rel = f"metadata/snap-{snapshot_id}-1-{self._uuid('list', snapshot_id)}.avro"
         self._write_manifest_list(list_rel, new_manifests, snapshot_id, parent, seq)
         snap = Snapshot(snapshot_id, parent.snapshot_id if parent else None, seq, self.time_ms,
-                        operation, self.abs_path(list_rel), summary, new_manifests)
+                        operation, self.abs_path(list_rel), summary, new_manifests,
+                        self.schema.schema_id)
         self.snapshots.append(snap)
         self.snapshot_log.append({"timestamp-ms": self.time_ms, "snapshot-id": snapshot_id})
         if self.format_version >= 2:
@@ -888,12 +927,12 @@ class Table:
         if v2:
             md["last-sequence-number"] = self.last_sequence_number
         md["last-updated-ms"] = self.time_ms
-        md["last-column-id"] = self.schema.highest_field_id
+        md["last-column-id"] = max(s.highest_field_id for s in self.schemas.values())
         if not v2:
             md["schema"] = self.schema.to_json()        # deprecated v1 fields, still required
             md["partition-spec"] = spec.fields_json()
         md["current-schema-id"] = self.schema.schema_id
-        md["schemas"] = [self.schema.to_json()]
+        md["schemas"] = [s.to_json() for _, s in sorted(self.schemas.items())]
         md["default-spec-id"] = self.default_spec_id
         md["partition-specs"] = [s.to_json() for _, s in sorted(self.specs.items())]
         md["last-partition-id"] = last_pid
@@ -903,6 +942,8 @@ class Table:
         cur = self.current
         md["current-snapshot-id"] = cur.snapshot_id if cur else -1
         md["refs"] = {"main": {"snapshot-id": cur.snapshot_id, "type": "branch"}} if cur else {}
+        for name, (sid, rtype) in sorted(self.refs.items()):
+            md["refs"][name] = {"snapshot-id": sid, "type": rtype}
         snaps = []
         for s in self.snapshots:
             j = {"snapshot-id": s.snapshot_id}
@@ -911,7 +952,7 @@ class Table:
             if v2:
                 j["sequence-number"] = s.sequence_number
             j.update({"timestamp-ms": s.timestamp_ms, "summary": s.summary,
-                      "manifest-list": s.manifest_list, "schema-id": self.schema.schema_id})
+                      "manifest-list": s.manifest_list, "schema-id": s.schema_id})
             snaps.append(j)
         md["snapshots"] = snaps
         md["statistics"] = []

@@ -52,9 +52,16 @@ class Column:
     field_id: int | None
     required: bool = False
     dictionary: bool = False     # write RLE_DICTIONARY pages (any type; meant for strings)
+    # timestamp/timestamptz written as Spark and Impala do: INT96 (8 bytes nanos of day,
+    # 4 bytes Julian day, little-endian), no logical or converted type, no statistics.
+    # Values are the physical (julian_day, nanos_of_day) pairs, not normalised, so that
+    # instants outside the int64 micro/nanosecond ranges can be written.
+    int96: bool = False
 
     def __post_init__(self):
         self.type = icetypes.parse(self.type)
+        if self.int96 and self.type.kind not in ("timestamp", "timestamptz"):
+            raise ValueError("int96 is for timestamp columns")
 
 
 @dataclass
@@ -168,6 +175,8 @@ def _plain(ptype: int, values) -> bytes:
         return b"".join(struct.pack("<I", len(v)) + v for v in values)
     if ptype == PT_FLBA:
         return b"".join(values)
+    if ptype == PT_INT96:
+        return b"".join(struct.pack("<QI", nanos, julian) for julian, nanos in values)
     raise ValueError(f"bad physical type {ptype}")
 
 
@@ -261,7 +270,7 @@ def _page(codec: str, page_type: int, body: bytes, header_fields) -> bytes:
 def _chunk(col: Column, values, codec: str, page_rows: int | None, start_offset: int):
     """Encode one column chunk. Returns (bytes, ColumnChunk thrift struct, uncompressed size)."""
     t = col.type
-    ptype, _ = physical_type(t)
+    ptype = PT_INT96 if col.int96 else physical_type(t)[0]
     max_def = 0 if col.required else 1
     if col.required and any(v is None for v in values):
         raise ValueError(f"null in required column {col.name}")
@@ -315,7 +324,7 @@ def _chunk(col: Column, values, codec: str, page_rows: int | None, start_offset:
         uncompressed_total += raw
 
     data = b"".join(parts)
-    lo_v, hi_v = icetypes.min_max(t, values)
+    lo_v, hi_v = (None, None) if col.int96 else icetypes.min_max(t, values)
     stats = [(3, T.I64, sum(v is None for v in values))]
     if lo_v is not None:
         if t.kind in ("float", "double"):
@@ -343,18 +352,18 @@ def _chunk(col: Column, values, codec: str, page_rows: int | None, start_offset:
 def _schema_elements(columns):
     elems = [T.struct((4, T.BINARY, "table"), (5, T.I32, len(columns)))]
     for c in columns:
-        ptype, length = physical_type(c.type)
+        ptype, length = (PT_INT96, None) if c.int96 else physical_type(c.type)
         decimal = c.type.kind == "decimal"
         elems.append(T.struct(
             (1, T.I32, ptype),
             (2, T.I32, length),
             (3, T.I32, REQUIRED if c.required else OPTIONAL),
             (4, T.BINARY, c.name),
-            (6, T.I32, _converted_type(c.type)),
+            (6, T.I32, None if c.int96 else _converted_type(c.type)),
             (7, T.I32, c.type.scale if decimal else None),
             (8, T.I32, c.type.precision if decimal else None),
             (9, T.I32, c.field_id),
-            (10, T.STRUCT, _logical_type(c.type)),
+            (10, T.STRUCT, None if c.int96 else _logical_type(c.type)),
         ))
     return elems
 
@@ -374,7 +383,8 @@ def encode_parquet(columns, rows, *, codec="uncompressed", row_group_rows=None, 
         seq = [r.get(c.name) for c in columns] if isinstance(r, dict) else list(r)
         if len(seq) != len(columns):
             raise ValueError(f"row has {len(seq)} values for {len(columns)} columns")
-        table.append([icetypes.normalize(c.type, v) for c, v in zip(columns, seq)])
+        table.append([v if c.int96 else icetypes.normalize(c.type, v)
+                      for c, v in zip(columns, seq)])
 
     out = bytearray(MAGIC)
     metrics = [ColumnMetrics(c.field_id, c.type) for c in columns]
@@ -407,7 +417,8 @@ def encode_parquet(columns, rows, *, codec="uncompressed", row_group_rows=None, 
         m.value_count = len(values)
         m.null_count = sum(v is None for v in values)
         m.nan_count = sum(icetypes.is_nan(m.type, v) for v in values)
-        m.min, m.max = icetypes.min_max(m.type, values)
+        if not columns[ci].int96:
+            m.min, m.max = icetypes.min_max(m.type, values)
 
     kv = [T.struct((1, T.BINARY, k), (2, T.BINARY, v)) for k, v in (key_value_metadata or {}).items()]
     footer = T.encode_struct(T.struct(

@@ -14,6 +14,10 @@
 #include <spawn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -35,6 +39,9 @@ typedef struct tp {
     long fail_row;        /* ... when it reaches this row */
     long fail_open_split; /* split_open of this split fails */
     unsigned delay_us;    /* sleep per chunk, so streams overlap */
+    long endless_split;   /* this split never ends */
+    long slow_open_split; /* split_open of this split sleeps slow_open_us (slow storage) */
+    unsigned slow_open_us;
     atomic_int opens, closes, live, max_live, nexts;
 } tp;
 
@@ -51,6 +58,8 @@ static void tp_init(tp *t, size_t nsplits)
     t->batch = 100;
     t->fail_split = -1;
     t->fail_open_split = -1;
+    t->slow_open_split = -1;
+    t->endless_split = -1;
 }
 
 static void tp_row(icd_buf *b, size_t split, size_t row)
@@ -81,6 +90,7 @@ static int tp_spec(void *ctx, const char *base, icd_buf *out, icd_error *err)
 static int tp_open(void *ctx, size_t n, void **stream, icd_error *err)
 {
     tp *t = ctx;
+    if ((long)n == t->slow_open_split) usleep(t->slow_open_us);
     if ((long)n == t->fail_open_split)
         return icd_fail(err, ICD_EIO, "s3://bucket/data/split.parquet", 4, "cannot open split %zu",
                         n);
@@ -88,7 +98,7 @@ static int tp_open(void *ctx, size_t n, void **stream, icd_error *err)
     if (!s) return icd_fail_nomem(err);
     s->t = t;
     s->split = n;
-    s->nrows = t->rows_base ? t->rows_base * (n + 1) : SIZE_MAX;
+    s->nrows = t->rows_base && (long)n != t->endless_split ? t->rows_base * (n + 1) : SIZE_MAX;
     atomic_fetch_add(&t->opens, 1);
     int live = atomic_fetch_add(&t->live, 1) + 1;
     int max = atomic_load(&t->max_live);
@@ -123,7 +133,7 @@ static void tp_close(void *stream)
 
 static dr_server_provider tp_provider(tp *t)
 {
-    dr_server_provider p = {t, tp_count, tp_spec, tp_open, tp_next, tp_close};
+    dr_server_provider p = {t, tp_count, tp_spec, tp_open, tp_next, tp_close, NULL, NULL};
     return p;
 }
 
@@ -686,7 +696,11 @@ static void test_disconnect(void)
     t.rows_base = 0; /* endless splits: only a disconnect can end them */
     logs l = {0};
     dr_server_provider p;
-    dr_server_config cfg = {.threads = 2, .max_streams = 1, .on_access = log_access, .log_ctx = &l};
+    dr_server_config cfg = {.threads = 2,
+                            .max_streams = 1,
+                            .queue_timeout_s = 1,
+                            .on_access = log_access,
+                            .log_ctx = &l};
     dr_server *s = start(&t, &p, &cfg);
     if (!s) return;
     char url[256];
@@ -715,7 +729,8 @@ static void test_disconnect(void)
     CHECK_EQ_INT(atomic_load(&t.nexts), nexts);
 
     /* the curl command reading slowly and giving up after --max-time; while it holds
-     * the only stream slot, another split gets 503 */
+     * the only stream slot, another split waits in the queue for queue_timeout_s (1 s)
+     * and then gets 503 */
     curl_job slow;
     url_of(url, sizeof url, s, "/splits/1");
     const char *slow_args[] = {"--limit-rate", "50k", "--max-time", "1.5", NULL};
@@ -725,8 +740,13 @@ static void test_disconnect(void)
     CHECK_EQ_INT(atomic_load(&t.live), 1);
     url_of(url, sizeof url, s, "/splits/0");
     char *hdr = NULL;
+    struct timespec q0, q1;
+    clock_gettime(CLOCK_MONOTONIC, &q0);
     free(fetch(url, NULL, &code, &hdr));
+    clock_gettime(CLOCK_MONOTONIC, &q1);
+    double waited = (double)(q1.tv_sec - q0.tv_sec) + (double)(q1.tv_nsec - q0.tv_nsec) / 1e9;
     CHECK_EQ_INT(code, 503);
+    CHECK(waited >= 0.9 && waited < 1.45);
     CHECK(header_has(hdr, "Retry-After: 1"));
     free(hdr);
     CHECK_EQ_INT(curl_wait(&slow, &code), 28); /* operation timed out */
@@ -846,6 +866,344 @@ static void teardown(void)
     curl_global_cleanup();
 }
 
+/* ---- hardening (issue 15 items 5, 6, 9) ----------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* One metric's value from /metrics (-1 if absent). */
+static double metric(dr_server *s, const char *name)
+{
+    char url[256];
+    url_of(url, sizeof url, s, "/metrics");
+    int code;
+    char *body = fetch(url, NULL, &code, NULL);
+    double v = -1;
+    size_t nl = strlen(name);
+    for (char *line = body; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (!strncmp(line, name, nl) && line[nl] == ' ') v = atof(line + nl + 1);
+        if (!end) break;
+        line = end + 1;
+    }
+    free(body);
+    return v;
+}
+
+/* Item 6: a split whose open takes 2 s (slow storage) holds no HTTP thread: /health and
+ * another split answer at once, with a single MHD thread. */
+static void test_slow_split_blocks_nothing(void)
+{
+    tp t;
+    tp_init(&t, 2);
+    t.slow_open_split = 0;
+    t.slow_open_us = 2000000;
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 1};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    char url[256];
+    int code;
+    curl_job slow;
+    url_of(url, sizeof url, s, "/splits/0");
+    double t0 = now_s();
+    CHECK(curl_spawn(&slow, url, NULL));
+    usleep(300000); /* split 0 is opening now */
+    url_of(url, sizeof url, s, "/health");
+    double h0 = now_s();
+    free(fetch(url, NULL, &code, NULL));
+    double health_s = now_s() - h0;
+    CHECK_EQ_INT(code, 200);
+    CHECK(health_s < 0.5);
+    url_of(url, sizeof url, s, "/splits/1");
+    size_t len = 0;
+    curl_job j;
+    CHECK_EQ_INT(curl_run(&j, url, NULL, &code), 0);
+    double other_s = now_s() - t0;
+    CHECK_EQ_INT(code, 200);
+    char *body = slurp(j.body, &len);
+    icd_buf want = ICD_BUF_INIT;
+    tp_expected(1, 2000, &want);
+    CHECK(body && len == want.len && !memcmp(body, want.data, len));
+    free(body);
+    CHECK(other_s < 1.5); /* split 1 finished while split 0 was still opening */
+    CHECK_EQ_INT(curl_wait(&slow, &code), 0);
+    CHECK_EQ_INT(code, 200);
+    CHECK(now_s() - t0 >= 2.0);
+    body = slurp(slow.body, &len);
+    icd_buf_clear(&want);
+    tp_expected(0, 1000, &want);
+    CHECK(body && len == want.len && !memcmp(body, want.data, len));
+    free(body);
+    icd_buf_free(&want);
+    dr_server_stop(s);
+    CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
+}
+
+/* Item 9: with --max-streams 2 and two clients that each fetch 40 splits one after the
+ * other on one kept-alive connection, no request ever waits for a slot (the slot is
+ * free before the client sees the end of the previous split) and none is refused. */
+static void test_slot_free_before_next_request(void)
+{
+    tp t;
+    tp_init(&t, 4);
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 2, .max_streams = 2, .queue_timeout_s = 1};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    char url[256];
+    url_of(url, sizeof url, s, "/splits/0");
+    const char *argv[160];
+    int k = 0;
+    argv[k++] = "curl";
+    argv[k++] = "-s";
+    argv[k++] = "-w";
+    argv[k++] = "%{http_code}\\n";
+    for (int i = 0; i < 40; i++) { /* one -o per URL: curl pairs them in order */
+        argv[k++] = "-o";
+        argv[k++] = "/dev/null";
+        argv[k++] = url;
+    }
+    argv[k] = NULL;
+    pid_t pid[2];
+    char out[2][128];
+    for (int c = 0; c < 2; c++) {
+        snprintf(out[c], sizeof out[c], "%s/seq%d", tmpdir, c);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, out[c], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        CHECK_EQ_INT(posix_spawnp(&pid[c], "curl", &fa, NULL, (char *const *)argv, environ), 0);
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    int ok200 = 0, other = 0;
+    for (int c = 0; c < 2; c++) {
+        int st;
+        waitpid(pid[c], &st, 0);
+        char *codes = slurp(out[c], NULL);
+        for (char *line = codes; line && *line;) {
+            if (!strncmp(line, "200", 3))
+                ok200++;
+            else
+                other++;
+            char *nl = strchr(line, '\n');
+            if (!nl) break;
+            line = nl + 1;
+        }
+        free(codes);
+    }
+    CHECK_EQ_INT(ok200, 80);
+    CHECK_EQ_INT(other, 0);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_queued_total"), 0);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_completed_total"), 80);
+    dr_server_stop(s);
+}
+
+/* Item 9: over --max-streams a request waits (FIFO) and gets the next free slot: 200
+ * and the whole split, not a 503 (Druid does not retry 503). */
+static void test_queue_instead_of_503(void)
+{
+    tp t;
+    tp_init(&t, 2);
+    t.endless_split = 0; /* held by a slow client until it gives up */
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 2, .max_streams = 1, .queue_timeout_s = 20};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    char url[256];
+    int code;
+    curl_job slow, queued;
+    url_of(url, sizeof url, s, "/splits/0");
+    const char *slow_args[] = {"--limit-rate", "100k", "--max-time", "1.2", NULL};
+    CHECK(curl_spawn_ex(&slow, url, slow_args, true)); /* holds the only slot for 1.2 s */
+    for (int i = 0; i < 200 && atomic_load(&t.opens) < 1; i++)
+        usleep(10000);
+    url_of(url, sizeof url, s, "/splits/1");
+    double t0 = now_s();
+    CHECK(curl_spawn(&queued, url, NULL));
+    usleep(300000);
+    CHECK_EQ_INT(dr_server_streams_queued(s), 1);
+    CHECK_EQ_INT(curl_wait(&queued, &code), 0);
+    CHECK_EQ_INT(code, 200);
+    CHECK(now_s() - t0 > 0.7); /* it waited for the slow client to give up */
+    size_t len;
+    char *body = slurp(queued.body, &len);
+    icd_buf want = ICD_BUF_INIT;
+    tp_expected(1, 2000, &want);
+    CHECK(body && len == want.len && !memcmp(body, want.data, len));
+    free(body);
+    icd_buf_free(&want);
+    CHECK_EQ_INT(curl_wait(&slow, &code), 28); /* the slow client gave up (--max-time) */
+    CHECK_EQ_INT(metric(s, "icedruid_serve_queued_total"), 1);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_queue_timeouts_total"), 0);
+    dr_server_stop(s);
+}
+
+/* A TCP connection to the server from a given loopback source address. */
+static int connect_from(const char *src, uint16_t port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    inet_pton(AF_INET, src, &a.sin_addr);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
+    if (connect(fd, (struct sockaddr *)&d, sizeof d) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* True when the server closed the connection (EOF or reset) within `ms`. */
+static bool closed_within(int fd, int ms)
+{
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    if (poll(&pf, 1, ms) <= 0) return false;
+    char b[256];
+    ssize_t n = recv(fd, b, sizeof b, MSG_DONTWAIT);
+    return n <= 0;
+}
+
+/* Item 5: the header deadline is a total (a byte every 200 ms does not extend it), per-
+ * address and total connection limits hold, and at the total limit the connection that
+ * waited longest for its header makes room: /health stays answerable. */
+static void test_slowloris_limits(void)
+{
+    tp t;
+    tp_init(&t, 1);
+    dr_server_provider p;
+    dr_server_config cfg = {
+        .threads = 2, .header_timeout_s = 1, .max_connections = 12, .max_connections_per_ip = 4};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    uint16_t port = dr_server_port(s);
+    /* the header deadline: a byte every 200 ms, closed after ~1 s all the same */
+    int fd = connect_from("127.0.0.2", port);
+    CHECK(fd >= 0);
+    const char *hdr = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    CHECK(send(fd, hdr, strlen(hdr), 0) > 0);
+    double t0 = now_s();
+    bool closed = false;
+    while (now_s() - t0 < 4 && !closed) {
+        if (send(fd, "x", 1, MSG_NOSIGNAL) != 1) break;
+        closed = closed_within(fd, 200);
+    }
+    double lived = now_s() - t0;
+    CHECK(closed || lived < 4);
+    CHECK(lived >= 0.9 && lived < 2.5);
+    close(fd);
+    CHECK(metric(s, "icedruid_serve_header_timeouts_total") >= 1);
+
+    /* per address: the 5th connection from 127.0.0.3 is refused (closed at once) */
+    int per[5];
+    for (int i = 0; i < 5; i++)
+        per[i] = connect_from("127.0.0.3", port);
+    usleep(100000);
+    CHECK(per[4] >= 0 && closed_within(per[4], 500));
+    CHECK(!closed_within(per[0], 100));
+    for (int i = 0; i < 5; i++)
+        if (per[i] >= 0) close(per[i]);
+    usleep(100000);
+
+    /* the total: 16 header-incomplete connections from 4 addresses against a limit of 12:
+     * the oldest are closed to make room, and /health from 127.0.0.1 answers */
+    int flood[16];
+    char src[32];
+    for (int i = 0; i < 16; i++) {
+        snprintf(src, sizeof src, "127.0.0.%d", 10 + i % 4);
+        flood[i] = connect_from(src, port);
+        if (flood[i] >= 0) send(flood[i], hdr, strlen(hdr), MSG_NOSIGNAL);
+        usleep(5000);
+    }
+    char url[256];
+    int code;
+    url_of(url, sizeof url, s, "/health");
+    double h0 = now_s();
+    free(fetch(url, NULL, &code, NULL));
+    CHECK_EQ_INT(code, 200);
+    CHECK(now_s() - h0 < 0.5);
+    CHECK(flood[0] >= 0 && closed_within(flood[0], 200)); /* the oldest went first */
+    CHECK(metric(s, "icedruid_serve_connections_evicted_total") >= 4);
+    for (int i = 0; i < 16; i++)
+        if (flood[i] >= 0) close(flood[i]);
+    dr_server_stop(s);
+}
+
+/* Item 8: a client that requests a split and never reads holds at most its stream
+ * buffer (plus one chunk) of the server's memory, all such clients together at most the
+ * global buffer (plus two chunks each), and is dropped after the idle timeout, its stream
+ * closed. A wait for slow storage longer than the idle timeout is not idleness. */
+static void test_nonreaders_bounded_and_dropped(void)
+{
+    tp t;
+    tp_init(&t, 5);
+    t.rows_base = 0; /* endless: only the server can end these streams */
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 2,
+                            .idle_timeout_s = 2,
+                            .stream_buffer_bytes = 64 * 1024,
+                            .buffer_bytes = 160 * 1024};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    uint16_t port = dr_server_port(s);
+    int fds[4];
+    for (int i = 0; i < 4; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+        int small = 4096;
+        setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+        struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
+        inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
+        CHECK_EQ_INT(connect(fds[i], (struct sockaddr *)&d, sizeof d), 0);
+        char req[128];
+        snprintf(req, sizeof req, "GET /splits/%d HTTP/1.1\r\nHost: x\r\n\r\n", i);
+        CHECK(send(fds[i], req, strlen(req), 0) > 0);
+    }
+    usleep(800000);            /* the kernel buffers and then the stream buffers fill up */
+    double chunk = 100 * 90.0; /* one provider chunk: 100 rows of < 90 bytes */
+    double buffered = metric(s, "icedruid_serve_buffered_bytes");
+    CHECK(buffered > 0);
+    /* the bound: the global buffer plus, per stream, the chunk being sent and one chunk
+     * a producer may add after its check (server.h) */
+    if (buffered > 160 * 1024 + 4 * 2 * chunk) fprintf(stderr, "  buffered %.0f\n", buffered);
+    CHECK(buffered <= 160 * 1024 + 4 * 2 * chunk);
+    CHECK_EQ_INT(atomic_load(&t.live), 4);
+    /* meanwhile a real client gets a whole split, even one whose open outlasts the idle
+     * timeout (the connection is suspended, not idle) */
+    t.slow_open_split = 4;
+    t.slow_open_us = 2500000;
+    t.endless_split = -1;
+    t.rows_base = 100;
+    char url[256];
+    int code;
+    url_of(url, sizeof url, s, "/splits/4");
+    curl_job j;
+    CHECK_EQ_INT(curl_run(&j, url, NULL, &code), 0);
+    CHECK_EQ_INT(code, 200);
+    size_t len;
+    char *body = slurp(j.body, &len);
+    icd_buf want = ICD_BUF_INIT;
+    tp_expected(4, 500, &want);
+    CHECK(body && len == want.len && !memcmp(body, want.data, len));
+    free(body);
+    icd_buf_free(&want);
+    /* by now (>= 2.5 s without reading) the four non-readers were dropped */
+    for (int i = 0; i < 300 && atomic_load(&t.live) > 0; i++)
+        usleep(10000);
+    CHECK_EQ_INT(atomic_load(&t.live), 0);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_aborted_total"), 4);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_buffered_bytes"), 0);
+    for (int i = 0; i < 4; i++)
+        close(fds[i]);
+    dr_server_stop(s);
+}
+
 static void test_setup(void)
 {
     if (!have_curl()) {
@@ -862,4 +1220,6 @@ static void test_teardown(void)
 TEST_MAIN(TEST(test_setup), TEST(test_listen_parsing), TEST(test_start_refusals), TEST(test_routes),
           TEST(test_concurrent_downloads), TEST(test_provider_errors), TEST(test_auth),
           TEST(test_disconnect), TEST(test_stop_while_streaming), TEST(test_public_url_and_ipv6),
-          TEST(test_teardown))
+          TEST(test_slow_split_blocks_nothing), TEST(test_slot_free_before_next_request),
+          TEST(test_queue_instead_of_503), TEST(test_slowloris_limits),
+          TEST(test_nonreaders_bounded_and_dropped), TEST(test_teardown))

@@ -80,9 +80,9 @@ static void test_state_round_trip(void)
           dr_state_lookup(st, "events", &id, NULL));
     dr_state_close(st);
     /* no temporary file left next to it */
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
-    CHECK(access(tmp, F_OK) != 0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q 'state.json.tmp'", dir);
+    CHECK(system(cmd) != 0);
 }
 
 static void test_state_bad_files(void)
@@ -110,22 +110,25 @@ static void test_state_bad_files(void)
     CHECK_EQ_INT(dr_state_open(p, &st, &busy, &err), ICD_ECORRUPT);
     CHECK(strstr(err.message, "orders") != NULL);
 
-    /* the new state cannot be written (here: a directory sits where the temporary file
-     * goes, which fails even for root): the save fails and the old state stays whole */
-    path_in(p, sizeof p, "blocked.json");
+    /* the new state cannot be written (here: its directory was moved away after the
+     * open, which fails even for root): the save fails and the old state stays whole */
+    char sub[400], gone[400];
+    path_in(sub, sizeof sub, "blocked");
+    path_in(gone, sizeof gone, "blocked.gone");
+    mkdir(sub, 0755);
+    snprintf(p, sizeof p, "%.300s/state.json", sub);
     write_file(p, "{\"version\":1,\"dataSources\":{}}");
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
-    mkdir(tmp, 0755);
     CHECK_EQ_INT(dr_state_open(p, &st, &busy, &err), 0);
     if (st) {
         CHECK_EQ_INT(dr_state_record(st, "orders", 1, "a.b", 0, NULL, 0, &err), 0);
+        CHECK_EQ_INT(rename(sub, gone), 0);
         CHECK_EQ_INT(dr_state_save(st, &err), ICD_EIO);
         CHECK(strstr(err.file, ".tmp.") != NULL);
+        CHECK(strstr(err.message, "cannot create the new state file") != NULL);
+        CHECK_EQ_INT(rename(gone, sub), 0);
     }
     dr_state_close(st);
     CHECK_EQ_STR(read_file(p), "{\"version\":1,\"dataSources\":{}}");
-    rmdir(tmp);
 }
 
 static const char *error_text(const char *body)
@@ -163,6 +166,52 @@ static void test_druid_error_text(void)
     CHECK(strlen(t) == 300 + 5 && !strcmp(t + strlen(t) - 4, "...\""));
 }
 
+/* Issue 15 item 11: the temporary state file is never opened through a planted name
+ * (symlink to a victim file, or the old predictable STATE.json.tmp.<pid>), it is created
+ * 0600, and stale temporaries of a dead run are removed when the state is opened. */
+static void test_state_temporary_is_safe(void)
+{
+    char p[512], victim[512], planted[600], stale[600], lockp[600];
+    path_in(p, sizeof p, "safe.json");
+    path_in(victim, sizeof victim, "victim.txt");
+    write_file(victim, "precious\n");
+    /* the old code wrote to STATE.tmp.<pid>: plant a symlink there to the victim */
+    snprintf(planted, sizeof planted, "%s.tmp.%ld", p, (long)getpid());
+    CHECK_EQ_INT(symlink(victim, planted), 0);
+    /* a temporary left by a crashed run */
+    snprintf(stale, sizeof stale, "%s.tmp.AbC123", p);
+    write_file(stale, "{\"half\":");
+    /* a symlink planted at the lock's name is not followed */
+    char lockvictim[512];
+    path_in(lockvictim, sizeof lockvictim, "lockvictim");
+    snprintf(lockp, sizeof lockp, "%s.lock", p);
+    CHECK_EQ_INT(symlink(lockvictim, lockp), 0);
+    dr_state *st = NULL;
+    bool busy = false;
+    icd_error err;
+    CHECK_EQ_INT(dr_state_open(p, &st, &busy, &err), ICD_EIO);
+    CHECK(st == NULL && strstr(err.message, "cannot open the state lock file"));
+    CHECK(access(lockvictim, F_OK) != 0); /* the symlink's target was not created */
+    CHECK_EQ_INT(unlink(lockp), 0);
+
+    CHECK_EQ_INT(dr_state_open(p, &st, &busy, &err), 0);
+    /* opening (lock held) removed both stale temporaries, the planted link itself only */
+    CHECK(access(stale, F_OK) != 0);
+    struct stat lst;
+    CHECK(lstat(planted, &lst) != 0);
+    CHECK_EQ_STR(read_file(victim), "precious\n");
+    CHECK_EQ_INT(symlink(victim, planted), 0); /* planted again after the open */
+    CHECK_EQ_INT(dr_state_record(st, "orders", 42, "demo.orders", 0, NULL, 0, &err), 0);
+    CHECK_EQ_INT(dr_state_save(st, &err), 0);
+    CHECK_EQ_STR(read_file(victim), "precious\n"); /* never written through the link */
+    struct stat sst;
+    CHECK_EQ_INT(stat(p, &sst), 0);
+    CHECK_EQ_INT(sst.st_mode & 0777, 0600);
+    CHECK(S_ISREG(sst.st_mode));
+    dr_state_close(st);
+    unlink(planted);
+}
+
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/icd_test_sync_XXXXXX");
@@ -177,5 +226,6 @@ static void cleanup(void)
 }
 
 TEST_MAIN({"setup", setup}, {"state_round_trip", test_state_round_trip},
-          {"state_bad_files", test_state_bad_files}, {"druid_error_text", test_druid_error_text},
-          {"cleanup", cleanup})
+          {"state_bad_files", test_state_bad_files},
+          {"state_temporary_is_safe", test_state_temporary_is_safe},
+          {"druid_error_text", test_druid_error_text}, {"cleanup", cleanup})

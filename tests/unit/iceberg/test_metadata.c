@@ -167,10 +167,34 @@ static void test_snapshot_selection(void)
         CHECK(s && s->snapshot_id == ids[i]);
     }
 
-    /* each snapshot's schema */
-    CHECK_EQ_INT(ice_metadata_snapshot_schema(md, ice_metadata_snapshot(md, 11))->schema_id, 0);
-    CHECK_EQ_INT(ice_metadata_snapshot_schema(md, ice_metadata_snapshot(md, 13))->schema_id, 1);
-    CHECK_EQ_INT(ice_metadata_snapshot_schema(md, NULL)->schema_id, 1);
+    /* the schema a read uses: the snapshot's own for a read by id, the current one for a
+     * read of the current state (Java's SnapshotUtil.schemaFor) */
+    {
+        icd_error e2;
+        const ice_schema *sc = NULL;
+        ice_snapshot_selector by_id = {.kind = ICE_SELECT_ID, .snapshot_id = 11};
+        CHECK(!ice_metadata_read_schema(md, &by_id, ice_metadata_snapshot(md, 11), &sc, &e2));
+        CHECK(sc && sc->schema_id == 0);
+        by_id.snapshot_id = 13;
+        CHECK(!ice_metadata_read_schema(md, &by_id, ice_metadata_snapshot(md, 13), &sc, &e2));
+        CHECK(sc && sc->schema_id == 1);
+        ice_snapshot_selector cur = {.kind = ICE_SELECT_CURRENT};
+        CHECK(!ice_metadata_read_schema(md, &cur, NULL, &sc, &e2));
+        CHECK(sc && sc->schema_id == 1);
+        CHECK(!ice_metadata_read_schema(md, &cur, ice_metadata_snapshot(md, 11), &sc, &e2));
+        CHECK(sc && sc->schema_id == 1);
+        /* tag t1 (snapshot 11, schema 0): the snapshot's; branch b (snapshot 12, schema 0):
+         * the table's current one */
+        ice_snapshot_selector ref = {.kind = ICE_SELECT_REF, .ref = "t1"};
+        CHECK(!ice_metadata_read_schema(md, &ref, ice_metadata_snapshot(md, 11), &sc, &e2));
+        CHECK(sc && sc->schema_id == 0);
+        ref.ref = "b";
+        CHECK(!ice_metadata_read_schema(md, &ref, ice_metadata_snapshot(md, 12), &sc, &e2));
+        CHECK(sc && sc->schema_id == 1);
+        ice_snapshot_selector as_of = {.kind = ICE_SELECT_AS_OF, .timestamp_ms = 2500};
+        CHECK(!ice_metadata_read_schema(md, &as_of, ice_metadata_snapshot(md, 12), &sc, &e2));
+        CHECK(sc && sc->schema_id == 0);
+    }
     ice_metadata_free(md);
 }
 
@@ -206,7 +230,12 @@ static void test_v1_forms(void)
     CHECK(s && s->snapshot_id == 7 && s->sequence_number == 0 && s->manifest_list == NULL &&
           s->n_manifests == 2 && !strcmp(s->manifests[1], "/wh/t1/m1.avro"));
     CHECK(s && s->operation == NULL && !s->has_schema_id);
-    CHECK_EQ_INT(ice_metadata_snapshot_schema(md, s)->schema_id, 0);
+    {
+        icd_error e2;
+        const ice_schema *sc = NULL;
+        ice_snapshot_selector by_id = {.kind = ICE_SELECT_ID, .snapshot_id = 7};
+        CHECK(!ice_metadata_read_schema(md, &by_id, s, &sc, &e2) && sc && sc->schema_id == 0);
+    }
     /* refs: "main" synthesised from the current snapshot */
     const ice_ref *main = ice_metadata_ref(md, "main");
     CHECK(main && main->snapshot_id == 7 && main->type == ICE_REF_BRANCH);

@@ -267,7 +267,7 @@ static void compare_dir(icd_fileio *io, const char *remote, const char *local)
     }
     if (rc == 0) free(names);
     CHECK_EQ_STR(got, want);
-    CHECK(icd_fileio_is_dir(io, remote));
+    CHECK(icd_fileio_is_dir(io, remote, &err) == 1);
 }
 
 static void test_live_files(void)
@@ -308,7 +308,7 @@ static void test_live_files(void)
            (unsigned long long)icd_remote_requests(icd_fileio_remote(io)));
     CHECK(files > 0 && dirs > 0);
     /* exists / not found */
-    CHECK(!icd_fileio_exists(io, "s3://warehouse/no/such/key"));
+    CHECK(icd_fileio_exists(io, "s3://warehouse/no/such/key", &err) == 0);
     icd_file *f;
     CHECK(icd_file_open(io, "s3://warehouse/no/such/key", &f, &err) == ICD_ENOTFOUND);
     CHECK(strstr(err.message, "HTTP 404") != NULL);
@@ -510,7 +510,7 @@ static void test_live_http(void)
     snprintf(r, sizeof r, "%s/no-such-file", base);
     icd_file *f;
     CHECK(icd_file_open(io, r, &f, &err) == ICD_ENOTFOUND);
-    CHECK(!icd_fileio_exists(io, r));
+    CHECK(icd_fileio_exists(io, r, &err) == 0);
     /* nothing listens on port 9 (discard): a connection error after the retries */
     icd_http_policy pol;
     icd_http_get_policy(icd_fileio_remote(io), &pol);

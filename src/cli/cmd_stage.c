@@ -1,0 +1,77 @@
+/*
+ * `icedruid stage --spec SPEC.json --to LOCATION [--threads N] [--part-size BYTES]
+ *  [--gc SNAPSHOT_ID] [--remap FROM=TO]...`: plans the spec's table, writes every data file
+ * that cannot go to Druid raw as a delete-applied ("materialized") file under LOCATION
+ * (a local/shared directory, or s3://bucket/prefix), skipping files already there, and
+ * prints the ingestion spec to submit: the user's spec with the iceberg input source
+ * replaced by its warehouseSource listing raw + staged files (druid/stage.h). A summary
+ * line (JSON) goes to stderr. With --gc, afterwards removes this table's staged files
+ * under LOCATION that no snapshot after SNAPSHOT_ID needs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "cli/spec_args.h"
+#include "druid/stage.h"
+
+static int parse_i64(const char *cmd, const char *opt, const char *v, int64_t min, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end || x < min)
+        return cli_usage_error(cmd, "%s expects an integer >= %lld, got '%s'", opt, (long long)min,
+                               v);
+    *out = x;
+    return CLI_OK;
+}
+
+int cmd_stage(int argc, char **argv)
+{
+    cli_spec_args a;
+    int rc = cli_spec_args_parse(&a, argc, argv, "threads,to,gc,part-size", NULL);
+    int64_t part = 0, gc_after = 0;
+    if (!rc && !a.to) rc = cli_usage_error(a.cmd, "expects --to LOCATION (a directory or s3://)");
+    if (!rc && a.part_size) rc = parse_i64(a.cmd, "--part-size", a.part_size, 1024, &part);
+    if (!rc && a.gc) rc = parse_i64(a.cmd, "--gc", a.gc, INT64_MIN, &gc_after);
+    dr_plan *plan = NULL;
+    dr_stage *st = NULL;
+    json_t *doc = NULL;
+    if (!rc) rc = cli_spec_load(&a);
+    if (!rc) rc = cli_spec_plan(&a, &plan);
+    icd_error err;
+    icd_error_clear(&err);
+    if (!rc) {
+        dr_stage_opts o = {a.to, a.threads, (size_t)part};
+        if (dr_stage_run(plan, a.io, &o, &st, &err) || dr_stage_spec(st, &doc, &err))
+            rc = cli_report(&err);
+    }
+    if (!rc) {
+        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (!text || fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout))
+            rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
+        free(text);
+        const dr_stage_stats *s = dr_stage_get_stats(st);
+        fprintf(stderr,
+                "{\"rawFiles\":%zu,\"stagedFiles\":%zu,\"writtenFiles\":%zu,\"skippedFiles\":%zu,"
+                "\"bytesWritten\":%" PRId64 ",\"rowsWritten\":%" PRId64 ",\"stagedBytes\":%" PRId64
+                ",\"materializedSourceBytes\":%" PRId64 ",\"rawBytes\":%" PRId64
+                ",\"tableBytes\":%" PRId64 "}\n",
+                s->raw_files, s->staged_files, s->written_files, s->skipped_files, s->bytes_written,
+                s->rows_written, s->staged_bytes, s->source_bytes, s->raw_bytes, s->table_bytes);
+    }
+    if (!rc && a.gc) {
+        size_t removed = 0, kept = 0;
+        if (dr_stage_gc(plan, a.io, a.to, gc_after, &removed, &kept, &err))
+            rc = cli_report(&err);
+        else
+            fprintf(stderr, "{\"gcRemoved\":%zu,\"gcKept\":%zu}\n", removed, kept);
+    }
+    json_decref(doc);
+    dr_stage_free(st);
+    dr_plan_free(plan);
+    cli_spec_args_free(&a);
+    return rc;
+}
