@@ -108,8 +108,9 @@ static const cli_opt GLOBAL_OPTS[] = {
      "ICEDRUID_CONNECT_TIMEOUT)",
      NULL, CLI_OPT_GLOBAL},
     {"request-timeout", 0, "SECONDS",
-     "give up on one remote request after SECONDS, 0 for no limit (default 0; env "
-     "ICEDRUID_REQUEST_TIMEOUT)",
+     "give up on one attempt of a remote request after at most SECONDS, 0 for no cap (default "
+     "0: the per-attempt deadline of ICEDRUID_HTTP_TIMEOUT plus the bytes asked for at "
+     "ICEDRUID_HTTP_MIN_RATE; env ICEDRUID_REQUEST_TIMEOUT)",
      NULL, CLI_OPT_GLOBAL},
     {"stall-timeout", 0, "SECONDS",
      "abort a transfer that received nothing for SECONDS (default 30; env "

@@ -13,6 +13,7 @@
 
 #include "iceberg/reader.h"
 
+#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/http.h"
@@ -43,8 +44,11 @@ static void report_retry(void *ctx, const char *location, int attempt, int max_a
                          long delay_ms, const char *reason)
 {
     (void)ctx;
-    fprintf(stderr, "icedruid: %s: %s; retrying in %ld ms (attempt %d of %d)\n", location, reason,
-            delay_ms, attempt + 1, max_attempts);
+    char line[2400];
+    snprintf(line, sizeof line, "icedruid: %s: %s; retrying in %ld ms (attempt %d of %d)", location,
+             reason, delay_ms, attempt + 1, max_attempts);
+    icd_redact_userinfo(line, sizeof line); /* a URL's password never reaches the terminal */
+    fprintf(stderr, "%s\n", line);
 }
 
 int cli_fileio_new(icd_fileio **io, icd_error *err)

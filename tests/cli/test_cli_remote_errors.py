@@ -70,6 +70,10 @@ check(len([l for l in r.stderr.splitlines() if "retrying in" in l]) == 1,
 r = run(["inspect", url, "--retries=0"], {"ICEDRUID_RETRIES": "5"})
 check(len([l for l in r.stderr.splitlines() if "retrying in" in l]) == 0,
       "--retries=0 wins over ICEDRUID_RETRIES=5: no retry")
+cred = url.replace("http://", "http://admin:hunter2@")
+r = run(["inspect", cred, "--retries", "1"])
+check("hunter2" not in r.stderr and "http://***@127.0.0.1" in r.stderr
+      and "retrying in" in r.stderr, f"retry lines redact a URL's password: {r.stderr.strip()[:300]}")
 srv.shutdown()
 
 # A server that accepts and never answers.
