@@ -28,6 +28,9 @@
 
 typedef struct read_run {
     const dr_spec *spec;
+    const ice_schema *schema;  /* the projection's (the timestamp column is shipped or not) */
+    const char **parquet_drop; /* dr_spec_parquet_undiscovered */
+    size_t n_parquet_drop;
     ice_scan_reader *reader;
     const ice_scan_task *const *tasks;
     size_t ntasks;
@@ -94,6 +97,11 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(run->spec), run->reader, &buf, err);
     ice_read_stats st = {0};
     if (!rc) {
+        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(run->spec));
+        sink.parquet_drop = run->parquet_drop;
+        sink.n_parquet_drop = run->n_parquet_drop;
+        dr_row_set_omit_timestamp_column(sink.w,
+                                         !dr_spec_timestamp_column_shipped(run->spec, run->schema));
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = &t;
@@ -151,8 +159,17 @@ int cmd_read(int argc, char **argv)
                              : plan ? dr_plan_metadata(plan)
                                     : NULL;
     const ice_schema *schema = split ? dr_split_schema(split) : plan ? dr_plan_schema(plan) : NULL;
-    if (!rc && ice_scan_reader_new(a.io, md, schema, NULL, 0, &run.reader, &err))
+    /* only the columns Druid's reader would keep (InputRowSchemas.createColumnsFilter) */
+    const char **cols = NULL;
+    size_t ncols = 0;
+    if (!rc && dr_spec_columns_filter(a.spec, schema, &cols, &ncols, &err)) rc = cli_report(&err);
+    run.schema = schema;
+    if (!rc &&
+        dr_spec_parquet_undiscovered(a.spec, schema, &run.parquet_drop, &run.n_parquet_drop, &err))
         rc = cli_report(&err);
+    if (!rc && ice_scan_reader_new(a.io, md, schema, cols, ncols, &run.reader, &err))
+        rc = cli_report(&err);
+    free(cols);
     if (!rc) {
         run.ntasks = split ? 1 : dr_plan_split_count(plan);
         tasks = calloc(run.ntasks ? run.ntasks : 1, sizeof *tasks);
@@ -188,6 +205,7 @@ int cmd_read(int argc, char **argv)
             cli_print_row_stats(&run.stats, false, NULL);
     }
     ice_scan_reader_free(run.reader);
+    free(run.parquet_drop);
     pthread_mutex_destroy(&run.lock);
     free(tasks);
     dr_split_free(split);

@@ -295,7 +295,8 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     icd_error err;
     icd_error_clear(&err);
     dr_sync_opts o = {0};
-    o.kind = s->emit && !strcmp(s->emit, "native") ? DR_EMIT_NATIVE : DR_EMIT_MSQ;
+    /* the default follows the user's spec, a native ingestion spec: native stays native */
+    o.kind = s->emit && !strcmp(s->emit, "msq") ? DR_EMIT_MSQ : DR_EMIT_NATIVE;
     o.emit.serve_url = a->serve_url;
     o.emit.auth_user = a->auth_user;
     o.emit.auth_password = pw;

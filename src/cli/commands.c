@@ -252,7 +252,9 @@ static const cli_opt SYNC_OPTS[] = {
      NULL, 0},
     {"druid-user", 0, "NAME", "basic auth for Druid; password from $ICEDRUID_DRUID_PASSWORD", NULL,
      0},
-    {"emit", 0, "WHAT", "msq (REPLACE statements, default) or native (an index_parallel task)",
+    {"emit", 0, "WHAT",
+     "native (an index_parallel task; the default for a native spec) or msq (MSQ REPLACE "
+     "statements)",
      "msq native", 0},
     O_SERVE_URL,
     {"serve-listen", 0, "HOST:PORT",

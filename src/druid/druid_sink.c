@@ -55,10 +55,24 @@ static const ice_type *column_type(dr_sink *s, const char *name, size_t n)
     return NULL;
 }
 
+static bool dropped_for_parquet(const dr_sink *s, const char *name, size_t n)
+{
+    if (!s->n_parquet_drop || dr_row_current_dialect(s->w) != DR_ROW_PARQUET) return false;
+    for (size_t i = 0; i < s->n_parquet_drop; i++)
+        if (strlen(s->parquet_drop[i]) == n && !memcmp(s->parquet_drop[i], name, n)) return true;
+    return false;
+}
+
 static void on_field(void *c, const char *name, size_t n)
 {
     dr_sink *s = c;
-    if (s->depth == 0) s->cur_type = column_type(s, name, n);
+    if (s->depth == 0) {
+        s->cur_type = column_type(s, name, n);
+        if (dropped_for_parquet(s, name, n)) {
+            dr_row_field_discard(s->w, name, n);
+            return;
+        }
+    }
     dr_row_field(s->w, name, n);
 }
 

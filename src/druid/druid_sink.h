@@ -37,6 +37,11 @@ typedef struct dr_sink {
     void *ctx;
     /* Set by another thread to stop this read at the next row (ICD_ECANCELED). */
     const atomic_bool *cancel;
+    /* Columns Druid's Parquet reader does not discover in schemaless mode (it discovers
+     * primitive columns only; Druid's json reader would discover lists of primitives): left
+     * out of rows of Parquet files (dr_spec_parquet_undiscovered). Borrowed; may be NULL. */
+    const char *const *parquet_drop;
+    size_t n_parquet_drop;
     uint64_t rows;             /* rows written */
     uint64_t parse_exceptions; /* rows skipped */
     /* internal */

@@ -382,15 +382,18 @@ static int v1_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t
     json_t *src = json_deep_copy(dr_spec_input_source(c->spec));
     if (!src) return icd_fail_nomem(c->err);
     json_t *tf = NULL;
-    int rc = v1_time_filter(c, rs, nr, &tf);
+    /* The pruning filter leaves a residual on purpose (the WHERE / intervals filter the
+     * rows), so it is added only when the user's residualFilterMode does not fail on
+     * residuals; the mode itself is kept as written ("fail" keeps failing on the user's
+     * own filter only). */
+    int rc =
+        dr_spec_residual_mode(c->spec) != DR_RESIDUAL_FAIL ? v1_time_filter(c, rs, nr, &tf) : 0;
     if (!rc && tf) {
         json_t *old = json_object_get(src, "icebergFilter");
         json_t *f = tf;
         if (old && !json_is_null(old))
             f = json_pack("{s:s,s:[O,o]}", "type", "and", "filters", old, tf);
         if (!f || json_object_set_new(src, "icebergFilter", f)) rc = icd_fail_nomem(c->err);
-        /* the pruning filter leaves a residual on purpose: the WHERE / intervals filter rows */
-        if (!rc) json_object_set_new(src, "residualFilterMode", json_string("ignore"));
     }
     if (!rc && c->snap) {
         icd_buf b = ICD_BUF_INIT;
@@ -558,7 +561,38 @@ static const ice_field *schema_field(const emit_ctx *c, const char *name)
     return c->schema ? ice_schema_find(c->schema, name, dr_spec_case_sensitive(c->spec)) : NULL;
 }
 
-/* __time: the timestampSpec as a SQL expression over the external column. */
+/* Whether Druid's reader hands the timestamp column to the timestampSpec as a Java Long:
+ * Iceberg int/long, timestamp and timestamptz (epoch millis), and date in Parquet files
+ * (ParquetGroupConverter: epoch millis). Other types (strings, floating point, ORC/Avro
+ * dates, nanosecond timestamps) are not translated. */
+static bool ts_column_is_long(const emit_ctx *c)
+{
+    const ice_field *f = c->ts_field;
+    if (!f) return false;
+    switch (f->type->kind) {
+    case ICE_T_INT:
+    case ICE_T_LONG:
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+        return true;
+    case ICE_T_DATE: {
+        const char *t = json_string_value(json_object_get(dr_spec_input_format(c->spec), "type"));
+        return t && !strcmp(t, "parquet");
+    }
+    default:
+        return false;
+    }
+}
+
+/* __time: the timestampSpec as a SQL expression over the external column, only where it
+ * provably equals Druid's native parse (TimestampParser.createNumericTimestampParser on a
+ * Java Long, then MapInputRowParser's ETERNITY check):
+ *   CASE WHEN col IS NULL THEN <missingValue> WHEN <ms in ETERNITY> THEN
+ *        MILLIS_TO_TIMESTAMP(<ms>) END
+ * so a row Druid rejects gets a NULL __time, which the WHERE drops. Strings are refused:
+ * TIME_PARSE is not the native parser (no quote stripping or trimming, no numeric
+ * fallback, no zone word, NULL on failure), nor is a Long read by "iso" or a Joda pattern
+ * (Druid parses its decimal text, short digit runs being years). */
 static int msq_timestamp(const emit_ctx *c, msq_cols *m)
 {
     const dr_timestamp_spec *ts = dr_spec_timestamp_spec(c->spec);
@@ -570,49 +604,59 @@ static int msq_timestamp(const emit_ctx *c, msq_cols *m)
         icd_buf_puts(e, "MILLIS_TO_TIMESTAMP(\"__time\")");
         return icd_buf_ok(e) ? 0 : icd_fail_nomem(c->err);
     }
+    dr_ts_format f = ts->format;
+    bool numeric = f == DR_TS_AUTO || f == DR_TS_MILLIS || f == DR_TS_POSIX || f == DR_TS_MICRO ||
+                   f == DR_TS_NANO || f == DR_TS_RUBY;
+    /* no plan (hand-made diffs, tests): no schema to check; the column is taken as a long */
+    bool long_col = c->schema ? ts_column_is_long(c) : true;
+    if (!long_col || !numeric)
+        return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
+                        "--emit msq: timestampSpec {\"column\": \"%s\", \"format\": \"%s\"} on %s "
+                        "has no SQL form equal to Druid's native parse (MSQ is emitted for "
+                        "int/long/timestamp columns read with a numeric format or auto); use "
+                        "--emit native",
+                        ts->column, ts->format_text,
+                        !c->schema || c->ts_field ? "this column's type"
+                                                  : "a column not in the table schema");
     dr_sql_ident(&col, ts->column);
     const char *q = col.data ? col.data : "\"\"";
-    dr_ts_format f = ts->format;
-    if (f == DR_TS_AUTO) {
-        const ice_field *fld = c->ts_field;
-        bool text = fld && !strcmp(druid_type_of(fld->type), "string");
-        f = text ? DR_TS_ISO : DR_TS_MILLIS;
-    }
-    if (ts->has_missing) icd_buf_puts(e, "COALESCE(");
+    icd_buf ms = ICD_BUF_INIT;
     switch (f) {
-    case DR_TS_MILLIS:
-        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s)", q);
+    case DR_TS_POSIX: /* the product wraps in SQL where TimeUnit saturates: bound the input */
+        icd_buf_printf(&ms, "%s * 1000", q);
         break;
-    case DR_TS_POSIX:
-        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s * 1000)", q);
-        break;
-    case DR_TS_MICRO:
-        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s / 1000)", q);
+    case DR_TS_MICRO: /* Java division truncates toward zero, as Druid's long division */
+        icd_buf_printf(&ms, "%s / 1000", q);
         break;
     case DR_TS_NANO:
-        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(%s / 1000000)", q);
+        icd_buf_printf(&ms, "%s / 1000000", q);
         break;
-    case DR_TS_RUBY:
+    case DR_TS_RUBY: /* (long) (value * 1000.0) */
         type = "double";
-        icd_buf_printf(e, "MILLIS_TO_TIMESTAMP(CAST(%s * 1000 AS BIGINT))", q);
+        icd_buf_printf(&ms, "CAST(%s * 1000 AS BIGINT)", q);
         break;
-    case DR_TS_ISO:
-        type = "string";
-        icd_buf_printf(e, "TIME_PARSE(%s)", q);
-        break;
-    default: /* a Joda pattern: TIME_PARSE takes Joda patterns */
-        type = "string";
-        icd_buf_printf(e, "TIME_PARSE(%s, ", q);
-        dr_sql_string(e, ts->format_text, strlen(ts->format_text));
-        icd_buf_putc(e, ')');
+    default: /* auto and millis on a Long: the value */
+        icd_buf_puts(&ms, q);
         break;
     }
+    icd_buf_puts(e, "CASE");
     if (ts->has_missing) {
-        icd_buf_puts(e, ", TIMESTAMP '");
+        icd_buf_printf(e, " WHEN %s IS NULL THEN TIMESTAMP '", q);
         dr_fmt_sql_ts(e, ts->missing_ms);
-        icd_buf_puts(e, "')");
+        icd_buf_puts(e, "'");
     }
+    if (f == DR_TS_POSIX)
+        icd_buf_printf(e, " WHEN %s BETWEEN %lld AND %lld", q,
+                       (long long)(DR_ETERNITY_START / 1000),
+                       (long long)((DR_ETERNITY_END - 1) / 1000));
+    else
+        icd_buf_printf(e, " WHEN %s BETWEEN %lld AND %lld", ms.data ? ms.data : "",
+                       (long long)DR_ETERNITY_START, (long long)(DR_ETERNITY_END - 1));
+    icd_buf_printf(e, " THEN MILLIS_TO_TIMESTAMP(%s) END", ms.data ? ms.data : "");
+    int rc = icd_buf_ok(&ms) ? 0 : icd_fail_nomem(c->err);
+    icd_buf_free(&ms);
     icd_buf_free(&col);
+    ICD_TRY(rc);
     ICD_TRY(sig_add(m, ts->column, type, c->err));
     return icd_buf_ok(e) ? 0 : icd_fail_nomem(c->err);
 }
@@ -741,29 +785,43 @@ static int msq_columns(const emit_ctx *c, msq_cols *m)
     return 0;
 }
 
-/* PARTITIONED BY: the segmentGranularity. */
+/* PARTITIONED BY: the segmentGranularity, when Druid's planner takes it: ALL TIME or one of
+ * GranularityType's standard period granularities without origin or time zone
+ * (DruidSqlParserUtils.validateSupportedGranularityForPartitionedBy; Joda's Period equality
+ * is field by field, so PT60M or PT3600S are not HOUR and are refused there). */
 static int msq_partitioned_by(const emit_ctx *c, icd_buf *b)
 {
     const dr_granularity *g = &dr_spec_granularity(c->spec)->segment;
-    static const char *const keywords[] = {"HOUR", "DAY", "MONTH", "YEAR"};
+    static const char *const keywords[][2] = {
+        {"PT1H", "HOUR"}, {"P1D", "DAY"}, {"P1M", "MONTH"}, {"P1Y", "YEAR"}};
+    static const char *const standard[] = {"PT1S",  "PT1M", "PT5M", "PT10M", "PT15M",
+                                           "PT30M", "PT6H", "PT8H", "P1W",   "P3M"};
     icd_buf_puts(b, "\nPARTITIONED BY ");
     if (g->kind == DR_GRAN_ALL) {
         icd_buf_puts(b, "ALL TIME");
         return 0;
     }
-    for (size_t i = 0; g->name[0] && i < sizeof keywords / sizeof keywords[0]; i++)
-        if (!strcmp(g->name, keywords[i])) {
-            icd_buf_puts(b, keywords[i]);
+    icd_buf t = ICD_BUF_INIT;
+    bool ok = g->kind == DR_GRAN_PERIOD && !g->has_origin && !g->time_zone[0] &&
+              dr_granularity_period_text(g, &t) && icd_buf_ok(&t);
+    const char *text = ok ? t.data : "";
+    for (size_t i = 0; ok && i < sizeof keywords / sizeof keywords[0]; i++)
+        if (!strcmp(text, keywords[i][0])) {
+            icd_buf_puts(b, keywords[i][1]);
+            icd_buf_free(&t);
             return 0;
         }
-    if (g->has_origin || g->time_zone[0] || g->kind == DR_GRAN_NONE)
-        return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
-                        "--emit msq: PARTITIONED BY takes no granularity origin, time zone or "
-                        "NONE; use --emit native");
-    icd_buf_puts(b, "TIME_FLOOR(\"__time\", '");
-    dr_granularity_period_text(g, b);
-    icd_buf_puts(b, "')");
-    return 0;
+    for (size_t i = 0; ok && i < sizeof standard / sizeof standard[0]; i++)
+        if (!strcmp(text, standard[i])) {
+            icd_buf_printf(b, "TIME_FLOOR(\"__time\", '%s')", text);
+            icd_buf_free(&t);
+            return 0;
+        }
+    icd_buf_free(&t);
+    return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
+                    "--emit msq: segmentGranularity is not one of the standard granularities "
+                    "PARTITIONED BY accepts (SECOND .. YEAR, ALL; no origin, time zone or other "
+                    "period); use --emit native");
 }
 
 /* queryGranularity truncates __time (also without rollup). */
@@ -843,6 +901,11 @@ static int msq_statement(const emit_ctx *c, const msq_cols *m, const dr_interval
     extern_arg(b, m->sig, true);
     icd_buf_puts(b, "  )\n)");
     json_decref(src);
+    if (!r) { /* rows Druid's parser rejects have a NULL __time here */
+        icd_buf_puts(b, "\nWHERE ");
+        icd_buf_append(b, m->tsexpr.data, m->tsexpr.len);
+        icd_buf_puts(b, " IS NOT NULL");
+    }
     if (r) {
         icd_buf_puts(b, "\nWHERE ");
         icd_buf_append(b, m->tsexpr.data, m->tsexpr.len);
@@ -1009,8 +1072,9 @@ int dr_emit_write(const dr_emit_list *l, icd_buf *out, icd_error *err)
     for (size_t i = 0; i < l->n; i++) {
         if (i) icd_buf_putc(out, '\n');
         if (l->items[i].sql) {
+            /* no ';': Druid's SQL API rejects a trailing semicolon */
             icd_buf_puts(out, l->items[i].sql);
-            icd_buf_puts(out, ";\n");
+            icd_buf_putc(out, '\n');
             continue;
         }
         char *text = json_dumps(l->items[i].payload, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

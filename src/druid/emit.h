@@ -26,9 +26,9 @@
  * read as millis/posix/micro/nano; other columns, and specs with a timestampSpec
  * missingValue (rows with a null timestamp belong to that instant), are not pruned (the
  * SQL WHERE / granularitySpec.intervals still restrict the rows). The pruning filter leaves a
- * residual by design, so residualFilterMode becomes "ignore" (the spec's own filter was
- * already checked by planning). When the plan is v2 the rows are read from `icedruid
- * serve` (serve_url, required) through the `http` input source of rewrite.h, restricted
+ * residual by design, so it is added only when the spec's residualFilterMode is not "fail";
+ * the mode is always kept as the user wrote it. When the plan is v2 the rows are read from
+ * `icedruid serve` (serve_url, required) through the `http` input source of rewrite.h, restricted
  * to the splits whose data file can hold rows of the ranges: the snapshot is planned again
  * with the same pruning filter (partition values and column bounds decide, as in Druid),
  * and the splits of files it keeps are kept; every split when that is not possible.

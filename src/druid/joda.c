@@ -16,6 +16,7 @@
 
 #include "druid/textscan.h"
 #include "druid/timestamp.h"
+#include "druid/zoneids.h"
 
 #define SHOW_MAX 200
 
@@ -53,7 +54,8 @@ typedef struct tok {
 struct dr_joda_pattern {
     tok *toks;
     size_t n;
-    int64_t pivot; /* two-digit-year pivot */
+    int64_t pivot;     /* two-digit-year pivot */
+    bool date_no_year; /* month/day fields but no year field */
 };
 
 static const char *month_names[12] = {"January",   "February", "March",    "April",
@@ -288,6 +290,26 @@ int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_
         dr_joda_free(p);
         return rc;
     }
+    bool year = false, date = false, dow = false, dom = false;
+    for (size_t k = 0; k < p->n; k++) {
+        tok_kind kd = p->toks[k].kind;
+        year |= kd == T_YEAR || kd == T_YEAR2;
+        date |= kd == T_MONTH || kd == T_MONTH_TX || kd == T_DAY || kd == T_DOY || kd == T_DOW_TX ||
+                kd == T_DOW_NUM;
+        dow |= kd == T_DOW_TX || kd == T_DOW_NUM;
+        dom |= kd == T_DAY;
+    }
+    /* A day of week moves the date within its ISO week only when a day of month fixes that
+     * date; without one (E, yyyy E, yyyy-DDD E) Joda's two passes of field set + roundFloor
+     * land elsewhere ("E" = Mon gives 2000-12-25), which icedruid does not reproduce. */
+    if (dow && !dom) {
+        dr_joda_free(p);
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "timestamp format [%s]: a day of week without a day of month is not "
+                        "supported by icedruid",
+                        pat);
+    }
+    p->date_no_year = date && !year;
     *out = p;
     return 0;
 }
@@ -382,7 +404,10 @@ static int zone_id(dr_scan *sc, const pctx *c, int64_t *off)
     size_t e = sc->i;
     while (e < sc->n && (is_letter((unsigned char)sc->s[e]) || sc->s[e] == '/' || sc->s[e] == '_'))
         e++;
-    if (e > sc->i)
+    /* a zone of the tz database: Druid converts the wall time with its rules, which
+     * icedruid does not apply, so the read stops with this error rather than count a
+     * parse exception; any other word is not a zone id for Joda either: a parse failure */
+    if (e > sc->i && dr_zone_in_tzdata(sc->s + sc->i, e - sc->i))
         return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
                         "time zone id \"%.*s\" is not supported by icedruid (only UTC ids)",
                         (int)(e - sc->i), sc->s + sc->i);
@@ -553,6 +578,9 @@ int dr_joda_parse(const dr_joda_pattern *p, const char *s, size_t n, int64_t *ou
     fields f = {.year = 1970, .month = 1, .day = 1, .halfday = -1};
     for (size_t k = 0; k < p->n; k++)
         ICD_TRY(match_token(&sc, &c, &p->toks[k], p->pivot, &f));
+    /* DateTimeParserBucket.computeMillis: when the largest field parsed is a month, week or
+     * day field (no year), the year is the formatter's default year, 2000 */
+    if (p->date_no_year) f.year = 2000;
     if (!dr_sc_end(&sc)) return bad(&c, sc.i);
     ICD_TRY(range(&c, f.year, "year", DR_MIN_YEAR, DR_MAX_YEAR));
     int64_t days;

@@ -24,6 +24,8 @@ struct dr_plan_provider {
     const dr_plan *plan;
     icd_fileio *io;
     ice_scan_reader *reader;
+    const char **parquet_drop; /* dr_spec_parquet_undiscovered */
+    size_t n_parquet_drop;
     dr_plan_provider_opts opts;
     atomic_uint open_streams;
     pthread_mutex_t stats_lock;
@@ -107,6 +109,12 @@ static void *produce(void *arg)
     int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(dr_plan_spec(pp->plan)), pp->reader,
                           &st->cur, &err);
     if (!rc) {
+        const dr_spec *spec = dr_plan_spec(pp->plan);
+        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(spec));
+        dr_row_set_omit_timestamp_column(
+            sink.w, !dr_spec_timestamp_column_shipped(spec, dr_plan_schema(pp->plan)));
+        sink.parquet_drop = pp->parquet_drop;
+        sink.n_parquet_drop = pp->n_parquet_drop;
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = st;
@@ -241,10 +249,20 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
     if (pp->opts.queue_chunks > MAX_QUEUE) pp->opts.queue_chunks = MAX_QUEUE;
     atomic_init(&pp->open_streams, 0);
     pthread_mutex_init(&pp->stats_lock, NULL);
-    int rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), NULL, 0,
+    /* only the columns Druid's reader would keep (InputRowSchemas.createColumnsFilter) */
+    const char **cols = NULL;
+    size_t ncols = 0;
+    int rc = dr_spec_columns_filter(dr_plan_spec(plan), dr_plan_schema(plan), &cols, &ncols, err);
+    if (!rc)
+        rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), cols, ncols,
                                  &pp->reader, err);
+    free(cols);
+    if (!rc)
+        rc = dr_spec_parquet_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan),
+                                          &pp->parquet_drop, &pp->n_parquet_drop, err);
     if (rc) {
         pthread_mutex_destroy(&pp->stats_lock);
+        ice_scan_reader_free(pp->reader);
         free(pp);
         return rc;
     }
@@ -257,6 +275,7 @@ void dr_plan_provider_free(dr_plan_provider *pp)
     if (!pp) return;
     ice_scan_reader_free(pp->reader);
     pthread_mutex_destroy(&pp->stats_lock);
+    free(pp->parquet_drop);
     free(pp);
 }
 

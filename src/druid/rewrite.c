@@ -146,7 +146,10 @@ static int rewrite_v2(const dr_plan *p, const dr_rewrite_opts *o, json_t *doc, j
     }
     json_object_set_new(io, "inputSource", src);
     /* keepNullColumns: the Parquet reader discovers columns whatever their values */
-    json_t *fmt = json_pack("{s:s,s:b}", "type", "json", "keepNullColumns", 1);
+    /* featureSpec: the served rows keep NaN and +-Infinity as Jackson's non-numeric
+     * numbers (JSON has none), which Druid's json reader accepts only with this feature */
+    json_t *fmt = json_pack("{s:s,s:b,s:{s:b}}", "type", "json", "keepNullColumns", 1,
+                            "featureSpec", "ALLOW_NON_NUMERIC_NUMBERS", 1);
     const json_t *old = json_object_get(io, "inputFormat");
     const json_t *flatten = json_is_object(old) ? json_object_get(old, "flattenSpec") : NULL;
     if (fmt && flatten) json_object_set(fmt, "flattenSpec", (json_t *)flatten);

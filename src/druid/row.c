@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/jsonw.h"
 
@@ -49,6 +50,10 @@ struct dr_row_writer {
     dr_tsv_kind ts_kind;
     int64_t ts_long;
     double ts_double;
+    dr_row_dialect dialect; /* whose reader's values (from the data file's name) */
+    bool binary_as_string;  /* inputFormat.binaryAsString */
+    bool omit_ts;           /* read the timestamp column for __time, do not write it */
+    bool discard_next;      /* dr_row_field_discard: the next top-level value is dropped */
 };
 
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err)
@@ -73,13 +78,36 @@ void dr_row_writer_free(dr_row_writer *w)
     free(w);
 }
 
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
 int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err)
 {
     char *f = file ? strdup(file) : NULL;
     if (file && !f) return icd_fail_nomem(err);
     free(w->file);
     w->file = f;
+    /* Iceberg names data files by format (.parquet, .orc, .avro) */
+    w->dialect = file && ends_with_ci(file, ".parquet") ? DR_ROW_PARQUET : DR_ROW_GENERIC;
     return 0;
+}
+
+void dr_row_set_binary_as_string(dr_row_writer *w, bool on)
+{
+    w->binary_as_string = on;
+}
+
+void dr_row_set_omit_timestamp_column(dr_row_writer *w, bool on)
+{
+    w->omit_ts = on;
+}
+
+dr_row_dialect dr_row_current_dialect(const dr_row_writer *w)
+{
+    return w->dialect;
 }
 
 static void misuse(dr_row_writer *w, const char *msg)
@@ -121,6 +149,12 @@ static void emit_key(dr_row_writer *w, const char *s, size_t n)
     icd_buf_putc(w->out, ':');
 }
 
+void dr_row_field_discard(dr_row_writer *w, const char *name, size_t n)
+{
+    w->discard_next = true;
+    dr_row_field(w, name, n);
+}
+
 void dr_row_field(dr_row_writer *w, const char *name, size_t n)
 {
     frame *f = top(w);
@@ -132,7 +166,9 @@ void dr_row_field(dr_row_writer *w, const char *name, size_t n)
     if (w->depth == 0 && w->out == &w->body) {
         const char *col = w->ts ? w->ts->column : NULL;
         w->ts_next = col && strlen(col) == n && memcmp(col, name, n) == 0;
-        w->skip_next = n == 6 && memcmp(name, "__time", 6) == 0;
+        w->skip_next = (n == 6 && memcmp(name, "__time", 6) == 0) || (w->omit_ts && w->ts_next) ||
+                       w->discard_next;
+        w->discard_next = false;
         if (w->skip_next) return; /* the key is not written either */
     }
     if (f->count > 0) icd_buf_putc(w->out, ',');
@@ -290,12 +326,14 @@ static void floating(dr_row_writer *w, double v, bool is_float)
             dr_fmt_java_double(&w->scratch, v);
         emit_key(w, w->scratch.data ? w->scratch.data : "", w->scratch.len);
     } else {
-        if (!isfinite(v))
-            icd_buf_append(w->out, "null", 4);
-        else if (is_float)
-            icd_json_float(w->out, (float)v);
+        /* Java's Float/Double.toString text: always a '.' or an exponent, so Druid's JSON
+         * reader (Jackson) gets a Double back, never a Long ("1.0E7", "1.0E15"); NaN and
+         * +-Infinity as Jackson's ALLOW_NON_NUMERIC_NUMBERS reads them (the rewritten
+         * spec's json inputFormat turns that feature on) */
+        if (is_float)
+            dr_fmt_java_float(w->out, (float)v);
         else
-            icd_json_double(w->out, v);
+            dr_fmt_java_double(w->out, v);
         capture_double(w, v);
     }
     post_value(w);
@@ -340,8 +378,31 @@ void dr_fmt_big_decimal(icd_buf *b, const uint8_t *be, size_t n, int scale)
     icd_buf_free(&digits);
 }
 
+/* ParquetGroupConverter's DECIMAL on FIXED_LEN_BYTE_ARRAY / BINARY: precision <= 18 (at
+ * most 8 bytes here) gives BigDecimal.valueOf(unscaled / Math.pow(10, scale)), a double
+ * division, except |unscaled| >= 1e18 (the unscaled integer); wider ones stay exact. */
+static bool parquet_binary_decimal(dr_row_writer *w, const uint8_t *be, size_t n, int scale)
+{
+    if (n > 8) return false;
+    uint64_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        u = u << 8 | be[i];
+    int bits = (int)(8 * n);
+    int64_t v =
+        bits == 64 ? (int64_t)u : (int64_t)(u << (64 - bits)) >> (64 - bits); /* sign-extend */
+    if ((double)v <= -1e18 || (double)v >= 1e18) {
+        dr_row_long(w, v);
+        return true;
+    }
+    dr_row_double(w, (double)v / pow(10, scale));
+    return true;
+}
+
 void dr_row_decimal(dr_row_writer *w, const uint8_t *be, size_t n, int scale)
 {
+    if (w->dialect == DR_ROW_PARQUET && scale >= 0 && n > 0 &&
+        parquet_binary_decimal(w, be, n, scale))
+        return;
     if (!pre_value(w, false)) return;
     if (n == 0 || scale < 0) {
         misuse(w, "a decimal needs at least one byte and a scale >= 0");
@@ -372,6 +433,12 @@ void dr_row_decimal(dr_row_writer *w, const uint8_t *be, size_t n, int scale)
 
 void dr_row_decimal_i64(dr_row_writer *w, int64_t unscaled, int scale)
 {
+    /* ParquetGroupConverter: DECIMAL on INT32/INT64 is new BigDecimal(unscaled), the
+     * unscaled integer (the scale is dropped) */
+    if (w->dialect == DR_ROW_PARQUET) {
+        dr_row_long(w, unscaled);
+        return;
+    }
     uint8_t be[8];
     uint64_t u = (uint64_t)unscaled;
     for (int i = 7; i >= 0; i--, u >>= 8)
@@ -381,6 +448,10 @@ void dr_row_decimal_i64(dr_row_writer *w, int64_t unscaled, int scale)
 
 void dr_row_date(dr_row_writer *w, int32_t days)
 {
+    if (w->dialect == DR_ROW_PARQUET) { /* DATE: days * MILLIS_IN_DAY, a Long */
+        dr_row_long(w, (int64_t)days * 86400000);
+        return;
+    }
     if (!pre_value(w, false)) return;
     icd_buf_clear(&w->scratch);
     icd_fmt_date(&w->scratch, days);
@@ -403,6 +474,10 @@ void dr_fmt_local_time(icd_buf *b, int64_t us)
 
 void dr_row_time(dr_row_writer *w, int64_t micros_of_day)
 {
+    if (w->dialect == DR_ROW_PARQUET) { /* TIME_MICROS: the raw long */
+        dr_row_long(w, micros_of_day);
+        return;
+    }
     if (!pre_value(w, false)) return;
     if (micros_of_day < 0 || micros_of_day >= 86400000000LL) {
         misuse(w, "a time of day outside [00:00, 24:00)");
@@ -417,6 +492,12 @@ void dr_row_time(dr_row_writer *w, int64_t micros_of_day)
 void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc)
 {
     (void)utc;
+    if (w->dialect == DR_ROW_PARQUET) {
+        /* TIMESTAMP_MICROS: TimeUnit.MILLISECONDS.convert, truncation toward zero;
+         * TIMESTAMP(NANOS) has no OriginalType, so its raw INT64 passes through */
+        dr_row_long(w, unit_digits == 9 ? v : unit_digits == 3 ? v : v / 1000);
+        return;
+    }
     int64_t ms = unit_digits == 9   ? dr_millis_from_nanos(v)
                  : unit_digits == 3 ? v
                                     : dr_millis_from_micros(v);
@@ -432,6 +513,10 @@ void dr_row_string(dr_row_writer *w, const char *s, size_t n)
 
 void dr_row_uuid(dr_row_writer *w, const uint8_t uuid[16])
 {
+    if (w->dialect == DR_ROW_PARQUET) { /* FIXED_LEN_BYTE_ARRAY(16), no OriginalType: bytes */
+        dr_row_binary(w, uuid, 16);
+        return;
+    }
     if (!pre_value(w, false)) return;
     icd_buf_clear(&w->scratch);
     icd_json_uuid(&w->scratch, uuid);
@@ -443,6 +528,11 @@ void dr_row_uuid(dr_row_writer *w, const uint8_t uuid[16])
 void dr_row_binary(dr_row_writer *w, const uint8_t *p, size_t n)
 {
     if (!pre_value(w, false)) return;
+    if (w->binary_as_string) { /* StringUtils.fromUtf8: bad bytes become U+FFFD */
+        string_like(w, (const char *)p, n);
+        post_value(w);
+        return;
+    }
     icd_buf_clear(&w->scratch);
     icd_base64_raw(&w->scratch, p, n);
     if (at_key(w)) {
@@ -549,7 +639,9 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
         if (err->code == ICD_ENOMEM) return err->code;
         icd_error_wrap(err, "row %lld", (long long)w->position);
         if (w->file) icd_error_set_file(err, w->file);
-        return ICD_EINVALID;
+        /* a value icedruid cannot parse the way Druid would (a Joda zone name other than
+         * UTC) stops the read: counting it as a parse exception would drop a row Druid keeps */
+        return err->code == ICD_EUNSUPPORTED ? ICD_EUNSUPPORTED : ICD_EINVALID;
     }
     icd_buf_puts(out, "{\"__time\":");
     icd_json_i64(out, ms);

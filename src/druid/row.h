@@ -5,7 +5,8 @@
  *
  * A row is written as {"__time": MILLIS, <every column of the row, in the order given>}:
  *   boolean → true/false            int, long → number
- *   float, double → number (NaN and ±Infinity → null: JSON has no such numbers)
+ *   float, double → Java's Float/Double.toString text ("1.0E7", NaN, Infinity: read by
+ *                   the json inputFormat with ALLOW_NON_NUMERIC_NUMBERS)
  *   decimal(P,S) → JSON number with its exact digits ("123.40")
  *   date → "YYYY-MM-DD"             time → Java LocalTime text ("14:30", "14:30:05.123")
  *   timestamp[tz][_ns] → epoch millis number (floor)
@@ -41,16 +42,39 @@
 
 typedef struct dr_row_writer dr_row_writer;
 
+/* Whose reader the values imitate: the v1 path has Druid read the data file with the
+ * spec's inputFormat, so the served rows of the same file must give the same values. */
+typedef enum dr_row_dialect {
+    DR_ROW_GENERIC, /* the rules above (ORC, Avro and unknown files) */
+    /* Druid's ParquetGroupConverter: date -> epoch millis (a long); timestamp micros ->
+     * millis truncated toward zero; timestamp nanos -> the raw long; time -> the raw long
+     * of micros; decimal on INT32/INT64 -> the unscaled integer, on FIXED/BINARY of at
+     * most 8 bytes -> unscaled / 10^scale as a double; uuid -> bytes (base64) */
+    DR_ROW_PARQUET
+} dr_row_dialect;
+
 /* `ts` is borrowed and must outlive the writer. */
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err);
 void dr_row_writer_free(dr_row_writer *w);
 /* The data file the following rows come from (copied; for parse-exception messages). */
 int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err);
 
+/* inputFormat.binaryAsString: binary and fixed values (and Parquet uuids) become UTF-8
+ * strings instead of base64. */
+void dr_row_set_binary_as_string(dr_row_writer *w, bool on);
+/* The timestamp column still gives __time but is left out of the row (the rewritten spec
+ * reads __time; see dr_spec_timestamp_column_shipped). */
+void dr_row_set_omit_timestamp_column(dr_row_writer *w, bool on);
+/* The dialect of the current source file (dr_row_set_source: ".parquet" -> PARQUET). */
+dr_row_dialect dr_row_current_dialect(const dr_row_writer *w);
+
 /* Starts a row; `position` is its row number in the data file (0-based). */
 void dr_row_begin(dr_row_writer *w, int64_t position);
 /* Names the next value: a top-level column or a struct field. */
 void dr_row_field(dr_row_writer *w, const char *name, size_t n);
+/* A top-level column whose value is read but left out of the row (it still gives __time
+ * when it is the timestamp column). */
+void dr_row_field_discard(dr_row_writer *w, const char *name, size_t n);
 
 void dr_row_null(dr_row_writer *w);
 void dr_row_bool(dr_row_writer *w, bool v);

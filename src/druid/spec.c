@@ -439,11 +439,19 @@ static int parse_timestamp_spec(dr_spec *s, const json_t *ts, const char *path, 
     int rc = 0;
     if (ts && !json_is_object(ts))
         return dr_fail_path(c->err, path, "timestampSpec must be an object");
+    /* missingValue as Druid's DateTime deserializer reads it: a JSON integer is epoch
+     * millis, a string is ISO-8601 (see dr_timestamp_missing_from_text) */
+    const json_t *mv = dr_field(ts, "missingValue");
+    bool mv_int = mv && json_is_integer(mv);
     if ((rc = dr_get_str(ts, "column", path, &col, c->err)) == 0 &&
         (rc = dr_get_str(ts, "format", path, &fmt, c->err)) == 0 &&
-        (rc = dr_get_str(ts, "missingValue", path, &missing, c->err)) == 0) {
+        (mv_int || (rc = dr_get_str(ts, "missingValue", path, &missing, c->err)) == 0)) {
         rc = dr_timestamp_spec_init(&s->ts, col, fmt, missing, c->now_ms, c->err);
         if (rc < 0) icd_error_wrap(c->err, "%s", path);
+        if (rc == 0 && mv_int) {
+            s->ts.has_missing = true;
+            s->ts.missing_ms = (int64_t)json_integer_value(mv);
+        }
     }
     free(col);
     free(fmt);
@@ -767,6 +775,13 @@ const json_t *dr_spec_input_format(const dr_spec *s)
 {
     return s->input_format;
 }
+
+bool dr_spec_binary_as_string(const dr_spec *s)
+{
+    const json_t *v = json_object_get(dr_spec_input_format(s), "binaryAsString");
+    if (json_is_boolean(v)) return json_is_true(v);
+    return json_is_string(v) && strcasecmp(json_string_value(v), "true") == 0;
+}
 bool dr_spec_append_to_existing(const dr_spec *s)
 {
     return s->append_to_existing;
@@ -832,4 +847,121 @@ int dr_spec_rewrite_exclusions(const dr_spec *s, json_t **out, icd_error *err)
 oom:
     json_decref(a);
     return icd_fail_nomem(err);
+}
+
+/* Whether an aggregator's inputs are known without Druid's expression language: its
+ * fieldName / fieldNames only (no expression, nested aggregator or filter). */
+static bool aggregator_inputs_known(const json_t *agg)
+{
+    static const char *const opaque[] = {"expression", "fieldExpression", "aggregator",
+                                         "filter",     "fnAggregate",     "fnCombine",
+                                         "fields",     "foldExpression",  "combineExpression"};
+    if (!json_is_object(agg)) return false;
+    for (size_t i = 0; i < sizeof opaque / sizeof opaque[0]; i++)
+        if (json_object_get(agg, opaque[i])) return false;
+    return true;
+}
+
+static bool name_in(const char *name, char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i], name)) return true;
+    return false;
+}
+
+int dr_spec_columns_filter(const dr_spec *s, const ice_schema *schema, const char ***names,
+                           size_t *n, icd_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    if (!schema) return 0;
+    const dr_dimensions_spec *d = dr_spec_dimensions(s);
+    const json_t *fmt = dr_spec_input_format(s);
+    const json_t *metrics = dr_spec_metrics(s);
+    if (json_array_size(dr_spec_transforms(s)) || dr_spec_transform_filter(s) ||
+        json_array_size(d->spatial) || (fmt && json_object_get(fmt, "flattenSpec")))
+        return 0;
+    for (size_t i = 0; i < json_array_size(metrics); i++)
+        if (!aggregator_inputs_known(json_array_get(metrics, i))) return 0;
+    const char *ts = dr_spec_timestamp_spec(s)->column;
+    const char *const *mf;
+    size_t nmf = dr_spec_metric_fields(s, &mf);
+    bool inclusion = d->n_dims > 0 && !d->include_all_dimensions;
+    const ice_field *fields = schema->root.fields;
+    size_t nf = schema->root.nfields;
+    const char **out = calloc(nf ? nf : 1, sizeof *out);
+    if (!out) return icd_fail_nomem(err);
+    size_t k = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const char *c = fields[i].name;
+        bool metric = name_in(c, (char *const *)mf, nmf), keep;
+        if (inclusion) {
+            keep = !strcmp(c, ts) || metric;
+            for (size_t j = 0; !keep && j < d->n_dims; j++)
+                keep = !strcmp(d->dims[j].name, c);
+        } else {
+            keep = !strcmp(c, ts) || metric || !name_in(c, d->exclusions, d->n_exclusions);
+        }
+        if (keep) out[k++] = c;
+    }
+    if (k == nf) { /* nothing pruned */
+        free(out);
+        return 0;
+    }
+    *names = out;
+    *n = k;
+    return 0;
+}
+
+bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema)
+{
+    const dr_dimensions_spec *d = dr_spec_dimensions(s);
+    const char *ts = dr_spec_timestamp_spec(s)->column;
+    const char **names = NULL;
+    size_t n = 0;
+    icd_error err;
+    if (dr_spec_columns_filter(s, schema, &names, &n, &err) || !names) return true;
+    free(names);
+    if (!d->n_dims || d->include_all_dimensions) return true;
+    for (size_t i = 0; i < d->n_dims; i++)
+        if (!strcmp(d->dims[i].name, ts)) return true;
+    const char *const *mf;
+    size_t nmf = dr_spec_metric_fields(s, &mf);
+    return name_in(ts, (char *const *)mf, nmf);
+}
+
+int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
+                                 size_t *n, icd_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    const dr_dimensions_spec *d = dr_spec_dimensions(s);
+    const json_t *fmt = dr_spec_input_format(s);
+    if (!schema || (d->n_dims && !d->include_all_dimensions) || d->use_schema_discovery ||
+        (fmt && json_object_get(fmt, "flattenSpec")) || json_array_size(dr_spec_transforms(s)) ||
+        dr_spec_transform_filter(s))
+        return 0;
+    const char *ts = dr_spec_timestamp_spec(s)->column;
+    const char *const *mf;
+    size_t nmf = dr_spec_metric_fields(s, &mf);
+    size_t nf = schema->root.nfields, k = 0;
+    const char **out = calloc(nf ? nf : 1, sizeof *out);
+    if (!out) return icd_fail_nomem(err);
+    for (size_t i = 0; i < nf; i++) {
+        const ice_field *f = &schema->root.fields[i];
+        if (f->type->kind != ICE_T_LIST || !strcmp(f->name, ts) ||
+            name_in(f->name, (char *const *)mf, nmf))
+            continue;
+        bool named = false;
+        for (size_t j = 0; j < d->n_dims && !named; j++)
+            named = !strcmp(d->dims[j].name, f->name);
+        if (!named) out[k++] = f->name;
+    }
+    if (!k) {
+        free(out);
+        return 0;
+    }
+    *names = out;
+    *n = k;
+    return 0;
 }

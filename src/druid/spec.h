@@ -26,6 +26,7 @@
 #include "druid/filter.h"
 #include "druid/period.h"
 #include "druid/timestamp.h"
+#include "iceberg/schema.h"
 
 typedef struct dr_spec dr_spec;
 
@@ -133,6 +134,35 @@ const json_t *dr_spec_transforms(const dr_spec *s);
 
 /* ioConfig / tuningConfig. */
 const json_t *dr_spec_input_format(const dr_spec *s); /* NULL when absent */
+/* Druid's column projection (InputRowSchemas.createColumnsFilter) over the top-level
+ * columns of `schema`: with fixed dimensions and no includeAllDimensions, inclusion-based
+ * (the timestamp column, the dimensions, the metrics' input fields); otherwise
+ * exclusion-based (every column but the dimensionExclusions, the timestamp column and
+ * metric inputs always kept). What cannot be known without evaluating Druid expressions
+ * keeps every column (a superset is safe): transforms, a transform filter, spatial
+ * dimensions, a flattenSpec, aggregators with expressions or nested aggregators.
+ * *names (NULL when every column is kept) lists the kept columns in schema order; the
+ * strings are the schema's, the array is the caller's to free. */
+int dr_spec_columns_filter(const dr_spec *s, const ice_schema *schema, const char ***names,
+                           size_t *n, icd_error *err);
+
+/* Whether the served rows must carry the original timestamp column: the rewritten spec
+ * takes __time, so only when the column is also a dimension or a metric input, or when
+ * the projection cannot be computed (dr_spec_columns_filter keeps everything) or the spec
+ * discovers its dimensions (schemaless: Druid's exclusions decide). */
+bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema);
+
+/* The list columns of `schema` that Druid's Parquet reader leaves undiscovered and the
+ * spec does not name: classic schemaless discovery (no dimensions or includeAllDimensions,
+ * no useSchemaDiscovery, no flattenSpec, no transforms), not the timestamp column, a
+ * dimension or a metric input (ParquetGroupFlattenerMaker discovers primitive columns;
+ * Druid's json reader would also discover lists of primitives). *names is NULL when there
+ * are none; the array is the caller's to free. */
+int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
+                                 size_t *n, icd_error *err);
+
+/* inputFormat.binaryAsString (Parquet/ORC/Avro readers; Jackson's boolean coercions). */
+bool dr_spec_binary_as_string(const dr_spec *s);
 bool dr_spec_append_to_existing(const dr_spec *s);
 bool dr_spec_drop_existing(const dr_spec *s);
 /* maxParseExceptions: INT64_MAX when unlimited (Druid's default), 0 with

@@ -19,6 +19,7 @@
 
 #include "druid/joda.h"
 #include "druid/textscan.h"
+#include "druid/zoneids.h"
 
 /* How much of a value is quoted in an error message. */
 #define SHOW_MAX 200
@@ -390,13 +391,12 @@ int dr_timestamp_spec_init(dr_timestamp_spec *ts, const char *column, const char
         }
     }
     if (missing_value) {
-        int rc =
-            dr_parse_iso_datetime(missing_value, strlen(missing_value), 0, &ts->missing_ms, err);
+        int rc = dr_timestamp_missing_from_text(missing_value, strlen(missing_value),
+                                                &ts->has_missing, &ts->missing_ms, err);
         if (rc < 0) {
             dr_timestamp_spec_clear(ts);
             return icd_error_wrap(err, "missingValue");
         }
-        ts->has_missing = true;
     }
     return 0;
 }
@@ -429,36 +429,6 @@ static void strip_quotes(const char **s, size_t *n)
         *n -= 2;
         java_trim(s, n);
     }
-}
-
-/* DateTimeZone.forID would accept the word after the last space of an "auto" value: such
- * a suffix is dropped (Druid then ignores the zone: withZone keeps the instant). Offsets,
- * the fixed ids and Area/Location names are recognised without a tz database. */
-static bool looks_like_zone_id(const char *s, size_t n)
-{
-    static const char *fixed[] = {"UTC",       "GMT", "UT",      "UCT",     "Universal", "Zulu",
-                                  "Greenwich", "EST", "MST",     "HST",     "CET",       "EET",
-                                  "MET",       "WET", "EST5EDT", "CST6CDT", "MST7MDT",   "PST8PDT"};
-    if (n == 0) return false;
-    if (s[0] == '+' || s[0] == '-') {
-        iso_fail f = {NULL, s, n};
-        dr_scan sc = {s, n, 0};
-        int64_t off;
-        return iso_offset(&sc, &f, &off) == 1 && dr_sc_end(&sc);
-    }
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-        if (strlen(fixed[i]) == n && memcmp(fixed[i], s, n) == 0) return true;
-    if (!(s[0] >= 'A' && s[0] <= 'Z')) return false;
-    bool slash = false;
-    for (size_t i = 0; i < n; i++) {
-        int c = (unsigned char)s[i];
-        if (c == '/')
-            slash = true;
-        else if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || dr_is_digit(c) || c == '_' ||
-                   c == '-' || c == '+'))
-            return false;
-    }
-    return slash;
 }
 
 static int unparseable(icd_error *err, const char *s, size_t n, const char *why)
@@ -514,14 +484,17 @@ int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t 
         size_t sp = n;
         while (sp > 0 && s[sp - 1] != ' ')
             sp--;
-        if (sp > 1 && looks_like_zone_id(s + sp, n - sp)) n = sp - 1;
+        /* ParserUtils.getDateTimeZone: a Java zone id after the last space (not the first
+         * character) is dropped; the instant stays the one parsed in UTC (withZone) */
+        if (sp > 1 && dr_zone_is_java_id(s + sp, n - sp)) n = sp - 1;
         if (dr_parse_iso_datetime(s, n, DR_ISO_SPACE, out_ms, &local) < 0)
             return unparseable(err, s0, n0, local.message);
         return 0;
     }
     case DR_TS_ISO:
+        /* DateTimes.of: Joda's ISO dateTimeParser, else Long.valueOf as epoch millis */
         strip_quotes(&s, &n);
-        if (dr_parse_iso_datetime(s, n, 0, out_ms, &local) < 0)
+        if (dr_parse_iso_datetime(s, n, 0, out_ms, &local) < 0 && !dr_parse_java_long(s, n, out_ms))
             return unparseable(err, s0, n0, local.message);
         return 0;
     case DR_TS_MILLIS:
@@ -543,15 +516,20 @@ int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s0, size_t 
     }
     case DR_TS_PATTERN:
         strip_quotes(&s, &n);
-        if (dr_joda_parse(ts->pattern, s, n, out_ms, &local) < 0)
+        if (dr_joda_parse(ts->pattern, s, n, out_ms, &local) < 0) {
+            if (local.code == ICD_EUNSUPPORTED) { /* not a parse exception: Druid parses it */
+                *err = local;
+                return ICD_EUNSUPPORTED;
+            }
             return unparseable(err, s0, n0, local.message);
+        }
         return 0;
     }
     return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown timestamp format");
 }
 
-int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int64_t *out_ms,
-                         icd_error *err)
+static int extract_raw(const dr_timestamp_spec *ts, const dr_ts_value *v, int64_t *out_ms,
+                       icd_error *err)
 {
     char tmp[64];
     switch (v->kind) {
@@ -584,6 +562,29 @@ int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int6
         return dr_timestamp_parse_text(ts, v->s, v->n, out_ms, err);
     }
     return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown timestamp value kind");
+}
+
+int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int64_t *out_ms,
+                         icd_error *err)
+{
+    ICD_TRY(extract_raw(ts, v, out_ms, err));
+    /* MapInputRowParser.parseTimestamp: Intervals.ETERNITY must contain the instant */
+    if (*out_ms < DR_ETERNITY_START || *out_ms >= DR_ETERNITY_END)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "Encountered row with timestamp[%lld] that cannot be represented as a long",
+                        (long long)*out_ms);
+    return 0;
+}
+
+int dr_timestamp_missing_from_text(const char *s, size_t n, bool *has, int64_t *out_ms,
+                                   icd_error *err)
+{
+    java_trim(&s, &n);
+    *has = false;
+    if (n == 0) return 0; /* JodaStuff: an empty string is no missingValue */
+    ICD_TRY(dr_parse_iso_datetime(s, n, 0, out_ms, err));
+    *has = true;
+    return 0;
 }
 
 /* ---- Java number text ------------------------------------------------------------------- */

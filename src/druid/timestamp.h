@@ -22,6 +22,11 @@
 #define DR_MIN_YEAR (-292275054LL)
 #define DR_MAX_YEAR (292278993LL)
 
+/* Intervals.ETERNITY = [Long.MIN_VALUE / 2, Long.MAX_VALUE / 2): a row whose __time falls
+ * outside is a parse exception in Druid (MapInputRowParser.parseTimestamp). */
+#define DR_ETERNITY_START (INT64_MIN / 2)
+#define DR_ETERNITY_END (INT64_MAX / 2)
+
 typedef enum dr_ts_format {
     DR_TS_AUTO,   /* numbers = millis; strings: digits = millis, else ISO ('T' or ' ') */
     DR_TS_ISO,    /* ISO-8601 date-time ('T' separator) */
@@ -69,10 +74,17 @@ typedef struct dr_ts_value {
 
 /* TimestampSpec.extractTimestamp: null → missingValue, or ICD_EINVALID
  * "Timestamp[null] is unparseable!"; otherwise the value parsed with the format, or
- * ICD_EINVALID "Timestamp[VALUE] is unparseable! (reason)". The caller adds the row's
+ * ICD_EINVALID "Timestamp[VALUE] is unparseable! (reason)"; an instant outside
+ * DR_ETERNITY_START..END is ICD_EINVALID as well. The caller adds the row's
  * location (see row.h). */
 int dr_timestamp_extract(const dr_timestamp_spec *ts, const dr_ts_value *v, int64_t *out_ms,
                          icd_error *err);
+
+/* missingValue given as a JSON string, as Druid's DateTime deserializer reads it: trimmed,
+ * empty = no missingValue (*has = false), else ISO-8601 with its offset. (A JSON integer is
+ * epoch millis: the caller sets has_missing / missing_ms itself.) */
+int dr_timestamp_missing_from_text(const char *s, size_t n, bool *has, int64_t *out_ms,
+                                   icd_error *err);
 
 /* The string path of one format (what Druid does with value.toString()). */
 int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s, size_t n, int64_t *out_ms,

@@ -183,11 +183,13 @@ class Ctx:
         self.spec = os.path.join(tmp, "sales.spec.json")
         write_spec(self.spec, self.wh)
 
-    def sync(self, state, *extra, env=None, druid=True):
+    def sync(self, state, *extra, env=None, druid=True, default_emit=False):
         args = [ICEDRUID, "sync", "--spec", self.spec, "--state", state,
                 "--remap", f"{PREFIX}={self.wh}"]
         if druid:
             args += ["--druid", self.druid.url]
+        if "--emit" not in extra and not default_emit:  # these runs check the MSQ path
+            args += ["--emit", "msq"]
         e = dict(os.environ)
         e.update(env or {})
         return subprocess.run(args + list(extra), capture_output=True, text=True, env=e, timeout=120)
@@ -257,8 +259,10 @@ def check_range_filter(tmp):
     check(src.get("icebergFilter") == {"type": "range", "filterColumn": "t", "lower": start * 1000 - 999,
                                        "upper": end * 1000, "lowerOpen": False, "upperOpen": True},
           f"range filter in micros: {src.get('icebergFilter')}")
-    check(src.get("snapshotTime") == iso_ms(b.timestamp_ms) and src.get("residualFilterMode") == "ignore",
-          "pinned to B, residuals ignored")
+    # the spec has no residualFilterMode: none is added (Druid's default, ignore, applies);
+    # icedruid no longer overwrites the user's mode with "ignore"
+    check(src.get("snapshotTime") == iso_ms(b.timestamp_ms) and "residualFilterMode" not in src,
+          "pinned to B, the user's residualFilterMode (none) kept")
 
 
 def main():
@@ -278,6 +282,11 @@ def main():
         s1 = t.append(files)
         state = os.path.join(tmp, "state", "sync.json")
         os.makedirs(os.path.dirname(state))
+
+        # -- 0. without --emit, sync follows the user's spec, a native one: a native task --
+        r = c.sync(state, druid=False, default_emit=True)
+        check(r.returncode == 0 and json.loads(r.stdout).get("type") == "index_parallel",
+              f"default --emit is native (the spec's own type): {r.stdout[:200]} {r.stderr}")
 
         # -- 1. first run: no state -> full ingestion (v1: Druid's iceberg source, pinned) --
         r = c.sync(state)

@@ -437,6 +437,25 @@ static void test_coercions_and_defaults(void)
         json_decref(ex);
     }
     dr_spec_free(s);
+    /* missingValue as Druid's DateTime deserializer reads it: a JSON integer is epoch
+     * millis (not year -1), a blank string is no missingValue, spaces are trimmed */
+    const char *mvs[] = {"-1", "\"  \"", "\" 2000-01-01T00:00:00+01:00 \""};
+    const bool has[] = {true, false, true};
+    const int64_t want[] = {-1, 0, 946684800000LL - 3600000};
+    for (int k = 0; k < 3; k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"missingValue\":%s}},"
+                 "\"ioConfig\":{\"inputSource\":" IS_HEAD "}}}",
+                 mvs[k]);
+        s = parse_text(text, &rc, &err);
+        CHECK_EQ_INT(rc, 0);
+        if (s) {
+            CHECK_EQ_INT(dr_spec_timestamp_spec(s)->has_missing, has[k]);
+            if (has[k]) CHECK_EQ_INT(dr_spec_timestamp_spec(s)->missing_ms, want[k]);
+        }
+        dr_spec_free(s);
+    }
     /* granularity "all" and an arbitrary granularitySpec */
     s = parse_text(
         "{\"dataSchema\":{\"dataSource\":\"d\",\"granularitySpec\":{\"type\":\"arbitrary\","
@@ -505,7 +524,91 @@ static void test_inline_errors(void)
     CHECK_EQ_INT(err.offset, 8);
 }
 
-TEST_MAIN(TEST(test_task_local_interval), TEST(test_spec_rest_timewindow),
-          TEST(test_input_source_only), TEST(test_nested_filters_and_schema),
-          TEST(test_arrow_reader), TEST(test_invalid_corpus), TEST(test_hive_glue_catalogs),
-          TEST(test_residual_modes), TEST(test_coercions_and_defaults), TEST(test_inline_errors))
+/* Druid's ColumnsFilter (InputRowSchemas.createColumnsFilter) over a table schema */
+static void test_columns_filter(void)
+{
+    const char *sj =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"ts\",\"required\":false,\"type\":\"timestamptz\"},"
+        "{\"id\":2,\"name\":\"a\",\"required\":false,\"type\":\"string\"},"
+        "{\"id\":3,\"name\":\"b\",\"required\":false,\"type\":\"string\"},"
+        "{\"id\":4,\"name\":\"x\",\"required\":false,\"type\":\"long\"},"
+        "{\"id\":5,\"name\":\"y\",\"required\":false,\"type\":\"double\"},"
+        "{\"id\":6,\"name\":\"tags\",\"required\":false,\"type\":{\"type\":"
+        "\"list\",\"element-id\":7,\"element\":\"string\",\"element-required\":false}}]}";
+    ice_schema *sc = NULL;
+    icd_error err;
+    CHECK_EQ_INT(ice_schema_parse(sj, strlen(sj), "schema.json", &sc, &err), 0);
+    if (!sc) return;
+    static const struct {
+        const char *data_schema; /* inside dataSchema, after dataSource */
+        const char *want;        /* kept columns, "*" = all */
+        bool ts_shipped;
+        const char *parquet_undiscovered; /* "" = none */
+    } cases[] = {
+        /* fixed dimensions: inclusion (timestamp column, dimensions, metric inputs) */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+         "\"metricsSpec\":[{\"type\":\"longSum\",\"name\":\"s\",\"fieldName\":\"x\"}]",
+         "ts,a,x", false, ""},
+        /* the timestamp column as a dimension is shipped */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"ts\",\"b\"]}",
+         "ts,b", true, ""},
+        /* schemaless: exclusions, never the timestamp column or a metric input */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensionExclusions\":"
+         "[\"ts\",\"a\",\"x\"]},\"metricsSpec\":[{\"type\":\"doubleSum\",\"name\":\"s\","
+         "\"fieldName\":\"x\"}]",
+         "ts,b,x,y,tags", true, "tags"},
+        /* includeAllDimensions: exclusion-based too */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"],"
+         "\"includeAllDimensions\":true,\"dimensionExclusions\":[\"y\"]}",
+         "ts,a,b,x,tags", true, "tags"},
+        /* a transform (expressions): every column */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+         "\"transformSpec\":{\"transforms\":[{\"type\":\"expression\",\"name\":\"z\","
+         "\"expression\":\"b\"}]}",
+         "*", true, ""},
+        /* an aggregator with an expression: every column */
+        {"\"timestampSpec\":{\"column\":\"ts\"},\"dimensionsSpec\":{\"dimensions\":[\"a\"]},"
+         "\"metricsSpec\":[{\"type\":\"longSum\",\"name\":\"s\",\"expression\":\"x+y\"}]",
+         "*", true, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{\"dataSchema\":{\"dataSource\":\"d\",%s},\"ioConfig\":{\"inputSource\":" IS_HEAD
+                 "}}}",
+                 cases[i].data_schema);
+        int rc;
+        dr_spec *s = parse_text(text, &rc, &err);
+        CHECK_EQ_INT(rc, 0);
+        if (!s) continue;
+        const char **names = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(dr_spec_columns_filter(s, sc, &names, &n, &err), 0);
+        icd_buf got = ICD_BUF_INIT;
+        if (!names) icd_buf_puts(&got, "*");
+        for (size_t k = 0; k < n; k++)
+            icd_buf_printf(&got, "%s%s", k ? "," : "", names[k]);
+        CHECK_EQ_STR(got.data, cases[i].want);
+        CHECK_EQ_INT(dr_spec_timestamp_column_shipped(s, sc), cases[i].ts_shipped);
+        icd_buf_free(&got);
+        free(names);
+        /* list columns Druid's Parquet reader does not discover (schemaless only) */
+        CHECK_EQ_INT(dr_spec_parquet_undiscovered(s, sc, &names, &n, &err), 0);
+        icd_buf_clear(&got);
+        icd_buf_puts(&got, "");
+        for (size_t k = 0; k < n; k++)
+            icd_buf_printf(&got, "%s%s", k ? "," : "", names[k]);
+        CHECK_EQ_STR(got.data ? got.data : "", cases[i].parquet_undiscovered);
+        icd_buf_free(&got);
+        free(names);
+        dr_spec_free(s);
+    }
+    ice_schema_free(sc);
+}
+
+TEST_MAIN(TEST(test_columns_filter), TEST(test_task_local_interval),
+          TEST(test_spec_rest_timewindow), TEST(test_input_source_only),
+          TEST(test_nested_filters_and_schema), TEST(test_arrow_reader), TEST(test_invalid_corpus),
+          TEST(test_hive_glue_catalogs), TEST(test_residual_modes),
+          TEST(test_coercions_and_defaults), TEST(test_inline_errors))

@@ -161,7 +161,12 @@ static void test_format_auto(void)
     /* a trailing zone id is dropped and then ignored (withZone keeps the instant) */
     CHECK_TEXT("auto", "2024-06-01 10:00:00 America/New_York", JUN1 + 10 * HOUR);
     CHECK_TEXT("auto", "2024-06-01 10:00:00 UTC", JUN1 + 10 * HOUR);
-    CHECK_TEXT("auto", "2024-06-01 10:00:00 +05:00", JUN1 + 10 * HOUR);
+    /* Java's legacy three-letter ids count too (no zoneinfo file); an offset is no Java id,
+     * so it stays in the text and the value fails (was wrongly accepted as UTC before) */
+    CHECK_TEXT("auto", "2024-06-01 10:00:00 PST", JUN1 + 10 * HOUR);
+    CHECK_TEXT("auto", "2024-06-01 10:00:00 Japan", JUN1 + 10 * HOUR);
+    CHECK_TEXT_FAILS("auto", "2024-06-01 10:00:00 +05:00");
+    CHECK_TEXT_FAILS("auto", "2024-06-01 10:00:00 Asia/Nowhere");
     CHECK_TEXT_FAILS("auto", "2024-06-01 10:00:00 nowhere");
     CHECK_TEXT_FAILS("auto", "99999999999999999999"); /* digits beyond a long */
     CHECK_TEXT_FAILS("auto", "yesterday");
@@ -181,7 +186,9 @@ static void test_format_iso_numeric(void)
 {
     CHECK_TEXT("iso", "2024-06-01T10:00:00Z", JUN1 + 10 * HOUR);
     CHECK_TEXT_FAILS("iso", "2024-06-01 10:00:00");
-    CHECK_TEXT_FAILS("iso", "1717200000000"); /* year 1717200000 is out of range */
+    /* DateTimes.of falls back to Long.valueOf: epoch millis (was wrongly a failure before) */
+    CHECK_TEXT("iso", "1717200000000", JUN1);
+    CHECK_TEXT("iso", "2024", 19723 * 86400000LL); /* a short digit run is a year */
     CHECK_TEXT("millis", "1717200000000", JUN1);
     CHECK_TEXT("millis", "\"-1\"", -1);
     CHECK_TEXT_FAILS("millis", "1717200000000.0");
@@ -295,7 +302,21 @@ static void test_joda_patterns(void)
     CHECK_TEXT("yyyy-MM-dd", "2024-06-01 ", JUN1); /* stripQuotes trims first */
     CHECK_TEXT_FAILS("yyyy-MM-dd", "2024-06-01x");
     CHECK_TEXT_FAILS("HH:mm", "25:00");
-    CHECK_TEXT_FAILS("yyyy-MM-dd HH:mm:ss ZZZ", "2024-06-01 10:00:00 Europe/Paris");
+    /* a real zone: Druid would parse it with the zone's rules, which icedruid does not
+     * apply: not a parse exception (the row would be dropped) but an error that stops the
+     * read; a word that is no zone is a parse failure, as in Joda */
+    {
+        int64_t ms;
+        icd_error e2;
+        dr_timestamp_spec z;
+        CHECK_EQ_INT(dr_timestamp_spec_init(&z, "t", "yyyy-MM-dd HH:mm:ss ZZZ", NULL, JUN1, &e2),
+                     0);
+        const char *paris = "2024-06-01 10:00:00 Europe/Paris";
+        CHECK_EQ_INT(dr_timestamp_parse_text(&z, paris, strlen(paris), &ms, &e2), ICD_EUNSUPPORTED);
+        const char *nowhere = "2024-06-01 10:00:00 Nowhere";
+        CHECK_EQ_INT(dr_timestamp_parse_text(&z, nowhere, strlen(nowhere), &ms, &e2), ICD_EINVALID);
+        dr_timestamp_spec_clear(&z);
+    }
 
     icd_error err;
     dr_timestamp_spec ts;
