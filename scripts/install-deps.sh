@@ -20,6 +20,9 @@ PKGS=(
   libxxhash-dev                     # hashing
   protobuf-c-compiler libprotobuf-c-dev  # ORC file tails (protoc-c at build time)
   wrk                               # serve benchmark
+  tmux                              # terminal tests: progress line, table output
+  man-db groff-base bsdextrautils   # the installed man page is read back by tests (man, col)
+  zsh                               # the generated zsh completion is checked with zsh -n
   openjdk-17-jdk-headless libjoda-time-java libjackson2-databind-java  # the Druid-side oracle (tests/druid/oracle)
 )
 

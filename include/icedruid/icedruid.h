@@ -14,7 +14,7 @@
 #include "icedruid/scan.h"
 #include "icedruid/table.h"
 
-#define ICEDRUID_VERSION "0.1.0"
+#include "icedruid/version.h" /* ICEDRUID_VERSION, generated from CMakeLists.txt */
 
 #ifdef __cplusplus
 extern "C" {

@@ -204,7 +204,8 @@ static int newest_listed(icd_fileio *io, const char *mdir, const char *table, ch
     size_t n;
     int rc = icd_fileio_list_dir(io, mdir, &names, &n, err);
     if (rc) {
-        if (rc == ICD_ENOTFOUND)
+        /* a missing bucket (S3 NoSuchBucket) is said as such, not as "not a table" */
+        if (rc == ICD_ENOTFOUND && !strstr(err->message, "NoSuchBucket"))
             return icd_fail(err, ICD_ENOTFOUND, table, -1,
                             "not an Iceberg table: there is no metadata/ directory");
         return rc;

@@ -17,10 +17,44 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
 /* Prints "icedruid: <the error as one line>" on stderr; returns CLI_FAILED. */
 int cli_report(const icd_error *err);
-/* A FileIO given the process environment (the AWS credential chain, S3 settings). */
-int cli_fileio_new(icd_fileio **out, icd_error *err);
 /* Prints "icedruid <cmd>: <message>" plus a hint to --help on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) ICD_PRINTF(2, 3);
+
+/* A FileIO given the process environment (the AWS credential chain, S3 and HTTP settings)
+ * with the global options applied (--retries, --*-timeout and their environment variables;
+ * every retry reported on stderr). Every command creates its FileIO with it. */
+int cli_fileio_new(icd_fileio **io, icd_error *err);
+/* Opens -o FILE ("-" or NULL: stdout) for writing; CLI_OK, or CLI_FAILED after printing
+ * the error with the system's reason. */
+int cli_open_output(const char *path, FILE **out);
+/* Closes what cli_open_output opened (not stdout); CLI_OK or CLI_FAILED after printing. */
+int cli_close_output(FILE *fp, const char *path);
+/* The progress line on stderr (only when cli_progress_wanted()): percentage of the bytes
+ * of the data files done, files, rows, throughput and ETA, redrawn at most 5 times a
+ * second. The caller serializes the calls (its own lock). */
+typedef struct cli_progress {
+    bool on, shown;
+    const char *cmd;
+    size_t files_total, files_done;
+    uint64_t bytes_total, bytes_done, rows;
+    double t0, last;
+} cli_progress;
+void cli_progress_init(cli_progress *p, const char *cmd, size_t files, uint64_t bytes);
+void cli_progress_show(cli_progress *p, bool force);
+/* Erases the line before something else is printed on stderr. */
+void cli_progress_clear(cli_progress *p);
+/* The final state, then a newline. */
+void cli_progress_end(cli_progress *p);
+double cli_now_s(void);
+
+/* Row accounting of a run that read rows: with `json` the --stats JSON line (with `extra`,
+ * more "key":value pairs, appended before the closing brace), else the one summary line
+ * shown at the end on a terminal. */
+struct ice_read_stats;
+void cli_print_row_stats(const struct ice_read_stats *s, bool json, const char *extra);
+
+/* True when progress may be shown on stderr: a terminal, and no --no-progress. */
+bool cli_progress_wanted(void);
 
 /* Buffered writing of command output to a FILE (stdout or -o FILE): append rows to
  * `buf`, call cli_out_maybe_flush after each row. When `write` is set, full buffers go to
@@ -69,6 +103,13 @@ int cmd_serve(int argc, char **argv);
 int cmd_stage(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_sync(int argc, char **argv);
+/* Table inspection (cmd_table_info.c). */
+int cmd_snapshots(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_refs(int argc, char **argv);
+int cmd_schema(int argc, char **argv);
+int cmd_partitions(int argc, char **argv);
+int cmd_files(int argc, char **argv);
 
 /* Per-format workers behind `cat` and `inspect`. */
 int cli_cat_parquet(icd_fileio *io, const char *path, cli_out *out, icd_error *err);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -80,6 +81,14 @@ static int parse_granularity(const char *text, dr_granularity *g)
     } else {
         rc = dr_granularity_named(g, text, &err);
     }
+    if (rc && !strncmp(err.message, "No enum constant", 16)) {
+        char names[400];
+        dr_granularity_names(names, sizeof names);
+        return cli_usage_error("diff",
+                               "--granularity expects one of %s (any case) or a granularity "
+                               "JSON object, got '%s'",
+                               names, text);
+    }
     if (rc) return cli_usage_error("diff", "--granularity: %s", err.message);
     return CLI_OK;
 }
@@ -145,6 +154,30 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     return rc;
 }
 
+/* The progress line: files of the two phases against all the files that changed (phase 2
+ * re-reads some; the percentage counts phase 1, the files line both). */
+typedef struct diff_progress {
+    pthread_mutex_t lock;
+    cli_progress p;
+    bool started;
+} diff_progress;
+
+static void on_file(void *ctx, int phase, size_t nfiles, int64_t bytes)
+{
+    diff_progress *dp = ctx;
+    pthread_mutex_lock(&dp->lock);
+    if (!dp->started) {
+        dp->p.files_total = nfiles;
+        dp->started = true;
+    }
+    if (phase == 1) {
+        dp->p.files_done++;
+        dp->p.bytes_done += bytes > 0 ? (uint64_t)bytes : 0;
+    }
+    cli_progress_show(&dp->p, false);
+    pthread_mutex_unlock(&dp->lock);
+}
+
 int cmd_diff(int argc, char **argv)
 {
     diff_args d = {0};
@@ -186,7 +219,23 @@ int cmd_diff(int argc, char **argv)
         cli_spec_args_free(&a);
         return rc;
     }
-    if (!rc && dr_diff_compute(a.spec, a.io, &opts, &diff, &err)) rc = cli_report(&err);
+    diff_progress dp;
+    memset(&dp, 0, sizeof dp);
+    pthread_mutex_init(&dp.lock, NULL);
+    cli_progress_init(&dp.p, "diff", 0, 0);
+    if (dp.p.on) {
+        opts.on_file = on_file;
+        opts.on_file_ctx = &dp;
+    }
+    if (!rc) {
+        int drc = dr_diff_compute(a.spec, a.io, &opts, &diff, &err);
+        if (dp.started && !drc)
+            cli_progress_end(&dp.p);
+        else
+            cli_progress_clear(&dp.p);
+        if (drc) rc = cli_report(&err);
+    }
+    pthread_mutex_destroy(&dp.lock);
     if (!rc && diff.rows_unparseable > 0) warn_unparseable(&diff);
     if (!rc) {
         cli_out out;

@@ -1,6 +1,6 @@
 /*
  * `icedruid read --spec SPEC.json [--split SPLIT.json] [--remap FROM=TO]... [--threads N]
- *  [-o FILE] [--no-progress]`: the table's rows (every split of the plan, or the one
+ *  [-o FILE] [--limit N] [--stats]`: the table's rows (every split of the plan, or the one
  * split given) as Druid input rows, newline-delimited JSON (druid/druid_sink.h).
  *
  * Unparseable timestamps are Druid parse exceptions: each is reported on stderr as
@@ -39,12 +39,9 @@ typedef struct read_run {
     bool out_failed;
     dr_parse_exceptions pe;
     ice_read_stats stats;
-    /* progress */
-    bool progress;
-    bool progress_shown;
-    size_t files_done;
-    uint64_t rows;
-    double last_print;
+    cli_progress progress;
+    uint64_t limit; /* --limit N, 0 = all */
+    bool limit_reached;
 } read_run;
 
 typedef struct task_ctx {
@@ -52,27 +49,6 @@ typedef struct task_ctx {
     dr_sink *sink;
     uint64_t rows_reported;
 } task_ctx;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Under run->lock. */
-static void show_progress(read_run *run, bool force)
-{
-    if (!run->progress) return;
-    double t = now_s();
-    if (!force && t - run->last_print < 0.2) return;
-    run->last_print = t;
-    run->progress_shown = true;
-    fprintf(
-        stderr, "\ricedruid read: data files %zu/%zu, rows %llu, removed by deletes %llu ",
-        run->files_done, run->ntasks, (unsigned long long)run->rows,
-        (unsigned long long)(run->stats.rows_deleted_position + run->stats.rows_deleted_equality));
-}
 
 static int write_out(task_ctx *t, icd_buf *b, icd_error *err)
 {
@@ -82,9 +58,9 @@ static int write_out(task_ctx *t, icd_buf *b, icd_error *err)
     if (b->len && !run->out_failed && fwrite(b->data, 1, b->len, run->out) != b->len)
         run->out_failed = true;
     bool failed = run->out_failed;
-    run->rows += t->sink->rows - t->rows_reported;
+    run->progress.rows += t->sink->rows - t->rows_reported;
     t->rows_reported = t->sink->rows;
-    show_progress(run, false);
+    cli_progress_show(&run->progress, false);
     pthread_mutex_unlock(&run->lock);
     icd_buf_clear(b);
     return failed ? icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output") : 0;
@@ -92,6 +68,12 @@ static int write_out(task_ctx *t, icd_buf *b, icd_error *err)
 
 static int on_row(void *ctx, icd_buf *b, icd_error *err)
 {
+    task_ctx *t = ctx;
+    if (t->run->limit && t->sink->rows >= t->run->limit) { /* --limit: one thread, stop here */
+        ICD_TRY(write_out(t, b, err));
+        t->run->limit_reached = true;
+        return icd_fail(err, ICD_ECANCELED, NULL, -1, "--limit reached");
+    }
     return b->len >= FLUSH_BYTES ? write_out(ctx, b, err) : 0;
 }
 
@@ -99,8 +81,7 @@ static int on_parse_exception(void *ctx, const icd_error *row_err, icd_error *er
 {
     read_run *run = ((task_ctx *)ctx)->run;
     pthread_mutex_lock(&run->lock);
-    if (run->progress_shown) fputc('\n', stderr);
-    run->progress_shown = false;
+    cli_progress_clear(&run->progress);
     cli_report(row_err);
     int rc = dr_parse_exceptions_add(&run->pe, row_err, err);
     pthread_mutex_unlock(&run->lock);
@@ -133,8 +114,9 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     icd_buf_free(&buf);
     pthread_mutex_lock(&run->lock);
     ice_read_stats_add(&run->stats, &st);
-    run->files_done++;
-    show_progress(run, false);
+    run->progress.files_done++;
+    run->progress.bytes_done += (uint64_t)run->tasks[i]->data->file_size;
+    cli_progress_show(&run->progress, false);
     pthread_mutex_unlock(&run->lock);
     if (rc) ice_scan_reader_cancel(run->reader);
     return rc;
@@ -153,23 +135,10 @@ static int check_split_residual(const dr_spec *spec, const dr_split *split)
     return CLI_OK;
 }
 
-static int open_output(const cli_spec_args *a, FILE **out)
-{
-    *out = stdout;
-    if (!a->output || !strcmp(a->output, "-")) return CLI_OK;
-    *out = fopen(a->output, "wb");
-    if (!*out) {
-        icd_error err;
-        icd_fail(&err, ICD_EIO, a->output, -1, "cannot create the output file");
-        return cli_report(&err);
-    }
-    return CLI_OK;
-}
-
 int cmd_read(int argc, char **argv)
 {
     cli_spec_args a;
-    int rc = cli_spec_args_parse(&a, argc, argv, "threads,split,output,no-progress", NULL);
+    int rc = cli_spec_args_parse(&a, argc, argv, "threads,split,output,limit,stats", NULL);
     icd_error err;
     icd_error_clear(&err);
     dr_plan *plan = NULL;
@@ -209,23 +178,31 @@ int cmd_read(int argc, char **argv)
             tasks[i] = split ? dr_split_task(split) : ice_scan_plan_task(dr_plan_scan(plan), i);
         run.tasks = tasks;
     }
-    if (!rc) rc = open_output(&a, &run.out);
+    if (!rc) rc = cli_open_output(a.output, &run.out);
     if (!rc) {
         run.spec = a.spec;
-        run.progress = !a.progress_off && isatty(STDERR_FILENO);
-        run.last_print = now_s();
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < run.ntasks; i++)
+            bytes += (uint64_t)tasks[i]->data->file_size;
+        cli_progress_init(&run.progress, "read", run.ntasks, bytes);
+        run.limit = a.limit;
         dr_parse_exceptions_init(&run.pe, dr_spec_max_parse_exceptions(a.spec));
-        int prc = icd_parallel_for(run.ntasks, a.threads, run_task, &run, &err);
-        if (run.progress_shown) {
-            show_progress(&run, true);
-            fputc('\n', stderr);
-        }
+        int prc = icd_parallel_for(run.ntasks, a.limit ? 1 : a.threads, run_task, &run, &err);
+        if (run.limit_reached) prc = 0;
+        if (!prc)
+            cli_progress_end(&run.progress);
+        else
+            cli_progress_clear(&run.progress);
         if (fflush(run.out) != 0 || run.out_failed)
             rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
         else if (prc)
             rc = cli_report(&err);
-        if (run.out != stdout && fclose(run.out) != 0 && !rc)
-            rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
+        int crc = cli_close_output(run.out, a.output);
+        if (!rc) rc = crc;
+        if (!rc && a.stats)
+            cli_print_row_stats(&run.stats, true, NULL);
+        else if (!rc && run.progress.on)
+            cli_print_row_stats(&run.stats, false, NULL);
     }
     ice_scan_reader_free(run.reader);
     free(run.parquet_drop);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "base/parallel.h"
 #include "cli/cli.h"
@@ -26,8 +25,9 @@ typedef struct scan_run {
     FILE *out;
     pthread_mutex_t out_lock;
     bool out_failed;
-    pthread_mutex_t stats_lock;
+    pthread_mutex_t stats_lock; /* stats and progress */
     ice_read_stats stats;
+    cli_progress progress;
 } scan_run;
 
 typedef struct task_out {
@@ -69,6 +69,10 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     icd_buf_free(&buf);
     pthread_mutex_lock(&run->stats_lock);
     ice_read_stats_add(&run->stats, &st);
+    run->progress.files_done++;
+    run->progress.bytes_done += (uint64_t)ice_scan_plan_task(run->plan, i)->data->file_size;
+    run->progress.rows = run->stats.rows_emitted;
+    cli_progress_show(&run->progress, false);
     pthread_mutex_unlock(&run->stats_lock);
     if (rc) ice_scan_reader_cancel(run->reader);
     return rc;
@@ -90,33 +94,25 @@ static int split_columns(const char *list, char **copy, const char ***names, siz
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Counts of the whole run on stderr; remote_* are the HTTP/S3 requests sent (retries
- * included) and the response bytes they brought, metadata and manifests included. */
+/* Counts of the whole run on stderr: the row accounting, then the plan's files and the
+ * HTTP/S3 requests sent (retries included) and the response bytes they brought, metadata
+ * and manifests included. */
 static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_fileio *io, double secs)
 {
     ice_scan_counts c = ice_scan_plan_counts(plan);
     const ice_read_stats *s = &run->stats;
     icd_remote *r = icd_fileio_remote(io);
-    fprintf(stderr,
-            "{\"data_files\":%zu,\"delete_files\":%zu,\"position_delete_files\":%zu,"
-            "\"equality_delete_files\":%zu,\"deletion_vectors\":%zu,"
-            "\"delete_files_loaded\":%llu,\"rows_read\":%llu,"
-            "\"rows_removed_by_position_deletes\":%llu,"
-            "\"rows_removed_by_equality_deletes\":%llu,\"rows_emitted\":%llu,"
-            "\"remote_requests\":%llu,\"remote_bytes\":%llu,\"seconds\":%.3f}\n",
-            c.data_files, c.delete_files, c.position_delete_files, c.equality_delete_files,
-            c.deletion_vectors, (unsigned long long)s->delete_files_loaded,
-            (unsigned long long)s->rows_read, (unsigned long long)s->rows_deleted_position,
-            (unsigned long long)s->rows_deleted_equality, (unsigned long long)s->rows_emitted,
-            (unsigned long long)(r ? icd_remote_requests(r) : 0),
-            (unsigned long long)(r ? icd_remote_bytes(r) : 0), secs);
+    char extra[512];
+    snprintf(extra, sizeof extra,
+             "\"data_files\":%zu,\"delete_files\":%zu,\"position_delete_files\":%zu,"
+             "\"equality_delete_files\":%zu,\"deletion_vectors\":%zu,"
+             "\"delete_files_loaded\":%llu,\"remote_requests\":%llu,\"remote_bytes\":%llu,"
+             "\"seconds\":%.3f",
+             c.data_files, c.delete_files, c.position_delete_files, c.equality_delete_files,
+             c.deletion_vectors, (unsigned long long)s->delete_files_loaded,
+             (unsigned long long)(r ? icd_remote_requests(r) : 0),
+             (unsigned long long)(r ? icd_remote_bytes(r) : 0), secs);
+    cli_print_row_stats(s, true, extra);
 }
 
 /* A catalog with caseSensitive=false (Druid's option): each --columns name becomes the
@@ -144,10 +140,11 @@ static int fold_column_names(const ice_schema *schema, const char **names, size_
 
 int cmd_scan(int argc, char **argv)
 {
-    double t0 = now_s();
+    double t0 = cli_now_s();
     cli_keep_freed_memory();
     cli_table_args a;
-    int rc = cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,columns,threads,stats");
+    int rc =
+        cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,columns,threads,stats,output");
     if (rc) {
         cli_table_args_free(&a);
         return rc;
@@ -177,16 +174,29 @@ int cmd_scan(int argc, char **argv)
         goto done;
     }
     run.plan = plan;
-    if (icd_parallel_for(ice_scan_plan_task_count(plan), a.threads, run_task, &run, &err)) {
-        fflush(stdout);
+    if ((rc = cli_open_output(a.output, &run.out))) goto done;
+    size_t ntasks = ice_scan_plan_task_count(plan);
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < ntasks; i++)
+        bytes += (uint64_t)ice_scan_plan_task(plan, i)->data->file_size;
+    cli_progress_init(&run.progress, "scan", ntasks, bytes);
+    int prc = icd_parallel_for(ntasks, a.threads, run_task, &run, &err);
+    if (!prc)
+        cli_progress_end(&run.progress);
+    else
+        cli_progress_clear(&run.progress);
+    bool werr = fflush(run.out) != 0 || run.out_failed;
+    if (prc)
         rc = cli_report(&err);
-        goto done;
-    }
-    if (fflush(stdout) != 0 || run.out_failed) {
+    else if (werr)
         rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
-        goto done;
-    }
-    if (a.stats) print_stats(&run, plan, a.io, now_s() - t0);
+    int crc = cli_close_output(run.out, a.output);
+    if (!rc) rc = crc;
+    if (rc) goto done;
+    if (a.stats)
+        print_stats(&run, plan, a.io, cli_now_s() - t0);
+    else if (run.progress.on)
+        cli_print_row_stats(&run.stats, false, NULL);
 done:
     ice_scan_reader_free(run.reader);
     pthread_mutex_destroy(&run.out_lock);

@@ -34,37 +34,7 @@
  * written, to prove that a crash there is safe to repeat. */
 #define CRASH_HOOK_ENV "ICEDRUID_SYNC_TEST_CRASH_BEFORE_STATE"
 
-static const char *HELP =
-    "usage: icedruid sync --spec SPEC.json --state STATE.json [options]\n"
-    "\n"
-    "Re-ingests into Druid the time intervals that changed in the spec's Iceberg table\n"
-    "since the snapshot recorded in STATE.json (deleted or updated rows: REPLACE).\n"
-    "\n"
-    "  --druid URL              submit to Druid (Router/Overlord base URL) and record the\n"
-    "                           new snapshot once every submission was accepted; without\n"
-    "                           it the re-ingestion is only printed\n"
-    "  --druid-user NAME        basic auth for Druid; password from $" DRUID_PASSWORD_ENV "\n"
-    "  --emit msq|native        an index_parallel task (default: the spec is a native spec)\n"
-    "                           or MSQ REPLACE statements\n"
-    "  --serve-url URL          `icedruid serve` base URL: needed when the snapshot has\n"
-    "                           delete files (Druid's iceberg source would resurrect rows)\n"
-    "  --serve-listen HOST:PORT serve the splits from this process while Druid reads them\n"
-    "                           (v2 only; implies --wait; the URIs name exactly the planned\n"
-    "                           snapshot); --serve-public-url URL, --serve-allow-remote\n"
-    "  --auth-user U --auth-password-env VAR   basic auth of the served splits (with\n"
-    "                           --serve-listen the password is read from $VAR here too)\n"
-    "  --wait                   after the submission, poll the tasks' status and record\n"
-    "                           the snapshot only once every task SUCCEEDED (a FAILED\n"
-    "                           task fails the run); --wait-timeout SECONDS (default\n"
-    "                           21600), --poll-ms N (default 5000)\n"
-    "  --context JSON           extra MSQ query context / native task context,\n"
-    "                           e.g. '{\"maxNumTasks\":4}'\n"
-    "  --replace-only           leave intervals that only received new rows out\n"
-    "  --full                   ignore the recorded snapshot: re-ingest the whole table\n"
-    "  --baseline SNAPSHOT_ID   record SNAPSHOT_ID as already ingested, submit nothing\n"
-    "  --threads N, --remap FROM=TO\n"
-    "\n"
-    "exit codes: 0 ok, 1 failed (state unchanged), 2 usage, 3 another sync is running\n";
+/* The options and their help: the "sync" entry of the command table (commands.c). */
 
 typedef struct sync_args {
     const char *state;
@@ -86,7 +56,7 @@ typedef struct sync_args {
 } sync_args;
 
 /* Takes sync's own options out of argv; the rest goes to cli_spec_args_parse. */
-static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nrest, bool *help)
+static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nrest)
 {
     static const char *const with_value[] = {
         "--state",    "--druid",        "--druid-user", "--emit",         "--context",
@@ -97,10 +67,6 @@ static int split_args(int argc, char **argv, sync_args *s, char **rest, int *nre
     *nrest = 0;
     rest[(*nrest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            *help = true;
-            return CLI_OK;
-        }
         if (!strcmp(argv[i], "--replace-only")) {
             s->replace_only = true;
             continue;
@@ -405,16 +371,10 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
 int cmd_sync(int argc, char **argv)
 {
     sync_args s = {0};
-    bool help = false;
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest) return CLI_FAILED;
     int nrest = 0;
-    int rc = split_args(argc, argv, &s, rest, &nrest, &help);
-    if (help) {
-        fputs(HELP, stdout);
-        free(rest);
-        return CLI_OK;
-    }
+    int rc = split_args(argc, argv, &s, rest, &nrest);
     cli_spec_args a;
     memset(&a, 0, sizeof a);
     if (!rc)

@@ -74,6 +74,12 @@ static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
         icd_json_i64(b, s->snapshot_id);
     else
         icd_buf_puts(b, "null");
+    /* the id as a string too: JSON readers that use doubles round 64-bit ids */
+    icd_buf_puts(b, ",\"snapshot_id_str\":");
+    if (s)
+        icd_buf_printf(b, "\"%lld\"", (long long)s->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"sequence_number\":");
     if (s)
         icd_json_i64(b, s->sequence_number);
@@ -146,7 +152,7 @@ static int load_filter(const char *path, icd_arena *a, const ice_expr **out, icd
 int cmd_tasks(int argc, char **argv)
 {
     cli_table_args a;
-    int rc = cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,threads,filter");
+    int rc = cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,threads,filter,output");
     if (rc) {
         cli_table_args_free(&a);
         return rc;
@@ -170,10 +176,14 @@ int cmd_tasks(int argc, char **argv)
         rc = cli_report(&err);
         goto done;
     }
+    FILE *fp;
+    if ((rc = cli_open_output(a.output, &fp))) goto done;
     cli_out out;
-    cli_out_init(&out, stdout);
+    cli_out_init(&out, fp);
     put_plan(&out.buf, plan, md);
     if (cli_out_finish(&out, &err)) rc = cli_report(&err);
+    int crc = cli_close_output(fp, a.output);
+    if (!rc) rc = crc;
 done:
     ice_scan_plan_free(plan);
     icd_arena_free(&farena);

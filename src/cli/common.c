@@ -8,21 +8,18 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include <time.h>
+#include <unistd.h>
+
+#include "iceberg/reader.h"
+
+#include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
+#include "io/http.h"
 #include "io/s3.h"
 
 extern char **environ;
-
-int cli_fileio_new(icd_fileio **out, icd_error *err)
-{
-    ICD_TRY(icd_fileio_new(out, err));
-    int rc = icd_fileio_set_environment(*out, (const char *const *)environ, err);
-    if (rc) {
-        icd_fileio_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
 
 int cli_report(const icd_error *err)
 {
@@ -38,9 +35,74 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     fprintf(stderr, "icedruid %s: ", cmd);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'icedruid --help')\n");
+    if (strchr(cmd, '-') == cmd || strchr(cmd, ' '))
+        fprintf(stderr, " (see 'icedruid --help')\n");
+    else
+        fprintf(stderr, " (see 'icedruid %s --help')\n", cmd);
     va_end(ap);
     return CLI_USAGE;
+}
+
+static void report_retry(void *ctx, const char *location, int attempt, int max_attempts,
+                         long delay_ms, const char *reason)
+{
+    (void)ctx;
+    char line[2400];
+    snprintf(line, sizeof line, "icedruid: %s: %s; retrying in %ld ms (attempt %d of %d)", location,
+             reason, delay_ms, attempt + 1, max_attempts);
+    icd_redact_userinfo(line, sizeof line); /* a URL's password never reaches the terminal */
+    fprintf(stderr, "%s\n", line);
+}
+
+/* A FileIO with the process's environment (credential chain, ICEDRUID_HTTP_*) and the
+ * global retry/timeout options; retries are reported on stderr. */
+int cli_fileio_new(icd_fileio **io, icd_error *err)
+{
+    ICD_TRY(icd_fileio_new(io, err));
+    if (icd_fileio_set_environment(*io, (const char *const *)environ, err)) {
+        icd_fileio_free(*io);
+        *io = NULL;
+        return -1;
+    }
+    icd_remote *r = icd_fileio_remote(*io);
+    if (!r) return 0;
+    icd_http_policy p;
+    icd_http_get_policy(r, &p);
+    if (cli_global.retries >= 0) p.max_attempts = cli_global.retries + 1;
+    if (cli_global.connect_timeout_s > 0)
+        p.connect_timeout_ms = cli_global.connect_timeout_s * 1000;
+    if (cli_global.request_timeout_s >= 0) p.total_timeout_s = cli_global.request_timeout_s;
+    if (cli_global.stall_timeout_s > 0) p.low_speed_time_s = cli_global.stall_timeout_s;
+    p.on_retry = report_retry;
+    p.on_retry_ctx = NULL;
+    icd_http_set_policy(r, &p);
+    return 0;
+}
+
+int cli_open_output(const char *path, FILE **out)
+{
+    *out = stdout;
+    if (!path || !strcmp(path, "-")) return CLI_OK;
+    *out = fopen(path, "wb");
+    if (*out) return CLI_OK;
+    *out = stdout;
+    icd_error err;
+    icd_fail(&err, ICD_EIO, path, -1, "cannot create the output file: %s", strerror(errno));
+    return cli_report(&err);
+}
+
+int cli_close_output(FILE *fp, const char *path)
+{
+    if (fp == stdout) return CLI_OK;
+    if (fclose(fp) == 0) return CLI_OK;
+    icd_error err;
+    icd_fail(&err, ICD_EIO, path, -1, "cannot write the output file: %s", strerror(errno));
+    return cli_report(&err);
+}
+
+bool cli_progress_wanted(void)
+{
+    return !cli_global.no_progress && isatty(STDERR_FILENO);
 }
 
 void cli_out_init(cli_out *o, FILE *fp)
@@ -124,4 +186,101 @@ int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_err
             *fmt = CLI_FMT_AVRO;
     }
     return 0;
+}
+
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cli_progress_init(cli_progress *p, const char *cmd, size_t files, uint64_t bytes)
+{
+    memset(p, 0, sizeof *p);
+    p->on = cli_progress_wanted();
+    p->cmd = cmd;
+    p->files_total = files;
+    p->bytes_total = bytes;
+    p->t0 = p->last = cli_now_s();
+}
+
+static void human_bytes(char *out, size_t n, double b)
+{
+    static const char *const U[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    size_t u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(out, n, u ? "%.1f %s" : "%.0f %s", b, U[u]);
+}
+
+void cli_progress_show(cli_progress *p, bool force)
+{
+    if (!p->on) return;
+    double t = cli_now_s();
+    if (!force && t - p->last < 0.2) return;
+    p->last = t;
+    p->shown = true;
+    double el = t - p->t0;
+    double frac = p->bytes_total   ? (double)p->bytes_done / (double)p->bytes_total
+                  : p->files_total ? (double)p->files_done / (double)p->files_total
+                                   : 1.0;
+    if (frac > 1) frac = 1;
+    char done[24], total[24], eta[24] = "--:--";
+    human_bytes(done, sizeof done, (double)p->bytes_done);
+    human_bytes(total, sizeof total, (double)p->bytes_total);
+    if (frac > 0 && frac < 1 && el > 0) {
+        long s = (long)(el * (1 - frac) / frac + 0.5);
+        snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+    } else if (frac >= 1) {
+        snprintf(eta, sizeof eta, "0:00");
+    }
+    char sizes[64] = "";
+    if (p->bytes_total) snprintf(sizes, sizeof sizes, ", %s/%s", done, total);
+    char rows[64] = "";
+    if (p->rows || strcmp(p->cmd, "diff"))
+        snprintf(rows, sizeof rows, ", %llu rows, %.0f rows/s", (unsigned long long)p->rows,
+                 el > 0 ? (double)p->rows / el : 0.0);
+    fprintf(stderr, "\r\033[Kicedruid %s: %3.0f%% (%zu/%zu files%s)%s, ETA %s", p->cmd, frac * 100,
+            p->files_done, p->files_total, sizes, rows, eta);
+    fflush(stderr);
+}
+
+void cli_progress_clear(cli_progress *p)
+{
+    if (p->shown) fputs("\r\033[K", stderr);
+    p->shown = false;
+}
+
+void cli_progress_end(cli_progress *p)
+{
+    if (!p->on) return;
+    cli_progress_show(p, true);
+    fputc('\n', stderr);
+    p->shown = false;
+}
+
+void cli_print_row_stats(const ice_read_stats *s, bool json, const char *extra)
+{
+    unsigned long long pos = s->rows_deleted_position - s->rows_deleted_dv;
+    if (json) {
+        fprintf(stderr,
+                "{\"rows_read\":%llu,\"rows_removed_by_position_deletes\":%llu,"
+                "\"rows_removed_by_equality_deletes\":%llu,"
+                "\"rows_removed_by_deletion_vectors\":%llu,\"rows_emitted\":%llu,"
+                "\"rows_unparseable\":%llu%s%s}\n",
+                (unsigned long long)s->rows_read, pos, (unsigned long long)s->rows_deleted_equality,
+                (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_emitted,
+                (unsigned long long)s->rows_skipped, extra && *extra ? "," : "",
+                extra ? extra : "");
+        return;
+    }
+    fprintf(stderr,
+            "icedruid: %llu rows read, %llu removed by position deletes, %llu by equality "
+            "deletes, %llu by deletion vectors, %llu unparseable, %llu emitted\n",
+            (unsigned long long)s->rows_read, pos, (unsigned long long)s->rows_deleted_equality,
+            (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_skipped,
+            (unsigned long long)s->rows_emitted);
 }

@@ -43,38 +43,6 @@ void cli_serve_opts_free(cli_serve_opts *o)
     o->auth_password = NULL;
 }
 
-const char *cli_serve_options_help(void)
-{
-    return "  --listen HOST:PORT         address to listen on (default 127.0.0.1:0, a free port;\n"
-           "                             [::1]:PORT for IPv6); loopback only unless "
-           "--allow-remote\n"
-           "  --threads N                worker threads (default 4)\n"
-           "  --max-streams N            splits read at once (default 64; more wait in a queue)\n"
-           "  --auth-user NAME           require HTTP basic auth with this user; the password is\n"
-           "                             read from --auth-password-file FILE or the environment\n"
-           "                             variable " CLI_SERVE_PASSWORD_ENV "\n"
-           "  --public-url URL           base of the split URIs (behind a proxy, or when "
-           "listening\n"
-           "                             on 0.0.0.0)\n"
-           "  --allow-remote             allow a non-loopback listen address\n"
-           "  --access-log               print one line per request on stderr (UTC time, client\n"
-           "                             address, method, escaped path, status, bytes, seconds)\n"
-           "  --max-connections N        open connections (default 1000; at the limit the one\n"
-           "                             waiting longest for its header is closed)\n"
-           "  --max-connections-per-ip N connections per client address (default 64)\n"
-           "  --header-timeout S         a request header must be complete within S seconds of\n"
-           "                             the connection (or the previous response) (default 10)\n"
-           "  --idle-timeout S           drop a client that reads nothing for S seconds, closing\n"
-           "                             its stream (default 60)\n"
-           "  --queue-timeout S          a split request over --max-streams waits up to S\n"
-           "                             seconds for a free stream, then 503 (default 60)\n"
-           "  --stream-buffer BYTES      rows buffered per stream ahead of the client (default\n"
-           "                             1M; K, M, G suffixes)\n"
-           "  --buffer-memory BYTES      rows buffered over all streams (default 64M)\n"
-           "  --drain-timeout S          on SIGTERM/SIGINT, let streams in flight finish for up\n"
-           "                             to S seconds (default 30); SIGHUP is ignored\n";
-}
-
 /* Parses BYTES with an optional K/M/G suffix (powers of 1024), at least 4 KiB. */
 static bool parse_bytes(const char *s, size_t *out)
 {
@@ -94,6 +62,7 @@ static bool parse_bytes(const char *s, size_t *out)
     return true;
 }
 
+/* Parses a count in 1..max. */
 /* Parses a count in 1..max. */
 static bool parse_count(const char *s, unsigned max, unsigned *out)
 {

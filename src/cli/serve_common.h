@@ -15,7 +15,7 @@
  *   --access-log               one stderr line per request
  *   --max-connections N, --max-connections-per-ip N, --header-timeout S,
  *   --idle-timeout S, --queue-timeout S, --stream-buffer BYTES, --buffer-memory BYTES,
- *   --drain-timeout S          limits (see cli_serve_options_help)
+ *   --drain-timeout S          limits (see the "serve" entry of src/cli/commands.c)
  *
  * Signals: SIGTERM and SIGINT drain (stop accepting, let streams in flight finish for at
  * most --drain-timeout seconds, then stop); SIGHUP is logged and ignored.
@@ -55,8 +55,6 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i);
 int cli_serve_finish_opts(cli_serve_opts *o);
 /* Clears and frees the password. */
 void cli_serve_opts_free(cli_serve_opts *o);
-/* The help text of the options above (for the command's --help). */
-const char *cli_serve_options_help(void);
 
 /* The server configuration from the options (log sinks on stderr; raises the
  * descriptor limit for many connections). */

@@ -37,8 +37,12 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
             if (r == 1) continue;
             if (r) return r;
         }
-        if (!strcmp(o, "--no-progress") && allowed_opt(allowed, "no-progress")) {
-            a->progress_off = true;
+        if (!strcmp(o, "--stats") && allowed_opt(allowed, "stats")) {
+            a->stats = true;
+            continue;
+        }
+        if (!strcmp(o, "--check") && allowed_opt(allowed, "check")) {
+            a->check = true;
             continue;
         }
         const char *name = !strcmp(o, "-o") ? "output" : (!strncmp(o, "--", 2) ? o + 2 : NULL);
@@ -58,12 +62,27 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
             if (errno || end == v || *end || t < 1 || t > 256)
                 return cli_usage_error(a->cmd, "--threads expects 1..256, got '%s'", v);
             a->threads = (int)t;
+        } else if (!strcmp(name, "limit")) {
+            char *end;
+            errno = 0;
+            unsigned long long l = strtoull(v, &end, 10);
+            if (errno || end == v || *end || v[0] == '-' || l < 1)
+                return cli_usage_error(a->cmd, "--limit expects a number of rows >= 1, got '%s'",
+                                       v);
+            a->limit = l;
+        } else if (!strcmp(name, "druid-locations")) {
+            a->druid_locations = v;
+        } else if (!strcmp(name, "serve-url")) {
+            if (strncmp(v, "http://", 7) && strncmp(v, "https://", 8))
+                return cli_usage_error(a->cmd,
+                                       "--serve-url expects an http:// or https:// URL, got '%s' "
+                                       "(Druid's http input source needs the scheme)",
+                                       v);
+            a->serve_url = v;
         } else if (!strcmp(name, "split")) {
             a->split_path = v;
         } else if (!strcmp(name, "output")) {
             a->output = v;
-        } else if (!strcmp(name, "serve-url")) {
-            a->serve_url = v;
         } else if (!strcmp(name, "auth-user")) {
             a->auth_user = v;
         } else if (!strcmp(name, "auth-password-env")) {
@@ -98,7 +117,7 @@ int cli_spec_plan(cli_spec_args *a, dr_plan **out)
 {
     icd_error err;
     icd_error_clear(&err);
-    dr_plan_opts po = {a->threads};
+    dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original")};
     if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
     const char *text;
     if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)

@@ -24,7 +24,10 @@ typedef struct cli_spec_args {
     const char *gc;                /* stage --gc SNAPSHOT_ID */
     const char *part_size;         /* stage --part-size BYTES */
     int threads;
-    bool progress_off; /* read --no-progress */
+    unsigned long long limit;    /* read --limit N (0: all rows) */
+    bool stats;                  /* --stats */
+    bool check;                  /* plan --check */
+    const char *druid_locations; /* --druid-locations remapped|original */
     icd_fileio *io;
     dr_spec *spec;
 } cli_spec_args;

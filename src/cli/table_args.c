@@ -83,16 +83,26 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
         } else if (!strcmp(o, "--as-of")) {
             int64_t ms;
             bool zone;
-            if (!parse_i64(v, &ms) && !ice_parse_timestamp(v, strlen(v), 3, &zone, &ms))
+            char day[32];
+            const char *t = v;
+            /* a plain date means its midnight UTC */
+            if (strlen(v) == 10 && v[4] == '-' && v[7] == '-') {
+                snprintf(day, sizeof day, "%sT00:00:00Z", v);
+                t = day;
+            }
+            if (!parse_i64(v, &ms) && !ice_parse_timestamp(t, strlen(t), 3, &zone, &ms))
                 return cli_usage_error(cmd,
-                                       "--as-of expects epoch milliseconds or an ISO-8601 "
-                                       "timestamp (UTC unless it has an offset), got '%s'",
+                                       "--as-of expects epoch milliseconds, an ISO-8601 "
+                                       "timestamp (UTC unless it has an offset) or a date "
+                                       "(YYYY-MM-DD), got '%s'",
                                        v);
             a->select.kind = ICE_SELECT_AS_OF;
             a->select.timestamp_ms = ms;
             selections++;
         } else if (!strcmp(o, "--columns")) {
             a->columns = v;
+        } else if (!strcmp(o, "--format")) {
+            a->format = v;
         } else if (!strcmp(o, "--filter")) {
             a->filter_file = v;
         } else if (!strcmp(o, "-o") || !strcmp(o, "--output")) {

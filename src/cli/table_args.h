@@ -23,7 +23,8 @@ typedef struct cli_table_args {
     ice_snapshot_selector select;
     const char *columns; /* comma-separated, or NULL = all */
     const char *filter_file;
-    const char *output;
+    const char *output; /* -o FILE */
+    const char *format; /* --format table|json, or NULL = by the terminal */
     int threads;
     bool stats;
     bool case_sensitive; /* column names (--columns); a --catalog's caseSensitive, else true */

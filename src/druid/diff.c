@@ -238,6 +238,7 @@ struct diff_ctx {
     bucket_set mixed; /* phase 2: the mixed buckets (read-only while reading) */
     pthread_mutex_t lock;
     int64_t unparseable;
+    const dr_diff_opts *opts; /* on_file progress */
 };
 
 static void enc(row_sink *s, uint8_t tag, const void *p, size_t n)
@@ -806,6 +807,31 @@ static int p2_changed_a(row_sink *s, int64_t pos, int64_t start, int64_t end, ic
     return p2_removed_row(s, pos, start, end, err);
 }
 
+static int phase2_file(void *ctx, size_t i, icd_error *err);
+
+/* The phases run through these: the file, then the progress callback. */
+static void report_file(diff_ctx *dc, int phase, size_t i)
+{
+    if (!dc->opts || !dc->opts->on_file) return;
+    const dfile *f = &dc->files[i];
+    const ice_content_file *d = (f->ta ? f->ta : f->tb)->data;
+    dc->opts->on_file(dc->opts->on_file_ctx, phase, dc->nfiles, d->file_size);
+}
+
+static int phase1_step(void *ctx, size_t i, icd_error *err)
+{
+    int rc = phase1_file(ctx, i, err);
+    if (!rc) report_file(ctx, 1, i);
+    return rc;
+}
+
+static int phase2_step(void *ctx, size_t i, icd_error *err)
+{
+    int rc = phase2_file(ctx, i, err);
+    if (!rc) report_file(ctx, 2, i);
+    return rc;
+}
+
 static int phase2_file(void *ctx, size_t i, icd_error *err)
 {
     diff_ctx *dc = ctx;
@@ -1088,17 +1114,19 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
 {
     const ice_snapshot *cur = ice_metadata_current_snapshot(dc->md);
     const ice_snapshot *a = ice_metadata_snapshot(dc->md, opts->from_snapshot);
+    char ids[512];
+    ice_metadata_format_snapshot_ids(dc->md, 10, ids, sizeof ids);
     if (!a)
         return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(dc->md), -1,
-                        "--from-snapshot %lld: no such snapshot in the table",
-                        (long long)opts->from_snapshot);
+                        "--from-snapshot %lld: no such snapshot in the table (%s)",
+                        (long long)opts->from_snapshot, ids);
     const ice_snapshot *b = cur;
     if (opts->has_to) {
         b = ice_metadata_snapshot(dc->md, opts->to_snapshot);
         if (!b)
             return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(dc->md), -1,
-                            "--to-snapshot %lld: no such snapshot in the table",
-                            (long long)opts->to_snapshot);
+                            "--to-snapshot %lld: no such snapshot in the table (%s)",
+                            (long long)opts->to_snapshot, ids);
     }
     if (!b)
         return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(dc->md), -1,
@@ -1129,11 +1157,11 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
                           col ? col : "", (long long)b->snapshot_id);
         const char *proj = dc->ts_field ? dc->ts_field->name : schema->root.fields[0].name;
         if (!rc) rc = ice_scan_reader_new(dc->io, dc->md, schema, &proj, 1, &dc->reader_ts, err);
-        if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase1_file, dc, err);
+        if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase1_step, dc, err);
         if (!rc) rc = merge_phase1(dc, &all, err);
         if (!rc && dc->mixed.n) {
             rc = ice_scan_reader_new(dc->io, dc->md, schema, NULL, 0, &dc->reader_all, err);
-            if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase2_file, dc, err);
+            if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase2_step, dc, err);
             if (!rc) rc = cancel_rows(dc, &all, err);
         }
     }
@@ -1173,6 +1201,7 @@ int dr_diff_compute(const dr_spec *spec, icd_fileio *io, const dr_diff_opts *opt
     ice_metadata *md = NULL;
     int rc = dr_plan_load_metadata(spec, io, &md, err);
     dc.md = md;
+    dc.opts = opts;
     if (!rc) rc = compute(&dc, opts, out, err);
     for (size_t i = 0; i < dc.nfiles; i++)
         dfile_clear(&dc.files[i]);
@@ -1322,6 +1351,9 @@ int dr_diff_write_json(const dr_diff *d, icd_buf *b, icd_error *err)
     icd_json_i64(b, d->from_snapshot);
     icd_buf_puts(b, ",\"toSnapshot\":");
     icd_json_i64(b, d->to_snapshot);
+    /* the ids as strings too: jq 1.6 and JavaScript read JSON numbers as doubles */
+    icd_buf_printf(b, ",\"fromSnapshotStr\":\"%lld\",\"toSnapshotStr\":\"%lld\"",
+                   (long long)d->from_snapshot, (long long)d->to_snapshot);
     icd_buf_puts(b, ",\"granularity\":");
     put_granularity(b, &d->granularity);
     icd_buf_puts(b, ",\"replaceIntervals\":");

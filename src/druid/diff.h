@@ -40,6 +40,12 @@ typedef struct dr_diff_opts {
     int64_t to_snapshot;               /* B */
     const dr_granularity *granularity; /* NULL: the spec's segmentGranularity */
     int threads;
+    /* Progress (may be NULL): called from the worker threads after each file that phase 1
+     * (timestamps) or phase 2 (row contents of intervals with both removed and added
+     * files) looked at, with the phase, the number of files of the phase and the file's
+     * bytes. The callee serializes. */
+    void (*on_file)(void *ctx, int phase, size_t nfiles, int64_t file_bytes);
+    void *on_file_ctx;
 } dr_diff_opts;
 
 typedef struct dr_diff {

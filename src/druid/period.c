@@ -202,6 +202,14 @@ static const struct {
     {"ALL", NULL},
 };
 
+void dr_granularity_names(char *out, size_t n)
+{
+    size_t used = 0;
+    if (n) out[0] = '\0';
+    for (size_t i = 0; i < sizeof named / sizeof named[0] && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", named[i].name);
+}
+
 int dr_granularity_named(dr_granularity *g, const char *name, icd_error *err)
 {
     memset(g, 0, sizeof *g);

@@ -60,6 +60,8 @@ typedef struct dr_granularity {
 /* Parses a granularity JSON value (a string or an object). */
 int dr_granularity_parse(dr_granularity *g, const json_t *v, icd_error *err);
 /* A named granularity ("DAY", case-insensitive). */
+/* The granularity names dr_granularity_named accepts, as "NONE, SECOND, ..." in `out`. */
+void dr_granularity_names(char *out, size_t n);
 int dr_granularity_named(dr_granularity *g, const char *name, icd_error *err);
 /* The start of the bucket holding `t`, and the start of the next bucket. */
 int dr_granularity_bucket(const dr_granularity *g, int64_t t, int64_t *start, int64_t *next,

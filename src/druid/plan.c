@@ -6,6 +6,7 @@
  * read back by split.c).
  */
 #include "druid/plan.h"
+#include "druid/spec_columns.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct dr_plan {
     icd_buf residual_text;
     icd_arena filter_arena;      /* the Iceberg form of the icebergFilter */
     dr_file_decision *decisions; /* per task: raw or materialized, and why */
+    bool druid_original;         /* dr_plan_opts.druid_original_locations */
 };
 
 /* ---- table resolution ---------------------------------------------------------------- */
@@ -108,6 +110,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     if (!p) return icd_fail_nomem(err);
     p->spec = spec;
     p->io = io;
+    p->druid_original = opts && opts->druid_original_locations;
     int rc = load_table(p, err);
     ice_scan_opts so = {0};
     so.select.kind = ICE_SELECT_CURRENT;
@@ -119,6 +122,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     so.threads = opts && opts->threads > 1 ? opts->threads : 1;
     if (!rc) rc = plan_filter(p, &so.filter, err);
     if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
+    if (!rc) rc = dr_spec_check_columns(spec, ice_scan_plan_schema(p->scan), err);
     if (!rc) {
         p->v2 = ice_scan_plan_has_deletes(p->scan);
         rc = check_residual(p, err);
@@ -258,12 +262,68 @@ int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_
     return 0;
 }
 
+/* Does a location handed to Druid fit the warehouseSource it goes into? */
+static bool has_prefix(const char *s, const char *const *prefixes)
+{
+    for (size_t i = 0; prefixes[i]; i++)
+        if (!strncmp(s, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
+static int check_fits(const char *type, const char *loc, const char *own, bool original,
+                      icd_error *err)
+{
+    static const char *const S3[] = {"s3://", "s3a://", NULL};
+    static const char *const GS[] = {"gs://", NULL};
+    static const char *const AZ[] = {"azure://", "azureStorage://", "wasb://", "wasbs://",
+                                     "abfs://",  "abfss://",        NULL};
+    const char *const *want = NULL;
+    const char *shape = NULL;
+    bool ok = true;
+    if (!type) return 0;
+    if (!strcmp(type, "local")) {
+        ok = !strstr(loc, "://") && loc[0] == '/';
+        shape = "absolute file paths";
+    } else if (!strcmp(type, "s3")) {
+        want = S3;
+        shape = "s3:// or s3a:// URIs";
+    } else if (!strcmp(type, "google")) {
+        want = GS;
+        shape = "gs:// URIs";
+    } else if (!strcmp(type, "azure") || !strcmp(type, "azureStorage")) {
+        want = AZ;
+        shape = "azure://, wasb(s):// or abfs(s):// URIs";
+    } else if (!strcmp(type, "hdfs")) {
+        ok = strstr(loc, "://") != NULL;
+        shape = "Hadoop filesystem URIs (hdfs://...)";
+    }
+    if (want) ok = has_prefix(loc, want);
+    if (ok) return 0;
+    bool remapped = strcmp(loc, own) != 0;
+    return icd_fail(err, ICD_EINVALID, NULL, -1,
+                    "the location '%s' handed to Druid does not fit the warehouseSource of type "
+                    "'%s', which takes %s%s%s%s",
+                    loc, type, shape, remapped && !original ? "; it is what --remap made of '" : "",
+                    remapped && !original ? own : "",
+                    remapped && !original
+                        ? "': give --druid-locations original to hand Druid the table's own "
+                          "locations while icedruid reads the remapped copy"
+                        : "");
+}
+
 char *dr_plan_task_location(const dr_plan *p, size_t i)
 {
     const json_t *ws = dr_spec_warehouse_source(p->spec);
     const char *type = ws ? json_string_value(json_object_get(ws, "type")) : NULL;
-    char *r = icd_fileio_resolve(p->io, ice_scan_plan_task(p->scan, i)->data->path);
-    if (r && type && !strcmp(type, "local")) { /* Druid's workers need absolute file names */
+    const char *own = ice_scan_plan_task(p->scan, i)->data->path;
+    char *r = p->druid_original ? strdup(own) : icd_fileio_resolve(p->io, own);
+    bool local = type && !strcmp(type, "local");
+    if (r && local && !strncmp(r, "file:", 5)) { /* Druid's local source takes paths */
+        const char *q = r + 5;
+        if (!strncmp(q, "//", 2)) q += 2;
+        memmove(r, q, strlen(q) + 1);
+    }
+    if (r && local) { /* Druid's workers need absolute file names */
         char *a = dr_absolute_path(r);
         free(r);
         r = a;
@@ -282,10 +342,15 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
     size_t n = ice_scan_plan_task_count(p->scan);
     char **paths = calloc(n ? n : 1, sizeof *paths);
     if (!paths) return icd_fail_nomem(err);
+    const char *type = json_string_value(json_object_get(ws, "type"));
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
+        const char *own = ice_scan_plan_task(p->scan, i)->data->path;
         paths[i] = dr_plan_task_location(p, i);
-        if (!paths[i]) rc = icd_fail_nomem(err);
+        if (!paths[i])
+            rc = icd_fail_nomem(err);
+        else
+            rc = check_fits(type, paths[i], own, p->druid_original, err);
     }
     if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
     for (size_t i = 0; i < n; i++)
@@ -512,6 +577,11 @@ int dr_plan_write(dr_plan *p, icd_buf *b, icd_error *err)
         icd_json_i64(b, snap->snapshot_id);
     else
         icd_buf_puts(b, "null");
+    /* the id as a string too: jq 1.6 and JavaScript read JSON numbers as doubles */
+    if (snap)
+        icd_buf_printf(b, ",\"snapshotIdStr\":\"%lld\"", (long long)snap->snapshot_id);
+    else
+        icd_buf_puts(b, ",\"snapshotIdStr\":null");
     icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
     size_t nmat = dr_plan_materialized_count(p);
     icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",

@@ -42,6 +42,12 @@ typedef struct dr_plan dr_plan;
 
 typedef struct dr_plan_opts {
     int threads; /* manifests read in parallel (<= 1: serially) */
+    /* The locations handed to Druid (the v1 warehouse input source): false = what the
+     * --remap rules make of them (Druid reads the same copy as icedruid), true = the
+     * table's own locations (icedruid reads a remapped local copy, Druid the original).
+     * Either way each must fit the warehouseSource's type, else dr_plan_v1_source fails
+     * naming it. */
+    bool druid_original_locations;
 } dr_plan_opts;
 
 /* Plans the spec's table. `io` (borrowed, must outlive the plan) carries the --remap

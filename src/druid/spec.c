@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -652,7 +653,9 @@ int dr_spec_load(dr_spec **out, const char *path, const dr_spec_opts *opts, icd_
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f) return icd_fail(err, ICD_ENOTFOUND, path, -1, "cannot open the spec file");
+    if (!f)
+        return icd_fail(err, errno == ENOENT ? ICD_ENOTFOUND : ICD_EIO, path, -1,
+                        "cannot open the spec file: %s", strerror(errno));
     long size = -1;
     if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
     if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -331,7 +332,9 @@ int dr_split_load(const char *path, dr_split **out, icd_error *err)
 {
     *out = NULL;
     FILE *fp = fopen(path, "rb");
-    if (!fp) return icd_fail(err, ICD_EIO, path, -1, "cannot open the split file");
+    if (!fp)
+        return icd_fail(err, errno == ENOENT ? ICD_ENOTFOUND : ICD_EIO, path, -1,
+                        "cannot open the split file: %s", strerror(errno));
     char *buf = malloc(SPLIT_MAX_BYTES + 1);
     if (!buf) {
         fclose(fp);

@@ -133,6 +133,13 @@ void ice_metadata_free(ice_metadata *md);
 /* ---- table-level fields -------------------------------------------------------------- */
 
 const char *ice_metadata_file(const ice_metadata *md);
+/* For a file of the table that was not found: when the metadata file was found outside the
+ * table's `location` (a table copied or mounted elsewhere), appends to err's message that
+ * the locations differ and the --remap that reads them where the table was found. */
+void ice_metadata_hint_moved(const ice_metadata *md, icd_error *err);
+/* Up to `max` snapshot ids of the table, newest first, as "a, b, c" (and "... (N in all)"):
+ * for "no such snapshot" errors. */
+void ice_metadata_format_snapshot_ids(const ice_metadata *md, size_t max, char *out, size_t n);
 int ice_metadata_format_version(const ice_metadata *md);
 const char *ice_metadata_table_uuid(const ice_metadata *md); /* NULL when absent (v1) */
 const char *ice_metadata_location(const ice_metadata *md);

@@ -953,6 +953,7 @@ void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
     into->data_files += from->data_files;
     into->rows_read += from->rows_read;
     into->rows_deleted_position += from->rows_deleted_position;
+    into->rows_deleted_dv += from->rows_deleted_dv;
     into->rows_deleted_equality += from->rows_deleted_equality;
     into->rows_emitted += from->rows_emitted;
     into->rows_skipped += from->rows_skipped;
@@ -1689,6 +1690,18 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     t.sink = sink;
     t.stats = stats;
     t.key = (icd_buf)ICD_BUF_INIT;
+    /* Rows removed by position are attributed to deletion vectors when every position
+     * delete of the task is a DV (v3: a DV replaces the position delete files of its data
+     * file); a task that mixes both counts them as position deletes. */
+    uint64_t pos_before = stats->rows_deleted_position;
+    bool dv = false, pos_file = false;
+    for (size_t d = 0; d < task->ndeletes; d++) {
+        if (task->deletes[d]->content != ICE_CONTENT_POSITION_DELETES) continue;
+        if (ice_is_dv(task->deletes[d]))
+            dv = true;
+        else
+            pos_file = true;
+    }
     int rc;
     switch (task->data->format) {
     case ICE_FORMAT_PARQUET:
@@ -1703,6 +1716,7 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     default:
         rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1, "data file format is unknown");
     }
+    if (dv && !pos_file) stats->rows_deleted_dv += stats->rows_deleted_position - pos_before;
     if (!rc)
         stats->data_files++;
     else

@@ -43,6 +43,7 @@ typedef struct ice_read_stats {
     uint64_t data_files;
     uint64_t rows_read;
     uint64_t rows_deleted_position; /* by position delete files and DVs */
+    uint64_t rows_deleted_dv;       /* the part of rows_deleted_position due to DVs */
     uint64_t rows_deleted_equality;
     uint64_t rows_emitted;
     uint64_t rows_skipped; /* sink asked to skip (e.g. Druid parse exceptions) */

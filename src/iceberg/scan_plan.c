@@ -275,6 +275,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
     ice_manifest_file *mfs = NULL;
     size_t nmf = 0;
     rc = ice_manifest_list_read(io, md, p->snapshot, &p->arena, &mfs, &nmf, err);
+    if (rc == ICD_ENOTFOUND) ice_metadata_hint_moved(md, err);
     if (rc) {
         ice_scan_plan_free(p);
         return rc;

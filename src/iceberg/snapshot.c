@@ -5,6 +5,7 @@
  * The planner calls this once per scan, right after loading the table metadata.
  */
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "base/buf.h"
 #include "base/datetime.h"
@@ -85,6 +86,43 @@ static int select_as_of(const ice_metadata *md, int64_t ms, const ice_snapshot *
     return 0;
 }
 
+void ice_metadata_hint_moved(const ice_metadata *md, icd_error *err)
+{
+    const char *loc = ice_metadata_location(md), *file = ice_metadata_file(md);
+    if (!loc || !*loc || !file) return;
+    size_t ll = strlen(loc);
+    while (ll > 1 && loc[ll - 1] == '/')
+        ll--;
+    if (!strncmp(file, loc, ll) && (file[ll] == '/' || !file[ll])) return; /* not moved */
+    if (strncmp(err->file, loc, ll) && !strstr(err->message, loc)) return; /* another file */
+    /* where the table was found: the metadata file's directory's parent */
+    const char *slash = strrchr(file, '/');
+    size_t fl = slash ? (size_t)(slash - file) : 0;
+    if (fl >= 9 && !strncmp(file + fl - 9, "/metadata", 9)) fl -= 9;
+    if (!fl) return;
+    size_t used = strlen(err->message);
+    snprintf(err->message + used, sizeof err->message - used,
+             "; the table's metadata gives its location as '%.*s' but it was found at '%.*s': "
+             "read it there with --remap %.*s=%.*s",
+             (int)ll, loc, (int)fl, file, (int)ll, loc, (int)fl, file);
+}
+
+void ice_metadata_format_snapshot_ids(const ice_metadata *md, size_t max, char *out, size_t n)
+{
+    size_t count = ice_metadata_snapshot_count(md), used = 0;
+    out[0] = '\0';
+    if (!count) {
+        snprintf(out, n, "the table has no snapshots");
+        return;
+    }
+    used += (size_t)snprintf(out, n, "existing snapshots: ");
+    for (size_t k = 0; k < count && k < max && used < n; k++) {
+        const ice_snapshot *s = ice_metadata_snapshot_at(md, count - 1 - k);
+        used += (size_t)snprintf(out + used, n - used, "%s%" PRId64, k ? ", " : "", s->snapshot_id);
+    }
+    if (count > max && used < n) snprintf(out + used, n - used, ", ... (%zu in all)", count);
+}
+
 int ice_metadata_select_snapshot(const ice_metadata *md, const ice_snapshot_selector *sel,
                                  const ice_snapshot **out, icd_error *err)
 {
@@ -95,9 +133,12 @@ int ice_metadata_select_snapshot(const ice_metadata *md, const ice_snapshot_sele
         return 0;
     case ICE_SELECT_ID:
         *out = ice_metadata_snapshot(md, sel->snapshot_id);
-        if (!*out)
+        if (!*out) {
+            char ids[512];
+            ice_metadata_format_snapshot_ids(md, 10, ids, sizeof ids);
             return icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(md), -1,
-                            "no snapshot with id %" PRId64, sel->snapshot_id);
+                            "no snapshot with id %" PRId64 " (%s)", sel->snapshot_id, ids);
+        }
         return 0;
     case ICE_SELECT_REF: {
         const ice_ref *r = sel->ref ? ice_metadata_ref(md, sel->ref) : NULL;

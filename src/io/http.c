@@ -534,6 +534,11 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
                 break;
             }
             if ((resp->status == 429 || resp->status >= 500) && !last) {
+                if (pol.on_retry) {
+                    char why[32];
+                    snprintf(why, sizeof why, "HTTP %ld", (long)resp->status);
+                    pol.on_retry(pol.on_retry_ctx, loc, attempt, pol.max_attempts, delay, why);
+                }
                 sleep_ms(delay);
                 delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
                 curl_easy_reset(h);
@@ -557,6 +562,9 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
         if ((transient_curl_error(c) || c == CURLE_WEIRD_SERVER_REPLY ||
              c == CURLE_UNSUPPORTED_PROTOCOL) &&
             !last) {
+            if (pol.on_retry)
+                pol.on_retry(pol.on_retry_ctx, loc, attempt, pol.max_attempts, delay,
+                             errbuf[0] ? errbuf : curl_easy_strerror(c));
             sleep_ms(delay);
             delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
             continue;

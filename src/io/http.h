@@ -42,6 +42,12 @@ typedef struct icd_http_policy {
      * ICEDRUID_HTTP_MIN_RATE=BYTES_PER_SECOND. deadline_base_ms <= 0: no deadline. */
     long deadline_base_ms;
     long deadline_min_rate;
+    /* Called before each retry (from the thread doing the request; may be NULL): the
+     * request's location (no secrets), the attempt that failed, the attempts allowed, the
+     * delay before the next one and why it failed. The CLI prints a line on stderr. */
+    void (*on_retry)(void *ctx, const char *location, int attempt, int max_attempts, long delay_ms,
+                     const char *reason);
+    void *on_retry_ctx;
 } icd_http_policy;
 
 void icd_http_get_policy(icd_remote *r, icd_http_policy *out);

@@ -84,7 +84,7 @@ start_server main --access-log
 MAIN=$PID
 MAIN_URL=$URL
 curl -sf "$URL/health" >"$tmp/health.json"
-check "/health: version, table, snapshot id as a string, streams" python3 - "$tmp/health.json" "$tmp/plan.json" "$ICD_SOURCE_DIR/include/icedruid/icedruid.h" "$name" <<'PY'
+check "/health: version, table, snapshot id as a string, streams" python3 - "$tmp/health.json" "$tmp/plan.json" "$ICD_BUILD_DIR/generated/icedruid/version.h" "$name" <<'PY'
 import json, re, sys
 h = json.load(open(sys.argv[1]))
 plan = json.load(open(sys.argv[2]))

@@ -181,7 +181,8 @@ def main():
                     check(r.returncode == 0 and ids(r.stdout) == want_ids,
                           "%s: ids %s, want %s" % (tag, r.stdout.split(), want_ids))
                 else:
-                    lines = r.stderr.strip().splitlines()
+                    # each retry is said on its own line (issue 18); the error is the rest
+                    lines = [l for l in r.stderr.strip().splitlines() if "; retrying in " not in l]
                     f, status = want_err
                     want = "icedruid: %s: HTTP %s" % (f, status)
                     if status == "403" and scheme == "http":  # no body on a HEAD

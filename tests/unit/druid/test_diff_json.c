@@ -61,7 +61,8 @@ static void test_json(void)
     const char *h2 = "1970-01-01T02:00:00.000Z/1970-01-01T03:00:00.000Z";
     char want[2048];
     snprintf(want, sizeof want,
-             "{\"dataSource\":\"ds\",\"fromSnapshot\":1,\"toSnapshot\":2,\"granularity\":\"HOUR\","
+             "{\"dataSource\":\"ds\",\"fromSnapshot\":1,\"toSnapshot\":2,\"fromSnapshotStr\":\"1\","
+             "\"toSnapshotStr\":\"2\",\"granularity\":\"HOUR\","
              "\"replaceIntervals\":[\"%s\",\"%s\"],\"appendIntervals\":[\"%s\"],"
              "\"rowsRemoved\":{\"%s\":3,\"%s\":0},\"rowsAdded\":{\"%s\":2,\"%s\":5},"
              "\"filesRead\":4,\"bytesRead\":1000,\"filesDecidedByStatistics\":0,"
