@@ -23,6 +23,7 @@
 #include "base/jsonw.h"
 #include "formats/avro/container.h"
 #include "formats/parquet/parquet.h"
+#include "iceberg/deletes/eq_key.h"
 #include "iceberg/dv.h"
 #include "iceberg/nested.h"
 #include "iceberg/literal.h"
@@ -31,50 +32,6 @@
 #include "iceberg/reader.h"
 #include "iceberg/reader_internal.h"
 #include "iceberg/tvalue.h"
-
-/* Canonical key bytes of a typed value: equal Iceberg values give equal bytes whatever
- * physical width they were stored with. */
-void ice_rd_key_put(icd_buf *k, const ice_tvalue *v)
-{
-    icd_buf_putc(k, (char)v->cls == ICE_TV_NULL ? 0 : 1);
-    switch (v->cls) {
-    case ICE_TV_NULL:
-        return;
-    case ICE_TV_BOOL:
-    case ICE_TV_INT:
-    case ICE_TV_DATE:
-    case ICE_TV_TIME:
-    case ICE_TV_TS:
-        icd_buf_append(k, &v->i, 8);
-        return;
-    case ICE_TV_FLOAT:
-    case ICE_TV_DOUBLE: {
-        double d = v->cls == ICE_TV_FLOAT ? (double)v->f : v->d;
-        uint64_t bits;
-        memcpy(&bits, &d, 8);
-        if (isnan(d)) bits = 0x7ff8000000000000ull;
-        icd_buf_append(k, &bits, 8);
-        return;
-    }
-    case ICE_TV_DEC64:
-    case ICE_TV_DECBE: {
-        ice_i128 x = v->i;
-        if (v->cls == ICE_TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x)) {
-            uint32_t n = (uint32_t)v->n; /* over 16 bytes: raw (cannot occur for P <= 38) */
-            icd_buf_append(k, &n, 4);
-            icd_buf_append(k, v->p, v->n);
-            return;
-        }
-        icd_buf_append(k, &x, sizeof x);
-        return;
-    }
-    default: {
-        uint32_t n = (uint32_t)v->n;
-        icd_buf_append(k, &n, 4);
-        icd_buf_append(k, v->p, v->n);
-    }
-    }
-}
 
 /* ======================================================================================
  * Per-batch column cursors: for an unrepeated leaf, the value index of each row (-1 for
@@ -503,14 +460,14 @@ static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b,
     icd_buf_clear(k);
     for (size_t c = 0; c < nk; c++) {
         if (kc[c].batch_col < 0) {
-            ice_rd_key_put(k, &kc[c].constant);
+            ice_key_put(k, &kc[c].constant);
             continue;
         }
         int32_t vi = kc[c].vidx[row];
         ice_tvalue v = {0};
         if (vi >= 0)
             v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
-        ice_rd_key_put(k, &v);
+        ice_key_put(k, &v);
     }
 }
 
@@ -723,7 +680,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
             if ((rc = ice_rd_check_key_bounds(df, (size_t)k, &tv, row, nulls, err))) break;
-            ice_rd_key_put(&key, &tv);
+            ice_key_put(&key, &tv);
         }
         if (rc) break;
         if (!icd_buf_ok(&key)) {
@@ -1629,7 +1586,7 @@ static int read_avro_task(task_state *t, icd_error *err)
                     const ice_literal *l = ice_rd_partition_value(r, df, id);
                     tv = ice_literal_tvalue(l ? l : f->initial_default, f->type);
                 }
-                ice_rd_key_put(&t->key, &tv);
+                ice_key_put(&t->key, &tv);
             }
             if (!icd_buf_ok(&t->key)) {
                 rc = icd_fail_nomem(err);

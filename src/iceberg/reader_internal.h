@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "iceberg/deletes/eq_key.h"
 #include "iceberg/expr.h"
 #include "iceberg/posset.h"
 #include "iceberg/reader.h"
@@ -48,9 +49,6 @@ struct ice_scan_reader {
     atomic_bool canceled;
 };
 
-/* Canonical key bytes of a typed value (equality deletes): equal Iceberg values give
- * equal bytes whatever physical type or file format they were stored with. */
-void ice_rd_key_put(icd_buf *k, const ice_tvalue *v);
 void ice_rd_cache_entry_free(cache_entry *e);
 /* The Iceberg field of an id in any of the table's schemas, or NULL. */
 const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id);

@@ -615,7 +615,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
             for (size_t k = 0; k < nk && !rc; k++) {
                 ice_tvalue tv = key_value(&keys[k], b, i);
                 rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls, err);
-                ice_rd_key_put(&key, &tv);
+                ice_key_put(&key, &tv);
             }
             if (rc) break;
             if (!icd_buf_ok(&key)) {
@@ -941,7 +941,7 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
             icd_buf_clear(&t->key);
             for (size_t k = 0; k < t->eq[e].ncols; k++) {
                 ice_tvalue tv = key_value(&t->eq[e].cols[k], b, i);
-                ice_rd_key_put(&t->key, &tv);
+                ice_key_put(&t->key, &tv);
             }
             if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
             deleted = icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
