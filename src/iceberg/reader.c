@@ -24,11 +24,11 @@
 #include "formats/avro/container.h"
 #include "formats/parquet/parquet.h"
 #include "iceberg/deletes/eq_key.h"
-#include "iceberg/dv.h"
+#include "iceberg/deletes/dv.h"
 #include "iceberg/nested.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
-#include "iceberg/posset.h"
+#include "iceberg/deletes/posset.h"
 #include "iceberg/reader.h"
 #include "iceberg/reader_internal.h"
 #include "iceberg/tvalue.h"
@@ -56,18 +56,6 @@ static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
 /* ======================================================================================
  * The scan-wide delete cache.
  * ==================================================================================== */
-
-void ice_rd_cache_entry_free(cache_entry *e)
-{
-    if (!e) return;
-    for (size_t i = 0; i < e->nposset; i++)
-        ice_posset_free(e->possets[i]);
-    free(e->possets);
-    icd_map_free(e->by_path);
-    icd_map_free(e->keys);
-    ice_posset_free(e->dv);
-    free(e);
-}
 
 /* The Iceberg type of a field id in any of the table's schemas (dropped columns still
  * key old equality deletes). */
@@ -113,259 +101,6 @@ static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bo
  * Checks of a file against its manifest entry, and the position-delete loader shared by
  * the Parquet, ORC and Avro delete readers.
  * ==================================================================================== */
-
-/* ICEDRUID_SIZE_MISMATCH=warn: a delete file whose size differs from its manifest entry
- * is read (with a warning) when its record count and bounds agree. For tables whose
- * manifests were edited by hand (Impala's test data has two); the default is an error. */
-static bool size_mismatch_warns(void)
-{
-    const char *v = getenv("ICEDRUID_SIZE_MISMATCH");
-    return v && !strcmp(v, "warn");
-}
-
-int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err)
-{
-    if (size > 0 && df->file_size > 0 && size != (uint64_t)df->file_size) {
-        if (!size_mismatch_warns())
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "the file has %llu bytes but its manifest entry says %lld "
-                            "(truncated or replaced)",
-                            (unsigned long long)size, (long long)df->file_size);
-        icd_warn(df->path,
-                 "the file has %llu bytes but its manifest entry says %lld (read anyway: "
-                 "ICEDRUID_SIZE_MISMATCH=warn)",
-                 (unsigned long long)size, (long long)df->file_size);
-    }
-    if (rows >= 0 && df->record_count >= 0 && rows != df->record_count)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "the file has %lld %s but its manifest entry says %lld", (long long)rows,
-                        df->content == ICE_CONTENT_DATA ? "rows" : "records",
-                        (long long)df->record_count);
-    return 0;
-}
-
-int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
-                      icd_error *err)
-{
-    icd_file *f;
-    ICD_TRY(icd_file_open(r->io, df->path, &f, err));
-    /* Sizes of delete files are checked (a smaller valid file in the place of a delete
-     * file brings deleted rows back); data files only by their row count: a data file
-     * whose size differs cannot return a deleted row, and tables exist whose manifests
-     * disagree with their data files by a few bytes (Impala's test data). */
-    int rc =
-        df->content == ICE_CONTENT_DATA ? 0 : ice_rd_check_entry(df, icd_file_size(f), -1, err);
-    if (rc) {
-        icd_file_close(f);
-        return rc;
-    }
-    *out = f;
-    return 0;
-}
-
-/* Unsigned byte order, a prefix first (Iceberg's order of strings and binary; truncated
- * bounds keep lower <= value <= upper). */
-static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
-{
-    int c = memcmp(a, b, an < bn ? an : bn);
-    if (c) return c;
-    return an < bn ? -1 : an > bn;
-}
-
-static bool bound_i64(const uint8_t *p, uint32_t n, int64_t *out)
-{
-    if (n == 8) {
-        uint64_t u = 0;
-        for (int i = 7; i >= 0; i--)
-            u = u << 8 | p[i];
-        *out = (int64_t)u;
-        return true;
-    }
-    if (n == 4) {
-        uint32_t u =
-            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        *out = (int32_t)u;
-        return true;
-    }
-    return false;
-}
-
-int ice_rd_posload_init(ice_rd_posload *pl, cache_entry *e, const ice_content_file *df,
-                        icd_error *err)
-{
-    memset(pl, 0, sizeof *pl);
-    pl->e = e;
-    pl->df = df;
-    pl->path = (icd_buf)ICD_BUF_INIT;
-    pl->path_st = ice_content_file_stats(df, ICE_FIELD_DELETE_FILE_PATH);
-    pl->pos_st = ice_content_file_stats(df, ICE_FIELD_DELETE_POS);
-    return e->by_path ? 0 : icd_map_new(&e->by_path, 16, err);
-}
-
-static int posload_flush(ice_rd_posload *pl, icd_error *err)
-{
-    int rc = pl->cur && pl->nrun ? ice_posset_add_many(pl->cur, pl->run, pl->nrun, err) : 0;
-    pl->nrun = 0;
-    return rc;
-}
-
-/* The position set of data file `path`, created on first use. */
-static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset **out,
-                      icd_error *err)
-{
-    size_t klen;
-    const char *key = ice_location_key(path, len, &klen);
-    uint64_t h = icd_hash_bytes(key, klen);
-    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
-    if (slot) {
-        *out = icd_map_to_ptr(*slot);
-        return 0;
-    }
-    ice_posset *ps;
-    ICD_TRY(ice_posset_new(&ps, err));
-    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
-    if (!np) {
-        ice_posset_free(ps);
-        return icd_fail_nomem(err);
-    }
-    e->possets = np;
-    e->possets[e->nposset++] = ps;
-    ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
-    *out = ps;
-    return 0;
-}
-
-int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t pos, int64_t row,
-                       icd_error *err)
-{
-    const ice_content_file *df = pl->df;
-    pl->records++;
-    if (pos < 0)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %lld",
-                        (long long)pos, (long long)row);
-    /* Compared as location keys: writers differ in whether file_path values and their
-     * bounds carry the scheme and authority (Impala: values with, bounds without). */
-    const ice_col_stats *ps = pl->path_st, *qs = pl->pos_st;
-    size_t klen, blen;
-    const char *k = ice_location_key(path, len, &klen), *bk;
-    if (ps &&
-        ((ps->has_lower && (bk = ice_location_key((const char *)ps->lower, ps->lower_len, &blen),
-                            bytes_cmp(k, klen, bk, blen) < 0)) ||
-         (ps->has_upper && (bk = ice_location_key((const char *)ps->upper, ps->upper_len, &blen),
-                            bytes_cmp(k, klen, bk, blen) > 0))))
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "row %lld: file_path '%.*s' is outside the bounds its manifest entry "
-                        "records",
-                        (long long)row, (int)(len > 200 ? 200 : len), (const char *)path);
-    int64_t b;
-    if (qs && ((qs->has_lower && bound_i64(qs->lower, qs->lower_len, &b) && pos < b) ||
-               (qs->has_upper && bound_i64(qs->upper, qs->upper_len, &b) && pos > b)))
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "row %lld: position %lld is outside the bounds its manifest entry "
-                        "records",
-                        (long long)row, (long long)pos);
-    if (pl->cur && len == pl->path.len && !memcmp(path, pl->path.data, len)) {
-        if (pos < pl->last_pos)
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "row %lld: positions are not sorted (%lld after %lld; the spec "
-                            "requires order by file_path, pos)",
-                            (long long)row, (long long)pos, (long long)pl->last_pos);
-    } else {
-        size_t plen;
-        const char *pk = pl->cur ? ice_location_key(pl->path.data, pl->path.len, &plen) : NULL;
-        if (pk && bytes_cmp(k, klen, pk, plen) < 0)
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "row %lld: file_path values are not sorted (the spec requires "
-                            "order by file_path, pos)",
-                            (long long)row);
-        ICD_TRY(posload_flush(pl, err));
-        ICD_TRY(posset_for(pl->e, path, len, &pl->cur, err));
-        icd_buf_clear(&pl->path);
-        icd_buf_append(&pl->path, path, len);
-        if (!icd_buf_ok(&pl->path)) return icd_fail_nomem(err);
-    }
-    if (pl->nrun == pl->runcap) {
-        size_t nc = pl->runcap ? pl->runcap * 2 : 4096;
-        uint64_t *nr = realloc(pl->run, nc * sizeof *nr);
-        if (!nr) return icd_fail_nomem(err);
-        pl->run = nr;
-        pl->runcap = nc;
-    }
-    pl->run[pl->nrun++] = (uint64_t)pos;
-    pl->last_pos = pos;
-    return 0;
-}
-
-void ice_rd_posload_null_path(ice_rd_posload *pl)
-{
-    pl->records++;
-    pl->null_paths++;
-}
-
-int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err)
-{
-    ICD_TRY(posload_flush(pl, err));
-    ICD_TRY(ice_rd_check_entry(pl->df, 0, pl->records, err));
-    ICD_TRY(ice_rd_check_nulls(pl->df, ICE_FIELD_DELETE_FILE_PATH, pl->null_paths, err));
-    for (size_t i = 0; i < pl->e->nposset; i++)
-        ICD_TRY(ice_posset_freeze(pl->e->possets[i], err));
-    if (pl->null_paths)
-        icd_warn(pl->df->path,
-                 "%lld of %lld position delete records have a null file_path and delete "
-                 "nothing (skipped)",
-                 (long long)pl->null_paths, (long long)pl->records);
-    return 0;
-}
-
-void ice_rd_posload_free(ice_rd_posload *pl)
-{
-    icd_buf_free(&pl->path);
-    free(pl->run);
-    pl->run = NULL;
-}
-
-int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err)
-{
-    const ice_col_stats *st = ice_content_file_stats(df, field_id);
-    if (st && st->null_count >= 0 && st->null_count != nulls)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "the file has %lld null values in field id %d but its manifest entry says "
-                        "%lld",
-                        (long long)nulls, (int)field_id, (long long)st->null_count);
-    return 0;
-}
-
-int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
-                            int64_t *nulls, icd_error *err)
-{
-    const ice_col_stats *st;
-    int32_t field_id = df->equality_ids[k];
-    if (v->cls == ICE_TV_NULL) nulls[k]++;
-    if (v->cls == ICE_TV_NULL || !(st = ice_content_file_stats(df, field_id))) return 0;
-    bool below = false, above = false;
-    int64_t b;
-    switch (v->cls) {
-    case ICE_TV_INT:
-    case ICE_TV_DATE:
-        below = st->has_lower && bound_i64(st->lower, st->lower_len, &b) && v->i < b;
-        above = st->has_upper && bound_i64(st->upper, st->upper_len, &b) && v->i > b;
-        break;
-    case ICE_TV_STRING:
-    case ICE_TV_BINARY:
-        below = st->has_lower && bytes_cmp(v->p, v->n, st->lower, st->lower_len) < 0;
-        above = st->has_upper && bytes_cmp(v->p, v->n, st->upper, st->upper_len) > 0;
-        break;
-    default:
-        return 0;
-    }
-    if (below || above)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "equality delete row %lld: the value of field id %d is %s the %s bound "
-                        "its manifest entry records",
-                        (long long)row, (int)field_id, below ? "below" : "above",
-                        below ? "lower" : "upper");
-    return 0;
-}
 
 static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file *df,
                                       cache_entry *e, icd_error *err)
@@ -538,7 +273,8 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
     free(sorted);
     if (rc) goto done;
-    if ((rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
+    if ((rc =
+             ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
         goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
@@ -578,9 +314,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 rc = icd_fail_nomem(err);
                 break;
             }
-            uint64_t h = icd_hash_bytes(key.data, key.len);
-            uint64_t *slot;
-            rc = icd_map_upsert(e->keys, key.data, key.len, h, &slot, NULL, err);
+            rc = ice_eq_set_add(e->keys, key.data, key.len, err);
         }
         if (rc) break;
     }
@@ -636,7 +370,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         rc = ice_rd_posload_init(&pl, e, df, err);
     else {
         memset(&pl, 0, sizeof pl);
-        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        rc = ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
         kf = calloc((size_t)df->nequality_ids, sizeof *kf);
         nulls = calloc((size_t)df->nequality_ids, sizeof *nulls);
         if (!rc && (!kf || !nulls)) rc = icd_fail_nomem(err);
@@ -687,9 +421,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             rc = icd_fail_nomem(err);
             break;
         }
-        uint64_t *slot;
-        rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len), &slot,
-                            NULL, err);
+        rc = ice_eq_set_add(e->keys, key.data, key.len, err);
     }
     if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_check_entry(df, 0, row, err);
     for (int32_t k = 0; !rc && !pos_file && k < df->nequality_ids; k++)
@@ -703,26 +435,12 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     return rc;
 }
 
-/* A deletion vector is read at its offset without the Puffin footer, so a Puffin file cut
- * after the blob would go unnoticed: its size must be the one the manifest recorded. */
-static int read_dv(ice_scan_reader *r, const ice_content_file *df, cache_entry *e, icd_error *err)
+static int load_entry(void *ctx, const ice_content_file *df, cache_entry *e, icd_error *err)
 {
-    icd_file *f;
-    ICD_TRY(icd_file_open(r->io, df->path, &f, err));
-    int rc = ice_rd_check_entry(df, icd_file_size(f), -1, err);
-    if (!rc)
-        rc = ice_dv_read_at(f, df->content_offset, df->content_size, df->referenced_data_file,
-                            df->record_count, &e->dv, err);
-    icd_file_close(f);
-    return rc;
-}
-
-static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
-                      icd_error *err)
-{
+    ice_scan_reader *r = ctx;
     if (ice_is_dv(df)) {
         e->kind = C_DV;
-        return read_dv(r, df, e, err);
+        return ice_delete_read_dv(r->io, df, e, err);
     }
     if (df->format == ICE_FORMAT_AVRO) {
         e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
@@ -745,73 +463,10 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
     return read_equality_file_parquet(r, df, e, err);
 }
 
-/* The loaded form of a delete file, loading it on first use. Each file is read exactly
- * once even when tasks race for it: the first task inserts an entry marked `loading` and
- * reads the file without holding the scan-wide lock, so a slow delete file delays only
- * the tasks that need that same file (they wait on `loaded`), never unrelated tasks. */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err)
 {
-    char keybuf[64];
-    icd_buf key = ICD_BUF_INIT;
-    icd_buf_puts(&key, df->path);
-    icd_buf_putc(&key, '\0');
-    snprintf(keybuf, sizeof keybuf, "%lld", (long long)df->content_offset);
-    icd_buf_puts(&key, keybuf);
-    if (!icd_buf_ok(&key)) return icd_fail_nomem(err);
-    uint64_t h = icd_hash_bytes(key.data, key.len);
-    pthread_mutex_lock(&r->lock);
-    uint64_t *slot = icd_map_find(r->cache, key.data, key.len, h);
-    int rc = 0;
-    cache_entry *e;
-    if (slot) {
-        e = icd_map_to_ptr(*slot);
-        while (e->loading)
-            pthread_cond_wait(&r->loaded, &r->lock);
-    } else {
-        e = calloc(1, sizeof *e);
-        if (!e) {
-            rc = icd_fail_nomem(err);
-            goto out;
-        }
-        if (r->nentries == r->cap) {
-            size_t nc = r->cap ? r->cap * 2 : 16;
-            cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
-            if (!ne) {
-                free(e);
-                rc = icd_fail_nomem(err);
-                goto out;
-            }
-            r->entries = ne;
-            r->cap = nc;
-        }
-        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) {
-            free(e);
-            goto out;
-        }
-        r->entries[r->nentries++] = e;
-        e->loading = true;
-        pthread_mutex_unlock(&r->lock);
-        icd_error lerr;
-        icd_error_clear(&lerr);
-        int lrc = load_entry(r, df, e, &lerr);
-        if (lrc) icd_error_set_file(&lerr, df->path);
-        pthread_mutex_lock(&r->lock);
-        e->rc = lrc;
-        e->err = lerr;
-        e->loading = false;
-        pthread_cond_broadcast(&r->loaded);
-        *loaded = true;
-    }
-    if (e->rc) {
-        rc = e->rc;
-        *err = e->err;
-    }
-    *out = e;
-out:
-    pthread_mutex_unlock(&r->lock);
-    icd_buf_free(&key);
-    return rc;
+    return ice_delete_cache_get(r->deletes, df, load_entry, r, out, loaded, err);
 }
 
 /* ======================================================================================
@@ -828,10 +483,8 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
     r->io = io;
     r->md = md;
     r->schema = schema;
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->loaded, NULL);
     atomic_init(&r->canceled, false);
-    int rc = icd_map_new(&r->cache, 64, err);
+    int rc = ice_delete_cache_new(&r->deletes, err);
     if (rc) goto fail;
     const ice_type *root = &schema->root;
     size_t n = ncolumns ? ncolumns : root->nfields;
@@ -878,13 +531,8 @@ fail:
 void ice_scan_reader_free(ice_scan_reader *r)
 {
     if (!r) return;
-    for (size_t i = 0; i < r->nentries; i++)
-        ice_rd_cache_entry_free(r->entries[i]);
-    free(r->entries);
-    icd_map_free(r->cache);
+    ice_delete_cache_free(r->deletes);
     free(r->fields);
-    pthread_cond_destroy(&r->loaded);
-    pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
@@ -936,7 +584,7 @@ typedef struct out_col {
 } out_col;
 
 typedef struct eq_probe {
-    const icd_map *keys;
+    const ice_eq_set *keys;
     key_col *cols;
     size_t ncols;
 } eq_probe;
@@ -1120,10 +768,7 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
         if (e->kind == C_DV) {
             ps = e->dv;
         } else {
-            size_t klen;
-            const char *key = ice_location_key(data->path, strlen(data->path), &klen);
-            uint64_t *slot = icd_map_find(e->by_path, key, klen, icd_hash_bytes(key, klen));
-            ps = slot ? icd_map_to_ptr(*slot) : NULL;
+            ps = ice_delete_entry_positions(e, data->path, strlen(data->path));
         }
         if (!ps || ice_posset_is_empty(ps)) continue;
         if (nsets == sizeof sets / sizeof sets[0]) { /* fold into one owned set */
@@ -1199,8 +844,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
         for (size_t e = 0; e < t->neq; e++) {
             row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
             if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            if (icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
-                                 icd_hash_bytes(t->key.data, t->key.len))) {
+            if (ice_eq_set_contains(t->eq[e].keys, t->key.data, t->key.len)) {
                 sel[i] = 0;
                 t->stats->rows_deleted_equality++;
                 break;
@@ -1592,8 +1236,7 @@ static int read_avro_task(task_state *t, icd_error *err)
                 rc = icd_fail_nomem(err);
                 break;
             }
-            deleted = icd_map_contains(eqs[e]->keys, t->key.data, t->key.len,
-                                       icd_hash_bytes(t->key.data, t->key.len));
+            deleted = ice_eq_set_contains(eqs[e]->keys, t->key.data, t->key.len);
         }
         if (rc) break;
         if (deleted) {

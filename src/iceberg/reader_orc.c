@@ -603,7 +603,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = orc_reader_open(&rd, f, &ro, err);
     }
     if (!rc)
-        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        rc = ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
@@ -622,9 +622,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
                 rc = icd_fail_nomem(err);
                 break;
             }
-            uint64_t *slot;
-            rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len),
-                                &slot, NULL, err);
+            rc = ice_eq_set_add(e->keys, key.data, key.len, err);
         }
     }
     if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
@@ -809,7 +807,7 @@ typedef struct ocol {
 } ocol;
 
 typedef struct oprobe {
-    const icd_map *keys;
+    const ice_eq_set *keys;
     okey *cols;
     size_t ncols;
 } oprobe;
@@ -944,8 +942,7 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
                 ice_key_put(&t->key, &tv);
             }
             if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            deleted = icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
-                                       icd_hash_bytes(t->key.data, t->key.len));
+            deleted = ice_eq_set_contains(t->eq[e].keys, t->key.data, t->key.len);
         }
         if (deleted) {
             t->stats->rows_deleted_equality++;

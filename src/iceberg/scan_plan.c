@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/parallel.h"
-#include "iceberg/delete_index.h"
+#include "iceberg/deletes/delete_index.h"
 #include "iceberg/expr.h"
 #include "iceberg/partition.h"
 #include "iceberg/scan_plan.h"
