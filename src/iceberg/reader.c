@@ -6,8 +6,10 @@
  *   2. fetch the task's delete files from the scan-wide cache (loading each once):
  *      position deletes and DVs -> one position set for this data file, equality deletes
  *      -> hash sets of canonical key tuples;
- *   3. for each batch: selection = all rows; clear deleted positions; probe each
- *      surviving row's key tuples; hand the rows still selected to the sink.
+ *   3. for each batch (Parquet: a batch of a row group; Avro: up to 1,024 records of one
+ *      container block): the merge-on-read step (reader_mor.c) clears deleted positions
+ *      and probes the surviving rows' key tuples; the rows still selected go to the sink.
+ *   With a filter, row groups whose statistics exclude it are not read.
  *
  * Values are converted once, by ice_typed_value(), from the file's physical type to the
  * column's Iceberg type. The same conversion feeds both the sink and the equality keys, so
@@ -563,6 +565,8 @@ void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
     into->rows_emitted += from->rows_emitted;
     into->rows_skipped += from->rows_skipped;
     into->delete_files_loaded += from->delete_files_loaded;
+    into->row_groups_read += from->row_groups_read;
+    into->row_groups_skipped += from->row_groups_skipped;
 }
 
 /* ======================================================================================
@@ -583,8 +587,7 @@ typedef struct out_col {
     int32_t *vidx;
 } out_col;
 
-typedef struct eq_probe {
-    const ice_eq_set *keys;
+typedef struct eq_probe { /* the key columns of equality delete file mor.eq[e] */
     key_col *cols;
     size_t ncols;
 } eq_probe;
@@ -596,11 +599,12 @@ typedef struct task_state {
     ice_read_stats *stats;
     out_col *cols;
     size_t ncols;
-    eq_probe *eq;
+    ice_mor mor;  /* the task's deletes */
+    eq_probe *eq; /* parallel to mor.eq */
     size_t neq;
-    const ice_posset *pos; /* NULL when no position deletes */
-    ice_posset *pos_owned;
-    int *leaves; /* sorted, distinct leaves to read */
+    const pq_batch *cur;     /* the batch being filtered (key callback) */
+    const avro_value *arecs; /* Avro: the records of the batch being filtered */
+    int *leaves;             /* sorted, distinct leaves to read */
     size_t nleaves;
     icd_buf key;
     uint8_t *sel;
@@ -714,18 +718,11 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
 {
     const ice_scan_task *task = t->task;
     bool has_ids = schema_has_ids(s);
-    for (size_t d = 0; d < task->ndeletes; d++) {
-        const ice_content_file *df = task->deletes[d];
-        if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
-        const cache_entry *e;
-        bool loaded = false;
-        ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
-        if (loaded) t->stats->delete_files_loaded++;
-        eq_probe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
-        if (!np) return icd_fail_nomem(err);
-        t->eq = np;
+    t->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *t->eq);
+    if (!t->eq) return icd_fail_nomem(err);
+    for (size_t d = 0; d < t->mor.neq; d++) {
+        const ice_content_file *df = t->mor.eq[d].df;
         eq_probe *p = &t->eq[t->neq++];
-        p->keys = e->keys;
         p->ncols = (size_t)df->nequality_ids;
         p->cols = calloc(p->ncols, sizeof *p->cols);
         if (!p->cols) return icd_fail_nomem(err);
@@ -792,20 +789,30 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
     return 0;
 }
 
-static int setup_positions(task_state *t, icd_error *err)
+/* Appends the key of row `row` of the current batch for equality delete file e. */
+static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
-    return ice_rd_task_positions(t->r, t->task, t->stats, &t->pos, &t->pos_owned, err);
+    const task_state *t = ctx;
+    const eq_probe *p = &t->eq[e];
+    for (size_t c = 0; c < p->ncols; c++) {
+        const key_col *kc = &p->cols[c];
+        if (kc->batch_col < 0) {
+            ice_key_put(k, &kc->constant);
+            continue;
+        }
+        int32_t vi = kc->vidx[row];
+        ice_tvalue v = {0};
+        if (vi >= 0)
+            v = ice_typed_value(kc->type, kc->leaf, &t->cur->columns[kc->batch_col], (size_t)vi);
+        ice_key_put(k, &v);
+    }
 }
 
 static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
 {
     const ice_row_sink *s = t->sink;
     size_t n = b->num_rows;
-    t->stats->rows_read += n;
     uint8_t *sel = t->sel;
-    memset(sel, 1, n);
-    if (t->pos)
-        t->stats->rows_deleted_position += ice_posset_apply(t->pos, (uint64_t)b->first_row, n, sel);
 
     /* per-row value indexes of every leaf column used */
     size_t need = n * (t->ncols + 1);
@@ -838,19 +845,9 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                                 "equality key column: levels do not match the row count");
         }
     }
-    /* equality deletes */
-    for (size_t i = 0; i < n && t->neq; i++) {
-        if (!sel[i]) continue;
-        for (size_t e = 0; e < t->neq; e++) {
-            row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
-            if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            if (ice_eq_set_contains(t->eq[e].keys, t->key.data, t->key.len)) {
-                sel[i] = 0;
-                t->stats->rows_deleted_equality++;
-                break;
-            }
-        }
-    }
+    /* position deletes, DVs, equality deletes */
+    t->cur = b;
+    ICD_TRY(ice_mor_apply(&t->mor, (uint64_t)b->first_row, n, sel, pq_key, t, t->stats, err));
     /* nested columns walk every row, kept or not */
     for (size_t i = 0; i < t->ncols; i++)
         if (t->cols[i].kind == SRC_NESTED) ice_nested_begin(t->cols[i].nested, b);
@@ -914,11 +911,151 @@ static void task_state_free(task_state *t)
     for (size_t e = 0; e < t->neq; e++)
         free(t->eq[e].cols);
     free(t->eq);
-    ice_posset_free(t->pos_owned);
+    ice_mor_free(&t->mor);
     free(t->leaves);
     icd_buf_free(&t->key);
     free(t->sel);
     free(t->vbuf);
+}
+
+/* ---- Parquet row-group pruning --------------------------------------------------------- */
+
+typedef struct rg_prune {
+    const ice_scan_reader *r;
+    pq_file *pf;
+    const pq_schema *s;
+    bool has_ids;
+    uint32_t rg;
+} rg_prune;
+
+/* A statistics value of a leaf as a literal of type t, through the reader's own value
+ * conversion (units, promotions); false when not representable. */
+static bool stat_literal(const pq_node *leaf, const ice_type *t, const pq_stat_value *sv,
+                         ice_literal *out)
+{
+    pq_column_batch cb;
+    memset(&cb, 0, sizeof cb);
+    cb.leaf = leaf;
+    cb.physical_type = leaf->physical_type;
+    cb.num_levels = cb.num_values = 1;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+    pq_bytes b;
+    switch (leaf->physical_type) {
+    case PQ_INT32:
+        if (sv->kind != PQ_STAT_INT || sv->i < INT32_MIN || sv->i > INT32_MAX) return false;
+        i32 = (int32_t)sv->i;
+        cb.values = &i32;
+        break;
+    case PQ_INT64:
+        if (sv->kind != PQ_STAT_INT) return false;
+        i64 = sv->i;
+        cb.values = &i64;
+        break;
+    case PQ_FLOAT:
+        if (sv->kind != PQ_STAT_DOUBLE) return false;
+        f32 = (float)sv->d;
+        cb.values = &f32;
+        break;
+    case PQ_DOUBLE:
+        if (sv->kind != PQ_STAT_DOUBLE) return false;
+        f64 = sv->d;
+        cb.values = &f64;
+        break;
+    case PQ_BYTE_ARRAY:
+        if (sv->kind != PQ_STAT_BYTES) return false;
+        b = sv->bytes;
+        cb.values = &b;
+        break;
+    default:
+        return false;
+    }
+    if (!ice_typed_value_in_range(t, leaf, &cb, 0)) return false;
+    ice_tvalue v = ice_typed_value(t, leaf, &cb, 0);
+    switch (t->kind) {
+    case ICE_T_INT:
+        if (v.cls != ICE_TV_INT) return false;
+        *out = ice_lit_int((int32_t)v.i);
+        return true;
+    case ICE_T_LONG:
+        if (v.cls != ICE_TV_INT) return false;
+        *out = ice_lit_long(v.i);
+        return true;
+    case ICE_T_DATE:
+        if (v.cls != ICE_TV_DATE) return false;
+        *out = ice_lit_date((int32_t)v.i);
+        return true;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        if (v.cls != ICE_TV_TS) return false;
+        *out = ice_lit_i64(t->kind, v.i);
+        return true;
+    case ICE_T_FLOAT:
+        if (v.cls != ICE_TV_FLOAT || isnan(v.f)) return false;
+        *out = ice_lit_float(v.f);
+        return true;
+    case ICE_T_DOUBLE:
+        if (v.cls != ICE_TV_DOUBLE || isnan(v.d)) return false;
+        *out = ice_lit_double(v.d);
+        return true;
+    case ICE_T_STRING:
+        if (v.cls != ICE_TV_STRING) return false;
+        *out = ice_lit_string((const char *)v.p, v.n);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The statistics of one predicate's column in the row group being decided: top-level,
+ * unrepeated primitive leaves only (a member of a null struct is null without being
+ * counted in the member's statistics). */
+static bool rg_range(void *ctx, const ice_bound_expr *p, ice_range_stats *out)
+{
+    const rg_prune *pc = ctx;
+    const pq_node *n = find_node(pc->r, pc->s, pc->has_ids, p->field_id);
+    if (!n || n->parent != pc->s->root || n->leaf_index < 0 || n->rep_level > 0 ||
+        !ice_type_is_primitive(p->type) || !ice_leaf_readable_as(n, p->type))
+        return false;
+    pq_column_stats st;
+    icd_error tmp;
+    if (pq_file_column_stats(pc->pf, pc->rg, (uint32_t)n->leaf_index, &st, &tmp)) return false;
+    if (st.has_null_count) {
+        out->no_null = st.null_count == 0;
+        out->all_null = st.num_values > 0 && st.null_count == st.num_values;
+    }
+    out->has_lo = st.has_min && stat_literal(n, p->type, &st.min, &out->lo);
+    out->has_hi = st.has_max && stat_literal(n, p->type, &st.max, &out->hi);
+    return true;
+}
+
+/* Skips the row groups whose statistics exclude the reader's filter. */
+static int prune_row_groups(task_state *t, pq_file *pf, pq_reader *rd, icd_error *err)
+{
+    uint32_t n = pq_file_num_row_groups(pf);
+    if (!t->r->filter || n == 0) {
+        t->stats->row_groups_read += n;
+        return 0;
+    }
+    uint8_t *keep = malloc(n);
+    if (!keep) return icd_fail_nomem(err);
+    rg_prune pc = {t->r, pf, pq_file_schema(pf), schema_has_ids(pq_file_schema(pf)), 0};
+    for (uint32_t g = 0; g < n; g++) {
+        pc.rg = g;
+        keep[g] = pq_file_row_group(pf, g)->num_rows > 0 &&
+                  ice_range_may_match(t->r->filter, rg_range, &pc);
+        if (keep[g])
+            t->stats->row_groups_read++;
+        else
+            t->stats->row_groups_skipped++;
+    }
+    int rc = pq_reader_select_row_groups(rd, keep, n, err);
+    free(keep);
+    return rc;
 }
 
 static int read_parquet_task(task_state *t, icd_error *err)
@@ -932,8 +1069,8 @@ static int read_parquet_task(task_state *t, icd_error *err)
     ICD_TRY(pq_file_open_file(f, &pf, err));
     int rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err);
     const pq_schema *s = pq_file_schema(pf);
-    if (rc || (rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
-        (rc = setup_positions(t, err)))
+    if (rc || (rc = map_columns(t, s, err)) ||
+        (rc = ice_mor_init(&t->mor, r, t->task, t->stats, err)) || (rc = setup_equality(t, s, err)))
         goto done;
     qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
     for (size_t i = 0; i < t->ncols; i++) {
@@ -956,7 +1093,9 @@ static int read_parquet_task(task_state *t, icd_error *err)
         rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "Parquet file without columns");
         goto done;
     }
-    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err))) goto done;
+    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)) ||
+        (rc = prune_row_groups(t, pf, rd, err)))
+        goto done;
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
     if (!t->sel) {
         rc = icd_fail_nomem(err);
@@ -1143,117 +1282,42 @@ static bool has_variant(const ice_type *t)
     return false;
 }
 
-static int read_avro_task(task_state *t, icd_error *err)
+/* Appends the key of record `row` of the current Avro batch for equality delete file e. */
+static void avro_key(void *ctx, size_t e, size_t row, icd_buf *k)
+{
+    const task_state *t = ctx;
+    const ice_content_file *del = t->mor.eq[e].df;
+    const avro_value *rec = &t->arecs[row];
+    for (int32_t c = 0; c < del->nequality_ids; c++) {
+        int32_t id = del->equality_ids[c];
+        const ice_field *f = ice_rd_schema_field(t->r, id); /* checked by ice_mor_init */
+        const avro_value *v = avro_find_id(rec, id, 0);
+        ice_tvalue tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
+                          : ice_rd_absent_value(t->r, t->task->data, f);
+        ice_key_put(k, &tv);
+    }
+}
+
+/* The surviving records of one batch to the sink. */
+static int emit_avro_batch(task_state *t, int64_t first, size_t n, icd_error *err)
 {
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
     const ice_row_sink *s = t->sink;
-    for (size_t k = 0; k < r->nfields; k++)
-        if (has_variant(r->fields[k]->type))
-            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
-                            "column %s: variant values in Avro data files are not supported yet",
-                            r->fields[k]->name);
-    /* equality deletes: the delete sets, and the key fields' types */
-    const cache_entry **eqs = NULL;
-    const ice_content_file **eqf = NULL;
-    size_t neq = 0;
-    for (size_t d = 0; d < t->task->ndeletes; d++) {
-        const ice_content_file *del = t->task->deletes[d];
-        if (del->content != ICE_CONTENT_EQUALITY_DELETES) continue;
-        const cache_entry *e;
-        bool loaded = false;
-        const cache_entry **ne = realloc((void *)eqs, (neq + 1) * sizeof *ne);
-        const ice_content_file **nf = ne ? realloc((void *)eqf, (neq + 1) * sizeof *nf) : NULL;
-        if (ne) eqs = ne;
-        if (nf) eqf = nf;
-        int erc = !ne || !nf ? icd_fail_nomem(err) : ice_rd_get_entry(r, del, &e, &loaded, err);
-        if (erc) {
-            free((void *)eqs);
-            free((void *)eqf);
-            return erc;
-        }
-        if (loaded) t->stats->delete_files_loaded++;
-        for (int32_t k = 0; k < del->nequality_ids; k++)
-            if (!ice_rd_schema_field(r, del->equality_ids[k])) {
-                free((void *)eqs);
-                free((void *)eqf);
-                return icd_fail(err, ICD_ECORRUPT, del->path, -1,
-                                "equality field id %d is in no schema of the table",
-                                (int)del->equality_ids[k]);
-            }
-        eqs[neq] = e;
-        eqf[neq++] = del;
-    }
-    int prc = setup_positions(t, err);
-    if (prc) {
-        free((void *)eqs);
-        free((void *)eqf);
-        return prc;
-    }
-    avro_reader *ar;
-    icd_file *file;
-    int orc = ice_rd_open_entry(r, df, &file, err);
-    if (!orc) orc = avro_reader_open_file(file, true, &ar, err);
-    if (orc) { /* the equality delete tables stay cached; only this task's arrays go */
-        free((void *)eqs);
-        free((void *)eqf);
-        return orc;
-    }
-    icd_arena arena = ICD_ARENA_INIT;
-    int rc = 0;
-    int64_t pos = 0;
-    for (;; pos++) {
-        if (atomic_load(&r->canceled)) {
-            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
-            break;
-        }
-        avro_value rec;
-        bool eof;
-        icd_arena_reset(&arena);
-        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
-        t->stats->rows_read++;
-        if (t->pos && ice_posset_contains(t->pos, (uint64_t)pos)) {
-            t->stats->rows_deleted_position++;
-            continue;
-        }
-        bool deleted = false;
-        for (size_t e = 0; e < neq && !deleted; e++) {
-            icd_buf_clear(&t->key);
-            for (int32_t k = 0; k < eqf[e]->nequality_ids; k++) {
-                int32_t id = eqf[e]->equality_ids[k];
-                const ice_field *f = ice_rd_schema_field(r, id);
-                const avro_value *v = avro_find_id(&rec, id, 0);
-                ice_tvalue tv = {0};
-                if (v)
-                    tv = avro_tvalue(v, f->type);
-                else { /* the file predates the column */
-                    const ice_literal *l = ice_rd_partition_value(r, df, id);
-                    tv = ice_literal_tvalue(l ? l : f->initial_default, f->type);
-                }
-                ice_key_put(&t->key, &tv);
-            }
-            if (!icd_buf_ok(&t->key)) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            deleted = ice_eq_set_contains(eqs[e]->keys, t->key.data, t->key.len);
-        }
-        if (rc) break;
-        if (deleted) {
-            t->stats->rows_deleted_equality++;
-            continue;
-        }
+    for (size_t i = 0; i < n; i++) {
+        if (!t->sel[i]) continue;
+        const avro_value *rec = &t->arecs[i];
+        int64_t pos = first + (int64_t)i;
         s->begin_row(s->ctx, df->path, pos);
         for (size_t k = 0; k < r->nfields; k++) {
             const ice_field *f = r->fields[k];
             s->field(s->ctx, f->name, strlen(f->name));
             const avro_value *v =
-                rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
+                rec->type == AVRO_RECORD ? avro_value_field_by_id(rec, f->id) : NULL;
             char what[96];
-            if (v && !avro_ts_in_range(v, f->type, what, sizeof what)) {
-                rc = ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
-                break;
-            }
+            if (v && !avro_ts_in_range(v, f->type, what, sizeof what))
+                /* a value out of range: nothing of the row is ended */
+                return ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
             if (v) {
                 emit_avro(s, v, f->type);
             } else {
@@ -1261,21 +1325,63 @@ static int read_avro_task(task_state *t, icd_error *err)
                 ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
-        if (rc) break; /* a value out of range: nothing of the row is ended */
         int erc = s->end_row(s->ctx, err);
-        if (erc < 0) {
-            rc = erc;
-            break;
-        }
+        if (erc < 0) return erc;
         if (erc > 0)
             t->stats->rows_skipped++;
         else
             t->stats->rows_emitted++;
     }
+    return 0;
+}
+
+#define AVRO_BATCH_ROWS 1024
+
+/* An Avro data file: records are decoded in batches (never across a container block: the
+ * values point into it), each batch goes through the merge-on-read step like a Parquet
+ * or ORC batch. */
+static int read_avro_task(task_state *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    for (size_t k = 0; k < r->nfields; k++)
+        if (has_variant(r->fields[k]->type))
+            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                            "column %s: variant values in Avro data files are not supported yet",
+                            r->fields[k]->name);
+    ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
+    avro_reader *ar;
+    icd_file *file;
+    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
+    ICD_TRY(avro_reader_open_file(file, true, &ar, err));
+    avro_value *recs = malloc(AVRO_BATCH_ROWS * sizeof *recs);
+    t->sel = malloc(AVRO_BATCH_ROWS);
+    int rc = !recs || !t->sel ? icd_fail_nomem(err) : 0;
+    t->arecs = recs;
+    icd_arena arena = ICD_ARENA_INIT;
+    int64_t pos = 0; /* records read */
+    size_t n = 0;
+    bool eof = false;
+    while (!rc && !eof) {
+        if (atomic_load(&r->canceled)) {
+            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
+            break;
+        }
+        if ((rc = avro_reader_next(ar, &arena, &recs[n], &eof, err))) break;
+        if (!eof) n++;
+        bool block_done = avro_reader_block_read(ar) >= avro_reader_block_count(ar);
+        if (n && (eof || n == AVRO_BATCH_ROWS || block_done)) {
+            rc = ice_mor_apply(&t->mor, (uint64_t)pos, n, t->sel, avro_key, t, t->stats, err);
+            if (!rc) rc = emit_avro_batch(t, pos, n, err);
+            pos += (int64_t)n;
+            n = 0;
+            icd_arena_reset(&arena);
+        }
+    }
     icd_arena_free(&arena);
     avro_reader_free(ar);
-    free((void *)eqs);
-    free((void *)eqf);
+    free(recs);
+    t->arecs = NULL;
     if (!rc) rc = ice_rd_check_entry(df, 0, pos, err);
     return rc;
 }

@@ -64,6 +64,37 @@ static inline int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *
 int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
                           const ice_posset **pos, ice_posset **pos_owned, icd_error *err);
 
+/* ---- reader_mor.c: the merge-on-read step of every format ---- */
+
+typedef struct ice_mor_eq {
+    const ice_eq_set *keys;
+    const ice_content_file *df; /* the equality delete file (its equality_ids) */
+} ice_mor_eq;
+
+typedef struct ice_mor {
+    const ice_posset *pos; /* the data file's deleted positions; NULL: none */
+    ice_posset *pos_owned;
+    ice_mor_eq *eq; /* the task's equality delete files, in task order */
+    size_t neq;
+    icd_buf keys; /* one batch of keys */
+    uint32_t *offs;
+    size_t offcap;
+} ice_mor;
+
+/* Appends the canonical key (ice_key_put of each equality column, in equality_ids order)
+ * of row `row` of the current batch for equality delete file m->eq[e]. */
+typedef void (*ice_mor_key_fn)(void *ctx, size_t e, size_t row, icd_buf *key);
+
+/* Fetches the task's delete files from the cache (loading them once per scan). */
+int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
+                 icd_error *err);
+/* The batch of rows at file positions [first_row, first_row + n): sel[i] = 1 for the
+ * rows that survive every delete of the task, 0 for the others (counted in stats, with
+ * rows_read). */
+int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mor_key_fn key,
+                  void *ctx, ice_read_stats *stats, icd_error *err);
+void ice_mor_free(ice_mor *m);
+
 /* ---- reader_orc.c ---- */
 
 /* Reads an ORC position or equality delete file into a cache entry (kind already set). */

@@ -419,3 +419,8 @@ bool ice_scan_plan_has_residual(const ice_scan_plan *p, const char **text)
     if (text) *text = p->residual_text;
     return p->residual;
 }
+
+const ice_bound_expr *ice_scan_plan_filter(const ice_scan_plan *p)
+{
+    return p->filter;
+}
