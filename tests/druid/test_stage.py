@@ -130,6 +130,12 @@ def main():
             staged = sorted(os.listdir(to))
             check(len(staged) == summ["stagedFiles"] == summ["writtenFiles"],
                   "%s: only the materialized files are written (%d)" % (name, len(staged)))
+            removed = (summ["rows_removed_by_position_deletes"] + summ["rows_removed_by_equality_deletes"]
+                       + summ["rows_removed_by_deletion_vectors"])
+            check(summ["rows_read"] - removed == summ["rows_emitted"] == summ["rowsWritten"]
+                  and (name != "pos" or summ["rows_removed_by_position_deletes"] > 0),
+                  "%s: row accounting: %d read - %d removed = %d written" % (
+                      name, summ["rows_read"], removed, summ["rowsWritten"]))
             problems, checked = sc.compare_table(TABLES[name], specs[name], src["files"], rms[name])
             check(not problems, "%s: rows of raw + staged files (%s) equal scan %s" % (
                 name, checked, problems))
