@@ -99,6 +99,9 @@ def main():
     ap.add_argument("--what", choices=("deletes", "manifests"), default="deletes",
                     help="flip bits in the delete files (default) or in the manifest list "
                          "and manifests (errors must name the manifest)")
+    ap.add_argument("--manifests-only", action="store_true",
+                    help="with --what manifests: not the manifest list (a flipped sequence "
+                         "number there cannot be told from a real one)")
     ap.add_argument("--icedruid", default=os.environ.get("ICEDRUID", "build/icedruid"))
     a = ap.parse_args()
     icd = shlex.split(a.icedruid)
@@ -124,6 +127,8 @@ def main():
                 return 1
             ref = rows(ref_out)
             targets = (delete_files if a.what == "deletes" else manifest_files)(icd, tdir, loc)
+            if a.manifests_only:
+                targets = [t for t in targets if t[1] != "manifest_list"]
             for path, kind in targets:
                 with open(path, "rb") as f:
                     orig = f.read()

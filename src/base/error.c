@@ -103,6 +103,20 @@ int icd_error_wrap(icd_error *err, const char *fmt, ...)
     return err->code;
 }
 
+int icd_error_append(icd_error *err, const char *fmt, ...)
+{
+    if (!err) return ICD_EINTERNAL;
+    size_t n = strlen(err->message);
+    if (n + 1 < sizeof err->message) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message + n, sizeof err->message - n, fmt, ap);
+        va_end(ap);
+        icd_redact_userinfo(err->message, sizeof err->message);
+    }
+    return err->code;
+}
+
 void icd_error_set_file(icd_error *err, const char *file)
 {
     if (err && file && !err->file[0]) {

@@ -25,6 +25,9 @@ int icd_fail_nomem(icd_error *err);
 
 /* Prepends context to an existing error message: "CONTEXT: old message". Returns err->code. */
 int icd_error_wrap(icd_error *err, const char *fmt, ...) ICD_PRINTF(2, 3);
+/* Appends context to an existing error message: "old message CONTEXT" (truncated to fit).
+ * Returns err->code. */
+int icd_error_append(icd_error *err, const char *fmt, ...) ICD_PRINTF(2, 3);
 
 /* Sets the file of an error that has none yet (lower layers often do not know it). */
 void icd_error_set_file(icd_error *err, const char *file);

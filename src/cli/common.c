@@ -25,6 +25,9 @@ int cli_report(const icd_error *err)
 {
     char line[2400];
     icd_error_format(err, line, sizeof line);
+    /* one line whatever a (damaged or hostile) file name holds: control bytes as '?' */
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     fprintf(stderr, "icedruid: %s\n", line);
     return CLI_FAILED;
 }

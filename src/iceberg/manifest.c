@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "formats/avro/container.h"
 #include "iceberg/deletes/eq_key.h"
 #include "iceberg/manifest.h"
@@ -497,6 +498,44 @@ static ice_file_format parse_format(const avro_value *v)
     return ICE_FORMAT_UNKNOWN;
 }
 
+/* The bounds a position delete file's entry records about its own columns are checked
+ * where a damaged value would silently drop deletes: the planner attaches the file only to
+ * data files within its file_path bounds (inverted bounds -- a lower bound above the upper
+ * one -- would attach it to none), and a referenced_data_file outside them names a file the
+ * deletes were not written for. Truncated string bounds still enclose every value. */
+static int byte_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : an < bn ? -1 : an > bn;
+}
+
+static int check_delete_bounds(const ice_content_file *f, const char *manifest, icd_error *err)
+{
+    if (f->content != ICE_CONTENT_POSITION_DELETES || ice_is_dv(f)) return 0;
+    const ice_col_stats *st = ice_content_file_stats(f, ICE_FIELD_DELETE_FILE_PATH);
+    if (st && st->has_lower && st->has_upper &&
+        byte_cmp(st->lower, st->lower_len, st->upper, st->upper_len) > 0)
+        return icd_fail(err, ICD_ECORRUPT, manifest, -1,
+                        "%s: the lower bound of file_path is above its upper bound", f->path);
+    const ice_col_stats *ps = ice_content_file_stats(f, ICE_FIELD_DELETE_POS);
+    if (ps && ps->has_lower && ps->has_upper && ps->lower_len == 8 && ps->upper_len == 8) {
+        int64_t lo = (int64_t)icd_load_le64(ps->lower), hi = (int64_t)icd_load_le64(ps->upper);
+        if (lo > hi || lo < 0)
+            return icd_fail(err, ICD_ECORRUPT, manifest, -1,
+                            "%s: the pos bounds [%lld, %lld] are not an interval of positions",
+                            f->path, (long long)lo, (long long)hi);
+    }
+    if (!st || !f->referenced_data_file) return 0;
+    const uint8_t *ref = (const uint8_t *)f->referenced_data_file;
+    size_t n = strlen(f->referenced_data_file);
+    if ((st->has_lower && byte_cmp(st->lower, st->lower_len, ref, n) > 0) ||
+        (st->has_upper && byte_cmp(ref, n, st->upper, st->upper_len) > 0))
+        return icd_fail(err, ICD_ECORRUPT, manifest, -1,
+                        "%s: referenced_data_file %s lies outside the entry's file_path bounds",
+                        f->path, f->referenced_data_file);
+    return 0;
+}
+
 typedef struct entry_ctx {
     const ice_metadata *md;
     const ice_manifest_file *mf;
@@ -534,6 +573,8 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
                         ice_content_name(f->content),
                         c->mf->is_delete_manifest ? "delete" : "data");
     f->format = parse_format(field(df, "file_format"));
+    if (f->format == ICE_FORMAT_UNKNOWN) /* Java's FileFormat.fromString refuses it too */
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown file_format", f->path);
     f->spec_id = c->mf->spec_id;
     f->record_count = long_or(df, "record_count", -1);
     f->file_size = long_or(df, "file_size_in_bytes", -1);
@@ -584,7 +625,8 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
                         "deletion vector %s lacks referenced_data_file, content_offset or "
                         "content_size_in_bytes",
                         f->path);
-    return read_stats(df, c->opts && c->opts->keep_stats, c->a, f, err);
+    ICD_TRY(read_stats(df, c->opts && c->opts->keep_stats, c->a, f, err));
+    return check_delete_bounds(f, path, err);
 }
 
 int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest_file *mf,

@@ -1423,10 +1423,22 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
         rc = icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1, "data file format is unknown");
     }
     if (dv && !pos_file) stats->rows_deleted_dv += stats->rows_deleted_position - pos_before;
-    if (!rc)
+    if (!rc) {
         stats->data_files++;
-    else
+    } else {
+        /* a file that is not there, or that disagrees with its manifest entry (counts,
+         * bounds, equality ids): name the manifest that lists it, which may be the damaged one */
+        const ice_content_file *cf = !strcmp(err->file, task->data->path) ? task->data : NULL;
+        for (size_t d = 0; !cf && d < task->ndeletes; d++)
+            if (!strcmp(err->file, task->deletes[d]->path)) cf = task->deletes[d];
+        if (!cf) cf = task->data;
+        bool about_entry = err->code == ICD_ENOTFOUND || strstr(err->message, "manifest entry") ||
+                           strstr(err->message, "equality field id") ||
+                           strstr(err->message, "the value of field");
+        if (about_entry && cf->manifest_path && !strstr(err->message, cf->manifest_path))
+            icd_error_append(err, " (listed in manifest %s)", cf->manifest_path);
         icd_error_set_file(err, task->data->path);
+    }
     task_state_free(&t);
     return rc;
 }

@@ -44,6 +44,7 @@ typedef struct filter_ctx {
 typedef struct read_job {
     icd_fileio *io;
     const ice_metadata *md;
+    const char *list;             /* the manifest list they are listed in (errors) */
     const ice_manifest_file *mfs; /* the manifests to read */
     const size_t *which;          /* indexes into mfs */
     icd_arena *arenas;            /* one per job item */
@@ -59,8 +60,12 @@ static int read_one(void *ctx, size_t i, icd_error *err)
     /* file_path bounds of position deletes are always kept; other stats only matter for
      * filters, which the pruning step reads */
     ice_manifest_read_opts opts = {j->keep_stats && !mf->is_delete_manifest, false};
-    return ice_manifest_read(j->io, j->md, mf, &opts, &j->arenas[i], &j->entries[i],
-                             &j->nentries[i], err);
+    int rc = ice_manifest_read(j->io, j->md, mf, &opts, &j->arenas[i], &j->entries[i],
+                               &j->nentries[i], err);
+    /* a damaged manifest list can name a manifest that is not there: say where it is listed */
+    if (rc && j->list && !strstr(err->message, j->list))
+        icd_error_append(err, " (listed in the manifest list %s)", j->list);
+    return rc;
 }
 
 static bool manifest_has_live_files(const ice_manifest_file *mf)
@@ -320,8 +325,9 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         which[nwhich++] = i;
     }
 
-    read_job job = {io,   md,   mfs,  which,
-                    NULL, NULL, NULL, opts->keep_stats || !filter_is_trivial(p)};
+    read_job job = {io,   md,    p->snapshot->manifest_list,
+                    mfs,  which, NULL,
+                    NULL, NULL,  opts->keep_stats || !filter_is_trivial(p)};
     job.arenas = calloc(nwhich ? nwhich : 1, sizeof *job.arenas);
     job.entries = calloc(nwhich ? nwhich : 1, sizeof *job.entries);
     job.nentries = calloc(nwhich ? nwhich : 1, sizeof *job.nentries);
