@@ -192,22 +192,6 @@ typedef struct key_col {
     int32_t *vidx;       /* per-row value index of the current batch */
 } key_col;
 
-static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
-{
-    icd_buf_clear(k);
-    for (size_t c = 0; c < nk; c++) {
-        if (kc[c].batch_col < 0) {
-            ice_key_put(k, &kc[c].constant);
-            continue;
-        }
-        int32_t vi = kc[c].vidx[row];
-        ice_tvalue v = {0};
-        if (vi >= 0)
-            v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
-        ice_key_put(k, &v);
-    }
-}
-
 static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
                                       cache_entry *e, icd_error *err)
 {
@@ -216,13 +200,10 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     size_t nk = (size_t)df->nequality_ids;
     key_col *kc = calloc(nk, sizeof *kc);
     int *leaves = calloc(nk, sizeof *leaves);
-    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
-    icd_buf key = ICD_BUF_INIT;
-    int rc = 0;
-    if (!kc || !leaves || !nulls) {
-        rc = icd_fail_nomem(err);
-        goto done;
-    }
+    ice_rd_eqload el;
+    int rc = ice_rd_eqload_init(&el, e, df, err);
+    if (!rc && (!kc || !leaves)) rc = icd_fail_nomem(err);
+    if (rc) goto done;
     icd_file *file;
     if ((rc = ice_rd_open_entry(r, df, &file, err)) || (rc = pq_file_open_file(file, &pf, err)))
         goto done;
@@ -275,16 +256,11 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
     free(sorted);
     if (rc) goto done;
-    if ((rc =
-             ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
-        goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
-    int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
     for (;;) {
         pq_batch *b;
         if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
-        nread += (int64_t)b->num_rows;
         if (b->num_rows * nk > vcap) {
             vcap = b->num_rows * nk;
             int32_t *nv = realloc(vbuf, vcap * sizeof *nv);
@@ -308,25 +284,16 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 if (vi >= 0)
                     v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
                                         (size_t)vi);
-                rc = ice_rd_check_key_bounds(df, c, &v, b->first_row + (int64_t)i, nulls, err);
+                rc = ice_rd_eqload_value(&el, &v, b->first_row + (int64_t)i, err);
             }
-            if (rc) break;
-            row_key(&key, kc, nk, b, i);
-            if (!icd_buf_ok(&key)) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            rc = ice_eq_set_add(e->keys, key.data, key.len, err);
+            if (!rc) rc = ice_rd_eqload_end_record(&el, err);
         }
         if (rc) break;
     }
     free(vbuf);
-    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
-    for (size_t c = 0; c < nk && !rc; c++)
-        rc = ice_rd_check_nulls(df, df->equality_ids[c], nulls[c], err);
+    if (!rc) rc = ice_rd_eqload_finish(&el, err); /* rows decoded (the footer's count too) */
 done:
-    icd_buf_free(&key);
-    free(nulls);
+    ice_rd_eqload_free(&el);
     free(kc);
     free(leaves);
     pq_reader_close(rd);
@@ -361,21 +328,20 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     ICD_TRY(ice_rd_open_entry(r, df, &f, err));
     ICD_TRY(avro_reader_open_file(f, true, &ar, err));
     icd_arena arena = ICD_ARENA_INIT;
-    icd_buf key = ICD_BUF_INIT;
     const ice_field **kf = NULL;
-    int64_t *nulls = NULL; /* equality deletes: nulls per key column */
     ice_rd_posload pl;
+    ice_rd_eqload el;
+    memset(&pl, 0, sizeof pl);
+    memset(&el, 0, sizeof el);
     int rc = 0;
     int64_t row = 0;
     bool pos_file = df->content == ICE_CONTENT_POSITION_DELETES;
     if (pos_file)
         rc = ice_rd_posload_init(&pl, e, df, err);
     else {
-        memset(&pl, 0, sizeof pl);
-        rc = ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
-        kf = calloc((size_t)df->nequality_ids, sizeof *kf);
-        nulls = calloc((size_t)df->nequality_ids, sizeof *nulls);
-        if (!rc && (!kf || !nulls)) rc = icd_fail_nomem(err);
+        rc = ice_rd_eqload_init(&el, e, df, err);
+        kf = calloc(df->nequality_ids > 0 ? (size_t)df->nequality_ids : 1, sizeof *kf);
+        if (!rc && !kf) rc = icd_fail_nomem(err);
         for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
             if (!(kf[k] = ice_rd_schema_field(r, df->equality_ids[k])))
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
@@ -405,7 +371,6 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             rc = ice_rd_posload_add(&pl, p->u.bytes.ptr, p->u.bytes.len, q->u.i64, row, err);
             continue;
         }
-        icd_buf_clear(&key);
         for (int32_t k = 0; k < df->nequality_ids; k++) {
             const avro_value *v = avro_find_id(&rec, df->equality_ids[k], 0);
             if (!v) {
@@ -415,23 +380,14 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                 break;
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
-            if ((rc = ice_rd_check_key_bounds(df, (size_t)k, &tv, row, nulls, err))) break;
-            ice_key_put(&key, &tv);
+            if ((rc = ice_rd_eqload_value(&el, &tv, row, err))) break;
         }
-        if (rc) break;
-        if (!icd_buf_ok(&key)) {
-            rc = icd_fail_nomem(err);
-            break;
-        }
-        rc = ice_eq_set_add(e->keys, key.data, key.len, err);
+        if (!rc) rc = ice_rd_eqload_end_record(&el, err);
     }
-    if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_check_entry(df, 0, row, err);
-    for (int32_t k = 0; !rc && !pos_file && k < df->nequality_ids; k++)
-        rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
+    if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_eqload_finish(&el, err);
     ice_rd_posload_free(&pl);
-    free(nulls);
+    ice_rd_eqload_free(&el);
     free(kf);
-    icd_buf_free(&key);
     icd_arena_free(&arena);
     avro_reader_free(ar);
     return rc;
@@ -606,7 +562,6 @@ typedef struct task_state {
     const avro_value *arecs; /* Avro: the records of the batch being filtered */
     int *leaves;             /* sorted, distinct leaves to read */
     size_t nleaves;
-    icd_buf key;
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
@@ -913,7 +868,6 @@ static void task_state_free(task_state *t)
     free(t->eq);
     ice_mor_free(&t->mor);
     free(t->leaves);
-    icd_buf_free(&t->key);
     free(t->sel);
     free(t->vbuf);
 }
@@ -1395,7 +1349,6 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     t.task = task;
     t.sink = sink;
     t.stats = stats;
-    t.key = (icd_buf)ICD_BUF_INIT;
     /* Rows removed by position are attributed to deletion vectors when every position
      * delete of the task is a DV (v3: a DV replaces the position delete files of its data
      * file); a task that mixes both counts them as position deletes. */

@@ -1,7 +1,8 @@
 /*
- * Internals of the merge-on-read reader shared by reader.c (Parquet and Avro data files,
- * the delete cache) and reader_orc.c (ORC data and delete files). Not for use outside
- * src/iceberg/reader*.c.
+ * Internals of the merge-on-read reader shared by reader.c (Parquet and Avro data and
+ * delete files), reader_orc.c (ORC data and delete files) and reader_mor.c (the one
+ * merge-on-read step of every format). The delete cache and the loading rules are in
+ * deletes/delete_cache.h. Not for use outside src/iceberg/reader*.c.
  */
 #ifndef ICD_ICE_READER_INTERNAL_H
 #define ICD_ICE_READER_INTERNAL_H

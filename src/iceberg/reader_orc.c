@@ -575,13 +575,10 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
 {
     size_t nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
     okey *keys = calloc(nk ? nk : 1, sizeof *keys);
-    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
     int64_t *ids = NULL;
     colsel cs = {0};
     orc_reader *rd = NULL;
-    icd_buf key = ICD_BUF_INIT;
-    int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
-    int rc = keys && nulls ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
+    int rc = keys ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
     for (size_t k = 0; !rc && k < nk; k++) {
         const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
         if (!fld) {
@@ -604,38 +601,28 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         ro.ncolumns = cs.n;
         rc = orc_reader_open(&rd, f, &ro, err);
     }
-    if (!rc)
-        rc = ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+    ice_rd_eqload el;
+    memset(&el, 0, sizeof el);
+    if (!rc) rc = ice_rd_eqload_init(&el, e, df, err);
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
         if (rc <= 0) break;
         rc = 0;
-        nread += (int64_t)b->n;
         for (size_t i = 0; i < b->n && !rc; i++) {
-            icd_buf_clear(&key);
             for (size_t k = 0; k < nk && !rc; k++) {
                 ice_tvalue tv = key_value(&keys[k], b, i);
-                rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls, err);
-                ice_key_put(&key, &tv);
+                rc = ice_rd_eqload_value(&el, &tv, (int64_t)(b->row_start + i), err);
             }
-            if (rc) break;
-            if (!icd_buf_ok(&key)) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            rc = ice_eq_set_add(e->keys, key.data, key.len, err);
+            if (!rc) rc = ice_rd_eqload_end_record(&el, err);
         }
     }
-    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
-    for (size_t k = 0; !rc && k < nk; k++)
-        rc = ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err);
-    icd_buf_free(&key);
+    if (!rc) rc = ice_rd_eqload_finish(&el, err);
+    ice_rd_eqload_free(&el);
     orc_reader_free(rd);
     free((void *)cs.cols);
     free(ids);
     free(keys);
-    free(nulls);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/eq_key.h"
 
 struct ice_delete_cache {
     pthread_mutex_t lock;  /* guards the map and entries' `loading`, never held while a
@@ -307,6 +308,57 @@ void ice_rd_posload_free(ice_rd_posload *pl)
     icd_buf_free(&pl->path);
     free(pl->run);
     pl->run = NULL;
+}
+
+int ice_rd_eqload_init(ice_rd_eqload *el, cache_entry *e, const ice_content_file *df,
+                       icd_error *err)
+{
+    memset(el, 0, sizeof *el);
+    el->e = e;
+    el->df = df;
+    el->key = (icd_buf)ICD_BUF_INIT;
+    el->nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
+    el->nulls = calloc(el->nk ? el->nk : 1, sizeof *el->nulls);
+    if (!el->nulls) return icd_fail_nomem(err);
+    return ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+}
+
+int ice_rd_eqload_value(ice_rd_eqload *el, const ice_tvalue *v, int64_t row, icd_error *err)
+{
+    if (el->k >= el->nk)
+        return icd_fail(err, ICD_EINTERNAL, el->df->path, -1, "more key values than key columns");
+    ICD_TRY(ice_rd_check_key_bounds(el->df, el->k, v, row, el->nulls, err));
+    ice_key_put(&el->key, v);
+    el->k++;
+    return 0;
+}
+
+int ice_rd_eqload_end_record(ice_rd_eqload *el, icd_error *err)
+{
+    if (el->k != el->nk)
+        return icd_fail(err, ICD_EINTERNAL, el->df->path, -1,
+                        "a record without all its key values");
+    if (!icd_buf_ok(&el->key)) return icd_fail_nomem(err);
+    ICD_TRY(ice_eq_set_add(el->e->keys, el->key.data, el->key.len, err));
+    icd_buf_clear(&el->key);
+    el->k = 0;
+    el->records++;
+    return 0;
+}
+
+int ice_rd_eqload_finish(ice_rd_eqload *el, icd_error *err)
+{
+    ICD_TRY(ice_delete_check_entry(el->df, 0, el->records, err));
+    for (size_t k = 0; k < el->nk; k++)
+        ICD_TRY(ice_rd_check_nulls(el->df, el->df->equality_ids[k], el->nulls[k], err));
+    return 0;
+}
+
+void ice_rd_eqload_free(ice_rd_eqload *el)
+{
+    free(el->nulls);
+    el->nulls = NULL;
+    icd_buf_free(&el->key);
 }
 
 int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err)

@@ -110,6 +110,28 @@ void ice_rd_posload_null_path(ice_rd_posload *pl);
 int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err);
 void ice_rd_posload_free(ice_rd_posload *pl);
 
+/* Loading an equality delete file (Parquet, ORC, Avro: one copy of the rules). For each
+ * record, its key columns in equality_ids order (ice_rd_eqload_value, which checks the
+ * value against the entry's bounds and counts nulls), then ice_rd_eqload_end_record adds
+ * the record's canonical key (eq_key.h) to the entry's key set. ice_rd_eqload_finish
+ * checks the record count and the null counts against the entry. */
+typedef struct ice_rd_eqload {
+    cache_entry *e;
+    const ice_content_file *df;
+    size_t nk, k;   /* key columns; the next one of the current record */
+    int64_t *nulls; /* per key column */
+    int64_t records;
+    icd_buf key;
+} ice_rd_eqload;
+
+int ice_rd_eqload_init(ice_rd_eqload *el, cache_entry *e, const ice_content_file *df,
+                       icd_error *err);
+/* Key column el->k of the current record, in row `row` of the file (for messages). */
+int ice_rd_eqload_value(ice_rd_eqload *el, const ice_tvalue *v, int64_t row, icd_error *err);
+int ice_rd_eqload_end_record(ice_rd_eqload *el, icd_error *err);
+int ice_rd_eqload_finish(ice_rd_eqload *el, icd_error *err);
+void ice_rd_eqload_free(ice_rd_eqload *el);
+
 /* Equality-delete key bounds: a key value outside the lower/upper bound the manifest
  * recorded for its column is an error (a corrupt delete file). Types whose bounds can
  * be compared without decoding (int/long/date, string, binary) are checked; others
