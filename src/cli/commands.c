@@ -92,6 +92,13 @@ cli_globals cli_global = {false, -1, -1, -1, -1};
         "auth-password-env", 0, "VAR",                                                             \
             "the environment variable Druid reads the served splits' password from", NULL, 0       \
     }
+#define O_ROWS                                                                                     \
+    {                                                                                              \
+        "rows", 0, NULL,                                                                           \
+            "NDJSON splits (`serve --rows`, /splits/N) instead of the materialized files served "  \
+            "by content address (the default; ORC tables always use splits)",                      \
+            NULL, 0                                                                                \
+    }
 #define O_SERVE_URL                                                                                \
     {                                                                                              \
         "serve-url", 0, "URL",                                                                     \
@@ -163,6 +170,7 @@ static const cli_opt READ_OPTS[] = {
     {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt REWRITE_OPTS[] = {O_SPEC,
                                        O_SERVE_URL,
+                                       O_ROWS,
                                        O_SERVE_AUTH,
                                        O_DRUID_LOCATIONS,
                                        O_THREADS,
@@ -225,6 +233,18 @@ static const cli_opt SERVE_OPTS[] = {
      "on SIGTERM/SIGINT, let streams in flight finish for up to S seconds (default 30); SIGHUP "
      "is ignored",
      NULL, 0},
+    O_ROWS,
+    {"cache-dir", 0, "DIR",
+     "where served materialized files are kept and regenerated into (default "
+     "$XDG_CACHE_HOME/icedruid/serve or ~/.cache/icedruid/serve)",
+     NULL, 0},
+    {"cache-max-bytes", 0, "BYTES",
+     "bound of the cache directory; the least recently served files go first (default 10G)", NULL,
+     0},
+    {"metadata-max-age", 0, "MS",
+     "how old the table's snapshot list may be when a file URL is checked for an expired "
+     "snapshot (410) (default 5000; 0: reload on every request)",
+     NULL, 0},
     O_REMAP,
     {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt DIFF_OPTS[] = {
@@ -239,6 +259,7 @@ static const cli_opt DIFF_OPTS[] = {
      "json msq native", 0},
     {"replace-only", 0, NULL, "leave intervals that only received new rows out", NULL, 0},
     O_SERVE_URL,
+    O_ROWS,
     O_SERVE_AUTH,
     O_THREADS,
     O_REMAP,

@@ -27,6 +27,7 @@ typedef struct cli_spec_args {
     unsigned long long limit;    /* read --limit N (0: all rows) */
     bool stats;                  /* --stats */
     bool check;                  /* plan --check */
+    bool rows;                   /* rewrite-spec/diff --rows: NDJSON splits, not files */
     const char *druid_locations; /* --druid-locations remapped|original */
     icd_fileio *io;
     dr_spec *spec;

@@ -74,6 +74,15 @@ const char *dr_stage_file_location(const dr_stage *s, size_t i);
  * warehouseSource listing raw + staged files (rewrite.h). */
 int dr_stage_spec(const dr_stage *s, json_t **out, icd_error *err);
 
+/* Writes the materialized file of task `t` (the Iceberg read with `schema` through
+ * `reader`, which must have been made for md + schema with every column) to DIR/NAME,
+ * atomically: a temporary file in DIR (unique per process and call), fsync, rename,
+ * fsync of DIR. Used by `stage` for local locations and by `serve`'s file cache. */
+struct ice_scan_reader;
+int dr_stage_write_local(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
+                         struct ice_scan_reader *reader, const ice_scan_task *t, const char *dir,
+                         const char *name, int64_t *bytes, int64_t *rows, icd_error *err);
+
 /* The staged file name (without LOCATION/) of a task read with `schema`. */
 int dr_stage_name(const ice_metadata *md, const ice_schema *schema, const ice_scan_task *t,
                   icd_buf *out, icd_error *err);
