@@ -46,6 +46,15 @@ int cmd_rewrite_spec(int argc, char **argv)
                     "icedruid has no ORC writer yet: the spec reads NDJSON splits (run `icedruid "
                     "serve --rows`)\n",
                     norc, norc == 1 ? "" : "s");
+        if (!norc && !a.rows && !a.serve_url && !dr_plan_is_v2(plan) &&
+            dr_plan_materialized_count(plan))
+            fprintf(stderr,
+                    "icedruid rewrite-spec: warning: %zu data file%s cannot be read raw (see "
+                    "`icedruid plan`: renamed or identity-partition columns, defaults) but no "
+                    "--serve-url was given: the spec lists them raw; serve them "
+                    "(--serve-url) or stage them (`icedruid stage`)\n",
+                    dr_plan_materialized_count(plan),
+                    dr_plan_materialized_count(plan) == 1 ? "" : "s");
         if (dr_rewrite_spec(plan, &o, &doc, &err)) rc = cli_report(&err);
     }
     if (!rc) {

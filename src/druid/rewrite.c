@@ -214,7 +214,8 @@ static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *er
 
 bool dr_rewrite_uses_files(const dr_plan *p, const dr_rewrite_opts *o)
 {
-    return o && o->files && dr_plan_split_count(p) && dr_plan_decision(p, 0) &&
+    bool where = o && ((o->serve_url && *o->serve_url) || o->stage_to);
+    return where && o->files && dr_plan_split_count(p) && dr_plan_decision(p, 0) &&
            dr_plan_materialized_count(p) && !dr_serve_files_orc(p, NULL);
 }
 

@@ -52,8 +52,10 @@ int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, ic
  *          other would be empty); inputFormat, timestampSpec, dimensions untouched, so
  *          Druid's own reader reads raw and materialized files alike.
  *
- * True when dr_rewrite_spec with these options gives the files shape (files requested,
- * some file materialized, none of them ORC). */
+ * True when dr_rewrite_spec with these options gives the files shape (files requested
+ * with a serve_url or stage_to, some file materialized, none of them ORC). Without a URL
+ * a plan without delete files keeps the v1 shape (the caller warns: files that need
+ * materializing for other reasons, e.g. identity-partition columns, are then read raw). */
 bool dr_rewrite_uses_files(const dr_plan *p, const dr_rewrite_opts *o);
 
 /* Files mode: the input source of the tasks with keep[i] (NULL: all; none kept: the

@@ -542,6 +542,11 @@ const dr_stage_stats *dr_stage_get_stats(const dr_stage *st)
     return &st->stats;
 }
 
+const char *dr_stage_location(const dr_stage *st)
+{
+    return st->to;
+}
+
 const char *dr_stage_file_location(const dr_stage *st, size_t i)
 {
     return i < ice_scan_plan_task_count(dr_plan_scan(st->plan)) ? st->locations[i] : NULL;

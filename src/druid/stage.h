@@ -69,6 +69,8 @@ void dr_stage_free(dr_stage *s);
 const dr_stage_stats *dr_stage_get_stats(const dr_stage *s);
 /* The location of task i's file as Druid reads it (raw: the data file; else staged). */
 const char *dr_stage_file_location(const dr_stage *s, size_t i);
+/* LOCATION as the spec names it (absolute for a local directory, no trailing '/'). */
+const char *dr_stage_location(const dr_stage *s);
 
 /* The spec to submit: the user's spec with the iceberg input source replaced by its
  * warehouseSource listing raw + staged files (rewrite.h). */
