@@ -329,6 +329,15 @@ def main():
         check(ls["type"] == "local" and sorted(ls["files"]) == sorted([loc2(eb), want_staged]) and
               os.path.exists(want_staged or "/nonexistent"),
               "phase 2 --stage-to: raw + staged file (the served name) in the warehouseSource: %s" % ls)
+        state = os.path.join(tmp, "state.json")
+        with open(state, "w") as f:
+            json.dump({"version": 1, "dataSources": {"sales": {"snapshotId": p1.snapshot_id,
+                                                               "table": "shop.sales"}}}, f)
+        r = sc.run(["sync", "--spec", spec2, "--state", state, "--serve-url", base] + remap2)
+        ss = json.loads(r.stdout)
+        check(ss["type"] == "index_parallel" and ss["spec"]["ioConfig"]["inputSource"] == s and
+              ss["spec"]["ioConfig"]["inputFormat"] == user2["spec"]["ioConfig"]["inputFormat"],
+              "sync (native by default) submits the same raw + served files of the touched day")
         r = sc.run(["diff", "--spec", spec2, "--from-snapshot", str(p1.snapshot_id), "--emit", "native",
                     "--rows", "--serve-url", base] + remap2)
         rs = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
