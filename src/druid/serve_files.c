@@ -189,7 +189,9 @@ static void evict(dr_serve_files *sf, const char *keep)
     struct dirent *de;
     char path[4096];
     while (d && (de = readdir(d))) {
-        if (!valid_name(de->d_name)) continue;
+        /* only this table's files ("icd-<table hash>-", as `keep`, which was found in
+         * this table): a shared directory's other files are not ours */
+        if (!valid_name(de->d_name) || strncmp(de->d_name, keep, 13) != 0) continue;
         snprintf(path, sizeof path, "%s/%s", sf->dir, de->d_name);
         struct stat sb;
         if (stat(path, &sb)) continue;

@@ -20,9 +20,11 @@
  *             request against a list of the table's snapshots at most
  *             metadata_max_age_ms old — never another file.
  *   cache     bounded: after a file is written, the oldest (by modification time, which
- *             a hit refreshes) of the table's files are removed until the total is at
- *             most cache_max_bytes; a file being sent stays readable (open descriptor).
- *             Several servers may share one cache directory (atomic renames).
+ *             a hit refreshes) of this table's files ("icd-<table hash>-*") are removed
+ *             until their total is at most cache_max_bytes; a file being sent stays
+ *             readable (open descriptor); other files in the directory are never touched.
+ *             Several servers may share one cache directory (atomic renames). Temporary
+ *             files of a process killed while writing (".icd-*.tmp") are left behind.
  *
  * /splits stays empty (split_count 0): the NDJSON split path is the plan provider's
  * (plan_provider.h), used for tables whose materialized files would be ORC.

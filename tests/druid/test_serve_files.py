@@ -22,7 +22,8 @@ resuming like Druid's HttpEntity, DuckDB read_parquet and hyparquet reading the 
   - the served bytes are the bytes `stage` writes for that file; read back by DuckDB and
     hyparquet together with the raw files they equal `icedruid scan`;
   - S2 expired (metadata rewritten without it): 410 Gone for its URLs on both servers, even
-    for a file in the cache; never another file; an unknown name 404;
+    for a file in the cache; never another file; an unknown name 404; the cache bound
+    (--cache-max-bytes) evicts the least recently served file;
   - phase 2: `diff --emit native` S1 -> S2 lists, for the one touched day, exactly B (raw)
     and A's served URL in a combining source with the user's inputFormat and no day-1 file;
     with --stage-to the staged file has the served name and bytes; --rows keeps the
@@ -254,7 +255,7 @@ def main():
 
         # a second instance with an empty cache, planned at S3, answers S2's URL
         cache_b = os.path.join(tmp, "cache-b")
-        srv_b = Server(spec_path, remap, cache_b)
+        srv_b = Server(spec_path, remap, cache_b, "--cache-max-bytes", "4096")
         servers.append(srv_b)
         st, rh, rest_b = srv_b.request("GET", fpath, {"Range": "bytes=%d-" % k})
         check(st == 206 and sha(head + rest_b) == sha(full) and os.path.exists(os.path.join(cache_b, name)),
@@ -283,8 +284,12 @@ def main():
         check(st == 410, "HEAD of it: 410")
         st, _, cur = srv_b.request("GET", path_of(new_uris[0]))
         check(st == 200 and cur[:4] == b"PAR1", "the current snapshot's file is still served")
+        new_name = path_of(new_uris[0]).rsplit("/", 1)[1]
+        check(sorted(x for x in os.listdir(cache_b) if not x.startswith(".")) == [new_name],
+              "--cache-max-bytes 4096: writing it evicted the older file (the cache is bounded)")
         st, _, body = srv_b.request("GET", "/metrics")
-        check(st == 200 and b'icedruid_serve_files_total{result="gone"}' in body, "/metrics counts file outcomes")
+        check(st == 200 and b'icedruid_serve_files_total{result="gone"} 2' in body and
+              b"icedruid_serve_cache_evictions_total 1" in body, "/metrics counts file outcomes and evictions")
         for s in list(servers):
             s.stop()
             servers.remove(s)
