@@ -884,9 +884,7 @@ static void waitq_remove_locked(dr_server *s, dr_http_req *r)
 
 /* ---- static files ---------------------------------------------------------------- */
 
-/* Does an If-None-Match / If-Range list name `tag` ("*" names every tag)? Weak tags
- * (W/"...") match too: If-None-Match uses the weak comparison (RFC 9110 13.1.2). */
-static bool etag_listed(const char *h, const char *tag, bool allow_star)
+bool dr_http_etag_listed(const char *h, const char *tag, bool allow_star)
 {
     size_t tl = strlen(tag);
     for (const char *p = h; *p;) {
@@ -908,10 +906,7 @@ static bool etag_listed(const char *h, const char *tag, bool allow_star)
     return false;
 }
 
-/* One "bytes=" range of a file of `size` bytes: 1 and [*from, *to] (inclusive) when
- * satisfiable, 0 when the header is to be ignored (not bytes, malformed, several ranges),
- * -1 when unsatisfiable (416). */
-static int parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *to)
+int dr_http_parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *to)
 {
     while (*h == ' ')
         h++;
@@ -980,7 +975,7 @@ static enum MHD_Result queue_file(struct MHD_Connection *c, dr_http_req *r)
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     struct MHD_Response *resp;
     int status;
-    if (inm && etag_listed(inm, f->etag, true)) {
+    if (inm && dr_http_etag_listed(inm, f->etag, true)) {
         resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
         if (!resp) return MHD_NO;
         status = MHD_HTTP_NOT_MODIFIED;
@@ -988,9 +983,9 @@ static enum MHD_Result queue_file(struct MHD_Connection *c, dr_http_req *r)
     } else {
         const char *rh = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
         const char *ifr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
-        if (rh && ifr && !etag_listed(ifr, f->etag, false)) rh = NULL; /* changed: whole */
+        if (rh && ifr && !dr_http_etag_listed(ifr, f->etag, false)) rh = NULL; /* changed: whole */
         uint64_t from = 0, to = f->size ? f->size - 1 : 0;
-        int rk = rh ? parse_range(rh, f->size, &from, &to) : 0;
+        int rk = rh ? dr_http_parse_range(rh, f->size, &from, &to) : 0;
         char cr[96];
         if (rk < 0) {
             icd_buf b = ICD_BUF_INIT;

@@ -167,6 +167,15 @@ void dr_server_stop(dr_server *s);
 unsigned dr_server_streams_in_flight(dr_server *s);
 unsigned dr_server_streams_queued(dr_server *s);
 
+/* Request headers of the file route (exposed for tests and the fuzz target):
+ * One "bytes=" range of a file of `size` bytes: 1 and [*from, *to] (inclusive) when
+ * satisfiable, 0 when the header is to be ignored (not bytes, malformed, several ranges,
+ * last < first), -1 when unsatisfiable (416: first >= size, or a zero / empty suffix). */
+int dr_http_parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *to);
+/* Does an If-None-Match / If-Range list name `tag` ("*" names every tag when allow_star)?
+ * Weak tags (W/"...") match too (the weak comparison of RFC 9110 13.1.2). */
+bool dr_http_etag_listed(const char *h, const char *tag, bool allow_star);
+
 /* Appends "BASE/splits/N" (the URI of split n under a base URL) to `out`. */
 void dr_server_split_url(icd_buf *out, const char *base_url, size_t n);
 
