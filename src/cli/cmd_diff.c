@@ -128,7 +128,7 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     dr_stage *st = NULL;
     if (!rc && !a->rows && dr_plan_decide(plan, err)) rc = cli_report(err);
     if (!rc && d->stage_to && !a->rows) { /* the materialized files, named as `stage` names them */
-        dr_stage_opts so = {d->stage_to, a->threads, 0};
+        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL};
         if (dr_stage_run(plan, a->io, &so, &st, err)) rc = cli_report(err);
     }
     dr_diff diff;

@@ -268,10 +268,11 @@ static int generate_planned(dr_serve_files *sf, const char *name, bool *found, i
                                  &sf->reader, err);
     pthread_mutex_unlock(&sf->mu);
     if (rc) return rc;
-    int64_t bytes, rows;
+    int64_t bytes;
+    ice_read_stats rs = {0};
     return dr_stage_write_local(sf->io, dr_plan_metadata(p), dr_plan_schema(p), sf->reader,
-                                ice_scan_plan_task(dr_plan_scan(p), ti), sf->dir, name, &bytes,
-                                &rows, err);
+                                ice_scan_plan_task(dr_plan_scan(p), ti), sf->dir, name, &bytes, &rs,
+                                err);
 }
 
 /* Another snapshot: the table loaded again, that snapshot planned, its tasks decided and
@@ -311,10 +312,10 @@ static int generate_other(dr_serve_files *sf, int64_t snap, const char *name, bo
     if (!rc && hit) {
         *found = true;
         rc = ice_scan_reader_new(sf->io, md, schema, NULL, 0, &rd, err);
-        int64_t bytes, rows;
+        int64_t bytes;
+        ice_read_stats rs = {0};
         if (!rc)
-            rc = dr_stage_write_local(sf->io, md, schema, rd, hit, sf->dir, name, &bytes, &rows,
-                                      err);
+            rc = dr_stage_write_local(sf->io, md, schema, rd, hit, sf->dir, name, &bytes, &rs, err);
     }
     icd_buf_free(&nm);
     ice_scan_reader_free(rd);
