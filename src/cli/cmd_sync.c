@@ -7,7 +7,10 @@
  * every submission.
  *
  * With --wait the tasks' status is polled and the snapshot recorded only once every task
- * succeeded (without it: once Druid accepted them).
+ * succeeded (without it: once Druid accepted them). The rows are read from the raw and
+ * materialized files of the snapshot through the user's inputFormat (druid/emit.h, files
+ * mode); --serve-listen serves the materialized files from this process while Druid
+ * reads them (druid/serve_files.h); --rows reads NDJSON splits instead.
  *
  * Exit codes: 0 done (submitted and recorded, up to date, or printed only), 1 failed
  * (state unchanged unless said otherwise), 2 usage, 3 another sync holds the state lock.
@@ -305,9 +308,16 @@ static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job 
         *sf = NULL;
         return cli_report(&err);
     }
-    fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
-            job->data_source, dr_plan_split_count(job->plan), job->to_snapshot,
-            dr_server_base_url(*srv));
+    if (*sf)
+        fprintf(stderr,
+                "icedruid sync: %s: serving %zu materialized file(s) of snapshot %" PRId64
+                " at %s\n",
+                job->data_source, dr_plan_materialized_count(job->plan), job->to_snapshot,
+                dr_server_base_url(*srv));
+    else
+        fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
+                job->data_source, dr_plan_split_count(job->plan), job->to_snapshot,
+                dr_server_base_url(*srv));
     return CLI_OK;
 }
 

@@ -354,7 +354,12 @@ static const cli_command COMMANDS[] = {
      "files",
      "Files already staged are skipped. A summary line (JSON) goes to stderr.", STAGE_OPTS},
     {"serve", cmd_serve, "--spec SPEC.json",
-     "serve the splits' rows over HTTP for Druid's http input source", NULL, SERVE_OPTS},
+     "serve the materialized files by content address (Range, ETag) for Druid's http input "
+     "source; --rows: the splits' rows as NDJSON",
+     "Materialized files are written on first request into --cache-dir and answered at "
+     "/files/TABLE/SNAPSHOT/NAME by any instance serving the table (410 once the snapshot "
+     "expired). Tables whose materialized files would be ORC are served as NDJSON splits.",
+     SERVE_OPTS},
     {"diff", cmd_diff, "--spec SPEC.json --from-snapshot ID",
      "Druid intervals to replace / append between two snapshots", NULL, DIFF_OPTS},
     {"sync", cmd_sync, "--spec SPEC.json --state STATE.json",

@@ -33,6 +33,12 @@
  * with the same pruning filter (partition values and column bounds decide, as in Druid),
  * and the splits of files it keeps are kept; every split when that is not possible.
  *
+ * In files mode (dr_emit_opts.files, the CLI's default) a snapshot with a file to
+ * materialize (deletes, or columns a raw read would miss) is read like the first ingestion
+ * instead: its raw files and materialized files (served or staged, content-addressed)
+ * through the user's own inputFormat and timestampSpec, pruned to the files that can hold
+ * rows of the ranges the same way; the NDJSON splits above remain for --rows and ORC.
+ *
  * A full ingestion (diff NULL: the first sync of a data source) is one `REPLACE ...
  * OVERWRITE ALL` / one native task with appendToExisting=false and no intervals.
  */
