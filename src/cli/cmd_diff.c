@@ -1,15 +1,21 @@
 /*
  * `icedruid diff --spec SPEC.json --from-snapshot A [--to-snapshot B] [--granularity G]
- *  [--emit json|msq|native] [--serve-url URL] [--replace-only] [--remap FROM=TO]...
+ *  [--emit json|msq|native] [--serve-url URL | --stage-to LOCATION] [--rows]
+ *  [--replace-only] [--remap FROM=TO]...
  *  [--threads N]`: the Druid segment intervals that changed between two snapshots of the
  * spec's table (druid/diff.h), as one JSON object on stdout. B defaults to the table's
  * current snapshot, G to the spec's granularitySpec.segmentGranularity (a name such as
  * DAY, or a granularity JSON object).
  *
  * --emit msq / native print the re-ingestion instead (druid/emit.h): MSQ REPLACE
- * statements, one per contiguous range, or one index_parallel task, reading snapshot B
- * (Druid's iceberg source when B has no delete file, else the splits of `icedruid serve`
- * at --serve-url, with --auth-user / --auth-password-env for its basic auth).
+ * statements, one per contiguous range, or one index_parallel task, reading snapshot B:
+ * Druid's iceberg source when no file of B needs materializing; else, through the user's
+ * own inputFormat, B's raw files (warehouseSource) and its materialized files — served by
+ * `icedruid serve` at --serve-url (`combining` with `http`, --auth-user /
+ * --auth-password-env for its basic auth) or staged under --stage-to LOCATION first
+ * (`stage`'s names, so the first ingestion's staged files are reused) — so re-ingested
+ * intervals are built exactly like the first ingestion. --rows (and tables whose files to
+ * materialize are ORC) reads the NDJSON splits of `serve --rows` instead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,10 +27,11 @@
 #include "cli/spec_args.h"
 #include "druid/diff.h"
 #include "druid/emit.h"
+#include "druid/stage.h"
 #include "druid/sync.h"
 
 typedef struct diff_args {
-    const char *from, *to, *granularity, *emit;
+    const char *from, *to, *granularity, *emit, *stage_to;
     bool replace_only;
 } diff_args;
 
@@ -51,6 +58,7 @@ static int take_own_args(int argc, char **argv, diff_args *d, int *out_argc)
                             : !strcmp(argv[i], "--to-snapshot") ? &d->to
                             : !strcmp(argv[i], "--granularity") ? &d->granularity
                             : !strcmp(argv[i], "--emit")        ? &d->emit
+                            : !strcmp(argv[i], "--stage-to")    ? &d->stage_to
                                                                 : NULL;
         if (!slot) {
             argv[n++] = argv[i];
@@ -117,6 +125,12 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     if (!rc && a->auth_password_env &&
         !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    dr_stage *st = NULL;
+    if (!rc && !a->rows && dr_plan_decide(plan, err)) rc = cli_report(err);
+    if (!rc && d->stage_to && !a->rows) { /* the materialized files, named as `stage` names them */
+        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL};
+        if (dr_stage_run(plan, a->io, &so, &st, err)) rc = cli_report(err);
+    }
     dr_diff diff;
     memset(&diff, 0, sizeof diff);
     if (!rc) {
@@ -133,6 +147,8 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         eo.auth_user = a->auth_user;
         eo.auth_password = pw;
         eo.replace_only = d->replace_only;
+        eo.files = !a->rows;
+        eo.stage_to = st ? dr_stage_location(st) : NULL;
         cli_out out;
         cli_out_init(&out, stdout);
         const dr_spec *spec = at ? at : a->spec; /* the one the plan selected B with */
@@ -149,6 +165,7 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     }
     dr_diff_free(&diff);
     json_decref(pw);
+    dr_stage_free(st);
     dr_plan_free(plan);
     dr_spec_free(at);
     return rc;
@@ -204,8 +221,13 @@ int cmd_diff(int argc, char **argv)
     }
     cli_spec_args a;
     rc = cli_spec_args_parse(
-        &a, nargc, argv, statements ? "threads,serve-url,auth-user,auth-password-env" : "threads",
-        NULL);
+        &a, nargc, argv,
+        statements ? "threads,serve-url,rows,auth-user,auth-password-env" : "threads", NULL);
+    if (!rc && d.stage_to && !statements)
+        rc = cli_usage_error("diff", "--stage-to goes with --emit msq|native");
+    if (!rc && d.stage_to && a.rows)
+        rc = cli_usage_error("diff", "--stage-to stages files; --rows reads NDJSON splits: "
+                                     "choose one");
     if (!rc && !!a.auth_user != !!a.auth_password_env)
         rc = cli_usage_error("diff", "--auth-user and --auth-password-env go together");
     if (!rc) rc = cli_spec_load(&a);

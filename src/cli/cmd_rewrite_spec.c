@@ -1,23 +1,28 @@
 /*
- * `icedruid rewrite-spec --spec SPEC.json [--serve-url URL] [--auth-user NAME
+ * `icedruid rewrite-spec --spec SPEC.json [--serve-url URL] [--rows] [--auth-user NAME
  *  --auth-password-env VAR] [--remap FROM=TO]...`: the ingestion spec to submit to Druid
- * (druid/rewrite.h). v1: the user's spec reading the planned files through its
- * warehouseSource; v2: an `http` input source over the splits `icedruid serve` at URL
- * serves, with the timestamp and dimension settings that give the same datasource. The
+ * (druid/rewrite.h). No file to materialize: the user's spec reading the planned files
+ * through its warehouseSource; else (default) a `combining` input source of the raw files
+ * (warehouseSource) and the materialized files `icedruid serve` at URL serves by content
+ * address (`http`), the user's inputFormat untouched; with --rows, or when a file to
+ * materialize is ORC, an `http` input source over the NDJSON splits of `serve --rows`,
+ * with the timestamp and dimension settings that give the same datasource. The
  * password of the `http` source is a PasswordProvider reading environment variable VAR
  * on the Druid side; icedruid never writes a password into a spec.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
 #include "druid/rewrite.h"
+#include "druid/serve_files.h"
 
 int cmd_rewrite_spec(int argc, char **argv)
 {
     cli_spec_args a;
     int rc = cli_spec_args_parse(
-        &a, argc, argv, "threads,serve-url,auth-user,auth-password-env,druid-locations", NULL);
+        &a, argc, argv, "threads,serve-url,rows,auth-user,auth-password-env,druid-locations", NULL);
     dr_plan *plan = NULL;
     json_t *pw = NULL, *doc = NULL;
     if (!rc && !!a.auth_user != !!a.auth_password_env)
@@ -30,8 +35,26 @@ int cmd_rewrite_spec(int argc, char **argv)
         pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a.auth_password_env);
         if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
     }
+    if (!rc && !a.rows && dr_plan_decide(plan, &err)) rc = cli_report(&err);
     if (!rc) {
-        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw};
+        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL};
+        const char *orc = NULL;
+        size_t norc = a.rows ? 0 : dr_serve_files_orc(plan, &orc);
+        if (norc)
+            fprintf(stderr,
+                    "icedruid rewrite-spec: %zu ORC data file%s must be materialized and "
+                    "icedruid has no ORC writer yet: the spec reads NDJSON splits (run `icedruid "
+                    "serve --rows`)\n",
+                    norc, norc == 1 ? "" : "s");
+        if (!norc && !a.rows && !a.serve_url && !dr_plan_is_v2(plan) &&
+            dr_plan_materialized_count(plan))
+            fprintf(stderr,
+                    "icedruid rewrite-spec: warning: %zu data file%s cannot be read raw (see "
+                    "`icedruid plan`: renamed or identity-partition columns, defaults) but no "
+                    "--serve-url was given: the spec lists them raw; serve them "
+                    "(--serve-url) or stage them (`icedruid stage`)\n",
+                    dr_plan_materialized_count(plan),
+                    dr_plan_materialized_count(plan) == 1 ? "" : "s");
         if (dr_rewrite_spec(plan, &o, &doc, &err)) rc = cli_report(&err);
     }
     if (!rc) {

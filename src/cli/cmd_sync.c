@@ -7,7 +7,10 @@
  * every submission.
  *
  * With --wait the tasks' status is polled and the snapshot recorded only once every task
- * succeeded (without it: once Druid accepted them).
+ * succeeded (without it: once Druid accepted them). The rows are read from the raw and
+ * materialized files of the snapshot through the user's inputFormat (druid/emit.h, files
+ * mode); --serve-listen serves the materialized files from this process while Druid
+ * reads them (druid/serve_files.h); --rows reads NDJSON splits instead.
  *
  * Exit codes: 0 done (submitted and recorded, up to date, or printed only), 1 failed
  * (state unchanged unless said otherwise), 2 usage, 3 another sync holds the state lock.
@@ -24,6 +27,8 @@
 #include "cli/cli.h"
 #include "cli/spec_args.h"
 #include "druid/plan_provider.h"
+#include "druid/rewrite.h"
+#include "druid/serve_files.h"
 #include "druid/server.h"
 #include "druid/sync.h"
 #include "druid/timestamp.h"
@@ -261,15 +266,33 @@ static void serve_log(void *ctx, const char *line)
 
 /* --serve-listen: the plan's splits served from this process for the tasks' lifetime. */
 static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job *job,
-                        const json_t *pw, dr_plan_provider **pp, dr_server **srv)
+                        const json_t *pw, dr_plan_provider **pp, dr_serve_files **sf,
+                        dr_server **srv)
 {
     icd_error err;
     icd_error_clear(&err);
-    dr_plan_provider_opts po = {
-        .auth_user = a->auth_user, .auth_password = pw, .queue_chunks = 1, .log = serve_log};
-    if (dr_plan_provider_new(job->plan, a->io, &po, pp, &err)) return cli_report(&err);
     dr_server_provider p;
-    dr_plan_provider_get(*pp, &p);
+    dr_rewrite_opts ro = {"http://x", NULL, NULL, !a->rows, NULL};
+    if (!a->rows && dr_plan_decide(job->plan, &err)) return cli_report(&err);
+    if (dr_rewrite_uses_files(job->plan, &ro)) { /* the materialized files, by content address */
+        cli_serve_opts so;
+        cli_serve_opts_init(&so);
+        char *cache = cli_serve_cache_dir(&so);
+        dr_serve_files_opts fo = {.cache_dir = cache,
+                                  .metadata_max_age_ms = -1,
+                                  .auth_user = a->auth_user,
+                                  .auth_password = pw,
+                                  .log = serve_log};
+        int r = cache ? dr_serve_files_new(job->plan, a->io, &fo, sf, &err) : icd_fail_nomem(&err);
+        free(cache);
+        if (r) return cli_report(&err);
+        dr_serve_files_get(*sf, &p);
+    } else {
+        dr_plan_provider_opts po = {
+            .auth_user = a->auth_user, .auth_password = pw, .queue_chunks = 1, .log = serve_log};
+        if (dr_plan_provider_new(job->plan, a->io, &po, pp, &err)) return cli_report(&err);
+        dr_plan_provider_get(*pp, &p);
+    }
     dr_server_config cfg = {
         .listen = s->serve_listen,
         .allow_remote = s->serve_allow_remote,
@@ -281,11 +304,20 @@ static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job 
     if (dr_server_start(&cfg, &p, srv, &err)) {
         dr_plan_provider_free(*pp);
         *pp = NULL;
+        dr_serve_files_free(*sf);
+        *sf = NULL;
         return cli_report(&err);
     }
-    fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
-            job->data_source, dr_plan_split_count(job->plan), job->to_snapshot,
-            dr_server_base_url(*srv));
+    if (*sf)
+        fprintf(stderr,
+                "icedruid sync: %s: serving %zu materialized file(s) of snapshot %" PRId64
+                " at %s\n",
+                job->data_source, dr_plan_materialized_count(job->plan), job->to_snapshot,
+                dr_server_base_url(*srv));
+    else
+        fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
+                job->data_source, dr_plan_split_count(job->plan), job->to_snapshot,
+                dr_server_base_url(*srv));
     return CLI_OK;
 }
 
@@ -301,6 +333,7 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     o.emit.auth_user = a->auth_user;
     o.emit.auth_password = pw;
     o.emit.replace_only = s->replace_only;
+    o.emit.files = !a->rows;
     o.emit.context = ctx;
     o.full = s->full;
     o.threads = a->threads;
@@ -308,14 +341,24 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     dr_sync_job job;
     if (dr_sync_prepare(a->spec, a->io, st, &o, &job, &err)) return cli_report(&err);
     dr_plan_provider *pp = NULL;
+    dr_serve_files *sf = NULL;
     dr_server *srv = NULL;
     if (o.serve_later && job.has_snapshot && !job.up_to_date) {
-        int r = dr_plan_is_v2(job.plan) ? start_server(a, s, &job, pw, &pp, &srv) : CLI_OK;
+        bool need = dr_plan_is_v2(job.plan);
+        if (!need && !a->rows) { /* files mode: also a v1 plan with a file to materialize */
+            if (dr_plan_decide(job.plan, &err)) {
+                dr_sync_job_free(&job);
+                return cli_report(&err);
+            }
+            need = dr_plan_materialized_count(job.plan) > 0;
+        }
+        int r = need ? start_server(a, s, &job, pw, &pp, &sf, &srv) : CLI_OK;
         if (srv) o.emit.serve_url = dr_server_base_url(srv);
         if (r || dr_sync_emit(a->spec, a->io, &o, &job, &err)) {
             if (!r) cli_report(&err);
             dr_server_stop(srv);
             dr_plan_provider_free(pp);
+            dr_serve_files_free(sf);
             dr_sync_job_free(&job);
             return CLI_FAILED;
         }
@@ -364,6 +407,7 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     }
     dr_server_stop(srv); /* Druid's tasks are done (--serve-listen implies --wait) */
     dr_plan_provider_free(pp);
+    dr_serve_files_free(sf);
     dr_sync_job_free(&job);
     return rc;
 }
@@ -378,8 +422,8 @@ int cmd_sync(int argc, char **argv)
     cli_spec_args a;
     memset(&a, 0, sizeof a);
     if (!rc)
-        rc = cli_spec_args_parse(&a, nrest, rest, "threads,serve-url,auth-user,auth-password-env",
-                                 NULL);
+        rc = cli_spec_args_parse(&a, nrest, rest,
+                                 "threads,serve-url,rows,auth-user,auth-password-env", NULL);
     if (!rc) rc = check_args(argv[0], &s, &a);
     int64_t baseline = 0;
     if (!rc && s.baseline) rc = parse_baseline(argv[0], s.baseline, &baseline);

@@ -92,6 +92,13 @@ cli_globals cli_global = {false, -1, -1, -1, -1};
         "auth-password-env", 0, "VAR",                                                             \
             "the environment variable Druid reads the served splits' password from", NULL, 0       \
     }
+#define O_ROWS                                                                                     \
+    {                                                                                              \
+        "rows", 0, NULL,                                                                           \
+            "NDJSON splits (`serve --rows`, /splits/N) instead of the materialized files served "  \
+            "by content address (the default; ORC tables always use splits)",                      \
+            NULL, 0                                                                                \
+    }
 #define O_SERVE_URL                                                                                \
     {                                                                                              \
         "serve-url", 0, "URL",                                                                     \
@@ -168,6 +175,7 @@ static const cli_opt READ_OPTS[] = {
     {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt REWRITE_OPTS[] = {O_SPEC,
                                        O_SERVE_URL,
+                                       O_ROWS,
                                        O_SERVE_AUTH,
                                        O_DRUID_LOCATIONS,
                                        O_THREADS,
@@ -230,6 +238,18 @@ static const cli_opt SERVE_OPTS[] = {
      "on SIGTERM/SIGINT, let streams in flight finish for up to S seconds (default 30); SIGHUP "
      "is ignored",
      NULL, 0},
+    O_ROWS,
+    {"cache-dir", 0, "DIR",
+     "where served materialized files are kept and regenerated into (default "
+     "$XDG_CACHE_HOME/icedruid/serve or ~/.cache/icedruid/serve)",
+     NULL, 0},
+    {"cache-max-bytes", 0, "BYTES",
+     "bound of the cache directory; the least recently served files go first (default 10G)", NULL,
+     0},
+    {"metadata-max-age", 0, "MS",
+     "how old the table's snapshot list may be when a file URL is checked for an expired "
+     "snapshot (410) (default 5000; 0: reload on every request)",
+     NULL, 0},
     O_REMAP,
     {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt DIFF_OPTS[] = {
@@ -244,6 +264,11 @@ static const cli_opt DIFF_OPTS[] = {
      "json msq native", 0},
     {"replace-only", 0, NULL, "leave intervals that only received new rows out", NULL, 0},
     O_SERVE_URL,
+    {"stage-to", 0, "LOCATION",
+     "stage the materialized files there first (as `icedruid stage --to`) and list them with the "
+     "raw files in the warehouseSource instead of reading them from --serve-url",
+     NULL, 0},
+    O_ROWS,
     O_SERVE_AUTH,
     O_THREADS,
     O_REMAP,
@@ -262,9 +287,11 @@ static const cli_opt SYNC_OPTS[] = {
      "statements)",
      "msq native", 0},
     O_SERVE_URL,
+    O_ROWS,
     {"serve-listen", 0, "HOST:PORT",
-     "serve the splits from this process while Druid reads them (v2 only; implies --wait)", NULL,
-     0},
+     "serve the materialized files (or, with --rows, the splits) from this process while Druid "
+     "reads them (implies --wait)",
+     NULL, 0},
     {"serve-public-url", 0, "URL", "base of the split URIs with --serve-listen", NULL, 0},
     {"serve-allow-remote", 0, NULL, "allow a non-loopback --serve-listen address", NULL, 0},
     O_SERVE_AUTH,
@@ -327,7 +354,12 @@ static const cli_command COMMANDS[] = {
      "files",
      "Files already staged are skipped. A summary line (JSON) goes to stderr.", STAGE_OPTS},
     {"serve", cmd_serve, "--spec SPEC.json",
-     "serve the splits' rows over HTTP for Druid's http input source", NULL, SERVE_OPTS},
+     "serve the materialized files by content address (Range, ETag) for Druid's http input "
+     "source; --rows: the splits' rows as NDJSON",
+     "Materialized files are written on first request into --cache-dir and answered at "
+     "/files/TABLE/SNAPSHOT/NAME by any instance serving the table (410 once the snapshot "
+     "expired). Tables whose materialized files would be ORC are served as NDJSON splits.",
+     SERVE_OPTS},
     {"diff", cmd_diff, "--spec SPEC.json --from-snapshot ID",
      "Druid intervals to replace / append between two snapshots", NULL, DIFF_OPTS},
     {"sync", cmd_sync, "--spec SPEC.json --state STATE.json",

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/serve_common.h"
@@ -89,6 +90,37 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
     }
     if (!strcmp(a, "--access-log")) {
         o->access_log = true;
+        return 1;
+    }
+    if (!strcmp(a, "--rows")) {
+        o->rows = true;
+        return 1;
+    }
+    if (!strcmp(a, "--cache-dir") || !strcmp(a, "--cache-max-bytes") ||
+        !strcmp(a, "--metadata-max-age")) {
+        if (*i + 1 >= argc) return cli_usage_error("serve", "%s needs a value", a);
+        const char *v = argv[++*i];
+        if (!strcmp(a, "--cache-dir")) {
+            if (!v[0]) return cli_usage_error("serve", "--cache-dir needs a directory");
+            o->cache_dir = v;
+        } else if (!strcmp(a, "--cache-max-bytes")) {
+            if (!parse_bytes(v, &o->cache_max_bytes))
+                return cli_usage_error("serve",
+                                       "--cache-max-bytes expects a size of at least 4096 bytes "
+                                       "(K, M, G suffixes allowed), not '%s'",
+                                       v);
+        } else {
+            char *end;
+            errno = 0;
+            unsigned long ms = strtoul(v, &end, 10);
+            if (errno || end == v || *end || v[0] == '-' || ms > 86400000UL)
+                return cli_usage_error("serve",
+                                       "--metadata-max-age expects milliseconds from 0 to "
+                                       "86400000, not '%s'",
+                                       v);
+            o->has_metadata_max_age = true;
+            o->metadata_max_age_ms = (unsigned)ms;
+        }
         return 1;
     }
     static const char *const with_value[] = {"--listen",
@@ -243,6 +275,21 @@ int cli_serve_finish_opts(cli_serve_opts *o)
     return 0;
 }
 
+char *cli_serve_cache_dir(const cli_serve_opts *o)
+{
+    icd_buf b = ICD_BUF_INIT;
+    const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+    if (o->cache_dir)
+        icd_buf_puts(&b, o->cache_dir);
+    else if (x && x[0] == '/')
+        icd_buf_printf(&b, "%s/icedruid/serve", x);
+    else if (h && h[0] == '/')
+        icd_buf_printf(&b, "%s/.cache/icedruid/serve", h);
+    else
+        icd_buf_printf(&b, "/tmp/icedruid-serve-%ld", (long)getuid());
+    return icd_buf_detach(&b);
+}
+
 void cli_serve_log_line(void *ctx, const char *line)
 {
     (void)ctx;
@@ -323,11 +370,18 @@ int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
     size_t n = p->split_count(p->ctx);
     printf("%s\n", dr_server_base_url(s));
     fflush(stdout);
-    fprintf(stderr,
-            "icedruid serve: %zu split%s at %s/splits, the Druid spec at %s/spec%s "
-            "(Ctrl-C stops)\n",
-            n, n == 1 ? "" : "s", dr_server_base_url(s), dr_server_base_url(s),
-            o->auth_user ? ", basic auth on" : "");
+    if (p->file_open)
+        fprintf(stderr,
+                "icedruid serve: materialized files at %s/files/..., the Druid spec at %s/spec%s "
+                "(Ctrl-C stops)\n",
+                dr_server_base_url(s), dr_server_base_url(s),
+                o->auth_user ? ", basic auth on" : "");
+    else
+        fprintf(stderr,
+                "icedruid serve: %zu split%s at %s/splits, the Druid spec at %s/spec%s "
+                "(Ctrl-C stops)\n",
+                n, n == 1 ? "" : "s", dr_server_base_url(s), dr_server_base_url(s),
+                o->auth_user ? ", basic auth on" : "");
     int sig = 0;
     for (;;) {
         if (sigwait(&stop_set, &sig) != 0) continue;

@@ -16,6 +16,9 @@
  *   --max-connections N, --max-connections-per-ip N, --header-timeout S,
  *   --idle-timeout S, --queue-timeout S, --stream-buffer BYTES, --buffer-memory BYTES,
  *   --drain-timeout S          limits (see the "serve" entry of src/cli/commands.c)
+ *   --rows                     serve NDJSON splits (/splits/N) instead of files
+ *   --cache-dir DIR, --cache-max-bytes BYTES, --metadata-max-age MS
+ *                              the materialized-file cache (druid/serve_files.h)
  *
  * Signals: SIGTERM and SIGINT drain (stop accepting, let streams in flight finish for at
  * most --drain-timeout seconds, then stop); SIGHUP is logged and ignored.
@@ -42,7 +45,13 @@ typedef struct cli_serve_opts {
     unsigned max_connections, max_connections_per_ip, header_timeout_s, idle_timeout_s,
         queue_timeout_s, drain_timeout_s; /* 0: the server's default */
     size_t stream_buffer_bytes, buffer_bytes;
-    char *auth_password; /* owned; set by cli_serve_finish_opts */
+    /* files mode (the default): the cache of materialized files */
+    bool rows;                    /* --rows: NDJSON splits at /splits/N instead of files */
+    const char *cache_dir;        /* --cache-dir (default: see cli_serve_cache_dir) */
+    size_t cache_max_bytes;       /* --cache-max-bytes (0: 10 GiB) */
+    bool has_metadata_max_age;    /* --metadata-max-age MS given */
+    unsigned metadata_max_age_ms; /* how old the snapshot list may be (default 5000) */
+    char *auth_password;          /* owned; set by cli_serve_finish_opts */
 } cli_serve_opts;
 
 void cli_serve_opts_init(cli_serve_opts *o);
@@ -53,6 +62,9 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i);
 /* After the arguments: reads the password (file, else environment) and checks the
  * combination. Returns 0 or CLI_USAGE / CLI_FAILED after printing the reason. */
 int cli_serve_finish_opts(cli_serve_opts *o);
+/* The cache directory: --cache-dir, else $XDG_CACHE_HOME/icedruid/serve, else
+ * $HOME/.cache/icedruid/serve, else /tmp/icedruid-serve-UID (malloc'd). */
+char *cli_serve_cache_dir(const cli_serve_opts *o);
 /* Clears and frees the password. */
 void cli_serve_opts_free(cli_serve_opts *o);
 

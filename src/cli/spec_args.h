@@ -28,6 +28,7 @@ typedef struct cli_spec_args {
     bool stats;                  /* --stats */
     bool prune_row_groups;       /* read --prune-row-groups */
     bool check;                  /* plan --check */
+    bool rows;                   /* rewrite-spec/diff --rows: NDJSON splits, not files */
     const char *druid_locations; /* --druid-locations remapped|original */
     icd_fileio *io;
     dr_spec *spec;

@@ -163,6 +163,7 @@ typedef struct emit_ctx {
     const ice_schema *schema; /* NULL without a plan */
     const ice_snapshot *snap; /* NULL without a plan or for an empty table */
     bool v2;
+    bool files;       /* files mode (emit.h) */
     json_t *v2_doc;   /* v2: the rewritten spec (http source over every split) */
     bool *union_keep; /* v2, many MSQ ranges: the splits kept for all of them */
     size_t union_n;
@@ -410,8 +411,27 @@ static int v1_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t
     return 0;
 }
 
+/* Files mode: raw + materialized files of the tasks that can hold rows of the ranges. */
+static int files_source(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t **out)
+{
+    size_t n = ice_scan_plan_task_count(dr_plan_scan(c->o->plan));
+    bool *keep = calloc(n ? n : 1, sizeof *keep);
+    if (!keep) return icd_fail_nomem(c->err);
+    int rc = 0;
+    if (c->union_keep && c->union_n == n)
+        memcpy(keep, c->union_keep, n * sizeof *keep);
+    else
+        rc = v2_keep(c, rs, nr, keep, n);
+    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, true,
+                          c->o->stage_to};
+    if (!rc) rc = dr_rewrite_files_source(c->o->plan, &ro, keep, out, c->err);
+    free(keep);
+    return rc;
+}
+
 static int source_for(const emit_ctx *c, const dr_interval *rs, size_t nr, json_t **out)
 {
+    if (c->files) return files_source(c, rs, nr, out);
     return c->v2 ? v2_source(c, rs, nr, out) : v1_source(c, rs, nr, out);
 }
 
@@ -948,7 +968,9 @@ static json_t *msq_context(const emit_ctx *c, bool rollup)
 static int union_keep(emit_ctx *c)
 {
     json_t *io = io_config_of(c->spec, c->v2_doc);
-    size_t n = json_array_size(json_object_get(json_object_get(io, "inputSource"), "uris"));
+    size_t n = c->files
+                   ? ice_scan_plan_task_count(dr_plan_scan(c->o->plan))
+                   : json_array_size(json_object_get(json_object_get(io, "inputSource"), "uris"));
     c->union_keep = calloc(n ? n : 1, sizeof *c->union_keep);
     if (!c->union_keep) return icd_fail_nomem(c->err);
     c->union_n = n;
@@ -972,8 +994,8 @@ static int build_msq(emit_ctx *c, dr_emit_list *l)
                       "--emit msq: the spec has no ioConfig.inputFormat");
     size_t n = c->full ? 1 : c->n_ranges;
     if (!rc && !(l->items = calloc(n ? n : 1, sizeof *l->items))) rc = icd_fail_nomem(c->err);
-    if (!rc && c->v2 && n > EMIT_MAX_PLANS) /* one plan per statement costs too much */
-        rc = union_keep(c);
+    /* one plan per statement costs too much */
+    if (!rc && (c->v2 || c->files) && n > EMIT_MAX_PLANS) rc = union_keep(c);
     icd_buf b = ICD_BUF_INIT;
     for (size_t i = 0; !rc && i < n; i++) {
         icd_buf_clear(&b);
@@ -1014,7 +1036,7 @@ void dr_emit_list_free(dr_emit_list *l)
 
 static int prepare_v2(emit_ctx *c)
 {
-    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password};
+    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, false, NULL};
     if (!c->o->serve_url || !*c->o->serve_url)
         return icd_fail(c->err, ICD_EINVALID, NULL, -1,
                         "the snapshot to re-ingest has delete files (v2): Druid's iceberg input "
@@ -1043,6 +1065,11 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
         c.schema = dr_plan_schema(c.o->plan);
         c.snap = ice_scan_plan_snapshot(dr_plan_scan(c.o->plan));
         c.v2 = dr_plan_is_v2(c.o->plan);
+        dr_rewrite_opts fo = {c.o->serve_url, NULL, NULL, c.o->files, c.o->stage_to};
+        if (dr_rewrite_uses_files(c.o->plan, &fo)) {
+            c.files = true;
+            c.v2 = false; /* Druid reads the files with the user's own format and timestampSpec */
+        }
     }
     if (c.schema) c.ts_field = schema_field(&c, dr_spec_timestamp_spec(spec)->column);
     if (diff) {
@@ -1059,6 +1086,7 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
     c.ranges = out->ranges;
     c.n_ranges = out->n_ranges;
     out->v2 = c.v2;
+    out->files = c.files;
     int rc = c.v2 ? prepare_v2(&c) : 0;
     if (!rc) rc = kind == DR_EMIT_MSQ ? build_msq(&c, out) : build_native(&c, out);
     json_decref(c.v2_doc);

@@ -33,6 +33,12 @@
  * with the same pruning filter (partition values and column bounds decide, as in Druid),
  * and the splits of files it keeps are kept; every split when that is not possible.
  *
+ * In files mode (dr_emit_opts.files, the CLI's default) a snapshot with a file to
+ * materialize (deletes, or columns a raw read would miss) is read like the first ingestion
+ * instead: its raw files and materialized files (served or staged, content-addressed)
+ * through the user's own inputFormat and timestampSpec, pruned to the files that can hold
+ * rows of the ranges the same way; the NDJSON splits above remain for --rows and ORC.
+ *
  * A full ingestion (diff NULL: the first sync of a data source) is one `REPLACE ...
  * OVERWRITE ALL` / one native task with appendToExisting=false and no intervals.
  */
@@ -64,8 +70,18 @@ typedef struct dr_emit_opts {
     const char *auth_user;       /* v2: httpAuthenticationUsername, or NULL */
     const json_t *auth_password; /* v2: httpAuthenticationPassword provider, or NULL */
     bool replace_only;           /* leave the append intervals out */
-    const json_t *context;       /* MSQ query context / native task context entries to
-                                    add (an object), or NULL */
+    /* Files mode (rewrite.h, dr_rewrite_uses_files; the plan decided): the rows are read
+     * through the user's own inputFormat from the raw files (warehouseSource) and the
+     * materialized files of the snapshot, served by `icedruid serve` at serve_url
+     * (`combining` with `http`) or staged at stage_to (stage.h names, listed in the
+     * warehouseSource), restricted to the files that can hold rows of the ranges as for
+     * v2 splits; timestampSpec, dimensions and inputFormat stay the user's, so re-ingested
+     * intervals are built exactly like the first ingestion. ORC files to materialize
+     * fall back to the v2 NDJSON splits. */
+    bool files;
+    const char *stage_to;
+    const json_t *context; /* MSQ query context / native task context entries to
+                              add (an object), or NULL */
 } dr_emit_opts;
 
 /* One submission. */
@@ -83,7 +99,8 @@ typedef struct dr_emit_list {
     size_t n;
     dr_interval *ranges; /* the merged ranges (none when full) */
     size_t n_ranges;
-    bool v2; /* rows read from `icedruid serve` */
+    bool v2;    /* rows read from `icedruid serve`'s NDJSON splits */
+    bool files; /* raw + materialized files through the user's inputFormat */
 } dr_emit_list;
 
 /* Builds the submissions for `diff` (NULL: a full ingestion). An empty diff gives an

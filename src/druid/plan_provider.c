@@ -152,7 +152,7 @@ static size_t p_count(void *ctx)
 static int p_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
 {
     dr_plan_provider *pp = ctx;
-    dr_rewrite_opts o = {base_url, pp->opts.auth_user, pp->opts.auth_password};
+    dr_rewrite_opts o = {base_url, pp->opts.auth_user, pp->opts.auth_password, false, NULL};
     json_t *doc = NULL;
     ICD_TRY(dr_rewrite_spec(pp->plan, &o, &doc, err));
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -345,7 +345,8 @@ static void p_metrics(void *ctx, icd_buf *out)
 
 void dr_plan_provider_get(dr_plan_provider *pp, dr_server_provider *out)
 {
-    *out = (dr_server_provider){pp, p_count, p_spec, p_open, p_next, p_close, p_health, p_metrics};
+    *out = (dr_server_provider){pp,      p_count,  p_spec,    p_open, p_next,
+                                p_close, p_health, p_metrics, NULL};
 }
 
 unsigned dr_plan_provider_open_streams(const dr_plan_provider *pp)

@@ -10,7 +10,9 @@
 
 #include "base/buf.h"
 #include "druid/jsonget.h"
+#include "druid/serve_files.h"
 #include "druid/server.h"
+#include "druid/stage.h"
 #include "iceberg/schema.h"
 
 #define DR_REWRITE_PATH 512
@@ -210,9 +212,103 @@ static int rewrite_v1(const dr_plan *p, json_t *doc, json_t **out, icd_error *er
     return dr_rewrite_with_source(p, src, out, err);
 }
 
+bool dr_rewrite_uses_files(const dr_plan *p, const dr_rewrite_opts *o)
+{
+    bool where = o && ((o->serve_url && *o->serve_url) || o->stage_to);
+    return where && o->files && dr_plan_split_count(p) && dr_plan_decision(p, 0) &&
+           dr_plan_materialized_count(p) && !dr_serve_files_orc(p, NULL);
+}
+
+int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bool *keep,
+                            json_t **out, icd_error *err)
+{
+    *out = NULL;
+    if (!o || ((!o->serve_url || !*o->serve_url) && !o->stage_to))
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "some data files must be materialized (deletes or schema changes): the "
+                        "spec reads them from `icedruid serve`; give its URL with --serve-url "
+                        "(or stage them with `icedruid stage`)");
+    const ice_scan_plan *sp = dr_plan_scan(p);
+    size_t n = ice_scan_plan_task_count(sp), kept = 0;
+    for (size_t i = 0; i < n; i++)
+        kept += !keep || keep[i];
+    const char *bu = o->stage_to ? o->stage_to : o->serve_url;
+    size_t base_len = strlen(bu);
+    while (base_len > 1 && bu[base_len - 1] == '/')
+        base_len--;
+    char *base = strndup(bu, base_len);
+    char **raw = calloc(n ? n : 1, sizeof *raw);
+    json_t *uris = json_array();
+    int rc = (!base || !raw || !uris) ? icd_fail_nomem(err) : 0;
+    size_t nraw = 0;
+    icd_buf name = ICD_BUF_INIT, url = ICD_BUF_INIT;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (kept ? keep && !keep[i] : i > 0) continue;
+        const dr_file_decision *d = dr_plan_decision(p, i);
+        if (!d) {
+            rc = icd_fail(err, ICD_EINTERNAL, NULL, -1, "the plan was not decided");
+            break;
+        }
+        if (d->raw) {
+            if (!(raw[nraw++] = dr_plan_task_location(p, i))) rc = icd_fail_nomem(err);
+            continue;
+        }
+        icd_buf_clear(&name);
+        icd_buf_clear(&url);
+        rc = dr_stage_name(dr_plan_metadata(p), dr_plan_schema(p), ice_scan_plan_task(sp, i), &name,
+                           err);
+        if (rc) break;
+        if (o->stage_to) { /* staged: listed with the raw files */
+            icd_buf_printf(&url, "%s/%s", base, name.data);
+            if (!icd_buf_ok(&url) || !(raw[nraw++] = strdup(url.data))) rc = icd_fail_nomem(err);
+            continue;
+        }
+        dr_serve_files_url(&url, base, p, name.data);
+        if (!icd_buf_ok(&url) || json_array_append_new(uris, json_stringn(url.data, url.len)))
+            rc = icd_fail_nomem(err);
+    }
+    icd_buf_free(&name);
+    icd_buf_free(&url);
+    json_t *ws = NULL, *http = NULL;
+    if (!rc && nraw)
+        rc = dr_warehouse_source_create(dr_spec_warehouse_source(dr_plan_spec(p)),
+                                        (const char *const *)raw, nraw, &ws, err);
+    if (!rc && json_array_size(uris)) {
+        http = json_pack("{s:s,s:O}", "type", "http", "uris", uris);
+        if (!http) rc = icd_fail_nomem(err);
+        if (!rc && o->auth_user)
+            json_object_set_new(http, "httpAuthenticationUsername", json_string(o->auth_user));
+        if (!rc && o->auth_password)
+            json_object_set(http, "httpAuthenticationPassword", (json_t *)o->auth_password);
+    }
+    if (!rc) {
+        if (ws && http) {
+            *out = json_pack("{s:s,s:[o,o]}", "type", "combining", "delegates", ws, http);
+            ws = http = NULL;
+            if (!*out) rc = icd_fail_nomem(err);
+        } else {
+            *out = ws ? ws : http;
+            ws = http = NULL;
+        }
+    }
+    json_decref(ws);
+    json_decref(http);
+    json_decref(uris);
+    for (size_t i = 0; i < nraw; i++)
+        free(raw[i]);
+    free(raw);
+    free(base);
+    return rc;
+}
+
 int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err)
 {
     *out = NULL;
+    if (dr_rewrite_uses_files(p, o)) {
+        json_t *src = NULL;
+        ICD_TRY(dr_rewrite_files_source(p, o, NULL, &src, err));
+        return dr_rewrite_with_source(p, src, out, err);
+    }
     json_t *doc = json_deep_copy(dr_spec_document(dr_plan_spec(p)));
     if (!doc) return icd_fail_nomem(err);
     return dr_plan_is_v2(p) ? rewrite_v2(p, o, doc, out, err) : rewrite_v1(p, doc, out, err);

@@ -30,11 +30,38 @@ typedef struct dr_rewrite_opts {
     const char *serve_url;       /* base URL of `icedruid serve` (needed for v2) */
     const char *auth_user;       /* httpAuthenticationUsername, or NULL */
     const json_t *auth_password; /* httpAuthenticationPassword (a PasswordProvider), or NULL */
+    /* Files mode (`serve` serving materialized files, serve_files.h): raw files through
+     * the warehouseSource, materialized files as BASE/files/... through `http`, both in
+     * one `combining` input source, the user's inputFormat and dataSchema untouched.
+     * Needs the plan decided (dr_plan_decide). A table with an ORC file to materialize
+     * falls back to the v2 NDJSON splits (dr_rewrite_uses_files tells). */
+    bool files;
+    /* Files mode with staged files instead of served ones: the materialized files are
+     * STAGE_TO/<staged name> (stage.h; written by dr_stage_run to that location) and are
+     * listed with the raw files in the warehouseSource; serve_url is then not needed. */
+    const char *stage_to;
 } dr_rewrite_opts;
 
 /* The rewritten document (a new reference). A spec given as a bare input source gives
  * just the new input source. */
 int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err);
+
+/*   files  (opts.files) the user's spec with the `iceberg` input source replaced by
+ *          {"type":"combining","delegates":[WAREHOUSE_SOURCE(raw files),
+ *          {"type":"http","uris":[BASE/files/...],...}]} (one delegate alone when the
+ *          other would be empty); inputFormat, timestampSpec, dimensions untouched, so
+ *          Druid's own reader reads raw and materialized files alike.
+ *
+ * True when dr_rewrite_spec with these options gives the files shape (files requested
+ * with a serve_url or stage_to, some file materialized, none of them ORC). Without a URL
+ * a plan without delete files keeps the v1 shape (the caller warns: files that need
+ * materializing for other reasons, e.g. identity-partition columns, are then read raw). */
+bool dr_rewrite_uses_files(const dr_plan *p, const dr_rewrite_opts *o);
+
+/* Files mode: the input source of the tasks with keep[i] (NULL: all; none kept: the
+ * first task, since Druid's sources need a file) as described above (a new reference). */
+int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bool *keep,
+                            json_t **out, icd_error *err);
 
 /* The user's document with its iceberg input source replaced by `src` (taken over, also
  * on failure); a spec given as a bare input source gives `src` itself. The v1 rewrite and

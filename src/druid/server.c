@@ -61,10 +61,10 @@
 #define DR_HTTP_CONN_MEM (128 * 1024) /* MHD's per-connection memory pool */
 #define DR_WATCHDOG_MS 100
 
-enum { RT_HEALTH, RT_METRICS, RT_SPLITS, RT_SPLIT, RT_SPEC, RT_OTHER, RT_COUNT };
-static const char *const route_names[RT_COUNT] = {"health", "metrics", "splits",
-                                                  "split",  "spec",    "other"};
-static const int status_codes[] = {200, 400, 401, 404, 405, 500, 503, 505};
+enum { RT_HEALTH, RT_METRICS, RT_SPLITS, RT_SPLIT, RT_SPEC, RT_FILE, RT_OTHER, RT_COUNT };
+static const char *const route_names[RT_COUNT] = {"health", "metrics", "splits", "split",
+                                                  "spec",   "file",    "other"};
+static const int status_codes[] = {200, 206, 304, 400, 401, 404, 405, 410, 416, 500, 503, 505};
 #define NSTATUS (sizeof status_codes / sizeof status_codes[0])
 
 /* One TCP connection (MHD's socket context). Guarded by the server's mu. */
@@ -120,6 +120,9 @@ typedef struct dr_http_req {
     icd_error perr;
     chunk *qhead, *qtail, *cur;
     size_t qbytes, cur_off;
+    /* /files/... only (guarded by mu until file_ready) */
+    bool file_ready;
+    dr_server_file file;
 } dr_http_req;
 
 struct dr_server {
@@ -298,6 +301,7 @@ static void req_release(dr_http_req *r)
         free(r->cur);
     }
     if (had_data && atomic_load(&s->nparked)) kick_parked(s);
+    if (r->file_ready && r->file.fd >= 0) close(r->file.fd);
     pthread_mutex_destroy(&r->mu);
     free(r->target);
     free(r->logpath);
@@ -421,6 +425,24 @@ static void run_job(dr_server *s, dr_http_req *r)
     bool finished = false; /* the producer side is done with this request */
     bool got_eof = false;
     if (cancel) {
+        finished = true;
+    } else if (r->route == RT_FILE) {
+        /* a file: opened (maybe regenerated) here, then sent by MHD from the descriptor */
+        icd_error err;
+        icd_error_clear(&err);
+        dr_server_file f = {.fd = -1};
+        const char *rel = r->target + strlen("/files/");
+        int rc = s->p.file_open(s->p.ctx, rel, &f, &err);
+        pthread_mutex_lock(&r->mu);
+        if (rc) {
+            if (f.fd >= 0) close(f.fd);
+            f.fd = -1;
+            r->prod_failed = true;
+            r->perr = err;
+        }
+        r->file = f;
+        r->file_ready = true;
+        pthread_mutex_unlock(&r->mu);
         finished = true;
     } else if (!opened) {
         icd_error err;
@@ -860,6 +882,152 @@ static void waitq_remove_locked(dr_server *s, dr_http_req *r)
     s->queued--;
 }
 
+/* ---- static files ---------------------------------------------------------------- */
+
+bool dr_http_etag_listed(const char *h, const char *tag, bool allow_star)
+{
+    size_t tl = strlen(tag);
+    for (const char *p = h; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (!*p) break;
+        if (allow_star && *p == '*') return true;
+        if (p[0] == 'W' && p[1] == '/') p += 2;
+        if (*p == '"') {
+            const char *q = strchr(p + 1, '"');
+            if (!q) return false;
+            if ((size_t)(q - p - 1) == tl && !memcmp(p + 1, tag, tl)) return true;
+            p = q + 1;
+        } else {
+            while (*p && *p != ',')
+                p++;
+        }
+    }
+    return false;
+}
+
+int dr_http_parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *to)
+{
+    while (*h == ' ')
+        h++;
+    if (strncasecmp(h, "bytes=", 6) != 0) return 0;
+    const char *p = h + 6;
+    while (*p == ' ')
+        p++;
+    if (strchr(p, ',')) return 0;
+    bool suffix = *p == '-';
+    if (suffix) p++;
+    uint64_t a = 0, b = 0;
+    bool have_a = false, have_b = false;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (a > (UINT64_MAX - d) / 10) return 0;
+        a = a * 10 + d;
+        have_a = true;
+    }
+    if (!have_a) return 0;
+    if (suffix) {
+        while (*p == ' ')
+            p++;
+        if (*p) return 0;
+        if (a == 0 || size == 0) return -1;
+        *from = a >= size ? 0 : size - a;
+        *to = size - 1;
+        return 1;
+    }
+    if (*p++ != '-') return 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (b > (UINT64_MAX - d) / 10) return 0;
+        b = b * 10 + d;
+        have_b = true;
+    }
+    while (*p == ' ')
+        p++;
+    if (*p) return 0;
+    if (have_b && b < a) return 0; /* invalid: ignored (RFC 9110 14.1.1) */
+    if (a >= size) return -1;
+    *from = a;
+    *to = have_b && b < size ? b : size - 1;
+    return 1;
+}
+
+static void file_headers(struct MHD_Response *resp, dr_http_req *r, const char *tag)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, tag);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+    /* content-addressed: the bytes of a URL never change */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+                            "public, max-age=31536000, immutable");
+    if (atomic_load(&r->srv->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
+/* The answer to GET/HEAD of an opened file (r->file): 200, 206, 304 or 416. */
+static enum MHD_Result queue_file(struct MHD_Connection *c, dr_http_req *r)
+{
+    dr_server *s = r->srv;
+    dr_server_file *f = &r->file;
+    char tag[96];
+    snprintf(tag, sizeof tag, "\"%s\"", f->etag);
+    bool head = !strcmp(r->method, MHD_HTTP_METHOD_HEAD);
+    const char *inm =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    struct MHD_Response *resp;
+    int status;
+    if (inm && dr_http_etag_listed(inm, f->etag, true)) {
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        if (!resp) return MHD_NO;
+        status = MHD_HTTP_NOT_MODIFIED;
+        file_headers(resp, r, tag);
+    } else {
+        const char *rh = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+        const char *ifr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
+        if (rh && ifr && !dr_http_etag_listed(ifr, f->etag, false)) rh = NULL; /* changed: whole */
+        uint64_t from = 0, to = f->size ? f->size - 1 : 0;
+        int rk = rh ? dr_http_parse_range(rh, f->size, &from, &to) : 0;
+        char cr[96];
+        if (rk < 0) {
+            icd_buf b = ICD_BUF_INIT;
+            icd_buf_printf(
+                &b, "{\"error\":\"range not satisfiable: the file has %" PRIu64 " bytes\"}\n",
+                f->size);
+            if (!icd_buf_ok(&b)) return MHD_NO;
+            resp = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_COPY);
+            icd_buf_free(&b);
+            if (!resp) return MHD_NO;
+            snprintf(cr, sizeof cr, "bytes */%" PRIu64, f->size);
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+            status = MHD_HTTP_RANGE_NOT_SATISFIABLE;
+            file_headers(resp, r, tag);
+        } else {
+            uint64_t len = rk ? to - from + 1 : f->size;
+            /* MHD closes the descriptor when it frees the response */
+            resp = MHD_create_response_from_fd_at_offset64(len, f->fd, rk ? from : 0);
+            if (!resp) return MHD_NO;
+            f->fd = -1;
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                    f->type ? f->type : "application/octet-stream");
+            if (rk) {
+                snprintf(cr, sizeof cr, "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, from, to,
+                         f->size);
+                MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+            }
+            status = rk ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK;
+            file_headers(resp, r, tag);
+            if (!head) {
+                r->bytes = len;
+                atomic_fetch_add(&s->bytes_sent, len);
+            }
+        }
+    }
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    r->status = status;
+    return ok;
+}
+
 /* GET /splits/N, called again after every resume until a response is queued. */
 static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r)
 {
@@ -929,11 +1097,22 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r)
     if (r->phase == PH_FIRST) {
         for (;;) {
             pthread_mutex_lock(&r->mu);
-            bool ready = r->qhead || r->eof;
+            bool ready =
+                r->route == RT_FILE ? r->file_ready && !r->prod_failed : r->qhead || r->eof;
             bool failed = !ready && r->prod_failed;
             icd_error err = r->perr;
             if (ready || failed || atomic_load(&s->stopping)) {
                 pthread_mutex_unlock(&r->mu);
+                if (failed && r->route == RT_FILE) {
+                    int st = r->file.status ? r->file.status : MHD_HTTP_INTERNAL_SERVER_ERROR;
+                    char msg[2200];
+                    icd_error_format(&err, msg, sizeof msg);
+                    if (st >= 500) {
+                        srv_log(s, "GET %s failed: %s", r->logpath, msg);
+                        atomic_fetch_add(&s->stream_failures, 1);
+                    }
+                    return queue_error(c, r, st, msg);
+                }
                 if (failed) {
                     /* a failure to start is a clean 500 (logged once, here) */
                     char msg[2200];
@@ -952,6 +1131,7 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r)
             if (suspended) return MHD_YES;
         }
         r->phase = PH_STREAM;
+        if (r->route == RT_FILE) return queue_file(c, r);
         /* The response now holds a reference too (released by response_free_cb). */
         atomic_fetch_add(&r->refs, 1);
         struct MHD_Response *resp = MHD_create_response_from_callback(
@@ -1066,7 +1246,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
     if (!r) return MHD_NO; /* out of memory in uri_logger */
     if (r->routed) {
         *upload_data_size = 0; /* a request body: ignored */
-        if (r->route == RT_SPLIT) return route_split(c, r);
+        if (r->route == RT_SPLIT || r->route == RT_FILE) return route_split(c, r);
         return MHD_YES;
     }
     r->routed = true;
@@ -1106,6 +1286,10 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
     if (!strcmp(t, "/spec")) {
         r->route = RT_SPEC;
         return route_spec(c, r);
+    }
+    if (s->p.file_open && !strncmp(t, "/files/", 7) && t[7]) {
+        r->route = RT_FILE;
+        return route_split(c, r);
     }
     if (parse_split_path(t, &n) && n < s->nsplits) {
         r->route = RT_SPLIT;
@@ -1169,7 +1353,7 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
     }
     if (!r) return;
     *con_cls = NULL;
-    if (r->route == RT_SPLIT) {
+    if (r->route == RT_SPLIT || r->route == RT_FILE) {
         pthread_mutex_lock(&s->mu);
         waitq_remove_locked(s, r);
         pthread_mutex_unlock(&s->mu);

@@ -12,6 +12,17 @@
  *   GET /splits     200 {"splits":["BASE/splits/0", ...]}
  *   GET /splits/N   200 the split's rows as NDJSON, chunked, streamed from the provider
  *   GET /spec       200 the provider's rewritten ingestion spec (pointing at BASE)
+ *   GET /files/...  a static file of the provider (file_open; content-addressed, e.g.
+ *                   /files/TABLE/SNAPSHOT/NAME): 200 with Content-Length, ETag (quoted
+ *                   content hash), Accept-Ranges and Cache-Control immutable; one range
+ *                   `Range: bytes=N-`, `bytes=N-M` or `bytes=-K` gives 206 with
+ *                   Content-Range, an unsatisfiable one 416 (`Content-Range: bytes
+ *                   * /SIZE`), several ranges or a malformed header the whole file (RFC
+ *                   9110 allows ignoring Range); If-Range with another tag the whole
+ *                   file; If-None-Match naming the tag (or `*`) 304; HEAD the headers
+ *                   only; 404 / 410 as the provider says (410: the snapshot named in the
+ *                   URL no longer exists). Admitted like a split: at most max_streams
+ *                   files are opened or regenerated at once, the rest wait in the queue.
  *   Paths must be exactly these (N canonical decimal: no leading zeros, no escapes); a
  *   query string is refused with 400 on every route (no route takes parameters, and a
  *   silently ignored parameter could make two different URLs serve the same split).
@@ -36,9 +47,10 @@
  * a time for different streams: they must be thread-safe (each stream is used by one
  * thread at a time). split_next may block (slow storage): it holds one pool thread.
  *
- * Druid re-requests a split after a failure with `Range: bytes=OFFSET-`; the server
- * ignores Range and answers 200, and Druid then skips OFFSET bytes. That is correct only
- * if a split's bytes are the same on every request: providers must be deterministic.
+ * Druid re-requests a split after a failure with `Range: bytes=OFFSET-`; for a split the
+ * server ignores Range and answers 200, and Druid then skips OFFSET bytes. That is correct
+ * only if a split's bytes are the same on every request: providers must be deterministic.
+ * Files answer Range themselves (206).
  */
 #ifndef ICD_DRUID_SERVER_H
 #define ICD_DRUID_SERVER_H
@@ -49,6 +61,15 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+
+/* A static file answer of dr_server_provider.file_open. */
+typedef struct dr_server_file {
+    int fd;           /* read from offset 0; closed by the server */
+    uint64_t size;    /* bytes */
+    char etag[80];    /* the entity tag without quotes (a content hash) */
+    const char *type; /* Content-Type, a static string; NULL: application/octet-stream */
+    int status;       /* on failure: 404 or 410 (0: 500) */
+} dr_server_file;
 
 typedef struct dr_server_provider {
     void *ctx;
@@ -70,6 +91,12 @@ typedef struct dr_server_provider {
     void (*write_health)(void *ctx, icd_buf *out);
     /* Optional. Appends Prometheus text-format lines (HELP/TYPE + samples) to /metrics. */
     void (*write_metrics)(void *ctx, icd_buf *out);
+    /* Optional: static files under /files/. `rel` is the request path after "/files/"
+     * (raw, never unescaped). Returns 0 and fills *out (an open descriptor the server
+     * takes over, the size, the entity tag), or an error with out->status set to the
+     * HTTP status to answer (404, 410; 0 means 500). Runs on the producer pool (it may
+     * regenerate the file) within a stream slot, like a split. */
+    int (*file_open)(void *ctx, const char *rel, struct dr_server_file *out, icd_error *err);
 } dr_server_provider;
 
 /* One finished request, for the access log. */
@@ -139,6 +166,15 @@ void dr_server_stop(dr_server *s);
 /* Split responses being produced or sent, and requests waiting for a slot. */
 unsigned dr_server_streams_in_flight(dr_server *s);
 unsigned dr_server_streams_queued(dr_server *s);
+
+/* Request headers of the file route (exposed for tests and the fuzz target):
+ * One "bytes=" range of a file of `size` bytes: 1 and [*from, *to] (inclusive) when
+ * satisfiable, 0 when the header is to be ignored (not bytes, malformed, several ranges,
+ * last < first), -1 when unsatisfiable (416: first >= size, or a zero / empty suffix). */
+int dr_http_parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *to);
+/* Does an If-None-Match / If-Range list name `tag` ("*" names every tag when allow_star)?
+ * Weak tags (W/"...") match too (the weak comparison of RFC 9110 13.1.2). */
+bool dr_http_etag_listed(const char *h, const char *tag, bool allow_star);
 
 /* Appends "BASE/splits/N" (the URI of split n under a base URL) to `out`. */
 void dr_server_split_url(icd_buf *out, const char *base_url, size_t n);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,11 +204,19 @@ static int avro_codec_of(const char *name, avro_codec *out, icd_error *err)
     return 0;
 }
 
-static int write_parquet(dr_stage *st, const ice_scan_task *t, out_file *of, ice_read_stats *rs,
-                         icd_error *err)
+/* What a materialized file is read from. */
+typedef struct stage_src {
+    icd_fileio *io;
+    const ice_metadata *md;
+    const ice_schema *schema;
+    ice_scan_reader *reader;
+} stage_src;
+
+static int write_parquet(const stage_src *st, const ice_scan_task *t, out_file *of,
+                         ice_read_stats *rs, icd_error *err)
 {
-    const ice_metadata *md = dr_plan_metadata(st->plan);
-    const ice_schema *schema = dr_plan_schema(st->plan);
+    const ice_metadata *md = st->md;
+    const ice_schema *schema = st->schema;
     const ice_field *fields = schema->root.fields;
     size_t nfields = schema->root.nfields;
     pq_write_options po = {0};
@@ -239,11 +248,11 @@ static int write_parquet(dr_stage *st, const ice_scan_task *t, out_file *of, ice
     return rc;
 }
 
-static int write_avro(dr_stage *st, const ice_scan_task *t, const char *name, out_file *of,
+static int write_avro(const stage_src *st, const ice_scan_task *t, const char *name, out_file *of,
                       ice_read_stats *rs, icd_error *err)
 {
-    const ice_metadata *md = dr_plan_metadata(st->plan);
-    const ice_schema *schema = dr_plan_schema(st->plan);
+    const ice_metadata *md = st->md;
+    const ice_schema *schema = st->schema;
     avro_write_options ao = {0};
     ICD_TRY(avro_codec_of(codec_property(md, ICE_FORMAT_AVRO), &ao.codec, err));
     icd_buf sj = ICD_BUF_INIT;
@@ -276,6 +285,47 @@ static int fsync_dir(const char *dir, icd_error *err)
     return rc;
 }
 
+/* Writes the file of `t` into the temporary file `tmp` (created), synced and closed. */
+static int write_tmp(const stage_src *src, const ice_scan_task *t, const char *name,
+                     const char *tmp, int64_t *bytes, ice_read_stats *rs, icd_error *err)
+{
+    out_file of = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), .path = tmp};
+    if (of.fd < 0) return icd_fail(err, ICD_EIO, tmp, -1, "cannot create: %s", strerror(errno));
+    int rc = t->data->format == ICE_FORMAT_AVRO ? write_avro(src, t, name, &of, rs, err)
+                                                : write_parquet(src, t, &of, rs, err);
+    if (!rc) rc = out_flush(&of, err);
+    if (!rc && fsync(of.fd))
+        rc = icd_fail(err, ICD_EIO, tmp, -1, "fsync failed: %s", strerror(errno));
+    if (close(of.fd) && !rc)
+        rc = icd_fail(err, ICD_EIO, tmp, -1, "close failed: %s", strerror(errno));
+    icd_buf_free(&of.buf);
+    *bytes = of.bytes;
+    if (rc) unlink(tmp);
+    return rc;
+}
+
+/* Temporary names unique within the process too (several threads write at once). */
+static atomic_uint tmp_seq;
+
+int dr_stage_write_local(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
+                         ice_scan_reader *reader, const ice_scan_task *t, const char *dir,
+                         const char *name, int64_t *bytes, ice_read_stats *rs, icd_error *err)
+{
+    stage_src src = {io, md, schema, reader};
+    char tmp[4096], final[4096];
+    snprintf(final, sizeof final, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%u.tmp", dir, name, (long)getpid(),
+             atomic_fetch_add(&tmp_seq, 1));
+    ICD_TRY(write_tmp(&src, t, name, tmp, bytes, rs, err));
+    if (rename(tmp, final)) {
+        int e = errno;
+        unlink(tmp);
+        return icd_fail(err, ICD_EIO, final, -1, "cannot rename the temporary file to it: %s",
+                        strerror(e));
+    }
+    return fsync_dir(dir, err);
+}
+
 /* Writes task `ti` to its staged name unless something is there already. */
 static int stage_one(void *ctx, size_t item, icd_error *err)
 {
@@ -303,37 +353,26 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
             return 0;
         }
     }
-    char tmp[4096];
-    if (st->s3) {
+    ice_read_stats *rs = &st->rstats[ti];
+    int64_t bytes = 0;
+    int rc;
+    if (!st->s3) { /* written in the directory, renamed into place */
+        rc = dr_stage_write_local(st->io, dr_plan_metadata(st->plan), dr_plan_schema(st->plan),
+                                  st->reader, t, st->to, name, &bytes, rs, err);
+    } else { /* spooled to a local temporary file, then uploaded */
+        char tmp[4096];
         const char *td = getenv("TMPDIR");
         snprintf(tmp, sizeof tmp, "%s/.icd-stage-%ld-%zu.tmp", td && *td ? td : "/tmp",
                  (long)getpid(), ti);
-    } else {
-        snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", st->to, name, (long)getpid());
+        stage_src src = {st->io, dr_plan_metadata(st->plan), dr_plan_schema(st->plan), st->reader};
+        rc = write_tmp(&src, t, name, tmp, &bytes, rs, err);
+        if (!rc) {
+            rc = icd_s3_upload_file(st->io, final, tmp, st->opts.part_bytes, err);
+            unlink(tmp);
+        }
     }
-    out_file of = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), .path = tmp};
-    if (of.fd < 0) return icd_fail(err, ICD_EIO, tmp, -1, "cannot create: %s", strerror(errno));
-    ice_read_stats *rs = &st->rstats[ti];
-    int rc = t->data->format == ICE_FORMAT_AVRO ? write_avro(st, t, name, &of, rs, err)
-                                                : write_parquet(st, t, &of, rs, err);
-    if (!rc) rc = out_flush(&of, err);
-    if (!rc && fsync(of.fd))
-        rc = icd_fail(err, ICD_EIO, tmp, -1, "fsync failed: %s", strerror(errno));
-    if (close(of.fd) && !rc)
-        rc = icd_fail(err, ICD_EIO, tmp, -1, "close failed: %s", strerror(errno));
-    icd_buf_free(&of.buf);
-    if (!rc && !st->s3) {
-        if (rename(tmp, final))
-            rc = icd_fail(err, ICD_EIO, final, -1, "cannot rename the temporary file to it: %s",
-                          strerror(errno));
-        else
-            rc = fsync_dir(st->to, err);
-    } else if (!rc) {
-        rc = icd_s3_upload_file(st->io, final, tmp, st->opts.part_bytes, err);
-    }
-    if (rc || st->s3) unlink(tmp);
     if (!rc) {
-        st->bytes[ti] = of.bytes;
+        st->bytes[ti] = bytes;
         st->written[ti] = true;
         if (st->opts.on_file)
             st->opts.on_file(st->opts.on_file_ctx, t->data->file_size, rs->rows_emitted);
@@ -507,6 +546,11 @@ void dr_stage_free(dr_stage *st)
 const dr_stage_stats *dr_stage_get_stats(const dr_stage *st)
 {
     return &st->stats;
+}
+
+const char *dr_stage_location(const dr_stage *st)
+{
+    return st->to;
 }
 
 const char *dr_stage_file_location(const dr_stage *st, size_t i)

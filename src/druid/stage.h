@@ -76,10 +76,20 @@ void dr_stage_free(dr_stage *s);
 const dr_stage_stats *dr_stage_get_stats(const dr_stage *s);
 /* The location of task i's file as Druid reads it (raw: the data file; else staged). */
 const char *dr_stage_file_location(const dr_stage *s, size_t i);
+/* LOCATION as the spec names it (absolute for a local directory, no trailing '/'). */
+const char *dr_stage_location(const dr_stage *s);
 
 /* The spec to submit: the user's spec with the iceberg input source replaced by its
  * warehouseSource listing raw + staged files (rewrite.h). */
 int dr_stage_spec(const dr_stage *s, json_t **out, icd_error *err);
+
+/* Writes the materialized file of task `t` (the Iceberg read with `schema` through
+ * `reader`, which must have been made for md + schema with every column) to DIR/NAME,
+ * atomically: a temporary file in DIR (unique per process and call), fsync, rename,
+ * fsync of DIR. Used by `stage` for local locations and by `serve`'s file cache. */
+int dr_stage_write_local(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
+                         ice_scan_reader *reader, const ice_scan_task *t, const char *dir,
+                         const char *name, int64_t *bytes, ice_read_stats *rs, icd_error *err);
 
 /* The staged file name (without LOCATION/) of a task read with `schema`. */
 int dr_stage_name(const ice_metadata *md, const ice_schema *schema, const ice_scan_task *t,

@@ -595,7 +595,13 @@ int dr_sync_emit(const dr_spec *spec, icd_fileio *io, const dr_sync_opts *o, dr_
     dr_emit_opts eo = o->emit;
     eo.plan = job->plan;
     eo.io = io;
-    int rc = dr_emit_build(o->kind, spec, job->full ? NULL : &job->diff, &eo, &job->list, err);
+    /* files mode reads the raw / materialized decision of every file */
+    int rc = eo.files ? dr_plan_decide(job->plan, err) : 0;
+    if (rc) {
+        dr_sync_job_free(job);
+        return rc;
+    }
+    rc = dr_emit_build(o->kind, spec, job->full ? NULL : &job->diff, &eo, &job->list, err);
     if (rc) dr_sync_job_free(job);
     return rc;
 }

@@ -252,7 +252,7 @@ def test_v2_tables(tmp):
         check(sorted(json.dumps(r, sort_keys=True, default=str) for r in parts) == whole,
               "%s: split-by-split rows differ from the whole read" % table)
         # rewrite-spec v2
-        out = json.loads(run("rewrite-spec", "--spec", spec, "--serve-url",
+        out = json.loads(run("rewrite-spec", "--spec", spec, "--rows", "--serve-url",
                              "http://127.0.0.1:9/", *remaps).stdout)
         io = out["spec"]["ioConfig"]
         check(io["inputSource"] == {"type": "http", "uris": ["http://127.0.0.1:9/splits/%d" % i

@@ -178,7 +178,7 @@ with tempfile.TemporaryDirectory() as tmp:
     snaps = sorted(meta["snapshots"], key=lambda s: s["sequence-number"])
     spec = write_spec(tmp, table, "parquet", "id", "millis")
     r = subprocess.run([ICEDRUID, "diff", "--spec", spec, "--from-snapshot", str(snaps[0]["snapshot-id"]),
-                        "--emit", "msq", "--serve-url", "http://127.0.0.1:8200", *remaps(table)],
+                        "--emit", "msq", "--rows", "--serve-url", "http://127.0.0.1:8200", *remaps(table)],
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, "diff --emit msq on %s: %s" % (table, r.stderr.strip()))
     n_interval = 0

@@ -107,7 +107,7 @@ def java_double_text(s):
 
 
 def serve(spec, remaps):
-    p = subprocess.Popen([ICEDRUID, "serve", "--spec", spec, *remaps, "--listen", "127.0.0.1:0"],
+    p = subprocess.Popen([ICEDRUID, "serve", "--rows", "--spec", spec, *remaps, "--listen", "127.0.0.1:0"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = p.stdout.readline().strip()
     return p, url

@@ -81,7 +81,7 @@ expected = subprocess.run([ICEDRUID, "read", "--spec", spec_path] + remap + ["--
                           check=True, capture_output=True).stdout
 
 errlog = open(os.path.join(tmp, "serve.err"), "w+")
-srv = subprocess.Popen([ICEDRUID, "serve", "--spec", spec_path] + remap +
+srv = subprocess.Popen([ICEDRUID, "serve", "--rows", "--spec", spec_path] + remap +
                        ["--listen", "127.0.0.1:0", "--threads", "4",
                         "--max-streams", str(MAX_STREAMS),
                         "--max-connections", str(MAX_CONNS),

@@ -54,7 +54,7 @@ EOF
 # start_server NAME ARGS...: starts `icedruid serve`, sets URL
 start_server() {
     local name=$1; shift
-    "$ICEDRUID" serve --spec "$tmp/spec.json" "${remap[@]}" --listen 127.0.0.1:0 "$@" \
+    "$ICEDRUID" serve --rows --spec "$tmp/spec.json" "${remap[@]}" --listen 127.0.0.1:0 "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &
     pids+=($!)
     PID=$!

@@ -57,7 +57,7 @@ EOF
 
 start_server() {
     local name=$1; shift
-    "$ICEDRUID" serve --spec "$tmp/spec.json" "${remap[@]}" --listen 127.0.0.1:0 "$@" \
+    "$ICEDRUID" serve --rows --spec "$tmp/spec.json" "${remap[@]}" --listen 127.0.0.1:0 "$@" \
         >"$tmp/$name.out" 2>"$tmp/$name.err" &
     PID=$!
     pids+=($PID)
@@ -253,7 +253,7 @@ kill -TERM "$PID"; wait "$PID" || true
 "$ICEDRUID" scan "http://admin:hunter2@127.0.0.1:9/wh/t" 2>"$tmp/redact.err" >/dev/null || true
 check "a URL's password is not printed" bash -c "! grep -q hunter2 '$tmp/redact.err' && grep -q 'http://\*\*\*@127.0.0.1:9' '$tmp/redact.err'"
 check "serve refuses a --public-url with credentials, without printing them" bash -c "
-    ! '$ICEDRUID' serve --spec '$tmp/spec.json' ${remap[*]} --public-url http://u:hunter2@h:1 2>'$tmp/pub.err' </dev/null &&
+    ! '$ICEDRUID' serve --rows --spec '$tmp/spec.json' ${remap[*]} --public-url http://u:hunter2@h:1 2>'$tmp/pub.err' </dev/null &&
     grep -q 'must not carry credentials' '$tmp/pub.err' && ! grep -q hunter2 '$tmp/pub.err'"
 echo "$npass passed, $nfail failed"
 exit $fail

@@ -190,6 +190,8 @@ class Ctx:
             args += ["--druid", self.druid.url]
         if "--emit" not in extra and not default_emit:  # these runs check the MSQ path
             args += ["--emit", "msq"]
+        if "--serve-url" in extra or "--serve-listen" in extra:
+            args += ["--rows"]  # this test reads the NDJSON splits (files: test_serve_files.py)
         e = dict(os.environ)
         e.update(env or {})
         return subprocess.run(args + list(extra), capture_output=True, text=True, env=e, timeout=120)
