@@ -65,10 +65,10 @@ static int run(icd_fileio *io, const char *path, const char *mode, long repeat)
     double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = now(CLOCK_MONOTONIC) - w0;
     printf("%-6s %10llu records  cpu %7.3f s  %12.0f records/s (cpu)  %12.0f records/s "
            "(wall)",
-           mode, (unsigned long long)n, cpu, n / (cpu > 0 ? cpu : 1e-9),
-           n / (wall > 0 ? wall : 1e-9));
+           mode, (unsigned long long)n, cpu, (double)n / (cpu > 0 ? cpu : 1e-9),
+           (double)n / (wall > 0 ? wall : 1e-9));
     if (repeat > 1) printf("  %.1f us/file (cpu)", cpu * 1e6 / (double)repeat);
-    if (bytes) printf("  %.0f MB JSON", bytes / 1e6);
+    if (bytes) printf("  %.0f MB JSON", (double)bytes / 1e6);
     printf("\n");
     return 0;
 fail:;
