@@ -1,5 +1,5 @@
 /*
- * Little-endian loads and bit-array helpers shared by the decoders (Roaring bitmaps,
+ * Little- and big-endian loads and bit-array helpers shared by the decoders (Roaring bitmaps,
  * position sets, bit-packed runs). Header-only: they sit in inner loops.
  */
 #ifndef ICD_BASE_BITS_H
@@ -21,6 +21,11 @@ static inline uint32_t icd_load_le32(const uint8_t *p)
     v = __builtin_bswap32(v);
 #endif
     return v;
+}
+
+static inline uint32_t icd_load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 static inline uint64_t icd_load_le64(const uint8_t *p)

@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "base/bits.h"
 #include "formats/avro/container.h"
 
 #define WINDOW_MIN ((size_t)256 << 10)
@@ -426,7 +427,7 @@ static int snappy_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                         "snappy block is corrupt");
     const uint8_t *c = in + n - 4;
-    uint32_t want = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3];
+    uint32_t want = icd_load_be32(c);
     uint32_t have = 0;
     for (size_t off = 0; off < len;) { /* crc32 takes uInt lengths */
         uInt chunk = len - off > (1u << 30) ? (1u << 30) : (uInt)(len - off);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "formats/orc/orc_codec.h"
 #include "formats/orc/orc_internal.h"
 #include "formats/orc/orc_rle.h"
@@ -508,8 +509,7 @@ static int read_floats(orc_reader *r, col_reader *c, size_t k, double *out, icd_
     const uint8_t *p = c->raw.p;
     for (size_t j = 0; j < k; j++, p += w) {
         if (w == 4) {
-            uint32_t u =
-                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t u = icd_load_le32(p);
             float fv;
             memcpy(&fv, &u, 4);
             out[j] = fv;

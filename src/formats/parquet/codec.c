@@ -23,6 +23,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "base/bits.h"
 #include "formats/parquet/codec.h"
 
 const char *pq_codec_name(int codec)
@@ -214,11 +215,6 @@ static int pq_lz4_raw(const uint8_t *in, size_t in_len, uint8_t *out, size_t out
     return 0;
 }
 
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Hadoop framing: a sequence of [BE uncompressed size][BE compressed size][block]. */
 static int lz4_try_hadoop(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len)
 {
@@ -226,7 +222,7 @@ static int lz4_try_hadoop(const uint8_t *in, size_t in_len, uint8_t *out, size_t
     if (in_len < 8) return -1;
     while (ip < in_len) {
         if (in_len - ip < 8) return -1;
-        size_t usize = load_be32(in + ip), csize = load_be32(in + ip + 4);
+        size_t usize = icd_load_be32(in + ip), csize = icd_load_be32(in + ip + 4);
         ip += 8;
         if (csize > in_len - ip || usize > out_len - op) return -1;
         if (lz4_block_exact(in + ip, csize, out ? out + op : NULL, usize)) return -1;

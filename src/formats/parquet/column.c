@@ -18,6 +18,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/bits.h"
 #include "formats/parquet/codec.h"
 #include "formats/parquet/column.h"
 #include "formats/parquet/page.h"
@@ -266,8 +267,7 @@ static int levels_v1(pq_colreader *c, const uint8_t *p, size_t len, size_t *off,
     if (encoding == PQ_ENC_RLE) {
         if (len - *off < 4) return corrupt(c, foff, err, "levels length prefix truncated");
         const uint8_t *q = p + *off;
-        uint32_t l =
-            (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+        uint32_t l = icd_load_le32(q);
         if (l > len - *off - 4)
             return corrupt(c, foff, err, "levels length %u exceeds the page", l);
         rc = pq_rle_decode(q + 4, l, bw, out, n, &used, err);
@@ -452,8 +452,7 @@ static int decode_values(pq_colreader *c, int encoding, const uint8_t *p, size_t
         if (count == 0) return 0;
         if (n < 4) return corrupt(c, foff, err, "RLE boolean length prefix truncated");
         {
-            uint32_t l =
-                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t l = icd_load_le32(p);
             if (l > n - 4)
                 return corrupt(c, foff, err, "RLE boolean length %u exceeds the page", l);
             ICD_TRY(ensure_idx(c, count, err));
