@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include "base/varint.h"
+#include "base/bits.h"
 #include "formats/avro/decode.h"
 
 /* A corrupt-data error at position `at` of the cursor's buffer. */
@@ -24,23 +26,15 @@ static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, cons
 
 int avro_read_long(avro_cursor *c, int64_t *out, icd_error *err)
 {
-    const uint8_t *p = c->p;
-    if (p < c->end && *p < 0x80) { /* one byte: most counts, lengths, ids and branches */
-        c->p = p + 1;
-        *out = (int64_t)(*p >> 1) ^ -(int64_t)(*p & 1);
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-        if (p >= c->end)
-            return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
-        uint8_t b = *p++;
-        if (shift == 63 && b > 1) return fail_at(err, c, c->p, "varint overflows 64 bits");
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-    }
-    c->p = p;
-    *out = (int64_t)((v >> 1) ^ (~(v & 1) + 1)); /* zigzag */
+    uint64_t v;
+    int n = icd_uleb128_decode(c->p, c->end, &v);
+    if (n < 0)
+        return fail_at(err, c, c->p,
+                       n == ICD_VARINT_TRUNCATED
+                           ? "truncated: a varint runs past the end of the data"
+                           : "varint overflows 64 bits");
+    c->p += n;
+    *out = icd_unzigzag64(v);
     return 0;
 }
 
@@ -129,21 +123,15 @@ static int read_block_count(avro_cursor *c, size_t min_size, int64_t *count, int
 
 static int skip_varint(avro_cursor *c, icd_error *err)
 {
-    const uint8_t *p = c->p;
-    if (p < c->end && *p < 0x80) {
-        c->p = p + 1;
-        return 0;
-    }
-    for (int i = 0; i < 10; i++) {
-        if (p >= c->end)
-            return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
-        if (!(*p++ & 0x80)) {
-            if (i == 9 && p[-1] > 1) break;
-            c->p = p;
-            return 0;
-        }
-    }
-    return fail_at(err, c, c->p, "varint overflows 64 bits");
+    uint64_t v;
+    int n = icd_uleb128_decode(c->p, c->end, &v);
+    if (n < 0)
+        return fail_at(err, c, c->p,
+                       n == ICD_VARINT_TRUNCATED
+                           ? "truncated: a varint runs past the end of the data"
+                           : "varint overflows 64 bits");
+    c->p += n;
+    return 0;
 }
 
 static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *err);
@@ -380,8 +368,7 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
         return avro_read_long(c, &out->u.i64, d->err);
     case AVRO_FLOAT: {
         ICD_TRY(need(c, 4, "float", d->err));
-        uint32_t bits = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
-                        (uint32_t)c->p[3] << 24;
+        uint32_t bits = icd_load_le32(c->p);
         memcpy(&out->u.f32, &bits, 4);
         c->p += 4;
         return 0;

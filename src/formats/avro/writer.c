@@ -4,6 +4,7 @@
  * written as count, size, bytes, sync marker. Used by `icedruid stage` for the
  * materialized files of Avro tables (through writer_ice.c).
  */
+#include "base/varint.h"
 #include "formats/avro/writer.h"
 
 #include <stdlib.h>
@@ -31,15 +32,7 @@ struct avro_writer {
 
 void avro_put_long(icd_buf *b, int64_t v)
 {
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (z >= 0x80) {
-        tmp[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    tmp[n++] = (uint8_t)z;
-    icd_buf_append(b, tmp, n);
+    icd_uleb128_put(b, icd_zigzag64(v));
 }
 
 void avro_put_float(icd_buf *b, float v)

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "base/varint.h"
 #include "base/buf.h"
 #include "formats/parquet/bitpack.h"
 #include "formats/parquet/encodings.h"
@@ -176,18 +177,6 @@ int pq_bit_width(uint64_t max)
     return w;
 }
 
-static void put_uleb(icd_buf *out, uint64_t v)
-{
-    uint8_t b[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        b[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b[n++] = (uint8_t)v;
-    icd_buf_append(out, b, n);
-}
-
 /* Length of the run of equal values starting at v[i] (at most n - i). */
 static size_t run_at(const uint32_t *v, size_t n, size_t i)
 {
@@ -204,7 +193,7 @@ void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, icd_buf *out)
     while (i < n) {
         size_t r = run_at(v, n, i);
         if (r >= 8 || i + r == n) {
-            put_uleb(out, (uint64_t)r << 1);
+            icd_uleb128_put(out, (uint64_t)r << 1);
             uint8_t b[4];
             for (size_t k = 0; k < vbytes; k++)
                 b[k] = (uint8_t)(v[i] >> (8 * k));
@@ -221,7 +210,7 @@ void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, icd_buf *out)
             if (run_at(v, j + 8 < n ? j + 8 : n, j) >= 8) break;
         }
         size_t groups = (j - i) / 8;
-        put_uleb(out, ((uint64_t)groups << 1) | 1);
+        icd_uleb128_put(out, ((uint64_t)groups << 1) | 1);
         size_t nbytes = groups * (size_t)bit_width;
         if (!icd_buf_grow(out, nbytes + 1)) return;
         uint8_t *dst = (uint8_t *)out->data + out->len;
