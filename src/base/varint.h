@@ -59,7 +59,7 @@ static inline void icd_uleb128_put(icd_buf *b, uint64_t v)
 /* Zigzag: 0, -1, 1, -2 ... <-> 0, 1, 2, 3 ... */
 static inline uint64_t icd_zigzag64(int64_t v)
 {
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    return ((uint64_t)v << 1) ^ (0 - ((uint64_t)v >> 63));
 }
 
 static inline int64_t icd_unzigzag64(uint64_t u)
