@@ -74,12 +74,6 @@ icd_remote *icd_remote_new(void)
     r->policy.readahead = 1024 * 1024;
     r->policy.deadline_base_ms = 30000;
     r->policy.deadline_min_rate = 64 * 1024;
-    const char *v = getenv("ICEDRUID_HTTP_TIMEOUT");
-    if (v && *v) r->policy.deadline_base_ms = (long)(strtod(v, NULL) * 1000);
-    if ((v = getenv("ICEDRUID_HTTP_MIN_RATE")) && *v) {
-        long rate = strtol(v, NULL, 10);
-        if (rate > 0) r->policy.deadline_min_rate = rate;
-    }
     atomic_init(&r->requests, 0);
     atomic_init(&r->bytes, 0);
     r->s3 = icd_s3_config_new();
