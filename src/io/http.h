@@ -22,6 +22,11 @@ typedef struct icd_remote icd_remote;
 
 icd_remote *icd_remote_new(void);
 void icd_remote_free(icd_remote *r);
+/* The CA bundle TLS peers are verified against (NULL or "": libcurl's default). The
+ * library reads no environment: icd_fileio_set_environment takes it from SSL_CERT_FILE,
+ * else CURL_CA_BUNDLE, of the snapshot it is given. Set before the first request. 0, or
+ * -1 out of memory. */
+int icd_remote_set_ca_file(icd_remote *r, const char *path);
 /* The remote state of a FileIO (defined in fileio.c). */
 icd_remote *icd_fileio_remote(icd_fileio *io);
 
