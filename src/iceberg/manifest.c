@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "formats/avro/container.h"
 #include "iceberg/manifest.h"
 #include "iceberg/partition.h"
@@ -444,13 +445,7 @@ static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 {
     for (size_t i = 0; i < s->n; i++) /* few columns: linear is fine; sorted later */
         if (s->v[i].field_id == id) return &s->v[i];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        ice_col_stats *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv) return NULL;
-        s->v = nv;
-        s->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(s->v, s->cap, s->n + 1, 16)) return NULL;
     ice_col_stats *c = &s->v[s->n++];
     memset(c, 0, sizeof *c);
     c->field_id = id;
@@ -689,15 +684,9 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
         }
-        if (count == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            ice_manifest_entry *nv = realloc(v, ncap * sizeof *nv);
-            if (!nv) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            v = nv;
-            cap = ncap;
+        if (ICD_ARRAY_RESERVE(v, cap, count + 1, 64)) {
+            rc = icd_fail_nomem(err);
+            break;
         }
         if ((rc = read_entry(&c, &rec, &v[count], err))) break;
         if (v[count].status != 2 || keep_deleted) count++;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/array.h"
 #include "io/aws_creds.h"
 #include "io/s3.h"
 
@@ -444,13 +445,7 @@ typedef struct name_list {
 
 static int push_name(name_list *l, const char *s, size_t len, icd_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv) return icd_fail_nomem(err);
-        l->v = nv;
-        l->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(l->v, l->cap, l->n + 1, 16)) return icd_fail_nomem(err);
     if (!(l->v[l->n] = strndup(s, len))) return icd_fail_nomem(err);
     l->n++;
     return 0;

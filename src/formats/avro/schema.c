@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "formats/avro/schema.h"
 
 typedef struct parse_ctx {
@@ -114,13 +115,7 @@ static int add_named(parse_ctx *c, icd_avro_schema *s)
 {
     icd_avro_schema_doc *d = c->doc;
     if (find_named(d, s->name)) return bad(c, "type '%s' is defined twice", s->name);
-    if (d->nnamed == d->named_cap) {
-        size_t cap = d->named_cap ? d->named_cap * 2 : 16;
-        icd_avro_schema **v = realloc(d->named, cap * sizeof *v);
-        if (!v) return icd_fail_nomem(c->err);
-        d->named = v;
-        d->named_cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(d->named, d->named_cap, d->nnamed + 1, 16)) return icd_fail_nomem(c->err);
     d->named[d->nnamed++] = s;
     return 0;
 }

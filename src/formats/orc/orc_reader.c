@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/bits.h"
 #include "formats/orc/orc_codec.h"
 #include "formats/orc/orc_internal.h"
@@ -124,15 +125,9 @@ static int col_fail(orc_reader *r, const col_reader *c, int kind, icd_error *err
 
 static int keep_buf(orc_reader *r, void *p, icd_error *err)
 {
-    if (r->nbufs == r->capbufs) {
-        size_t cap = r->capbufs ? r->capbufs * 2 : 16;
-        void **nb = realloc(r->bufs, cap * sizeof *nb);
-        if (!nb) {
-            free(p);
-            return icd_fail_nomem(err);
-        }
-        r->bufs = nb;
-        r->capbufs = cap;
+    if (ICD_ARRAY_RESERVE(r->bufs, r->capbufs, r->nbufs + 1, 16)) {
+        free(p);
+        return icd_fail_nomem(err);
     }
     r->bufs[r->nbufs++] = p;
     return 0;

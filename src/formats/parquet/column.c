@@ -18,6 +18,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/array.h"
 #include "base/bits.h"
 #include "formats/parquet/codec.h"
 #include "formats/parquet/column.h"
@@ -155,15 +156,9 @@ void pq_colreader_release(pq_colreader *c)
         pq_pbuf *b = c->retired[i];
         icd_arena_reset(&b->arena);
         if (c->num_spare < c->spare_cap || c->num_spare < 4) {
-            if (c->num_spare == c->spare_cap) {
-                size_t ncap = c->spare_cap ? c->spare_cap * 2 : 4;
-                pq_pbuf **s = realloc(c->spare, ncap * sizeof *s);
-                if (!s) {
-                    pbuf_free(b);
-                    continue;
-                }
-                c->spare = s;
-                c->spare_cap = ncap;
+            if (ICD_ARRAY_RESERVE(c->spare, c->spare_cap, c->num_spare + 1, 4)) {
+                pbuf_free(b);
+                continue;
             }
             c->spare[c->num_spare++] = b;
         } else {
