@@ -5,6 +5,7 @@
 #ifndef ICD_BASE_BITS_H
 #define ICD_BASE_BITS_H
 
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ static inline uint64_t icd_load_le64(const uint8_t *p)
 /* Clears bits [from, to) of the bit array `w` (bit i = word i/64, bit i%64). */
 static inline void icd_bits_clear_range(uint64_t *w, uint64_t from, uint64_t to)
 {
+    assert(from <= to); /* else to - from wraps and the memset below runs off the array */
     while (from < to && (from & 63)) {
         w[from >> 6] &= ~((uint64_t)1 << (from & 63));
         from++;

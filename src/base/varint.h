@@ -8,6 +8,7 @@
 #ifndef ICD_BASE_VARINT_H
 #define ICD_BASE_VARINT_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,7 @@ enum {
  * sets *out, or ICD_VARINT_TRUNCATED / ICD_VARINT_OVERFLOW and leaves *out alone. */
 static inline int icd_uleb128_decode(const uint8_t *p, const uint8_t *end, uint64_t *out)
 {
+    assert(p <= end);
     if (p < end && *p < 0x80) { /* one byte: most counts, lengths and headers */
         *out = *p;
         return 1;

@@ -11,6 +11,7 @@
  * bytes are missing at the very end of the buffer is accepted (its values are all there).
  * pq_rle_encode writes the same runs for the Parquet writer.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "base/varint.h"
@@ -188,6 +189,7 @@ static size_t run_at(const uint32_t *v, size_t n, size_t i)
 
 void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, icd_buf *out)
 {
+    assert(bit_width >= 1 && bit_width <= 32); /* encodings.h: 1..32 */
     size_t vbytes = ((size_t)bit_width + 7) / 8;
     size_t i = 0;
     while (i < n) {
