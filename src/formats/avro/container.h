@@ -91,6 +91,8 @@ uint64_t icd_avro_reader_records_read(const icd_avro_reader *r);
  * macros only rename at the source level, no avro_ symbol is emitted. Remove them once
  * reader.c is gone or renamed (sed -E 's/\<avro_(reader|value)/icd_avro_\1/g'). */
 #define avro_reader icd_avro_reader
+#define avro_reader_block_count icd_avro_reader_block_count
+#define avro_reader_block_read icd_avro_reader_block_read
 #define avro_reader_free icd_avro_reader_free
 #define avro_reader_next icd_avro_reader_next
 #define avro_reader_open_file icd_avro_reader_open_file

@@ -13,8 +13,8 @@
 #include <zlib.h>
 
 #include "base/bits.h"
-#include "iceberg/dv.h"
-#include "iceberg/roaring32.h"
+#include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/roaring32.h"
 
 static const uint8_t DV_MAGIC[4] = {0xD1, 0xD3, 0x39, 0x64};
 

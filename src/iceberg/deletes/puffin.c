@@ -12,7 +12,7 @@
 #include <zstd.h>
 
 #include "base/bits.h"
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/puffin.h"
 
 #define TAIL_SIZE 12u /* payload size, flags, magic */
 
