@@ -289,8 +289,10 @@ static int write_file(gnode **top, int ntop, size_t nrows, rowidx *ri, const pq_
         if (r0 + n > nrows) n = nrows - r0;
         for (int i = 0; i < nleaves; i++) {
             leafdata *l = &leaves[i];
-            size_t lo = ri->lev[(size_t)i * (nrows + 1) + r0], hi = ri->lev[(size_t)i * (nrows + 1) + r0 + n];
-            size_t vlo = ri->val[(size_t)i * (nrows + 1) + r0], vhi = ri->val[(size_t)i * (nrows + 1) + r0 + n];
+            size_t lo = ri->lev[(size_t)i * (nrows + 1) + r0],
+                   hi = ri->lev[(size_t)i * (nrows + 1) + r0 + n];
+            size_t vlo = ri->val[(size_t)i * (nrows + 1) + r0],
+                   vhi = ri->val[(size_t)i * (nrows + 1) + r0 + n];
             memset(&cb[i], 0, sizeof cb[i]);
             cb[i].num_levels = hi - lo;
             cb[i].def = l->def + lo;
