@@ -1,5 +1,5 @@
 /*
- * Generates Avro container files with the test writer (tests/unit/avro/avro_writer.h):
+ * Generates Avro container files with the test writer (tests/unit/avro/icd_avro_writer.h):
  *   tool_avro_gen manifest OUT.avro N [CODEC]   N Iceberg-v2-style manifest entries
  *                                               (data_file with partition, column stats
  *                                               maps, bounds, split offsets), blocks of

@@ -29,7 +29,7 @@ static int run(icd_fileio *io, const char *path, const char *mode, long repeat)
 {
     icd_error err;
     icd_error_clear(&err);
-    avro_reader *r;
+    icd_avro_reader *r;
     double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
     uint64_t n = 0, bytes = 0;
     int rc = 0;
@@ -37,27 +37,27 @@ static int run(icd_fileio *io, const char *path, const char *mode, long repeat)
     icd_arena arena = ICD_ARENA_INIT;
     icd_buf out = ICD_BUF_INIT;
     for (long rep = 0; rep < repeat && !rc; rep++) {
-        if ((rc = avro_reader_open(io, path, &r, &err)) != 0) break;
+        if ((rc = icd_avro_reader_open(io, path, &r, &err)) != 0) break;
         bool eof = false;
         /* block by block, one arena reset per block: the manifest reader's pattern */
-        while (!rc && !(rc = avro_reader_next_block(r, &eof, &err)) && !eof) {
+        while (!rc && !(rc = icd_avro_reader_next_block(r, &eof, &err)) && !eof) {
             icd_arena_reset(&arena);
-            for (int64_t i = avro_reader_block_count(r); i > 0 && !rc; i--) {
-                avro_value v;
+            for (int64_t i = icd_avro_reader_block_count(r); i > 0 && !rc; i--) {
+                icd_avro_value v;
                 if (!strcmp(mode, "skip")) {
-                    rc = avro_reader_skip(r, &eof, &err);
+                    rc = icd_avro_reader_skip(r, &eof, &err);
                 } else {
-                    rc = avro_reader_next(r, &arena, &v, &eof, &err);
+                    rc = icd_avro_reader_next(r, &arena, &v, &eof, &err);
                     if (!rc && !strcmp(mode, "json")) {
-                        rc = avro_value_json(&out, &v, &err);
+                        rc = icd_avro_value_json(&out, &v, &err);
                         bytes += out.len + 1;
                         icd_buf_clear(&out);
                     }
                 }
             }
         }
-        n += avro_reader_records_read(r);
-        avro_reader_free(r);
+        n += icd_avro_reader_records_read(r);
+        icd_avro_reader_free(r);
     }
     icd_arena_free(&arena);
     icd_buf_free(&out);
@@ -65,10 +65,10 @@ static int run(icd_fileio *io, const char *path, const char *mode, long repeat)
     double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = now(CLOCK_MONOTONIC) - w0;
     printf("%-6s %10llu records  cpu %7.3f s  %12.0f records/s (cpu)  %12.0f records/s "
            "(wall)",
-           mode, (unsigned long long)n, cpu, n / (cpu > 0 ? cpu : 1e-9),
-           n / (wall > 0 ? wall : 1e-9));
+           mode, (unsigned long long)n, cpu, (double)n / (cpu > 0 ? cpu : 1e-9),
+           (double)n / (wall > 0 ? wall : 1e-9));
     if (repeat > 1) printf("  %.1f us/file (cpu)", cpu * 1e6 / (double)repeat);
-    if (bytes) printf("  %.0f MB JSON", bytes / 1e6);
+    if (bytes) printf("  %.0f MB JSON", (double)bytes / 1e6);
     printf("\n");
     return 0;
 fail:;

@@ -101,7 +101,7 @@ static void make_dv(icd_buf *out, roaring_bitmap_t *bm, int runs)
     uint32_t len = (uint32_t)(n - 8), crc = (uint32_t)crc32(0, p + 4, (uInt)(n - 8));
     for (int i = 0; i < 4; i++) {
         p[i] = (uint8_t)(len >> (24 - 8 * i));
-        p[n - 4 + i] = (uint8_t)(crc >> (24 - 8 * i));
+        p[n - 4 + (size_t)i] = (uint8_t)(crc >> (24 - 8 * i));
     }
 }
 

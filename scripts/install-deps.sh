@@ -7,6 +7,7 @@ PKGS=(
   build-essential cmake pkg-config git ca-certificates curl python3
   clang libclang-rt-14-dev          # sanitizers and libFuzzer
   clang-format                      # the formatting check of scripts/test.sh
+  cppcheck                          # the static analysis of scripts/test.sh (scripts/cppcheck.sh)
   libjansson-dev                    # JSON: metadata, specs, REST
   libavro-dev                       # Avro writer used by the planning benchmark
   libcurl4-openssl-dev              # HTTP(S), S3

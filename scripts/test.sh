@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, and runs every test: the normal build (gcc), the
-# ASan+UBSan build (clang), then each libFuzzer target for a bounded time.
+# Installs dependencies, checks formatting, builds, runs cppcheck (scripts/cppcheck.sh), then
+# every test: the normal build (gcc), the ASan+UBSan build (clang), then each libFuzzer
+# target for a bounded time.
 # Usage: bash scripts/test.sh     (FUZZ_SECONDS=N to change the per-target fuzzing time)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,8 @@ run_ctest() { # dir label
 }
 
 bash scripts/build.sh release || exit 1
+echo "== static analysis (cppcheck)"
+bash scripts/cppcheck.sh build && echo "cppcheck: no findings" || status=1
 run_ctest build "normal build (gcc)"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1

@@ -55,6 +55,14 @@ ICD_EXTERN int icd_storage_set_s3(icd_storage *s, const char *access_key_id,
                                   const char *secret_access_key, const char *session_token,
                                   const char *region, const char *endpoint, icd_error *err);
 
+/* The deadline of one attempt of a remote read (HTTP, S3): `base_seconds` plus the bytes
+ * asked for at `min_rate` bytes/s, so that a trickling server cannot keep a read alive for
+ * ever. Defaults 30 s and 65536 B/s; base_seconds <= 0: no deadline; min_rate <= 0 keeps
+ * the current rate. (The icedruid command sets them from ICEDRUID_HTTP_TIMEOUT and
+ * ICEDRUID_HTTP_MIN_RATE.) */
+ICD_EXTERN int icd_storage_set_http_deadline(icd_storage *s, double base_seconds, long min_rate,
+                                             icd_error *err);
+
 /* Opens the table at `location` (see above). ICD_ENOTFOUND when it holds no table. */
 ICD_EXTERN int icd_table_open(icd_table **out, icd_storage *storage, const char *location,
                               icd_error *err);

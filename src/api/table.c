@@ -13,6 +13,7 @@
 #include "catalog/local.h"
 #include "druid/catalog_load.h"
 #include "druid/spec.h"
+#include "io/http.h"
 #include "io/s3.h"
 
 int icd_storage_new(icd_storage **out, icd_error *err)
@@ -55,6 +56,20 @@ int icd_storage_set_s3(icd_storage *s, const char *access_key_id, const char *se
     if (!s) return icd_fail(err, ICD_EINVALID, NULL, -1, "no storage");
     icd_s3_options o = {access_key_id, secret_access_key, session_token, region, endpoint, -1};
     return icd_fileio_set_s3(s->io, &o, err);
+}
+
+int icd_storage_set_http_deadline(icd_storage *s, double base_seconds, long min_rate,
+                                  icd_error *err)
+{
+    icd_remote *r = s ? icd_fileio_remote(s->io) : NULL;
+    if (!r) return icd_fail(err, ICD_EINVALID, NULL, -1, "no storage");
+    if (base_seconds > 1e9) return icd_fail(err, ICD_EINVALID, NULL, -1, "deadline too large");
+    icd_http_policy p;
+    icd_http_get_policy(r, &p);
+    p.deadline_base_ms = base_seconds > 0 ? (long)(base_seconds * 1000) : 0;
+    if (min_rate > 0) p.deadline_min_rate = min_rate;
+    icd_http_set_policy(r, &p);
+    return 0;
 }
 
 static int table_new(icd_table **out, icd_storage *storage, ice_metadata *md, icd_error *err)

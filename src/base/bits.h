@@ -1,10 +1,11 @@
 /*
- * Little-endian loads and bit-array helpers shared by the decoders (Roaring bitmaps,
+ * Little- and big-endian loads and bit-array helpers shared by the decoders (Roaring bitmaps,
  * position sets, bit-packed runs). Header-only: they sit in inner loops.
  */
 #ifndef ICD_BASE_BITS_H
 #define ICD_BASE_BITS_H
 
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,6 +24,11 @@ static inline uint32_t icd_load_le32(const uint8_t *p)
     return v;
 }
 
+static inline uint32_t icd_load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static inline uint64_t icd_load_le64(const uint8_t *p)
 {
     uint64_t v;
@@ -36,6 +42,7 @@ static inline uint64_t icd_load_le64(const uint8_t *p)
 /* Clears bits [from, to) of the bit array `w` (bit i = word i/64, bit i%64). */
 static inline void icd_bits_clear_range(uint64_t *w, uint64_t from, uint64_t to)
 {
+    assert(from <= to); /* else to - from wraps and the memset below runs off the array */
     while (from < to && (from & 63)) {
         w[from >> 6] &= ~((uint64_t)1 << (from & 63));
         from++;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "base/array.h"
 #include "base/hash.h"
 
 /* Entry pages double from 16 entries (384 B) to 16384 (384 KiB), then stay at that size,
@@ -230,13 +231,7 @@ static map_entry *new_entry(icd_map *m)
     size_t off;
     size_t page = page_of(m->count, &off);
     if (page == m->npages) {
-        if (m->npages == m->pages_cap) {
-            size_t cap = m->pages_cap ? m->pages_cap * 2 : 8;
-            map_entry **pages = realloc(m->pages, cap * sizeof *pages);
-            if (!pages) return NULL;
-            m->pages = pages;
-            m->pages_cap = cap;
-        }
+        if (ICD_ARRAY_RESERVE(m->pages, m->pages_cap, m->npages + 1, 8)) return NULL;
         m->pages[m->npages] = malloc(page_size(page) * sizeof(map_entry));
         if (!m->pages[m->npages]) return NULL;
         m->npages++;

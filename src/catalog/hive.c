@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bits.h"
 #include "catalog/hive.h"
 #include "catalog/props.h"
 #include "catalog/sasl_gssapi.h"
@@ -780,12 +781,6 @@ static int recv_exact(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t n,
     return 0;
 }
 
-static uint32_t be32(const void *p)
-{
-    const unsigned char *h = p;
-    return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
-}
-
 static void put_be32(icd_buf *b, uint32_t n)
 {
     unsigned char h[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
@@ -842,7 +837,7 @@ static int sasl_handshake(cat_hive *c, const hive_endpoint *e, icd_error *err)
         rc = recv_exact(c, e, &in, 5, err);
         if (rc) break;
         int status = (unsigned char)in.data[0];
-        uint32_t n = be32(in.data + 1);
+        uint32_t n = icd_load_be32((const uint8_t *)in.data + 1);
         if (n > 1024 * 1024 || status < SASL_START || status > SASL_COMPLETE) {
             rc = icd_fail(err, ICD_ECORRUPT, e->uri, -1,
                           "Hive Metastore: not a SASL answer (status %d, length %u): is this "
@@ -917,7 +912,7 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
         if (*rc == 0 && sasl_refusal(c, e, &b, rc, err)) x = XR_FINAL;
         if (*rc == 0) {
             const unsigned char *h = (const unsigned char *)b.data;
-            uint32_t n = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+            uint32_t n = icd_load_be32(h);
             if (n > MAX_REPLY_BYTES) {
                 *rc = icd_fail(err, ICD_ECORRUPT, e->uri, 0,
                                "Hive Metastore: reply frame of %u bytes (limit %u; an unframed "
@@ -930,7 +925,7 @@ static xresult exchange(cat_hive *c, const hive_endpoint *e, const icd_buf *req,
             while (*rc == 0 && b.len < body + frame)
                 *rc = recv_some(c, e, &b, body + frame - b.len, err);
             if (*rc == 0 && c->sasl && c->framed) { /* framed inside the SASL frame */
-                if (frame < 4 || be32(b.data + 4) != frame - 4) {
+                if (frame < 4 || icd_load_be32((const uint8_t *)b.data + 4) != frame - 4) {
                     *rc = icd_fail(err, ICD_ECORRUPT, e->uri, 0,
                                    "Hive Metastore: the SASL frame does not hold one framed "
                                    "reply (is hive.metastore.thrift.framed.transport.enabled "

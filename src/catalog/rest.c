@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/array.h"
 #include "base/buf.h"
 #include "catalog/rest.h"
 #include "io/http.h"
@@ -81,15 +82,9 @@ static int props_set(prop_list *l, const char *key, const char *value, icd_error
             l->v[i].value = v;
             return 0;
         }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        cat_rest_prop *nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv) {
-            free(v);
-            return icd_fail_nomem(err);
-        }
-        l->v = nv;
-        l->cap = cap;
+    if (ICD_ARRAY_RESERVE(l->v, l->cap, l->n + 1, 16)) {
+        free(v);
+        return icd_fail_nomem(err);
     }
     if (!(l->v[l->n].key = strdup(key))) {
         free(v);

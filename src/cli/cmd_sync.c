@@ -381,8 +381,11 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
                     "record snapshot %" PRId64 ")\n",
                     job.data_source, job.to_snapshot);
         if (!rc && s->druid) {
-            dr_druid_client c = {s->druid, s->druid_user,
-                                 s->druid_user ? getenv(DRUID_PASSWORD_ENV) : NULL, 0, 0};
+            const char *ca = getenv("SSL_CERT_FILE");
+            if (!ca || !ca[0]) ca = getenv("CURL_CA_BUNDLE");
+            dr_druid_client c = {
+                s->druid, s->druid_user, s->druid_user ? getenv(DRUID_PASSWORD_ENV) : NULL, 0, 0,
+                ca};
             rc = submit_all(&c, &job, ids);
             if (!rc && s->wait) rc = wait_all(&c, &job, ids, s->wait_secs, s->poll_every_ms);
             if (!rc && getenv(CRASH_HOOK_ENV)) raise(SIGKILL);

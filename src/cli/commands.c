@@ -548,7 +548,7 @@ int cli_args_normalize(const cli_command *c, int argc, char **argv, int *out_arg
                 return suggest_option(c, a, eq ? (size_t)(eq - a) : strlen(a));
             }
         } else {
-            o = a[2] ? NULL : find_opt(c->opts, NULL, 0, a[1]);
+            o = a[2] ? NULL : find_opt(c->opts, "", 0, a[1]);
             if (!o) {
                 free(v);
                 return suggest_option(c, a, strlen(a));
@@ -863,7 +863,7 @@ static void bash_completion(FILE *fp)
 /* Text inside a zsh _arguments/_describe spec: ':' '[' ']' '\'' and '\\' escaped. */
 static void zsh_text(FILE *fp, const char *s, size_t max)
 {
-    for (size_t i = 0; s[i] && i < max; i++) {
+    for (size_t i = 0; i < max && s[i]; i++) {
         char ch = s[i];
         if (ch == '\'')
             fputs("'\\''", fp);

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #endif
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <time.h>
@@ -58,7 +59,8 @@ static void report_retry(void *ctx, const char *location, int attempt, int max_a
 }
 
 /* A FileIO with the process's environment (credential chain, ICEDRUID_HTTP_*) and the
- * global retry/timeout options; retries are reported on stderr. */
+ * global retry/timeout options; retries are reported on stderr. The library reads no
+ * environment variable itself: the per-attempt deadline variables are read here. */
 int cli_fileio_new(icd_fileio **io, icd_error *err)
 {
     ICD_TRY(icd_fileio_new(io, err));
@@ -71,6 +73,12 @@ int cli_fileio_new(icd_fileio **io, icd_error *err)
     if (!r) return 0;
     icd_http_policy p;
     icd_http_get_policy(r, &p);
+    const char *v = getenv("ICEDRUID_HTTP_TIMEOUT"); /* SECONDS, may be fractional */
+    if (v && *v) p.deadline_base_ms = (long)(strtod(v, NULL) * 1000);
+    if ((v = getenv("ICEDRUID_HTTP_MIN_RATE")) && *v) { /* BYTES_PER_SECOND */
+        long rate = strtol(v, NULL, 10);
+        if (rate > 0) p.deadline_min_rate = rate;
+    }
     if (cli_global.retries >= 0) p.max_attempts = cli_global.retries + 1;
     if (cli_global.connect_timeout_s > 0)
         p.connect_timeout_ms = cli_global.connect_timeout_s * 1000;

@@ -5,6 +5,7 @@
  * constant folding of Iceberg's Expressions.and/or/not, so the planner prunes exactly the
  * files Druid's TableScan.filter() would prune.
  */
+#include "base/array.h"
 #include "druid/filter.h"
 
 #include <stdlib.h>
@@ -153,15 +154,9 @@ static int add_child(dr_filter *f, dr_filter *child, size_t *cap, icd_error *err
             dr_filter_free(child);
             return 0;
         }
-    if (f->n_children == *cap) {
-        size_t nc = *cap ? *cap * 2 : 4;
-        dr_filter **nv = realloc(f->children, nc * sizeof *nv);
-        if (!nv) {
-            dr_filter_free(child);
-            return icd_fail_nomem(err);
-        }
-        f->children = nv;
-        *cap = nc;
+    if (ICD_ARRAY_RESERVE(f->children, *cap, f->n_children + 1, 4)) {
+        dr_filter_free(child);
+        return icd_fail_nomem(err);
     }
     f->children[f->n_children++] = child;
     return 0;

@@ -724,7 +724,8 @@ static enum MHD_Result route_metrics(struct MHD_Connection *c, dr_http_req *r)
                "Connections refused (max_connections with no header-incomplete one to close).",
                atomic_load(&s->refused_conns));
     if (s->p.write_metrics) s->p.write_metrics(s->p.ctx, &b);
-    int rc = queue_text(c, r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", &b);
+    enum MHD_Result rc =
+        queue_text(c, r, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", &b);
     return rc;
 }
 
@@ -1177,7 +1178,7 @@ static bool authorized(dr_server *s, struct MHD_Connection *c)
         int v[4];
         int pad = 0;
         for (int k = 0; k < 4; k++) {
-            unsigned char ch = (unsigned char)p[i + k];
+            unsigned char ch = (unsigned char)p[i + (size_t)k];
             if (ch == '=' && i + 4 == n && k >= 2) {
                 v[k] = 0;
                 pad++;

@@ -186,7 +186,7 @@ static int pq_codec_of(const char *name, int *out, icd_error *err)
     return 0;
 }
 
-static int avro_codec_of(const char *name, avro_codec *out, icd_error *err)
+static int icd_avro_codec_of(const char *name, icd_avro_codec *out, icd_error *err)
 {
     if (!strcasecmp(name, "gzip") || !strcasecmp(name, "deflate"))
         *out = AVRO_CODEC_DEFLATE;
@@ -253,10 +253,10 @@ static int write_avro(const stage_src *st, const ice_scan_task *t, const char *n
 {
     const ice_metadata *md = st->md;
     const ice_schema *schema = st->schema;
-    avro_write_options ao = {0};
-    ICD_TRY(avro_codec_of(codec_property(md, ICE_FORMAT_AVRO), &ao.codec, err));
+    icd_avro_write_options ao = {0};
+    ICD_TRY(icd_avro_codec_of(codec_property(md, ICE_FORMAT_AVRO), &ao.codec, err));
     icd_buf sj = ICD_BUF_INIT;
-    int rc = avro_ice_schema_json(schema->root.fields, schema->root.nfields, &sj, err);
+    int rc = icd_avro_ice_schema_json(schema->root.fields, schema->root.nfields, &sj, err);
     /* the sync marker: 16 bytes of the name's content hash (hex digits after the prefix) */
     uint8_t sync[16] = {0};
     const char *hex = strrchr(name, '-');
@@ -264,14 +264,14 @@ static int write_avro(const stage_src *st, const ice_scan_task *t, const char *n
         char two[3] = {hex[1 + 2 * i], hex[2 + 2 * i], 0};
         sync[i] = (uint8_t)strtoul(two, NULL, 16);
     }
-    avro_writer *w = NULL;
-    avro_ice_sink *as = NULL;
-    if (!rc) rc = avro_writer_new(sj.data, sync, &ao, out_write, of, &w, err);
-    if (!rc) rc = avro_ice_sink_new(w, schema->root.fields, schema->root.nfields, &as, err);
-    if (!rc) rc = ice_scan_reader_read_task(st->reader, t, avro_ice_sink_get(as), rs, err);
-    if (!rc) rc = avro_writer_close(w, err);
-    avro_ice_sink_free(as);
-    avro_writer_free(w);
+    icd_avro_writer *w = NULL;
+    icd_avro_ice_sink *as = NULL;
+    if (!rc) rc = icd_avro_writer_new(sj.data, sync, &ao, out_write, of, &w, err);
+    if (!rc) rc = icd_avro_ice_sink_new(w, schema->root.fields, schema->root.nfields, &as, err);
+    if (!rc) rc = ice_scan_reader_read_task(st->reader, t, icd_avro_ice_sink_get(as), rs, err);
+    if (!rc) rc = icd_avro_writer_close(w, err);
+    icd_avro_ice_sink_free(as);
+    icd_avro_writer_free(w);
     icd_buf_free(&sj);
     return rc;
 }

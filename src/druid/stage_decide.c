@@ -134,7 +134,7 @@ static int from_pq(const pq_node *p, const ice_name_mapping *m, icd_arena *a, fn
     return 0;
 }
 
-static const avro_schema *avro_nonnull(const avro_schema *s)
+static const icd_avro_schema *icd_avro_nonnull(const icd_avro_schema *s)
 {
     if (s->type == AVRO_UNION)
         for (size_t i = 0; i < s->nbranches; i++)
@@ -142,10 +142,10 @@ static const avro_schema *avro_nonnull(const avro_schema *s)
     return s;
 }
 
-static int from_avro(const avro_schema *s, const char *name, bool has_id, int32_t id,
+static int from_avro(const icd_avro_schema *s, const char *name, bool has_id, int32_t id,
                      const ice_name_mapping *m, icd_arena *a, int depth, fnode *f)
 {
-    s = avro_nonnull(s);
+    s = icd_avro_nonnull(s);
     f->name = name;
     f->has_id = has_id;
     f->id = id;
@@ -158,7 +158,7 @@ static int from_avro(const avro_schema *s, const char *name, bool has_id, int32_
         f->children = icd_arena_calloc(a, (f->n ? f->n : 1) * sizeof *f->children);
         if (!f->children) return ICD_ENOMEM;
         for (size_t i = 0; i < s->nfields; i++) {
-            const avro_field *af = &s->fields[i];
+            const icd_avro_field *af = &s->fields[i];
             int rc = from_avro(af->type, af->name, af->has_field_id, af->field_id, cm, a, depth + 1,
                                &f->children[i]);
             if (rc) return rc;
@@ -342,7 +342,7 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
     int rc = 0;
     d->from_footer = true;
     pq_file *pf = NULL; /* kept open while the check runs: the names point into it */
-    avro_reader *ar = NULL;
+    icd_avro_reader *ar = NULL;
     if (df->format == ICE_FORMAT_PARQUET) {
         rc = pq_file_open(c->io, df->path, &pf, err);
         if (!rc) {
@@ -355,9 +355,9 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
             if (rc > 0 || rc == ICD_ENOMEM) rc = icd_fail_nomem(err);
         }
     } else if (df->format == ICE_FORMAT_AVRO) {
-        rc = avro_reader_open(c->io, df->path, &ar, err);
+        rc = icd_avro_reader_open(c->io, df->path, &ar, err);
         if (!rc) {
-            const avro_schema *s = avro_reader_schema(ar);
+            const icd_avro_schema *s = icd_avro_reader_schema(ar);
             rc = from_avro(s, "", false, 0, NULL, &a, 0, &root);
             if (!rc && !any_id(&root) && c->mapping && root.kind == FK_STRUCT)
                 for (size_t i = 0; !rc && i < s->nfields; i++)
@@ -400,7 +400,7 @@ static int check_footer(dr_decide_ctx *c, const ice_content_file *df, dr_file_de
             check_fields(&k, c->schema->root.fields, c->schema->root.nfields, &root, true);
     }
     pq_file_close(pf);
-    avro_reader_free(ar);
+    icd_avro_reader_free(ar);
     icd_arena_free(&a);
     return rc;
 }

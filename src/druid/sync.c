@@ -315,7 +315,7 @@ static int druid_request(const dr_druid_client *c, const char *path, const char 
     char *base = base_url(c->url);
     icd_buf url = ICD_BUF_INIT, auth = ICD_BUF_INIT, cred = ICD_BUF_INIT;
     icd_remote *r = icd_remote_new();
-    int rc = (!base || !r) ? icd_fail_nomem(err) : 0;
+    int rc = (!base || !r || icd_remote_set_ca_file(r, c->ca_file)) ? icd_fail_nomem(err) : 0;
     if (!rc) {
         icd_buf_printf(&url, "%s%s", base, path);
         if (c->user) {

@@ -61,8 +61,9 @@ typedef struct dr_druid_client {
     const char *url;  /* Router or Overlord/Broker base URL, e.g. http://localhost:8888 */
     const char *user; /* basic auth, or NULL */
     const char *password;
-    int max_attempts;   /* tries for connection errors, 429 and 5xx; 0 -> 3 */
-    long base_delay_ms; /* first retry delay, doubling; 0 -> 500 */
+    int max_attempts;    /* tries for connection errors, 429 and 5xx; 0 -> 3 */
+    long base_delay_ms;  /* first retry delay, doubling; 0 -> 500 */
+    const char *ca_file; /* CA bundle for https (the CLI: SSL_CERT_FILE); NULL: curl's */
 } dr_druid_client;
 
 /* POSTs one emitted item: MSQ to URL/druid/v2/sql/task, native to URL/druid/indexer/v1/task.

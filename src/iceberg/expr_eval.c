@@ -13,25 +13,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "iceberg/content_file.h"
 #include "iceberg/expr.h"
 #include "iceberg/manifest.h"
 
 /* ---- bound decoding ------------------------------------------------------------------ */
-
-static int32_t le32(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                     (uint32_t)p[3] << 24);
-}
-
-static int64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return (int64_t)v;
-}
 
 bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_literal *out)
 {
@@ -44,16 +31,16 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
     case ICE_T_INT:
     case ICE_T_DATE:
         if (n != 4) return false;
-        *out = ice_lit_i32(t->kind, le32(p));
+        *out = ice_lit_i32(t->kind, (int32_t)icd_load_le32(p));
         return true;
     case ICE_T_LONG:
     case ICE_T_TIME:
         if (n == 4 && t->kind == ICE_T_LONG) { /* promoted from int */
-            *out = ice_lit_long(le32(p));
+            *out = ice_lit_long((int32_t)icd_load_le32(p));
             return true;
         }
         if (n != 8) return false;
-        *out = ice_lit_i64(t->kind, le64(p));
+        *out = ice_lit_i64(t->kind, (int64_t)icd_load_le64(p));
         return true;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
@@ -63,24 +50,24 @@ bool ice_bound_decode(const ice_type *t, const uint8_t *p, uint32_t n, ice_liter
             int64_t per = (t->kind == ICE_T_TIMESTAMP_NS || t->kind == ICE_T_TIMESTAMPTZ_NS)
                               ? DAY_US * 1000
                               : DAY_US;
-            *out = ice_lit_i64(t->kind, (int64_t)le32(p) * per);
+            *out = ice_lit_i64(t->kind, (int64_t)(int32_t)icd_load_le32(p) * per);
             return true;
         }
         if (n != 8) return false;
-        *out = ice_lit_i64(t->kind, le64(p));
+        *out = ice_lit_i64(t->kind, (int64_t)icd_load_le64(p));
         return true;
     }
     case ICE_T_FLOAT:
     case ICE_T_DOUBLE: {
         if (n == 4) {
-            uint32_t bits = (uint32_t)le32(p);
+            uint32_t bits = icd_load_le32(p);
             float f;
             memcpy(&f, &bits, 4);
             *out = t->kind == ICE_T_FLOAT ? ice_lit_float(f) : ice_lit_double((double)f);
             return true;
         }
         if (n != 8 || t->kind != ICE_T_DOUBLE) return false;
-        uint64_t bits = (uint64_t)le64(p);
+        uint64_t bits = icd_load_le64(p);
         double d;
         memcpy(&d, &bits, 8);
         *out = ice_lit_double(d);

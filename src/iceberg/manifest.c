@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/bits.h"
 #include "formats/avro/container.h"
 #include "iceberg/deletes/eq_key.h"
@@ -24,33 +25,33 @@
 
 /* ---- small Avro accessors ---------------------------------------------------------- */
 
-static const avro_value *field(const avro_value *rec, const char *name)
+static const icd_avro_value *field(const icd_avro_value *rec, const char *name)
 {
-    const avro_value *v = avro_value_field(rec, name);
-    return avro_value_is_null(v) ? NULL : v;
+    const icd_avro_value *v = icd_avro_value_field(rec, name);
+    return icd_avro_value_is_null(v) ? NULL : v;
 }
 
-static bool get_long(const avro_value *rec, const char *name, int64_t *out)
+static bool get_long(const icd_avro_value *rec, const char *name, int64_t *out)
 {
-    const avro_value *v = field(rec, name);
+    const icd_avro_value *v = field(rec, name);
     if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG)) return false;
     *out = v->u.i64;
     return true;
 }
 
-static int64_t long_or(const avro_value *rec, const char *name, int64_t dflt)
+static int64_t long_or(const icd_avro_value *rec, const char *name, int64_t dflt)
 {
     int64_t v;
     return get_long(rec, name, &v) ? v : dflt;
 }
 
-static char *copy_str(icd_arena *a, const avro_value *v)
+static char *copy_str(icd_arena *a, const icd_avro_value *v)
 {
     if (!v || (v->type != AVRO_STRING && v->type != AVRO_BYTES)) return NULL;
     return icd_arena_strndup(a, (const char *)v->u.bytes.ptr, v->u.bytes.len);
 }
 
-static const uint8_t *copy_bytes(icd_arena *a, const avro_value *v, uint32_t *len)
+static const uint8_t *copy_bytes(icd_arena *a, const icd_avro_value *v, uint32_t *len)
 {
     if (!v || (v->type != AVRO_BYTES && v->type != AVRO_FIXED && v->type != AVRO_STRING) ||
         v->u.bytes.len > UINT32_MAX)
@@ -64,7 +65,7 @@ static const uint8_t *copy_bytes(icd_arena *a, const avro_value *v, uint32_t *le
 
 /* ---- manifest lists ------------------------------------------------------------------ */
 
-static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_file *mf,
+static int read_summaries(const icd_avro_value *parts, icd_arena *a, ice_manifest_file *mf,
                           const char *path, icd_error *err)
 {
     if (!parts || parts->type != AVRO_ARRAY) return 0;
@@ -72,14 +73,14 @@ static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_fi
     ice_field_summary *s = icd_arena_calloc(a, (n ? n : 1) * sizeof *s);
     if (!s) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
-        const avro_value *fs = &parts->u.list.items[i];
+        const icd_avro_value *fs = &parts->u.list.items[i];
         if (fs->type != AVRO_RECORD)
             return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "manifest list: partition summary is not a record");
-        const avro_value *cn = field(fs, "contains_null"), *cnan = field(fs, "contains_nan");
+        const icd_avro_value *cn = field(fs, "contains_null"), *cnan = field(fs, "contains_nan");
         s[i].contains_null = cn && cn->type == AVRO_BOOLEAN ? cn->u.boolean : -1;
         s[i].contains_nan = cnan && cnan->type == AVRO_BOOLEAN ? cnan->u.boolean : -1;
-        const avro_value *lo = field(fs, "lower_bound"), *hi = field(fs, "upper_bound");
+        const icd_avro_value *lo = field(fs, "lower_bound"), *hi = field(fs, "upper_bound");
         if (lo && (s[i].lower = copy_bytes(a, lo, &s[i].lower_len)) != NULL) s[i].has_lower = true;
         if (hi && (s[i].upper = copy_bytes(a, hi, &s[i].upper_len)) != NULL) s[i].has_upper = true;
     }
@@ -89,8 +90,8 @@ static int read_summaries(const avro_value *parts, icd_arena *a, ice_manifest_fi
     return 0;
 }
 
-static int list_entry(const avro_value *rec, icd_arena *a, const char *path, ice_manifest_file *mf,
-                      icd_error *err)
+static int list_entry(const icd_avro_value *rec, icd_arena *a, const char *path,
+                      ice_manifest_file *mf, icd_error *err)
 {
     memset(mf, 0, sizeof *mf);
     mf->path = copy_str(a, field(rec, "manifest_path"));
@@ -137,11 +138,11 @@ static int inline_entry(icd_fileio *io, const ice_metadata *md, const ice_snapsh
     mf->added_rows = mf->existing_rows = mf->deleted_rows = -1;
     mf->first_row_id = -1;
     mf->spec_id = ice_metadata_default_spec(md)->spec_id;
-    avro_reader *r;
-    ICD_TRY(avro_reader_open(io, mpath, &r, err));
-    const avro_meta *m = avro_reader_meta(r, "partition-spec-id");
+    icd_avro_reader *r;
+    ICD_TRY(icd_avro_reader_open(io, mpath, &r, err));
+    const icd_avro_meta *m = icd_avro_reader_meta(r, "partition-spec-id");
     if (m) mf->spec_id = (int32_t)strtol(m->value, NULL, 10);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
     return 0;
 }
 
@@ -160,14 +161,14 @@ int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_sna
         return 0;
     }
     const char *path = snap->manifest_list;
-    avro_reader *r;
-    ICD_TRY(avro_reader_open(io, path, &r, err));
+    icd_avro_reader *r;
+    ICD_TRY(icd_avro_reader_open(io, path, &r, err));
     int rc = ice_manifest_list_read_from(r, path, arena, out, n, err);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
     return rc;
 }
 
-int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *arena,
+int ice_manifest_list_read_from(icd_avro_reader *r, const char *path, icd_arena *arena,
                                 ice_manifest_file **out, size_t *n, icd_error *err)
 {
     *out = NULL;
@@ -177,9 +178,9 @@ int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *are
     size_t count = 0, cap = 0;
     int rc = 0;
     for (;;) {
-        avro_value rec;
+        icd_avro_value rec;
         bool eof;
-        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
+        if ((rc = icd_avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, path, -1, "manifest list records are not records");
             break;
@@ -212,7 +213,7 @@ int ice_manifest_list_read_from(avro_reader *r, const char *path, icd_arena *are
 /* ---- partition tuples ---------------------------------------------------------------- */
 
 /* The Iceberg type kind an Avro partition value stands for. */
-static ice_type_kind partition_kind(const avro_schema *s)
+static ice_type_kind partition_kind(const icd_avro_schema *s)
 {
     switch (s->type) {
     case AVRO_BOOLEAN:
@@ -248,7 +249,7 @@ static ice_type_kind partition_kind(const avro_schema *s)
 }
 
 /* The non-null branch of a ["null", T] union, or the schema itself. */
-static const avro_schema *unnull(const avro_schema *s)
+static const icd_avro_schema *unnull(const icd_avro_schema *s)
 {
     if (s->type != AVRO_UNION) return s;
     for (size_t i = 0; i < s->nbranches; i++)
@@ -256,12 +257,12 @@ static const avro_schema *unnull(const avro_schema *s)
     return s;
 }
 
-static int to_literal(const avro_value *v, const avro_schema *declared, icd_arena *a,
+static int to_literal(const icd_avro_value *v, const icd_avro_schema *declared, icd_arena *a,
                       ice_literal *out, const char *path, icd_error *err)
 {
-    const avro_schema *s = unnull(declared);
+    const icd_avro_schema *s = unnull(declared);
     ice_type_kind k = partition_kind(s);
-    if (avro_value_is_null(v)) {
+    if (icd_avro_value_is_null(v)) {
         *out = ice_lit_null(k);
         return 0;
     }
@@ -296,11 +297,11 @@ static int to_literal(const avro_value *v, const avro_schema *declared, icd_aren
     default:
         return icd_fail(err, ICD_EUNSUPPORTED, path, -1,
                         "partition value of Avro type %s is not supported",
-                        avro_type_name(v->type));
+                        icd_avro_type_name(v->type));
     }
 }
 
-static int read_partition(const avro_value *pv, const ice_partition_spec *spec, icd_arena *a,
+static int read_partition(const icd_avro_value *pv, const ice_partition_spec *spec, icd_arena *a,
                           icd_buf *key, ice_content_file *f, const char *path, icd_error *err)
 {
     size_t nf = spec ? spec->nfields : 0;
@@ -316,19 +317,19 @@ static int read_partition(const avro_value *pv, const ice_partition_spec *spec, 
         return icd_fail(err, ICD_ECORRUPT, path, -1,
                         "entry for %s has no partition record but spec %d has %zu fields", f->path,
                         (int)spec->spec_id, nf);
-    const avro_schema *rs = pv->schema;
+    const icd_avro_schema *rs = pv->schema;
     ice_literal *vals = icd_arena_calloc(a, nf * sizeof *vals);
     if (!vals) return icd_fail_nomem(err);
     for (size_t i = 0; i < nf; i++) {
-        int idx = avro_schema_field_index_by_id(rs, spec->fields[i].field_id);
+        int idx = icd_avro_schema_field_index_by_id(rs, spec->fields[i].field_id);
         if (idx < 0 && i < rs->nfields && !rs->fields[i].has_field_id)
             idx = (int)i; /* old writers: positional */
         if (idx < 0)
             return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "partition record of %s lacks partition field %d (%s)", f->path,
                             (int)spec->fields[i].field_id, spec->fields[i].name);
-        ICD_TRY(
-            to_literal(avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i], path, err));
+        ICD_TRY(to_literal(icd_avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i],
+                           path, err));
         ice_key_put_literal(key, &vals[i]);
     }
     if (!icd_buf_ok(key)) return icd_fail_nomem(err);
@@ -345,15 +346,16 @@ static int read_partition(const avro_value *pv, const ice_partition_spec *spec, 
 
 /* Int-keyed maps are arrays of {key, value} records in Iceberg's Avro (or Avro maps with
  * decimal string keys from some writers). Calls fn(ctx, id, value) for each pair. */
-typedef int (*kv_fn)(void *ctx, int32_t id, const avro_value *v, icd_error *err);
+typedef int (*kv_fn)(void *ctx, int32_t id, const icd_avro_value *v, icd_error *err);
 
-static int each_kv(const avro_value *m, kv_fn fn, void *ctx, icd_error *err)
+static int each_kv(const icd_avro_value *m, kv_fn fn, void *ctx, icd_error *err)
 {
     if (!m) return 0;
     if (m->type == AVRO_ARRAY) {
         for (size_t i = 0; i < m->u.list.count; i++) {
-            const avro_value *kv = &m->u.list.items[i];
-            const avro_value *k = avro_value_field(kv, "key"), *v = avro_value_field(kv, "value");
+            const icd_avro_value *kv = &m->u.list.items[i];
+            const icd_avro_value *k = icd_avro_value_field(kv, "key"),
+                                 *v = icd_avro_value_field(kv, "value");
             if (kv->type != AVRO_RECORD || !k || (k->type != AVRO_INT && k->type != AVRO_LONG))
                 continue;
             ICD_TRY(fn(ctx, (int32_t)k->u.i64, v, err));
@@ -381,13 +383,7 @@ static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 {
     for (size_t i = 0; i < s->n; i++) /* few columns: linear is fine; sorted later */
         if (s->v[i].field_id == id) return &s->v[i];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        ice_col_stats *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv) return NULL;
-        s->v = nv;
-        s->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(s->v, s->cap, s->n + 1, 16)) return NULL;
     ice_col_stats *c = &s->v[s->n++];
     memset(c, 0, sizeof *c);
     c->field_id = id;
@@ -395,12 +391,12 @@ static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
     return c;
 }
 
-static int stats_add(void *ctx, int32_t id, const avro_value *v, icd_error *err)
+static int stats_add(void *ctx, int32_t id, const icd_avro_value *v, icd_error *err)
 {
     stats_acc *s = ctx;
     ice_col_stats *c = stats_slot(s, id);
     if (!c) return icd_fail_nomem(err);
-    if (avro_value_is_null(v)) return 0;
+    if (icd_avro_value_is_null(v)) return 0;
     switch (s->which) {
     case 0:
         c->value_count = v->u.i64;
@@ -438,7 +434,7 @@ static bool keep_bounds(const ice_content_file *f, int32_t id)
     return false;
 }
 
-static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_file *f,
+static int read_stats(const icd_avro_value *df, bool all, icd_arena *a, ice_content_file *f,
                       icd_error *err)
 {
     static const char *const names[] = {"value_counts", "null_value_counts", "nan_value_counts",
@@ -446,7 +442,7 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
     stats_acc s = {NULL, 0, 0, a, 0};
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {
-        const avro_value *m = field(df, names[w]);
+        const icd_avro_value *m = field(df, names[w]);
         if (!m) continue;
         s.which = w;
         if (all) {
@@ -479,7 +475,7 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
 
 /* ---- manifests ----------------------------------------------------------------------- */
 
-static ice_file_format parse_format(const avro_value *v)
+static ice_file_format parse_format(const icd_avro_value *v)
 {
     if (!v || (v->type != AVRO_STRING && v->type != AVRO_ENUM)) return ICE_FORMAT_UNKNOWN;
     const char *s;
@@ -546,7 +542,8 @@ typedef struct entry_ctx {
     int64_t next_row_id; /* first-row-id inheritance */
 } entry_ctx;
 
-static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e, icd_error *err)
+static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entry *e,
+                      icd_error *err)
 {
     const char *path = c->mf->path;
     ice_content_file *f = &e->file;
@@ -555,7 +552,7 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
     if (!get_long(rec, "status", &status) || status < 0 || status > 2)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no valid status");
     e->status = (int)status;
-    const avro_value *df = field(rec, "data_file");
+    const icd_avro_value *df = field(rec, "data_file");
     if (!df || df->type != AVRO_RECORD)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no data_file record");
     f->manifest_path = path;
@@ -598,7 +595,7 @@ static int read_entry(entry_ctx *c, const avro_value *rec, ice_manifest_entry *e
 
     ICD_TRY(read_partition(field(df, "partition"), c->spec, c->a, &c->key, f, path, err));
 
-    const avro_value *eq = field(df, "equality_ids");
+    const icd_avro_value *eq = field(df, "equality_ids");
     if (eq && eq->type == AVRO_ARRAY && eq->u.list.count) {
         int32_t *ids = icd_arena_alloc(c->a, eq->u.list.count * sizeof *ids);
         if (!ids) return icd_fail_nomem(err);
@@ -633,14 +630,14 @@ int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest
                       const ice_manifest_read_opts *opts, icd_arena *arena,
                       ice_manifest_entry **out, size_t *n, icd_error *err)
 {
-    avro_reader *r;
-    ICD_TRY(avro_reader_open(io, mf->path, &r, err));
+    icd_avro_reader *r;
+    ICD_TRY(icd_avro_reader_open(io, mf->path, &r, err));
     int rc = ice_manifest_read_from(r, md, mf, opts, arena, out, n, err);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
     return rc;
 }
 
-int ice_manifest_read_from(avro_reader *r, const ice_metadata *md, const ice_manifest_file *mf,
+int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice_manifest_file *mf,
                            const ice_manifest_read_opts *opts, icd_arena *arena,
                            ice_manifest_entry **out, size_t *n, icd_error *err)
 {
@@ -659,22 +656,16 @@ int ice_manifest_read_from(avro_reader *r, const ice_metadata *md, const ice_man
     int rc = 0;
     bool keep_deleted = opts && opts->keep_deleted;
     for (;;) {
-        avro_value rec;
+        icd_avro_value rec;
         bool eof;
-        if ((rc = avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
+        if ((rc = icd_avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
         }
-        if (count == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            ice_manifest_entry *nv = realloc(v, ncap * sizeof *nv);
-            if (!nv) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            v = nv;
-            cap = ncap;
+        if (ICD_ARRAY_RESERVE(v, cap, count + 1, 64)) {
+            rc = icd_fail_nomem(err);
+            break;
         }
         if ((rc = read_entry(&c, &rec, &v[count], err))) break;
         if (v[count].status != 2 || keep_deleted) count++;

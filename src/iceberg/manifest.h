@@ -73,10 +73,10 @@ int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest
                       ice_manifest_entry **out, size_t *n, icd_error *err);
 
 /* The same two readers over an already open Avro container (fuzzing, in-memory files). */
-struct avro_reader;
-int ice_manifest_list_read_from(struct avro_reader *r, const char *path, icd_arena *arena,
+struct icd_avro_reader;
+int ice_manifest_list_read_from(struct icd_avro_reader *r, const char *path, icd_arena *arena,
                                 ice_manifest_file **out, size_t *n, icd_error *err);
-int ice_manifest_read_from(struct avro_reader *r, const ice_metadata *md,
+int ice_manifest_read_from(struct icd_avro_reader *r, const ice_metadata *md,
                            const ice_manifest_file *mf, const ice_manifest_read_opts *opts,
                            icd_arena *arena, ice_manifest_entry **out, size_t *n, icd_error *err);
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/arena.h"
 #include "formats/parquet/variant.h"
 #include "iceberg/nested.h"
@@ -82,13 +83,8 @@ static int add_leaf(bind_ctx *c, int leaf)
     ice_nested *x = c->x;
     for (size_t i = 0; i < x->nleaves; i++)
         if (x->leaves[i] == leaf) return 0;
-    if (x->nleaves == x->leaves_cap) {
-        size_t nc = x->leaves_cap ? x->leaves_cap * 2 : 8;
-        int *nl = realloc(x->leaves, nc * sizeof *nl);
-        if (!nl) return icd_fail_nomem(c->err);
-        x->leaves = nl;
-        x->leaves_cap = nc;
-    }
+    if (ICD_ARRAY_RESERVE(x->leaves, x->leaves_cap, x->nleaves + 1, 8))
+        return icd_fail_nomem(c->err);
     x->leaves[x->nleaves++] = leaf;
     return 0;
 }

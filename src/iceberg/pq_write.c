@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/buf.h"
 #include "iceberg/pq_write.h"
 
@@ -37,13 +38,7 @@ typedef struct sbuild {
 
 static pq_schema_element *new_el(sbuild *b)
 {
-    if (b->n == b->cap) {
-        size_t n = b->cap ? b->cap * 2 : 32;
-        pq_schema_element *p = realloc(b->els, n * sizeof *p);
-        if (!p) return NULL;
-        b->els = p;
-        b->cap = n;
-    }
+    if (ICD_ARRAY_RESERVE(b->els, b->cap, b->n + 1, 32)) return NULL;
     pq_schema_element *e = &b->els[b->n++];
     memset(e, 0, sizeof *e);
     e->converted = PQ_CONV_NONE;
@@ -587,15 +582,9 @@ static void put_bytes(ice_pqw_sink *s, sleaf *l, const void *p, size_t n)
         return;
     }
     size_t k = l->nvals - 1;
-    if (k >= l->cap_lens) {
-        size_t c = l->cap_lens ? l->cap_lens * 2 : 1024;
-        uint32_t *q = realloc(l->lens, c * sizeof *q);
-        if (!q) {
-            fail(s, ICD_ENOMEM, "out of memory%s%s", "", "");
-            return;
-        }
-        l->lens = q;
-        l->cap_lens = c;
+    if (ICD_ARRAY_RESERVE(l->lens, l->cap_lens, k + 1, 1024)) {
+        fail(s, ICD_ENOMEM, "out of memory%s%s", "", "");
+        return;
     }
     l->lens[k] = (uint32_t)n;
     icd_buf_append(&l->vals, p, n);

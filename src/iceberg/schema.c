@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/array.h"
 #include "iceberg/schema.h"
 
 #define MAX_TYPE_DEPTH 200
@@ -185,13 +186,7 @@ typedef struct index_builder {
 static int index_add(index_builder *b, parse_ctx *c, const ice_field *f, const ice_field *parent,
                      const char *parent_name)
 {
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        ice_schema_entry *nv = realloc(b->v, cap * sizeof *nv);
-        if (!nv) return icd_fail_nomem(c->err);
-        b->v = nv;
-        b->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(b->v, b->cap, b->n + 1, 32)) return icd_fail_nomem(c->err);
     const char *full = join_name(c, parent_name, f->name);
     if (!full) return icd_fail_nomem(c->err);
     b->v[b->n++] = (ice_schema_entry){f->id, f, parent, full};

@@ -406,6 +406,9 @@ static int http_client(icd_aws_creds *p, icd_error *err)
     pol.low_speed_time_s = 10;
     pol.total_timeout_s = 20;
     icd_http_set_policy(p->http, &pol);
+    const char *ca = icd_aws_creds_env(p, "SSL_CERT_FILE");
+    if (!ca || !ca[0]) ca = icd_aws_creds_env(p, "CURL_CA_BUNDLE");
+    if (icd_remote_set_ca_file(p->http, ca)) return icd_fail_nomem(err);
     return 0;
 }
 

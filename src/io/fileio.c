@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "io/fileio.h"
 #include "io/http.h"
 #include "io/s3.h"
@@ -316,14 +317,9 @@ int icd_fileio_list_dir(icd_fileio *io, const char *location, char ***names, siz
     rc = 0;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            v = nv;
+        if (ICD_ARRAY_RESERVE(v, cap, n + 1, 16)) {
+            rc = icd_fail_nomem(err);
+            break;
         }
         if (!(v[n] = strdup(e->d_name))) {
             rc = icd_fail_nomem(err);

@@ -45,6 +45,7 @@ struct icd_remote {
     size_t nidle;
     icd_http_policy policy;
     icd_s3_config *s3;
+    char *ca_file; /* NULL: libcurl's default CA bundle */
     atomic_uint_fast64_t requests;
     atomic_uint_fast64_t bytes; /* response body bytes received, all requests */
 };
@@ -74,12 +75,6 @@ icd_remote *icd_remote_new(void)
     r->policy.readahead = 1024 * 1024;
     r->policy.deadline_base_ms = 30000;
     r->policy.deadline_min_rate = 64 * 1024;
-    const char *v = getenv("ICEDRUID_HTTP_TIMEOUT");
-    if (v && *v) r->policy.deadline_base_ms = (long)(strtod(v, NULL) * 1000);
-    if ((v = getenv("ICEDRUID_HTTP_MIN_RATE")) && *v) {
-        long rate = strtol(v, NULL, 10);
-        if (rate > 0) r->policy.deadline_min_rate = rate;
-    }
     atomic_init(&r->requests, 0);
     atomic_init(&r->bytes, 0);
     r->s3 = icd_s3_config_new();
@@ -97,8 +92,18 @@ void icd_remote_free(icd_remote *r)
     for (size_t i = 0; i < r->nidle; i++)
         curl_easy_cleanup(r->idle[i]);
     icd_s3_config_free(r->s3);
+    free(r->ca_file);
     pthread_mutex_destroy(&r->mu);
     free(r);
+}
+
+int icd_remote_set_ca_file(icd_remote *r, const char *path)
+{
+    char *copy = path && path[0] ? strdup(path) : NULL;
+    if (path && path[0] && !copy) return -1;
+    free(r->ca_file);
+    r->ca_file = copy;
+    return 0;
 }
 
 icd_s3_config *icd_remote_s3(icd_remote *r)
@@ -390,7 +395,8 @@ static bool short_range(const icd_http_req *req, const icd_http_resp *resp)
 }
 
 static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy *pol,
-                        struct curl_slist *headers, xfer *x, char *errbuf, char *sigv4)
+                        const char *ca_file, struct curl_slist *headers, xfer *x, char *errbuf,
+                        char *sigv4)
 {
     curl_easy_setopt(h, CURLOPT_URL, req->url);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -408,9 +414,7 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    const char *ca = getenv("SSL_CERT_FILE");
-    if (!ca || !ca[0]) ca = getenv("CURL_CA_BUNDLE");
-    if (ca && ca[0]) curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+    if (ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, ca_file);
     if (!strcmp(req->method, "HEAD")) {
         curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (!strcmp(req->method, "POST")) {
@@ -498,7 +502,7 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
         xfer x = {.req = req, .resp = resp};
         reset_resp(resp);
         resp->attempts = attempt;
-        set_options(h, req, &pol, headers, &x, errbuf, sigv4);
+        set_options(h, req, &pol, r->ca_file, headers, &x, errbuf, sigv4);
         atomic_fetch_add(&r->requests, 1);
         CURLcode c = curl_easy_perform(h);
         curl_off_t got = 0;

@@ -22,6 +22,11 @@ typedef struct icd_remote icd_remote;
 
 icd_remote *icd_remote_new(void);
 void icd_remote_free(icd_remote *r);
+/* The CA bundle TLS peers are verified against (NULL or "": libcurl's default). The
+ * library reads no environment: icd_fileio_set_environment takes it from SSL_CERT_FILE,
+ * else CURL_CA_BUNDLE, of the snapshot it is given. Set before the first request. 0, or
+ * -1 out of memory. */
+int icd_remote_set_ca_file(icd_remote *r, const char *path);
 /* The remote state of a FileIO (defined in fileio.c). */
 icd_remote *icd_fileio_remote(icd_fileio *io);
 
@@ -37,9 +42,9 @@ typedef struct icd_http_policy {
     size_t readahead;      /* read-ahead window of remote files, bytes */
     /* Deadline of one attempt of a request: deadline_base_ms plus the bytes asked for at
      * deadline_min_rate bytes/s (a trickling server cannot keep a read alive for ever).
-     * Defaults: 30 s and 64 KiB/s; the environment overrides them for every FileIO:
-     * ICEDRUID_HTTP_TIMEOUT=SECONDS (the base, may be fractional) and
-     * ICEDRUID_HTTP_MIN_RATE=BYTES_PER_SECOND. deadline_base_ms <= 0: no deadline. */
+     * Defaults: 30 s and 64 KiB/s (the library reads no environment: the CLI sets them
+     * from ICEDRUID_HTTP_TIMEOUT=SECONDS and ICEDRUID_HTTP_MIN_RATE=BYTES_PER_SECOND,
+     * programs with icd_storage_set_http_deadline). deadline_base_ms <= 0: no deadline. */
     long deadline_base_ms;
     long deadline_min_rate;
     /* Called before each retry (from the thread doing the request; may be NULL): the

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/array.h"
 #include "io/aws_creds.h"
 #include "io/s3.h"
 
@@ -26,6 +27,9 @@ struct icd_s3_config {
     char *region;
     char *endpoint; /* normalised: scheme://host[:port][/path], no trailing '/' */
     int path_style; /* -1 auto */
+    /* Fault injection for tests (ICEDRUID_TEST_S3_FAIL_AT_PART of the environment given to
+     * icd_fileio_set_environment): a multipart upload fails at this part; 0: never. */
+    long test_fail_at_part;
 };
 
 /* Keys of a single list page; S3's own default. */
@@ -98,6 +102,11 @@ int icd_fileio_set_environment(icd_fileio *io, const char *const *envp, icd_erro
     o.region = icd_aws_creds_region(chain);
     o.endpoint = icd_aws_creds_env(chain, "AWS_ENDPOINT_URL_S3");
     if (!o.endpoint) o.endpoint = icd_aws_creds_env(chain, "AWS_ENDPOINT_URL");
+    const char *ca = icd_aws_creds_env(chain, "SSL_CERT_FILE");
+    if (!ca || !ca[0]) ca = icd_aws_creds_env(chain, "CURL_CA_BUNDLE");
+    if (icd_remote_set_ca_file(r, ca)) return icd_fail_nomem(err);
+    const char *fail_at = icd_aws_creds_env(chain, "ICEDRUID_TEST_S3_FAIL_AT_PART");
+    c->test_fail_at_part = fail_at ? strtol(fail_at, NULL, 10) : 0;
     const char *ps = icd_aws_creds_env(chain, "ICEDRUID_S3_PATH_STYLE");
     if (ps && !parse_bool(ps, &o.path_style))
         return icd_fail(err, ICD_EINVALID, NULL, -1,
@@ -436,13 +445,7 @@ typedef struct name_list {
 
 static int push_name(name_list *l, const char *s, size_t len, icd_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv) return icd_fail_nomem(err);
-        l->v = nv;
-        l->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(l->v, l->cap, l->n + 1, 16)) return icd_fail_nomem(err);
     if (!(l->v[l->n] = strndup(s, len))) return icd_fail_nomem(err);
     l->n++;
     return 0;
@@ -707,8 +710,7 @@ static int multipart(s3_target *t, int fd, uint64_t size, size_t part, const cha
     icd_url_encode(&enc, upload_id, strlen(upload_id), false);
     char *buf = malloc(part);
     if (!buf || !icd_buf_ok(&enc)) rc = icd_fail_nomem(err);
-    const char *fail_at = getenv("ICEDRUID_TEST_S3_FAIL_AT_PART");
-    long fail_part = fail_at ? strtol(fail_at, NULL, 10) : 0;
+    long fail_part = t->c->test_fail_at_part;
     icd_buf_puts(&done, "<CompleteMultipartUpload>");
     uint64_t off = 0;
     for (long k = 1; !rc && off < size; k++) {

@@ -18,23 +18,23 @@ static void cat_pass(const uint8_t *data, size_t size)
     icd_error_clear(&err);
     icd_file *f;
     if (icd_memfile_open(data, size, "fuzz.avro", &f, &err)) return;
-    avro_reader *r;
-    if (avro_reader_open_file(f, true, &r, &err)) return;
+    icd_avro_reader *r;
+    if (icd_avro_reader_open_file(f, true, &r, &err)) return;
     icd_arena arena = ICD_ARENA_INIT;
     icd_buf out = ICD_BUF_INIT;
-    avro_value v;
+    icd_avro_value v;
     bool eof = false;
-    while (!avro_reader_next(r, &arena, &v, &eof, &err) && !eof) {
-        if (avro_value_json(&out, &v, &err)) break;
+    while (!icd_avro_reader_next(r, &arena, &v, &eof, &err) && !eof) {
+        if (icd_avro_value_json(&out, &v, &err)) break;
         /* field lookups as the manifest reader does them */
-        (void)avro_value_field_by_id(&v, 1);
-        (void)avro_value_field(&v, "status");
+        (void)icd_avro_value_field_by_id(&v, 1);
+        (void)icd_avro_value_field(&v, "status");
         icd_buf_clear(&out);
         icd_arena_reset(&arena);
     }
     icd_buf_free(&out);
     icd_arena_free(&arena);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
 }
 
 static void skip_pass(const uint8_t *data, size_t size)
@@ -43,12 +43,12 @@ static void skip_pass(const uint8_t *data, size_t size)
     icd_error_clear(&err);
     icd_file *f;
     if (icd_memfile_open(data, size, "fuzz.avro", &f, &err)) return;
-    avro_reader *r;
-    if (avro_reader_open_file(f, true, &r, &err)) return;
+    icd_avro_reader *r;
+    if (icd_avro_reader_open_file(f, true, &r, &err)) return;
     bool eof = false;
-    while (!avro_reader_skip(r, &eof, &err) && !eof) {
+    while (!icd_avro_reader_skip(r, &eof, &err) && !eof) {
     }
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -34,8 +34,8 @@ static void decode(const uint8_t *data, size_t size, int mode)
     icd_error err;
     icd_file *f;
     if (icd_memfile_open(data, size, "fuzz.avro", &f, &err)) return;
-    avro_reader *r;
-    if (avro_reader_open_file(f, true, &r, &err)) return;
+    icd_avro_reader *r;
+    if (icd_avro_reader_open_file(f, true, &r, &err)) return;
     icd_arena arena = ICD_ARENA_INIT;
     if (mode == 0) {
         ice_manifest_file *mfs;
@@ -55,7 +55,7 @@ static void decode(const uint8_t *data, size_t size, int mode)
         ice_manifest_read_from(r, md, &mf, &opts, &arena, &e, &n, &err);
     }
     icd_arena_free(&arena);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -14,19 +14,20 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "base/bits.h"
 #include "formats/avro/container.h"
 
 #define WINDOW_MIN ((size_t)256 << 10)
 #define MAX_META_ENTRIES 100000
 
-struct avro_reader {
+struct icd_avro_reader {
     icd_file *file;
     bool own_file;
-    avro_codec codec;
+    icd_avro_codec codec;
     uint8_t sync[16];
-    avro_meta *meta;
+    icd_avro_meta *meta;
     size_t nmeta;
-    avro_schema_doc *schema;
+    icd_avro_schema_doc *schema;
     uint64_t header_size;
     uint64_t next_block; /* file offset of the next block header */
 
@@ -47,12 +48,12 @@ struct avro_reader {
     uint64_t block_off;      /* its header */
     uint64_t block_data_off; /* its (compressed) data */
     int64_t block_count, block_read;
-    avro_cursor cur;
+    icd_avro_cursor cur;
     uint64_t block_seq, records;
     uint64_t zero_budget; /* AVRO_ZERO_SIZE_BUDGET, for the whole file */
 };
 
-const char *avro_codec_name(avro_codec c)
+const char *icd_avro_codec_name(icd_avro_codec c)
 {
     switch (c) {
     case AVRO_CODEC_NULL:
@@ -67,13 +68,13 @@ const char *avro_codec_name(avro_codec c)
     return "?";
 }
 
-static const char *loc(const avro_reader *r)
+static const char *loc(const icd_avro_reader *r)
 {
     return r->file->location;
 }
 
 /* Makes file bytes [off, off + n) available in the window; returns a pointer to them. */
-static int window(avro_reader *r, uint64_t off, size_t n, const uint8_t **p, icd_error *err)
+static int window(icd_avro_reader *r, uint64_t off, size_t n, const uint8_t **p, icd_error *err)
 {
     uint64_t size = icd_file_size(r->file);
     if (off > size || n > size - off)
@@ -114,24 +115,24 @@ static int window(avro_reader *r, uint64_t off, size_t n, const uint8_t **p, icd
 /* ---- header ------------------------------------------------------------------------ */
 
 /* Reads one varint of the header at *off (the header may be longer than the window). */
-static int hdr_long(avro_reader *r, uint64_t *off, int64_t *v, icd_error *err)
+static int hdr_long(icd_avro_reader *r, uint64_t *off, int64_t *v, icd_error *err)
 {
     uint64_t left = icd_file_size(r->file) - *off;
     size_t n = left < 10 ? (size_t)left : 10;
     const uint8_t *p;
     ICD_TRY(window(r, *off, n, &p, err));
-    avro_cursor c;
-    avro_cursor_init(&c, p, n);
-    if (avro_read_long(&c, v, err)) {
+    icd_avro_cursor c;
+    icd_avro_cursor_init(&c, p, n);
+    if (icd_avro_read_long(&c, v, err)) {
         err->offset = (int64_t)*off;
         icd_error_set_file(err, loc(r));
         return icd_error_wrap(err, "header");
     }
-    *off += avro_cursor_pos(&c);
+    *off += icd_avro_cursor_pos(&c);
     return 0;
 }
 
-static int hdr_bytes(avro_reader *r, uint64_t *off, char **out, size_t *len, const char *what,
+static int hdr_bytes(icd_avro_reader *r, uint64_t *off, char **out, size_t *len, const char *what,
                      icd_error *err)
 {
     uint64_t at = *off;
@@ -156,7 +157,7 @@ static int hdr_bytes(avro_reader *r, uint64_t *off, char **out, size_t *len, con
     return 0;
 }
 
-static int read_meta(avro_reader *r, uint64_t *off, icd_error *err)
+static int read_meta(icd_avro_reader *r, uint64_t *off, icd_error *err)
 {
     size_t cap = 0;
     for (;;) {
@@ -178,13 +179,13 @@ static int read_meta(avro_reader *r, uint64_t *off, icd_error *err)
                             "header: metadata claims %lld entries", (long long)count);
         if (r->nmeta + (size_t)count > cap) {
             size_t ncap = r->nmeta + (size_t)count;
-            avro_meta *m = realloc(r->meta, ncap * sizeof *m);
+            icd_avro_meta *m = realloc(r->meta, ncap * sizeof *m);
             if (!m) return icd_fail_nomem(err);
             r->meta = m;
             cap = ncap;
         }
         for (int64_t i = 0; i < count; i++) {
-            avro_meta *m = &r->meta[r->nmeta];
+            icd_avro_meta *m = &r->meta[r->nmeta];
             size_t klen;
             ICD_TRY(hdr_bytes(r, off, &m->key, &klen, "metadata key", err));
             if (hdr_bytes(r, off, &m->value, &m->len, "metadata value", err)) {
@@ -196,9 +197,9 @@ static int read_meta(avro_reader *r, uint64_t *off, icd_error *err)
     }
 }
 
-static int pick_codec(avro_reader *r, icd_error *err)
+static int pick_codec(icd_avro_reader *r, icd_error *err)
 {
-    const avro_meta *m = avro_reader_meta(r, "avro.codec");
+    const icd_avro_meta *m = icd_avro_reader_meta(r, "avro.codec");
     if (!m || !strcmp(m->value, "null") || m->len == 0)
         r->codec = AVRO_CODEC_NULL;
     else if (!strcmp(m->value, "deflate"))
@@ -215,7 +216,7 @@ static int pick_codec(avro_reader *r, icd_error *err)
     return 0;
 }
 
-static int read_header(avro_reader *r, icd_error *err)
+static int read_header(icd_avro_reader *r, icd_error *err)
 {
     const uint8_t *p;
     if (icd_file_size(r->file) < 4)
@@ -231,20 +232,20 @@ static int read_header(avro_reader *r, icd_error *err)
     memcpy(r->sync, p, 16);
     off += 16;
     r->header_size = r->next_block = off;
-    const avro_meta *s = avro_reader_meta(r, "avro.schema");
+    const icd_avro_meta *s = icd_avro_reader_meta(r, "avro.schema");
     if (!s) return icd_fail(err, ICD_ECORRUPT, loc(r), -1, "header has no avro.schema");
     ICD_TRY(pick_codec(r, err));
-    if (avro_schema_parse(s->value, s->len, &r->schema, err)) {
+    if (icd_avro_schema_parse(s->value, s->len, &r->schema, err)) {
         icd_error_set_file(err, loc(r));
         return err->code;
     }
     return 0;
 }
 
-int avro_reader_open_file(icd_file *f, bool take_file, avro_reader **out, icd_error *err)
+int icd_avro_reader_open_file(icd_file *f, bool take_file, icd_avro_reader **out, icd_error *err)
 {
     *out = NULL;
-    avro_reader *r = calloc(1, sizeof *r);
+    icd_avro_reader *r = calloc(1, sizeof *r);
     if (!r) {
         if (take_file) icd_file_close(f);
         return icd_fail_nomem(err);
@@ -254,22 +255,23 @@ int avro_reader_open_file(icd_file *f, bool take_file, avro_reader **out, icd_er
     r->zero_budget = AVRO_ZERO_SIZE_BUDGET;
     int rc = read_header(r, err);
     if (rc) {
-        avro_reader_free(r);
+        icd_avro_reader_free(r);
         return rc;
     }
     *out = r;
     return 0;
 }
 
-int avro_reader_open(icd_fileio *io, const char *location, avro_reader **out, icd_error *err)
+int icd_avro_reader_open(icd_fileio *io, const char *location, icd_avro_reader **out,
+                         icd_error *err)
 {
     *out = NULL;
     icd_file *f;
     ICD_TRY(icd_file_open(io, location, &f, err));
-    return avro_reader_open_file(f, true, out, err);
+    return icd_avro_reader_open_file(f, true, out, err);
 }
 
-void avro_reader_free(avro_reader *r)
+void icd_avro_reader_free(icd_avro_reader *r)
 {
     if (!r) return;
     for (size_t i = 0; i < r->nmeta; i++) {
@@ -277,7 +279,7 @@ void avro_reader_free(avro_reader *r)
         free(r->meta[i].value);
     }
     free(r->meta);
-    avro_schema_doc_free(r->schema);
+    icd_avro_schema_doc_free(r->schema);
     free(r->win);
     free(r->out);
     if (r->zs_init) inflateEnd(&r->zs);
@@ -286,48 +288,48 @@ void avro_reader_free(avro_reader *r)
     free(r);
 }
 
-const avro_schema *avro_reader_schema(const avro_reader *r)
+const icd_avro_schema *icd_avro_reader_schema(const icd_avro_reader *r)
 {
     return r->schema->root;
 }
-avro_codec avro_reader_codec(const avro_reader *r)
+icd_avro_codec icd_avro_reader_codec(const icd_avro_reader *r)
 {
     return r->codec;
 }
-const uint8_t *avro_reader_sync(const avro_reader *r)
+const uint8_t *icd_avro_reader_sync(const icd_avro_reader *r)
 {
     return r->sync;
 }
-size_t avro_reader_meta_count(const avro_reader *r)
+size_t icd_avro_reader_meta_count(const icd_avro_reader *r)
 {
     return r->nmeta;
 }
-const avro_meta *avro_reader_meta_at(const avro_reader *r, size_t i)
+const icd_avro_meta *icd_avro_reader_meta_at(const icd_avro_reader *r, size_t i)
 {
     return i < r->nmeta ? &r->meta[i] : NULL;
 }
-uint64_t avro_reader_header_size(const avro_reader *r)
+uint64_t icd_avro_reader_header_size(const icd_avro_reader *r)
 {
     return r->header_size;
 }
-int64_t avro_reader_block_count(const avro_reader *r)
+int64_t icd_avro_reader_block_count(const icd_avro_reader *r)
 {
     return r->in_block ? r->block_count : 0;
 }
-int64_t avro_reader_block_read(const avro_reader *r)
+int64_t icd_avro_reader_block_read(const icd_avro_reader *r)
 {
     return r->in_block ? r->block_read : 0;
 }
-uint64_t avro_reader_block_seq(const avro_reader *r)
+uint64_t icd_avro_reader_block_seq(const icd_avro_reader *r)
 {
     return r->block_seq;
 }
-uint64_t avro_reader_records_read(const avro_reader *r)
+uint64_t icd_avro_reader_records_read(const icd_avro_reader *r)
 {
     return r->records;
 }
 
-const avro_meta *avro_reader_meta(const avro_reader *r, const char *key)
+const icd_avro_meta *icd_avro_reader_meta(const icd_avro_reader *r, const char *key)
 {
     for (size_t i = 0; i < r->nmeta; i++)
         if (!strcmp(r->meta[i].key, key)) return &r->meta[i];
@@ -336,15 +338,15 @@ const avro_meta *avro_reader_meta(const avro_reader *r, const char *key)
 
 /* ---- decompression ----------------------------------------------------------------- */
 
-static int too_big(avro_reader *r, icd_error *err)
+static int too_big(icd_avro_reader *r, icd_error *err)
 {
     return icd_fail(err, ICD_EUNSUPPORTED, loc(r), (int64_t)r->block_off,
-                    "%s block decompresses to more than %zu MiB", avro_codec_name(r->codec),
+                    "%s block decompresses to more than %zu MiB", icd_avro_codec_name(r->codec),
                     AVRO_MAX_BLOCK_BYTES >> 20);
 }
 
 /* Makes the output buffer at least `n` bytes (n <= AVRO_MAX_BLOCK_BYTES). */
-static int out_reserve(avro_reader *r, size_t n, icd_error *err)
+static int out_reserve(icd_avro_reader *r, size_t n, icd_error *err)
 {
     if (n <= r->out_cap) return 0;
     uint8_t *o = realloc(r->out, n);
@@ -362,7 +364,7 @@ static size_t next_cap(size_t cap)
     return n > AVRO_MAX_BLOCK_BYTES + 1 ? AVRO_MAX_BLOCK_BYTES + 1 : n;
 }
 
-static int inflate_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
+static int inflate_block(icd_avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
                          icd_error *err)
 {
     if (!r->zs_init) {
@@ -409,7 +411,7 @@ static int inflate_block(avro_reader *r, const uint8_t *in, size_t n, size_t *ou
     return 0;
 }
 
-static int snappy_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
+static int snappy_block(icd_avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
                         icd_error *err)
 {
     if (n < 4)
@@ -426,7 +428,7 @@ static int snappy_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                         "snappy block is corrupt");
     const uint8_t *c = in + n - 4;
-    uint32_t want = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3];
+    uint32_t want = icd_load_be32(c);
     uint32_t have = 0;
     for (size_t off = 0; off < len;) { /* crc32 takes uInt lengths */
         uInt chunk = len - off > (1u << 30) ? (1u << 30) : (uInt)(len - off);
@@ -440,7 +442,8 @@ static int snappy_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out
     return 0;
 }
 
-static int zstd_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_len, icd_error *err)
+static int zstd_block(icd_avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
+                      icd_error *err)
 {
     if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return icd_fail_nomem(err);
     ZSTD_DCtx_reset(r->zstd, ZSTD_reset_session_only);
@@ -479,7 +482,7 @@ static int zstd_block(avro_reader *r, const uint8_t *in, size_t n, size_t *out_l
 /* ---- blocks ------------------------------------------------------------------------ */
 
 /* Turns a decoder error (offset = position in the block's data) into a file position. */
-static int block_error(avro_reader *r, icd_error *err)
+static int block_error(icd_avro_reader *r, icd_error *err)
 {
     int64_t pos = err->offset;
     if (r->codec == AVRO_CODEC_NULL) {
@@ -491,23 +494,23 @@ static int block_error(avro_reader *r, icd_error *err)
         err->offset = (int64_t)r->block_off;
         icd_error_wrap(err, "object %lld of %lld in the %s block (at decompressed byte %lld)",
                        (long long)r->block_read + 1, (long long)r->block_count,
-                       avro_codec_name(r->codec), (long long)pos);
+                       icd_avro_codec_name(r->codec), (long long)pos);
     }
     snprintf(err->file, sizeof err->file, "%s", loc(r));
     return err->code;
 }
 
 /* After a block's last object: its data must be used up exactly. */
-static int check_block_end(avro_reader *r, icd_error *err)
+static int check_block_end(icd_avro_reader *r, icd_error *err)
 {
-    size_t left = avro_cursor_left(&r->cur);
+    size_t left = icd_avro_cursor_left(&r->cur);
     if (left == 0) return 0;
     return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_off,
                     "block holds %zu bytes after its %lld objects", left,
                     (long long)r->block_count);
 }
 
-int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
+int icd_avro_reader_next_block(icd_avro_reader *r, bool *eof, icd_error *err)
 {
     *eof = false;
     if (r->in_block) {
@@ -527,15 +530,15 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
     const uint8_t *p;
     size_t head = size - off < 20 ? (size_t)(size - off) : 20;
     ICD_TRY(window(r, off, head, &p, err));
-    avro_cursor c;
-    avro_cursor_init(&c, p, head);
+    icd_avro_cursor c;
+    icd_avro_cursor_init(&c, p, head);
     int64_t count, bytes;
-    if (avro_read_long(&c, &count, err) || avro_read_long(&c, &bytes, err)) {
+    if (icd_avro_read_long(&c, &count, err) || icd_avro_read_long(&c, &bytes, err)) {
         err->offset = (int64_t)off;
         icd_error_set_file(err, loc(r));
         return icd_error_wrap(err, "block header");
     }
-    uint64_t data_off = off + avro_cursor_pos(&c);
+    uint64_t data_off = off + icd_avro_cursor_pos(&c);
     if (count < 0)
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)off,
                         "block has a negative object count %lld", (long long)count);
@@ -585,7 +588,7 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
                         "block claims %lld objects but holds only %zu bytes", (long long)count,
                         len);
     if (min == 0) r->zero_budget -= (uint64_t)count;
-    avro_cursor_init(&r->cur, data ? data : (const uint8_t *)"", len);
+    icd_avro_cursor_init(&r->cur, data ? data : (const uint8_t *)"", len);
     r->cur.zero_budget = r->zero_budget;
     r->block_count = count;
     r->block_read = 0;
@@ -596,38 +599,39 @@ int avro_reader_next_block(avro_reader *r, bool *eof, icd_error *err)
 }
 
 /* Positions the reader on the next unread object; *eof at the end of the file. */
-static int ready(avro_reader *r, bool *eof, icd_error *err)
+static int ready(icd_avro_reader *r, bool *eof, icd_error *err)
 {
     *eof = false;
     while (!r->in_block || r->block_read >= r->block_count) {
-        ICD_TRY(avro_reader_next_block(r, eof, err));
+        ICD_TRY(icd_avro_reader_next_block(r, eof, err));
         if (*eof) return 0;
     }
     return 0;
 }
 
-int avro_reader_next_projected(avro_reader *r, const bool *keep, icd_arena *arena, avro_value *out,
-                               bool *eof, icd_error *err)
+int icd_avro_reader_next_projected(icd_avro_reader *r, const bool *keep, icd_arena *arena,
+                                   icd_avro_value *out, bool *eof, icd_error *err)
 {
     ICD_TRY(ready(r, eof, err));
     if (*eof) return 0;
-    if (avro_decode_projected(r->schema->root, keep, &r->cur, arena, out, err))
+    if (icd_avro_decode_projected(r->schema->root, keep, &r->cur, arena, out, err))
         return block_error(r, err);
     r->block_read++;
     r->records++;
     return 0;
 }
 
-int avro_reader_next(avro_reader *r, icd_arena *arena, avro_value *out, bool *eof, icd_error *err)
+int icd_avro_reader_next(icd_avro_reader *r, icd_arena *arena, icd_avro_value *out, bool *eof,
+                         icd_error *err)
 {
-    return avro_reader_next_projected(r, NULL, arena, out, eof, err);
+    return icd_avro_reader_next_projected(r, NULL, arena, out, eof, err);
 }
 
-int avro_reader_skip(avro_reader *r, bool *eof, icd_error *err)
+int icd_avro_reader_skip(icd_avro_reader *r, bool *eof, icd_error *err)
 {
     ICD_TRY(ready(r, eof, err));
     if (*eof) return 0;
-    if (avro_skip(r->schema->root, &r->cur, err)) return block_error(r, err);
+    if (icd_avro_skip(r->schema->root, &r->cur, err)) return block_error(r, err);
     r->block_read++;
     r->records++;
     return 0;

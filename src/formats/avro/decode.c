@@ -1,19 +1,22 @@
 /*
  * Avro binary decoding (see decode.h): zigzag varints, the fixed-width scalars, and the
- * recursive walk over records, arrays, maps and unions, either building an avro_value tree
+ * recursive walk over records, arrays, maps and unions, either building an icd_avro_value tree
  * in an arena or skipping. Every length and count read from the data is checked against
  * the bytes left in the buffer before anything is allocated or read, so corrupt input
  * ends in an error naming the position, never in a wild read or a giant allocation.
  */
 #include <string.h>
 
+#include "base/varint.h"
+#include "base/bits.h"
 #include "formats/avro/decode.h"
 
 /* A corrupt-data error at position `at` of the cursor's buffer. */
-static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, const char *fmt, ...)
-    ICD_PRINTF(4, 5);
+static int fail_at(icd_error *err, const icd_avro_cursor *c, const uint8_t *at, const char *fmt,
+                   ...) ICD_PRINTF(4, 5);
 
-static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, const char *fmt, ...)
+static int fail_at(icd_error *err, const icd_avro_cursor *c, const uint8_t *at, const char *fmt,
+                   ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -22,68 +25,61 @@ static int fail_at(icd_error *err, const avro_cursor *c, const uint8_t *at, cons
     return ICD_ECORRUPT;
 }
 
-int avro_read_long(avro_cursor *c, int64_t *out, icd_error *err)
+int icd_avro_read_long(icd_avro_cursor *c, int64_t *out, icd_error *err)
 {
-    const uint8_t *p = c->p;
-    if (p < c->end && *p < 0x80) { /* one byte: most counts, lengths, ids and branches */
-        c->p = p + 1;
-        *out = (int64_t)(*p >> 1) ^ -(int64_t)(*p & 1);
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-        if (p >= c->end)
-            return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
-        uint8_t b = *p++;
-        if (shift == 63 && b > 1) return fail_at(err, c, c->p, "varint overflows 64 bits");
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-    }
-    c->p = p;
-    *out = (int64_t)((v >> 1) ^ (~(v & 1) + 1)); /* zigzag */
+    uint64_t v;
+    int n = icd_uleb128_decode(c->p, c->end, &v);
+    if (n < 0)
+        return fail_at(err, c, c->p,
+                       n == ICD_VARINT_TRUNCATED
+                           ? "truncated: a varint runs past the end of the data"
+                           : "varint overflows 64 bits");
+    c->p += n;
+    *out = icd_unzigzag64(v);
     return 0;
 }
 
-int avro_read_int(avro_cursor *c, int32_t *out, icd_error *err)
+int icd_avro_read_int(icd_avro_cursor *c, int32_t *out, icd_error *err)
 {
     const uint8_t *at = c->p;
     int64_t v;
-    ICD_TRY(avro_read_long(c, &v, err));
+    ICD_TRY(icd_avro_read_long(c, &v, err));
     if (v < INT32_MIN || v > INT32_MAX)
         return fail_at(err, c, at, "int value %lld is out of the 32-bit range", (long long)v);
     *out = (int32_t)v;
     return 0;
 }
 
-int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *what, icd_error *err)
+int icd_avro_read_bytes(icd_avro_cursor *c, const uint8_t **p, size_t *n, const char *what,
+                        icd_error *err)
 {
     const uint8_t *at = c->p;
     int64_t len;
-    ICD_TRY(avro_read_long(c, &len, err));
+    ICD_TRY(icd_avro_read_long(c, &len, err));
     if (len < 0) return fail_at(err, c, at, "%s has a negative length %lld", what, (long long)len);
-    if ((uint64_t)len > avro_cursor_left(c))
+    if ((uint64_t)len > icd_avro_cursor_left(c))
         return fail_at(err, c, at, "truncated: %s of %lld bytes but only %zu bytes are left", what,
-                       (long long)len, avro_cursor_left(c));
+                       (long long)len, icd_avro_cursor_left(c));
     *p = c->p;
     *n = (size_t)len;
     c->p += len;
     return 0;
 }
 
-static int need(avro_cursor *c, size_t n, const char *what, icd_error *err)
+static int need(icd_avro_cursor *c, size_t n, const char *what, icd_error *err)
 {
-    if (avro_cursor_left(c) < n)
+    if (icd_avro_cursor_left(c) < n)
         return fail_at(err, c, c->p, "truncated: %s needs %zu bytes but only %zu are left", what, n,
-                       avro_cursor_left(c));
+                       icd_avro_cursor_left(c));
     return 0;
 }
 
-static int read_union_branch(const avro_schema *s, avro_cursor *c, const avro_schema **b,
-                             int32_t *idx, icd_error *err)
+static int read_union_branch(const icd_avro_schema *s, icd_avro_cursor *c,
+                             const icd_avro_schema **b, int32_t *idx, icd_error *err)
 {
     const uint8_t *at = c->p;
     int64_t i;
-    ICD_TRY(avro_read_long(c, &i, err));
+    ICD_TRY(icd_avro_read_long(c, &i, err));
     if (i < 0 || (uint64_t)i >= s->nbranches)
         return fail_at(err, c, at, "union branch index %lld is out of range (the union has %zu)",
                        (long long)i, s->nbranches);
@@ -95,26 +91,26 @@ static int read_union_branch(const avro_schema *s, avro_cursor *c, const avro_sc
 /* One block header of an array or map: its item count (0 ends the value) and, for a
  * negative count, the byte size that follows. Checks the count against the bytes left
  * (each item needs min_size bytes; items of no size draw on the cursor's budget). */
-static int read_block_count(avro_cursor *c, size_t min_size, int64_t *count, int64_t *bytes,
+static int read_block_count(icd_avro_cursor *c, size_t min_size, int64_t *count, int64_t *bytes,
                             icd_error *err)
 {
     const uint8_t *at = c->p;
-    ICD_TRY(avro_read_long(c, count, err));
+    ICD_TRY(icd_avro_read_long(c, count, err));
     *bytes = -1;
     if (*count < 0) {
         if (*count == INT64_MIN) return fail_at(err, c, at, "array/map block count overflows");
         *count = -*count;
-        ICD_TRY(avro_read_long(c, bytes, err));
-        if (*bytes < 0 || (uint64_t)*bytes > avro_cursor_left(c))
+        ICD_TRY(icd_avro_read_long(c, bytes, err));
+        if (*bytes < 0 || (uint64_t)*bytes > icd_avro_cursor_left(c))
             return fail_at(err, c, at, "array/map block claims %lld bytes but only %zu are left",
-                           (long long)*bytes, avro_cursor_left(c));
+                           (long long)*bytes, icd_avro_cursor_left(c));
     }
     uint64_t n = (uint64_t)*count;
     if (min_size > 0) {
-        if (n > avro_cursor_left(c) / min_size)
+        if (n > icd_avro_cursor_left(c) / min_size)
             return fail_at(err, c, at,
                            "array/map block claims %lld items but only %zu bytes are left",
-                           (long long)*count, avro_cursor_left(c));
+                           (long long)*count, icd_avro_cursor_left(c));
     } else {
         if (n > c->zero_budget)
             return fail_at(err, c, at,
@@ -127,30 +123,24 @@ static int read_block_count(avro_cursor *c, size_t min_size, int64_t *count, int
 
 /* ---- skipping ---------------------------------------------------------------------- */
 
-static int skip_varint(avro_cursor *c, icd_error *err)
+static int skip_varint(icd_avro_cursor *c, icd_error *err)
 {
-    const uint8_t *p = c->p;
-    if (p < c->end && *p < 0x80) {
-        c->p = p + 1;
-        return 0;
-    }
-    for (int i = 0; i < 10; i++) {
-        if (p >= c->end)
-            return fail_at(err, c, c->p, "truncated: a varint runs past the end of the data");
-        if (!(*p++ & 0x80)) {
-            if (i == 9 && p[-1] > 1) break;
-            c->p = p;
-            return 0;
-        }
-    }
-    return fail_at(err, c, c->p, "varint overflows 64 bits");
+    uint64_t v;
+    int n = icd_uleb128_decode(c->p, c->end, &v);
+    if (n < 0)
+        return fail_at(err, c, c->p,
+                       n == ICD_VARINT_TRUNCATED
+                           ? "truncated: a varint runs past the end of the data"
+                           : "varint overflows 64 bits");
+    c->p += n;
+    return 0;
 }
 
-static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *err);
+static int skip_rec(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err);
 
-static int skip_items(const avro_schema *s, avro_cursor *c, int depth, icd_error *err)
+static int skip_items(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err)
 {
-    const avro_schema *it = s->items;
+    const icd_avro_schema *it = s->items;
     bool map = s->type == AVRO_MAP;
     for (;;) {
         int64_t count, bytes;
@@ -171,17 +161,17 @@ static int skip_items(const avro_schema *s, avro_cursor *c, int depth, icd_error
             if (map) {
                 const uint8_t *k;
                 size_t kn;
-                ICD_TRY(avro_read_bytes(c, &k, &kn, "a map key", err));
+                ICD_TRY(icd_avro_read_bytes(c, &k, &kn, "a map key", err));
             }
             ICD_TRY(skip_rec(it, c, depth + 1, err));
         }
     }
 }
 
-static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *err)
+static int skip_rec(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err)
 {
     if (depth > AVRO_MAX_DEPTH)
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, (int64_t)avro_cursor_pos(c),
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, (int64_t)icd_avro_cursor_pos(c),
                         "values nest deeper than %d levels", AVRO_MAX_DEPTH);
     switch (s->type) {
     case AVRO_NULL:
@@ -210,8 +200,8 @@ static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *
     case AVRO_STRING: {
         const uint8_t *p;
         size_t n;
-        return avro_read_bytes(c, &p, &n, s->type == AVRO_BYTES ? "a bytes value" : "a string",
-                               err);
+        return icd_avro_read_bytes(c, &p, &n, s->type == AVRO_BYTES ? "a bytes value" : "a string",
+                                   err);
     }
     case AVRO_RECORD:
         if (s->fixed_width >= 0) {
@@ -226,7 +216,7 @@ static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *
     case AVRO_MAP:
         return skip_items(s, c, depth, err);
     case AVRO_UNION: {
-        const avro_schema *b;
+        const icd_avro_schema *b;
         int32_t idx;
         ICD_TRY(read_union_branch(s, c, &b, &idx, err));
         return skip_rec(b, c, depth + 1, err);
@@ -235,7 +225,7 @@ static int skip_rec(const avro_schema *s, avro_cursor *c, int depth, icd_error *
     return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown schema node type %d", (int)s->type);
 }
 
-int avro_skip(const avro_schema *s, avro_cursor *c, icd_error *err)
+int icd_avro_skip(const icd_avro_schema *s, icd_avro_cursor *c, icd_error *err)
 {
     return skip_rec(s, c, 0, err);
 }
@@ -243,12 +233,12 @@ int avro_skip(const avro_schema *s, avro_cursor *c, icd_error *err)
 /* ---- value trees ------------------------------------------------------------------- */
 
 typedef struct dec_ctx {
-    avro_cursor *c;
+    icd_avro_cursor *c;
     icd_arena *arena;
     icd_error *err;
 } dec_ctx;
 
-static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int depth);
+static int decode_rec(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out, int depth);
 
 static void *tree_alloc(dec_ctx *d, size_t n)
 {
@@ -259,7 +249,7 @@ static void *tree_alloc(dec_ctx *d, size_t n)
 static int tree_nomem(dec_ctx *d)
 {
     if (d->arena->total > AVRO_MAX_TREE_BYTES)
-        return icd_fail(d->err, ICD_EUNSUPPORTED, NULL, (int64_t)avro_cursor_pos(d->c),
+        return icd_fail(d->err, ICD_EUNSUPPORTED, NULL, (int64_t)icd_avro_cursor_pos(d->c),
                         "one value needs more than %zu MiB of memory to decode",
                         AVRO_MAX_TREE_BYTES >> 20);
     return icd_fail_nomem(d->err);
@@ -280,9 +270,9 @@ static int grow(dec_ctx *d, void **items, size_t *cap, size_t have, size_t want,
     return 0;
 }
 
-static int decode_items(dec_ctx *d, const avro_schema *s, avro_value *out, int depth)
+static int decode_items(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out, int depth)
 {
-    const avro_schema *it = s->items;
+    const icd_avro_schema *it = s->items;
     bool map = s->type == AVRO_MAP;
     void *vals = NULL, *keys = NULL;
     size_t n = 0, vcap = 0, kcap = 0;
@@ -293,14 +283,14 @@ static int decode_items(dec_ctx *d, const avro_schema *s, avro_value *out, int d
         if (count == 0) break;
         const uint8_t *block_end = bytes >= 0 ? d->c->p + bytes : NULL;
         size_t want = n + (size_t)count;
-        ICD_TRY(grow(d, &vals, &vcap, n, want, sizeof(avro_value)));
-        if (map) ICD_TRY(grow(d, &keys, &kcap, n, want, sizeof(avro_bytes)));
+        ICD_TRY(grow(d, &vals, &vcap, n, want, sizeof(icd_avro_value)));
+        if (map) ICD_TRY(grow(d, &keys, &kcap, n, want, sizeof(icd_avro_bytes)));
         for (int64_t i = 0; i < count; i++, n++) {
             if (map) {
-                avro_bytes *k = (avro_bytes *)keys + n;
-                ICD_TRY(avro_read_bytes(d->c, &k->ptr, &k->len, "a map key", d->err));
+                icd_avro_bytes *k = (icd_avro_bytes *)keys + n;
+                ICD_TRY(icd_avro_read_bytes(d->c, &k->ptr, &k->len, "a map key", d->err));
             }
-            ICD_TRY(decode_rec(d, it, (avro_value *)vals + n, depth + 1));
+            ICD_TRY(decode_rec(d, it, (icd_avro_value *)vals + n, depth + 1));
         }
         if (block_end && d->c->p != block_end)
             return fail_at(d->err, d->c, d->c->p,
@@ -318,16 +308,16 @@ static int decode_items(dec_ctx *d, const avro_schema *s, avro_value *out, int d
     return 0;
 }
 
-static int decode_record(dec_ctx *d, const avro_schema *s, const bool *keep, avro_value *out,
-                         int depth)
+static int decode_record(dec_ctx *d, const icd_avro_schema *s, const bool *keep,
+                         icd_avro_value *out, int depth)
 {
-    avro_value *f = NULL;
+    icd_avro_value *f = NULL;
     if (s->nfields) {
         f = tree_alloc(d, s->nfields * sizeof *f);
         if (!f) return tree_nomem(d);
     }
     for (size_t i = 0; i < s->nfields; i++) {
-        const avro_schema *ft = s->fields[i].type;
+        const icd_avro_schema *ft = s->fields[i].type;
         if (keep && !keep[i]) {
             ICD_TRY(skip_rec(ft, d->c, depth + 1, d->err));
             memset(&f[i], 0, sizeof f[i]);
@@ -344,11 +334,11 @@ static int decode_record(dec_ctx *d, const avro_schema *s, const bool *keep, avr
     return 0;
 }
 
-static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int depth)
+static int decode_rec(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out, int depth)
 {
-    avro_cursor *c = d->c;
+    icd_avro_cursor *c = d->c;
     if (depth > AVRO_MAX_DEPTH)
-        return icd_fail(d->err, ICD_EUNSUPPORTED, NULL, (int64_t)avro_cursor_pos(c),
+        return icd_fail(d->err, ICD_EUNSUPPORTED, NULL, (int64_t)icd_avro_cursor_pos(c),
                         "values nest deeper than %d levels", AVRO_MAX_DEPTH);
     out->branch = -1;
     out->skipped = false;
@@ -372,16 +362,15 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
         return 0;
     case AVRO_INT: {
         int32_t v = 0;
-        ICD_TRY(avro_read_int(c, &v, d->err));
+        ICD_TRY(icd_avro_read_int(c, &v, d->err));
         out->u.i64 = v;
         return 0;
     }
     case AVRO_LONG:
-        return avro_read_long(c, &out->u.i64, d->err);
+        return icd_avro_read_long(c, &out->u.i64, d->err);
     case AVRO_FLOAT: {
         ICD_TRY(need(c, 4, "float", d->err));
-        uint32_t bits = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
-                        (uint32_t)c->p[3] << 24;
+        uint32_t bits = icd_load_le32(c->p);
         memcpy(&out->u.f32, &bits, 4);
         c->p += 4;
         return 0;
@@ -397,8 +386,8 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
     }
     case AVRO_BYTES:
     case AVRO_STRING:
-        return avro_read_bytes(c, &out->u.bytes.ptr, &out->u.bytes.len,
-                               s->type == AVRO_BYTES ? "a bytes value" : "a string", d->err);
+        return icd_avro_read_bytes(c, &out->u.bytes.ptr, &out->u.bytes.len,
+                                   s->type == AVRO_BYTES ? "a bytes value" : "a string", d->err);
     case AVRO_FIXED:
         ICD_TRY(need(c, s->size, "fixed", d->err));
         out->u.bytes.ptr = c->p;
@@ -407,7 +396,7 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
         return 0;
     case AVRO_ENUM: {
         int64_t v;
-        ICD_TRY(avro_read_long(c, &v, d->err));
+        ICD_TRY(icd_avro_read_long(c, &v, d->err));
         if (v < 0 || (uint64_t)v >= s->nsymbols)
             return fail_at(d->err, c, at, "enum index %lld is out of range (%zu symbols)",
                            (long long)v, s->nsymbols);
@@ -425,17 +414,17 @@ static int decode_rec(dec_ctx *d, const avro_schema *s, avro_value *out, int dep
     return icd_fail(d->err, ICD_EINTERNAL, NULL, -1, "unknown schema node type %d", (int)s->type);
 }
 
-int avro_decode(const avro_schema *s, avro_cursor *c, icd_arena *arena, avro_value *out,
-                icd_error *err)
+int icd_avro_decode(const icd_avro_schema *s, icd_avro_cursor *c, icd_arena *arena,
+                    icd_avro_value *out, icd_error *err)
 {
     dec_ctx d = {c, arena, err};
     return decode_rec(&d, s, out, 0);
 }
 
-int avro_decode_projected(const avro_schema *rec, const bool *keep, avro_cursor *c,
-                          icd_arena *arena, avro_value *out, icd_error *err)
+int icd_avro_decode_projected(const icd_avro_schema *rec, const bool *keep, icd_avro_cursor *c,
+                              icd_arena *arena, icd_avro_value *out, icd_error *err)
 {
-    if (rec->type != AVRO_RECORD || !keep) return avro_decode(rec, c, arena, out, err);
+    if (rec->type != AVRO_RECORD || !keep) return icd_avro_decode(rec, c, arena, out, err);
     dec_ctx d = {c, arena, err};
     out->schema = rec;
     out->type = AVRO_RECORD;
@@ -446,21 +435,21 @@ int avro_decode_projected(const avro_schema *rec, const bool *keep, avro_cursor 
 
 /* ---- lookups ----------------------------------------------------------------------- */
 
-const avro_value *avro_value_field_at(const avro_value *rec, int idx)
+const icd_avro_value *icd_avro_value_field_at(const icd_avro_value *rec, int idx)
 {
     if (!rec || rec->type != AVRO_RECORD || idx < 0 || (size_t)idx >= rec->u.list.count)
         return NULL;
     return &rec->u.list.items[idx];
 }
 
-const avro_value *avro_value_field(const avro_value *rec, const char *name)
+const icd_avro_value *icd_avro_value_field(const icd_avro_value *rec, const char *name)
 {
     if (!rec || rec->type != AVRO_RECORD) return NULL;
-    return avro_value_field_at(rec, avro_schema_field_index(rec->schema, name));
+    return icd_avro_value_field_at(rec, icd_avro_schema_field_index(rec->schema, name));
 }
 
-const avro_value *avro_value_field_by_id(const avro_value *rec, int32_t field_id)
+const icd_avro_value *icd_avro_value_field_by_id(const icd_avro_value *rec, int32_t field_id)
 {
     if (!rec || rec->type != AVRO_RECORD) return NULL;
-    return avro_value_field_at(rec, avro_schema_field_index_by_id(rec->schema, field_id));
+    return icd_avro_value_field_at(rec, icd_avro_schema_field_index_by_id(rec->schema, field_id));
 }

@@ -1,9 +1,9 @@
 /*
  * Avro binary datum decoding over an in-memory buffer (one decompressed container block).
  * Two ways to read a value:
- *   - avro_decode: a generic value tree (avro_value) allocated in an icd_arena, for readers
+ *   - icd_avro_decode: a generic value tree (icd_avro_value) allocated in an icd_arena, for readers
  *     that want fields by name or Iceberg field id (manifest lists, manifests, `cat`);
- *   - avro_skip: steps over a value without building anything (unneeded fields; arrays
+ *   - icd_avro_skip: steps over a value without building anything (unneeded fields; arrays
  *     and maps written with byte sizes are jumped over whole).
  * Strings, bytes and fixed values point into the cursor's buffer, so a value tree lives
  * as long as both its arena and the block buffer (the container reader keeps a block until
@@ -30,87 +30,88 @@
  * file) may produce before the data is called corrupt: a few bytes could otherwise claim
  * billions of them. */
 #define AVRO_ZERO_SIZE_BUDGET (1u << 22)
-/* Arena bytes one avro_decode call may hold before it gives up (value trees take ~40
+/* Arena bytes one icd_avro_decode call may hold before it gives up (value trees take ~40
  * bytes per value, so a huge record of tiny values would otherwise balloon). */
 #define AVRO_MAX_TREE_BYTES ((size_t)1 << 30)
 
-typedef struct avro_cursor {
+typedef struct icd_avro_cursor {
     const uint8_t *start; /* the buffer, for error offsets */
     const uint8_t *p;
     const uint8_t *end;
     uint64_t zero_budget; /* see AVRO_ZERO_SIZE_BUDGET */
-} avro_cursor;
+} icd_avro_cursor;
 
-static inline void avro_cursor_init(avro_cursor *c, const void *data, size_t n)
+static inline void icd_avro_cursor_init(icd_avro_cursor *c, const void *data, size_t n)
 {
     c->start = c->p = (const uint8_t *)data;
     c->end = c->start + n;
     c->zero_budget = AVRO_ZERO_SIZE_BUDGET;
 }
-static inline size_t avro_cursor_pos(const avro_cursor *c)
+static inline size_t icd_avro_cursor_pos(const icd_avro_cursor *c)
 {
     return (size_t)(c->p - c->start);
 }
-static inline size_t avro_cursor_left(const avro_cursor *c)
+static inline size_t icd_avro_cursor_left(const icd_avro_cursor *c)
 {
     return (size_t)(c->end - c->p);
 }
 
 /* Primitive readers (also used for the container header and block headers). */
-int avro_read_long(avro_cursor *c, int64_t *out, icd_error *err);
-int avro_read_int(avro_cursor *c, int32_t *out, icd_error *err);
+int icd_avro_read_long(icd_avro_cursor *c, int64_t *out, icd_error *err);
+int icd_avro_read_int(icd_avro_cursor *c, int32_t *out, icd_error *err);
 /* A length-prefixed byte string; `what` names it in errors ("string", "bytes"). */
-int avro_read_bytes(avro_cursor *c, const uint8_t **p, size_t *n, const char *what, icd_error *err);
+int icd_avro_read_bytes(icd_avro_cursor *c, const uint8_t **p, size_t *n, const char *what,
+                        icd_error *err);
 
-typedef struct avro_bytes {
+typedef struct icd_avro_bytes {
     const uint8_t *ptr;
     size_t len;
-} avro_bytes;
+} icd_avro_bytes;
 
-typedef struct avro_value avro_value;
-struct avro_value {
-    const avro_schema *schema; /* the type read: for a union, the branch taken */
-    avro_type type;            /* schema->type, for quick tests; AVRO_NULL for null */
-    int32_t branch;            /* the union branch index, or -1 when not in a union */
-    bool skipped;              /* a field left out by avro_decode_projected */
+typedef struct icd_avro_value icd_avro_value;
+struct icd_avro_value {
+    const icd_avro_schema *schema; /* the type read: for a union, the branch taken */
+    icd_avro_type type;            /* schema->type, for quick tests; AVRO_NULL for null */
+    int32_t branch;                /* the union branch index, or -1 when not in a union */
+    bool skipped;                  /* a field left out by icd_avro_decode_projected */
     union {
         bool boolean;
         int64_t i64; /* int, long, enum (the symbol index) */
         float f32;
         double f64;
-        avro_bytes bytes; /* bytes, string, fixed */
+        icd_avro_bytes bytes; /* bytes, string, fixed */
         struct {
-            avro_value *items; /* record: one per schema field, in schema order */
+            icd_avro_value *items; /* record: one per schema field, in schema order */
             size_t count;
         } list; /* record fields, array items */
         struct {
-            avro_bytes *keys;
-            avro_value *values;
+            icd_avro_bytes *keys;
+            icd_avro_value *values;
             size_t count;
         } map;
     } u;
 };
 
 /* Decodes one value of schema `s` at the cursor into `out`, allocating in `arena`. */
-int avro_decode(const avro_schema *s, avro_cursor *c, icd_arena *arena, avro_value *out,
-                icd_error *err);
-/* Like avro_decode for a record, but only fields whose keep[i] is true are decoded; the
+int icd_avro_decode(const icd_avro_schema *s, icd_avro_cursor *c, icd_arena *arena,
+                    icd_avro_value *out, icd_error *err);
+/* Like icd_avro_decode for a record, but only fields whose keep[i] is true are decoded; the
  * others are skipped and come back with `skipped` set (and type AVRO_NULL). */
-int avro_decode_projected(const avro_schema *rec, const bool *keep, avro_cursor *c,
-                          icd_arena *arena, avro_value *out, icd_error *err);
+int icd_avro_decode_projected(const icd_avro_schema *rec, const bool *keep, icd_avro_cursor *c,
+                              icd_arena *arena, icd_avro_value *out, icd_error *err);
 /* Steps over one value of schema `s`. */
-int avro_skip(const avro_schema *s, avro_cursor *c, icd_error *err);
+int icd_avro_skip(const icd_avro_schema *s, icd_avro_cursor *c, icd_error *err);
 
 /* Field lookups on a record value. NULL means the field is not in the writer schema (an
  * older manifest version, say); a field that is present but null comes back as a value
  * with type AVRO_NULL. */
-const avro_value *avro_value_field(const avro_value *rec, const char *name);
-const avro_value *avro_value_field_by_id(const avro_value *rec, int32_t field_id);
-/* The field at a schema index found once per file with avro_schema_field_index; NULL for
+const icd_avro_value *icd_avro_value_field(const icd_avro_value *rec, const char *name);
+const icd_avro_value *icd_avro_value_field_by_id(const icd_avro_value *rec, int32_t field_id);
+/* The field at a schema index found once per file with icd_avro_schema_field_index; NULL for
  * idx < 0. */
-const avro_value *avro_value_field_at(const avro_value *rec, int idx);
+const icd_avro_value *icd_avro_value_field_at(const icd_avro_value *rec, int idx);
 
-static inline bool avro_value_is_null(const avro_value *v)
+static inline bool icd_avro_value_is_null(const icd_avro_value *v)
 {
     return !v || v->type == AVRO_NULL;
 }

@@ -25,10 +25,10 @@ static void strip_sign_padding(const uint8_t **p, size_t *n)
     }
 }
 
-static int write_bytes(icd_buf *b, const avro_value *v, icd_error *err)
+static int write_bytes(icd_buf *b, const icd_avro_value *v, icd_error *err)
 {
-    const avro_schema *s = v->schema;
-    const avro_bytes *x = &v->u.bytes;
+    const icd_avro_schema *s = v->schema;
+    const icd_avro_bytes *x = &v->u.bytes;
     switch (s->logical) {
     case AVRO_LT_DECIMAL: {
         const uint8_t *p = x->ptr;
@@ -58,9 +58,9 @@ static int write_bytes(icd_buf *b, const avro_value *v, icd_error *err)
     return 0;
 }
 
-static void write_long(icd_buf *b, const avro_value *v)
+static void write_long(icd_buf *b, const icd_avro_value *v)
 {
-    const avro_schema *s = v->schema;
+    const icd_avro_schema *s = v->schema;
     int64_t x = v->u.i64;
     switch (s->logical) {
     case AVRO_LT_DATE:
@@ -87,9 +87,9 @@ static void write_long(icd_buf *b, const avro_value *v)
     }
 }
 
-int avro_value_json(icd_buf *b, const avro_value *v, icd_error *err)
+int icd_avro_value_json(icd_buf *b, const icd_avro_value *v, icd_error *err)
 {
-    const avro_schema *s = v->schema;
+    const icd_avro_schema *s = v->schema;
     switch (v->type) {
     case AVRO_NULL:
         icd_buf_append(b, "null", 4);
@@ -123,7 +123,7 @@ int avro_value_json(icd_buf *b, const avro_value *v, icd_error *err)
             if (i) icd_buf_putc(b, ',');
             icd_json_cstr(b, s->fields[i].name);
             icd_buf_putc(b, ':');
-            ICD_TRY(avro_value_json(b, &v->u.list.items[i], err));
+            ICD_TRY(icd_avro_value_json(b, &v->u.list.items[i], err));
         }
         icd_buf_putc(b, '}');
         return 0;
@@ -131,7 +131,7 @@ int avro_value_json(icd_buf *b, const avro_value *v, icd_error *err)
         icd_buf_putc(b, '[');
         for (size_t i = 0; i < v->u.list.count; i++) {
             if (i) icd_buf_putc(b, ',');
-            ICD_TRY(avro_value_json(b, &v->u.list.items[i], err));
+            ICD_TRY(icd_avro_value_json(b, &v->u.list.items[i], err));
         }
         icd_buf_putc(b, ']');
         return 0;
@@ -142,7 +142,7 @@ int avro_value_json(icd_buf *b, const avro_value *v, icd_error *err)
             icd_buf_append(b, "{\"key\":", 7);
             icd_json_str(b, (const char *)v->u.map.keys[i].ptr, v->u.map.keys[i].len);
             icd_buf_append(b, ",\"value\":", 9);
-            ICD_TRY(avro_value_json(b, &v->u.map.values[i], err));
+            ICD_TRY(icd_avro_value_json(b, &v->u.map.values[i], err));
             icd_buf_putc(b, '}');
         }
         icd_buf_putc(b, ']');

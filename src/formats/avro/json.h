@@ -12,6 +12,6 @@
 
 /* Appends `v` as one JSON value. Fails (ICD_ECORRUPT) only for a decimal whose bytes are
  * longer than its precision allows. */
-int avro_value_json(icd_buf *b, const avro_value *v, icd_error *err);
+int icd_avro_value_json(icd_buf *b, const icd_avro_value *v, icd_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Avro schema parsing (see schema.h): JSON (jansson) -> avro_schema graph. The container
+ * Avro schema parsing (see schema.h): JSON (jansson) -> icd_avro_schema graph. The container
  * reader calls this once per file on the header's `avro.schema`; the datum decoder then
  * walks the graph for every record. Besides the Avro specification we keep what Iceberg
  * adds: "field-id" on record fields, "element-id" / "key-id" / "value-id" on arrays and
@@ -11,16 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "formats/avro/schema.h"
 
 typedef struct parse_ctx {
-    avro_schema_doc *doc;
+    icd_avro_schema_doc *doc;
     icd_error *err;
 } parse_ctx;
 
-static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth, avro_schema **out);
+static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth,
+                      icd_avro_schema **out);
 
-const char *avro_type_name(avro_type t)
+const char *icd_avro_type_name(icd_avro_type t)
 {
     static const char *const NAMES[] = {"null",   "boolean", "int",    "long",   "float",
                                         "double", "bytes",   "string", "record", "enum",
@@ -40,9 +42,9 @@ static int bad(parse_ctx *c, const char *fmt, ...)
     return ICD_ECORRUPT;
 }
 
-static avro_schema *new_node(parse_ctx *c, avro_type t)
+static icd_avro_schema *new_node(parse_ctx *c, icd_avro_type t)
 {
-    avro_schema *s = icd_arena_calloc(&c->doc->arena, sizeof *s);
+    icd_avro_schema *s = icd_arena_calloc(&c->doc->arena, sizeof *s);
     if (!s) return NULL;
     s->type = t;
     s->null_branch = -1;
@@ -51,11 +53,11 @@ static avro_schema *new_node(parse_ctx *c, avro_type t)
     return s;
 }
 
-static int primitive_of(const char *name, avro_type *t)
+static int primitive_of(const char *name, icd_avro_type *t)
 {
     static const struct {
         const char *name;
-        avro_type type;
+        icd_avro_type type;
     } PRIMS[] = {{"null", AVRO_NULL},   {"boolean", AVRO_BOOLEAN}, {"int", AVRO_INT},
                  {"long", AVRO_LONG},   {"float", AVRO_FLOAT},     {"double", AVRO_DOUBLE},
                  {"bytes", AVRO_BYTES}, {"string", AVRO_STRING}};
@@ -102,37 +104,31 @@ static char *make_fullname(parse_ctx *c, const char *name, const char *ns)
     return p;
 }
 
-static avro_schema *find_named(const avro_schema_doc *d, const char *fullname)
+static icd_avro_schema *find_named(const icd_avro_schema_doc *d, const char *fullname)
 {
     for (size_t i = 0; i < d->nnamed; i++)
         if (!strcmp(d->named[i]->name, fullname)) return d->named[i];
     return NULL;
 }
 
-static int add_named(parse_ctx *c, avro_schema *s)
+static int add_named(parse_ctx *c, icd_avro_schema *s)
 {
-    avro_schema_doc *d = c->doc;
+    icd_avro_schema_doc *d = c->doc;
     if (find_named(d, s->name)) return bad(c, "type '%s' is defined twice", s->name);
-    if (d->nnamed == d->named_cap) {
-        size_t cap = d->named_cap ? d->named_cap * 2 : 16;
-        avro_schema **v = realloc(d->named, cap * sizeof *v);
-        if (!v) return icd_fail_nomem(c->err);
-        d->named = v;
-        d->named_cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(d->named, d->named_cap, d->nnamed + 1, 16)) return icd_fail_nomem(c->err);
     d->named[d->nnamed++] = s;
     return 0;
 }
 
 /* A type given as a string: a primitive or a reference to a named type defined earlier. */
-static int parse_type_name(parse_ctx *c, const char *name, const char *ns, avro_schema **out)
+static int parse_type_name(parse_ctx *c, const char *name, const char *ns, icd_avro_schema **out)
 {
-    avro_type t;
+    icd_avro_type t;
     if (primitive_of(name, &t)) {
         *out = new_node(c, t);
         return *out ? 0 : icd_fail_nomem(c->err);
     }
-    avro_schema *s = NULL;
+    icd_avro_schema *s = NULL;
     if (!strchr(name, '.') && ns && *ns) {
         char *full = make_fullname(c, name, ns);
         if (!full) return icd_fail_nomem(c->err);
@@ -175,11 +171,11 @@ static int32_t id_attr(const json_t *obj, const char *key)
 
 /* Applies "logicalType" to a primitive or fixed node; invalid annotations are ignored
  * (the spec says readers fall back to the underlying type). */
-static void apply_logical(avro_schema *s, const json_t *obj)
+static void apply_logical(icd_avro_schema *s, const json_t *obj)
 {
     const char *lt = json_string_value(json_object_get(obj, "logicalType"));
     if (!lt) return;
-    avro_type t = s->type;
+    icd_avro_type t = s->type;
     if (!strcmp(lt, "decimal") && (t == AVRO_BYTES || t == AVRO_FIXED)) {
         int64_t p = 0, sc = 0;
         if (!int_attr(obj, "precision", &p) || p <= 0 || p > 1000) return;
@@ -199,7 +195,7 @@ static void apply_logical(avro_schema *s, const json_t *obj)
     } else if (t == AVRO_LONG) {
         static const struct {
             const char *name;
-            avro_logical lt;
+            icd_avro_logical lt;
             bool utc;
         } TS[] = {{"timestamp-millis", AVRO_LT_TIMESTAMP_MILLIS, true},
                   {"timestamp-micros", AVRO_LT_TIMESTAMP_MICROS, true},
@@ -223,11 +219,11 @@ static void apply_logical(avro_schema *s, const json_t *obj)
 
 /* Fullname and namespace of a named type being defined; registers it (before its body is
  * parsed, so a record may refer to itself). */
-static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const char *ns,
+static int define_named(parse_ctx *c, icd_avro_schema *s, const json_t *obj, const char *ns,
                         const char **inner_ns)
 {
     const char *name = json_string_value(json_object_get(obj, "name"));
-    if (!name) return bad(c, "a %s has no \"name\"", avro_type_name(s->type));
+    if (!name) return bad(c, "a %s has no \"name\"", icd_avro_type_name(s->type));
     const json_t *nsj = json_object_get(obj, "namespace");
     if (nsj && !json_is_string(nsj) && !json_is_null(nsj))
         return bad(c, "\"namespace\" of '%s' is not a string", name);
@@ -235,7 +231,7 @@ static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const c
     s->name = make_fullname(c, name, ns);
     if (!s->name) return icd_fail_nomem(c->err);
     if (!valid_fullname(s->name)) return bad(c, "invalid type name '%s'", s->name);
-    avro_type prim;
+    icd_avro_type prim;
     const char *dot = strrchr(s->name, '.');
     if (primitive_of(dot ? dot + 1 : s->name, &prim))
         return bad(c, "type name '%s' redefines a primitive type", s->name);
@@ -250,7 +246,8 @@ static int define_named(parse_ctx *c, avro_schema *s, const json_t *obj, const c
     return add_named(c, s);
 }
 
-static int parse_record(parse_ctx *c, avro_schema *s, const json_t *obj, const char *ns, int depth)
+static int parse_record(parse_ctx *c, icd_avro_schema *s, const json_t *obj, const char *ns,
+                        int depth)
 {
     const char *inner_ns;
     ICD_TRY(define_named(c, s, obj, ns, &inner_ns));
@@ -261,7 +258,7 @@ static int parse_record(parse_ctx *c, avro_schema *s, const json_t *obj, const c
     if (!s->fields) return icd_fail_nomem(c->err);
     for (size_t i = 0; i < n; i++) {
         const json_t *fj = json_array_get(fields, i);
-        avro_field *f = &s->fields[i];
+        icd_avro_field *f = &s->fields[i];
         if (!json_is_object(fj))
             return bad(c, "record '%s': a field is not a JSON object", s->name);
         f->name = json_string_value(json_object_get(fj, "name"));
@@ -288,7 +285,7 @@ static int parse_record(parse_ctx *c, avro_schema *s, const json_t *obj, const c
     return 0;
 }
 
-static int parse_enum(parse_ctx *c, avro_schema *s, const json_t *obj, const char *ns)
+static int parse_enum(parse_ctx *c, icd_avro_schema *s, const json_t *obj, const char *ns)
 {
     const char *inner_ns;
     ICD_TRY(define_named(c, s, obj, ns, &inner_ns));
@@ -310,7 +307,7 @@ static int parse_enum(parse_ctx *c, avro_schema *s, const json_t *obj, const cha
     return 0;
 }
 
-static int parse_fixed(parse_ctx *c, avro_schema *s, const json_t *obj, const char *ns)
+static int parse_fixed(parse_ctx *c, icd_avro_schema *s, const json_t *obj, const char *ns)
 {
     const char *inner_ns;
     ICD_TRY(define_named(c, s, obj, ns, &inner_ns));
@@ -325,7 +322,7 @@ static int parse_fixed(parse_ctx *c, avro_schema *s, const json_t *obj, const ch
 
 /* Two union branches clash when they are the same unnamed type, or named types with the
  * same name. */
-static bool union_clash(const avro_schema *a, const avro_schema *b)
+static bool union_clash(const icd_avro_schema *a, const icd_avro_schema *b)
 {
     if (a->type != b->type) return false;
     if (a->type == AVRO_RECORD || a->type == AVRO_ENUM || a->type == AVRO_FIXED)
@@ -333,24 +330,24 @@ static bool union_clash(const avro_schema *a, const avro_schema *b)
     return true;
 }
 
-static int parse_union(parse_ctx *c, avro_schema **out, const json_t *arr, const char *ns,
+static int parse_union(parse_ctx *c, icd_avro_schema **out, const json_t *arr, const char *ns,
                        int depth)
 {
-    avro_schema *s = new_node(c, AVRO_UNION);
+    icd_avro_schema *s = new_node(c, AVRO_UNION);
     if (!s) return icd_fail_nomem(c->err);
     size_t n = json_array_size(arr);
     if (n == 0) return bad(c, "a union has no branches");
     s->branches = icd_arena_calloc(&c->doc->arena, n * sizeof *s->branches);
     if (!s->branches) return icd_fail_nomem(c->err);
     for (size_t i = 0; i < n; i++) {
-        avro_schema *b;
+        icd_avro_schema *b;
         if (parse_node(c, json_array_get(arr, i), ns, depth + 1, &b))
             return icd_error_wrap(c->err, "union branch %zu", i);
         if (b->type == AVRO_UNION) return bad(c, "a union directly contains another union");
         for (size_t k = 0; k < i; k++)
             if (union_clash(s->branches[k], b))
                 return bad(c, "a union holds the type '%s' twice",
-                           b->name ? b->name : avro_type_name(b->type));
+                           b->name ? b->name : icd_avro_type_name(b->type));
         if (b->type == AVRO_NULL && s->null_branch < 0) s->null_branch = (int)i;
         s->branches[i] = b;
     }
@@ -360,15 +357,15 @@ static int parse_union(parse_ctx *c, avro_schema **out, const json_t *arr, const
 }
 
 static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int depth,
-                        avro_schema **out)
+                        icd_avro_schema **out)
 {
     const json_t *tj = json_object_get(obj, "type");
     if (!tj) return bad(c, "a schema object has no \"type\"");
     if (!json_is_string(tj)) /* {"type": {...}} or {"type": [...]}: a wrapped schema */
         return parse_node(c, tj, ns, depth + 1, out);
     const char *t = json_string_value(tj);
-    avro_type prim;
-    avro_schema *s;
+    icd_avro_type prim;
+    icd_avro_schema *s;
     if (primitive_of(t, &prim)) {
         if (!(s = new_node(c, prim))) return icd_fail_nomem(c->err);
         s->attrs = obj;
@@ -409,7 +406,8 @@ static int parse_object(parse_ctx *c, const json_t *obj, const char *ns, int dep
     return 0;
 }
 
-static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth, avro_schema **out)
+static int parse_node(parse_ctx *c, const json_t *j, const char *ns, int depth,
+                      icd_avro_schema **out)
 {
     if (depth > AVRO_MAX_SCHEMA_DEPTH)
         return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1, "schema nests deeper than %d levels",
@@ -428,7 +426,7 @@ static size_t sat_add(size_t a, size_t b)
 /* Fills min_size and fixed_width bottom-up. A node met again on the current path (a
  * recursive type) counts as 0 bytes / variable width there, which keeps min_size a lower
  * bound. */
-static void compute_sizes(avro_schema *s)
+static void compute_sizes(icd_avro_schema *s)
 {
     if (s->visiting_) return; /* on the current path (1) or done (2) */
     s->visiting_ = 1;
@@ -463,7 +461,7 @@ static void compute_sizes(avro_schema *s)
     case AVRO_RECORD:
         width = 0;
         for (size_t i = 0; i < s->nfields; i++) {
-            avro_schema *f = s->fields[i].type;
+            icd_avro_schema *f = s->fields[i].type;
             compute_sizes(f);
             min = sat_add(min, f->min_size);
             if (f->visiting_ == 1 || f->fixed_width < 0 || width < 0)
@@ -488,22 +486,22 @@ static void compute_sizes(avro_schema *s)
     s->visiting_ = 2;
 }
 
-int avro_schema_parse(const char *json, size_t len, avro_schema_doc **out, icd_error *err)
+int icd_avro_schema_parse(const char *json, size_t len, icd_avro_schema_doc **out, icd_error *err)
 {
     *out = NULL;
-    avro_schema_doc *d = calloc(1, sizeof *d);
+    icd_avro_schema_doc *d = calloc(1, sizeof *d);
     if (!d) return icd_fail_nomem(err);
     json_error_t jerr;
     d->json = json_loadb(json, len, JSON_DECODE_ANY, &jerr);
     if (!d->json) {
-        avro_schema_doc_free(d);
+        icd_avro_schema_doc_free(d);
         return icd_fail(err, ICD_ECORRUPT, NULL, -1, "schema is not valid JSON: %s (line %d)",
                         jerr.text, jerr.line);
     }
     parse_ctx c = {d, err};
     int rc = parse_node(&c, d->json, "", 0, &d->root);
     if (rc) {
-        avro_schema_doc_free(d);
+        icd_avro_schema_doc_free(d);
         return icd_error_wrap(err, "invalid Avro schema");
     }
     /* Named types first, in definition order: a reference can only name a type defined
@@ -515,7 +513,7 @@ int avro_schema_parse(const char *json, size_t len, avro_schema_doc **out, icd_e
     return 0;
 }
 
-void avro_schema_doc_free(avro_schema_doc *doc)
+void icd_avro_schema_doc_free(icd_avro_schema_doc *doc)
 {
     if (!doc) return;
     json_decref(doc->json);
@@ -524,7 +522,7 @@ void avro_schema_doc_free(avro_schema_doc *doc)
     free(doc);
 }
 
-int avro_schema_field_index(const avro_schema *rec, const char *name)
+int icd_avro_schema_field_index(const icd_avro_schema *rec, const char *name)
 {
     if (!rec || rec->type != AVRO_RECORD) return -1;
     for (size_t i = 0; i < rec->nfields; i++)
@@ -532,7 +530,7 @@ int avro_schema_field_index(const avro_schema *rec, const char *name)
     return -1;
 }
 
-int avro_schema_field_index_by_id(const avro_schema *rec, int32_t field_id)
+int icd_avro_schema_field_index_by_id(const icd_avro_schema *rec, int32_t field_id)
 {
     if (!rec || rec->type != AVRO_RECORD) return -1;
     for (size_t i = 0; i < rec->nfields; i++)

@@ -1,9 +1,9 @@
 /*
  * Avro schemas: the writer schema of a container file, parsed from its JSON (the header's
- * `avro.schema`) into a tree of avro_schema nodes that the datum decoder walks. Named
+ * `avro.schema`) into a tree of icd_avro_schema nodes that the datum decoder walks. Named
  * types (record, enum, fixed) may be referenced by name or fullname, so the tree can be a
  * graph (a recursive record points back at itself). Every node lives in the arena of its
- * avro_schema_doc and dies with it.
+ * icd_avro_schema_doc and dies with it.
  */
 #ifndef ICD_AVRO_SCHEMA_H
 #define ICD_AVRO_SCHEMA_H
@@ -17,7 +17,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 
-typedef enum avro_type {
+typedef enum icd_avro_type {
     AVRO_NULL,
     AVRO_BOOLEAN,
     AVRO_INT,
@@ -32,11 +32,11 @@ typedef enum avro_type {
     AVRO_MAP,
     AVRO_UNION,
     AVRO_FIXED
-} avro_type;
+} icd_avro_type;
 
 /* Logical types we interpret. An unknown or misplaced logicalType is ignored, as the spec
  * asks (the value is then read as its underlying type). */
-typedef enum avro_logical {
+typedef enum icd_avro_logical {
     AVRO_LT_NONE,
     AVRO_LT_DECIMAL,          /* bytes or fixed; precision, scale */
     AVRO_LT_UUID,             /* string or fixed(16) */
@@ -46,37 +46,37 @@ typedef enum avro_logical {
     AVRO_LT_TIMESTAMP_MILLIS, /* long; `utc` says whether adjusted to UTC */
     AVRO_LT_TIMESTAMP_MICROS,
     AVRO_LT_TIMESTAMP_NANOS
-} avro_logical;
+} icd_avro_logical;
 
-typedef struct avro_schema avro_schema;
+typedef struct icd_avro_schema icd_avro_schema;
 
-typedef struct avro_field {
+typedef struct icd_avro_field {
     const char *name;
-    avro_schema *type;
+    icd_avro_schema *type;
     const json_t *default_value; /* borrowed from the doc's JSON; NULL when absent */
     const json_t *attrs;         /* the field's whole JSON object (extra attributes) */
     int32_t field_id;            /* Iceberg "field-id"; valid when has_field_id */
     bool has_field_id;
-} avro_field;
+} icd_avro_field;
 
-struct avro_schema {
-    avro_type type;
-    avro_logical logical;
+struct icd_avro_schema {
+    icd_avro_type type;
+    icd_avro_logical logical;
     bool utc;             /* timestamps: adjusted to UTC (timestamp-*, or adjust-to-utc) */
     int precision, scale; /* decimal */
     const char *name;     /* fullname of a named type (record, enum, fixed), else NULL */
     const json_t *attrs;  /* the node's JSON object, or NULL for a bare type name */
 
     /* record */
-    avro_field *fields;
+    icd_avro_field *fields;
     size_t nfields;
     /* enum */
     const char **symbols;
     size_t nsymbols;
     /* array items / map values */
-    avro_schema *items;
+    icd_avro_schema *items;
     /* union */
-    avro_schema **branches;
+    icd_avro_schema **branches;
     size_t nbranches;
     int null_branch; /* index of the "null" branch, or -1 */
     /* fixed */
@@ -93,26 +93,26 @@ struct avro_schema {
     int visiting_; /* internal: 0 new, 1 on the path, 2 sized */
 };
 
-typedef struct avro_schema_doc {
+typedef struct icd_avro_schema_doc {
     icd_arena arena;
     json_t *json; /* owned; field defaults and attrs point into it */
-    avro_schema *root;
+    icd_avro_schema *root;
     /* named types, for references by name */
-    avro_schema **named;
+    icd_avro_schema **named;
     size_t nnamed, named_cap;
-} avro_schema_doc;
+} icd_avro_schema_doc;
 
 /* Parses a schema from JSON text. Errors are ICD_ECORRUPT (the file's schema is bad) with
  * one line saying what is wrong and where in the schema ("field 'x' of record 'r': ..."). */
-int avro_schema_parse(const char *json, size_t len, avro_schema_doc **out, icd_error *err);
-void avro_schema_doc_free(avro_schema_doc *doc);
+int icd_avro_schema_parse(const char *json, size_t len, icd_avro_schema_doc **out, icd_error *err);
+void icd_avro_schema_doc_free(icd_avro_schema_doc *doc);
 
 /* Index of a record field by name / by Iceberg field id; -1 when the record has none. */
-int avro_schema_field_index(const avro_schema *rec, const char *name);
-int avro_schema_field_index_by_id(const avro_schema *rec, int32_t field_id);
+int icd_avro_schema_field_index(const icd_avro_schema *rec, const char *name);
+int icd_avro_schema_field_index_by_id(const icd_avro_schema *rec, int32_t field_id);
 
 /* "null", "record", ... */
-const char *avro_type_name(avro_type t);
+const char *icd_avro_type_name(icd_avro_type t);
 
 /* Deepest nesting of schema JSON accepted. */
 #define AVRO_MAX_SCHEMA_DEPTH 64

@@ -4,6 +4,7 @@
  * written as count, size, bytes, sync marker. Used by `icedruid stage` for the
  * materialized files of Avro tables (through writer_ice.c).
  */
+#include "base/varint.h"
 #include "formats/avro/writer.h"
 
 #include <stdlib.h>
@@ -13,11 +14,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
-struct avro_writer {
-    avro_write_fn write;
+struct icd_avro_writer {
+    icd_avro_write_fn write;
     void *ctx;
     uint8_t sync[16];
-    avro_codec codec;
+    icd_avro_codec codec;
     int level;
     size_t block_bytes;
     icd_buf block;  /* datums of the open block */
@@ -29,20 +30,12 @@ struct avro_writer {
     bool failed;
 };
 
-void avro_put_long(icd_buf *b, int64_t v)
+void icd_avro_put_long(icd_buf *b, int64_t v)
 {
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (z >= 0x80) {
-        tmp[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    tmp[n++] = (uint8_t)z;
-    icd_buf_append(b, tmp, n);
+    icd_uleb128_put(b, icd_zigzag64(v));
 }
 
-void avro_put_float(icd_buf *b, float v)
+void icd_avro_put_float(icd_buf *b, float v)
 {
     uint32_t u;
     memcpy(&u, &v, 4);
@@ -50,7 +43,7 @@ void avro_put_float(icd_buf *b, float v)
     icd_buf_append(b, t, 4);
 }
 
-void avro_put_double(icd_buf *b, double v)
+void icd_avro_put_double(icd_buf *b, double v)
 {
     uint64_t u;
     memcpy(&u, &v, 8);
@@ -60,13 +53,13 @@ void avro_put_double(icd_buf *b, double v)
     icd_buf_append(b, t, 8);
 }
 
-void avro_put_bytes(icd_buf *b, const void *p, size_t n)
+void icd_avro_put_bytes(icd_buf *b, const void *p, size_t n)
 {
-    avro_put_long(b, (int64_t)n);
+    icd_avro_put_long(b, (int64_t)n);
     icd_buf_append(b, p, n);
 }
 
-static int emit(avro_writer *w, const icd_buf *b, icd_error *err)
+static int emit(icd_avro_writer *w, const icd_buf *b, icd_error *err)
 {
     if (!icd_buf_ok(b)) {
         w->failed = true;
@@ -77,11 +70,12 @@ static int emit(avro_writer *w, const icd_buf *b, icd_error *err)
     return rc;
 }
 
-int avro_writer_new(const char *schema_json, const uint8_t sync[16], const avro_write_options *opt,
-                    avro_write_fn write, void *ctx, avro_writer **out, icd_error *err)
+int icd_avro_writer_new(const char *schema_json, const uint8_t sync[16],
+                        const icd_avro_write_options *opt, icd_avro_write_fn write, void *ctx,
+                        icd_avro_writer **out, icd_error *err)
 {
     *out = NULL;
-    avro_writer *w = calloc(1, sizeof *w);
+    icd_avro_writer *w = calloc(1, sizeof *w);
     if (!w) return icd_fail_nomem(err);
     w->write = write;
     w->ctx = ctx;
@@ -94,40 +88,40 @@ int avro_writer_new(const char *schema_json, const uint8_t sync[16], const avro_
     size_t nmeta = 0;
     for (size_t i = 0; opt && opt->meta && opt->meta[i] && opt->meta[i + 1]; i += 2)
         nmeta++;
-    avro_put_long(b, (int64_t)(2 + nmeta));
-    avro_put_bytes(b, "avro.schema", 11);
-    avro_put_bytes(b, schema_json, strlen(schema_json));
-    avro_put_bytes(b, "avro.codec", 10);
-    const char *cn = avro_codec_name(w->codec);
-    avro_put_bytes(b, cn, strlen(cn));
+    icd_avro_put_long(b, (int64_t)(2 + nmeta));
+    icd_avro_put_bytes(b, "avro.schema", 11);
+    icd_avro_put_bytes(b, schema_json, strlen(schema_json));
+    icd_avro_put_bytes(b, "avro.codec", 10);
+    const char *cn = icd_avro_codec_name(w->codec);
+    icd_avro_put_bytes(b, cn, strlen(cn));
     for (size_t i = 0; i < 2 * nmeta; i += 2) {
-        avro_put_bytes(b, opt->meta[i], strlen(opt->meta[i]));
-        avro_put_bytes(b, opt->meta[i + 1], strlen(opt->meta[i + 1]));
+        icd_avro_put_bytes(b, opt->meta[i], strlen(opt->meta[i]));
+        icd_avro_put_bytes(b, opt->meta[i + 1], strlen(opt->meta[i + 1]));
     }
-    avro_put_long(b, 0);
+    icd_avro_put_long(b, 0);
     icd_buf_append(b, w->sync, 16);
     int rc = emit(w, b, err);
     icd_buf_clear(b);
     if (rc) {
-        avro_writer_free(w);
+        icd_avro_writer_free(w);
         return rc;
     }
     *out = w;
     return 0;
 }
 
-icd_buf *avro_writer_datum(avro_writer *w)
+icd_buf *icd_avro_writer_datum(icd_avro_writer *w)
 {
     return &w->block;
 }
 
-void avro_writer_drop_datum(avro_writer *w)
+void icd_avro_writer_drop_datum(icd_avro_writer *w)
 {
     w->block.len = w->mark;
 }
 
 /* Compresses block -> tmp (the codec's framing included). */
-static int compress_block(avro_writer *w, const uint8_t **p, size_t *n, icd_error *err)
+static int compress_block(icd_avro_writer *w, const uint8_t **p, size_t *n, icd_error *err)
 {
     const icd_buf *src = &w->block;
     icd_buf *t = &w->tmp;
@@ -189,7 +183,7 @@ static int compress_block(avro_writer *w, const uint8_t **p, size_t *n, icd_erro
     return 0;
 }
 
-static int flush_block(avro_writer *w, icd_error *err)
+static int flush_block(icd_avro_writer *w, icd_error *err)
 {
     if (!w->nblock) return 0;
     if (!icd_buf_ok(&w->block)) return icd_fail_nomem(err);
@@ -198,8 +192,8 @@ static int flush_block(avro_writer *w, icd_error *err)
     ICD_TRY(compress_block(w, &p, &n, err));
     icd_buf *o = &w->out;
     icd_buf_clear(o);
-    avro_put_long(o, w->nblock);
-    avro_put_long(o, (int64_t)n);
+    icd_avro_put_long(o, w->nblock);
+    icd_avro_put_long(o, (int64_t)n);
     icd_buf_append(o, p, n);
     icd_buf_append(o, w->sync, 16);
     ICD_TRY(emit(w, o, err));
@@ -210,7 +204,7 @@ static int flush_block(avro_writer *w, icd_error *err)
     return 0;
 }
 
-int avro_writer_end_datum(avro_writer *w, icd_error *err)
+int icd_avro_writer_end_datum(icd_avro_writer *w, icd_error *err)
 {
     if (w->failed) return icd_fail(err, ICD_EINTERNAL, NULL, -1, "Avro writer failed earlier");
     if (!icd_buf_ok(&w->block)) return icd_fail_nomem(err);
@@ -221,19 +215,19 @@ int avro_writer_end_datum(avro_writer *w, icd_error *err)
     return 0;
 }
 
-int avro_writer_close(avro_writer *w, icd_error *err)
+int icd_avro_writer_close(icd_avro_writer *w, icd_error *err)
 {
     if (w->failed) return icd_fail(err, ICD_EINTERNAL, NULL, -1, "Avro writer failed earlier");
     w->block.len = w->mark;
     return flush_block(w, err);
 }
 
-int64_t avro_writer_count(const avro_writer *w)
+int64_t icd_avro_writer_count(const icd_avro_writer *w)
 {
     return w->count;
 }
 
-void avro_writer_free(avro_writer *w)
+void icd_avro_writer_free(icd_avro_writer *w)
 {
     if (!w) return;
     icd_buf_free(&w->block);

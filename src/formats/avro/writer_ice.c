@@ -152,7 +152,7 @@ static int put_type(icd_buf *b, const ice_field *f, const char *column, icd_erro
     }
 }
 
-int avro_ice_schema_json(const ice_field *fields, size_t nfields, icd_buf *out, icd_error *err)
+int icd_avro_ice_schema_json(const ice_field *fields, size_t nfields, icd_buf *out, icd_error *err)
 {
     ICD_TRY(put_record(out, "table", fields, nfields, NULL, err));
     return icd_buf_ok(out) ? 0 : icd_fail_nomem(err);
@@ -172,8 +172,8 @@ typedef struct frame {
     icd_buf *out;         /* where this frame's values go */
 } frame;
 
-struct avro_ice_sink {
-    avro_writer *w;
+struct icd_avro_ice_sink {
+    icd_avro_writer *w;
     ice_type root;
     frame st[AVRO_ICE_MAX_DEPTH];
     int depth;
@@ -185,8 +185,8 @@ struct avro_ice_sink {
     ice_row_sink sink;
 };
 
-static void fail(avro_ice_sink *s, const char *fmt, ...) ICD_PRINTF(2, 3);
-static void fail(avro_ice_sink *s, const char *fmt, ...)
+static void fail(icd_avro_ice_sink *s, const char *fmt, ...) ICD_PRINTF(2, 3);
+static void fail(icd_avro_ice_sink *s, const char *fmt, ...)
 {
     if (s->bad) return;
     s->bad = true;
@@ -196,7 +196,7 @@ static void fail(avro_ice_sink *s, const char *fmt, ...)
     va_end(ap);
 }
 
-static const ice_field *expect(avro_ice_sink *s)
+static const ice_field *expect(icd_avro_ice_sink *s)
 {
     if (s->bad || s->depth < 1) return NULL;
     frame *f = &s->st[s->depth - 1];
@@ -220,13 +220,13 @@ static const ice_field *expect(avro_ice_sink *s)
 }
 
 /* The field of the next value, its union branch written; NULL when the row is bad. */
-static const ice_field *start(avro_ice_sink *s, bool null)
+static const ice_field *start(icd_avro_ice_sink *s, bool null)
 {
     const ice_field *f = expect(s);
     if (!f) return NULL;
     icd_buf *out = s->st[s->depth - 1].out;
     if (!f->required)
-        avro_put_long(out, null ? 0 : 1);
+        icd_avro_put_long(out, null ? 0 : 1);
     else if (null) {
         fail(s, "column '%s' is required but the value is null", f->name);
         return NULL;
@@ -234,12 +234,13 @@ static const ice_field *start(avro_ice_sink *s, bool null)
     return f;
 }
 
-static icd_buf *out_of(avro_ice_sink *s)
+static icd_buf *out_of(icd_avro_ice_sink *s)
 {
     return s->st[s->depth - 1].out;
 }
 
-static const ice_field *start_kind(avro_ice_sink *s, const char *what, bool ok_kind(ice_type_kind))
+static const ice_field *start_kind(icd_avro_ice_sink *s, const char *what,
+                                   bool ok_kind(ice_type_kind))
 {
     const ice_field *f = start(s, false);
     if (f && !ok_kind(f->type->kind)) {
@@ -310,7 +311,7 @@ static bool k_map(ice_type_kind k)
 
 static void s_begin_row(void *ctx, const char *file, int64_t pos)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     s->file = file;
     s->pos = pos;
     s->bad = false;
@@ -320,12 +321,12 @@ static void s_begin_row(void *ctx, const char *file, int64_t pos)
     r->type = &s->root;
     r->next = 0;
     r->cur = NULL;
-    r->out = avro_writer_datum(s->w);
+    r->out = icd_avro_writer_datum(s->w);
 }
 
 static void s_field(void *ctx, const char *name, size_t n)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     if (s->bad) return;
     frame *f = &s->st[s->depth - 1];
     if (f->kind != FR_STRUCT) {
@@ -347,32 +348,32 @@ static void s_null(void *ctx)
 }
 static void s_bool(void *ctx, bool v)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     if (start_kind(s, "boolean", k_bool)) icd_buf_putc(out_of(s), v ? 1 : 0);
 }
 static void s_i64(void *ctx, int64_t v)
 {
-    avro_ice_sink *s = ctx;
-    if (start_kind(s, "integer", k_int)) avro_put_long(out_of(s), v);
+    icd_avro_ice_sink *s = ctx;
+    if (start_kind(s, "integer", k_int)) icd_avro_put_long(out_of(s), v);
 }
 static void s_f32(void *ctx, float v)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     const ice_field *f = start_kind(s, "float", k_float);
     if (!f) return;
     if (f->type->kind == ICE_T_DOUBLE)
-        avro_put_double(out_of(s), (double)v);
+        icd_avro_put_double(out_of(s), (double)v);
     else
-        avro_put_float(out_of(s), v);
+        icd_avro_put_float(out_of(s), v);
 }
 static void s_f64(void *ctx, double v)
 {
-    avro_ice_sink *s = ctx;
-    if (start_kind(s, "double", k_double)) avro_put_double(out_of(s), v);
+    icd_avro_ice_sink *s = ctx;
+    if (start_kind(s, "double", k_double)) icd_avro_put_double(out_of(s), v);
 }
 
 /* A big-endian two's-complement integer re-sized to the field's fixed width. */
-static void put_decimal(avro_ice_sink *s, const ice_field *f, const uint8_t *be, size_t m)
+static void put_decimal(icd_avro_ice_sink *s, const ice_field *f, const uint8_t *be, size_t m)
 {
     size_t n = (size_t)decimal_bytes(f->type->precision);
     uint8_t sign = m && (be[0] & 0x80) ? 0xff : 0x00;
@@ -398,7 +399,7 @@ static void put_decimal(avro_ice_sink *s, const ice_field *f, const uint8_t *be,
 
 static void s_decimal_i64(void *ctx, int64_t v, int scale)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     const ice_field *f = start_kind(s, "decimal", k_decimal);
     if (!f) return;
     if (scale != f->type->scale) {
@@ -413,7 +414,7 @@ static void s_decimal_i64(void *ctx, int64_t v, int scale)
 }
 static void s_decimal_be(void *ctx, const uint8_t *be, size_t n, int scale)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     const ice_field *f = start_kind(s, "decimal", k_decimal);
     if (!f) return;
     if (scale != f->type->scale) {
@@ -425,18 +426,18 @@ static void s_decimal_be(void *ctx, const uint8_t *be, size_t n, int scale)
 }
 static void s_date(void *ctx, int32_t days)
 {
-    avro_ice_sink *s = ctx;
-    if (start_kind(s, "date", k_date)) avro_put_long(out_of(s), days);
+    icd_avro_ice_sink *s = ctx;
+    if (start_kind(s, "date", k_date)) icd_avro_put_long(out_of(s), days);
 }
 static void s_time(void *ctx, int64_t us)
 {
-    avro_ice_sink *s = ctx;
-    if (start_kind(s, "time", k_time)) avro_put_long(out_of(s), us);
+    icd_avro_ice_sink *s = ctx;
+    if (start_kind(s, "time", k_time)) icd_avro_put_long(out_of(s), us);
 }
 static void s_timestamp(void *ctx, int64_t v, int unit_digits, bool utc)
 {
     (void)utc;
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     const ice_field *f = start_kind(s, "timestamp", k_ts);
     if (!f) return;
     bool ns = f->type->kind == ICE_T_TIMESTAMP_NS || f->type->kind == ICE_T_TIMESTAMPTZ_NS;
@@ -444,25 +445,25 @@ static void s_timestamp(void *ctx, int64_t v, int unit_digits, bool utc)
         v *= 1000;
     else if (!ns && unit_digits == 9)
         v = v >= 0 ? v / 1000 : -((-v + 999) / 1000);
-    avro_put_long(out_of(s), v);
+    icd_avro_put_long(out_of(s), v);
 }
 static void s_string(void *ctx, const char *p, size_t n)
 {
-    avro_ice_sink *s = ctx;
-    if (start_kind(s, "string", k_string)) avro_put_bytes(out_of(s), p, n);
+    icd_avro_ice_sink *s = ctx;
+    if (start_kind(s, "string", k_string)) icd_avro_put_bytes(out_of(s), p, n);
 }
 static void s_uuid(void *ctx, const uint8_t v[16])
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     if (start_kind(s, "uuid", k_uuid)) icd_buf_append(out_of(s), v, 16);
 }
 static void s_binary(void *ctx, const uint8_t *p, size_t n)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     const ice_field *f = start_kind(s, "binary", k_binary);
     if (!f) return;
     if (f->type->kind == ICE_T_BINARY) {
-        avro_put_bytes(out_of(s), p, n);
+        icd_avro_put_bytes(out_of(s), p, n);
     } else if ((int32_t)n != f->type->length) {
         fail(s, "column '%s': a %zu-byte value for fixed[%d]", f->name, n, (int)f->type->length);
     } else {
@@ -470,7 +471,7 @@ static void s_binary(void *ctx, const uint8_t *p, size_t n)
     }
 }
 
-static frame *push(avro_ice_sink *s, int kind, const ice_type *t, bool own_buf)
+static frame *push(icd_avro_ice_sink *s, int kind, const ice_type *t, bool own_buf)
 {
     if (s->depth >= AVRO_ICE_MAX_DEPTH) {
         fail(s, "values nested deeper than %d", AVRO_ICE_MAX_DEPTH);
@@ -490,13 +491,13 @@ static frame *push(avro_ice_sink *s, int kind, const ice_type *t, bool own_buf)
 
 static void s_struct_begin(void *ctx)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     const ice_field *f = start_kind(s, "struct", k_struct);
     if (f) push(s, FR_STRUCT, f->type, false);
 }
 static void s_struct_end(void *ctx)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     if (s->bad) return;
     frame *f = &s->st[s->depth - 1];
     if (f->kind != FR_STRUCT || s->depth < 2 || f->next != f->type->nfields) {
@@ -505,12 +506,12 @@ static void s_struct_end(void *ctx)
     }
     s->depth--;
 }
-static void begin_items(avro_ice_sink *s, const char *what, bool ok(ice_type_kind), int kind)
+static void begin_items(icd_avro_ice_sink *s, const char *what, bool ok(ice_type_kind), int kind)
 {
     const ice_field *f = start_kind(s, what, ok);
     if (f) push(s, kind, f->type, true);
 }
-static void end_items(avro_ice_sink *s, int kind)
+static void end_items(icd_avro_ice_sink *s, int kind)
 {
     if (s->bad) return;
     frame *f = &s->st[s->depth - 1];
@@ -521,10 +522,10 @@ static void end_items(avro_ice_sink *s, int kind)
     s->depth--;
     icd_buf *out = s->st[s->depth - 1].out;
     if (f->count) {
-        avro_put_long(out, f->count);
+        icd_avro_put_long(out, f->count);
         icd_buf_append(out, f->buf.data, f->buf.len);
     }
-    avro_put_long(out, 0);
+    icd_avro_put_long(out, 0);
 }
 static void s_list_begin(void *ctx)
 {
@@ -551,25 +552,25 @@ static void s_raw_json(void *ctx, const char *json, size_t n)
 
 static int s_end_row(void *ctx, icd_error *err)
 {
-    avro_ice_sink *s = ctx;
+    icd_avro_ice_sink *s = ctx;
     if (!s->bad && (s->depth != 1 || s->st[0].next != s->root.nfields))
         fail(s, "the row ends before all its fields");
     for (int i = 0; i < AVRO_ICE_MAX_DEPTH && !s->bad; i++)
         if (!icd_buf_ok(&s->st[i].buf)) return icd_fail_nomem(err);
     if (s->bad) {
-        avro_writer_drop_datum(s->w);
+        icd_avro_writer_drop_datum(s->w);
         return icd_fail(err, ICD_EINVALID, s->file, -1, "row %lld: cannot write it to Avro: %s",
                         (long long)s->pos, s->msg);
     }
     s->rows++;
-    return avro_writer_end_datum(s->w, err);
+    return icd_avro_writer_end_datum(s->w, err);
 }
 
-int avro_ice_sink_new(avro_writer *w, const ice_field *fields, size_t nfields, avro_ice_sink **out,
-                      icd_error *err)
+int icd_avro_ice_sink_new(icd_avro_writer *w, const ice_field *fields, size_t nfields,
+                          icd_avro_ice_sink **out, icd_error *err)
 {
     *out = NULL;
-    avro_ice_sink *s = calloc(1, sizeof *s);
+    icd_avro_ice_sink *s = calloc(1, sizeof *s);
     if (!s) return icd_fail_nomem(err);
     s->w = w;
     s->root.kind = ICE_T_STRUCT;
@@ -603,15 +604,15 @@ int avro_ice_sink_new(avro_writer *w, const ice_field *fields, size_t nfields, a
     return 0;
 }
 
-const ice_row_sink *avro_ice_sink_get(avro_ice_sink *s)
+const ice_row_sink *icd_avro_ice_sink_get(icd_avro_ice_sink *s)
 {
     return &s->sink;
 }
-int64_t avro_ice_sink_rows(const avro_ice_sink *s)
+int64_t icd_avro_ice_sink_rows(const icd_avro_ice_sink *s)
 {
     return s->rows;
 }
-void avro_ice_sink_free(avro_ice_sink *s)
+void icd_avro_ice_sink_free(icd_avro_ice_sink *s)
 {
     if (!s) return;
     for (int i = 0; i < AVRO_ICE_MAX_DEPTH; i++)

@@ -2,7 +2,7 @@
  * Writing the Iceberg read of a data file as an Avro container file (the materialized
  * files of Avro tables, druid/stage.h): the Avro schema of the read schema's fields by
  * Iceberg's Avro mapping, and an ice_row_sink that encodes the merge-on-read reader's rows
- * as Avro datums into an avro_writer.
+ * as Avro datums into an icd_avro_writer.
  *
  * Mapping (Iceberg spec, "Avro"): optional fields are ["null", T] with default null;
  * every field carries "field-id"; boolean, int, long, float, double, string, binary
@@ -26,19 +26,19 @@
 
 /* The schema JSON of the top-level fields, appended to `out`. variant, unknown and geo
  * types fail with ICD_EUNSUPPORTED naming the column. */
-int avro_ice_schema_json(const ice_field *fields, size_t nfields, icd_buf *out, icd_error *err);
+int icd_avro_ice_schema_json(const ice_field *fields, size_t nfields, icd_buf *out, icd_error *err);
 
-typedef struct avro_ice_sink avro_ice_sink;
+typedef struct icd_avro_ice_sink icd_avro_ice_sink;
 
-/* A sink writing to `w` (its schema from avro_ice_schema_json of the same fields).
+/* A sink writing to `w` (its schema from icd_avro_ice_schema_json of the same fields).
  * Borrows w and fields. */
-int avro_ice_sink_new(avro_writer *w, const ice_field *fields, size_t nfields, avro_ice_sink **out,
-                      icd_error *err);
+int icd_avro_ice_sink_new(icd_avro_writer *w, const ice_field *fields, size_t nfields,
+                          icd_avro_ice_sink **out, icd_error *err);
 /* end_row fails (stopping the scan) on a value the schema cannot hold (a null in a
  * required field, a fixed of the wrong length, a decimal that does not fit, a value of
  * another type than the field's). */
-const ice_row_sink *avro_ice_sink_get(avro_ice_sink *s);
-int64_t avro_ice_sink_rows(const avro_ice_sink *s);
-void avro_ice_sink_free(avro_ice_sink *s);
+const ice_row_sink *icd_avro_ice_sink_get(icd_avro_ice_sink *s);
+int64_t icd_avro_ice_sink_rows(const icd_avro_ice_sink *s);
+void icd_avro_ice_sink_free(icd_avro_ice_sink *s);
 
 #endif

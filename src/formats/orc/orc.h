@@ -47,7 +47,7 @@ typedef enum orc_kind {
 } orc_kind;
 
 /* "boolean", "tinyint", ... "timestamp with local time zone" (Hive type names). */
-const char *orc_kind_name(int kind);
+const char *orc_kind_name(orc_kind kind);
 
 typedef struct orc_attr {
     const char *key; /* NUL-terminated */

@@ -7,6 +7,7 @@
  */
 #include "formats/orc/orc_codec.h"
 
+#include <assert.h>
 #include <lz4.h>
 #include <snappy-c.h>
 #include <string.h>
@@ -137,6 +138,7 @@ static size_t chunk_room(int kind, size_t len, uint64_t block_size, size_t left)
 int orc_decompress(int kind, uint64_t block_size, const uint8_t *in, size_t len, size_t max_out,
                    icd_buf *out, icd_error *err)
 {
+    assert(kind != ORC_COMP_NONE); /* orc_codec.h: uncompressed parts have no chunk headers */
     ICD_TRY(orc_compression_check(kind, err));
     size_t start_len = out->len;
     size_t pos = 0;

@@ -13,7 +13,7 @@
 #include "formats/orc/orc_codec.h"
 #include "formats/orc/orc_internal.h"
 
-const char *orc_kind_name(int kind)
+const char *orc_kind_name(orc_kind kind)
 {
     static const char *names[] = {"boolean",
                                   "tinyint",
@@ -34,7 +34,7 @@ const char *orc_kind_name(int kind)
                                   "varchar",
                                   "char",
                                   "timestamp with local time zone"};
-    if (kind < 0 || kind >= (int)(sizeof names / sizeof names[0])) return "unknown";
+    if ((unsigned)kind >= sizeof names / sizeof names[0]) return "unknown";
     return names[kind];
 }
 
@@ -98,7 +98,7 @@ static int64_t parse_field_id(const Orcpb__Type *t)
     return -1;
 }
 
-static int expected_children(int kind)
+static int expected_children(orc_kind kind)
 {
     switch (kind) {
     case ORC_LIST:

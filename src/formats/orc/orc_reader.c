@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
+#include "base/bits.h"
 #include "formats/orc/orc_codec.h"
 #include "formats/orc/orc_internal.h"
 #include "formats/orc/orc_rle.h"
@@ -123,15 +125,9 @@ static int col_fail(orc_reader *r, const col_reader *c, int kind, icd_error *err
 
 static int keep_buf(orc_reader *r, void *p, icd_error *err)
 {
-    if (r->nbufs == r->capbufs) {
-        size_t cap = r->capbufs ? r->capbufs * 2 : 16;
-        void **nb = realloc(r->bufs, cap * sizeof *nb);
-        if (!nb) {
-            free(p);
-            return icd_fail_nomem(err);
-        }
-        r->bufs = nb;
-        r->capbufs = cap;
+    if (ICD_ARRAY_RESERVE(r->bufs, r->capbufs, r->nbufs + 1, 16)) {
+        free(p);
+        return icd_fail_nomem(err);
     }
     r->bufs[r->nbufs++] = p;
     return 0;
@@ -508,8 +504,7 @@ static int read_floats(orc_reader *r, col_reader *c, size_t k, double *out, icd_
     const uint8_t *p = c->raw.p;
     for (size_t j = 0; j < k; j++, p += w) {
         if (w == 4) {
-            uint32_t u =
-                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t u = icd_load_le32(p);
             float fv;
             memcpy(&fv, &u, 4);
             out[j] = fv;

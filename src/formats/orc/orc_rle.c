@@ -6,6 +6,7 @@
  * on decoded values is done on uint64_t so that hostile inputs wrap instead of hitting
  * undefined behaviour; every byte read is bounds-checked against the stream's end.
  */
+#include "base/varint.h"
 #include "formats/orc/orc_rle.h"
 
 #include <string.h>
@@ -25,20 +26,14 @@ static inline int next_byte(orc_cursor *c, const char *what, uint8_t *out, icd_e
 
 int orc_read_uvarint(orc_cursor *c, uint64_t *out, icd_error *err)
 {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (c->p >= c->end) return truncated(c, "varint", err);
-        uint8_t b = *c->p++;
-        if (shift == 63 && (b & 0x7e))
-            return icd_fail(err, ICD_ECORRUPT, NULL, orc_cursor_offset(c) - 1,
-                            "varint does not fit 64 bits");
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return 0;
-        }
+    int n = icd_uleb128_decode(c->p, c->end, out);
+    if (n > 0) {
+        c->p += n;
+        return 0;
     }
-    return icd_fail(err, ICD_ECORRUPT, NULL, orc_cursor_offset(c), "varint longer than 10 bytes");
+    if (n == ICD_VARINT_TRUNCATED) return truncated(c, "varint", err);
+    return icd_fail(err, ICD_ECORRUPT, NULL, orc_cursor_offset(c),
+                    "varint longer than 10 bytes or beyond 64 bits");
 }
 
 int orc_read_svarint(orc_cursor *c, int64_t *out, icd_error *err)

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/varint.h"
 #include "base/error.h"
 
 /* A read position in a decompressed stream. */
@@ -45,7 +46,7 @@ int orc_read_uvarint(orc_cursor *c, uint64_t *out, icd_error *err);
 int orc_read_svarint(orc_cursor *c, int64_t *out, icd_error *err);
 static inline int64_t orc_unzigzag(uint64_t v)
 {
-    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+    return icd_unzigzag64(v);
 }
 
 /* An unbounded zigzag varint as used by decimal DATA streams, decoded into a 128-bit two's

@@ -11,6 +11,8 @@
  * Widths that are whole bytes (8, 16, 32, 64) and width 1 have dedicated kernels that
  * read only the group's own bytes.
  */
+#include <assert.h>
+
 #include "formats/parquet/bitpack.h"
 
 #define PQ_ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -73,6 +75,7 @@ static void unpack32_exact(const uint8_t *p, int w, uint32_t *out, size_t groups
 
 void pq_unpack32(const uint8_t *p, size_t avail, int w, uint32_t *out, size_t groups)
 {
+    assert(w <= 32); /* bitpack.h: width 0..32 */
     if (w <= 0) {
         memset(out, 0, groups * 8 * sizeof *out);
         return;
@@ -134,6 +137,7 @@ static const unpack64_fn unpack64_generic[65] = {NULL, PQ_REPEAT64(PQ_REF_UNPACK
 
 void pq_unpack64(const uint8_t *p, size_t avail, int w, uint64_t *out, size_t groups)
 {
+    assert(w <= 64); /* bitpack.h: width 0..64 */
     if (w <= 0) {
         memset(out, 0, groups * 8 * sizeof *out);
         return;

@@ -16,26 +16,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/varint.h"
 #include "base/bits.h"
 
 /* Reads an unsigned LEB128 of at most 64 bits at p[*pos], advancing *pos. Returns 0, or -1
  * when the varint is truncated or longer than 64 bits. */
 static inline int pq_read_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
 {
-    uint64_t v = 0;
-    size_t i = *pos;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (i >= n) return -1;
-        uint8_t b = p[i++];
-        if (shift == 63 && (b & 0x7e)) return -1; /* bits beyond 64 */
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *pos = i;
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
+    int k = icd_uleb128_decode(p + *pos, p + n, out);
+    if (k < 0) return -1;
+    *pos += (size_t)k;
+    return 0;
 }
 
 /* Zigzag decoding, kept unsigned so that callers can do modular arithmetic. */

@@ -23,6 +23,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "base/bits.h"
 #include "formats/parquet/codec.h"
 
 const char *pq_codec_name(int codec)
@@ -112,7 +113,7 @@ static int pq_gzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_le
     memset(&zs, 0, sizeof zs);
     if (inflateInit2(&zs, 15 + 32) != Z_OK) /* +32: gzip or zlib header, detected */
         return icd_fail_nomem(err);
-    uint8_t scratch[64], dummy;
+    uint8_t scratch[64], dummy = 0;
     zs.next_in = (Bytef *)in;
     zs.avail_in = (uInt)in_len;
     zs.next_out = out ? out : &dummy;
@@ -214,11 +215,6 @@ static int pq_lz4_raw(const uint8_t *in, size_t in_len, uint8_t *out, size_t out
     return 0;
 }
 
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Hadoop framing: a sequence of [BE uncompressed size][BE compressed size][block]. */
 static int lz4_try_hadoop(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len)
 {
@@ -226,7 +222,7 @@ static int lz4_try_hadoop(const uint8_t *in, size_t in_len, uint8_t *out, size_t
     if (in_len < 8) return -1;
     while (ip < in_len) {
         if (in_len - ip < 8) return -1;
-        size_t usize = load_be32(in + ip), csize = load_be32(in + ip + 4);
+        size_t usize = icd_load_be32(in + ip), csize = icd_load_be32(in + ip + 4);
         ip += 8;
         if (csize > in_len - ip || usize > out_len - op) return -1;
         if (lz4_block_exact(in + ip, csize, out ? out + op : NULL, usize)) return -1;
@@ -245,7 +241,7 @@ static int lz4_try_frame(const uint8_t *in, size_t in_len, uint8_t *out, size_t 
     if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) return -1;
     size_t ip = 0, op = 0;
     int rc = -1;
-    uint8_t scratch[64];
+    uint8_t scratch[64] = {0};
     for (;;) {
         int full = op == out_len;
         uint8_t *dst = full ? scratch : out + op;
@@ -293,7 +289,7 @@ static int pq_brotli(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_
     if (!st) return icd_fail_nomem(err);
     size_t avail_in = in_len, avail_out = out_len;
     const uint8_t *next_in = in;
-    uint8_t dummy, *next_out = out ? out : &dummy;
+    uint8_t dummy = 0, *next_out = out ? out : &dummy;
     BrotliDecoderResult r =
         BrotliDecoderDecompressStream(st, &avail_in, &next_in, &avail_out, &next_out, NULL);
     int rc = 0;

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/array.h"
+#include "base/bits.h"
 #include "formats/parquet/codec.h"
 #include "formats/parquet/column.h"
 #include "formats/parquet/page.h"
@@ -154,15 +156,9 @@ void pq_colreader_release(pq_colreader *c)
         pq_pbuf *b = c->retired[i];
         icd_arena_reset(&b->arena);
         if (c->num_spare < c->spare_cap || c->num_spare < 4) {
-            if (c->num_spare == c->spare_cap) {
-                size_t ncap = c->spare_cap ? c->spare_cap * 2 : 4;
-                pq_pbuf **s = realloc(c->spare, ncap * sizeof *s);
-                if (!s) {
-                    pbuf_free(b);
-                    continue;
-                }
-                c->spare = s;
-                c->spare_cap = ncap;
+            if (ICD_ARRAY_RESERVE(c->spare, c->spare_cap, c->num_spare + 1, 4)) {
+                pbuf_free(b);
+                continue;
             }
             c->spare[c->num_spare++] = b;
         } else {
@@ -266,8 +262,7 @@ static int levels_v1(pq_colreader *c, const uint8_t *p, size_t len, size_t *off,
     if (encoding == PQ_ENC_RLE) {
         if (len - *off < 4) return corrupt(c, foff, err, "levels length prefix truncated");
         const uint8_t *q = p + *off;
-        uint32_t l =
-            (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+        uint32_t l = icd_load_le32(q);
         if (l > len - *off - 4)
             return corrupt(c, foff, err, "levels length %u exceeds the page", l);
         rc = pq_rle_decode(q + 4, l, bw, out, n, &used, err);
@@ -452,8 +447,7 @@ static int decode_values(pq_colreader *c, int encoding, const uint8_t *p, size_t
         if (count == 0) return 0;
         if (n < 4) return corrupt(c, foff, err, "RLE boolean length prefix truncated");
         {
-            uint32_t l =
-                (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t l = icd_load_le32(p);
             if (l > n - 4)
                 return corrupt(c, foff, err, "RLE boolean length %u exceeds the page", l);
             ICD_TRY(ensure_idx(c, count, err));

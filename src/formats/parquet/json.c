@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bits.h"
 #include "base/datetime.h"
 #include "base/jsonw.h"
 #include "formats/parquet/json.h"
@@ -176,11 +177,8 @@ static double half_to_double(uint16_t h)
 
 static void put_int96(icd_buf *out, const pq_int96 *x)
 {
-    uint64_t nanos = 0;
-    for (int i = 7; i >= 0; i--)
-        nanos = (nanos << 8) | x->b[i];
-    uint32_t jd = (uint32_t)x->b[8] | (uint32_t)x->b[9] << 8 | (uint32_t)x->b[10] << 16 |
-                  (uint32_t)x->b[11] << 24;
+    uint64_t nanos = icd_load_le64(x->b);
+    uint32_t jd = icd_load_le32(x->b + 8);
     const int64_t day = 86400LL * 1000000000LL;
     int64_t ns = (int64_t)nanos;
     int64_t days = (int64_t)jd - 2440588 + icd_floordiv(ns, day);

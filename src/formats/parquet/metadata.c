@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "base/bits.h"
 #include "formats/parquet/metadata.h"
 #include "formats/parquet/thrift.h"
 
@@ -710,8 +711,7 @@ int pq_meta_read(icd_file *f, icd_arena *arena, pq_file_meta *out, icd_error *er
     if (memcmp(tail + 4, "PAR1", 4))
         return icd_fail(err, ICD_ECORRUPT, f->location, (int64_t)size - 4,
                         "not a Parquet file or truncated: missing PAR1 magic at the end");
-    uint32_t len = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
-                   (uint32_t)tail[3] << 24;
+    uint32_t len = icd_load_le32(tail);
     if ((uint64_t)len > size - 12)
         return icd_fail(err, ICD_ECORRUPT, f->location, (int64_t)size - 8,
                         "corrupt Parquet footer: length %u exceeds the file size %llu", len,

@@ -11,8 +11,10 @@
  * bytes are missing at the very end of the buffer is accepted (its values are all there).
  * pq_rle_encode writes the same runs for the Parquet writer.
  */
+#include <assert.h>
 #include <string.h>
 
+#include "base/varint.h"
 #include "base/buf.h"
 #include "formats/parquet/bitpack.h"
 #include "formats/parquet/encodings.h"
@@ -176,18 +178,6 @@ int pq_bit_width(uint64_t max)
     return w;
 }
 
-static void put_uleb(icd_buf *out, uint64_t v)
-{
-    uint8_t b[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        b[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b[n++] = (uint8_t)v;
-    icd_buf_append(out, b, n);
-}
-
 /* Length of the run of equal values starting at v[i] (at most n - i). */
 static size_t run_at(const uint32_t *v, size_t n, size_t i)
 {
@@ -199,12 +189,13 @@ static size_t run_at(const uint32_t *v, size_t n, size_t i)
 
 void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, icd_buf *out)
 {
+    assert(bit_width >= 1 && bit_width <= 32); /* encodings.h: 1..32 */
     size_t vbytes = ((size_t)bit_width + 7) / 8;
     size_t i = 0;
     while (i < n) {
         size_t r = run_at(v, n, i);
         if (r >= 8 || i + r == n) {
-            put_uleb(out, (uint64_t)r << 1);
+            icd_uleb128_put(out, (uint64_t)r << 1);
             uint8_t b[4];
             for (size_t k = 0; k < vbytes; k++)
                 b[k] = (uint8_t)(v[i] >> (8 * k));
@@ -221,7 +212,7 @@ void pq_rle_encode(const uint32_t *v, size_t n, int bit_width, icd_buf *out)
             if (run_at(v, j + 8 < n ? j + 8 : n, j) >= 8) break;
         }
         size_t groups = (j - i) / 8;
-        put_uleb(out, ((uint64_t)groups << 1) | 1);
+        icd_uleb128_put(out, ((uint64_t)groups << 1) | 1);
         size_t nbytes = groups * (size_t)bit_width;
         if (!icd_buf_grow(out, nbytes + 1)) return;
         uint8_t *dst = (uint8_t *)out->data + out->len;

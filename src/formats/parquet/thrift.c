@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/varint.h"
 #include "base/buf.h"
 #include "formats/parquet/thrift.h"
 
@@ -42,25 +43,20 @@ static int truncated(pq_thrift *r)
 
 int pq_thrift_varint(pq_thrift *r, uint64_t *v)
 {
-    uint64_t x = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (r->p >= r->end) return truncated(r);
-        uint8_t b = *r->p++;
-        if (shift == 63 && (b & 0x7e)) return pq_thrift_corrupt(r, "varint overflows 64 bits");
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
+    int n = icd_uleb128_decode(r->p, r->end, v);
+    if (n > 0) {
+        r->p += n;
+        return 0;
     }
-    return pq_thrift_corrupt(r, "varint longer than 10 bytes");
+    if (n == ICD_VARINT_TRUNCATED) return truncated(r);
+    return pq_thrift_corrupt(r, "varint longer than 10 bytes or beyond 64 bits");
 }
 
 int pq_thrift_i64(pq_thrift *r, int64_t *v)
 {
     uint64_t u;
     ICD_TRY(pq_thrift_varint(r, &u));
-    *v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    *v = icd_unzigzag64(u);
     return 0;
 }
 
@@ -322,19 +318,12 @@ void pq_tw_init(pq_tw *w, icd_buf *out)
 
 void pq_tw_varint(pq_tw *w, uint64_t v)
 {
-    uint8_t b[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        b[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b[n++] = (uint8_t)v;
-    icd_buf_append(w->out, b, n);
+    icd_uleb128_put(w->out, v);
 }
 
 void pq_tw_i64(pq_tw *w, int64_t v)
 {
-    pq_tw_varint(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+    pq_tw_varint(w, icd_zigzag64(v));
 }
 
 void pq_tw_struct_begin(pq_tw *w)

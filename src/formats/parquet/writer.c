@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/arena.h"
 #include "base/buf.h"
 #include "base/hash.h"
@@ -743,13 +744,7 @@ int pq_writer_flush_row_group(pq_writer *w, icd_error *err)
 {
     if (w->failed) return icd_fail(err, ICD_EINVALID, NULL, -1, "Parquet writer: failed before");
     if (!w->rg_rows) return 0;
-    if (w->nrgs == w->cap_rgs) {
-        size_t n = w->cap_rgs ? w->cap_rgs * 2 : 8;
-        wrg *r = realloc(w->rgs, n * sizeof *r);
-        if (!r) return icd_fail_nomem(err);
-        w->rgs = r;
-        w->cap_rgs = n;
-    }
+    if (ICD_ARRAY_RESERVE(w->rgs, w->cap_rgs, w->nrgs + 1, 8)) return icd_fail_nomem(err);
     wrg *rg = &w->rgs[w->nrgs];
     memset(rg, 0, sizeof *rg);
     rg->cols = calloc(w->ncols ? w->ncols : 1, sizeof *rg->cols);

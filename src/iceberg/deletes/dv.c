@@ -12,23 +12,11 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/bits.h"
 #include "iceberg/deletes/dv.h"
 #include "iceberg/deletes/roaring32.h"
 
 static const uint8_t DV_MAGIC[4] = {0xD1, 0xD3, 0x39, 0x64};
-
-static uint32_t le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-static uint64_t le64(const uint8_t *b)
-{
-    return le32(b) | (uint64_t)le32(b + 4) << 32;
-}
-static uint32_t be32(const uint8_t *b)
-{
-    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
 
 /* ---- the blob ---- */
 
@@ -70,7 +58,7 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
     if (n > ICE_DV_MAX_BYTES)
         return icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)blob_offset,
                         "deletion vector of %zu bytes exceeds the 2 GiB limit", n);
-    uint32_t len = be32(blob);
+    uint32_t len = icd_load_be32(blob);
     if (len != n - 8)
         return dv_fail(err, location, blob_offset,
                        "length field is %u but the blob of %zu bytes holds %zu bytes of magic "
@@ -80,7 +68,7 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
         return dv_fail(err, location, blob_offset + 4,
                        "bad magic %02x %02x %02x %02x (want d1 d3 39 64)", blob[4], blob[5],
                        blob[6], blob[7]);
-    info->crc_stored = be32(blob + n - 4);
+    info->crc_stored = icd_load_be32(blob + n - 4);
     info->crc_computed = crc32_of(blob + 4, n - 8);
     info->crc_ok = info->crc_stored == info->crc_computed;
     if (!info->crc_ok && !(flags & ICE_DV_SKIP_CRC))
@@ -91,7 +79,7 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
     const uint8_t *v = blob + 8;
     size_t vlen = n - 12;
     uint64_t vbase = blob_offset + 8; /* file offset of the vector */
-    uint64_t count = le64(v);
+    uint64_t count = icd_load_le64(v);
     /* Each bitmap takes at least a key and an 8-byte empty no-run bitmap. */
     if (count > (vlen - 8) / 12)
         return dv_fail(err, location, vbase, "claims %llu bitmaps but only %zu bytes follow",
@@ -111,7 +99,7 @@ int ice_dv_decode(const uint8_t *blob, size_t n, const char *location, uint64_t 
                          (unsigned long long)i);
             break;
         }
-        uint32_t key = le32(v + pos);
+        uint32_t key = icd_load_le32(v + pos);
         if ((int64_t)key <= prev_key) {
             rc = dv_fail(err, location, vbase + pos,
                          "bitmap %llu: key %u is not greater than the previous key %lld",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "base/bits.h"
 #include "iceberg/deletes/puffin.h"
 
 #define TAIL_SIZE 12u /* payload size, flags, magic */
@@ -24,11 +25,6 @@ int ice_puffin_read_at(ice_puffin *p, uint64_t offset, void *buf, size_t n, icd_
                         (unsigned long long)offset, (unsigned long long)p->file_size);
     if (n) memcpy(buf, p->data + offset, n);
     return 0;
-}
-
-static uint32_t le32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
 /* ---- decompression of one LZ4 or Zstandard frame ---- */
@@ -362,8 +358,8 @@ static int read_footer(ice_puffin *p, icd_error *err)
     if (memcmp(tail + 8, ICE_PUFFIN_MAGIC, 4))
         return icd_fail(err, ICD_ECORRUPT, p->location, (int64_t)tail_off + 8,
                         "not a Puffin file: no PFA1 magic at the end");
-    uint32_t size = le32(tail);
-    p->flags = le32(tail + 4);
+    uint32_t size = icd_load_le32(tail);
+    p->flags = icd_load_le32(tail + 4);
     if (size > INT32_MAX || size > tail_off - 8) /* room for both magics */
         return icd_fail(err, ICD_ECORRUPT, p->location, (int64_t)tail_off,
                         "Puffin footer payload size %u does not fit in the file of %llu bytes",

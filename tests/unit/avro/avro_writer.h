@@ -93,7 +93,7 @@ static inline void aw_header(icd_buf *f, const char *schema, const char *codec,
                              const char *const *extra_kv, size_t nextra)
 {
     icd_buf_append(f, "Obj\x01", 4);
-    aw_long(f, (int64_t)(1 + (codec ? 1 : 0) + nextra));
+    aw_long(f, (int64_t)(1 + (codec ? 1u : 0u) + nextra));
     aw_str(f, "avro.schema");
     aw_str(f, schema);
     if (codec) {

@@ -2,7 +2,7 @@
  * Unit tests of formats/avro: schema parsing, datum decoding (trees, skipping, projection,
  * lookups by name and field id), the container reader (every codec, multi-block files)
  * and its error paths on corrupt files. Files are built by the test writer in
- * avro_writer.h; expected JSON was worked out by hand from the values written (dates and
+ * icd_avro_writer.h; expected JSON was worked out by hand from the values written (dates and
  * times checked with Python's datetime).
  */
 #include <stdlib.h>
@@ -21,20 +21,20 @@ static char *cat_buf(const icd_buf *file, icd_error *err)
     icd_error_clear(err);
     icd_file *f;
     if (icd_memfile_open(file->data, file->len, "mem.avro", &f, err)) return NULL;
-    avro_reader *r;
-    if (avro_reader_open_file(f, true, &r, err)) return NULL;
+    icd_avro_reader *r;
+    if (icd_avro_reader_open_file(f, true, &r, err)) return NULL;
     icd_buf out = ICD_BUF_INIT;
     icd_arena a = ICD_ARENA_INIT;
-    avro_value v;
+    icd_avro_value v;
     bool eof = false;
     int rc;
-    while (!(rc = avro_reader_next(r, &a, &v, &eof, err)) && !eof) {
-        if ((rc = avro_value_json(&out, &v, err))) break;
+    while (!(rc = icd_avro_reader_next(r, &a, &v, &eof, err)) && !eof) {
+        if ((rc = icd_avro_value_json(&out, &v, err))) break;
         icd_buf_putc(&out, '\n');
         icd_arena_reset(&a);
     }
     icd_arena_free(&a);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
     if (rc) {
         icd_buf_free(&out);
         return NULL;
@@ -259,36 +259,36 @@ static void test_lookups(void)
     icd_error_clear(&err);
     icd_file *f;
     CHECK_EQ_INT(icd_memfile_open(file.data, file.len, "m", &f, &err), 0);
-    avro_reader *r;
-    CHECK_EQ_INT(avro_reader_open_file(f, true, &r, &err), 0);
+    icd_avro_reader *r;
+    CHECK_EQ_INT(icd_avro_reader_open_file(f, true, &r, &err), 0);
     icd_arena a = ICD_ARENA_INIT;
-    avro_value v;
+    icd_avro_value v;
     bool eof;
-    CHECK_EQ_INT(avro_reader_next(r, &a, &v, &eof, &err), 0);
+    CHECK_EQ_INT(icd_avro_reader_next(r, &a, &v, &eof, &err), 0);
     CHECK(!eof);
-    const avro_value *x = avro_value_field_by_id(&v, 3);
+    const icd_avro_value *x = icd_avro_value_field_by_id(&v, 3);
     CHECK(x && x->type == AVRO_INT && x->u.i64 == -41);
-    x = avro_value_field_by_id(&v, 4);
+    x = icd_avro_value_field_by_id(&v, 4);
     CHECK(x && x->u.i64 == 1234567890123LL);
-    CHECK(avro_value_field_by_id(&v, 99) == NULL); /* absent from the schema */
-    x = avro_value_field(&v, "u");                 /* present, null */
-    CHECK(x != NULL && avro_value_is_null(x) && x->branch == 0);
-    CHECK(avro_value_field(&v, "nope") == NULL);
-    x = avro_value_field(&v, "ref");
+    CHECK(icd_avro_value_field_by_id(&v, 99) == NULL); /* absent from the schema */
+    x = icd_avro_value_field(&v, "u");                 /* present, null */
+    CHECK(x != NULL && icd_avro_value_is_null(x) && x->branch == 0);
+    CHECK(icd_avro_value_field(&v, "nope") == NULL);
+    x = icd_avro_value_field(&v, "ref");
     CHECK(x && x->type == AVRO_RECORD && x->branch == 1);
-    CHECK(avro_value_field(x, "x") && avro_value_field(x, "x")->u.i64 == -1);
-    x = avro_value_field(&v, "arr");
+    CHECK(icd_avro_value_field(x, "x") && icd_avro_value_field(x, "x")->u.i64 == -1);
+    x = icd_avro_value_field(&v, "arr");
     CHECK(x && x->type == AVRO_ARRAY && x->u.list.count == 3 && x->u.list.items[2].u.i64 == 7);
     CHECK(x && x->schema->element_id == 7);
-    x = avro_value_field(&v, "m");
+    x = icd_avro_value_field(&v, "m");
     CHECK(x && x->schema->key_id == 8 && x->schema->value_id == 9 && x->u.map.count == 2);
-    CHECK(avro_reader_next(r, &a, &v, &eof, &err) == 0 && eof);
-    const avro_schema *s = avro_reader_schema(r);
+    CHECK(icd_avro_reader_next(r, &a, &v, &eof, &err) == 0 && eof);
+    const icd_avro_schema *s = icd_avro_reader_schema(r);
     CHECK_EQ_STR(s->name, "t.ns.all");
-    CHECK_EQ_INT(avro_schema_field_index_by_id(s, 4), 3);
+    CHECK_EQ_INT(icd_avro_schema_field_index_by_id(s, 4), 3);
     CHECK(s->fields[2].has_field_id && !s->fields[0].has_field_id);
     icd_arena_free(&a);
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
     icd_buf_free(&data);
     icd_buf_free(&file);
 }
@@ -299,46 +299,46 @@ static void test_skip_and_project(void)
     icd_buf data = ICD_BUF_INIT;
     encode_all_types(&data, 0);
     encode_all_types(&data, 1);
-    avro_schema_doc *doc;
+    icd_avro_schema_doc *doc;
     icd_error err;
-    CHECK_EQ_INT(avro_schema_parse(ALL_TYPES_SCHEMA, strlen(ALL_TYPES_SCHEMA), &doc, &err), 0);
-    const avro_schema *rec = doc->root;
-    avro_cursor c1, c2, c3;
-    avro_cursor_init(&c1, data.data, data.len);
-    avro_cursor_init(&c2, data.data, data.len);
-    avro_cursor_init(&c3, data.data, data.len);
+    CHECK_EQ_INT(icd_avro_schema_parse(ALL_TYPES_SCHEMA, strlen(ALL_TYPES_SCHEMA), &doc, &err), 0);
+    const icd_avro_schema *rec = doc->root;
+    icd_avro_cursor c1, c2, c3;
+    icd_avro_cursor_init(&c1, data.data, data.len);
+    icd_avro_cursor_init(&c2, data.data, data.len);
+    icd_avro_cursor_init(&c3, data.data, data.len);
     icd_arena a = ICD_ARENA_INIT;
     bool keep[64] = {false};
-    keep[avro_schema_field_index(rec, "s")] = true;
+    keep[icd_avro_schema_field_index(rec, "s")] = true;
     for (int k = 0; k < 2; k++) {
-        avro_value v, p;
-        CHECK_EQ_INT(avro_decode(rec, &c1, &a, &v, &err), 0);
-        CHECK_EQ_INT(avro_skip(rec, &c2, &err), 0);
-        CHECK_EQ_INT(avro_decode_projected(rec, keep, &c3, &a, &p, &err), 0);
-        CHECK_EQ_INT(avro_cursor_pos(&c1), avro_cursor_pos(&c2));
-        CHECK_EQ_INT(avro_cursor_pos(&c1), avro_cursor_pos(&c3));
-        const avro_value *s = avro_value_field(&p, "s");
+        icd_avro_value v, p;
+        CHECK_EQ_INT(icd_avro_decode(rec, &c1, &a, &v, &err), 0);
+        CHECK_EQ_INT(icd_avro_skip(rec, &c2, &err), 0);
+        CHECK_EQ_INT(icd_avro_decode_projected(rec, keep, &c3, &a, &p, &err), 0);
+        CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c2));
+        CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c3));
+        const icd_avro_value *s = icd_avro_value_field(&p, "s");
         CHECK(s && s->type == AVRO_STRING && s->u.bytes.len == 7);
-        const avro_value *i = avro_value_field(&p, "i");
+        const icd_avro_value *i = icd_avro_value_field(&p, "i");
         CHECK(i && i->skipped);
     }
-    CHECK_EQ_INT(avro_cursor_left(&c1), 0);
+    CHECK_EQ_INT(icd_avro_cursor_left(&c1), 0);
     icd_arena_free(&a);
-    avro_schema_doc_free(doc);
+    icd_avro_schema_doc_free(doc);
     icd_buf_free(&data);
 }
 
 /* ---- schemas ----------------------------------------------------------------------- */
 
-static int parse(const char *json, avro_schema_doc **doc, icd_error *err)
+static int parse(const char *json, icd_avro_schema_doc **doc, icd_error *err)
 {
     icd_error_clear(err);
-    return avro_schema_parse(json, strlen(json), doc, err);
+    return icd_avro_schema_parse(json, strlen(json), doc, err);
 }
 
 static void test_schema_names_and_recursion(void)
 {
-    avro_schema_doc *doc;
+    icd_avro_schema_doc *doc;
     icd_error err;
     /* a linked list: a record that refers to itself, by short name and by fullname */
     const char *list = "{\"type\":\"record\",\"name\":\"node\",\"namespace\":\"a.b\",\"fields\":["
@@ -359,19 +359,19 @@ static void test_schema_names_and_recursion(void)
         aw_long(&d, 0); /* alt of node 3 */
         aw_long(&d, 0); /* alt of node 2 */
         aw_long(&d, 0); /* alt of node 1 */
-        avro_cursor c;
-        avro_cursor_init(&c, d.data, d.len);
+        icd_avro_cursor c;
+        icd_avro_cursor_init(&c, d.data, d.len);
         icd_arena a = ICD_ARENA_INIT;
-        avro_value v;
-        CHECK_EQ_INT(avro_decode(doc->root, &c, &a, &v, &err), 0);
+        icd_avro_value v;
+        CHECK_EQ_INT(icd_avro_decode(doc->root, &c, &a, &v, &err), 0);
         icd_buf j = ICD_BUF_INIT;
-        CHECK_EQ_INT(avro_value_json(&j, &v, &err), 0);
+        CHECK_EQ_INT(icd_avro_value_json(&j, &v, &err), 0);
         CHECK_EQ_STR(j.data, "{\"v\":1,\"next\":{\"v\":2,\"next\":{\"v\":3,\"next\":null,"
                              "\"alt\":null},\"alt\":null},\"alt\":null}");
         icd_buf_free(&j);
         icd_buf_free(&d);
         icd_arena_free(&a);
-        avro_schema_doc_free(doc);
+        icd_avro_schema_doc_free(doc);
     }
     /* namespaces: inner names inherit the enclosing namespace; an explicit one wins */
     const char *ns = "{\"type\":\"record\",\"name\":\"r\",\"namespace\":\"x\",\"fields\":["
@@ -389,18 +389,18 @@ static void test_schema_names_and_recursion(void)
         CHECK(doc->root->fields[4].type == doc->root->fields[0].type);
         CHECK_EQ_INT(doc->root->fixed_width, -1); /* the enums are varints */
         CHECK_EQ_INT(doc->root->min_size, 2 + 1 + 2 + 1 + 2);
-        avro_schema_doc_free(doc);
+        icd_avro_schema_doc_free(doc);
     }
     /* a bare primitive schema and a logical type left as its base type */
     CHECK_EQ_INT(parse("\"long\"", &doc, &err), 0);
     CHECK(doc && doc->root->type == AVRO_LONG);
-    avro_schema_doc_free(doc);
+    icd_avro_schema_doc_free(doc);
     CHECK_EQ_INT(parse("{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":2,"
                        "\"scale\":5}",
                        &doc, &err),
                  0);
     CHECK(doc && doc->root->logical == AVRO_LT_NONE); /* scale > precision: ignored */
-    avro_schema_doc_free(doc);
+    icd_avro_schema_doc_free(doc);
 }
 
 static void test_schema_errors(void)
@@ -430,7 +430,7 @@ static void test_schema_errors(void)
         {"[]", "no branches"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        avro_schema_doc *doc = NULL;
+        icd_avro_schema_doc *doc = NULL;
         icd_error err;
         int rc = parse(BAD[i].json, &doc, &err);
         CHECK(rc == ICD_ECORRUPT);
@@ -446,7 +446,7 @@ static void test_schema_errors(void)
     icd_buf_puts(&deep, "\"int\"");
     for (int i = 0; i < 200; i++)
         icd_buf_putc(&deep, '}');
-    avro_schema_doc *doc = NULL;
+    icd_avro_schema_doc *doc = NULL;
     icd_error err;
     CHECK_EQ_INT(parse(deep.data, &doc, &err), ICD_EUNSUPPORTED);
     CHECK(contains(err.message, "deeper than"));
@@ -697,18 +697,18 @@ static void test_metadata(void)
     icd_error err;
     icd_file *file;
     CHECK_EQ_INT(icd_memfile_open(f.data, f.len, "m", &file, &err), 0);
-    avro_reader *r;
-    CHECK_EQ_INT(avro_reader_open_file(file, true, &r, &err), 0);
-    CHECK_EQ_INT(avro_reader_meta_count(r), 4);
-    CHECK_EQ_STR(avro_reader_meta(r, "format-version")->value, "2");
-    CHECK(avro_reader_meta(r, "nope") == NULL);
-    CHECK_EQ_INT(avro_reader_codec(r), AVRO_CODEC_DEFLATE);
-    CHECK(memcmp(avro_reader_sync(r), AW_SYNC, 16) == 0);
-    CHECK_EQ_INT(avro_reader_header_size(r), f.len);
+    icd_avro_reader *r;
+    CHECK_EQ_INT(icd_avro_reader_open_file(file, true, &r, &err), 0);
+    CHECK_EQ_INT(icd_avro_reader_meta_count(r), 4);
+    CHECK_EQ_STR(icd_avro_reader_meta(r, "format-version")->value, "2");
+    CHECK(icd_avro_reader_meta(r, "nope") == NULL);
+    CHECK_EQ_INT(icd_avro_reader_codec(r), AVRO_CODEC_DEFLATE);
+    CHECK(memcmp(icd_avro_reader_sync(r), AW_SYNC, 16) == 0);
+    CHECK_EQ_INT(icd_avro_reader_header_size(r), f.len);
     bool eof = false;
-    CHECK_EQ_INT(avro_reader_skip(r, &eof, &err), 0);
+    CHECK_EQ_INT(icd_avro_reader_skip(r, &eof, &err), 0);
     CHECK(eof); /* no blocks at all */
-    avro_reader_free(r);
+    icd_avro_reader_free(r);
     icd_buf_free(&f);
 }
 

@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <icedruid/table.h>
+
+#include "api/api.h"
 #include "io/fileio.h"
 #include "io/http.h"
 #include "io/s3.h"
@@ -531,6 +534,36 @@ static void test_live_http(void)
     icd_fileio_free(io);
 }
 
-TEST_MAIN(TEST(test_url_builder), TEST(test_env), TEST(test_split_and_xml), TEST(test_status_error),
-          TEST(test_live_files), TEST(test_live_readahead), TEST(test_live_access_pattern),
-          TEST(test_live_fake), TEST(test_live_http))
+/* The per-attempt deadline: the library reads no ICEDRUID_HTTP_* variable (the CLI does
+ * and passes them in); programs set it with icd_storage_set_http_deadline. */
+static void test_http_deadline_setting(void)
+{
+    setenv("ICEDRUID_HTTP_TIMEOUT", "0.5", 1);
+    setenv("ICEDRUID_HTTP_MIN_RATE", "7", 1);
+    icd_error err;
+    icd_storage *s = NULL;
+    CHECK_EQ_INT(icd_storage_new(&s, &err), 0);
+    icd_remote *r = icd_fileio_remote(s->io);
+    CHECK(r != NULL);
+    icd_http_policy p;
+    icd_http_get_policy(r, &p);
+    CHECK_EQ_INT(p.deadline_base_ms, 30000); /* the defaults, whatever the environment */
+    CHECK_EQ_INT(p.deadline_min_rate, 65536);
+    CHECK_EQ_INT(icd_storage_set_http_deadline(s, 2.5, 1024, &err), 0);
+    icd_http_get_policy(r, &p);
+    CHECK_EQ_INT(p.deadline_base_ms, 2500);
+    CHECK_EQ_INT(p.deadline_min_rate, 1024);
+    CHECK_EQ_INT(icd_storage_set_http_deadline(s, 0, 0, &err), 0); /* no deadline, rate kept */
+    icd_http_get_policy(r, &p);
+    CHECK_EQ_INT(p.deadline_base_ms, 0);
+    CHECK_EQ_INT(p.deadline_min_rate, 1024);
+    CHECK_EQ_INT(icd_storage_set_http_deadline(NULL, 1, 1, &err), ICD_EINVALID);
+    icd_storage_free(s);
+    unsetenv("ICEDRUID_HTTP_TIMEOUT");
+    unsetenv("ICEDRUID_HTTP_MIN_RATE");
+}
+
+TEST_MAIN(TEST(test_url_builder), TEST(test_env), TEST(test_http_deadline_setting),
+          TEST(test_split_and_xml), TEST(test_status_error), TEST(test_live_files),
+          TEST(test_live_readahead), TEST(test_live_access_pattern), TEST(test_live_fake),
+          TEST(test_live_http))

@@ -104,7 +104,7 @@ static void write_flat(int codec, bool no_dict, size_t rg_bytes, icd_buf *out)
             d_d[i] = r % 3 != 0;
             if (d_d[i]) ds[nd++] = r % 6 == 1 ? 0.0 : (double)r / 4 - 100;
             bs[i] = r % 4 == 0;
-            d_f[i] = r % 2;
+            d_f[i] = (uint32_t)(r % 2);
             if (d_f[i]) {
                 fbuf[i][0] = (char)r;
                 fbuf[i][1] = (char)(r >> 8);

@@ -289,8 +289,10 @@ static int write_file(gnode **top, int ntop, size_t nrows, rowidx *ri, const pq_
         if (r0 + n > nrows) n = nrows - r0;
         for (int i = 0; i < nleaves; i++) {
             leafdata *l = &leaves[i];
-            size_t lo = ri->lev[i * (nrows + 1) + r0], hi = ri->lev[i * (nrows + 1) + r0 + n];
-            size_t vlo = ri->val[i * (nrows + 1) + r0], vhi = ri->val[i * (nrows + 1) + r0 + n];
+            size_t lo = ri->lev[(size_t)i * (nrows + 1) + r0],
+                   hi = ri->lev[(size_t)i * (nrows + 1) + r0 + n];
+            size_t vlo = ri->val[(size_t)i * (nrows + 1) + r0],
+                   vhi = ri->val[(size_t)i * (nrows + 1) + r0 + n];
             memset(&cb[i], 0, sizeof cb[i]);
             cb[i].num_levels = hi - lo;
             cb[i].def = l->def + lo;
@@ -350,8 +352,8 @@ static void one_case(int index)
     icd_buf json = ICD_BUF_INIT;
     for (size_t r = 0; r < nrows; r++) {
         for (int i = 0; i < nleaves; i++) {
-            ri.lev[i * (nrows + 1) + r] = leaves[i].n;
-            ri.val[i * (nrows + 1) + r] = leaves[i].nvals;
+            ri.lev[(size_t)i * (nrows + 1) + r] = leaves[i].n;
+            ri.val[(size_t)i * (nrows + 1) + r] = leaves[i].nvals;
         }
         icd_buf_putc(&json, '{');
         for (int i = 0; i < ntop; i++) {
@@ -361,8 +363,8 @@ static void one_case(int index)
         icd_buf_puts(&json, "}\n");
     }
     for (int i = 0; i < nleaves; i++) {
-        ri.lev[i * (nrows + 1) + nrows] = leaves[i].n;
-        ri.val[i * (nrows + 1) + nrows] = leaves[i].nvals;
+        ri.lev[(size_t)i * (nrows + 1) + nrows] = leaves[i].n;
+        ri.val[(size_t)i * (nrows + 1) + nrows] = leaves[i].nvals;
     }
     static const int codecs[] = {PQ_CODEC_UNCOMPRESSED, PQ_CODEC_SNAPPY, PQ_CODEC_ZSTD,
                                  PQ_CODEC_GZIP};
