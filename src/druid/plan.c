@@ -385,6 +385,9 @@ static void put_key(icd_buf *b, const char *k, bool first)
     icd_buf_putc(b, ':');
 }
 
+/* A constant key (or other literal text): its length is known at compile time. */
+#define put_lit(b, text) icd_buf_append((b), (text), sizeof(text) - 1)
+
 static void put_str_or_null(icd_buf *b, const char *s)
 {
     if (s)
@@ -438,31 +441,33 @@ static const char *format_name(ice_file_format f)
 static void put_delete(icd_buf *b, const ice_content_file *d)
 {
     icd_buf_putc(b, '{');
-    put_key(b, "path", true);
+    put_lit(b, "\"path\":");
     icd_json_cstr(b, d->path);
-    put_key(b, "content", false);
+    put_lit(b, ",\"content\":");
     icd_json_cstr(b, content_name(d));
-    put_key(b, "format", false);
+    put_lit(b, ",\"format\":");
     icd_json_cstr(b, format_name(d->format));
-    put_key(b, "equalityFieldIds", false);
+    put_lit(b, ",\"equalityFieldIds\":");
     icd_buf_putc(b, '[');
-    for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++)
-        icd_buf_printf(b, "%s%d", i ? "," : "", (int)d->equality_ids[i]);
+    for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++) {
+        if (i) icd_buf_putc(b, ',');
+        icd_json_i64(b, d->equality_ids[i]);
+    }
     icd_buf_putc(b, ']');
-    put_key(b, "fileSizeInBytes", false);
+    put_lit(b, ",\"fileSizeInBytes\":");
     icd_json_i64(b, d->file_size);
-    put_key(b, "recordCount", false);
+    put_lit(b, ",\"recordCount\":");
     icd_json_i64(b, d->record_count);
-    put_key(b, "sequenceNumber", false);
+    put_lit(b, ",\"sequenceNumber\":");
     icd_json_i64(b, d->data_seq);
-    put_key(b, "referencedDataFile", false);
+    put_lit(b, ",\"referencedDataFile\":");
     put_str_or_null(b, d->referenced_data_file);
-    put_key(b, "contentOffset", false);
+    put_lit(b, ",\"contentOffset\":");
     if (ice_is_dv(d))
         icd_json_i64(b, d->content_offset);
     else
         icd_buf_puts(b, "null");
-    put_key(b, "contentSizeInBytes", false);
+    put_lit(b, ",\"contentSizeInBytes\":");
     if (ice_is_dv(d))
         icd_json_i64(b, d->content_size);
     else
@@ -567,27 +572,27 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
     const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
     put_key(b, "tableSchemaJson", first);
     put_json_as_string(b, schema_json, ice_scan_plan_schema(p->scan));
-    put_key(b, "tableNamespace", false);
+    put_lit(b, ",\"tableNamespace\":");
     icd_json_cstr(b, dr_spec_namespace(p->spec));
-    put_key(b, "tableName", false);
+    put_lit(b, ",\"tableName\":");
     icd_json_cstr(b, dr_spec_table_name(p->spec));
-    put_key(b, "warehouseSource", false);
+    put_lit(b, ",\"warehouseSource\":");
     const json_t *ws = dr_spec_warehouse_source(p->spec);
     char *wtext = ws ? json_dumps(ws, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     if (ws && !wtext) return icd_fail_nomem(err);
     icd_buf_puts(b, wtext ? wtext : "null");
     free(wtext);
     /* what the reader needs beyond the upstream fields */
-    put_key(b, "formatVersion", false);
+    put_lit(b, ",\"formatVersion\":");
     icd_json_i64(b, ice_metadata_format_version(p->md));
-    put_key(b, "tableLocation", false);
+    put_lit(b, ",\"tableLocation\":");
     icd_json_cstr(b, ice_metadata_location(p->md));
-    put_key(b, "snapshotId", false);
+    put_lit(b, ",\"snapshotId\":");
     if (snap)
         icd_json_i64(b, snap->snapshot_id);
     else
         icd_buf_puts(b, "null");
-    put_key(b, "nameMappingJson", false);
+    put_lit(b, ",\"nameMappingJson\":");
     put_str_or_null(b, ice_metadata_property(p->md, "schema.name-mapping.default"));
     return 0;
 }
@@ -600,21 +605,21 @@ static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache,
     const ice_schema *schema = ice_scan_plan_schema(p->scan);
     const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
     icd_buf_puts(b, "{\"type\":\"icebergFileTask\"");
-    put_key(b, "dataFilePath", false);
+    put_lit(b, ",\"dataFilePath\":");
     icd_json_cstr(b, d->path);
-    put_key(b, "fileFormat", false);
+    put_lit(b, ",\"fileFormat\":");
     icd_json_cstr(b, format_name(d->format));
-    put_key(b, "dataFileSizeInBytes", false);
+    put_lit(b, ",\"dataFileSizeInBytes\":");
     icd_json_i64(b, d->file_size);
-    put_key(b, "dataFileRecordCount", false);
+    put_lit(b, ",\"dataFileRecordCount\":");
     icd_json_i64(b, d->record_count);
-    put_key(b, "dataSequenceNumber", false);
+    put_lit(b, ",\"dataSequenceNumber\":");
     icd_json_i64(b, d->data_seq);
-    put_key(b, "specId", false);
+    put_lit(b, ",\"specId\":");
     icd_json_i64(b, d->spec_id);
-    put_key(b, "partition", false);
+    put_lit(b, ",\"partition\":");
     put_partition(b, d, spec);
-    put_key(b, "deleteFiles", false);
+    put_lit(b, ",\"deleteFiles\":");
     icd_buf_putc(b, '[');
     for (size_t k = 0; k < t->ndeletes; k++) {
         if (k) icd_buf_putc(b, ',');
@@ -622,11 +627,11 @@ static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache,
     }
     icd_buf_putc(b, ']');
     if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
-    put_key(b, "partitionSpecJson", false);
+    put_lit(b, ",\"partitionSpecJson\":");
     put_spec_json(b, spec, cache);
-    put_key(b, "equalityKeySchemasJson", false);
+    put_lit(b, ",\"equalityKeySchemasJson\":");
     put_key_schemas(b, t, schema, p->md);
-    put_key(b, "hasResidual", false);
+    put_lit(b, ",\"hasResidual\":");
     icd_buf_puts(b, p->residual || t->has_residual ? "true" : "false");
     icd_buf_putc(b, '}');
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
