@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/parallel.h"
 #include "iceberg/delete_index.h"
 #include "iceberg/expr.h"
@@ -207,38 +208,31 @@ static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t n
     return rc;
 }
 
-static int cmp_ptr(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Counts the distinct delete files that some task uses, by kind. */
+/* Counts the distinct delete files that some task uses, by kind (a set of the pointers:
+ * the (data, delete) pairs can be millions, the delete files far fewer). */
 static int count_used_deletes(ice_scan_plan *p, icd_error *err)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < p->ntasks; i++)
-        total += p->tasks[i].ndeletes;
-    if (!total) return 0;
-    const ice_content_file **all = malloc(total * sizeof *all);
-    if (!all) return icd_fail_nomem(err);
-    size_t n = 0;
-    for (size_t i = 0; i < p->ntasks; i++)
-        for (size_t k = 0; k < p->tasks[i].ndeletes; k++)
-            all[n++] = p->tasks[i].deletes[k];
-    qsort(all, n, sizeof *all, cmp_ptr);
-    for (size_t i = 0; i < n; i++) {
-        if (i && all[i] == all[i - 1]) continue;
-        p->counts.delete_files++;
-        if (ice_is_dv(all[i]))
-            p->counts.deletion_vectors++;
-        else if (all[i]->content == ICE_CONTENT_POSITION_DELETES)
-            p->counts.position_delete_files++;
-        else
-            p->counts.equality_delete_files++;
-    }
-    free(all);
-    return 0;
+    icd_map *seen = NULL;
+    ICD_TRY(icd_map_new(&seen, 0, err));
+    int rc = 0;
+    for (size_t i = 0; i < p->ntasks && !rc; i++)
+        for (size_t k = 0; k < p->tasks[i].ndeletes && !rc; k++) {
+            const ice_content_file *f = p->tasks[i].deletes[k];
+            bool fresh = false;
+            uint64_t *slot;
+            rc = icd_map_upsert(seen, &f, sizeof f, icd_hash_u64((uint64_t)(uintptr_t)f), &slot,
+                                &fresh, err);
+            if (rc || !fresh) continue;
+            p->counts.delete_files++;
+            if (ice_is_dv(f))
+                p->counts.deletion_vectors++;
+            else if (f->content == ICE_CONTENT_POSITION_DELETES)
+                p->counts.position_delete_files++;
+            else
+                p->counts.equality_delete_files++;
+        }
+    icd_map_free(seen);
+    return rc;
 }
 
 int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
