@@ -470,7 +470,10 @@ typedef struct stats_acc {
     size_t n, cap;
     icd_arena *a;
     int which; /* 0 value counts, 1 null counts, 2 nan counts, 3 lower, 4 upper */
+    const ice_content_file *only; /* keep only the columns keep_bounds() keeps (NULL: all) */
 } stats_acc;
+
+static bool keep_bounds(const ice_content_file *f, int32_t id);
 
 static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 {
@@ -493,6 +496,7 @@ static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 static int stats_add(void *ctx, int32_t id, const avro_value *v, icd_error *err)
 {
     stats_acc *s = ctx;
+    if (s->only && !keep_bounds(s->only, id)) return 0; /* never copied into the arena */
     ice_col_stats *c = stats_slot(s, id);
     if (!c) return icd_fail_nomem(err);
     if (avro_value_is_null(v)) return 0;
@@ -538,7 +542,7 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
 {
     static const char *const names[] = {"value_counts", "null_value_counts", "nan_value_counts",
                                         "lower_bounds", "upper_bounds"};
-    stats_acc s = {NULL, 0, 0, a, 0};
+    stats_acc s = {NULL, 0, 0, a, 0, all ? NULL : f};
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {
         const avro_value *m = field(df, names[w]);
@@ -551,10 +555,6 @@ static int read_stats(const avro_value *df, bool all, icd_arena *a, ice_content_
              * delete file covers; they, the pos bounds and the bounds and null counts of
              * equality key columns are checked against the file's records: always kept */
             rc = each_kv(m, stats_add, &s, err);
-            size_t keep = 0;
-            for (size_t i = 0; i < s.n; i++)
-                if (keep_bounds(f, s.v[i].field_id)) s.v[keep++] = s.v[i];
-            s.n = keep;
         }
     }
     if (!rc && s.n) {
