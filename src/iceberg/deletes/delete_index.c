@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "iceberg/delete_index.h"
+#include "iceberg/deletes/delete_index.h"
 
 /* The sort key is kept in the entry itself (not only behind `f`), so a binary search step
  * touches the entry and the key bytes: with a million data files probing 100,000 deletes
