@@ -5,6 +5,12 @@
 #
 #   bash bench/bench_plan.sh                 # defaults below
 #   RUNS=9 DATA=20000 DELETES=2000 bash bench/bench_plan.sh
+#   RUNS=3 DATA=1000000 DELETES=100000 LAYOUT=linear LIMIT=2 bash bench/bench_plan.sh
+#
+# LAYOUT=linear writes the generator's linear layout (pairs linear in the table size, see
+# tool_gen_manifests.c) and also times `icedruid plan --spec` (a local-catalog spec over
+# the same table: the full v2 plan with its splits, printed to /dev/null). Peak RSS of the
+# runs is printed (getrusage of the children).
 #
 # Checks the plan once (10,000 tasks; the number of (data, delete) pairs equals the count
 # the generator derived by brute force from the spec's rules), then times RUNS runs of
@@ -24,6 +30,7 @@ DELETES=${DELETES:-1000}
 DATA_MANIFESTS=${DATA_MANIFESTS:-90}
 DELETE_MANIFESTS=${DELETE_MANIFESTS:-10}
 LIMIT=${LIMIT:-1.0}
+LAYOUT=${LAYOUT:-}
 
 if [ ! -x "$ICEDRUID" ] || [ ! -x "$GEN" ]; then
     echo "build first: bash scripts/build.sh release (tool_gen_manifests needs libavro-dev)" >&2
@@ -31,9 +38,17 @@ if [ ! -x "$ICEDRUID" ] || [ ! -x "$GEN" ]; then
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-TABLE=$TMP/plan_table
+TABLE=$TMP/wh/ns/plan_table
+mkdir -p "$TMP/wh/ns"
+cat >"$TMP/spec.json" <<SPEC
+{"type":"index_parallel","spec":{"dataSchema":{"dataSource":"t","timestampSpec":{"column":"day","format":"auto"},
+"dimensionsSpec":{"dimensions":["region"]},"granularitySpec":{"segmentGranularity":"day","rollup":false}},
+"ioConfig":{"type":"index_parallel","inputSource":{"type":"iceberg","tableName":"plan_table","namespace":"ns",
+"icebergCatalog":{"type":"local","warehousePath":"$TMP/wh","catalogProperties":{}},"warehouseSource":{"type":"local"}},
+"inputFormat":{"type":"parquet"}},"tuningConfig":{"type":"index_parallel"}}}
+SPEC
 
-gen_line=$("$GEN" "$TABLE" "$DATA" "$DELETES" "$DATA_MANIFESTS" "$DELETE_MANIFESTS")
+gen_line=$("$GEN" "$TABLE" "$DATA" "$DELETES" "$DATA_MANIFESTS" "$DELETE_MANIFESTS" $LAYOUT)
 echo "generated: $gen_line"
 echo "metadata size: $(du -sh "$TABLE/metadata" | cut -f1) in $(ls "$TABLE/metadata" | wc -l) files"
 expected_pairs=${gen_line##*pairs=}
@@ -45,23 +60,31 @@ if command -v taskset >/dev/null 2>&1; then
 fi
 
 # Correctness of the plan being timed.
+# (streamed, one task per line: the whole document does not fit in Python at a million
+# tasks)
 "$ICEDRUID" tasks "$TABLE" --threads 1 >"$TMP/plan.json"
 python3 - "$TMP/plan.json" "$DATA" "$expected_pairs" <<'EOF'
 import json, sys
-plan = json.load(open(sys.argv[1]))
 ndata, pairs = int(sys.argv[2]), int(sys.argv[3])
-got_pairs = sum(len(t["delete_files"]) for t in plan["tasks"])
-paths = {t["data_file"]["path"] for t in plan["tasks"]}
-print("plan: %d tasks, %d (data, delete) pairs, counts %s" % (len(plan["tasks"]), got_pairs, plan["counts"]))
-if len(plan["tasks"]) != ndata or len(paths) != ndata or got_pairs != pairs:
+tasks = got_pairs = 0
+paths = set()
+for line in open(sys.argv[1]):
+    if line.startswith('{"data_file"'):
+        t = json.loads(line.rstrip().rstrip(","))
+        tasks += 1
+        got_pairs += len(t["delete_files"])
+        paths.add(t["data_file"]["path"])
+print("plan: %d tasks, %d (data, delete) pairs" % (tasks, got_pairs))
+if tasks != ndata or len(paths) != ndata or got_pairs != pairs:
     sys.exit("plan check FAILED: expected %d tasks and %d pairs" % (ndata, pairs))
 EOF
+rm -f "$TMP/plan.json"
 
 # time_runs THREADS PIN...: one line per run "wall cpu", via getrusage of the child.
 time_runs() {
     local threads=$1
     shift
-    python3 - "$RUNS" "$threads" "$@" -- "$ICEDRUID" tasks "$TABLE" --threads "$threads" <<'EOF'
+    python3 - "$RUNS" "$threads" "$@" -- "$ICEDRUID" ${CMD:-tasks "$TABLE"} --threads "$threads" <<'EOF'
 import os, resource, subprocess, sys, time
 runs, threads = int(sys.argv[1]), sys.argv[2]
 sep = sys.argv.index("--")
@@ -80,6 +103,7 @@ med = lambda v: sorted(v)[len(v) // 2]
 print("--threads %s: runs wall %s" % (threads, " ".join("%.3f" % w for w in walls)))
 print("--threads %s: runs cpu  %s" % (threads, " ".join("%.3f" % c for c in cpus)))
 print("--threads %s: MEDIAN wall %.3f s, cpu %.3f s (%s)" % (threads, med(walls), med(cpus), " ".join(cmd[:3]) if cmd[0] == "taskset" else "unpinned"))
+print("--threads %s: peak RSS %.1f MiB" % (threads, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
 print("MEDIAN_WALL=%.6f" % med(walls))
 EOF
 }
@@ -90,6 +114,15 @@ echo "$out1" | grep -v '^MEDIAN_WALL='
 echo "== --threads 2"
 out2=$(time_runs 2 "${PIN2[@]}")
 echo "$out2" | grep -v '^MEDIAN_WALL='
+
+# (the linear layout only: there every data file has a delete, so `plan` decides every
+# file from metadata; the default layout has delete-free files, whose footers `plan`
+# reads, and the generator writes no data files)
+if [ "$LAYOUT" = linear ]; then
+    echo "== plan --spec (the full v2 plan, splits included), one core, --threads 1"
+    out3=$(CMD="plan --spec $TMP/spec.json" time_runs 1 "${PIN1[@]}")
+    echo "$out3" | grep -v '^MEDIAN_WALL='
+fi
 
 median1=$(echo "$out1" | sed -n 's/^MEDIAN_WALL=//p')
 if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$median1" "$LIMIT"; then

@@ -2,8 +2,8 @@
  * Generates a planning-heavy Iceberg v2 table for bench/bench_plan.sh, written with Apache
  * Avro C (libavro) — an Avro writer independent of icedruid's own reader:
  *
- *   tool_gen_manifests OUTDIR [DATA_FILES [DELETE_FILES [DATA_MANIFESTS [DELETE_MANIFESTS]]]]
- *   (defaults 10000 1000 90 10)
+ *   tool_gen_manifests OUTDIR [DATA_FILES [DELETE_FILES [DATA_MANIFESTS [DELETE_MANIFESTS
+ *                      [linear]]]]]   (defaults 10000 1000 90 10)
  *
  * OUTDIR/metadata/ gets v1.metadata.json, version-hint.text, one manifest list and the
  * manifests; the table location is OUTDIR itself (no --remap needed). Data and delete files
@@ -22,6 +22,14 @@
  *     all on id (equality_ids [1]); each entry EXISTING with an explicit data sequence
  *     number spread over 1..its manifest's, so every delete applies to only part of the
  *     data. The last delete manifest holds spec-0 entries only.
+ * The `linear` layout keeps the number of (data, delete) pairs linear in the table size, as
+ *   in a table whose deletes each touch a few files: DATA_FILES / 100 regions (r00000..,
+ *   100 data files each), 50% file-scoped position deletes, 40% partition-scoped position
+ *   deletes, the rest partition equality deletes and one global equality delete (the
+ *   default layout's 100 regions make every partition delete apply to 1% of the table,
+ *   so its pairs grow with DATA_FILES x DELETE_FILES: 8.8 M at 100,000 / 10,000). The
+ *   global delete has the newest sequence number, so every data file has a delete and
+ *   `plan` decides every file from metadata (the data files do not exist).
  * Manifests carry the spec's key/value metadata (schema, schema-id, partition-spec,
  * partition-spec-id, format-version, content): libavro has no API for user metadata, so
  * it is added to the header after libavro wrote the file (header re-encoded, blocks kept).
@@ -40,7 +48,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define NREGIONS 100
+#define NREGIONS_DEFAULT 100
 #define SNAPSHOT_ID 7000000000000000001LL
 #define ID_FIELD 1
 #define FILE_PATH_FIELD 2147483546
@@ -164,6 +172,8 @@ typedef struct xfile {
 static const char *outdir;
 static long ndata, ndel;
 static int ndm, nxm;
+static int nregions = NREGIONS_DEFAULT, rw = 3; /* regions and the width of their number */
+static bool linear;                             /* the "linear" layout (see the top) */
 
 static _Noreturn void die(const char *what)
 {
@@ -173,7 +183,7 @@ static _Noreturn void die(const char *what)
 
 static void data_path(char *buf, size_t n, long k, int region)
 {
-    snprintf(buf, n, "%s/data/region=r%03d/%05ld-data.parquet", outdir, region, k);
+    snprintf(buf, n, "%s/data/region=r%0*d/%05ld-data.parquet", outdir, rw, region, k);
 }
 
 static void delete_path(char *buf, size_t n, long k, const xfile *x)
@@ -181,7 +191,7 @@ static void delete_path(char *buf, size_t n, long k, const xfile *x)
     if (x->kind == EQ_GLOBAL)
         snprintf(buf, n, "%s/data/%05ld-eq-deletes.parquet", outdir, k);
     else
-        snprintf(buf, n, "%s/data/region=r%03d/%05ld-%s-deletes.parquet", outdir, x->region, k,
+        snprintf(buf, n, "%s/data/region=r%0*d/%05ld-%s-deletes.parquet", outdir, rw, x->region, k,
                  x->kind == POS_PART || x->kind == POS_FILE ? "pos" : "eq");
 }
 
@@ -449,7 +459,7 @@ static void set_partition(avro_value_t *df, int spec, int region)
     if (spec != 1) return;
     avro_value_t part;
     char r[16];
-    snprintf(r, sizeof r, "r%03d", region);
+    snprintf(r, sizeof r, "r%0*d", rw, region);
     if (avro_value_get_by_name(df, "partition", &part, NULL)) die("partition");
     set_opt_string(&part, "region", r);
 }
@@ -484,7 +494,7 @@ static void write_data_manifest(int m, const dfile *files, mstats *ms)
     ms->spec = 1;
     ms->content = 0;
     ms->seq = ms->min_seq = m + 1;
-    ms->lo_region = NREGIONS;
+    ms->lo_region = nregions;
     ms->hi_region = -1;
     bool inherit = m == ndm - 1;
     avro_schema_t schema = entry_schema(1);
@@ -522,7 +532,7 @@ static void write_data_manifest(int m, const dfile *files, mstats *ms)
         le64(lo, k * 100000);
         le64(hi, k * 100000 + 99999);
         char reg[16];
-        snprintf(reg, sizeof reg, "r%03d", files[k].region);
+        snprintf(reg, sizeof reg, "r%0*d", rw, files[k].region);
         mp = open_map(&df, "lower_bounds");
         kv_bytes(&mp, 1, lo, 8);
         kv_bytes(&mp, 2, reg, strlen(reg));
@@ -567,7 +577,7 @@ static void write_delete_manifest(int m, const xfile *xs, const dfile *files, ms
     ms->content = 1;
     ms->seq = ndm + m + 1;
     ms->min_seq = INT64_MAX;
-    ms->lo_region = NREGIONS;
+    ms->lo_region = nregions;
     ms->hi_region = -1;
     avro_schema_t schema = entry_schema(spec);
     avro_value_iface_t *iface = avro_generic_class_from_schema(schema);
@@ -606,8 +616,8 @@ static void write_delete_manifest(int m, const xfile *xs, const dfile *files, ms
         } else if (x->kind == POS_PART) {
             /* the first and last data file path of the partition directory */
             char lo[4096], hi[4096];
-            snprintf(lo, sizeof lo, "%s/data/region=r%03d/", outdir, x->region);
-            snprintf(hi, sizeof hi, "%s/data/region=r%03d/~", outdir, x->region);
+            snprintf(lo, sizeof lo, "%s/data/region=r%0*d/", outdir, rw, x->region);
+            snprintf(hi, sizeof hi, "%s/data/region=r%0*d/~", outdir, rw, x->region);
             mp = open_map(&df, "lower_bounds");
             kv_bytes(&mp, FILE_PATH_FIELD, lo, strlen(lo));
             mp = open_map(&df, "upper_bounds");
@@ -678,8 +688,8 @@ static void write_manifest_list(const char *path, const mstats *ms, int n)
         avro_value_set_branch(&f, 1, &arr);
         if (ms[i].spec == 1 && ms[i].hi_region >= 0) {
             char lo[16], hi[16];
-            snprintf(lo, sizeof lo, "r%03d", ms[i].lo_region);
-            snprintf(hi, sizeof hi, "r%03d", ms[i].hi_region);
+            snprintf(lo, sizeof lo, "r%0*d", rw, ms[i].lo_region);
+            snprintf(hi, sizeof hi, "r%0*d", rw, ms[i].hi_region);
             avro_value_append(&arr, &s, NULL);
             avro_value_get_by_name(&s, "contains_null", &b, NULL);
             avro_value_set_boolean(&b, 0);
@@ -743,27 +753,32 @@ static void write_metadata_json(const char *mlist)
     }
 }
 
-/* (data, delete) pairs by the spec's rules, brute force over the model. */
+/* (data, delete) pairs by the spec's rules, counted over the model: every data file of the
+ * delete's partition (data file k lives in region k % nregions), of the whole table for
+ * global deletes, or the one referenced file. */
+static bool applies(const xfile *x, const dfile *d)
+{
+    return x->kind == POS_PART || x->kind == POS_FILE ? d->seq <= x->seq : d->seq < x->seq;
+}
+
 static long long count_pairs(const dfile *files, const xfile *xs)
 {
     long long pairs = 0;
-    for (long d = 0; d < ndata; d++) {
-        for (long k = 0; k < ndel; k++) {
-            const xfile *x = &xs[k];
-            switch (x->kind) {
-            case POS_PART:
-                pairs += x->region == files[d].region && files[d].seq <= x->seq;
-                break;
-            case POS_FILE:
-                pairs += x->target == d && files[d].seq <= x->seq;
-                break;
-            case EQ_PART:
-                pairs += x->region == files[d].region && files[d].seq < x->seq;
-                break;
-            case EQ_GLOBAL:
-                pairs += files[d].seq < x->seq;
-                break;
-            }
+    for (long k = 0; k < ndel; k++) {
+        const xfile *x = &xs[k];
+        switch (x->kind) {
+        case POS_FILE:
+            pairs += applies(x, &files[x->target]);
+            break;
+        case POS_PART:
+        case EQ_PART:
+            for (long d = x->region; d < ndata; d += nregions)
+                pairs += applies(x, &files[d]);
+            break;
+        case EQ_GLOBAL:
+            for (long d = 0; d < ndata; d++)
+                pairs += applies(x, &files[d]);
+            break;
         }
     }
     return pairs;
@@ -773,7 +788,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: tool_gen_manifests OUTDIR [DATA_FILES [DELETE_FILES "
-                        "[DATA_MANIFESTS [DELETE_MANIFESTS]]]]\n");
+                        "[DATA_MANIFESTS [DELETE_MANIFESTS [linear]]]]]\n");
         return 2;
     }
     outdir = argv[1];
@@ -781,11 +796,19 @@ int main(int argc, char **argv)
     ndel = argc > 3 ? atol(argv[3]) : 1000;
     ndm = argc > 4 ? atoi(argv[4]) : 90;
     nxm = argc > 5 ? atoi(argv[5]) : 10;
-    if (outdir[0] != '/' || ndata < NREGIONS || ndel < 10 || ndm < 1 || nxm < 2) {
+    linear = argc > 6 && !strcmp(argv[6], "linear");
+    if (argc > 6 && !linear) {
+        fprintf(stderr, "tool_gen_manifests: unknown layout '%s' (linear)\n", argv[6]);
+        return 2;
+    }
+    if (linear && ndata / 100 > nregions)
+        nregions = (int)(ndata / 100 < 99999 ? ndata / 100 : 99999);
+    if (nregions > 1000) rw = 5;
+    if (outdir[0] != '/' || ndata < NREGIONS_DEFAULT || ndel < 10 || ndm < 1 || nxm < 2) {
         fprintf(stderr,
                 "tool_gen_manifests: OUTDIR must be absolute; at least %d data "
                 "files, 10 deletes, 1 data and 2 delete manifests\n",
-                NREGIONS);
+                NREGIONS_DEFAULT);
         return 2;
     }
     char mdir[4096];
@@ -801,12 +824,17 @@ int main(int argc, char **argv)
     mstats *ms = calloc((size_t)(ndm + nxm), sizeof *ms);
     if (!files || !xs || !ms) return 1;
     for (long k = 0; k < ndata; k++) {
-        files[k].region = (int)(k % NREGIONS);
+        files[k].region = (int)(k % nregions);
         files[k].manifest = (int)(k % ndm);
         files[k].seq = files[k].manifest + 1;
     }
     long nglobal = ndel / 100 > 0 ? ndel / 100 : 1;
     long npart = ndel * 45 / 100, nfile = ndel * 40 / 100;
+    if (linear) { /* one global delete; the others reach one file or one small partition */
+        nglobal = 1;
+        npart = ndel * 40 / 100;
+        nfile = ndel * 50 / 100;
+    }
     uint64_t rnd = 0x9e3779b97f4a7c15ull;
     for (long k = 0; k < ndel; k++) {
         xfile *x = &xs[k];
@@ -820,7 +848,7 @@ int main(int argc, char **argv)
             x->kind = j < npart ? POS_PART : j < npart + nfile ? POS_FILE : EQ_PART;
             x->manifest = (int)(j % (nxm - 1));
         }
-        x->region = (int)(r % NREGIONS);
+        x->region = (int)(r % (uint32_t)nregions);
         x->target = -1;
         if (x->kind == POS_FILE) {
             x->target = (long)(r % (uint32_t)ndata);
@@ -828,6 +856,7 @@ int main(int argc, char **argv)
         }
         int64_t mseq = ndm + x->manifest + 1; /* the delete manifest's sequence number */
         x->seq = 1 + (int64_t)((r >> 8) % (uint32_t)mseq);
+        if (linear && x->kind == EQ_GLOBAL) x->seq = mseq; /* applies to every data file */
     }
     for (int m = 0; m < ndm; m++)
         write_data_manifest(m, files, &ms[m]);

@@ -9,6 +9,9 @@
 
 #include "base/arena.h"
 
+/* Requests from this size up that do not fit the current chunk get their own chunk. */
+#define ICD_ARENA_LARGE (64u << 10)
+
 struct icd_arena_chunk {
     icd_arena_chunk *next;
     size_t size;
@@ -21,6 +24,20 @@ void *icd_arena_alloc(icd_arena *a, size_t n)
     n = (n + 15) & ~(size_t)15;
     if (n == 0) n = 16;
     icd_arena_chunk *c = a->head;
+    if (a->large_own_chunks && c && c->size - c->used < n && n >= ICD_ARENA_LARGE) {
+        /* A large block that does not fit gets a chunk of its own behind the current one,
+         * which keeps serving the small allocations: doubling the chunk for it would leave
+         * most of the old chunk and of the new one unused (a manifest's entry array). */
+        if (n > SIZE_MAX - sizeof *c) return NULL;
+        icd_arena_chunk *nc = malloc(sizeof *nc + n);
+        if (!nc) return NULL;
+        nc->size = n;
+        nc->used = n;
+        nc->next = c->next;
+        c->next = nc;
+        a->total += n;
+        return nc->data;
+    }
     if (!c || c->size - c->used < n) {
         size_t size = a->chunk_size ? a->chunk_size : 64 * 1024;
         if (c && c->size * 2 > size && c->size < (1u << 26)) size = c->size * 2;

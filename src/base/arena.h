@@ -5,6 +5,7 @@
 #ifndef ICD_BASE_ARENA_H
 #define ICD_BASE_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct icd_arena_chunk icd_arena_chunk;
@@ -13,11 +14,17 @@ typedef struct icd_arena {
     icd_arena_chunk *head;
     size_t chunk_size; /* default size of a new chunk */
     size_t total;      /* bytes held in chunks */
+    /* Large requests (64 KiB and up) that do not fit the current chunk get a chunk of
+     * their own instead of a doubled one: for arenas that are filled once and kept (a
+     * manifest's entries), where the doubling would leave much of both chunks unused.
+     * Arenas reset and refilled in a loop keep the default (one chunk that grows to fit
+     * the whole cycle). */
+    bool large_own_chunks;
 } icd_arena;
 
 #define ICD_ARENA_INIT                                                                             \
     {                                                                                              \
-        NULL, 0, 0                                                                                 \
+        NULL, 0, 0, false                                                                          \
     }
 
 /* Returns `n` bytes aligned to 16, or NULL when out of memory. */

@@ -2,6 +2,7 @@
  * JSON value writers (see jsonw.h). These sit on the hot path of every row printed, so
  * the common cases (ASCII strings, small integers) avoid stdio.
  */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -754,4 +755,46 @@ void icd_json_uuid(icd_buf *b, const uint8_t u[16])
     }
     t[o++] = '"';
     icd_buf_append(b, t, (size_t)o);
+}
+
+/* ---- bounded buffered stream ------------------------------------------------------------ */
+
+void icd_jsonw_init(icd_jsonw *w, bool (*sink)(void *ctx, const char *p, size_t n), void *ctx)
+{
+    w->buf = (icd_buf)ICD_BUF_INIT;
+    w->sink = sink;
+    w->ctx = ctx;
+    w->failed = false;
+}
+
+static bool file_sink(void *ctx, const char *p, size_t n)
+{
+    return fwrite(p, 1, n, ctx) == n;
+}
+
+void icd_jsonw_init_file(icd_jsonw *w, FILE *fp)
+{
+    icd_jsonw_init(w, file_sink, fp);
+}
+
+void icd_jsonw_flush(icd_jsonw *w)
+{
+    if (!w->sink) return;
+    if (w->buf.len && !w->failed && !w->buf.oom && !w->sink(w->ctx, w->buf.data, w->buf.len))
+        w->failed = true;
+    icd_buf_clear(&w->buf);
+}
+
+int icd_jsonw_finish(icd_jsonw *w, icd_error *err)
+{
+    bool oom = w->buf.oom;
+    if (w->sink) {
+        icd_jsonw_flush(w);
+        icd_buf_free(&w->buf);
+        if (w->sink == file_sink && fflush(w->ctx)) w->failed = true;
+    }
+    if (oom) return icd_fail_nomem(err);
+    if (w->failed)
+        return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output: %s", strerror(errno));
+    return 0;
 }

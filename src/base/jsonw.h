@@ -7,8 +7,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/buf.h"
+#include "base/error.h"
 
 /* A JSON string; invalid UTF-8 bytes become \ufffd, control characters are escaped. */
 void icd_json_str(icd_buf *b, const char *s, size_t n);
@@ -46,5 +48,31 @@ void icd_json_date(icd_buf *b, int64_t days);
 void icd_json_time(icd_buf *b, int64_t v, int unit_digits);
 void icd_json_timestamp(icd_buf *b, int64_t v, int unit_digits, bool utc);
 void icd_json_uuid(icd_buf *b, const uint8_t uuid[16]);
+
+/* A bounded buffered JSON stream: the writers above append to `buf`, and the producer
+ * calls icd_jsonw_maybe_flush between values (e.g. after each task of a plan), which
+ * hands the text to the sink once ICD_JSONW_CHUNK bytes are buffered. Memory is the
+ * chunk plus one value, whatever the length of the whole document. Without a sink the
+ * text stays in `buf` (callers that want the whole document as a string, tests). */
+#define ICD_JSONW_CHUNK (256u << 10)
+typedef struct icd_jsonw {
+    icd_buf buf;
+    /* Writes n bytes; false on failure (the stream then drops further text). */
+    bool (*sink)(void *ctx, const char *p, size_t n);
+    void *ctx;
+    bool failed;
+} icd_jsonw;
+void icd_jsonw_init(icd_jsonw *w, bool (*sink)(void *ctx, const char *p, size_t n), void *ctx);
+/* A stream into a stdio FILE (not closed; flushed by icd_jsonw_finish). */
+void icd_jsonw_init_file(icd_jsonw *w, FILE *fp);
+/* Hands the buffered text to the sink (no-op without one). */
+void icd_jsonw_flush(icd_jsonw *w);
+static inline void icd_jsonw_maybe_flush(icd_jsonw *w)
+{
+    if (w->buf.len >= ICD_JSONW_CHUNK) icd_jsonw_flush(w);
+}
+/* Flushes the rest (and the FILE of icd_jsonw_init_file) and frees the buffer of a stream
+ * with a sink; 0, ICD_ENOMEM when an append failed, ICD_EIO when the sink failed. */
+int icd_jsonw_finish(icd_jsonw *w, icd_error *err);
 
 #endif

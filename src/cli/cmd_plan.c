@@ -115,15 +115,16 @@ int cmd_plan(int argc, char **argv)
     if (!rc) {
         icd_error err;
         icd_error_clear(&err);
-        cli_out out;
-        cli_out_init(&out, stdout);
-        int wrc = dr_plan_write(plan, &out.buf, &err);
-        if (wrc) {
-            icd_buf_free(&out.buf);
+        icd_jsonw out;
+        icd_jsonw_init_file(&out, stdout);
+        int wrc = dr_plan_write(plan, &out, &err);
+        icd_error ferr;
+        icd_error_clear(&ferr);
+        int frc = icd_jsonw_finish(&out, &ferr);
+        if (wrc)
             rc = cli_report(&err);
-        } else if (cli_out_finish(&out, &err)) {
-            rc = cli_report(&err);
-        }
+        else if (frc)
+            rc = cli_report(&ferr);
     }
     dr_plan_free(plan);
     cli_spec_args_free(&a);

@@ -23,6 +23,7 @@
 #include "druid/druid_sink.h"
 #include "druid/split.h"
 #include "iceberg/reader.h"
+#include "io/http.h"
 
 #define FLUSH_BYTES (1u << 18)
 
@@ -202,9 +203,18 @@ int cmd_read(int argc, char **argv)
             rc = cli_report(&err);
         int crc = cli_close_output(run.out, a.output);
         if (!rc) rc = crc;
-        if (!rc && a.stats)
-            cli_print_row_stats(&run.stats, true, NULL);
-        else if (!rc && run.progress.on)
+        if (!rc && a.stats) {
+            icd_remote *r = icd_fileio_remote(a.io);
+            char extra[256];
+            snprintf(extra, sizeof extra,
+                     "\"remote_requests\":%llu,\"remote_bytes\":%llu,\"local_reads\":%llu,"
+                     "\"local_bytes\":%llu",
+                     (unsigned long long)(r ? icd_remote_requests(r) : 0),
+                     (unsigned long long)(r ? icd_remote_bytes(r) : 0),
+                     (unsigned long long)icd_fileio_local_reads(a.io),
+                     (unsigned long long)icd_fileio_local_bytes(a.io));
+            cli_print_row_stats(&run.stats, true, extra);
+        } else if (!rc && run.progress.on)
             cli_print_row_stats(&run.stats, false, NULL);
     }
     ice_scan_reader_free(run.reader);

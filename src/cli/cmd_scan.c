@@ -94,9 +94,9 @@ static int split_columns(const char *list, char **copy, const char ***names, siz
     return 0;
 }
 
-/* Counts of the whole run on stderr: the row accounting, then the plan's files and the
- * HTTP/S3 requests sent (retries included) and the response bytes they brought, metadata
- * and manifests included. */
+/* Counts of the whole run on stderr: the row accounting, then the plan's files, the
+ * HTTP/S3 requests sent (retries included) and the response bytes they brought, and the
+ * reads and bytes served by local files; metadata and manifests included. */
 static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_fileio *io, double secs)
 {
     ice_scan_counts c = ice_scan_plan_counts(plan);
@@ -107,11 +107,13 @@ static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_file
              "\"data_files\":%zu,\"delete_files\":%zu,\"position_delete_files\":%zu,"
              "\"equality_delete_files\":%zu,\"deletion_vectors\":%zu,"
              "\"delete_files_loaded\":%llu,\"remote_requests\":%llu,\"remote_bytes\":%llu,"
-             "\"seconds\":%.3f",
+             "\"local_reads\":%llu,\"local_bytes\":%llu,\"seconds\":%.3f",
              c.data_files, c.delete_files, c.position_delete_files, c.equality_delete_files,
              c.deletion_vectors, (unsigned long long)s->delete_files_loaded,
              (unsigned long long)(r ? icd_remote_requests(r) : 0),
-             (unsigned long long)(r ? icd_remote_bytes(r) : 0), secs);
+             (unsigned long long)(r ? icd_remote_bytes(r) : 0),
+             (unsigned long long)icd_fileio_local_reads(io),
+             (unsigned long long)icd_fileio_local_bytes(io), secs);
     cli_print_row_stats(s, true, extra);
 }
 

@@ -64,8 +64,11 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
     icd_buf_putc(b, '}');
 }
 
-static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
+/* Streams the plan: memory is one task's JSON plus the stream's chunk, whatever the number
+ * of tasks. */
+static void put_plan(icd_jsonw *w, const ice_scan_plan *p, const ice_metadata *md)
 {
+    icd_buf *b = &w->buf;
     const ice_snapshot *s = ice_scan_plan_snapshot(p);
     const ice_schema *schema = ice_scan_plan_schema(p);
     ice_scan_counts c = ice_scan_plan_counts(p);
@@ -131,6 +134,7 @@ static void put_plan(icd_buf *b, const ice_scan_plan *p, const ice_metadata *md)
         icd_buf_puts(b, "],\"residual\":");
         icd_buf_puts(b, t->has_residual ? "true" : "false");
         icd_buf_putc(b, '}');
+        icd_jsonw_maybe_flush(w);
     }
     icd_buf_puts(b, "\n]}\n");
 }
@@ -178,10 +182,10 @@ int cmd_tasks(int argc, char **argv)
     }
     FILE *fp;
     if ((rc = cli_open_output(a.output, &fp))) goto done;
-    cli_out out;
-    cli_out_init(&out, fp);
-    put_plan(&out.buf, plan, md);
-    if (cli_out_finish(&out, &err)) rc = cli_report(&err);
+    icd_jsonw out;
+    icd_jsonw_init_file(&out, fp);
+    put_plan(&out, plan, md);
+    if (icd_jsonw_finish(&out, &err)) rc = cli_report(&err);
     int crc = cli_close_output(fp, a.output);
     if (!rc) rc = crc;
 done:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/jsonw.h"
 #include "druid/catalog_load.h"
 #include "druid/stage_decide.h"
@@ -27,9 +28,10 @@ struct dr_plan {
     bool v2;
     bool residual;
     icd_buf residual_text;
-    icd_arena filter_arena;      /* the Iceberg form of the icebergFilter */
-    dr_file_decision *decisions; /* per task: raw or materialized, and why */
-    bool druid_original;         /* dr_plan_opts.druid_original_locations */
+    icd_arena filter_arena;  /* the Iceberg form of the icebergFilter */
+    dr_plan_file *decisions; /* per task: raw or materialized, and why */
+    icd_map *reasons;        /* the distinct reason texts the decisions point into */
+    bool druid_original;     /* dr_plan_opts.druid_original_locations */
 };
 
 /* ---- table resolution ---------------------------------------------------------------- */
@@ -92,8 +94,22 @@ int dr_plan_decide(dr_plan *p, icd_error *err)
     if (!n) return 0;
     dr_decide_ctx *c = NULL;
     int rc = dr_decide_new(p->io, p->md, ice_scan_plan_schema(p->scan), &c, err);
-    for (size_t i = 0; !rc && i < n; i++)
-        rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &p->decisions[i], err);
+    if (!rc) rc = icd_map_new(&p->reasons, 64, err);
+    dr_file_decision fd;
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &fd, err);
+        if (rc) break;
+        /* a million tasks share a few hundred reason texts: keep each once */
+        size_t len = strlen(fd.reason) + 1;
+        uint64_t *slot;
+        bool fresh;
+        rc = icd_map_upsert(p->reasons, fd.reason, len, icd_hash_bytes(fd.reason, len), &slot,
+                            &fresh, err);
+        if (rc) break;
+        if (fresh) *slot = icd_map_count(p->reasons) - 1;
+        p->decisions[i] =
+            (dr_plan_file){fd.raw, fd.from_footer, (const char *)icd_map_at(p->reasons, *slot).key};
+    }
     dr_decide_free(c);
     if (rc) {
         free(p->decisions);
@@ -147,6 +163,7 @@ void dr_plan_free(dr_plan *p)
     icd_buf_free(&p->residual_text);
     icd_arena_free(&p->filter_arena);
     free(p->decisions);
+    icd_map_free(p->reasons);
     free(p);
 }
 
@@ -175,7 +192,7 @@ size_t dr_plan_split_count(const dr_plan *p)
     return ice_scan_plan_task_count(p->scan);
 }
 
-const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i)
+const dr_plan_file *dr_plan_decision(const dr_plan *p, size_t i)
 {
     return p->decisions && i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
 }
@@ -368,6 +385,9 @@ static void put_key(icd_buf *b, const char *k, bool first)
     icd_buf_putc(b, ':');
 }
 
+/* A constant key (or other literal text): its length is known at compile time. */
+#define put_lit(b, text) icd_buf_append((b), (text), sizeof(text) - 1)
+
 static void put_str_or_null(icd_buf *b, const char *s)
 {
     if (s)
@@ -421,31 +441,33 @@ static const char *format_name(ice_file_format f)
 static void put_delete(icd_buf *b, const ice_content_file *d)
 {
     icd_buf_putc(b, '{');
-    put_key(b, "path", true);
+    put_lit(b, "\"path\":");
     icd_json_cstr(b, d->path);
-    put_key(b, "content", false);
+    put_lit(b, ",\"content\":");
     icd_json_cstr(b, content_name(d));
-    put_key(b, "format", false);
+    put_lit(b, ",\"format\":");
     icd_json_cstr(b, format_name(d->format));
-    put_key(b, "equalityFieldIds", false);
+    put_lit(b, ",\"equalityFieldIds\":");
     icd_buf_putc(b, '[');
-    for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++)
-        icd_buf_printf(b, "%s%d", i ? "," : "", (int)d->equality_ids[i]);
+    for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++) {
+        if (i) icd_buf_putc(b, ',');
+        icd_json_i64(b, d->equality_ids[i]);
+    }
     icd_buf_putc(b, ']');
-    put_key(b, "fileSizeInBytes", false);
+    put_lit(b, ",\"fileSizeInBytes\":");
     icd_json_i64(b, d->file_size);
-    put_key(b, "recordCount", false);
+    put_lit(b, ",\"recordCount\":");
     icd_json_i64(b, d->record_count);
-    put_key(b, "sequenceNumber", false);
+    put_lit(b, ",\"sequenceNumber\":");
     icd_json_i64(b, d->data_seq);
-    put_key(b, "referencedDataFile", false);
+    put_lit(b, ",\"referencedDataFile\":");
     put_str_or_null(b, d->referenced_data_file);
-    put_key(b, "contentOffset", false);
+    put_lit(b, ",\"contentOffset\":");
     if (ice_is_dv(d))
         icd_json_i64(b, d->content_offset);
     else
         icd_buf_puts(b, "null");
-    put_key(b, "contentSizeInBytes", false);
+    put_lit(b, ",\"contentSizeInBytes\":");
     if (ice_is_dv(d))
         icd_json_i64(b, d->content_size);
     else
@@ -496,82 +518,140 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
     icd_buf_putc(b, ']');
 }
 
-int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
+/* The escaped partitionSpecJson string of each spec, computed once per plan output. */
+typedef struct spec_text {
+    int32_t spec_id;
+    icd_buf text; /* the JSON string value, quoted */
+} spec_text;
+
+typedef struct split_cache {
+    spec_text *specs;
+    size_t nspecs;
+} split_cache;
+
+static void split_cache_free(split_cache *c)
 {
-    if (i >= ice_scan_plan_task_count(p->scan))
-        return icd_fail(err, ICD_EINVALID, NULL, -1, "split %zu does not exist (%zu splits)", i,
-                        ice_scan_plan_task_count(p->scan));
-    const ice_scan_task *t = ice_scan_plan_task(p->scan, i);
-    const ice_content_file *d = t->data;
-    const ice_schema *schema = ice_scan_plan_schema(p->scan);
-    const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
-    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
-    icd_buf_putc(b, '{');
-    put_key(b, "type", true);
-    icd_json_cstr(b, "icebergFileTask");
-    put_key(b, "dataFilePath", false);
-    icd_json_cstr(b, d->path);
-    put_key(b, "fileFormat", false);
-    icd_json_cstr(b, format_name(d->format));
-    put_key(b, "dataFileSizeInBytes", false);
-    icd_json_i64(b, d->file_size);
-    put_key(b, "dataFileRecordCount", false);
-    icd_json_i64(b, d->record_count);
-    put_key(b, "dataSequenceNumber", false);
-    icd_json_i64(b, d->data_seq);
-    put_key(b, "specId", false);
-    icd_json_i64(b, d->spec_id);
-    put_key(b, "partition", false);
-    put_partition(b, d, spec);
-    put_key(b, "deleteFiles", false);
-    icd_buf_putc(b, '[');
-    for (size_t k = 0; k < t->ndeletes; k++) {
-        if (k) icd_buf_putc(b, ',');
-        put_delete(b, t->deletes[k]);
+    for (size_t i = 0; i < c->nspecs; i++)
+        icd_buf_free(&c->specs[i].text);
+    free(c->specs);
+}
+
+static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cache *c)
+{
+    if (!spec) {
+        icd_buf_puts(b, "null");
+        return;
     }
-    icd_buf_putc(b, ']');
-    put_key(b, "tableSchemaJson", false);
-    put_json_as_string(b, schema_json, schema);
-    put_key(b, "tableNamespace", false);
+    if (!c) {
+        put_json_as_string(b, spec_json, spec);
+        return;
+    }
+    for (size_t i = 0; i < c->nspecs; i++)
+        if (c->specs[i].spec_id == spec->spec_id) {
+            icd_buf_append(b, c->specs[i].text.data, c->specs[i].text.len);
+            return;
+        }
+    spec_text *v = realloc(c->specs, (c->nspecs + 1) * sizeof *v);
+    if (!v) {
+        b->oom = true;
+        return;
+    }
+    c->specs = v;
+    spec_text *t = &v[c->nspecs++];
+    t->spec_id = spec->spec_id;
+    t->text = (icd_buf)ICD_BUF_INIT;
+    put_json_as_string(&t->text, spec_json, spec);
+    if (!icd_buf_ok(&t->text)) b->oom = true;
+    icd_buf_append(b, t->text.data, t->text.len);
+}
+
+/* The fields every split of a plan shares. In `plan` output they are written once, as
+ * "splitCommon"; a self-contained split (dr_plan_split_json) carries them itself. */
+static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error *err)
+{
+    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
+    put_key(b, "tableSchemaJson", first);
+    put_json_as_string(b, schema_json, ice_scan_plan_schema(p->scan));
+    put_lit(b, ",\"tableNamespace\":");
     icd_json_cstr(b, dr_spec_namespace(p->spec));
-    put_key(b, "tableName", false);
+    put_lit(b, ",\"tableName\":");
     icd_json_cstr(b, dr_spec_table_name(p->spec));
-    put_key(b, "warehouseSource", false);
+    put_lit(b, ",\"warehouseSource\":");
     const json_t *ws = dr_spec_warehouse_source(p->spec);
     char *wtext = ws ? json_dumps(ws, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     if (ws && !wtext) return icd_fail_nomem(err);
     icd_buf_puts(b, wtext ? wtext : "null");
     free(wtext);
     /* what the reader needs beyond the upstream fields */
-    put_key(b, "formatVersion", false);
+    put_lit(b, ",\"formatVersion\":");
     icd_json_i64(b, ice_metadata_format_version(p->md));
-    put_key(b, "tableLocation", false);
+    put_lit(b, ",\"tableLocation\":");
     icd_json_cstr(b, ice_metadata_location(p->md));
-    put_key(b, "snapshotId", false);
+    put_lit(b, ",\"snapshotId\":");
     if (snap)
         icd_json_i64(b, snap->snapshot_id);
     else
         icd_buf_puts(b, "null");
-    put_key(b, "partitionSpecJson", false);
-    if (spec)
-        put_json_as_string(b, spec_json, spec);
-    else
-        icd_buf_puts(b, "null");
-    put_key(b, "nameMappingJson", false);
+    put_lit(b, ",\"nameMappingJson\":");
     put_str_or_null(b, ice_metadata_property(p->md, "schema.name-mapping.default"));
-    put_key(b, "equalityKeySchemasJson", false);
+    return 0;
+}
+
+/* Split i; `cache` NULL = self-contained (with the common fields). */
+static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache, icd_error *err)
+{
+    const ice_scan_task *t = ice_scan_plan_task(p->scan, i);
+    const ice_content_file *d = t->data;
+    const ice_schema *schema = ice_scan_plan_schema(p->scan);
+    const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
+    icd_buf_puts(b, "{\"type\":\"icebergFileTask\"");
+    put_lit(b, ",\"dataFilePath\":");
+    icd_json_cstr(b, d->path);
+    put_lit(b, ",\"fileFormat\":");
+    icd_json_cstr(b, format_name(d->format));
+    put_lit(b, ",\"dataFileSizeInBytes\":");
+    icd_json_i64(b, d->file_size);
+    put_lit(b, ",\"dataFileRecordCount\":");
+    icd_json_i64(b, d->record_count);
+    put_lit(b, ",\"dataSequenceNumber\":");
+    icd_json_i64(b, d->data_seq);
+    put_lit(b, ",\"specId\":");
+    icd_json_i64(b, d->spec_id);
+    put_lit(b, ",\"partition\":");
+    put_partition(b, d, spec);
+    put_lit(b, ",\"deleteFiles\":");
+    icd_buf_putc(b, '[');
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        if (k) icd_buf_putc(b, ',');
+        put_delete(b, t->deletes[k]);
+    }
+    icd_buf_putc(b, ']');
+    if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
+    put_lit(b, ",\"partitionSpecJson\":");
+    put_spec_json(b, spec, cache);
+    put_lit(b, ",\"equalityKeySchemasJson\":");
     put_key_schemas(b, t, schema, p->md);
-    put_key(b, "hasResidual", false);
+    put_lit(b, ",\"hasResidual\":");
     icd_buf_puts(b, p->residual || t->has_residual ? "true" : "false");
     icd_buf_putc(b, '}');
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
 }
 
-int dr_plan_write(dr_plan *p, icd_buf *b, icd_error *err)
+int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
+{
+    if (i >= ice_scan_plan_task_count(p->scan))
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "split %zu does not exist (%zu splits)", i,
+                        ice_scan_plan_task_count(p->scan));
+    return put_split(p, i, b, NULL, err);
+}
+
+int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
 {
     ICD_TRY(dr_plan_decide(p, err));
+    icd_buf *b = &w->buf;
     const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
     ice_scan_counts c = ice_scan_plan_counts(p->scan);
+    size_t n = ice_scan_plan_task_count(p->scan);
     icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");
     if (snap)
         icd_json_i64(b, snap->snapshot_id);
@@ -586,27 +666,28 @@ int dr_plan_write(dr_plan *p, icd_buf *b, icd_error *err)
     size_t nmat = dr_plan_materialized_count(p);
     icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
                    c.data_files - nmat, nmat);
-    for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++) {
+    for (size_t i = 0; i < n; i++) {
         const ice_content_file *d = ice_scan_plan_task(p->scan, i)->data;
-        const dr_file_decision *fd = &p->decisions[i];
-        icd_buf_puts(b, i ? ",\n" : "\n");
-        icd_buf_puts(b, "{\"path\":");
+        const dr_plan_file *fd = &p->decisions[i];
+        icd_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
         icd_json_cstr(b, d->path);
         icd_buf_puts(b, ",\"format\":");
         icd_json_cstr(b, format_name(d->format));
-        icd_buf_printf(b, ",\"decision\":\"%s\",\"decidedBy\":\"%s\"",
-                       fd->raw ? "raw" : "materialized", fd->from_footer ? "footer" : "metadata");
+        icd_buf_puts(b, fd->raw ? ",\"decision\":\"raw\"" : ",\"decision\":\"materialized\"");
+        icd_buf_puts(b,
+                     fd->from_footer ? ",\"decidedBy\":\"footer\"" : ",\"decidedBy\":\"metadata\"");
         /* how Druid gets the file: raw through the warehouseSource, materialized files
          * staged (Parquet, Avro) or served as NDJSON rows (ORC: no ORC writer yet) */
-        icd_buf_printf(b, ",\"delivery\":\"%s\"",
-                       fd->raw                       ? "warehouseSource"
-                       : d->format == ICE_FORMAT_ORC ? "served (ORC: no ORC writer yet)"
-                                                     : "staged");
+        icd_buf_puts(b, fd->raw ? ",\"delivery\":\"warehouseSource\""
+                        : d->format == ICE_FORMAT_ORC
+                            ? ",\"delivery\":\"served (ORC: no ORC writer yet)\""
+                            : ",\"delivery\":\"staged\"");
         if (!fd->raw) {
             icd_buf_puts(b, ",\"reason\":");
             icd_json_cstr(b, fd->reason);
         }
         icd_buf_putc(b, '}');
+        icd_jsonw_maybe_flush(w);
     }
     icd_buf_puts(b, "\n]");
     if (!p->v2) {
@@ -619,14 +700,22 @@ int dr_plan_write(dr_plan *p, icd_buf *b, icd_error *err)
         icd_buf_puts(b, text);
         free(text);
         icd_buf_puts(b, "}\n");
-    } else {
-        icd_buf_puts(b, ",\"splits\":[");
-        for (size_t i = 0; i < ice_scan_plan_task_count(p->scan); i++) {
-            icd_buf_puts(b, i ? ",\n" : "\n");
-            ICD_TRY(dr_plan_split_json(p, i, b, err));
-        }
-        icd_buf_puts(b, "\n]}\n");
+        return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
     }
+    /* v2: the fields all splits share once, then the splits */
+    icd_buf_puts(b, ",\"splitCommon\":{");
+    ICD_TRY(put_common_fields(p, b, true, err));
+    icd_buf_puts(b, "},\"splits\":[");
+    split_cache cache = {NULL, 0};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        icd_buf_puts(b, i ? ",\n" : "\n");
+        rc = put_split(p, i, b, &cache, err);
+        icd_jsonw_maybe_flush(w);
+    }
+    split_cache_free(&cache);
+    if (rc) return rc;
+    icd_buf_puts(b, "\n]}\n");
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
 }
 

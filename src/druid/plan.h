@@ -32,6 +32,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/jsonw.h"
 #include "druid/spec.h"
 #include "druid/stage_decide.h"
 #include "iceberg/metadata.h"
@@ -71,8 +72,14 @@ size_t dr_plan_split_count(const dr_plan *p);
 /* Makes the raw / materialized decision of every task (stage_decide.h; reads the footers
  * of delete-free files). Idempotent; plan output and `stage` call it. */
 int dr_plan_decide(dr_plan *p, icd_error *err);
-/* The decision of split i after dr_plan_decide, NULL out of range or before. */
-const dr_file_decision *dr_plan_decision(const dr_plan *p, size_t i);
+/* The decision of split i after dr_plan_decide, NULL out of range or before. The reason
+ * text ("" when raw) is shared between tasks and lives as long as the plan. */
+typedef struct dr_plan_file {
+    bool raw;
+    bool from_footer;
+    const char *reason;
+} dr_plan_file;
+const dr_plan_file *dr_plan_decision(const dr_plan *p, size_t i);
 /* The number of tasks that are not raw. */
 size_t dr_plan_materialized_count(const dr_plan *p);
 /* True when a residual filter remains (see above); *text describes it. */
@@ -87,14 +94,20 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err);
 char *dr_plan_task_location(const dr_plan *p, size_t i);
 /* The FileIO the plan reads with (its --remap rules and storage settings). */
 icd_fileio *dr_plan_io(const dr_plan *p);
-/* v2 split i as JSON (appended to `out`, one line). */
+/* v2 split i as self-contained JSON (appended to `out`, one line): the task's own fields
+ * and the fields every split shares (tableSchemaJson, tableNamespace, tableName,
+ * warehouseSource, formatVersion, tableLocation, snapshotId, nameMappingJson). */
 int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err);
-/* What `icedruid plan` prints: {"mode":"v1","snapshotId":..,"dataFiles":N,
- * "inputSource":{...}} or {"mode":"v2","snapshotId":..,"dataFiles":N,"deleteFiles":M,
+/* What `icedruid plan` prints, streamed through `out` (memory does not grow with the
+ * number of tasks): {"mode":"v1","snapshotId":..,"dataFiles":N, "inputSource":{...}} or
+ * {"mode":"v2","snapshotId":..,"dataFiles":N,"deleteFiles":M,"splitCommon":{...},
  * "splits":[...]} followed by a newline; both with "rawFiles", "materializedFiles" and
  * "files": [{"path","format","decision":"raw"|"materialized","decidedBy":"metadata"|
- * "footer","delivery","reason"}] per data file. */
-int dr_plan_write(dr_plan *p, icd_buf *out, icd_error *err);
+ * "footer","delivery","reason"}] per data file. v2 splits carry their own fields only; the
+ * shared ones (the schema JSON among them) are in "splitCommon" once: the split Druid or
+ * `read --split` reads is splitCommon's members plus the split's (dr_split_from_json
+ * accepts the two objects, `read --split` a file with the merged object). */
+int dr_plan_write(dr_plan *p, icd_jsonw *out, icd_error *err);
 
 /* Helper of dr_plan_v1_source, exposed for tests: the input source `type` builds from
  * `paths` (ws is the warehouseSource object, copied except for its path list). */

@@ -244,7 +244,7 @@ int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bo
     icd_buf name = ICD_BUF_INIT, url = ICD_BUF_INIT;
     for (size_t i = 0; !rc && i < n; i++) {
         if (kept ? keep && !keep[i] : i > 0) continue;
-        const dr_file_decision *d = dr_plan_decision(p, i);
+        const dr_plan_file *d = dr_plan_decision(p, i);
         if (!d) {
             rc = icd_fail(err, ICD_EINTERNAL, NULL, -1, "the plan was not decided");
             break;

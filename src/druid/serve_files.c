@@ -104,7 +104,7 @@ size_t dr_serve_files_orc(const dr_plan *p, const char **path)
     size_t n = 0;
     const ice_scan_plan *sp = dr_plan_scan(p);
     for (size_t i = 0; i < ice_scan_plan_task_count(sp); i++) {
-        const dr_file_decision *d = dr_plan_decision(p, i);
+        const dr_plan_file *d = dr_plan_decision(p, i);
         const ice_scan_task *t = ice_scan_plan_task(sp, i);
         if (d && !d->raw && t->data->format != ICE_FORMAT_PARQUET &&
             t->data->format != ICE_FORMAT_AVRO) {

@@ -139,6 +139,10 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
 {
     const char *schema_text, *spec_text, *mapping, *location;
     int64_t fv;
+    if (!json_object_get(j, "tableSchemaJson") && json_object_get(j, "dataFilePath"))
+        return bad(c, "tableSchemaJson",
+                   "is missing (a split taken from `icedruid plan` output is the plan's "
+                   "splitCommon members plus the split's own)");
     ICD_TRY(get_str(c, j, "tableSchemaJson", true, &schema_text));
     ICD_TRY(get_str(c, j, "partitionSpecJson", false, &spec_text));
     ICD_TRY(get_str(c, j, "nameMappingJson", false, &mapping));

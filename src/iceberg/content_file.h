@@ -46,30 +46,33 @@ typedef struct ice_col_stats {
 struct ice_literal;
 
 typedef struct ice_content_file {
+    /* (fields grouped by width: planning holds one of these per data file, a million for
+     * big tables, and padding was an eighth of it) */
     ice_content content;
     ice_file_format format;
     const char *path;
     const char *manifest_path; /* the manifest it came from (error messages) */
-    int32_t spec_id;
     /* The partition tuple: typed values (for output and pruning) and a canonical byte
-     * key (for equality: two tuples are equal iff their keys are byte-equal). */
+     * key (for equality: two tuples are equal iff their keys are byte-equal). Files of one
+     * partition may share them. */
     const struct ice_literal *partition;
-    int32_t npartition;
     const uint8_t *partition_key;
+    int32_t spec_id;
+    int32_t npartition;
     uint32_t partition_key_len;
+    int32_t nequality_ids;
     int64_t record_count;
     int64_t file_size;
     int64_t data_seq; /* data sequence number (inherited when the entry had null) */
     int64_t file_seq; /* file sequence number; never used to match deletes */
     int64_t snapshot_id;
     const int32_t *equality_ids;
-    int32_t nequality_ids;
     const char *referenced_data_file; /* NULL when absent */
     int64_t content_offset;           /* deletion vectors: blob offset, else -1 */
     int64_t content_size;             /* deletion vectors: blob length, else -1 */
     int64_t first_row_id;             /* v3 row lineage, -1 when absent */
-    int32_t sort_order_id;            /* -1 when absent */
     const ice_col_stats *stats;       /* sorted by field_id */
+    int32_t sort_order_id;            /* -1 when absent */
     int32_t nstats;
 } ice_content_file;
 

@@ -18,6 +18,7 @@
 
 #include "base/array.h"
 #include "base/bits.h"
+#include "base/hash.h"
 #include "formats/avro/container.h"
 #include "iceberg/deletes/eq_key.h"
 #include "iceberg/manifest.h"
@@ -301,8 +302,18 @@ static int to_literal(const icd_avro_value *v, const icd_avro_schema *declared, 
     }
 }
 
+/* One distinct partition tuple of a manifest (its typed values and canonical key). */
+typedef struct part_copy {
+    const ice_literal *vals;
+    const uint8_t *key;
+} part_copy;
+
+/* Reads the partition tuple. Files of one partition share one copy of its values and key:
+ * the tuple is decoded into `scratch` first and kept in `a` only the first time its key is
+ * seen in the manifest (`seen`: key -> part_copy; NULL = no sharing). */
 static int read_partition(const icd_avro_value *pv, const ice_partition_spec *spec, icd_arena *a,
-                          icd_buf *key, ice_content_file *f, const char *path, icd_error *err)
+                          icd_arena *scratch, icd_map *seen, icd_buf *key, ice_content_file *f,
+                          const char *path, icd_error *err)
 {
     size_t nf = spec ? spec->nfields : 0;
     f->npartition = (int32_t)nf;
@@ -318,7 +329,8 @@ static int read_partition(const icd_avro_value *pv, const ice_partition_spec *sp
                         "entry for %s has no partition record but spec %d has %zu fields", f->path,
                         (int)spec->spec_id, nf);
     const icd_avro_schema *rs = pv->schema;
-    ice_literal *vals = icd_arena_calloc(a, nf * sizeof *vals);
+    icd_arena *va = seen ? scratch : a;
+    ice_literal *vals = icd_arena_calloc(va, nf * sizeof *vals);
     if (!vals) return icd_fail_nomem(err);
     for (size_t i = 0; i < nf; i++) {
         int idx = icd_avro_schema_field_index_by_id(rs, spec->fields[i].field_id);
@@ -328,11 +340,32 @@ static int read_partition(const icd_avro_value *pv, const ice_partition_spec *sp
             return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "partition record of %s lacks partition field %d (%s)", f->path,
                             (int)spec->fields[i].field_id, spec->fields[i].name);
-        ICD_TRY(to_literal(icd_avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i],
-                           path, err));
+        ICD_TRY(to_literal(icd_avro_value_field_at(pv, idx), rs->fields[idx].type, va, &vals[i], path,
+                           err));
         ice_key_put_literal(key, &vals[i]);
     }
     if (!icd_buf_ok(key)) return icd_fail_nomem(err);
+    if (seen) {
+        uint64_t h = icd_hash_bytes(key->data, key->len), *slot;
+        bool fresh;
+        ICD_TRY(icd_map_upsert(seen, key->data, key->len, h, &slot, &fresh, err));
+        if (!fresh) {
+            const part_copy *pc = icd_map_to_ptr(*slot);
+            f->partition = pc->vals;
+            f->partition_key = pc->key;
+            f->partition_key_len = (uint32_t)key->len;
+            return 0;
+        }
+        /* first file of this partition: decode the values again into the kept arena */
+        part_copy *pc = icd_arena_alloc(a, sizeof *pc);
+        if (!pc) return icd_fail_nomem(err);
+        *slot = icd_map_from_ptr(pc);
+        icd_buf_clear(key);
+        ICD_TRY(read_partition(pv, spec, a, NULL, NULL, key, f, path, err));
+        pc->vals = f->partition;
+        pc->key = f->partition_key;
+        return 0;
+    }
     uint8_t *k = icd_arena_alloc(a, key->len ? key->len : 1);
     if (!k) return icd_fail_nomem(err);
     memcpy(k, key->data, key->len);
@@ -377,7 +410,10 @@ typedef struct stats_acc {
     size_t n, cap;
     icd_arena *a;
     int which; /* 0 value counts, 1 null counts, 2 nan counts, 3 lower, 4 upper */
+    const ice_content_file *only; /* keep only the columns keep_bounds() keeps (NULL: all) */
 } stats_acc;
+
+static bool keep_bounds(const ice_content_file *f, int32_t id);
 
 static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 {
@@ -394,6 +430,7 @@ static ice_col_stats *stats_slot(stats_acc *s, int32_t id)
 static int stats_add(void *ctx, int32_t id, const icd_avro_value *v, icd_error *err)
 {
     stats_acc *s = ctx;
+    if (s->only && !keep_bounds(s->only, id)) return 0; /* never copied into the arena */
     ice_col_stats *c = stats_slot(s, id);
     if (!c) return icd_fail_nomem(err);
     if (icd_avro_value_is_null(v)) return 0;
@@ -439,7 +476,7 @@ static int read_stats(const icd_avro_value *df, bool all, icd_arena *a, ice_cont
 {
     static const char *const names[] = {"value_counts", "null_value_counts", "nan_value_counts",
                                         "lower_bounds", "upper_bounds"};
-    stats_acc s = {NULL, 0, 0, a, 0};
+    stats_acc s = {NULL, 0, 0, a, 0, all ? NULL : f};
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {
         const icd_avro_value *m = field(df, names[w]);
@@ -452,10 +489,6 @@ static int read_stats(const icd_avro_value *df, bool all, icd_arena *a, ice_cont
              * delete file covers; they, the pos bounds and the bounds and null counts of
              * equality key columns are checked against the file's records: always kept */
             rc = each_kv(m, stats_add, &s, err);
-            size_t keep = 0;
-            for (size_t i = 0; i < s.n; i++)
-                if (keep_bounds(f, s.v[i].field_id)) s.v[keep++] = s.v[i];
-            s.n = keep;
         }
     }
     if (!rc && s.n) {
@@ -539,6 +572,8 @@ typedef struct entry_ctx {
     const ice_manifest_read_opts *opts;
     icd_arena *a;
     icd_buf key;
+    icd_arena *scratch;  /* per entry, reset by the caller */
+    icd_map *parts;      /* the manifest's partition tuples (read_partition) */
     int64_t next_row_id; /* first-row-id inheritance */
 } entry_ctx;
 
@@ -593,7 +628,8 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
         f->file_seq = inherit_ok ? c->mf->sequence_number : f->data_seq;
     f->snapshot_id = long_or(rec, "snapshot_id", c->mf->added_snapshot_id);
 
-    ICD_TRY(read_partition(field(df, "partition"), c->spec, c->a, &c->key, f, path, err));
+    ICD_TRY(read_partition(field(df, "partition"), c->spec, c->a, c->scratch, c->parts, &c->key, f,
+                           path, err));
 
     const icd_avro_value *eq = field(df, "equality_ids");
     if (eq && eq->type == AVRO_ARRAY && eq->u.list.count) {
@@ -649,8 +685,10 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
                         "manifest uses partition spec id %d, which the table metadata does not "
                         "define",
                         (int)mf->spec_id);
-    entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, mf->first_row_id};
+    entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, NULL, NULL, mf->first_row_id};
     icd_arena tmp = ICD_ARENA_INIT;
+    c.scratch = &tmp;
+    if (spec->nfields && icd_map_new(&c.parts, 0, err)) return ICD_ENOMEM;
     ice_manifest_entry *v = NULL;
     size_t count = 0, cap = 0;
     int rc = 0;
@@ -673,6 +711,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     }
     icd_arena_free(&tmp);
     icd_buf_free(&c.key);
+    icd_map_free(c.parts);
     if (!rc && count) {
         ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
         if (!dst)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/parallel.h"
 #include "iceberg/deletes/delete_index.h"
 #include "iceberg/expr.h"
@@ -21,6 +22,7 @@ struct ice_scan_plan {
     size_t nmanifest_arenas;
     ice_scan_task *tasks;
     size_t ntasks;
+    const ice_content_file **task_deletes; /* every task's delete list, back to back */
     ice_scan_counts counts;
     bool residual;
     const char *residual_text;
@@ -81,6 +83,7 @@ void ice_scan_plan_free(ice_scan_plan *p)
         icd_arena_free(&p->manifest_arenas[i]);
     free(p->manifest_arenas);
     free(p->tasks);
+    free((void *)p->task_deletes);
     icd_arena_free(&p->arena);
     free(p);
 }
@@ -189,61 +192,60 @@ static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t n
         return icd_fail_nomem(err);
     }
     const ice_content_file **tmp = NULL;
-    size_t cap = 0;
+    size_t cap = 0, total = 0;
     for (size_t i = 0; i < ndata && !rc; i++) {
-        size_t n = 0;
-        rc = ice_delete_index_for(ix, data[i], &tmp, &n, &cap, err);
+        /* the lists go back to back into one vector (`total` so far); the tasks point
+         * into it once it stops moving */
+        size_t before = total;
+        rc = ice_delete_index_for(ix, data[i], &tmp, &total, &cap, err);
         if (rc) break;
-        const ice_content_file **v = NULL;
-        if (n) {
-            v = icd_arena_alloc(&p->arena, n * sizeof *v);
-            if (!v) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            memcpy(v, tmp, n * sizeof *v);
-            p->has_deletes = true;
-        }
-        p->tasks[p->ntasks++] = (ice_scan_task){data[i], v, n, false};
+        if (total > before) p->has_deletes = true;
+        p->tasks[p->ntasks++] = (ice_scan_task){data[i], NULL, total - before, false};
         rc = set_residual(p, &p->tasks[p->ntasks - 1], err);
     }
-    free((void *)tmp);
     ice_delete_index_free(ix);
-    return rc;
+    if (rc) {
+        free((void *)tmp);
+        return rc;
+    }
+    if (total && total < cap) { /* exact size: a million tasks hold millions of pairs */
+        const ice_content_file **exact = realloc((void *)tmp, total * sizeof *exact);
+        if (exact) tmp = exact;
+    }
+    p->task_deletes = tmp;
+    size_t off = 0;
+    for (size_t i = 0; i < p->ntasks; i++) {
+        p->tasks[i].deletes = p->tasks[i].ndeletes ? tmp + off : NULL;
+        off += p->tasks[i].ndeletes;
+    }
+    return 0;
 }
 
-static int cmp_ptr(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Counts the distinct delete files that some task uses, by kind. */
+/* Counts the distinct delete files that some task uses, by kind (a set of the pointers:
+ * the (data, delete) pairs can be millions, the delete files far fewer). */
 static int count_used_deletes(ice_scan_plan *p, icd_error *err)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < p->ntasks; i++)
-        total += p->tasks[i].ndeletes;
-    if (!total) return 0;
-    const ice_content_file **all = malloc(total * sizeof *all);
-    if (!all) return icd_fail_nomem(err);
-    size_t n = 0;
-    for (size_t i = 0; i < p->ntasks; i++)
-        for (size_t k = 0; k < p->tasks[i].ndeletes; k++)
-            all[n++] = p->tasks[i].deletes[k];
-    qsort(all, n, sizeof *all, cmp_ptr);
-    for (size_t i = 0; i < n; i++) {
-        if (i && all[i] == all[i - 1]) continue;
-        p->counts.delete_files++;
-        if (ice_is_dv(all[i]))
-            p->counts.deletion_vectors++;
-        else if (all[i]->content == ICE_CONTENT_POSITION_DELETES)
-            p->counts.position_delete_files++;
-        else
-            p->counts.equality_delete_files++;
-    }
-    free(all);
-    return 0;
+    icd_map *seen = NULL;
+    ICD_TRY(icd_map_new(&seen, 0, err));
+    int rc = 0;
+    for (size_t i = 0; i < p->ntasks && !rc; i++)
+        for (size_t k = 0; k < p->tasks[i].ndeletes && !rc; k++) {
+            const ice_content_file *f = p->tasks[i].deletes[k];
+            bool fresh = false;
+            uint64_t *slot;
+            rc = icd_map_upsert(seen, &f, sizeof f, icd_hash_u64((uint64_t)(uintptr_t)f), &slot,
+                                &fresh, err);
+            if (rc || !fresh) continue;
+            p->counts.delete_files++;
+            if (ice_is_dv(f))
+                p->counts.deletion_vectors++;
+            else if (f->content == ICE_CONTENT_POSITION_DELETES)
+                p->counts.position_delete_files++;
+            else
+                p->counts.equality_delete_files++;
+        }
+    icd_map_free(seen);
+    return rc;
 }
 
 int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
@@ -333,6 +335,8 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
     job.nentries = calloc(nwhich ? nwhich : 1, sizeof *job.nentries);
     p->manifest_arenas = job.arenas;
     p->nmanifest_arenas = nwhich;
+    for (size_t i = 0; job.arenas && i < nwhich; i++)
+        job.arenas[i].large_own_chunks = true; /* kept as long as the plan */
     if (!job.arenas || !job.entries || !job.nentries) {
         rc = icd_fail_nomem(err);
         goto done;

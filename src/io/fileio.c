@@ -26,7 +26,18 @@ struct icd_fileio {
     remap_rule *rules;
     size_t nrules;
     icd_remote *remote; /* HTTP/S3: curl handle pool and S3 settings (http.h, s3.h) */
+    uint64_t local_bytes, local_reads; /* atomic: readers run on several threads */
 };
+
+uint64_t icd_fileio_local_bytes(const icd_fileio *io)
+{
+    return io ? __atomic_load_n(&io->local_bytes, __ATOMIC_RELAXED) : 0;
+}
+
+uint64_t icd_fileio_local_reads(const icd_fileio *io)
+{
+    return io ? __atomic_load_n(&io->local_reads, __ATOMIC_RELAXED) : 0;
+}
 
 int icd_fileio_new(icd_fileio **out, icd_error *err)
 {
@@ -139,6 +150,10 @@ static int local_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t 
         if (r == 0) break;
         done += (size_t)r;
     }
+    if (f->io) {
+        __atomic_fetch_add(&f->io->local_bytes, done, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&f->io->local_reads, 1, __ATOMIC_RELAXED);
+    }
     *got = done;
     return 0;
 }
@@ -215,6 +230,7 @@ int icd_file_open(icd_fileio *io, const char *location, icd_file **out, icd_erro
     f->path = path;
     f->size = (uint64_t)st.st_size;
     f->fd = fd;
+    f->io = io;
     *out = f;
     return 0;
 }

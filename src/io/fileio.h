@@ -27,8 +27,13 @@ struct icd_file {
     char *path;     /* after remapping */
     uint64_t size;
     int fd;
+    struct icd_fileio *io; /* local files: the FileIO whose byte counters they add to */
 };
 
+/* Bytes and read calls served from local files through this FileIO since it was created
+ * (all threads; remote reads are counted by http.h's icd_remote_bytes). */
+uint64_t icd_fileio_local_bytes(const icd_fileio *io);
+uint64_t icd_fileio_local_reads(const icd_fileio *io);
 int icd_fileio_new(icd_fileio **out, icd_error *err);
 void icd_fileio_free(icd_fileio *io);
 

@@ -226,7 +226,10 @@ def test_v2_tables(tmp):
         plan = json.loads(run("plan", "--spec", spec, *remaps).stdout)
         check(plan["mode"] == "v2", "%s: mode %s" % (table, plan["mode"]))
         planner = tasks_deletes(tdir)
-        splits = plan.get("splits", [])
+        common = plan.get("splitCommon", {})
+        check("tableSchemaJson" not in json.dumps(plan.get("splits", [])),
+              "%s: the schema is in splitCommon only, not repeated per split" % table)
+        splits = [dict(common, **s) for s in plan.get("splits", [])]
         check(sorted(s["dataFilePath"] for s in splits) == sorted(planner),
               "%s: split data files differ from the planner's" % table)
         for s in splits:

@@ -75,7 +75,7 @@ remap = ["--remap", "/tmp/icedruid-corpus/bench2m/table=" + BENCH]
 plan = json.loads(subprocess.run([ICEDRUID, "plan", "--spec", spec_path] + remap, check=True,
                                  capture_output=True).stdout)
 split_path = os.path.join(tmp, "split0.json")
-json.dump(plan["splits"][0], open(split_path, "w"))
+json.dump(dict(plan["splitCommon"], **plan["splits"][0]), open(split_path, "w"))
 nsplits = len(plan["splits"])
 expected = subprocess.run([ICEDRUID, "read", "--spec", spec_path] + remap + ["--split", split_path],
                           check=True, capture_output=True).stdout

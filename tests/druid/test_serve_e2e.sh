@@ -80,8 +80,9 @@ nsplits=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[
 check "the table plans as v2 with 4 splits" test "$nsplits" -eq 4
 python3 - "$tmp/plan.json" "$tmp" <<'PY'
 import json, sys
-for i, s in enumerate(json.load(open(sys.argv[1]))["splits"]):
-    json.dump(s, open("%s/split%d.json" % (sys.argv[2], i), "w"))
+plan = json.load(open(sys.argv[1]))
+for i, s in enumerate(plan["splits"]):  # a split = the plan's splitCommon + its own fields
+    json.dump(dict(plan["splitCommon"], **s), open("%s/split%d.json" % (sys.argv[2], i), "w"))
 PY
 for i in $(seq 0 $((nsplits - 1))); do
     "$ICEDRUID" read --spec "$tmp/spec.json" "${remap[@]}" --split "$tmp/split$i.json" >"$tmp/read$i.ndjson"

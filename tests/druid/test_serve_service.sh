@@ -73,8 +73,9 @@ code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 "$ICEDRUID" plan --spec "$tmp/spec.json" "${remap[@]}" >"$tmp/plan.json"
 python3 - "$tmp/plan.json" "$tmp" <<'PY'
 import json, sys
-for i, s in enumerate(json.load(open(sys.argv[1]))["splits"]):
-    json.dump(s, open("%s/split%d.json" % (sys.argv[2], i), "w"))
+plan = json.load(open(sys.argv[1]))
+for i, s in enumerate(plan["splits"]):  # a split = the plan's splitCommon + its own fields
+    json.dump(dict(plan["splitCommon"], **s), open("%s/split%d.json" % (sys.argv[2], i), "w"))
 PY
 for i in 0 1 2 3; do
     "$ICEDRUID" read --spec "$tmp/spec.json" "${remap[@]}" --split "$tmp/split$i.json" >"$tmp/read$i.ndjson"
@@ -183,7 +184,7 @@ if [[ -d "$bench" ]]; then
     cp "$tmp/bench_spec.json" "$tmp/spec.json"
     remap=(--remap "/tmp/icedruid-corpus/bench2m/table=$bench")
     "$ICEDRUID" plan --spec "$tmp/spec.json" "${remap[@]}" >"$tmp/bplan.json"
-    python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['splits'][0], open(sys.argv[2],'w'))" \
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1])); json.dump(dict(p['splitCommon'], **p['splits'][0]), open(sys.argv[2],'w'))" \
         "$tmp/bplan.json" "$tmp/bsplit0.json"
     "$ICEDRUID" read --spec "$tmp/spec.json" "${remap[@]}" --split "$tmp/bsplit0.json" >"$tmp/bread0.ndjson"
     size=$(stat -c %s "$tmp/bread0.ndjson")

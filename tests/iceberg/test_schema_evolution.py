@@ -173,6 +173,7 @@ def main():
                     plan = json.loads(run("plan", "--spec", spec, *remap).stdout)
                     check(plan.get("mode") == "v2", "%s plan: mode %s" % (tag, plan.get("mode")))
                     for sp in plan.get("splits", []):
+                        sp = dict(plan["splitCommon"], **sp)
                         js = json.loads(sp["tableSchemaJson"])
                         check(js.get("schema-id") == sid and
                               [f["name"] for f in js["fields"]] == [f.name for f in fields],

@@ -147,11 +147,12 @@ def normalise_plan(plan, wsource, local_wh, table):
                 files.append(local_wh + u[len(S3_WH):])
             plan["inputSource"] = {"type": "local", "files": files}
         return plan
-    for s in plan.get("splits", []):
-        if s.get("warehouseSource") != wsource:
-            check(False, f"{table}: split warehouseSource {s.get('warehouseSource')}")
+    common = plan.get("splitCommon")
+    if common is not None:
+        if common.get("warehouseSource") != wsource:
+            check(False, f"{table}: split warehouseSource {common.get('warehouseSource')}")
             return None
-        del s["warehouseSource"]
+        del common["warehouseSource"]
     return plan
 
 
