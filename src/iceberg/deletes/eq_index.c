@@ -1,0 +1,528 @@
+/*
+ * The equality-delete key index (see eq_index.h for the layout and the API).
+ *
+ * Hash bits: the top P bits pick the partition; the low 32 bits pick the home slot
+ * (multiply-shift range reduction, so tables need not be powers of two and stay close to
+ * their load factor); bits 24..55 pick the Bloom block and the low 32 bits, multiplied by
+ * eight odd constants, pick one bit in each word of the block; the high 32 bits are the
+ * tag of a generic slot. XXH3 mixes every bit, so the fields are independent enough.
+ *
+ * Keys wait in their partition's bucket (chunks of length-prefixed keys) until the
+ * partition is built; the bucket is freed as soon as its table exists, so a build holds
+ * the keys about twice at the peak, never more.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bits.h"
+#include "base/hash.h"
+#include "iceberg/deletes/eq_index.h"
+
+#define MAX_PART_BITS 10u     /* at most 1024 partitions */
+#define KEYS_PER_PART 16384u  /* target keys per partition: its table stays in L2 */
+#define BLOOM_MIN_KEYS 65536u /* smaller indexes fit the caches: no filter */
+#define FIRST_CHUNK 256u
+#define MAX_CHUNK 65536u
+#define MAX_KEY (1u << 30)
+#define LONG_LEN 0xFFu /* length byte of a key of 255 bytes or more (u32 follows) */
+
+typedef struct chunk {
+    struct chunk *next;
+    uint32_t used, cap;
+    uint8_t data[];
+} chunk;
+
+typedef struct bucket {
+    chunk *head, *tail;
+    size_t nkeys, nfixed;   /* keys, and those of the fixed form */
+    size_t bytes, oddbytes; /* entry bytes of all keys, of the keys not of the fixed form */
+    uint32_t next_cap;
+} bucket;
+
+typedef struct part {
+    uint8_t *mem; /* the one allocation below */
+    uint32_t *bloom;
+    uint32_t nblocks; /* 0 = no filter */
+    uint32_t nwords;  /* fixed table */
+    uint64_t *words;  /* 0 = empty; the key word 0 is has_zero */
+    uint64_t *slots;  /* generic table: 0 = empty, else tag << 32 | (arena offset + 1) */
+    uint32_t nslots;
+    bool has_zero;
+    const uint8_t *arena;
+    size_t bytes;
+} part;
+
+struct ice_eq_index {
+    part *parts;
+    unsigned pbits;
+    bool fixed;     /* the fixed-width table is used */
+    uint32_t flen;  /* its key length (8..16) */
+    uint8_t pfx[8]; /* and the first flen - 8 bytes every such key has */
+    size_t count;
+    size_t memory;
+};
+
+struct ice_eq_builder {
+    ice_eq_index *ix;
+    bucket *buckets;
+    size_t nparts;
+    size_t added;
+    bool have_form; /* flen/pfx set from the first key of 8..16 bytes */
+    uint32_t flen;
+    uint8_t pfx[8];
+    size_t nfixed;
+    bool sealed, bloom, finished;
+    atomic_size_t next; /* next partition to claim */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t done; /* partitions built (or failed), under mu */
+    int rc;
+    icd_error err;
+};
+
+static const uint32_t SALT[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
+                                 0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u};
+
+uint64_t ice_eq_hash(const void *key, size_t len)
+{
+    return icd_hash_bytes(key, len);
+}
+
+static inline uint32_t reduce(uint32_t x, uint32_t n)
+{
+    return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+static inline size_t part_of(const ice_eq_index *ix, uint64_t h)
+{
+    return ix->pbits ? (size_t)(h >> (64u - ix->pbits)) : 0;
+}
+
+static inline bool form_matches(uint32_t flen, const uint8_t *pfx, const uint8_t *key, size_t len)
+{
+    return len == flen && (flen == 8 || memcmp(key, pfx, flen - 8) == 0);
+}
+
+static inline uint64_t key_word(const uint8_t *key, size_t len)
+{
+    return icd_load_le64(key + len - 8);
+}
+
+static inline size_t entry_size(size_t len)
+{
+    return (len < LONG_LEN ? 1 : 5) + len;
+}
+
+static inline uint8_t *put_entry(uint8_t *p, const void *key, size_t len)
+{
+    if (len < LONG_LEN) {
+        *p++ = (uint8_t)len;
+    } else {
+        *p++ = LONG_LEN;
+        uint32_t n = (uint32_t)len;
+        memcpy(p, &n, 4); /* native order: read back by get_entry only */
+        p += 4;
+    }
+    memcpy(p, key, len);
+    return p + len;
+}
+
+static inline const uint8_t *get_entry(const uint8_t *p, size_t *len)
+{
+    if (*p != LONG_LEN) {
+        *len = *p;
+        return p + 1;
+    }
+    uint32_t n;
+    memcpy(&n, p + 1, 4);
+    *len = n;
+    return p + 5;
+}
+
+/* ---- builder ------------------------------------------------------------------------- */
+
+int ice_eq_builder_new(ice_eq_builder **out, size_t expected, icd_error *err)
+{
+    *out = NULL;
+    unsigned pbits = 0;
+    while (pbits < MAX_PART_BITS && ((size_t)KEYS_PER_PART << pbits) < expected)
+        pbits++;
+    ice_eq_builder *b = calloc(1, sizeof *b);
+    if (!b) return icd_fail_nomem(err);
+    b->nparts = (size_t)1 << pbits;
+    b->buckets = calloc(b->nparts, sizeof *b->buckets);
+    b->ix = calloc(1, sizeof *b->ix);
+    if (b->ix) b->ix->parts = calloc(b->nparts, sizeof *b->ix->parts);
+    if (!b->buckets || !b->ix || !b->ix->parts) {
+        if (b->ix) free(b->ix->parts);
+        free(b->ix);
+        free(b->buckets);
+        free(b);
+        return icd_fail_nomem(err);
+    }
+    b->ix->pbits = pbits;
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->cv, NULL);
+    icd_error_clear(&b->err);
+    atomic_init(&b->next, 0);
+    *out = b;
+    return 0;
+}
+
+static void free_bucket(bucket *bk)
+{
+    for (chunk *c = bk->head, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    bk->head = bk->tail = NULL;
+}
+
+int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error *err)
+{
+    if (len > MAX_KEY)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "equality delete key of %zu bytes is too long",
+                        len);
+    if (!b->have_form && len >= 8 && len <= 16) {
+        b->have_form = true;
+        b->flen = (uint32_t)len;
+        memcpy(b->pfx, key, len - 8);
+    }
+    uint64_t h = ice_eq_hash(key, len);
+    bucket *bk = &b->buckets[part_of(b->ix, h)];
+    size_t es = entry_size(len);
+    chunk *c = bk->tail;
+    if (!c || c->cap - c->used < es) {
+        uint32_t cap = bk->next_cap ? bk->next_cap : FIRST_CHUNK;
+        bk->next_cap = cap < MAX_CHUNK ? cap * 2 : MAX_CHUNK;
+        if (cap < es) cap = (uint32_t)es;
+        c = malloc(sizeof *c + cap);
+        if (!c) return icd_fail_nomem(err);
+        c->next = NULL;
+        c->used = 0;
+        c->cap = cap;
+        if (bk->tail)
+            bk->tail->next = c;
+        else
+            bk->head = c;
+        bk->tail = c;
+    }
+    put_entry(c->data + c->used, key, len);
+    c->used += (uint32_t)es;
+    bk->nkeys++;
+    bk->bytes += es;
+    if (b->have_form && form_matches(b->flen, b->pfx, key, len)) {
+        bk->nfixed++;
+        b->nfixed++;
+    } else {
+        bk->oddbytes += es;
+    }
+    b->added++;
+    return 0;
+}
+
+size_t ice_eq_builder_added(const ice_eq_builder *b)
+{
+    return b->added;
+}
+
+void ice_eq_builder_seal(ice_eq_builder *b)
+{
+    if (b->sealed) return;
+    ice_eq_index *ix = b->ix;
+    /* The fixed table pays when nearly every key has the fixed form (a null key or two
+     * go to the generic table of their partition). */
+    ix->fixed = b->have_form && b->nfixed > 0 && b->nfixed >= b->added - b->added / 8;
+    ix->flen = b->flen;
+    memcpy(ix->pfx, b->pfx, sizeof ix->pfx);
+    b->bloom = b->added >= BLOOM_MIN_KEYS;
+    b->sealed = true;
+}
+
+static void bloom_set(uint32_t *block, uint64_t h)
+{
+    uint32_t x = (uint32_t)h;
+    for (int i = 0; i < 8; i++)
+        block[i] |= 1u << ((x * SALT[i]) >> 27);
+}
+
+static inline bool bloom_test(const uint32_t *block, uint64_t h)
+{
+    uint32_t x = (uint32_t)h;
+    uint32_t miss = 0;
+    for (int i = 0; i < 8; i++)
+        miss |= ~block[i] & (1u << ((x * SALT[i]) >> 27));
+    return miss == 0;
+}
+
+static inline const uint32_t *bloom_block(const part *pt, uint64_t h)
+{
+    return pt->bloom + 8 * (size_t)reduce((uint32_t)(h >> 24), pt->nblocks);
+}
+
+static size_t table_size(size_t n)
+{
+    return n ? n + n * 3 / 7 + 1 : 0; /* load <= 0.7 */
+}
+
+static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err)
+{
+    ice_eq_index *ix = b->ix;
+    bucket *bk = &b->buckets[p];
+    part *pt = &ix->parts[p];
+    size_t nfix = ix->fixed ? bk->nfixed : 0;
+    size_t ngen = bk->nkeys - nfix;
+    size_t abytes = ix->fixed ? bk->oddbytes : bk->bytes;
+    size_t nwords = table_size(nfix), nslots = table_size(ngen);
+    size_t nblocks = b->bloom && bk->nkeys ? (bk->nkeys + 31) / 32 : 0;
+    if (nwords > UINT32_MAX || nslots > UINT32_MAX || nblocks > UINT32_MAX || abytes >= UINT32_MAX)
+        return icd_fail(err, ICD_ENOMEM, NULL, -1,
+                        "equality delete index partition too large (%zu keys, %zu key bytes)",
+                        bk->nkeys, abytes);
+    size_t bloom_bytes = nblocks * 32, words_bytes = nwords * 8, slots_bytes = nslots * 8;
+    size_t zeroed = bloom_bytes + words_bytes + slots_bytes;
+    size_t total = (zeroed + abytes + 63) & ~(size_t)63;
+    if (total) {
+        pt->mem = aligned_alloc(64, total);
+        if (!pt->mem) return icd_fail_nomem(err);
+        memset(pt->mem, 0, zeroed);
+    }
+    pt->bloom = (uint32_t *)pt->mem;
+    pt->nblocks = (uint32_t)nblocks;
+    pt->words = (uint64_t *)(pt->mem + bloom_bytes);
+    pt->nwords = (uint32_t)nwords;
+    pt->slots = (uint64_t *)(pt->mem + bloom_bytes + words_bytes);
+    pt->nslots = (uint32_t)nslots;
+    uint8_t *arena = pt->mem + zeroed, *ap = arena;
+    pt->arena = arena;
+    pt->bytes = total;
+    size_t n = 0;
+    for (const chunk *c = bk->head; c; c = c->next) {
+        const uint8_t *q = c->data, *end = c->data + c->used;
+        while (q < end) {
+            size_t len;
+            const uint8_t *key = get_entry(q, &len);
+            const uint8_t *entry = q;
+            q = key + len;
+            uint64_t h = ice_eq_hash(key, len);
+            if (nblocks) bloom_set((uint32_t *)bloom_block(pt, h), h);
+            if (ix->fixed && form_matches(ix->flen, ix->pfx, key, len)) {
+                uint64_t w = key_word(key, len);
+                if (w == 0) {
+                    n += !pt->has_zero;
+                    pt->has_zero = true;
+                    continue;
+                }
+                uint32_t i = reduce((uint32_t)h, pt->nwords);
+                while (pt->words[i] && pt->words[i] != w)
+                    i = i + 1 == pt->nwords ? 0 : i + 1;
+                if (!pt->words[i]) {
+                    pt->words[i] = w;
+                    n++;
+                }
+                continue;
+            }
+            uint32_t tag = (uint32_t)(h >> 32);
+            uint32_t i = reduce((uint32_t)h, pt->nslots);
+            for (;;) {
+                uint64_t s = pt->slots[i];
+                if (!s) {
+                    pt->slots[i] = (uint64_t)tag << 32 | (uint64_t)(ap - arena + 1);
+                    size_t es = (size_t)(key + len - entry);
+                    memcpy(ap, entry, es);
+                    ap += es;
+                    n++;
+                    break;
+                }
+                if ((uint32_t)(s >> 32) == tag) {
+                    size_t l2;
+                    const uint8_t *k2 = get_entry(arena + (uint32_t)s - 1, &l2);
+                    if (l2 == len && memcmp(k2, key, len) == 0) break; /* duplicate */
+                }
+                i = i + 1 == pt->nslots ? 0 : i + 1;
+            }
+        }
+    }
+    free_bucket(bk);
+    *count = n;
+    return 0;
+}
+
+void ice_eq_builder_help(ice_eq_builder *b)
+{
+    if (!b->sealed) return;
+    for (;;) {
+        size_t p = atomic_fetch_add(&b->next, 1);
+        if (p >= b->nparts) return;
+        icd_error err;
+        icd_error_clear(&err);
+        size_t count = 0;
+        int rc = build_part(b, p, &count, &err);
+        pthread_mutex_lock(&b->mu);
+        if (rc && !b->rc) {
+            b->rc = rc;
+            b->err = err;
+        }
+        b->ix->count += count;
+        b->ix->memory += b->ix->parts[p].bytes;
+        if (++b->done == b->nparts) pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
+int ice_eq_builder_finish(ice_eq_builder *b, ice_eq_index **out, icd_error *err)
+{
+    *out = NULL;
+    if (b->finished) return icd_fail(err, ICD_EINTERNAL, NULL, -1, "equality index built twice");
+    ice_eq_builder_seal(b);
+    ice_eq_builder_help(b);
+    pthread_mutex_lock(&b->mu);
+    while (b->done < b->nparts)
+        pthread_cond_wait(&b->cv, &b->mu);
+    int rc = b->rc;
+    if (rc) *err = b->err;
+    pthread_mutex_unlock(&b->mu);
+    b->finished = true;
+    if (rc) return rc;
+    ice_eq_index *ix = b->ix;
+    b->ix = NULL;
+    ix->memory += sizeof *ix + b->nparts * sizeof *ix->parts;
+    *out = ix;
+    return 0;
+}
+
+void ice_eq_builder_free(ice_eq_builder *b)
+{
+    if (!b) return;
+    for (size_t p = 0; p < b->nparts; p++)
+        free_bucket(&b->buckets[p]);
+    free(b->buckets);
+    if (b->ix) {
+        b->ix->memory = 0;
+        ice_eq_index_free(b->ix);
+    }
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->cv);
+    free(b);
+}
+
+/* ---- probing --------------------------------------------------------------------------- */
+
+static inline bool part_contains(const ice_eq_index *ix, const part *pt, const uint8_t *key,
+                                 size_t len, uint64_t h)
+{
+    if (ix->fixed && form_matches(ix->flen, ix->pfx, key, len)) {
+        uint64_t w = key_word(key, len);
+        if (w == 0) return pt->has_zero;
+        if (!pt->nwords) return false;
+        uint32_t i = reduce((uint32_t)h, pt->nwords);
+        for (;;) {
+            uint64_t s = pt->words[i];
+            if (s == w) return true;
+            if (!s) return false;
+            i = i + 1 == pt->nwords ? 0 : i + 1;
+        }
+    }
+    if (!pt->nslots) return false;
+    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t i = reduce((uint32_t)h, pt->nslots);
+    for (;;) {
+        uint64_t s = pt->slots[i];
+        if (!s) return false;
+        if ((uint32_t)(s >> 32) == tag) {
+            size_t l2;
+            const uint8_t *k2 = get_entry(pt->arena + (uint32_t)s - 1, &l2);
+            if (l2 == len && memcmp(k2, key, len) == 0) return true;
+        }
+        i = i + 1 == pt->nslots ? 0 : i + 1;
+    }
+}
+
+bool ice_eq_index_contains(const ice_eq_index *ix, const void *key, size_t len, uint64_t hash)
+{
+    const part *pt = &ix->parts[part_of(ix, hash)];
+    if (pt->nblocks && !bloom_test(bloom_block(pt, hash), hash)) return false;
+    return part_contains(ix, pt, key, len, hash);
+}
+
+/* Where the probe of a key will look first (for prefetching). */
+static inline const void *home_of(const ice_eq_index *ix, const part *pt, const uint8_t *key,
+                                  size_t len, uint64_t h)
+{
+    if (ix->fixed && form_matches(ix->flen, ix->pfx, key, len))
+        return pt->nwords ? (const void *)&pt->words[reduce((uint32_t)h, pt->nwords)] : NULL;
+    return pt->nslots ? (const void *)&pt->slots[reduce((uint32_t)h, pt->nslots)] : NULL;
+}
+
+#define GROUP 32u
+
+size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, const uint32_t *offs,
+                                 size_t n, uint8_t *sel)
+{
+    if (ix->count == 0) return 0;
+    size_t removed = 0;
+    uint32_t idx[GROUP];
+    uint64_t hs[GROUP];
+    for (size_t base = 0; base < n; base += GROUP) {
+        size_t end = base + GROUP < n ? base + GROUP : n;
+        size_t m = 0;
+        /* 1. hashes, and a prefetch of the first line each key will touch */
+        for (size_t i = base; i < end; i++) {
+            if (!sel[i]) continue;
+            const uint8_t *k = keys + offs[i];
+            size_t len = offs[i + 1] - offs[i];
+            uint64_t h = ice_eq_hash(k, len);
+            const part *pt = &ix->parts[part_of(ix, h)];
+            const void *line =
+                pt->nblocks ? (const void *)bloom_block(pt, h) : home_of(ix, pt, k, len, h);
+            if (line) __builtin_prefetch(line);
+            idx[m] = (uint32_t)(i - base);
+            hs[m++] = h;
+        }
+        /* 2. the filter: keep the keys that pass, prefetch their slots */
+        size_t m2 = 0;
+        for (size_t j = 0; j < m; j++) {
+            size_t i = base + idx[j];
+            const part *pt = &ix->parts[part_of(ix, hs[j])];
+            if (pt->nblocks) {
+                if (!bloom_test(bloom_block(pt, hs[j]), hs[j])) continue;
+                const void *line = home_of(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j]);
+                if (line) __builtin_prefetch(line);
+            }
+            idx[m2] = idx[j];
+            hs[m2++] = hs[j];
+        }
+        /* 3. the tables */
+        for (size_t j = 0; j < m2; j++) {
+            size_t i = base + idx[j];
+            const part *pt = &ix->parts[part_of(ix, hs[j])];
+            if (part_contains(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j])) {
+                sel[i] = 0;
+                removed++;
+            }
+        }
+    }
+    return removed;
+}
+
+size_t ice_eq_index_count(const ice_eq_index *ix)
+{
+    return ix->count;
+}
+
+size_t ice_eq_index_memory(const ice_eq_index *ix)
+{
+    return ix->memory;
+}
+
+void ice_eq_index_free(ice_eq_index *ix)
+{
+    if (!ix) return;
+    size_t nparts = (size_t)1 << ix->pbits;
+    for (size_t p = 0; p < nparts; p++)
+        free(ix->parts[p].mem);
+    free(ix->parts);
+    free(ix);
+}
