@@ -107,7 +107,8 @@ void ice_rd_cache_entry_free(cache_entry *e)
         ice_posset_free(e->possets[i]);
     free(e->possets);
     icd_map_free(e->by_path);
-    icd_map_free(e->keys);
+    ice_eq_builder_free(e->eqb);
+    ice_eq_index_free(e->eq);
     ice_posset_free(e->dv);
     free(e);
 }
@@ -498,9 +499,9 @@ typedef struct key_col {
     int32_t *vidx;       /* per-row value index of the current batch */
 } key_col;
 
-static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
+/* Appends the key of one row to k. */
+static void row_key_append(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
 {
-    icd_buf_clear(k);
     for (size_t c = 0; c < nk; c++) {
         if (kc[c].batch_col < 0) {
             ice_rd_key_put(k, &kc[c].constant);
@@ -512,6 +513,12 @@ static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b,
             v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
         ice_rd_key_put(k, &v);
     }
+}
+
+static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
+{
+    icd_buf_clear(k);
+    row_key_append(k, kc, nk, b, row);
 }
 
 static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
@@ -581,7 +588,8 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
     free(sorted);
     if (rc) goto done;
-    if ((rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
+    if ((rc = ice_eq_builder_new(&e->eqb, (size_t)(df->record_count > 0 ? df->record_count : 0),
+                                 err)))
         goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
@@ -621,9 +629,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 rc = icd_fail_nomem(err);
                 break;
             }
-            uint64_t h = icd_hash_bytes(key.data, key.len);
-            uint64_t *slot;
-            rc = icd_map_upsert(e->keys, key.data, key.len, h, &slot, NULL, err);
+            rc = ice_eq_builder_add(e->eqb, key.data, key.len, err);
         }
         if (rc) break;
     }
@@ -679,7 +685,8 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         rc = ice_rd_posload_init(&pl, e, df, err);
     else {
         memset(&pl, 0, sizeof pl);
-        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        rc =
+            ice_eq_builder_new(&e->eqb, (size_t)(df->record_count > 0 ? df->record_count : 0), err);
         kf = calloc((size_t)df->nequality_ids, sizeof *kf);
         nulls = calloc((size_t)df->nequality_ids, sizeof *nulls);
         if (!rc && (!kf || !nulls)) rc = icd_fail_nomem(err);
@@ -730,9 +737,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             rc = icd_fail_nomem(err);
             break;
         }
-        uint64_t *slot;
-        rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len), &slot,
-                            NULL, err);
+        rc = ice_eq_builder_add(e->eqb, key.data, key.len, err);
     }
     if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_check_entry(df, 0, row, err);
     for (int32_t k = 0; !rc && !pos_file && k < df->nequality_ids; k++)
@@ -809,8 +814,17 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
     cache_entry *e;
     if (slot) {
         e = icd_map_to_ptr(*slot);
-        while (e->loading)
+        bool helped = false;
+        while (e->loading) {
+            if (e->eq_sealed && !helped) { /* build partitions of its index meanwhile */
+                helped = true;
+                pthread_mutex_unlock(&r->lock);
+                ice_eq_builder_help(e->eqb);
+                pthread_mutex_lock(&r->lock);
+                continue;
+            }
             pthread_cond_wait(&r->loaded, &r->lock);
+        }
     } else {
         e = calloc(1, sizeof *e);
         if (!e) {
@@ -838,6 +852,14 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
         icd_error lerr;
         icd_error_clear(&lerr);
         int lrc = load_entry(r, df, e, &lerr);
+        if (!lrc && e->kind == C_EQ) { /* the index is built by this task and the waiting ones */
+            ice_eq_builder_seal(e->eqb);
+            pthread_mutex_lock(&r->lock);
+            e->eq_sealed = true;
+            pthread_cond_broadcast(&r->loaded);
+            pthread_mutex_unlock(&r->lock);
+            lrc = ice_eq_builder_finish(e->eqb, &e->eq, &lerr);
+        }
         if (lrc) icd_error_set_file(&lerr, df->path);
         pthread_mutex_lock(&r->lock);
         e->rc = lrc;
@@ -979,7 +1001,7 @@ typedef struct out_col {
 } out_col;
 
 typedef struct eq_probe {
-    const icd_map *keys;
+    const ice_eq_index *ix;
     key_col *cols;
     size_t ncols;
 } eq_probe;
@@ -998,6 +1020,7 @@ typedef struct task_state {
     int *leaves; /* sorted, distinct leaves to read */
     size_t nleaves;
     icd_buf key;
+    uint32_t *koffs; /* key offsets of a batch in `key` (equality probes) */
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
@@ -1120,7 +1143,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
         if (!np) return icd_fail_nomem(err);
         t->eq = np;
         eq_probe *p = &t->eq[t->neq++];
-        p->keys = e->keys;
+        p->ix = e->eq;
         p->ncols = (size_t)df->nequality_ids;
         p->cols = calloc(p->ncols, sizeof *p->cols);
         if (!p->cols) return icd_fail_nomem(err);
@@ -1236,19 +1259,18 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                                 "equality key column: levels do not match the row count");
         }
     }
-    /* equality deletes */
-    for (size_t i = 0; i < n && t->neq; i++) {
-        if (!sel[i]) continue;
-        for (size_t e = 0; e < t->neq; e++) {
-            row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
-            if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            if (icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
-                                 icd_hash_bytes(t->key.data, t->key.len))) {
-                sel[i] = 0;
-                t->stats->rows_deleted_equality++;
-                break;
-            }
+    /* equality deletes: per delete file, the keys of the rows still selected, probed as
+     * one batch */
+    for (size_t e = 0; e < t->neq; e++) {
+        icd_buf_clear(&t->key);
+        for (size_t i = 0; i < n; i++) {
+            t->koffs[i] = (uint32_t)t->key.len;
+            if (sel[i]) row_key_append(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
         }
+        t->koffs[n] = (uint32_t)t->key.len;
+        if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
+        t->stats->rows_deleted_equality +=
+            ice_eq_index_remove_batch(t->eq[e].ix, (const uint8_t *)t->key.data, t->koffs, n, sel);
     }
     /* nested columns walk every row, kept or not */
     for (size_t i = 0; i < t->ncols; i++)
@@ -1316,6 +1338,7 @@ static void task_state_free(task_state *t)
     ice_posset_free(t->pos_owned);
     free(t->leaves);
     icd_buf_free(&t->key);
+    free(t->koffs);
     free(t->sel);
     free(t->vbuf);
 }
@@ -1357,7 +1380,8 @@ static int read_parquet_task(task_state *t, icd_error *err)
     }
     if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err))) goto done;
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
-    if (!t->sel) {
+    t->koffs = malloc((PQ_DEFAULT_BATCH_ROWS + 1) * sizeof *t->koffs);
+    if (!t->sel || !t->koffs) {
         rc = icd_fail_nomem(err);
         goto done;
     }
@@ -1635,8 +1659,8 @@ static int read_avro_task(task_state *t, icd_error *err)
                 rc = icd_fail_nomem(err);
                 break;
             }
-            deleted = icd_map_contains(eqs[e]->keys, t->key.data, t->key.len,
-                                       icd_hash_bytes(t->key.data, t->key.len));
+            deleted = ice_eq_index_contains(eqs[e]->eq, t->key.data, t->key.len,
+                                            ice_eq_hash(t->key.data, t->key.len));
         }
         if (rc) break;
         if (deleted) {

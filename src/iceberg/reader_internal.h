@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "iceberg/deletes/eq_index.h"
 #include "iceberg/expr.h"
 #include "iceberg/posset.h"
 #include "iceberg/reader.h"
@@ -26,9 +27,11 @@ typedef struct cache_entry {
     icd_map *by_path;     /* C_POS: data file path -> ice_posset* */
     ice_posset **possets; /* C_POS: owned */
     size_t nposset;
-    icd_map *keys;  /* C_EQ: canonical key tuples */
-    ice_posset *dv; /* C_DV */
-    bool loading;   /* being read by one task; others wait on the reader's `loaded` */
+    ice_eq_builder *eqb; /* C_EQ: the loader adds the canonical key tuples here */
+    ice_eq_index *eq;    /* C_EQ: built from eqb once the file is read */
+    ice_posset *dv;      /* C_DV */
+    bool loading;        /* being read by one task; others wait on the reader's `loaded` */
+    bool eq_sealed;      /* C_EQ: keys read, eqb being built (waiting tasks help) */
 } cache_entry;
 
 struct ice_scan_reader {

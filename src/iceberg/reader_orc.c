@@ -603,7 +603,8 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = orc_reader_open(&rd, f, &ro, err);
     }
     if (!rc)
-        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        rc =
+            ice_eq_builder_new(&e->eqb, (size_t)(df->record_count > 0 ? df->record_count : 0), err);
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
@@ -622,9 +623,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
                 rc = icd_fail_nomem(err);
                 break;
             }
-            uint64_t *slot;
-            rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len),
-                                &slot, NULL, err);
+            rc = ice_eq_builder_add(e->eqb, key.data, key.len, err);
         }
     }
     if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
@@ -809,7 +808,7 @@ typedef struct ocol {
 } ocol;
 
 typedef struct oprobe {
-    const icd_map *keys;
+    const ice_eq_index *ix;
     okey *cols;
     size_t ncols;
 } oprobe;
@@ -877,7 +876,7 @@ static int setup_equality(otask *t, icd_error *err)
         if (!np) return icd_fail_nomem(err);
         t->eq = np;
         oprobe *p = &t->eq[t->neq++];
-        p->keys = e->keys;
+        p->ix = e->eq;
         p->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
         p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
         if (!p->cols) return icd_fail_nomem(err);
@@ -944,8 +943,8 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
                 ice_rd_key_put(&t->key, &tv);
             }
             if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            deleted = icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
-                                       icd_hash_bytes(t->key.data, t->key.len));
+            deleted = ice_eq_index_contains(t->eq[e].ix, t->key.data, t->key.len,
+                                            ice_eq_hash(t->key.data, t->key.len));
         }
         if (deleted) {
             t->stats->rows_deleted_equality++;
