@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/bits.h"
 #include "base/hash.h"
@@ -26,7 +27,8 @@
 #define FIRST_CHUNK 256u
 #define MAX_CHUNK 65536u
 #define MAX_KEY (1u << 30)
-#define LONG_LEN 0xFFu /* length byte of a key of 255 bytes or more (u32 follows) */
+#define HUGE_MIN (4u << 20) /* indexes from 4 MiB on get their own mapping (huge pages) */
+#define LONG_LEN 0xFFu      /* length byte of a key of 255 bytes or more (u32 follows) */
 
 typedef struct chunk {
     struct chunk *next;
@@ -42,7 +44,8 @@ typedef struct bucket {
 } bucket;
 
 typedef struct part {
-    uint8_t *mem; /* the one allocation below */
+    uint8_t *mem; /* its part of the index's region */
+    size_t off;   /* mem - region */
     uint32_t *bloom;
     uint32_t nblocks; /* 0 = no filter */
     uint32_t nwords;  /* fixed table */
@@ -58,10 +61,14 @@ struct ice_eq_index {
     part *parts;
     unsigned pbits;
     bool fixed;     /* the fixed-width table is used */
+    bool bloom;     /* every partition has a filter */
     uint32_t flen;  /* its key length (8..16) */
     uint8_t pfx[8]; /* and the first flen - 8 bytes every such key has */
     size_t count;
     size_t memory;
+    uint8_t *region; /* the partitions' memory, one allocation */
+    size_t region_bytes;
+    bool mapped; /* region is an mmap */
 };
 
 struct ice_eq_builder {
@@ -102,7 +109,9 @@ static inline size_t part_of(const ice_eq_index *ix, uint64_t h)
 
 static inline bool form_matches(uint32_t flen, const uint8_t *pfx, const uint8_t *key, size_t len)
 {
-    return len == flen && (flen == 8 || memcmp(key, pfx, flen - 8) == 0);
+    if (len != flen) return false;
+    if (flen == 9) return key[0] == pfx[0]; /* the common case: one tag byte, 8 value bytes */
+    return flen == 8 || memcmp(key, pfx, flen - 8) == 0;
 }
 
 static inline uint64_t key_word(const uint8_t *key, size_t len)
@@ -228,6 +237,52 @@ size_t ice_eq_builder_added(const ice_eq_builder *b)
     return b->added;
 }
 
+static size_t table_size(size_t n)
+{
+    return n ? n + n * 3 / 7 + 1 : 0; /* load <= 0.7 */
+}
+
+/* The sizes of partition p's parts; false when a part would not fit its 32-bit counts. */
+typedef struct part_sizes {
+    size_t nblocks, nwords, nslots, abytes, zeroed, total;
+} part_sizes;
+
+static bool sizes_of(const ice_eq_builder *b, size_t p, part_sizes *z)
+{
+    const bucket *bk = &b->buckets[p];
+    size_t nfix = b->ix->fixed ? bk->nfixed : 0;
+    z->abytes = b->ix->fixed ? bk->oddbytes : bk->bytes;
+    z->nwords = table_size(nfix);
+    z->nslots = table_size(bk->nkeys - nfix);
+    /* with a filter, every partition has one (an empty one rejects every key) */
+    z->nblocks = b->bloom ? (bk->nkeys + 31) / 32 + !bk->nkeys : 0;
+    z->zeroed = z->nblocks * 32 + z->nwords * 8 + z->nslots * 8;
+    z->total = (z->zeroed + z->abytes + 63) & ~(size_t)63;
+    return z->nwords <= UINT32_MAX && z->nslots <= UINT32_MAX && z->nblocks <= UINT32_MAX &&
+           z->abytes < UINT32_MAX;
+}
+
+/* One region for all partitions: random probes over a big index then stay within a few
+ * huge pages (where the system has them) instead of missing the TLB on every key. */
+static int alloc_region(ice_eq_index *ix, size_t bytes)
+{
+    if (!bytes) return 0;
+    if (bytes >= HUGE_MIN) {
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return -1;
+#ifdef MADV_HUGEPAGE
+        madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+        ix->region = m;
+        ix->region_bytes = bytes;
+        ix->mapped = true;
+        return 0;
+    }
+    ix->region = aligned_alloc(64, bytes);
+    ix->region_bytes = bytes;
+    return ix->region ? 0 : -1;
+}
+
 void ice_eq_builder_seal(ice_eq_builder *b)
 {
     if (b->sealed) return;
@@ -237,8 +292,28 @@ void ice_eq_builder_seal(ice_eq_builder *b)
     ix->fixed = b->have_form && b->nfixed > 0 && b->nfixed >= b->added - b->added / 8;
     ix->flen = b->flen;
     memcpy(ix->pfx, b->pfx, sizeof ix->pfx);
-    b->bloom = b->added >= BLOOM_MIN_KEYS;
+    b->bloom = ix->bloom = b->added >= BLOOM_MIN_KEYS;
     b->sealed = true;
+    size_t total = 0;
+    for (size_t p = 0; p < b->nparts; p++) {
+        part_sizes z;
+        if (!sizes_of(b, p, &z)) {
+            b->rc = icd_fail(&b->err, ICD_ENOMEM, NULL, -1,
+                             "equality delete index partition too large (%zu keys)",
+                             b->buckets[p].nkeys);
+            break;
+        }
+        ix->parts[p].off = total;
+        total += z.total;
+    }
+    if (!b->rc && alloc_region(ix, total)) b->rc = icd_fail_nomem(&b->err);
+    if (b->rc) { /* nothing to build: finish reports the error */
+        atomic_store(&b->next, b->nparts);
+        b->done = b->nparts;
+        return;
+    }
+    for (size_t p = 0; p < b->nparts; p++)
+        ix->parts[p].mem = ix->region + ix->parts[p].off;
 }
 
 static void bloom_set(uint32_t *block, uint64_t h)
@@ -262,42 +337,26 @@ static inline const uint32_t *bloom_block(const part *pt, uint64_t h)
     return pt->bloom + 8 * (size_t)reduce((uint32_t)(h >> 24), pt->nblocks);
 }
 
-static size_t table_size(size_t n)
-{
-    return n ? n + n * 3 / 7 + 1 : 0; /* load <= 0.7 */
-}
-
 static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err)
 {
+    (void)err; /* sizes and memory were checked when sealing */
     ice_eq_index *ix = b->ix;
     bucket *bk = &b->buckets[p];
     part *pt = &ix->parts[p];
-    size_t nfix = ix->fixed ? bk->nfixed : 0;
-    size_t ngen = bk->nkeys - nfix;
-    size_t abytes = ix->fixed ? bk->oddbytes : bk->bytes;
-    size_t nwords = table_size(nfix), nslots = table_size(ngen);
-    size_t nblocks = b->bloom && bk->nkeys ? (bk->nkeys + 31) / 32 : 0;
-    if (nwords > UINT32_MAX || nslots > UINT32_MAX || nblocks > UINT32_MAX || abytes >= UINT32_MAX)
-        return icd_fail(err, ICD_ENOMEM, NULL, -1,
-                        "equality delete index partition too large (%zu keys, %zu key bytes)",
-                        bk->nkeys, abytes);
-    size_t bloom_bytes = nblocks * 32, words_bytes = nwords * 8, slots_bytes = nslots * 8;
-    size_t zeroed = bloom_bytes + words_bytes + slots_bytes;
-    size_t total = (zeroed + abytes + 63) & ~(size_t)63;
-    if (total) {
-        pt->mem = aligned_alloc(64, total);
-        if (!pt->mem) return icd_fail_nomem(err);
-        memset(pt->mem, 0, zeroed);
-    }
+    part_sizes z;
+    sizes_of(b, p, &z);
+    if (z.zeroed && !ix->mapped) memset(pt->mem, 0, z.zeroed); /* a fresh mapping is zero */
+    size_t bloom_bytes = z.nblocks * 32, words_bytes = z.nwords * 8;
+    size_t nblocks = z.nblocks;
     pt->bloom = (uint32_t *)pt->mem;
-    pt->nblocks = (uint32_t)nblocks;
+    pt->nblocks = (uint32_t)z.nblocks;
     pt->words = (uint64_t *)(pt->mem + bloom_bytes);
-    pt->nwords = (uint32_t)nwords;
+    pt->nwords = (uint32_t)z.nwords;
     pt->slots = (uint64_t *)(pt->mem + bloom_bytes + words_bytes);
-    pt->nslots = (uint32_t)nslots;
-    uint8_t *arena = pt->mem + zeroed, *ap = arena;
+    pt->nslots = (uint32_t)z.nslots;
+    uint8_t *arena = pt->mem + z.zeroed, *ap = arena;
     pt->arena = arena;
-    pt->bytes = total;
+    pt->bytes = z.total;
     size_t n = 0;
     for (const chunk *c = bk->head; c; c = c->next) {
         const uint8_t *q = c->data, *end = c->data + c->used;
@@ -456,47 +515,62 @@ static inline const void *home_of(const ice_eq_index *ix, const part *pt, const 
     return pt->nslots ? (const void *)&pt->slots[reduce((uint32_t)h, pt->nslots)] : NULL;
 }
 
-#define GROUP 32u
+#define BLOCK 1024u /* keys hashed ahead */
+#define AHEAD 12u   /* prefetch distance, in keys */
+#define SAMPLE 256u /* keys probed through the filter before deciding to skip it */
 
 size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, const uint32_t *offs,
                                  size_t n, uint8_t *sel)
 {
     if (ix->count == 0) return 0;
     size_t removed = 0;
-    uint32_t idx[GROUP];
-    uint64_t hs[GROUP];
-    for (size_t base = 0; base < n; base += GROUP) {
-        size_t end = base + GROUP < n ? base + GROUP : n;
+    /* The filter pays when most keys miss; when most of them hit, it only adds a line to
+     * fetch per key. Decide from the first keys of the batch. */
+    bool filter = ix->bloom;
+    size_t tested = 0, passed = 0;
+    uint32_t idx[BLOCK];
+    uint64_t hs[BLOCK];
+    for (size_t base = 0; base < n; base += BLOCK) {
+        size_t end = base + BLOCK < n ? base + BLOCK : n;
         size_t m = 0;
-        /* 1. hashes, and a prefetch of the first line each key will touch */
         for (size_t i = base; i < end; i++) {
             if (!sel[i]) continue;
-            const uint8_t *k = keys + offs[i];
-            size_t len = offs[i + 1] - offs[i];
-            uint64_t h = ice_eq_hash(k, len);
-            const part *pt = &ix->parts[part_of(ix, h)];
-            const void *line =
-                pt->nblocks ? (const void *)bloom_block(pt, h) : home_of(ix, pt, k, len, h);
-            if (line) __builtin_prefetch(line);
-            idx[m] = (uint32_t)(i - base);
-            hs[m++] = h;
+            idx[m] = (uint32_t)i;
+            hs[m++] = ice_eq_hash(keys + offs[i], offs[i + 1] - offs[i]);
         }
-        /* 2. the filter: keep the keys that pass, prefetch their slots */
-        size_t m2 = 0;
+        if (filter) { /* 1. the filter, prefetched AHEAD keys ahead; keep the keys that pass */
+            for (size_t j = 0; j < m && j < AHEAD; j++)
+                __builtin_prefetch(bloom_block(&ix->parts[part_of(ix, hs[j])], hs[j]));
+            size_t m2 = 0;
+            for (size_t j = 0; j < m; j++) {
+                if (j + AHEAD < m)
+                    __builtin_prefetch(
+                        bloom_block(&ix->parts[part_of(ix, hs[j + AHEAD])], hs[j + AHEAD]));
+                uint64_t h = hs[j];
+                if (!bloom_test(bloom_block(&ix->parts[part_of(ix, h)], h), h)) continue;
+                idx[m2] = idx[j];
+                hs[m2++] = h;
+            }
+            tested += m;
+            passed += m2;
+            m = m2;
+            if (tested >= SAMPLE && passed * 4 > tested) filter = false;
+        }
+        /* 2. the tables, prefetched AHEAD keys ahead */
+        for (size_t j = 0; j < m && j < AHEAD; j++) {
+            size_t i = idx[j];
+            const void *line = home_of(ix, &ix->parts[part_of(ix, hs[j])], keys + offs[i],
+                                       offs[i + 1] - offs[i], hs[j]);
+            if (line) __builtin_prefetch(line);
+        }
         for (size_t j = 0; j < m; j++) {
-            size_t i = base + idx[j];
-            const part *pt = &ix->parts[part_of(ix, hs[j])];
-            if (pt->nblocks) {
-                if (!bloom_test(bloom_block(pt, hs[j]), hs[j])) continue;
-                const void *line = home_of(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j]);
+            if (j + AHEAD < m) {
+                size_t i = idx[j + AHEAD];
+                const void *line = home_of(ix, &ix->parts[part_of(ix, hs[j + AHEAD])],
+                                           keys + offs[i], offs[i + 1] - offs[i], hs[j + AHEAD]);
                 if (line) __builtin_prefetch(line);
             }
-            idx[m2] = idx[j];
-            hs[m2++] = hs[j];
-        }
-        /* 3. the tables */
-        for (size_t j = 0; j < m2; j++) {
-            size_t i = base + idx[j];
+            size_t i = idx[j];
             const part *pt = &ix->parts[part_of(ix, hs[j])];
             if (part_contains(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j])) {
                 sel[i] = 0;
@@ -520,9 +594,10 @@ size_t ice_eq_index_memory(const ice_eq_index *ix)
 void ice_eq_index_free(ice_eq_index *ix)
 {
     if (!ix) return;
-    size_t nparts = (size_t)1 << ix->pbits;
-    for (size_t p = 0; p < nparts; p++)
-        free(ix->parts[p].mem);
+    if (ix->mapped)
+        munmap(ix->region, ix->region_bytes);
+    else
+        free(ix->region);
     free(ix->parts);
     free(ix);
 }
