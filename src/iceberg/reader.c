@@ -521,25 +521,27 @@ static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b,
     row_key_append(k, kc, nk, b, row);
 }
 
-static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
-                                      cache_entry *e, icd_error *err)
+/* The keys of row groups [rg_lo, rg_hi) of a Parquet equality delete file, added to eqb;
+ * *nread: rows decoded, nulls[k]: nulls of key column k (both added to). */
+static int read_equality_rows_parquet(ice_scan_reader *r, const ice_content_file *df,
+                                      uint32_t rg_lo, uint32_t rg_hi, ice_eq_builder *eqb,
+                                      int64_t *nread_out, int64_t *nulls, icd_error *err)
 {
     pq_file *pf = NULL;
     pq_reader *rd = NULL;
     size_t nk = (size_t)df->nequality_ids;
     key_col *kc = calloc(nk, sizeof *kc);
     int *leaves = calloc(nk, sizeof *leaves);
-    int64_t *nulls = calloc(nk ? nk : 1, sizeof *nulls); /* per key column */
+    uint8_t *keep = NULL;
     icd_buf key = ICD_BUF_INIT;
     int rc = 0;
-    if (!kc || !leaves || !nulls) {
+    if (!kc || !leaves) {
         rc = icd_fail_nomem(err);
         goto done;
     }
     icd_file *file;
     if ((rc = ice_rd_open_entry(r, df, &file, err)) || (rc = pq_file_open_file(file, &pf, err)))
         goto done;
-    if ((rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err))) goto done;
     const pq_schema *s = pq_file_schema(pf);
     for (size_t i = 0; i < nk; i++) {
         int32_t id = df->equality_ids[i];
@@ -588,9 +590,16 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
     free(sorted);
     if (rc) goto done;
-    if ((rc = ice_eq_builder_new(&e->eqb, (size_t)(df->record_count > 0 ? df->record_count : 0),
-                                 err)))
-        goto done;
+    uint32_t nrg = pq_file_num_row_groups(pf);
+    if (rg_lo > 0 || rg_hi < nrg) {
+        if (!(keep = calloc(nrg ? nrg : 1, 1))) {
+            rc = icd_fail_nomem(err);
+            goto done;
+        }
+        for (uint32_t g = rg_lo; g < rg_hi && g < nrg; g++)
+            keep[g] = 1;
+        if ((rc = pq_reader_select_row_groups(rd, keep, nrg, err))) goto done;
+    }
     int32_t *vbuf = NULL;
     size_t vcap = 0;
     int64_t nread = 0; /* rows decoded (the footer's count is checked too) */
@@ -629,21 +638,131 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 rc = icd_fail_nomem(err);
                 break;
             }
-            rc = ice_eq_builder_add(e->eqb, key.data, key.len, err);
+            rc = ice_eq_builder_add(eqb, key.data, key.len, err);
         }
         if (rc) break;
     }
     free(vbuf);
-    if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
-    for (size_t c = 0; c < nk && !rc; c++)
-        rc = ice_rd_check_nulls(df, df->equality_ids[c], nulls[c], err);
+    *nread_out += nread;
 done:
     icd_buf_free(&key);
-    free(nulls);
+    free(keep);
     free(kc);
     free(leaves);
     pq_reader_close(rd);
     pq_file_close(pf);
+    return rc;
+}
+
+/* A big Parquet equality delete file is read in slices of row groups, by the task that
+ * loads it and by the tasks waiting for it (ice_rd_publish_help); each slice fills its
+ * own builder, merged in slice order at the end. */
+#define EQ_SLICE_MIN_ROWS 262144 /* smaller files are read by one task */
+#define EQ_MAX_SLICES 16
+
+typedef struct eq_slice {
+    uint32_t rg_lo, rg_hi;
+    ice_eq_builder *b;
+    int64_t nread;
+    int64_t *nulls; /* per key column */
+    int rc;
+    icd_error err;
+} eq_slice;
+
+typedef struct eq_load {
+    ice_scan_reader *r;
+    const ice_content_file *df;
+    eq_slice *slices;
+    size_t nslices;
+    atomic_size_t next;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t done;
+} eq_load;
+
+static void eq_load_help(void *ctx)
+{
+    eq_load *l = ctx;
+    for (;;) {
+        size_t i = atomic_fetch_add(&l->next, 1);
+        if (i >= l->nslices) return;
+        eq_slice *s = &l->slices[i];
+        icd_error_clear(&s->err);
+        s->rc = read_equality_rows_parquet(l->r, l->df, s->rg_lo, s->rg_hi, s->b, &s->nread,
+                                           s->nulls, &s->err);
+        pthread_mutex_lock(&l->mu);
+        if (++l->done == l->nslices) pthread_cond_broadcast(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+    }
+}
+
+static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
+                                      cache_entry *e, icd_error *err)
+{
+    size_t expected = (size_t)(df->record_count > 0 ? df->record_count : 0);
+    size_t nk = (size_t)df->nequality_ids;
+    icd_file *file;
+    pq_file *pf;
+    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
+    ICD_TRY(pq_file_open_file(file, &pf, err));
+    int rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err);
+    uint32_t nrg = pq_file_num_row_groups(pf);
+    pq_file_close(pf);
+    if (rc) return rc;
+    size_t n = df->record_count >= EQ_SLICE_MIN_ROWS && nrg > 1 ? nrg : 1;
+    if (n > EQ_MAX_SLICES) n = EQ_MAX_SLICES;
+    eq_load l = {.r = r, .df = df, .nslices = n};
+    l.slices = calloc(n, sizeof *l.slices);
+    if (!l.slices) return icd_fail_nomem(err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        eq_slice *s = &l.slices[i];
+        s->rg_lo = n == 1 ? 0 : (uint32_t)(nrg * i / n);
+        s->rg_hi = n == 1 ? nrg : (uint32_t)(nrg * (i + 1) / n);
+        s->nulls = calloc(nk ? nk : 1, sizeof *s->nulls);
+        if (!s->nulls) rc = icd_fail_nomem(err);
+        if (!rc) rc = ice_eq_builder_new(&s->b, expected, err);
+    }
+    if (!rc) {
+        atomic_init(&l.next, 0);
+        pthread_mutex_init(&l.mu, NULL);
+        pthread_cond_init(&l.cv, NULL);
+        if (n > 1) ice_rd_publish_help(r, e, eq_load_help, &l);
+        eq_load_help(&l);
+        pthread_mutex_lock(&l.mu);
+        while (l.done < l.nslices)
+            pthread_cond_wait(&l.cv, &l.mu);
+        pthread_mutex_unlock(&l.mu);
+        if (n > 1) ice_rd_unpublish_help(r, e);
+        pthread_mutex_destroy(&l.mu);
+        pthread_cond_destroy(&l.cv);
+        int64_t nread = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            eq_slice *s = &l.slices[i];
+            if (s->rc) {
+                rc = s->rc;
+                *err = s->err;
+                break;
+            }
+            nread += s->nread;
+            if (i == 0) {
+                e->eqb = s->b;
+            } else {
+                rc = ice_eq_builder_merge(e->eqb, s->b, err);
+                if (!rc) s->b = NULL;
+            }
+            if (i == 0) s->b = NULL;
+            for (size_t c = 1; i > 0 && c <= nk; c++)
+                l.slices[0].nulls[c - 1] += s->nulls[c - 1];
+        }
+        if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
+        for (size_t c = 0; c < nk && !rc; c++)
+            rc = ice_rd_check_nulls(df, df->equality_ids[c], l.slices[0].nulls[c], err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ice_eq_builder_free(l.slices[i].b);
+        free(l.slices[i].nulls);
+    }
+    free(l.slices);
     return rc;
 }
 
@@ -793,6 +912,30 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
     return read_equality_file_parquet(r, df, e, err);
 }
 
+void ice_rd_publish_help(ice_scan_reader *r, cache_entry *e, void (*fn)(void *), void *ctx)
+{
+    pthread_mutex_lock(&r->lock);
+    e->help = fn;
+    e->help_ctx = ctx;
+    e->help_gen++;
+    pthread_cond_broadcast(&r->loaded);
+    pthread_mutex_unlock(&r->lock);
+}
+
+void ice_rd_unpublish_help(ice_scan_reader *r, cache_entry *e)
+{
+    pthread_mutex_lock(&r->lock);
+    e->help = NULL;
+    while (e->helpers)
+        pthread_cond_wait(&r->loaded, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void eq_build_help(void *b)
+{
+    ice_eq_builder_help(b);
+}
+
 /* The loaded form of a delete file, loading it on first use. Each file is read exactly
  * once even when tasks race for it: the first task inserts an entry marked `loading` and
  * reads the file without holding the scan-wide lock, so a slow delete file delays only
@@ -814,13 +957,17 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
     cache_entry *e;
     if (slot) {
         e = icd_map_to_ptr(*slot);
-        bool helped = false;
+        unsigned seen = 0;
         while (e->loading) {
-            if (e->eq_sealed && !helped) { /* build partitions of its index meanwhile */
-                helped = true;
+            if (e->help && e->help_gen != seen) { /* share the loader's work meanwhile */
+                seen = e->help_gen;
+                void (*fn)(void *) = e->help;
+                void *ctx = e->help_ctx;
+                e->helpers++;
                 pthread_mutex_unlock(&r->lock);
-                ice_eq_builder_help(e->eqb);
+                fn(ctx);
                 pthread_mutex_lock(&r->lock);
+                if (--e->helpers == 0) pthread_cond_broadcast(&r->loaded);
                 continue;
             }
             pthread_cond_wait(&r->loaded, &r->lock);
@@ -854,11 +1001,11 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
         int lrc = load_entry(r, df, e, &lerr);
         if (!lrc && e->kind == C_EQ) { /* the index is built by this task and the waiting ones */
             ice_eq_builder_seal(e->eqb);
-            pthread_mutex_lock(&r->lock);
-            e->eq_sealed = true;
-            pthread_cond_broadcast(&r->loaded);
-            pthread_mutex_unlock(&r->lock);
+            ice_rd_publish_help(r, e, eq_build_help, e->eqb);
             lrc = ice_eq_builder_finish(e->eqb, &e->eq, &lerr);
+            ice_rd_unpublish_help(r, e);
+            ice_eq_builder_free(e->eqb);
+            e->eqb = NULL;
         }
         if (lrc) icd_error_set_file(&lerr, df->path);
         pthread_mutex_lock(&r->lock);

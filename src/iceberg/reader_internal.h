@@ -31,7 +31,13 @@ typedef struct cache_entry {
     ice_eq_index *eq;    /* C_EQ: built from eqb once the file is read */
     ice_posset *dv;      /* C_DV */
     bool loading;        /* being read by one task; others wait on the reader's `loaded` */
-    bool eq_sealed;      /* C_EQ: keys read, eqb being built (waiting tasks help) */
+    /* Work the tasks waiting for this entry can share while it loads (reading slices
+     * of a delete file, building its index): each waiting task runs help(help_ctx) once
+     * per help_gen. Guarded by the reader's lock. */
+    void (*help)(void *ctx);
+    void *help_ctx;
+    unsigned help_gen;
+    int helpers; /* tasks inside help() */
 } cache_entry;
 
 struct ice_scan_reader {
@@ -55,6 +61,10 @@ struct ice_scan_reader {
  * equal bytes whatever physical type or file format they were stored with. */
 void ice_rd_key_put(icd_buf *k, const ice_tvalue *v);
 void ice_rd_cache_entry_free(cache_entry *e);
+/* Offers fn(ctx) to the tasks waiting for entry e (the loader calls it without the lock);
+ * unpublish withdraws it and waits until no task is inside fn. */
+void ice_rd_publish_help(ice_scan_reader *r, cache_entry *e, void (*fn)(void *), void *ctx);
+void ice_rd_unpublish_help(ice_scan_reader *r, cache_entry *e);
 /* The Iceberg field of an id in any of the table's schemas, or NULL. */
 const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id);
 /* The identity-partition value of field `id` in the data file's partition, or NULL. */

@@ -76,7 +76,8 @@ struct ice_eq_builder {
     bucket *buckets;
     size_t nparts;
     size_t added;
-    bool have_form; /* flen/pfx set from the first key of 8..16 bytes */
+    bool have_form;     /* flen/pfx set from the first key of 8..16 bytes */
+    bool form_conflict; /* merged builders saw different forms: no fixed table */
     uint32_t flen;
     uint8_t pfx[8];
     size_t nfixed;
@@ -237,6 +238,42 @@ size_t ice_eq_builder_added(const ice_eq_builder *b)
     return b->added;
 }
 
+int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *err)
+{
+    if (into->nparts != from->nparts || into->sealed || from->sealed)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "equality index builders do not match");
+    /* The fixed form is the first key of 8..16 bytes; builders that saw different ones
+     * count their keys against different forms: then no key uses the fixed table. */
+    if (from->have_form && into->have_form &&
+        (from->flen != into->flen || memcmp(from->pfx, into->pfx, from->flen - 8)))
+        into->form_conflict = true;
+    if (from->have_form && !into->have_form) {
+        into->have_form = true;
+        into->flen = from->flen;
+        memcpy(into->pfx, from->pfx, sizeof into->pfx);
+    }
+    into->form_conflict |= from->form_conflict;
+    for (size_t p = 0; p < into->nparts; p++) {
+        bucket *a = &into->buckets[p], *f = &from->buckets[p];
+        if (!f->head) continue;
+        if (a->tail)
+            a->tail->next = f->head;
+        else
+            a->head = f->head;
+        a->tail = f->tail;
+        a->nkeys += f->nkeys;
+        a->nfixed += f->nfixed;
+        a->bytes += f->bytes;
+        a->oddbytes += f->oddbytes;
+        if (f->next_cap > a->next_cap) a->next_cap = f->next_cap;
+        f->head = f->tail = NULL;
+    }
+    into->added += from->added;
+    into->nfixed += from->nfixed;
+    ice_eq_builder_free(from);
+    return 0;
+}
+
 static size_t table_size(size_t n)
 {
     return n ? n + n * 3 / 7 + 1 : 0; /* load <= 0.7 */
@@ -289,7 +326,8 @@ void ice_eq_builder_seal(ice_eq_builder *b)
     ice_eq_index *ix = b->ix;
     /* The fixed table pays when nearly every key has the fixed form (a null key or two
      * go to the generic table of their partition). */
-    ix->fixed = b->have_form && b->nfixed > 0 && b->nfixed >= b->added - b->added / 8;
+    ix->fixed =
+        b->have_form && !b->form_conflict && b->nfixed > 0 && b->nfixed >= b->added - b->added / 8;
     ix->flen = b->flen;
     memcpy(ix->pfx, b->pfx, sizeof ix->pfx);
     b->bloom = ix->bloom = b->added >= BLOOM_MIN_KEYS;

@@ -49,6 +49,10 @@ int ice_eq_builder_new(ice_eq_builder **out, size_t expected, icd_error *err);
 int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error *err);
 /* Keys added so far, duplicates included. */
 size_t ice_eq_builder_added(const ice_eq_builder *b);
+/* Moves every key of `from` into `into` (then frees `from`): loaders reading parts of a
+ * delete file on several threads each fill their own builder. Both must have been created
+ * with the same `expected` and neither sealed. */
+int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *err);
 
 /* No more keys: decides the layout. After it, ice_eq_builder_help may run on any number
  * of threads at once, and ice_eq_builder_finish on the owner's. */
