@@ -348,8 +348,66 @@ static void test_word_collisions(void)
     free(r.v);
 }
 
+/* Keys spread over several builders (a delete file read in slices), merged. */
+static void merged_case(const key *keys, size_t n, size_t nb, size_t expected)
+{
+    icd_error err;
+    icd_error_clear(&err);
+    ice_eq_builder *b[4];
+    for (size_t j = 0; j < nb; j++)
+        CHECK_EQ_INT(ice_eq_builder_new(&b[j], expected, &err), 0);
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_INT(ice_eq_builder_add(b[rnd() % nb], keys[i].b, keys[i].len, &err), 0);
+    for (size_t j = 1; j < nb; j++)
+        CHECK_EQ_INT(ice_eq_builder_merge(b[0], b[j], &err), 0);
+    CHECK_EQ_INT(ice_eq_builder_added(b[0]), n);
+    ice_eq_index *ix = NULL;
+    CHECK_EQ_INT(ice_eq_builder_finish(b[0], &ix, &err), 0);
+    ice_eq_builder_free(b[0]);
+    if (!ix) return;
+    ref r = ref_build(keys, n);
+    CHECK_EQ_INT(ice_eq_index_count(ix), r.n);
+    key *probe = malloc(2 * n * sizeof *probe);
+    for (size_t i = 0; i < n; i++) {
+        probe[2 * i] = keys[i];
+        probe[2 * i + 1] = keys[i];
+        probe[2 * i + 1].b[probe[2 * i + 1].len - 1] ^= 0x5a; /* mostly absent */
+    }
+    check_probes(ix, &r, probe, 2 * n);
+    free(probe);
+    free(r.v);
+    ice_eq_index_free(ix);
+}
+
+static void test_merge(void)
+{
+    size_t n = 90000;
+    key *keys = malloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = i % 1000 == 0 ? k_null() : k_long(rnd() % 70000);
+    merged_case(keys, n, 3, n);
+    /* builders that saw different fixed forms (a 9-byte key with another first byte
+     * first): no fixed table, still every key */
+    keys[0] = k_long(5);
+    keys[0].b[0] = 7;
+    merged_case(keys, 200, 2, 200);
+    merged_case(keys, n, 4, 0);
+    for (size_t i = 0; i < 5000; i++)
+        keys[i] = k_pair_rand(rnd() % 9000);
+    merged_case(keys, 5000, 2, 5000);
+    free(keys);
+    /* mismatched partition counts are refused */
+    icd_error err;
+    ice_eq_builder *a, *b;
+    CHECK_EQ_INT(ice_eq_builder_new(&a, 0, &err), 0);
+    CHECK_EQ_INT(ice_eq_builder_new(&b, 10000000, &err), 0);
+    CHECK(ice_eq_builder_merge(a, b, &err) != 0);
+    ice_eq_builder_free(a);
+    ice_eq_builder_free(b);
+}
+
 TEST_MAIN({"empty", test_empty}, {"null_and_zero", test_null_and_zero},
           {"fixed_small", test_fixed_small}, {"fixed_with_odd_keys", test_fixed_with_odd_keys},
           {"mixed_generic", test_mixed_generic}, {"strings_and_pairs", test_strings_and_pairs},
           {"large_bloom_partitions", test_large_bloom_partitions},
-          {"word_collisions", test_word_collisions})
+          {"word_collisions", test_word_collisions}, {"merge", test_merge})
