@@ -25,7 +25,7 @@
 #define KEYS_PER_PART 16384u  /* target keys per partition: its table stays in L2 */
 #define BLOOM_MIN_KEYS 65536u /* smaller indexes fit the caches: no filter */
 #define FIRST_CHUNK 256u
-#define MAX_CHUNK 65536u
+#define MAX_CHUNK (65536u - 64u) /* with the header: 64 KiB, 16 pages */
 #define MAX_KEY (1u << 30)
 #define HUGE_MIN (4u << 20) /* indexes from 4 MiB on get their own mapping (huge pages) */
 #define LONG_LEN 0xFFu      /* length byte of a key of 255 bytes or more (u32 follows) */
@@ -33,6 +33,7 @@
 typedef struct chunk {
     struct chunk *next;
     uint32_t used, cap;
+    bool mapped; /* an mmap of its own (full-size chunks) */
     uint8_t data[];
 } chunk;
 
@@ -75,6 +76,7 @@ struct ice_eq_builder {
     ice_eq_index *ix;
     bucket *buckets;
     size_t nparts;
+    uint32_t first_chunk; /* size of a bucket's first chunk */
     size_t added;
     bool have_form;     /* flen/pfx set from the first key of 8..16 bytes */
     bool form_conflict; /* merged builders saw different forms: no fixed table */
@@ -162,6 +164,9 @@ int ice_eq_builder_new(ice_eq_builder **out, size_t expected, icd_error *err)
     ice_eq_builder *b = calloc(1, sizeof *b);
     if (!b) return icd_fail_nomem(err);
     b->nparts = (size_t)1 << pbits;
+    /* big builders start with full-size (mapped) chunks: untouched pages cost nothing,
+     * and every byte of the buckets goes back to the system as partitions are built */
+    b->first_chunk = expected >= BLOOM_MIN_KEYS ? MAX_CHUNK : FIRST_CHUNK;
     b->buckets = calloc(b->nparts, sizeof *b->buckets);
     b->ix = calloc(1, sizeof *b->ix);
     if (b->ix) b->ix->parts = calloc(b->nparts, sizeof *b->ix->parts);
@@ -185,7 +190,10 @@ static void free_bucket(bucket *bk)
 {
     for (chunk *c = bk->head, *n; c; c = n) {
         n = c->next;
-        free(c);
+        if (c->mapped)
+            munmap(c, sizeof *c + c->cap);
+        else
+            free(c);
     }
     bk->head = bk->tail = NULL;
 }
@@ -205,11 +213,22 @@ int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error
     size_t es = entry_size(len);
     chunk *c = bk->tail;
     if (!c || c->cap - c->used < es) {
-        uint32_t cap = bk->next_cap ? bk->next_cap : FIRST_CHUNK;
-        bk->next_cap = cap < MAX_CHUNK ? cap * 2 : MAX_CHUNK;
+        uint32_t cap = bk->next_cap ? bk->next_cap : b->first_chunk;
+        bk->next_cap = cap < MAX_CHUNK / 2 ? cap * 2 : MAX_CHUNK;
         if (cap < es) cap = (uint32_t)es;
-        c = malloc(sizeof *c + cap);
+        /* Full-size chunks are mapped on their own, so freeing a built partition's bucket
+         * gives its memory back at once (the heap would keep it): the region fills as
+         * the buckets empty, and the peak stays near one copy of the keys. */
+        bool mapped = cap == MAX_CHUNK;
+        if (mapped) {
+            void *m = mmap(NULL, sizeof *c + cap, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            c = m == MAP_FAILED ? NULL : m;
+        } else {
+            c = malloc(sizeof *c + cap);
+        }
         if (!c) return icd_fail_nomem(err);
+        c->mapped = mapped;
         c->next = NULL;
         c->used = 0;
         c->cap = cap;
