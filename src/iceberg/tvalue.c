@@ -228,12 +228,11 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
     case ICE_T_UUID:
     case ICE_T_FIXED:
     case ICE_T_BINARY:
-        v.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
-                : t->kind == ICE_T_UUID ? ICE_TV_UUID
-                                        : ICE_TV_BINARY;
-        v.p = ((const pq_bytes *)vals)[vi].ptr;
-        v.n = ((const pq_bytes *)vals)[vi].len;
-        return v;
+        return (ice_tvalue){.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
+                                   : t->kind == ICE_T_UUID ? ICE_TV_UUID
+                                                           : ICE_TV_BINARY,
+                            .p = ((const pq_bytes *)vals)[vi].ptr,
+                            .n = ((const pq_bytes *)vals)[vi].len};
     default:
         return v;
     }
