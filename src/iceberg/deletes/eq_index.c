@@ -369,7 +369,7 @@ void ice_eq_builder_seal(ice_eq_builder *b)
         b->done = b->nparts;
         return;
     }
-    for (size_t p = 0; p < b->nparts; p++)
+    for (size_t p = 0; p < b->nparts && ix->region; p++) /* no region: no keys at all */
         ix->parts[p].mem = ix->region + ix->parts[p].off;
 }
 
@@ -402,6 +402,10 @@ static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err
     part *pt = &ix->parts[p];
     part_sizes z;
     sizes_of(b, p, &z);
+    if (!z.total) { /* no key and no filter: the partition stays empty */
+        *count = 0;
+        return 0;
+    }
     if (z.zeroed && !ix->mapped) memset(pt->mem, 0, z.zeroed); /* a fresh mapping is zero */
     size_t bloom_bytes = z.nblocks * 32, words_bytes = z.nwords * 8;
     size_t nblocks = z.nblocks;
