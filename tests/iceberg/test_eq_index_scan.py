@@ -4,15 +4,14 @@
 
 Writes (tests/tools/icewriter) one table of 4 data files, 320,000 rows (id long; k long,
 optional, ~1% null; s string, optional), then, in separate snapshots/tables:
-  - `long`: one equality delete file on k with 280,000 keys (over the 262,144 rows from
-    which the reader loads a file in slices of row groups, here 7 row groups), duplicates,
+  - `long`: one equality delete file on k with 280,000 keys in 7 row groups (Bloom filter,
+    32 partitions, fixed-width table plus the generic one for the null key), duplicates,
     keys that match no row, and a null key (null rows must go);
   - `pair`: one on (k, s) with 280,000 keys, some with a null s;
   - `two`: two delete files on k (140,000 keys each, overlapping): a row goes when any
     file holds its key.
-Every table is scanned with --threads 1 and 2 (the waiting task reads slices and builds
-partitions of the index); the surviving ids must be exactly the ones computed here (null
-equals null), and both thread counts must agree.
+Every table is scanned with --threads 1 and 2 (tasks racing for the same delete file);
+the surviving ids must be exactly the ones computed here (null equals null).
 Env: ICEDRUID, ICD_SOURCE_DIR. No external packages needed.
 """
 import os
