@@ -182,10 +182,11 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
         v.i = ((const uint8_t *)vals)[vi];
         return v;
     case ICE_T_INT:
-    case ICE_T_LONG:
-        v.cls = ICE_TV_INT;
-        v.i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi] : ((const int64_t *)vals)[vi];
-        return v;
+    case ICE_T_LONG: /* built in one go: the hottest case (keys, ids) avoids a store-forwarding
+                        stall */
+        return (ice_tvalue){.cls = ICE_TV_INT,
+                            .i = pt == PQ_INT32 ? ((const int32_t *)vals)[vi]
+                                                : ((const int64_t *)vals)[vi]};
     case ICE_T_FLOAT:
         v.cls = ICE_TV_FLOAT;
         v.f = ((const float *)vals)[vi];
@@ -227,12 +228,11 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
     case ICE_T_UUID:
     case ICE_T_FIXED:
     case ICE_T_BINARY:
-        v.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
-                : t->kind == ICE_T_UUID ? ICE_TV_UUID
-                                        : ICE_TV_BINARY;
-        v.p = ((const pq_bytes *)vals)[vi].ptr;
-        v.n = ((const pq_bytes *)vals)[vi].len;
-        return v;
+        return (ice_tvalue){.cls = t->kind == ICE_T_STRING ? ICE_TV_STRING
+                                   : t->kind == ICE_T_UUID ? ICE_TV_UUID
+                                                           : ICE_TV_BINARY,
+                            .p = ((const pq_bytes *)vals)[vi].ptr,
+                            .n = ((const pq_bytes *)vals)[vi].len};
     default:
         return v;
     }

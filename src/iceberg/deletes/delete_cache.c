@@ -468,6 +468,7 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
         icd_error lerr;
         icd_error_clear(&lerr);
         int lrc = load(ctx, df, e, &lerr);
+        if (!lrc && e->kind == C_EQ && e->keys) lrc = ice_eq_set_finish(e->keys, &lerr);
         if (lrc) icd_error_set_file(&lerr, df->path);
         pthread_mutex_lock(&r->lock);
         e->rc = lrc;

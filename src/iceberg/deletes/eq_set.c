@@ -1,14 +1,18 @@
 /*
- * ice_eq_set over the hash map of base/hash.h (see eq_set.h).
+ * ice_eq_set over the compact equality-delete index (deletes/eq_index.h, see eq_set.h):
+ * the loader's keys go into an index builder; ice_eq_set_finish builds the index (hash
+ * partitions, fixed-width inline table, interned keys, Bloom filter) once the file is
+ * read, and the probes use it from any number of threads.
  */
 #include "iceberg/deletes/eq_set.h"
 
 #include <stdlib.h>
 
-#include "base/hash.h"
+#include "iceberg/deletes/eq_index.h"
 
 struct ice_eq_set {
-    icd_map *map;
+    ice_eq_builder *b; /* until ice_eq_set_finish */
+    ice_eq_index *ix;  /* after it */
 };
 
 int ice_eq_set_new(ice_eq_set **out, size_t expected, icd_error *err)
@@ -16,7 +20,7 @@ int ice_eq_set_new(ice_eq_set **out, size_t expected, icd_error *err)
     *out = NULL;
     ice_eq_set *s = calloc(1, sizeof *s);
     if (!s) return icd_fail_nomem(err);
-    int rc = icd_map_new(&s->map, expected ? expected : 16, err);
+    int rc = ice_eq_builder_new(&s->b, expected, err);
     if (rc) {
         free(s);
         return rc;
@@ -28,36 +32,38 @@ int ice_eq_set_new(ice_eq_set **out, size_t expected, icd_error *err)
 void ice_eq_set_free(ice_eq_set *s)
 {
     if (!s) return;
-    icd_map_free(s->map);
+    ice_eq_builder_free(s->b);
+    ice_eq_index_free(s->ix);
     free(s);
 }
 
 int ice_eq_set_add(ice_eq_set *s, const void *key, size_t len, icd_error *err)
 {
-    uint64_t *slot;
-    return icd_map_upsert(s->map, key, len, icd_hash_bytes(key, len), &slot, NULL, err);
+    if (!s->b) return icd_fail(err, ICD_EINTERNAL, NULL, -1, "equality key added after finish");
+    return ice_eq_builder_add(s->b, key, len, err);
+}
+
+int ice_eq_set_finish(ice_eq_set *s, icd_error *err)
+{
+    if (!s->b) return 0;
+    int rc = ice_eq_builder_finish(s->b, &s->ix, err);
+    ice_eq_builder_free(s->b);
+    s->b = NULL;
+    return rc;
 }
 
 size_t ice_eq_set_count(const ice_eq_set *s)
 {
-    return icd_map_count(s->map);
+    return s->ix ? ice_eq_index_count(s->ix) : 0;
 }
 
 bool ice_eq_set_contains(const ice_eq_set *s, const void *key, size_t len)
 {
-    return icd_map_contains(s->map, key, len, icd_hash_bytes(key, len));
+    return s->ix && ice_eq_index_contains(s->ix, key, len, ice_eq_hash(key, len));
 }
 
 size_t ice_eq_set_remove_batch(const ice_eq_set *s, const uint8_t *keys, const uint32_t *offs,
                                size_t n, uint8_t *sel)
 {
-    size_t removed = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!sel[i]) continue;
-        if (ice_eq_set_contains(s, keys + offs[i], offs[i + 1] - offs[i])) {
-            sel[i] = 0;
-            removed++;
-        }
-    }
-    return removed;
+    return s->ix ? ice_eq_index_remove_batch(s->ix, keys, offs, n, sel) : 0;
 }

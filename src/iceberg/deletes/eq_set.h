@@ -2,8 +2,7 @@
  * ice_eq_set: the keys of one equality delete file (canonical key bytes, eq_key.h), built
  * once by the loader and probed by every task the file applies to. The narrow interface
  * of the equality-delete index: build from keys, then probe one key or a batch of keys.
- * Today a hash set (base/hash.h); the compact index (deletes/eq_index.h) replaces the
- * implementation behind these calls.
+ * Implemented by the compact index of deletes/eq_index.h.
  *
  * Build with one thread; once built, the probes take a const set and may run from any
  * number of threads.
@@ -24,7 +23,10 @@ int ice_eq_set_new(ice_eq_set **out, size_t expected, icd_error *err);
 void ice_eq_set_free(ice_eq_set *s);
 /* Adds a key (copied); duplicates count once. */
 int ice_eq_set_add(ice_eq_set *s, const void *key, size_t len, icd_error *err);
-/* Keys in the set (distinct). */
+/* After the last ice_eq_set_add, before the first probe: builds the index (a set never
+ * finished probes as empty). Fails when out of memory. */
+int ice_eq_set_finish(ice_eq_set *s, icd_error *err);
+/* Keys in the set (distinct; 0 before ice_eq_set_finish). */
 size_t ice_eq_set_count(const ice_eq_set *s);
 bool ice_eq_set_contains(const ice_eq_set *s, const void *key, size_t len);
 /* Batch probe: key i is keys[offs[i] .. offs[i + 1]). For every i with sel[i] != 0 whose key

@@ -1,0 +1,664 @@
+/*
+ * The equality-delete key index (see eq_index.h for the layout and the API).
+ *
+ * Hash bits: the top P bits pick the partition; the low 32 bits pick the home slot
+ * (multiply-shift range reduction, so tables need not be powers of two and stay close to
+ * their load factor); bits 24..55 pick the Bloom block and the low 32 bits, multiplied by
+ * eight odd constants, pick one bit in each word of the block; the high 32 bits are the
+ * tag of a generic slot. XXH3 mixes every bit, so the fields are independent enough.
+ *
+ * Keys wait in their partition's bucket (chunks of length-prefixed keys) until the
+ * partition is built; the bucket is freed as soon as its table exists, so a build holds
+ * the keys about twice at the peak, never more.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/bits.h"
+#include "base/hash.h"
+#include "iceberg/deletes/eq_index.h"
+
+#define MAX_PART_BITS 10u     /* at most 1024 partitions */
+#define KEYS_PER_PART 16384u  /* target keys per partition: its table stays in L2 */
+#define BLOOM_MIN_KEYS 65536u /* smaller indexes fit the caches: no filter */
+#define FIRST_CHUNK 256u
+#define MAX_CHUNK (65536u - 64u) /* with the header: 64 KiB, 16 pages */
+#define MAX_KEY (1u << 30)
+#define HUGE_MIN (4u << 20) /* indexes from 4 MiB on get their own mapping (huge pages) */
+#define LONG_LEN 0xFFu      /* length byte of a key of 255 bytes or more (u32 follows) */
+
+typedef struct chunk {
+    struct chunk *next;
+    uint32_t used, cap;
+    bool mapped; /* an mmap of its own (full-size chunks) */
+    uint8_t data[];
+} chunk;
+
+typedef struct bucket {
+    chunk *head, *tail;
+    size_t nkeys, nfixed;   /* keys, and those of the fixed form */
+    size_t bytes, oddbytes; /* entry bytes of all keys, of the keys not of the fixed form */
+    uint32_t next_cap;
+} bucket;
+
+typedef struct part {
+    uint8_t *mem; /* its part of the index's region */
+    size_t off;   /* mem - region */
+    uint32_t *bloom;
+    uint32_t nblocks; /* 0 = no filter */
+    uint32_t nwords;  /* fixed table */
+    uint64_t *words;  /* 0 = empty; the key word 0 is has_zero */
+    uint64_t *slots;  /* generic table: 0 = empty, else tag << 32 | (arena offset + 1) */
+    uint32_t nslots;
+    bool has_zero;
+    const uint8_t *arena;
+    size_t bytes;
+} part;
+
+struct ice_eq_index {
+    part *parts;
+    unsigned pbits;
+    bool fixed;     /* the fixed-width table is used */
+    bool bloom;     /* every partition has a filter */
+    uint32_t flen;  /* its key length (8..16) */
+    uint8_t pfx[8]; /* and the first flen - 8 bytes every such key has */
+    size_t count;
+    size_t memory;
+    uint8_t *region; /* the partitions' memory, one allocation */
+    size_t region_bytes;
+    bool mapped; /* region is an mmap */
+};
+
+struct ice_eq_builder {
+    ice_eq_index *ix;
+    bucket *buckets;
+    size_t nparts;
+    uint32_t first_chunk; /* size of a bucket's first chunk */
+    size_t added;
+    bool have_form;     /* flen/pfx set from the first key of 8..16 bytes */
+    bool form_conflict; /* merged builders saw different forms: no fixed table */
+    uint32_t flen;
+    uint8_t pfx[8];
+    size_t nfixed;
+    bool sealed, bloom, finished;
+    atomic_size_t next; /* next partition to claim */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t done; /* partitions built (or failed), under mu */
+    int rc;
+    icd_error err;
+};
+
+static const uint32_t SALT[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b7289du,
+                                 0x705495c7u, 0x2df1424bu, 0x9efc4947u, 0x5c6bfb31u};
+
+uint64_t ice_eq_hash(const void *key, size_t len)
+{
+    return icd_hash_bytes(key, len);
+}
+
+static inline uint32_t reduce(uint32_t x, uint32_t n)
+{
+    return (uint32_t)(((uint64_t)x * n) >> 32);
+}
+
+static inline size_t part_of(const ice_eq_index *ix, uint64_t h)
+{
+    return ix->pbits ? (size_t)(h >> (64u - ix->pbits)) : 0;
+}
+
+static inline bool form_matches(uint32_t flen, const uint8_t *pfx, const uint8_t *key, size_t len)
+{
+    if (len != flen) return false;
+    if (flen == 9) return key[0] == pfx[0]; /* the common case: one tag byte, 8 value bytes */
+    return flen == 8 || memcmp(key, pfx, flen - 8) == 0;
+}
+
+static inline uint64_t key_word(const uint8_t *key, size_t len)
+{
+    return icd_load_le64(key + len - 8);
+}
+
+static inline size_t entry_size(size_t len)
+{
+    return (len < LONG_LEN ? 1 : 5) + len;
+}
+
+static inline uint8_t *put_entry(uint8_t *p, const void *key, size_t len)
+{
+    if (len < LONG_LEN) {
+        *p++ = (uint8_t)len;
+    } else {
+        *p++ = LONG_LEN;
+        uint32_t n = (uint32_t)len;
+        memcpy(p, &n, 4); /* native order: read back by get_entry only */
+        p += 4;
+    }
+    memcpy(p, key, len);
+    return p + len;
+}
+
+static inline const uint8_t *get_entry(const uint8_t *p, size_t *len)
+{
+    if (*p != LONG_LEN) {
+        *len = *p;
+        return p + 1;
+    }
+    uint32_t n;
+    memcpy(&n, p + 1, 4);
+    *len = n;
+    return p + 5;
+}
+
+/* ---- builder ------------------------------------------------------------------------- */
+
+int ice_eq_builder_new(ice_eq_builder **out, size_t expected, icd_error *err)
+{
+    *out = NULL;
+    unsigned pbits = 0;
+    while (pbits < MAX_PART_BITS && ((size_t)KEYS_PER_PART << pbits) < expected)
+        pbits++;
+    ice_eq_builder *b = calloc(1, sizeof *b);
+    if (!b) return icd_fail_nomem(err);
+    b->nparts = (size_t)1 << pbits;
+    /* big builders start with full-size (mapped) chunks: untouched pages cost nothing,
+     * and every byte of the buckets goes back to the system as partitions are built */
+    b->first_chunk = expected >= BLOOM_MIN_KEYS ? MAX_CHUNK : FIRST_CHUNK;
+    b->buckets = calloc(b->nparts, sizeof *b->buckets);
+    b->ix = calloc(1, sizeof *b->ix);
+    if (b->ix) b->ix->parts = calloc(b->nparts, sizeof *b->ix->parts);
+    if (!b->buckets || !b->ix || !b->ix->parts) {
+        if (b->ix) free(b->ix->parts);
+        free(b->ix);
+        free(b->buckets);
+        free(b);
+        return icd_fail_nomem(err);
+    }
+    b->ix->pbits = pbits;
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->cv, NULL);
+    icd_error_clear(&b->err);
+    atomic_init(&b->next, 0);
+    *out = b;
+    return 0;
+}
+
+static void free_bucket(bucket *bk)
+{
+    for (chunk *c = bk->head, *n; c; c = n) {
+        n = c->next;
+        if (c->mapped)
+            munmap(c, sizeof *c + c->cap);
+        else
+            free(c);
+    }
+    bk->head = bk->tail = NULL;
+}
+
+int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error *err)
+{
+    if (len > MAX_KEY)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "equality delete key of %zu bytes is too long",
+                        len);
+    if (!b->have_form && len >= 8 && len <= 16) {
+        b->have_form = true;
+        b->flen = (uint32_t)len;
+        memcpy(b->pfx, key, len - 8);
+    }
+    uint64_t h = ice_eq_hash(key, len);
+    bucket *bk = &b->buckets[part_of(b->ix, h)];
+    size_t es = entry_size(len);
+    chunk *c = bk->tail;
+    if (!c || c->cap - c->used < es) {
+        uint32_t cap = bk->next_cap ? bk->next_cap : b->first_chunk;
+        bk->next_cap = cap < MAX_CHUNK / 2 ? cap * 2 : MAX_CHUNK;
+        if (cap < es) cap = (uint32_t)es;
+        /* Full-size chunks are mapped on their own, so freeing a built partition's bucket
+         * gives its memory back at once (the heap would keep it): the region fills as
+         * the buckets empty, and the peak stays near one copy of the keys. */
+        bool mapped = cap == MAX_CHUNK;
+        if (mapped) {
+            void *m = mmap(NULL, sizeof *c + cap, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            c = m == MAP_FAILED ? NULL : m;
+        } else {
+            c = malloc(sizeof *c + cap);
+        }
+        if (!c) return icd_fail_nomem(err);
+        c->mapped = mapped;
+        c->next = NULL;
+        c->used = 0;
+        c->cap = cap;
+        if (bk->tail)
+            bk->tail->next = c;
+        else
+            bk->head = c;
+        bk->tail = c;
+    }
+    put_entry(c->data + c->used, key, len);
+    c->used += (uint32_t)es;
+    bk->nkeys++;
+    bk->bytes += es;
+    if (b->have_form && form_matches(b->flen, b->pfx, key, len)) {
+        bk->nfixed++;
+        b->nfixed++;
+    } else {
+        bk->oddbytes += es;
+    }
+    b->added++;
+    return 0;
+}
+
+size_t ice_eq_builder_added(const ice_eq_builder *b)
+{
+    return b->added;
+}
+
+int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *err)
+{
+    if (into->nparts != from->nparts || into->sealed || from->sealed)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "equality index builders do not match");
+    /* The fixed form is the first key of 8..16 bytes; builders that saw different ones
+     * count their keys against different forms: then no key uses the fixed table. */
+    if (from->have_form && into->have_form &&
+        (from->flen != into->flen || memcmp(from->pfx, into->pfx, from->flen - 8)))
+        into->form_conflict = true;
+    if (from->have_form && !into->have_form) {
+        into->have_form = true;
+        into->flen = from->flen;
+        memcpy(into->pfx, from->pfx, sizeof into->pfx);
+    }
+    into->form_conflict |= from->form_conflict;
+    for (size_t p = 0; p < into->nparts; p++) {
+        bucket *a = &into->buckets[p], *f = &from->buckets[p];
+        if (!f->head) continue;
+        if (a->tail)
+            a->tail->next = f->head;
+        else
+            a->head = f->head;
+        a->tail = f->tail;
+        a->nkeys += f->nkeys;
+        a->nfixed += f->nfixed;
+        a->bytes += f->bytes;
+        a->oddbytes += f->oddbytes;
+        if (f->next_cap > a->next_cap) a->next_cap = f->next_cap;
+        f->head = f->tail = NULL;
+    }
+    into->added += from->added;
+    into->nfixed += from->nfixed;
+    ice_eq_builder_free(from);
+    return 0;
+}
+
+static size_t table_size(size_t n)
+{
+    return n ? n + n * 3 / 7 + 1 : 0; /* load <= 0.7 */
+}
+
+/* The sizes of partition p's parts; false when a part would not fit its 32-bit counts. */
+typedef struct part_sizes {
+    size_t nblocks, nwords, nslots, abytes, zeroed, total;
+} part_sizes;
+
+static bool sizes_of(const ice_eq_builder *b, size_t p, part_sizes *z)
+{
+    const bucket *bk = &b->buckets[p];
+    size_t nfix = b->ix->fixed ? bk->nfixed : 0;
+    z->abytes = b->ix->fixed ? bk->oddbytes : bk->bytes;
+    z->nwords = table_size(nfix);
+    z->nslots = table_size(bk->nkeys - nfix);
+    /* with a filter, every partition has one (an empty one rejects every key) */
+    z->nblocks = b->bloom ? (bk->nkeys + 31) / 32 + !bk->nkeys : 0;
+    z->zeroed = z->nblocks * 32 + z->nwords * 8 + z->nslots * 8;
+    z->total = (z->zeroed + z->abytes + 63) & ~(size_t)63;
+    return z->nwords <= UINT32_MAX && z->nslots <= UINT32_MAX && z->nblocks <= UINT32_MAX &&
+           z->abytes < UINT32_MAX;
+}
+
+/* One region for all partitions: random probes over a big index then stay within a few
+ * huge pages (where the system has them) instead of missing the TLB on every key. */
+static int alloc_region(ice_eq_index *ix, size_t bytes)
+{
+    if (!bytes) return 0;
+    if (bytes >= HUGE_MIN) {
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) return -1;
+#ifdef MADV_HUGEPAGE
+        madvise(m, bytes, MADV_HUGEPAGE);
+#endif
+        ix->region = m;
+        ix->region_bytes = bytes;
+        ix->mapped = true;
+        return 0;
+    }
+    ix->region = aligned_alloc(64, bytes);
+    ix->region_bytes = bytes;
+    return ix->region ? 0 : -1;
+}
+
+void ice_eq_builder_seal(ice_eq_builder *b)
+{
+    if (b->sealed) return;
+    ice_eq_index *ix = b->ix;
+    /* The fixed table pays when nearly every key has the fixed form (a null key or two
+     * go to the generic table of their partition). */
+    ix->fixed =
+        b->have_form && !b->form_conflict && b->nfixed > 0 && b->nfixed >= b->added - b->added / 8;
+    ix->flen = b->flen;
+    memcpy(ix->pfx, b->pfx, sizeof ix->pfx);
+    b->bloom = ix->bloom = b->added >= BLOOM_MIN_KEYS;
+    b->sealed = true;
+    size_t total = 0;
+    for (size_t p = 0; p < b->nparts; p++) {
+        part_sizes z;
+        if (!sizes_of(b, p, &z)) {
+            b->rc = icd_fail(&b->err, ICD_ENOMEM, NULL, -1,
+                             "equality delete index partition too large (%zu keys)",
+                             b->buckets[p].nkeys);
+            break;
+        }
+        ix->parts[p].off = total;
+        total += z.total;
+    }
+    if (!b->rc && alloc_region(ix, total)) b->rc = icd_fail_nomem(&b->err);
+    if (b->rc) { /* nothing to build: finish reports the error */
+        atomic_store(&b->next, b->nparts);
+        b->done = b->nparts;
+        return;
+    }
+    for (size_t p = 0; p < b->nparts && ix->region; p++) /* no region: no keys at all */
+        ix->parts[p].mem = ix->region + ix->parts[p].off;
+}
+
+static void bloom_set(uint32_t *block, uint64_t h)
+{
+    uint32_t x = (uint32_t)h;
+    for (int i = 0; i < 8; i++)
+        block[i] |= 1u << ((x * SALT[i]) >> 27);
+}
+
+static inline bool bloom_test(const uint32_t *block, uint64_t h)
+{
+    uint32_t x = (uint32_t)h;
+    uint32_t miss = 0;
+    for (int i = 0; i < 8; i++)
+        miss |= ~block[i] & (1u << ((x * SALT[i]) >> 27));
+    return miss == 0;
+}
+
+static inline const uint32_t *bloom_block(const part *pt, uint64_t h)
+{
+    return pt->bloom + 8 * (size_t)reduce((uint32_t)(h >> 24), pt->nblocks);
+}
+
+static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err)
+{
+    (void)err; /* sizes and memory were checked when sealing */
+    ice_eq_index *ix = b->ix;
+    bucket *bk = &b->buckets[p];
+    part *pt = &ix->parts[p];
+    part_sizes z;
+    sizes_of(b, p, &z);
+    if (!z.total) { /* no key and no filter: the partition stays empty */
+        *count = 0;
+        return 0;
+    }
+    if (z.zeroed && !ix->mapped) memset(pt->mem, 0, z.zeroed); /* a fresh mapping is zero */
+    size_t bloom_bytes = z.nblocks * 32, words_bytes = z.nwords * 8;
+    size_t nblocks = z.nblocks;
+    pt->bloom = (uint32_t *)pt->mem;
+    pt->nblocks = (uint32_t)z.nblocks;
+    pt->words = (uint64_t *)(pt->mem + bloom_bytes);
+    pt->nwords = (uint32_t)z.nwords;
+    pt->slots = (uint64_t *)(pt->mem + bloom_bytes + words_bytes);
+    pt->nslots = (uint32_t)z.nslots;
+    uint8_t *arena = pt->mem + z.zeroed, *ap = arena;
+    pt->arena = arena;
+    pt->bytes = z.total;
+    size_t n = 0;
+    for (const chunk *c = bk->head; c; c = c->next) {
+        const uint8_t *q = c->data, *end = c->data + c->used;
+        while (q < end) {
+            size_t len;
+            const uint8_t *key = get_entry(q, &len);
+            const uint8_t *entry = q;
+            q = key + len;
+            uint64_t h = ice_eq_hash(key, len);
+            if (nblocks) bloom_set((uint32_t *)bloom_block(pt, h), h);
+            if (ix->fixed && form_matches(ix->flen, ix->pfx, key, len)) {
+                uint64_t w = key_word(key, len);
+                if (w == 0) {
+                    n += !pt->has_zero;
+                    pt->has_zero = true;
+                    continue;
+                }
+                uint32_t i = reduce((uint32_t)h, pt->nwords);
+                while (pt->words[i] && pt->words[i] != w)
+                    i = i + 1 == pt->nwords ? 0 : i + 1;
+                if (!pt->words[i]) {
+                    pt->words[i] = w;
+                    n++;
+                }
+                continue;
+            }
+            uint32_t tag = (uint32_t)(h >> 32);
+            uint32_t i = reduce((uint32_t)h, pt->nslots);
+            for (;;) {
+                uint64_t s = pt->slots[i];
+                if (!s) {
+                    pt->slots[i] = (uint64_t)tag << 32 | (uint64_t)(ap - arena + 1);
+                    size_t es = (size_t)(key + len - entry);
+                    memcpy(ap, entry, es);
+                    ap += es;
+                    n++;
+                    break;
+                }
+                if ((uint32_t)(s >> 32) == tag) {
+                    size_t l2;
+                    const uint8_t *k2 = get_entry(arena + (uint32_t)s - 1, &l2);
+                    if (l2 == len && memcmp(k2, key, len) == 0) break; /* duplicate */
+                }
+                i = i + 1 == pt->nslots ? 0 : i + 1;
+            }
+        }
+    }
+    free_bucket(bk);
+    *count = n;
+    return 0;
+}
+
+void ice_eq_builder_help(ice_eq_builder *b)
+{
+    if (!b->sealed) return;
+    for (;;) {
+        size_t p = atomic_fetch_add(&b->next, 1);
+        if (p >= b->nparts) return;
+        icd_error err;
+        icd_error_clear(&err);
+        size_t count = 0;
+        int rc = build_part(b, p, &count, &err);
+        pthread_mutex_lock(&b->mu);
+        if (rc && !b->rc) {
+            b->rc = rc;
+            b->err = err;
+        }
+        b->ix->count += count;
+        b->ix->memory += b->ix->parts[p].bytes;
+        if (++b->done == b->nparts) pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+    }
+}
+
+int ice_eq_builder_finish(ice_eq_builder *b, ice_eq_index **out, icd_error *err)
+{
+    *out = NULL;
+    if (b->finished) return icd_fail(err, ICD_EINTERNAL, NULL, -1, "equality index built twice");
+    ice_eq_builder_seal(b);
+    ice_eq_builder_help(b);
+    pthread_mutex_lock(&b->mu);
+    while (b->done < b->nparts)
+        pthread_cond_wait(&b->cv, &b->mu);
+    int rc = b->rc;
+    if (rc) *err = b->err;
+    pthread_mutex_unlock(&b->mu);
+    b->finished = true;
+    if (rc) return rc;
+    ice_eq_index *ix = b->ix;
+    b->ix = NULL;
+    ix->memory += sizeof *ix + b->nparts * sizeof *ix->parts;
+    *out = ix;
+    return 0;
+}
+
+void ice_eq_builder_free(ice_eq_builder *b)
+{
+    if (!b) return;
+    for (size_t p = 0; p < b->nparts; p++)
+        free_bucket(&b->buckets[p]);
+    free(b->buckets);
+    if (b->ix) {
+        b->ix->memory = 0;
+        ice_eq_index_free(b->ix);
+    }
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->cv);
+    free(b);
+}
+
+/* ---- probing --------------------------------------------------------------------------- */
+
+static inline bool part_contains(const ice_eq_index *ix, const part *pt, const uint8_t *key,
+                                 size_t len, uint64_t h)
+{
+    if (ix->fixed && form_matches(ix->flen, ix->pfx, key, len)) {
+        uint64_t w = key_word(key, len);
+        if (w == 0) return pt->has_zero;
+        if (!pt->nwords) return false;
+        uint32_t i = reduce((uint32_t)h, pt->nwords);
+        for (;;) {
+            uint64_t s = pt->words[i];
+            if (s == w) return true;
+            if (!s) return false;
+            i = i + 1 == pt->nwords ? 0 : i + 1;
+        }
+    }
+    if (!pt->nslots) return false;
+    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t i = reduce((uint32_t)h, pt->nslots);
+    for (;;) {
+        uint64_t s = pt->slots[i];
+        if (!s) return false;
+        if ((uint32_t)(s >> 32) == tag) {
+            size_t l2;
+            const uint8_t *k2 = get_entry(pt->arena + (uint32_t)s - 1, &l2);
+            if (l2 == len && memcmp(k2, key, len) == 0) return true;
+        }
+        i = i + 1 == pt->nslots ? 0 : i + 1;
+    }
+}
+
+bool ice_eq_index_contains(const ice_eq_index *ix, const void *key, size_t len, uint64_t hash)
+{
+    const part *pt = &ix->parts[part_of(ix, hash)];
+    if (pt->nblocks && !bloom_test(bloom_block(pt, hash), hash)) return false;
+    return part_contains(ix, pt, key, len, hash);
+}
+
+/* Where the probe of a key will look first (for prefetching). */
+static inline const void *home_of(const ice_eq_index *ix, const part *pt, const uint8_t *key,
+                                  size_t len, uint64_t h)
+{
+    if (ix->fixed && form_matches(ix->flen, ix->pfx, key, len))
+        return pt->nwords ? (const void *)&pt->words[reduce((uint32_t)h, pt->nwords)] : NULL;
+    return pt->nslots ? (const void *)&pt->slots[reduce((uint32_t)h, pt->nslots)] : NULL;
+}
+
+#define BLOCK 1024u /* keys hashed ahead */
+#define AHEAD 12u   /* prefetch distance, in keys */
+#define SAMPLE 256u /* keys probed through the filter before deciding to skip it */
+
+size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, const uint32_t *offs,
+                                 size_t n, uint8_t *sel)
+{
+    if (ix->count == 0) return 0;
+    size_t removed = 0;
+    /* The filter pays when most keys miss; when most of them hit, it only adds a line to
+     * fetch per key. Decide from the first keys of the batch. */
+    bool filter = ix->bloom;
+    size_t tested = 0, passed = 0;
+    uint32_t idx[BLOCK];
+    uint64_t hs[BLOCK];
+    for (size_t base = 0; base < n; base += BLOCK) {
+        size_t end = base + BLOCK < n ? base + BLOCK : n;
+        size_t m = 0;
+        for (size_t i = base; i < end; i++) {
+            if (!sel[i]) continue;
+            idx[m] = (uint32_t)i;
+            hs[m++] = ice_eq_hash(keys + offs[i], offs[i + 1] - offs[i]);
+        }
+        if (filter) { /* 1. the filter, prefetched AHEAD keys ahead; keep the keys that pass */
+            for (size_t j = 0; j < m && j < AHEAD; j++)
+                __builtin_prefetch(bloom_block(&ix->parts[part_of(ix, hs[j])], hs[j]));
+            size_t m2 = 0;
+            for (size_t j = 0; j < m; j++) {
+                if (j + AHEAD < m)
+                    __builtin_prefetch(
+                        bloom_block(&ix->parts[part_of(ix, hs[j + AHEAD])], hs[j + AHEAD]));
+                uint64_t h = hs[j];
+                if (!bloom_test(bloom_block(&ix->parts[part_of(ix, h)], h), h)) continue;
+                idx[m2] = idx[j];
+                hs[m2++] = h;
+            }
+            tested += m;
+            passed += m2;
+            m = m2;
+            if (tested >= SAMPLE && passed * 4 > tested) filter = false;
+        }
+        /* 2. the tables, prefetched AHEAD keys ahead */
+        for (size_t j = 0; j < m && j < AHEAD; j++) {
+            size_t i = idx[j];
+            const void *line = home_of(ix, &ix->parts[part_of(ix, hs[j])], keys + offs[i],
+                                       offs[i + 1] - offs[i], hs[j]);
+            if (line) __builtin_prefetch(line);
+        }
+        for (size_t j = 0; j < m; j++) {
+            if (j + AHEAD < m) {
+                size_t i = idx[j + AHEAD];
+                const void *line = home_of(ix, &ix->parts[part_of(ix, hs[j + AHEAD])],
+                                           keys + offs[i], offs[i + 1] - offs[i], hs[j + AHEAD]);
+                if (line) __builtin_prefetch(line);
+            }
+            size_t i = idx[j];
+            const part *pt = &ix->parts[part_of(ix, hs[j])];
+            if (part_contains(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j])) {
+                sel[i] = 0;
+                removed++;
+            }
+        }
+    }
+    return removed;
+}
+
+size_t ice_eq_index_count(const ice_eq_index *ix)
+{
+    return ix->count;
+}
+
+size_t ice_eq_index_memory(const ice_eq_index *ix)
+{
+    return ix->memory;
+}
+
+void ice_eq_index_free(ice_eq_index *ix)
+{
+    if (!ix) return;
+    if (ix->mapped)
+        munmap(ix->region, ix->region_bytes);
+    else
+        free(ix->region);
+    free(ix->parts);
+    free(ix);
+}
