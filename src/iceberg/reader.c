@@ -496,9 +496,12 @@ typedef struct key_col {
     int batch_col;       /* column in the batch, or -1 for a constant */
     ice_tvalue constant; /* the column's value when the file lacks it */
     int32_t *vidx;       /* per-row value index of the current batch */
+    const char *name;    /* the field's name, for range errors */
 } key_col;
 
-static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row)
+/* A value out of its type's range is an error (ice_typed_value_checked), never a key. */
+static int row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, size_t row,
+                   const char *file, icd_error *err)
 {
     icd_buf_clear(k);
     for (size_t c = 0; c < nk; c++) {
@@ -509,9 +512,12 @@ static void row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b,
         int32_t vi = kc[c].vidx[row];
         ice_tvalue v = {0};
         if (vi >= 0)
-            v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col], (size_t)vi);
+            ICD_TRY(ice_typed_value_checked(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
+                                            (size_t)vi, file, kc[c].name,
+                                            b->first_row + (int64_t)row, &v, err));
         ice_rd_key_put(k, &v);
     }
+    return 0;
 }
 
 static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
@@ -556,6 +562,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
             goto done;
         }
         kc[i].type = f->type;
+        kc[i].name = f->name;
         kc[i].leaf = n;
         leaves[i] = n->leaf_index;
     }
@@ -611,12 +618,14 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 int32_t vi = kc[c].batch_col < 0 ? -1 : kc[c].vidx[i];
                 ice_tvalue v = {0};
                 if (vi >= 0)
-                    v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
-                                        (size_t)vi);
-                rc = ice_rd_check_key_bounds(df, c, &v, b->first_row + (int64_t)i, nulls, err);
+                    rc = ice_typed_value_checked(kc[c].type, kc[c].leaf,
+                                                 &b->columns[kc[c].batch_col], (size_t)vi, df->path,
+                                                 kc[c].name, b->first_row + (int64_t)i, &v, err);
+                if (!rc)
+                    rc = ice_rd_check_key_bounds(df, c, &v, b->first_row + (int64_t)i, nulls, err);
             }
             if (rc) break;
-            row_key(&key, kc, nk, b, i);
+            if ((rc = row_key(&key, kc, nk, b, i, df->path, err))) break;
             if (!icd_buf_ok(&key)) {
                 rc = icd_fail_nomem(err);
                 break;
@@ -644,6 +653,7 @@ done:
 /* ---- Avro delete files ------------------------------------------------------------------ */
 
 static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t);
+static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what, size_t n);
 
 /* The value of field `id` in an Avro record, looking into nested records (equality keys
  * may sit inside structs); NULL when absent, a null value when a parent is null. */
@@ -719,6 +729,11 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "equality delete record %lld lacks field id %d", (long long)row,
                               (int)df->equality_ids[k]);
+                break;
+            }
+            char what[96];
+            if (!avro_ts_in_range(v, kf[k]->type, what, sizeof what)) {
+                rc = ice_time_value_range_error(err, df->path, kf[k]->name, row, kf[k]->type, what);
                 break;
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
@@ -1129,6 +1144,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             ICD_TRY(ice_rd_equality_field(t->r, df, k, &f, err));
             key_col *kc = &p->cols[k];
             kc->type = f->type;
+            kc->name = f->name;
             const pq_node *n = find_node(t->r, s, has_ids, f->id);
             if (!n) { /* the data file predates the column */
                 kc->constant = ice_rd_absent_value(t->r, task->data, f);
@@ -1240,7 +1256,8 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     for (size_t i = 0; i < n && t->neq; i++) {
         if (!sel[i]) continue;
         for (size_t e = 0; e < t->neq; e++) {
-            row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i);
+            ICD_TRY(
+                row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i, t->task->data->path, err));
             if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
             if (icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
                                  icd_hash_bytes(t->key.data, t->key.len))) {
@@ -1616,13 +1633,18 @@ static int read_avro_task(task_state *t, icd_error *err)
             continue;
         }
         bool deleted = false;
-        for (size_t e = 0; e < neq && !deleted; e++) {
+        for (size_t e = 0; e < neq && !deleted && !rc; e++) {
             icd_buf_clear(&t->key);
             for (int32_t k = 0; k < eqf[e]->nequality_ids; k++) {
                 int32_t id = eqf[e]->equality_ids[k];
                 const ice_field *f = ice_rd_schema_field(r, id);
                 const avro_value *v = avro_find_id(&rec, id, 0);
                 ice_tvalue tv = {0};
+                char what[96];
+                if (v && !avro_ts_in_range(v, f->type, what, sizeof what)) {
+                    rc = ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
+                    break;
+                }
                 if (v)
                     tv = avro_tvalue(v, f->type);
                 else { /* the file predates the column */

@@ -451,24 +451,36 @@ static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t 
 
 typedef struct okey {
     const ice_type *type;
-    int batch_col; /* -1: constant */
+    const char *name; /* the field's name, for range errors */
+    int batch_col;    /* -1: constant */
     col_path path;
     ice_tvalue constant;
 } okey;
 
 /* The typed value of a key column in row i of a batch (null when a struct on the path is
- * null). */
-static ice_tvalue key_value(const okey *k, const orc_batch *b, size_t i)
+ * null); a timestamp outside its type's range is an error naming column and row, as for
+ * data values, never a key. */
+static int key_value(const okey *k, const orc_batch *b, size_t i, const char *file, ice_tvalue *out,
+                     icd_error *err)
 {
-    if (k->batch_col < 0) return k->constant;
     ice_tvalue none = {0};
+    *out = none;
+    if (k->batch_col < 0) {
+        *out = k->constant;
+        return 0;
+    }
     const orc_vec *v = &b->cols[k->batch_col];
-    if (is_null(v, i)) return none;
+    if (is_null(v, i)) return 0;
     for (size_t s = 0; s < k->path.nsteps; s++) {
         v = &v->children[k->path.steps[s]];
-        if (is_null(v, i)) return none;
+        if (is_null(v, i)) return 0;
     }
-    return orc_tvalue(k->type, v, i);
+    char what[96];
+    if (!orc_ts_in_range(k->type, v, i, what, sizeof what))
+        return ice_time_value_range_error(err, file, k->name, (int64_t)(b->row_start + i), k->type,
+                                          what);
+    *out = orc_tvalue(k->type, v, i);
+    return 0;
 }
 
 typedef struct colsel {
@@ -493,6 +505,7 @@ static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld,
                     colsel *cs, const char *file, icd_error *err)
 {
     k->type = fld->type;
+    k->name = fld->name;
     int found = find_path(f, ids, fld->id, &k->path);
     if (found < 0)
         return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
@@ -613,8 +626,11 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         for (size_t i = 0; i < b->n && !rc; i++) {
             icd_buf_clear(&key);
             for (size_t k = 0; k < nk && !rc; k++) {
-                ice_tvalue tv = key_value(&keys[k], b, i);
-                rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls, err);
+                ice_tvalue tv;
+                rc = key_value(&keys[k], b, i, df->path, &tv, err);
+                if (!rc)
+                    rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls,
+                                                 err);
                 ice_rd_key_put(&key, &tv);
             }
             if (rc) break;
@@ -940,7 +956,8 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
         for (size_t e = 0; e < t->neq && !deleted; e++) {
             icd_buf_clear(&t->key);
             for (size_t k = 0; k < t->eq[e].ncols; k++) {
-                ice_tvalue tv = key_value(&t->eq[e].cols[k], b, i);
+                ice_tvalue tv;
+                ICD_TRY(key_value(&t->eq[e].cols[k], b, i, t->task->data->path, &tv, err));
                 ice_rd_key_put(&t->key, &tv);
             }
             if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
