@@ -29,6 +29,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "base/arena.h"
 #include "base/buf.h"
@@ -185,6 +188,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mdpath = argv[1], *outdir = argv[2];
+#ifdef __GLIBC__
+    /* as `icedruid stage` does (cli_keep_freed_memory): the buffers of the next file reuse
+     * the heap instead of faulting fresh pages in */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
     icd_error err;
     icd_error_clear(&err);
     icd_fileio *io;

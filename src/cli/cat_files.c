@@ -217,7 +217,6 @@ int cli_cat_files(icd_fileio *io, char *const *paths, size_t n, int threads, icd
     if (!run.slots) return icd_fail_nomem(err);
     pthread_mutex_init(&run.lock, NULL);
     pthread_cond_init(&run.cond, NULL);
-    if (n > 1) cli_keep_freed_memory();
     int rc = icd_parallel_for(n, threads, run_job, &run, err);
     if (!rc && run.current < n) { /* stopped at a failed file (or stdout failed) */
         cat_slot *s = &run.slots[run.current];

@@ -84,7 +84,7 @@ typedef enum cli_format {
 int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_error *err);
 
 /* Keeps freed memory in the heap (glibc mallopt) so that the buffers of the next data file
- * reuse it instead of faulting fresh pages in; for commands that read many files. */
+ * reuse it instead of faulting fresh pages in; main() calls it for every command. */
 void cli_keep_freed_memory(void);
 
 /* `cat` of several files, in order, to stdout; up to `threads` files are decoded at once

@@ -141,7 +141,6 @@ static int fold_column_names(const ice_schema *schema, const char **names, size_
 int cmd_scan(int argc, char **argv)
 {
     double t0 = cli_now_s();
-    cli_keep_freed_memory();
     cli_table_args a;
     int rc =
         cli_table_args_parse(&a, argc, argv, "snapshot-id,as-of,ref,columns,threads,stats,output");

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "cli/cli.h"
@@ -28,6 +29,23 @@ static int parse_i64(const char *cmd, const char *opt, const char *v, int64_t mi
     return CLI_OK;
 }
 
+/* The progress line over the materialized files (written or found staged). */
+typedef struct stage_progress {
+    pthread_mutex_t mu;
+    cli_progress p;
+} stage_progress;
+
+static void on_file(void *ctx, int64_t source_bytes, uint64_t rows)
+{
+    stage_progress *sp = ctx;
+    pthread_mutex_lock(&sp->mu);
+    sp->p.files_done++;
+    sp->p.bytes_done += source_bytes > 0 ? (uint64_t)source_bytes : 0;
+    sp->p.rows += rows;
+    cli_progress_show(&sp->p, false);
+    pthread_mutex_unlock(&sp->mu);
+}
+
 int cmd_stage(int argc, char **argv)
 {
     cli_spec_args a;
@@ -43,24 +61,50 @@ int cmd_stage(int argc, char **argv)
     if (!rc) rc = cli_spec_plan(&a, &plan);
     icd_error err;
     icd_error_clear(&err);
+    stage_progress sp = {.mu = PTHREAD_MUTEX_INITIALIZER};
     if (!rc) {
-        dr_stage_opts o = {a.to, a.threads, (size_t)part};
-        if (dr_stage_run(plan, a.io, &o, &st, &err) || dr_stage_spec(st, &doc, &err))
-            rc = cli_report(&err);
+        dr_stage_opts o = {a.to, a.threads, (size_t)part, NULL, NULL};
+        if (cli_progress_wanted() && !dr_plan_decide(plan, &err)) {
+            size_t files = 0;
+            uint64_t bytes = 0;
+            const ice_scan_plan *scan = dr_plan_scan(plan);
+            for (size_t i = 0; i < dr_plan_split_count(plan); i++) {
+                if (dr_plan_decision(plan, i)->raw) continue;
+                files++;
+                bytes += (uint64_t)ice_scan_plan_task(scan, i)->data->file_size;
+            }
+            cli_progress_init(&sp.p, "stage", files, bytes);
+            o.on_file = on_file;
+            o.on_file_ctx = &sp;
+        }
+        int failed = dr_stage_run(plan, a.io, &o, &st, &err) || dr_stage_spec(st, &doc, &err);
+        if (o.on_file) {
+            if (failed)
+                cli_progress_clear(&sp.p);
+            else
+                cli_progress_end(&sp.p);
+        }
+        if (failed) rc = cli_report(&err);
     }
     if (!rc) {
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (!text || fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout))
             rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
         free(text);
+        /* one JSON line: the files, then the row accounting of the files written (rows
+         * read, removed by each kind of delete, emitted); on a terminal also the summary */
         const dr_stage_stats *s = dr_stage_get_stats(st);
-        fprintf(stderr,
-                "{\"rawFiles\":%zu,\"stagedFiles\":%zu,\"writtenFiles\":%zu,\"skippedFiles\":%zu,"
-                "\"bytesWritten\":%" PRId64 ",\"rowsWritten\":%" PRId64 ",\"stagedBytes\":%" PRId64
-                ",\"materializedSourceBytes\":%" PRId64 ",\"rawBytes\":%" PRId64
-                ",\"tableBytes\":%" PRId64 "}\n",
-                s->raw_files, s->staged_files, s->written_files, s->skipped_files, s->bytes_written,
-                s->rows_written, s->staged_bytes, s->source_bytes, s->raw_bytes, s->table_bytes);
+        char extra[512];
+        snprintf(extra, sizeof extra,
+                 "\"rawFiles\":%zu,\"stagedFiles\":%zu,\"writtenFiles\":%zu,\"skippedFiles\":%zu,"
+                 "\"bytesWritten\":%" PRId64 ",\"rowsWritten\":%" PRId64 ",\"stagedBytes\":%" PRId64
+                 ",\"materializedSourceBytes\":%" PRId64 ",\"rawBytes\":%" PRId64
+                 ",\"tableBytes\":%" PRId64,
+                 s->raw_files, s->staged_files, s->written_files, s->skipped_files,
+                 s->bytes_written, s->rows_written, s->staged_bytes, s->source_bytes, s->raw_bytes,
+                 s->table_bytes);
+        cli_print_row_stats(&s->read, true, extra);
+        if (cli_progress_wanted()) cli_print_row_stats(&s->read, false, NULL);
     }
     if (!rc && a.gc) {
         size_t removed = 0, kept = 0;

@@ -41,6 +41,7 @@ static void print_warning(void *ctx, const char *file, const char *message)
 int main(int argc, char **argv)
 {
     icd_set_warn_handler(print_warning, NULL);
+    cli_keep_freed_memory(); /* every command that reads or writes files reuses buffers */
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         if (argc >= 3) {

@@ -38,9 +38,9 @@ struct dr_stage {
     char *to; /* LOCATION without trailing '/', absolute when local */
     bool s3;
     ice_scan_reader *reader;
-    char **locations; /* per task: what the spec lists */
-    int64_t *bytes;   /* per task: staged file size */
-    int64_t *rows;
+    char **locations;       /* per task: what the spec lists */
+    int64_t *bytes;         /* per task: staged file size */
+    ice_read_stats *rstats; /* per task: the read of a written file */
     bool *written;
     size_t *todo; /* materialized task indexes */
     size_t ntodo;
@@ -203,7 +203,7 @@ static int avro_codec_of(const char *name, avro_codec *out, icd_error *err)
     return 0;
 }
 
-static int write_parquet(dr_stage *st, const ice_scan_task *t, out_file *of, int64_t *rows,
+static int write_parquet(dr_stage *st, const ice_scan_task *t, out_file *of, ice_read_stats *rs,
                          icd_error *err)
 {
     const ice_metadata *md = dr_plan_metadata(st->plan);
@@ -224,15 +224,13 @@ static int write_parquet(dr_stage *st, const ice_scan_task *t, out_file *of, int
     po.num_kv = icd_buf_ok(&sj) ? 1 : 0;
     pq_writer *w = NULL;
     ice_pqw_sink *ps = NULL;
-    ice_read_stats rs = {0};
     int rc = icd_buf_ok(&sj) ? 0 : icd_fail_nomem(err);
     if (!rc) rc = ice_pqw_schema(fields, nfields, pq_file_schema(orig), &arena, &els, &nels, err);
     if (!rc) rc = pq_writer_new(els, nels, &po, out_write, of, &w, err);
     if (!rc) rc = ice_pqw_sink_new(w, fields, nfields, &ps, err);
-    if (!rc) rc = ice_scan_reader_read_task(st->reader, t, ice_pqw_sink_get(ps), &rs, err);
+    if (!rc) rc = ice_scan_reader_read_task(st->reader, t, ice_pqw_sink_get(ps), rs, err);
     if (!rc) rc = ice_pqw_sink_finish(ps, err);
     if (!rc) rc = pq_writer_close(w, err);
-    if (!rc) *rows = (int64_t)rs.rows_emitted;
     ice_pqw_sink_free(ps);
     pq_writer_free(w);
     icd_buf_free(&sj);
@@ -242,7 +240,7 @@ static int write_parquet(dr_stage *st, const ice_scan_task *t, out_file *of, int
 }
 
 static int write_avro(dr_stage *st, const ice_scan_task *t, const char *name, out_file *of,
-                      int64_t *rows, icd_error *err)
+                      ice_read_stats *rs, icd_error *err)
 {
     const ice_metadata *md = dr_plan_metadata(st->plan);
     const ice_schema *schema = dr_plan_schema(st->plan);
@@ -259,12 +257,10 @@ static int write_avro(dr_stage *st, const ice_scan_task *t, const char *name, ou
     }
     avro_writer *w = NULL;
     avro_ice_sink *as = NULL;
-    ice_read_stats rs = {0};
     if (!rc) rc = avro_writer_new(sj.data, sync, &ao, out_write, of, &w, err);
     if (!rc) rc = avro_ice_sink_new(w, schema->root.fields, schema->root.nfields, &as, err);
-    if (!rc) rc = ice_scan_reader_read_task(st->reader, t, avro_ice_sink_get(as), &rs, err);
+    if (!rc) rc = ice_scan_reader_read_task(st->reader, t, avro_ice_sink_get(as), rs, err);
     if (!rc) rc = avro_writer_close(w, err);
-    if (!rc) *rows = (int64_t)rs.rows_emitted;
     avro_ice_sink_free(as);
     avro_writer_free(w);
     icd_buf_free(&sj);
@@ -292,6 +288,7 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
         struct stat sb;
         if (!stat(final, &sb)) {
             st->bytes[ti] = (int64_t)sb.st_size;
+            if (st->opts.on_file) st->opts.on_file(st->opts.on_file_ctx, t->data->file_size, 0);
             return 0;
         }
     } else {
@@ -302,6 +299,7 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
             ICD_TRY(icd_file_open(st->io, final, &f, err));
             st->bytes[ti] = (int64_t)icd_file_size(f);
             icd_file_close(f);
+            if (st->opts.on_file) st->opts.on_file(st->opts.on_file_ctx, t->data->file_size, 0);
             return 0;
         }
     }
@@ -315,9 +313,9 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
     }
     out_file of = {.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), .path = tmp};
     if (of.fd < 0) return icd_fail(err, ICD_EIO, tmp, -1, "cannot create: %s", strerror(errno));
-    int64_t rows = 0;
-    int rc = t->data->format == ICE_FORMAT_AVRO ? write_avro(st, t, name, &of, &rows, err)
-                                                : write_parquet(st, t, &of, &rows, err);
+    ice_read_stats *rs = &st->rstats[ti];
+    int rc = t->data->format == ICE_FORMAT_AVRO ? write_avro(st, t, name, &of, rs, err)
+                                                : write_parquet(st, t, &of, rs, err);
     if (!rc) rc = out_flush(&of, err);
     if (!rc && fsync(of.fd))
         rc = icd_fail(err, ICD_EIO, tmp, -1, "fsync failed: %s", strerror(errno));
@@ -336,8 +334,9 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
     if (rc || st->s3) unlink(tmp);
     if (!rc) {
         st->bytes[ti] = of.bytes;
-        st->rows[ti] = rows;
         st->written[ti] = true;
+        if (st->opts.on_file)
+            st->opts.on_file(st->opts.on_file_ctx, t->data->file_size, rs->rows_emitted);
     } else {
         icd_error_wrap(err, "staging %s", t->data->path);
     }
@@ -412,10 +411,10 @@ int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **
     if (st->to != to) free(to);
     st->locations = calloc(n ? n : 1, sizeof *st->locations);
     st->bytes = calloc(n ? n : 1, sizeof *st->bytes);
-    st->rows = calloc(n ? n : 1, sizeof *st->rows);
+    st->rstats = calloc(n ? n : 1, sizeof *st->rstats);
     st->written = calloc(n ? n : 1, sizeof *st->written);
     st->todo = calloc(n ? n : 1, sizeof *st->todo);
-    int rc = (!st->to || !st->locations || !st->bytes || !st->rows || !st->written || !st->todo)
+    int rc = (!st->to || !st->locations || !st->bytes || !st->rstats || !st->written || !st->todo)
                  ? icd_fail_nomem(err)
                  : check_destination(st, err);
     size_t orc = 0;
@@ -467,7 +466,16 @@ int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **
         if (st->written[i]) {
             st->stats.written_files++;
             st->stats.bytes_written += st->bytes[i];
-            st->stats.rows_written += st->rows[i];
+            const ice_read_stats *r = &st->rstats[i];
+            st->stats.rows_written += (int64_t)r->rows_emitted;
+            st->stats.read.data_files += r->data_files;
+            st->stats.read.rows_read += r->rows_read;
+            st->stats.read.rows_deleted_position += r->rows_deleted_position;
+            st->stats.read.rows_deleted_dv += r->rows_deleted_dv;
+            st->stats.read.rows_deleted_equality += r->rows_deleted_equality;
+            st->stats.read.rows_emitted += r->rows_emitted;
+            st->stats.read.rows_skipped += r->rows_skipped;
+            st->stats.read.delete_files_loaded += r->delete_files_loaded;
         } else {
             st->stats.skipped_files++;
         }
@@ -488,7 +496,7 @@ void dr_stage_free(dr_stage *st)
         free(st->locations[i]);
     free(st->locations);
     free(st->bytes);
-    free(st->rows);
+    free(st->rstats);
     free(st->written);
     free(st->todo);
     free(st->to);

@@ -38,6 +38,7 @@
 #include "base/error.h"
 #include "druid/plan.h"
 #include "iceberg/metadata.h"
+#include "iceberg/reader.h"
 #include "iceberg/scan_plan.h"
 #include "io/fileio.h"
 
@@ -45,6 +46,11 @@ typedef struct dr_stage_opts {
     const char *to;    /* LOCATION: a local directory or s3://bucket/prefix */
     int threads;       /* files written at once */
     size_t part_bytes; /* S3 multipart part size; 0 = 8 MiB */
+    /* Called once per materialized file, written or found already staged (from the writing
+     * threads, one call at a time is NOT guaranteed: the callee serializes): the source data
+     * file's size and the rows written (0 when skipped). May be NULL. */
+    void (*on_file)(void *ctx, int64_t source_bytes, uint64_t rows);
+    void *on_file_ctx;
 } dr_stage_opts;
 
 typedef struct dr_stage_stats {
@@ -58,6 +64,7 @@ typedef struct dr_stage_stats {
     int64_t table_bytes;  /* sizes of all planned data files */
     int64_t staged_bytes; /* sizes of all staged files (written or found) */
     int64_t source_bytes; /* sizes of the data files that were materialized */
+    ice_read_stats read;  /* row accounting of the files written by this run */
 } dr_stage_stats;
 
 typedef struct dr_stage dr_stage;

@@ -172,7 +172,8 @@ int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, 
         if (!size_mismatch_warns())
             return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                             "the file has %llu bytes but its manifest entry says %lld "
-                            "(truncated or replaced)",
+                            "(truncated or replaced; ICEDRUID_SIZE_MISMATCH=warn reads it "
+                            "if its record count and bounds agree)",
                             (unsigned long long)size, (long long)df->file_size);
         icd_warn(df->path,
                  "the file has %llu bytes but its manifest entry says %lld (read anyway: "

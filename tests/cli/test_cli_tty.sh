@@ -65,6 +65,15 @@ grep -qE '^icedruid read: 100% \(1/1 files, .*\), [0-9]+ rows, [0-9]+ rows/s, ET
 grep -qE '^icedruid: [0-9]+ rows read, [0-9]+ removed by position deletes, [0-9]+ by equality deletes' "$tmp/read.screen" \
     && ok "read summary line" || bad "read summary: $(cat "$tmp/read.screen")"
 
+# ---- stage: progress over the materialized files, then the summary ----------------------
+on_tty stage "$I stage --spec $tmp/orders.json --to $tmp/staged --remap /tmp/icedruid-example/warehouse=$src/examples/warehouse >$tmp/stage.out"
+grep -qE '^icedruid stage: 100% \(1/1 files, .*\), [0-9]+ rows, [0-9]+ rows/s, ETA 0:00' "$tmp/stage.screen" && grep -q '__DONE__ rc=0' "$tmp/stage.screen" \
+    && ok "stage progress line on a terminal" || bad "stage progress: $(cat "$tmp/stage.screen")"
+grep -qE '^icedruid: [0-9]+ rows read, [1-9][0-9]* removed by position deletes' "$tmp/stage.screen" \
+    && ok "stage summary line" || bad "stage summary: $(cat "$tmp/stage.screen")"
+"$I" stage --spec "$tmp/orders.json" --to "$tmp/staged2" --remap "/tmp/icedruid-example/warehouse=$src/examples/warehouse" 2>"$tmp/stage.err" >/dev/null
+[ "$(wc -l <"$tmp/stage.err")" = 1 ] && ! grep -q 'ETA' "$tmp/stage.err" && ok "stage on a pipe: the JSON summary only" || bad "stage pipe: $(cat "$tmp/stage.err")"
+
 # ---- diff: progress over the changed files -----------------------------------------------
 cat >"$tmp/g.json" <<JSON
 {"type":"index_parallel","spec":{"dataSchema":{"dataSource":"g","timestampSpec":{"column":"ts","missingValue":"2024-01-01T00:00:00Z"},"dimensionsSpec":{"dimensions":["bucket"]},"granularitySpec":{"segmentGranularity":"day"}},"ioConfig":{"type":"index_parallel","inputSource":{"type":"iceberg","tableName":"table","namespace":"g_many_small_files","icebergCatalog":{"type":"local","warehousePath":"$ICD_SHARED/corpus/icebird"},"warehouseSource":{"type":"local"}}},"tuningConfig":{"type":"index_parallel"}}}

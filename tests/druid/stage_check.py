@@ -94,7 +94,7 @@ def stage(spec, to, table_remaps, extra=(), env=None, ok=True):
     r = run(["stage", "--spec", spec, "--to", to] + list(extra) + table_remaps, env=env, ok=ok)
     if r.returncode != 0:
         return None, None, r
-    summary = json.loads([l for l in r.stderr.splitlines() if l.startswith("{\"rawFiles\"")][-1])
+    summary = json.loads([l for l in r.stderr.splitlines() if l.startswith("{") and "\"rawFiles\"" in l][-1])
     return json.loads(r.stdout), summary, r
 
 

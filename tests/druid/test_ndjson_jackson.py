@@ -20,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+# two corpus tables record delete-file facts that are not the files' (see
+# tests/corpus/test_scan_oracles.py SIZE_MISMATCH); this test is not about that
+os.environ["ICEDRUID_SIZE_MISMATCH"] = "warn"
 
 ICEDRUID = os.environ.get("ICEDRUID", "build/icedruid")
 SHARED = os.environ.get("ICD_SHARED", "../shared")
@@ -131,6 +134,10 @@ with tempfile.TemporaryDirectory() as tmp:
         if any(t.startswith(("list", "map", "struct")) for t in cols.values()):
             continue
         table = os.path.basename(rel)
+        if table == "iceberg_v2_delete_equality_nulls":
+            # its delete file has 2 records where the manifest entry says 1: icedruid refuses
+            # the table (tests/corpus/test_scan_oracles.py SIZE_MISMATCH)
+            continue
         long_col = next((n for n, t in cols.items() if t in ("long", "int")), None)
         ts = {"column": long_col or "nope", "format": "millis", "missingValue": 981173106000}
         spec = {"type": "index_parallel", "spec": {

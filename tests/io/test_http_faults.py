@@ -146,7 +146,10 @@ def main():
             rc, out, err, took = run(["cat", url], {"ICEDRUID_HTTP_TIMEOUT": "0.5",
                                                   "ICEDRUID_HTTP_MIN_RATE": "1048576"})
             print("  " + err.strip())
-            lines = err.splitlines()
+            # one line per retry ("...; retrying in N ms (attempt k of n)"), then the error
+            retries = [l for l in err.splitlines() if "; retrying in " in l]
+            lines = [l for l in err.splitlines() if "; retrying in " not in l]
+            check(len(retries) == 3, f"trickle: {len(retries)} retry lines, want 3")
             check(rc == 1, f"trickle: exit {rc}, want 1")
             check(took < 10, f"trickle: took {took:.1f} s")
             check(len(lines) == 1 and url in lines[0] and
@@ -155,7 +158,7 @@ def main():
 
             State.mode = "503"
             rc, out, err, _ = run(["cat", url], {"ICEDRUID_HTTP_TIMEOUT": "5"})
-            lines = err.splitlines()
+            lines = [l for l in err.splitlines() if "; retrying in " not in l]
             check(rc == 1 and len(lines) == 1 and url in lines[0] and "HTTP 503" in lines[0],
                   f"503: exit {rc}, stderr {err!r}")
         finally:
