@@ -776,6 +776,11 @@ const json_t *dr_spec_input_format(const dr_spec *s)
     return s->input_format;
 }
 
+const char *dr_spec_input_format_type(const dr_spec *s)
+{
+    return json_string_value(json_object_get(dr_spec_input_format(s), "type"));
+}
+
 bool dr_spec_binary_as_string(const dr_spec *s)
 {
     const json_t *v = json_object_get(dr_spec_input_format(s), "binaryAsString");

@@ -134,6 +134,8 @@ const json_t *dr_spec_transforms(const dr_spec *s);
 
 /* ioConfig / tuningConfig. */
 const json_t *dr_spec_input_format(const dr_spec *s); /* NULL when absent */
+/* The inputFormat's "type" ("parquet", "orc", "json", ...), or NULL. */
+const char *dr_spec_input_format_type(const dr_spec *s);
 /* Druid's column projection (InputRowSchemas.createColumnsFilter) over the top-level
  * columns of `schema`: with fixed dimensions and no includeAllDimensions, inclusion-based
  * (the timestamp column, the dimensions, the metrics' input fields); otherwise

@@ -233,7 +233,8 @@ static void test_warehouse_sources(void)
 }
 
 /* Schemaless specs: list columns Druid's Parquet reader does not discover are left out of
- * rows of Parquet files only (Druid's ORC reader discovers lists of primitives) */
+ * rows of Parquet files only (Druid's ORC reader discovers lists of primitives, and gives
+ * their dates as DateTimes) */
 static void test_parquet_undiscovered_lists(void)
 {
     fx f;
@@ -244,7 +245,7 @@ static void test_parquet_undiscovered_lists(void)
     void *c = f.rs.ctx;
     const char *files[] = {"/wh/t/data/a.parquet", "/wh/t/data/b.orc"};
     const char *want[] = {"{\"__time\":0,\"id\":1,\"ts\":0}\n",
-                          "{\"__time\":0,\"id\":1,\"ts\":0,\"l\":[\"2024-06-01\"],"
+                          "{\"__time\":0,\"id\":1,\"ts\":0,\"l\":[\"2024-06-01T00:00:00.000Z\"],"
                           "\"ld\":[1.5]}\n"};
     for (int k = 0; k < 2; k++) {
         icd_buf_clear(&f.out);
