@@ -162,6 +162,15 @@ bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema
  * are none; the array is the caller's to free. */
 int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
                                  size_t *n, icd_error *err);
+/* The same for the other readers Druid reads data files with, by their own discovery
+ * (discoverRootFields): ORC (OrcStructFlattenerMaker) discovers primitives and lists of
+ * primitives, so structs, maps and other lists are undiscovered; Avro (AvroFlattenerMaker)
+ * discovers string, bytes, int, long, float, double, enum and fixed fields, arrays of them
+ * and their nullable unions - so also booleans, and lists whose element is optional (an
+ * Iceberg list's element is a ["null", T] union unless required). */
+typedef enum dr_reader_kind { DR_READER_PARQUET, DR_READER_ORC, DR_READER_AVRO } dr_reader_kind;
+int dr_spec_undiscovered(const dr_spec *s, const ice_schema *schema, dr_reader_kind reader,
+                         const char ***names, size_t *n, icd_error *err);
 
 /* inputFormat.binaryAsString (Parquet/ORC/Avro readers; Jackson's boolean coercions). */
 bool dr_spec_binary_as_string(const dr_spec *s);
