@@ -13,8 +13,8 @@
 #include <zlib.h>
 
 #include "base/buf.h"
-#include "iceberg/dv.h"
-#include "iceberg/posset.h"
+#include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/posset.h"
 
 #define BATCH 4096
 

@@ -156,6 +156,11 @@ static const cli_opt READ_OPTS[] = {
     O_SPEC,
     {"split", 0, "SPLIT.json", "read only this split (one of `plan`'s)", NULL, 0},
     {"limit", 0, "N", "stop after N rows (a preview, as Druid's data loader shows)", NULL, 0},
+    {"prune-row-groups", 0, NULL,
+     "skip the Parquet row groups and ORC stripes whose statistics exclude the icebergFilter "
+     "(their rows fail the filter; Druid itself reads whole files and keeps such rows unless "
+     "its transformSpec drops them)",
+     NULL, 0},
     O_THREADS,
     O_STATS,
     O_OUTPUT,

@@ -266,15 +266,18 @@ void cli_print_row_stats(const ice_read_stats *s, bool json, const char *extra)
 {
     unsigned long long pos = s->rows_deleted_position - s->rows_deleted_dv;
     if (json) {
-        fprintf(stderr,
-                "{\"rows_read\":%llu,\"rows_removed_by_position_deletes\":%llu,"
-                "\"rows_removed_by_equality_deletes\":%llu,"
-                "\"rows_removed_by_deletion_vectors\":%llu,\"rows_emitted\":%llu,"
-                "\"rows_unparseable\":%llu%s%s}\n",
-                (unsigned long long)s->rows_read, pos, (unsigned long long)s->rows_deleted_equality,
-                (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_emitted,
-                (unsigned long long)s->rows_skipped, extra && *extra ? "," : "",
-                extra ? extra : "");
+        fprintf(
+            stderr,
+            "{\"rows_read\":%llu,\"rows_removed_by_position_deletes\":%llu,"
+            "\"rows_removed_by_equality_deletes\":%llu,"
+            "\"rows_removed_by_deletion_vectors\":%llu,\"rows_emitted\":%llu,"
+            "\"rows_unparseable\":%llu,\"row_groups_read\":%llu,\"row_groups_skipped\":%llu%s%s}"
+            "\n",
+            (unsigned long long)s->rows_read, pos, (unsigned long long)s->rows_deleted_equality,
+            (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_emitted,
+            (unsigned long long)s->rows_skipped, (unsigned long long)s->row_groups_read,
+            (unsigned long long)s->row_groups_skipped, extra && *extra ? "," : "",
+            extra ? extra : "");
         return;
     }
     fprintf(stderr,

@@ -10,8 +10,8 @@
 
 #include "base/jsonw.h"
 #include "cli/cli.h"
-#include "iceberg/dv.h"
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/puffin.h"
 
 #define FIRST_POSITIONS 10
 

@@ -41,6 +41,10 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
             a->stats = true;
             continue;
         }
+        if (!strcmp(o, "--prune-row-groups") && allowed_opt(allowed, "prune-row-groups")) {
+            a->prune_row_groups = true;
+            continue;
+        }
         if (!strcmp(o, "--check") && allowed_opt(allowed, "check")) {
             a->check = true;
             continue;

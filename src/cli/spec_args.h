@@ -26,6 +26,7 @@ typedef struct cli_spec_args {
     int threads;
     unsigned long long limit;    /* read --limit N (0: all rows) */
     bool stats;                  /* --stats */
+    bool prune_row_groups;       /* read --prune-row-groups */
     bool check;                  /* plan --check */
     const char *druid_locations; /* --druid-locations remapped|original */
     icd_fileio *io;

@@ -59,6 +59,7 @@
 #include "druid/plan.h"
 #include "druid/row.h"
 #include "iceberg/content_file.h"
+#include "iceberg/deletes/eq_key.h"
 #include "iceberg/reader.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/schema.h"
@@ -322,27 +323,18 @@ static void rs_i64(void *ctx, int64_t v)
     capture_long(s, v);
 }
 
-static uint64_t canon_double_bits(double d)
-{
-    if (d != d) return 0x7ff8000000000000ull;     /* one NaN */
-    if (d == 0) d = 0.0 * (1.0 / d > 0 ? 1 : -1); /* keep the sign of zero as stored */
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
 static void rs_f32(void *ctx, float v)
 {
     row_sink *s = ctx;
-    uint64_t u = canon_double_bits((double)v);
-    enc(s, 3, &u, sizeof u);
+    uint64_t u = ice_key_double_bits((double)v); /* a float equals the double it promotes to */
+    enc(s, 4, &u, sizeof u);
     capture_double(s, (double)v);
 }
 
 static void rs_f64(void *ctx, double v)
 {
     row_sink *s = ctx;
-    uint64_t u = canon_double_bits(v);
+    uint64_t u = ice_key_double_bits(v);
     enc(s, 4, &u, sizeof u);
     capture_double(s, v);
 }

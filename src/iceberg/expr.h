@@ -121,6 +121,21 @@ bool ice_partition_eval(const ice_bound_expr *proj, const struct ice_content_fil
 int ice_metrics_may_match(const ice_bound_expr *e, const struct ice_content_file *f, bool *out,
                           icd_error *err);
 
+/* What a part of a file (a Parquet row group, an ORC stripe) records about one column:
+ * bounds as literals of the predicate's type, and what is known of its nulls. */
+typedef struct ice_range_stats {
+    bool has_lo, has_hi;
+    struct ice_literal lo, hi;
+    bool all_null; /* known: every value is null */
+    bool no_null;  /* known: no value is null */
+} ice_range_stats;
+/* The statistics of predicate p's column in the part; false when nothing is known (the
+ * column is absent or a constant there, or has no usable statistics). */
+typedef bool (*ice_range_fn)(void *ctx, const ice_bound_expr *p, ice_range_stats *out);
+/* Can a row of the part match `e` (inclusive: unknown = may match)? One evaluator for
+ * row-group and stripe pruning of every format. */
+bool ice_range_may_match(const ice_bound_expr *e, ice_range_fn fn, void *ctx);
+
 /* The residual of `e` on a file of spec `spec` (ResidualEvaluator): each predicate that a
  * strict projection proves for the file's partition becomes TRUE, each that an inclusive
  * projection refutes becomes FALSE, the rest stay. TRUE = the partition decides the

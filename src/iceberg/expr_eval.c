@@ -337,3 +337,36 @@ int ice_metrics_may_match(const ice_bound_expr *e, const ice_content_file *f, bo
     }
     return metrics_rec(e, f, out, err);
 }
+
+/* ---- row groups and stripes ---------------------------------------------------------- */
+
+static bool range_pred(const ice_bound_expr *p, ice_range_fn fn, void *ctx)
+{
+    if (p->op == ICE_EXPR_NOT_EQ || !p->type) return true;
+    ice_range_stats st;
+    memset(&st, 0, sizeof st);
+    if (!fn(ctx, p, &st)) return true;
+    if (p->op == ICE_EXPR_IS_NULL) return !st.no_null;
+    if (p->op == ICE_EXPR_NOT_NULL) return !st.all_null;
+    if (p->lit.is_null || lit_is_nan(&p->lit)) return true;
+    if (st.all_null) return false; /* only nulls: no comparison holds */
+    return range_may_match(p->op, st.has_lo ? &st.lo : NULL, st.has_hi ? &st.hi : NULL, &p->lit);
+}
+
+bool ice_range_may_match(const ice_bound_expr *e, ice_range_fn fn, void *ctx)
+{
+    switch (e->op) {
+    case ICE_EXPR_TRUE:
+        return true;
+    case ICE_EXPR_FALSE:
+        return false;
+    case ICE_EXPR_AND:
+        return ice_range_may_match(e->left, fn, ctx) && ice_range_may_match(e->right, fn, ctx);
+    case ICE_EXPR_OR:
+        return ice_range_may_match(e->left, fn, ctx) || ice_range_may_match(e->right, fn, ctx);
+    case ICE_EXPR_NOT:
+        return true;
+    default:
+        return range_pred(e, fn, ctx);
+    }
+}

@@ -13,11 +13,11 @@
  * Everything returned is copied into the caller's arena: Avro values point into block
  * buffers that the container reader reuses.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/avro/container.h"
+#include "iceberg/deletes/eq_key.h"
 #include "iceberg/manifest.h"
 #include "iceberg/partition.h"
 
@@ -299,69 +299,6 @@ static int to_literal(const avro_value *v, const avro_schema *declared, icd_aren
     }
 }
 
-/* Appends the canonical bytes of one partition value: equal values give equal bytes
- * whatever width or representation the writer chose. */
-static void key_append(icd_buf *k, const ice_literal *l)
-{
-    if (l->is_null) {
-        icd_buf_putc(k, 0);
-        return;
-    }
-    icd_buf_putc(k, 1);
-    uint8_t tmp[16];
-    switch (l->kind) {
-    case ICE_T_BOOLEAN:
-        icd_buf_putc(k, l->v.b ? 1 : 0);
-        return;
-    case ICE_T_INT:
-    case ICE_T_DATE: {
-        int64_t v = l->v.i32;
-        icd_buf_append(k, &v, 8);
-        return;
-    }
-    case ICE_T_FLOAT: {
-        float f = l->v.f32;
-        uint32_t bits;
-        memcpy(&bits, &f, 4);
-        if (isnan(f)) bits = 0x7fc00000u;
-        icd_buf_append(k, &bits, 4);
-        return;
-    }
-    case ICE_T_DOUBLE: {
-        double d = l->v.f64;
-        uint64_t bits;
-        memcpy(&bits, &d, 8);
-        if (isnan(d)) bits = 0x7ff8000000000000ull;
-        icd_buf_append(k, &bits, 8);
-        return;
-    }
-    case ICE_T_DECIMAL: {
-        ice_i128 v;
-        if (ice_decimal_to_i128(l->v.bytes.ptr, l->v.bytes.len, &v)) {
-            size_t n = ice_decimal_from_i128(v, tmp);
-            uint32_t len = (uint32_t)n;
-            icd_buf_append(k, &len, 4);
-            icd_buf_append(k, tmp, n);
-            return;
-        }
-        break;
-    }
-    case ICE_T_LONG:
-    case ICE_T_TIME:
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-    case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS:
-        icd_buf_append(k, &l->v.i64, 8);
-        return;
-    default:
-        break;
-    }
-    uint32_t len = (uint32_t)l->v.bytes.len;
-    icd_buf_append(k, &len, 4);
-    icd_buf_append(k, l->v.bytes.ptr, l->v.bytes.len);
-}
-
 static int read_partition(const avro_value *pv, const ice_partition_spec *spec, icd_arena *a,
                           icd_buf *key, ice_content_file *f, const char *path, icd_error *err)
 {
@@ -391,7 +328,7 @@ static int read_partition(const avro_value *pv, const ice_partition_spec *spec, 
                             (int)spec->fields[i].field_id, spec->fields[i].name);
         ICD_TRY(
             to_literal(avro_value_field_at(pv, idx), rs->fields[idx].type, a, &vals[i], path, err));
-        key_append(key, &vals[i]);
+        ice_key_put_literal(key, &vals[i]);
     }
     if (!icd_buf_ok(key)) return icd_fail_nomem(err);
     uint8_t *k = icd_arena_alloc(a, key->len ? key->len : 1);

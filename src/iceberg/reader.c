@@ -6,8 +6,10 @@
  *   2. fetch the task's delete files from the scan-wide cache (loading each once):
  *      position deletes and DVs -> one position set for this data file, equality deletes
  *      -> hash sets of canonical key tuples;
- *   3. for each batch: selection = all rows; clear deleted positions; probe each
- *      surviving row's key tuples; hand the rows still selected to the sink.
+ *   3. for each batch (Parquet: a batch of a row group; Avro: up to 1,024 records of one
+ *      container block): the merge-on-read step (reader_mor.c) clears deleted positions
+ *      and probes the surviving rows' key tuples; the rows still selected go to the sink.
+ *   With a filter, row groups whose statistics exclude it are not read.
  *
  * Values are converted once, by ice_typed_value(), from the file's physical type to the
  * column's Iceberg type. The same conversion feeds both the sink and the equality keys, so
@@ -23,58 +25,15 @@
 #include "base/jsonw.h"
 #include "formats/avro/container.h"
 #include "formats/parquet/parquet.h"
-#include "iceberg/dv.h"
+#include "iceberg/deletes/eq_key.h"
+#include "iceberg/deletes/dv.h"
 #include "iceberg/nested.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
-#include "iceberg/posset.h"
+#include "iceberg/deletes/posset.h"
 #include "iceberg/reader.h"
 #include "iceberg/reader_internal.h"
 #include "iceberg/tvalue.h"
-
-/* Canonical key bytes of a typed value: equal Iceberg values give equal bytes whatever
- * physical width they were stored with. */
-void ice_rd_key_put(icd_buf *k, const ice_tvalue *v)
-{
-    icd_buf_putc(k, (char)v->cls == ICE_TV_NULL ? 0 : 1);
-    switch (v->cls) {
-    case ICE_TV_NULL:
-        return;
-    case ICE_TV_BOOL:
-    case ICE_TV_INT:
-    case ICE_TV_DATE:
-    case ICE_TV_TIME:
-    case ICE_TV_TS:
-        icd_buf_append(k, &v->i, 8);
-        return;
-    case ICE_TV_FLOAT:
-    case ICE_TV_DOUBLE: {
-        double d = v->cls == ICE_TV_FLOAT ? (double)v->f : v->d;
-        uint64_t bits;
-        memcpy(&bits, &d, 8);
-        if (isnan(d)) bits = 0x7ff8000000000000ull;
-        icd_buf_append(k, &bits, 8);
-        return;
-    }
-    case ICE_TV_DEC64:
-    case ICE_TV_DECBE: {
-        ice_i128 x = v->i;
-        if (v->cls == ICE_TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x)) {
-            uint32_t n = (uint32_t)v->n; /* over 16 bytes: raw (cannot occur for P <= 38) */
-            icd_buf_append(k, &n, 4);
-            icd_buf_append(k, v->p, v->n);
-            return;
-        }
-        icd_buf_append(k, &x, sizeof x);
-        return;
-    }
-    default: {
-        uint32_t n = (uint32_t)v->n;
-        icd_buf_append(k, &n, 4);
-        icd_buf_append(k, v->p, v->n);
-    }
-    }
-}
 
 /* ======================================================================================
  * Per-batch column cursors: for an unrepeated leaf, the value index of each row (-1 for
@@ -99,18 +58,6 @@ static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
 /* ======================================================================================
  * The scan-wide delete cache.
  * ==================================================================================== */
-
-void ice_rd_cache_entry_free(cache_entry *e)
-{
-    if (!e) return;
-    for (size_t i = 0; i < e->nposset; i++)
-        ice_posset_free(e->possets[i]);
-    free(e->possets);
-    icd_map_free(e->by_path);
-    icd_map_free(e->keys);
-    ice_posset_free(e->dv);
-    free(e);
-}
 
 /* The Iceberg type of a field id in any of the table's schemas (dropped columns still
  * key old equality deletes). */
@@ -156,260 +103,6 @@ static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bo
  * Checks of a file against its manifest entry, and the position-delete loader shared by
  * the Parquet, ORC and Avro delete readers.
  * ==================================================================================== */
-
-/* ICEDRUID_SIZE_MISMATCH=warn: a delete file whose size differs from its manifest entry
- * is read (with a warning) when its record count and bounds agree. For tables whose
- * manifests were edited by hand (Impala's test data has two); the default is an error. */
-static bool size_mismatch_warns(void)
-{
-    const char *v = getenv("ICEDRUID_SIZE_MISMATCH");
-    return v && !strcmp(v, "warn");
-}
-
-int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err)
-{
-    if (size > 0 && df->file_size > 0 && size != (uint64_t)df->file_size) {
-        if (!size_mismatch_warns())
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "the file has %llu bytes but its manifest entry says %lld "
-                            "(truncated or replaced; ICEDRUID_SIZE_MISMATCH=warn reads it "
-                            "if its record count and bounds agree)",
-                            (unsigned long long)size, (long long)df->file_size);
-        icd_warn(df->path,
-                 "the file has %llu bytes but its manifest entry says %lld (read anyway: "
-                 "ICEDRUID_SIZE_MISMATCH=warn)",
-                 (unsigned long long)size, (long long)df->file_size);
-    }
-    if (rows >= 0 && df->record_count >= 0 && rows != df->record_count)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "the file has %lld %s but its manifest entry says %lld", (long long)rows,
-                        df->content == ICE_CONTENT_DATA ? "rows" : "records",
-                        (long long)df->record_count);
-    return 0;
-}
-
-int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
-                      icd_error *err)
-{
-    icd_file *f;
-    ICD_TRY(icd_file_open(r->io, df->path, &f, err));
-    /* Sizes of delete files are checked (a smaller valid file in the place of a delete
-     * file brings deleted rows back); data files only by their row count: a data file
-     * whose size differs cannot return a deleted row, and tables exist whose manifests
-     * disagree with their data files by a few bytes (Impala's test data). */
-    int rc =
-        df->content == ICE_CONTENT_DATA ? 0 : ice_rd_check_entry(df, icd_file_size(f), -1, err);
-    if (rc) {
-        icd_file_close(f);
-        return rc;
-    }
-    *out = f;
-    return 0;
-}
-
-/* Unsigned byte order, a prefix first (Iceberg's order of strings and binary; truncated
- * bounds keep lower <= value <= upper). */
-static int bytes_cmp(const void *a, size_t an, const void *b, size_t bn)
-{
-    int c = memcmp(a, b, an < bn ? an : bn);
-    if (c) return c;
-    return an < bn ? -1 : an > bn;
-}
-
-static bool bound_i64(const uint8_t *p, uint32_t n, int64_t *out)
-{
-    if (n == 8) {
-        uint64_t u = 0;
-        for (int i = 7; i >= 0; i--)
-            u = u << 8 | p[i];
-        *out = (int64_t)u;
-        return true;
-    }
-    if (n == 4) {
-        uint32_t u =
-            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        *out = (int32_t)u;
-        return true;
-    }
-    return false;
-}
-
-int ice_rd_posload_init(ice_rd_posload *pl, cache_entry *e, const ice_content_file *df,
-                        icd_error *err)
-{
-    memset(pl, 0, sizeof *pl);
-    pl->e = e;
-    pl->df = df;
-    pl->path = (icd_buf)ICD_BUF_INIT;
-    pl->path_st = ice_content_file_stats(df, ICE_FIELD_DELETE_FILE_PATH);
-    pl->pos_st = ice_content_file_stats(df, ICE_FIELD_DELETE_POS);
-    return e->by_path ? 0 : icd_map_new(&e->by_path, 16, err);
-}
-
-static int posload_flush(ice_rd_posload *pl, icd_error *err)
-{
-    int rc = pl->cur && pl->nrun ? ice_posset_add_many(pl->cur, pl->run, pl->nrun, err) : 0;
-    pl->nrun = 0;
-    return rc;
-}
-
-/* The position set of data file `path`, created on first use. */
-static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset **out,
-                      icd_error *err)
-{
-    size_t klen;
-    const char *key = ice_location_key(path, len, &klen);
-    uint64_t h = icd_hash_bytes(key, klen);
-    uint64_t *slot = icd_map_find(e->by_path, key, klen, h);
-    if (slot) {
-        *out = icd_map_to_ptr(*slot);
-        return 0;
-    }
-    ice_posset *ps;
-    ICD_TRY(ice_posset_new(&ps, err));
-    ice_posset **np = realloc(e->possets, (e->nposset + 1) * sizeof *np);
-    if (!np) {
-        ice_posset_free(ps);
-        return icd_fail_nomem(err);
-    }
-    e->possets = np;
-    e->possets[e->nposset++] = ps;
-    ICD_TRY(icd_map_put(e->by_path, key, klen, h, icd_map_from_ptr(ps), err));
-    *out = ps;
-    return 0;
-}
-
-int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t pos, int64_t row,
-                       icd_error *err)
-{
-    const ice_content_file *df = pl->df;
-    pl->records++;
-    if (pos < 0)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %lld",
-                        (long long)pos, (long long)row);
-    /* Compared as location keys: writers differ in whether file_path values and their
-     * bounds carry the scheme and authority (Impala: values with, bounds without). */
-    const ice_col_stats *ps = pl->path_st, *qs = pl->pos_st;
-    size_t klen, blen;
-    const char *k = ice_location_key(path, len, &klen), *bk;
-    if (ps &&
-        ((ps->has_lower && (bk = ice_location_key((const char *)ps->lower, ps->lower_len, &blen),
-                            bytes_cmp(k, klen, bk, blen) < 0)) ||
-         (ps->has_upper && (bk = ice_location_key((const char *)ps->upper, ps->upper_len, &blen),
-                            bytes_cmp(k, klen, bk, blen) > 0))))
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "row %lld: file_path '%.*s' is outside the bounds its manifest entry "
-                        "records",
-                        (long long)row, (int)(len > 200 ? 200 : len), (const char *)path);
-    int64_t b;
-    if (qs && ((qs->has_lower && bound_i64(qs->lower, qs->lower_len, &b) && pos < b) ||
-               (qs->has_upper && bound_i64(qs->upper, qs->upper_len, &b) && pos > b)))
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "row %lld: position %lld is outside the bounds its manifest entry "
-                        "records",
-                        (long long)row, (long long)pos);
-    if (pl->cur && len == pl->path.len && !memcmp(path, pl->path.data, len)) {
-        if (pos < pl->last_pos)
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "row %lld: positions are not sorted (%lld after %lld; the spec "
-                            "requires order by file_path, pos)",
-                            (long long)row, (long long)pos, (long long)pl->last_pos);
-    } else {
-        size_t plen;
-        const char *pk = pl->cur ? ice_location_key(pl->path.data, pl->path.len, &plen) : NULL;
-        if (pk && bytes_cmp(k, klen, pk, plen) < 0)
-            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                            "row %lld: file_path values are not sorted (the spec requires "
-                            "order by file_path, pos)",
-                            (long long)row);
-        ICD_TRY(posload_flush(pl, err));
-        ICD_TRY(posset_for(pl->e, path, len, &pl->cur, err));
-        icd_buf_clear(&pl->path);
-        icd_buf_append(&pl->path, path, len);
-        if (!icd_buf_ok(&pl->path)) return icd_fail_nomem(err);
-    }
-    if (pl->nrun == pl->runcap) {
-        size_t nc = pl->runcap ? pl->runcap * 2 : 4096;
-        uint64_t *nr = realloc(pl->run, nc * sizeof *nr);
-        if (!nr) return icd_fail_nomem(err);
-        pl->run = nr;
-        pl->runcap = nc;
-    }
-    pl->run[pl->nrun++] = (uint64_t)pos;
-    pl->last_pos = pos;
-    return 0;
-}
-
-void ice_rd_posload_null_path(ice_rd_posload *pl)
-{
-    pl->records++;
-    pl->null_paths++;
-}
-
-int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err)
-{
-    ICD_TRY(posload_flush(pl, err));
-    ICD_TRY(ice_rd_check_entry(pl->df, 0, pl->records, err));
-    ICD_TRY(ice_rd_check_nulls(pl->df, ICE_FIELD_DELETE_FILE_PATH, pl->null_paths, err));
-    for (size_t i = 0; i < pl->e->nposset; i++)
-        ICD_TRY(ice_posset_freeze(pl->e->possets[i], err));
-    if (pl->null_paths)
-        icd_warn(pl->df->path,
-                 "%lld of %lld position delete records have a null file_path and delete "
-                 "nothing (skipped)",
-                 (long long)pl->null_paths, (long long)pl->records);
-    return 0;
-}
-
-void ice_rd_posload_free(ice_rd_posload *pl)
-{
-    icd_buf_free(&pl->path);
-    free(pl->run);
-    pl->run = NULL;
-}
-
-int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err)
-{
-    const ice_col_stats *st = ice_content_file_stats(df, field_id);
-    if (st && st->null_count >= 0 && st->null_count != nulls)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "the file has %lld null values in field id %d but its manifest entry says "
-                        "%lld",
-                        (long long)nulls, (int)field_id, (long long)st->null_count);
-    return 0;
-}
-
-int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
-                            int64_t *nulls, icd_error *err)
-{
-    const ice_col_stats *st;
-    int32_t field_id = df->equality_ids[k];
-    if (v->cls == ICE_TV_NULL) nulls[k]++;
-    if (v->cls == ICE_TV_NULL || !(st = ice_content_file_stats(df, field_id))) return 0;
-    bool below = false, above = false;
-    int64_t b;
-    switch (v->cls) {
-    case ICE_TV_INT:
-    case ICE_TV_DATE:
-        below = st->has_lower && bound_i64(st->lower, st->lower_len, &b) && v->i < b;
-        above = st->has_upper && bound_i64(st->upper, st->upper_len, &b) && v->i > b;
-        break;
-    case ICE_TV_STRING:
-    case ICE_TV_BINARY:
-        below = st->has_lower && bytes_cmp(v->p, v->n, st->lower, st->lower_len) < 0;
-        above = st->has_upper && bytes_cmp(v->p, v->n, st->upper, st->upper_len) > 0;
-        break;
-    default:
-        return 0;
-    }
-    if (below || above)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "equality delete row %lld: the value of field id %d is %s the %s bound "
-                        "its manifest entry records",
-                        (long long)row, (int)field_id, below ? "below" : "above",
-                        below ? "lower" : "upper");
-    return 0;
-}
 
 static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file *df,
                                       cache_entry *e, icd_error *err)
@@ -507,7 +200,7 @@ static int row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, 
     icd_buf_clear(k);
     for (size_t c = 0; c < nk; c++) {
         if (kc[c].batch_col < 0) {
-            ice_rd_key_put(k, &kc[c].constant);
+            ice_key_put(k, &kc[c].constant);
             continue;
         }
         int32_t vi = kc[c].vidx[row];
@@ -516,7 +209,7 @@ static int row_key(icd_buf *k, const key_col *kc, size_t nk, const pq_batch *b, 
             ICD_TRY(ice_typed_value_checked(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
                                             (size_t)vi, file, kc[c].name,
                                             b->first_row + (int64_t)row, &v, err));
-        ice_rd_key_put(k, &v);
+        ice_key_put(k, &v);
     }
     return 0;
 }
@@ -589,7 +282,8 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
     rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
     free(sorted);
     if (rc) goto done;
-    if ((rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
+    if ((rc =
+             ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err)))
         goto done;
     int32_t *vbuf = NULL;
     size_t vcap = 0;
@@ -631,9 +325,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 rc = icd_fail_nomem(err);
                 break;
             }
-            uint64_t h = icd_hash_bytes(key.data, key.len);
-            uint64_t *slot;
-            rc = icd_map_upsert(e->keys, key.data, key.len, h, &slot, NULL, err);
+            rc = ice_eq_set_add(e->keys, key.data, key.len, err);
         }
         if (rc) break;
     }
@@ -690,7 +382,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
         rc = ice_rd_posload_init(&pl, e, df, err);
     else {
         memset(&pl, 0, sizeof pl);
-        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        rc = ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
         kf = calloc((size_t)df->nequality_ids, sizeof *kf);
         nulls = calloc((size_t)df->nequality_ids, sizeof *nulls);
         if (!rc && (!kf || !nulls)) rc = icd_fail_nomem(err);
@@ -739,16 +431,14 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
             if ((rc = ice_rd_check_key_bounds(df, (size_t)k, &tv, row, nulls, err))) break;
-            ice_rd_key_put(&key, &tv);
+            ice_key_put(&key, &tv);
         }
         if (rc) break;
         if (!icd_buf_ok(&key)) {
             rc = icd_fail_nomem(err);
             break;
         }
-        uint64_t *slot;
-        rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len), &slot,
-                            NULL, err);
+        rc = ice_eq_set_add(e->keys, key.data, key.len, err);
     }
     if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_check_entry(df, 0, row, err);
     for (int32_t k = 0; !rc && !pos_file && k < df->nequality_ids; k++)
@@ -762,26 +452,12 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     return rc;
 }
 
-/* A deletion vector is read at its offset without the Puffin footer, so a Puffin file cut
- * after the blob would go unnoticed: its size must be the one the manifest recorded. */
-static int read_dv(ice_scan_reader *r, const ice_content_file *df, cache_entry *e, icd_error *err)
+static int load_entry(void *ctx, const ice_content_file *df, cache_entry *e, icd_error *err)
 {
-    icd_file *f;
-    ICD_TRY(icd_file_open(r->io, df->path, &f, err));
-    int rc = ice_rd_check_entry(df, icd_file_size(f), -1, err);
-    if (!rc)
-        rc = ice_dv_read_at(f, df->content_offset, df->content_size, df->referenced_data_file,
-                            df->record_count, &e->dv, err);
-    icd_file_close(f);
-    return rc;
-}
-
-static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
-                      icd_error *err)
-{
+    ice_scan_reader *r = ctx;
     if (ice_is_dv(df)) {
         e->kind = C_DV;
-        return read_dv(r, df, e, err);
+        return ice_delete_read_dv(r->io, df, e, err);
     }
     if (df->format == ICE_FORMAT_AVRO) {
         e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
@@ -804,73 +480,10 @@ static int load_entry(ice_scan_reader *r, const ice_content_file *df, cache_entr
     return read_equality_file_parquet(r, df, e, err);
 }
 
-/* The loaded form of a delete file, loading it on first use. Each file is read exactly
- * once even when tasks race for it: the first task inserts an entry marked `loading` and
- * reads the file without holding the scan-wide lock, so a slow delete file delays only
- * the tasks that need that same file (they wait on `loaded`), never unrelated tasks. */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err)
 {
-    char keybuf[64];
-    icd_buf key = ICD_BUF_INIT;
-    icd_buf_puts(&key, df->path);
-    icd_buf_putc(&key, '\0');
-    snprintf(keybuf, sizeof keybuf, "%lld", (long long)df->content_offset);
-    icd_buf_puts(&key, keybuf);
-    if (!icd_buf_ok(&key)) return icd_fail_nomem(err);
-    uint64_t h = icd_hash_bytes(key.data, key.len);
-    pthread_mutex_lock(&r->lock);
-    uint64_t *slot = icd_map_find(r->cache, key.data, key.len, h);
-    int rc = 0;
-    cache_entry *e;
-    if (slot) {
-        e = icd_map_to_ptr(*slot);
-        while (e->loading)
-            pthread_cond_wait(&r->loaded, &r->lock);
-    } else {
-        e = calloc(1, sizeof *e);
-        if (!e) {
-            rc = icd_fail_nomem(err);
-            goto out;
-        }
-        if (r->nentries == r->cap) {
-            size_t nc = r->cap ? r->cap * 2 : 16;
-            cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
-            if (!ne) {
-                free(e);
-                rc = icd_fail_nomem(err);
-                goto out;
-            }
-            r->entries = ne;
-            r->cap = nc;
-        }
-        if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) {
-            free(e);
-            goto out;
-        }
-        r->entries[r->nentries++] = e;
-        e->loading = true;
-        pthread_mutex_unlock(&r->lock);
-        icd_error lerr;
-        icd_error_clear(&lerr);
-        int lrc = load_entry(r, df, e, &lerr);
-        if (lrc) icd_error_set_file(&lerr, df->path);
-        pthread_mutex_lock(&r->lock);
-        e->rc = lrc;
-        e->err = lerr;
-        e->loading = false;
-        pthread_cond_broadcast(&r->loaded);
-        *loaded = true;
-    }
-    if (e->rc) {
-        rc = e->rc;
-        *err = e->err;
-    }
-    *out = e;
-out:
-    pthread_mutex_unlock(&r->lock);
-    icd_buf_free(&key);
-    return rc;
+    return ice_delete_cache_get(r->deletes, df, load_entry, r, out, loaded, err);
 }
 
 /* ======================================================================================
@@ -887,10 +500,8 @@ int ice_scan_reader_new(icd_fileio *io, const ice_metadata *md, const ice_schema
     r->io = io;
     r->md = md;
     r->schema = schema;
-    pthread_mutex_init(&r->lock, NULL);
-    pthread_cond_init(&r->loaded, NULL);
     atomic_init(&r->canceled, false);
-    int rc = icd_map_new(&r->cache, 64, err);
+    int rc = ice_delete_cache_new(&r->deletes, err);
     if (rc) goto fail;
     const ice_type *root = &schema->root;
     size_t n = ncolumns ? ncolumns : root->nfields;
@@ -937,13 +548,8 @@ fail:
 void ice_scan_reader_free(ice_scan_reader *r)
 {
     if (!r) return;
-    for (size_t i = 0; i < r->nentries; i++)
-        ice_rd_cache_entry_free(r->entries[i]);
-    free(r->entries);
-    icd_map_free(r->cache);
+    ice_delete_cache_free(r->deletes);
     free(r->fields);
-    pthread_cond_destroy(&r->loaded);
-    pthread_mutex_destroy(&r->lock);
     free(r);
 }
 
@@ -974,6 +580,8 @@ void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
     into->rows_emitted += from->rows_emitted;
     into->rows_skipped += from->rows_skipped;
     into->delete_files_loaded += from->delete_files_loaded;
+    into->row_groups_read += from->row_groups_read;
+    into->row_groups_skipped += from->row_groups_skipped;
 }
 
 /* ======================================================================================
@@ -994,8 +602,7 @@ typedef struct out_col {
     int32_t *vidx;
 } out_col;
 
-typedef struct eq_probe {
-    const icd_map *keys;
+typedef struct eq_probe { /* the key columns of equality delete file mor.eq[e] */
     key_col *cols;
     size_t ncols;
 } eq_probe;
@@ -1007,17 +614,31 @@ typedef struct task_state {
     ice_read_stats *stats;
     out_col *cols;
     size_t ncols;
-    eq_probe *eq;
+    ice_mor mor;  /* the task's deletes */
+    eq_probe *eq; /* parallel to mor.eq */
     size_t neq;
-    const ice_posset *pos; /* NULL when no position deletes */
-    ice_posset *pos_owned;
-    int *leaves; /* sorted, distinct leaves to read */
+    const pq_batch *cur;     /* the batch being filtered (key callback) */
+    const avro_value *arecs; /* Avro: the records of the batch being filtered */
+    int64_t avro_first;      /* Avro: the file position of arecs[0] */
+    int *leaves;             /* sorted, distinct leaves to read */
     size_t nleaves;
     icd_buf key;
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
+    /* a key value outside its type's range, met by a key callback (which cannot fail):
+     * reported after ice_mor_apply */
+    int key_rc;
+    icd_error key_err;
 } task_state;
+
+/* After ice_mor_apply: the first out-of-range key value, if any. */
+static int key_failure(task_state *t, icd_error *err)
+{
+    if (!t->key_rc) return 0;
+    *err = t->key_err;
+    return t->key_rc;
+}
 
 static int add_leaf(task_state *t, int leaf, icd_error *err)
 {
@@ -1125,18 +746,11 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
 {
     const ice_scan_task *task = t->task;
     bool has_ids = schema_has_ids(s);
-    for (size_t d = 0; d < task->ndeletes; d++) {
-        const ice_content_file *df = task->deletes[d];
-        if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
-        const cache_entry *e;
-        bool loaded = false;
-        ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
-        if (loaded) t->stats->delete_files_loaded++;
-        eq_probe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
-        if (!np) return icd_fail_nomem(err);
-        t->eq = np;
+    t->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *t->eq);
+    if (!t->eq) return icd_fail_nomem(err);
+    for (size_t d = 0; d < t->mor.neq; d++) {
+        const ice_content_file *df = t->mor.eq[d].df;
         eq_probe *p = &t->eq[t->neq++];
-        p->keys = e->keys;
         p->ncols = (size_t)df->nequality_ids;
         p->cols = calloc(p->ncols, sizeof *p->cols);
         if (!p->cols) return icd_fail_nomem(err);
@@ -1180,10 +794,7 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
         if (e->kind == C_DV) {
             ps = e->dv;
         } else {
-            size_t klen;
-            const char *key = ice_location_key(data->path, strlen(data->path), &klen);
-            uint64_t *slot = icd_map_find(e->by_path, key, klen, icd_hash_bytes(key, klen));
-            ps = slot ? icd_map_to_ptr(*slot) : NULL;
+            ps = ice_delete_entry_positions(e, data->path, strlen(data->path));
         }
         if (!ps || ice_posset_is_empty(ps)) continue;
         if (nsets == sizeof sets / sizeof sets[0]) { /* fold into one owned set */
@@ -1207,20 +818,32 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
     return 0;
 }
 
-static int setup_positions(task_state *t, icd_error *err)
+/* Appends the key of row `row` of the current batch for equality delete file e. */
+static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
-    return ice_rd_task_positions(t->r, t->task, t->stats, &t->pos, &t->pos_owned, err);
+    task_state *t = ctx;
+    const eq_probe *p = &t->eq[e];
+    for (size_t c = 0; c < p->ncols; c++) {
+        const key_col *kc = &p->cols[c];
+        if (kc->batch_col < 0) {
+            ice_key_put(k, &kc->constant);
+            continue;
+        }
+        int32_t vi = kc->vidx[row];
+        ice_tvalue v = {0};
+        if (vi >= 0 && !t->key_rc)
+            t->key_rc = ice_typed_value_checked(kc->type, kc->leaf, &t->cur->columns[kc->batch_col],
+                                                (size_t)vi, t->task->data->path, kc->name,
+                                                t->cur->first_row + (int64_t)row, &v, &t->key_err);
+        ice_key_put(k, &v);
+    }
 }
 
 static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
 {
     const ice_row_sink *s = t->sink;
     size_t n = b->num_rows;
-    t->stats->rows_read += n;
     uint8_t *sel = t->sel;
-    memset(sel, 1, n);
-    if (t->pos)
-        t->stats->rows_deleted_position += ice_posset_apply(t->pos, (uint64_t)b->first_row, n, sel);
 
     /* per-row value indexes of every leaf column used */
     size_t need = n * (t->ncols + 1);
@@ -1253,21 +876,10 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
                                 "equality key column: levels do not match the row count");
         }
     }
-    /* equality deletes */
-    for (size_t i = 0; i < n && t->neq; i++) {
-        if (!sel[i]) continue;
-        for (size_t e = 0; e < t->neq; e++) {
-            ICD_TRY(
-                row_key(&t->key, t->eq[e].cols, t->eq[e].ncols, b, i, t->task->data->path, err));
-            if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            if (icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
-                                 icd_hash_bytes(t->key.data, t->key.len))) {
-                sel[i] = 0;
-                t->stats->rows_deleted_equality++;
-                break;
-            }
-        }
-    }
+    /* position deletes, DVs, equality deletes */
+    t->cur = b;
+    ICD_TRY(ice_mor_apply(&t->mor, (uint64_t)b->first_row, n, sel, pq_key, t, t->stats, err));
+    ICD_TRY(key_failure(t, err));
     /* nested columns walk every row, kept or not */
     for (size_t i = 0; i < t->ncols; i++)
         if (t->cols[i].kind == SRC_NESTED) ice_nested_begin(t->cols[i].nested, b);
@@ -1331,11 +943,151 @@ static void task_state_free(task_state *t)
     for (size_t e = 0; e < t->neq; e++)
         free(t->eq[e].cols);
     free(t->eq);
-    ice_posset_free(t->pos_owned);
+    ice_mor_free(&t->mor);
     free(t->leaves);
     icd_buf_free(&t->key);
     free(t->sel);
     free(t->vbuf);
+}
+
+/* ---- Parquet row-group pruning --------------------------------------------------------- */
+
+typedef struct rg_prune {
+    const ice_scan_reader *r;
+    pq_file *pf;
+    const pq_schema *s;
+    bool has_ids;
+    uint32_t rg;
+} rg_prune;
+
+/* A statistics value of a leaf as a literal of type t, through the reader's own value
+ * conversion (units, promotions); false when not representable. */
+static bool stat_literal(const pq_node *leaf, const ice_type *t, const pq_stat_value *sv,
+                         ice_literal *out)
+{
+    pq_column_batch cb;
+    memset(&cb, 0, sizeof cb);
+    cb.leaf = leaf;
+    cb.physical_type = leaf->physical_type;
+    cb.num_levels = cb.num_values = 1;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+    pq_bytes b;
+    switch (leaf->physical_type) {
+    case PQ_INT32:
+        if (sv->kind != PQ_STAT_INT || sv->i < INT32_MIN || sv->i > INT32_MAX) return false;
+        i32 = (int32_t)sv->i;
+        cb.values = &i32;
+        break;
+    case PQ_INT64:
+        if (sv->kind != PQ_STAT_INT) return false;
+        i64 = sv->i;
+        cb.values = &i64;
+        break;
+    case PQ_FLOAT:
+        if (sv->kind != PQ_STAT_DOUBLE) return false;
+        f32 = (float)sv->d;
+        cb.values = &f32;
+        break;
+    case PQ_DOUBLE:
+        if (sv->kind != PQ_STAT_DOUBLE) return false;
+        f64 = sv->d;
+        cb.values = &f64;
+        break;
+    case PQ_BYTE_ARRAY:
+        if (sv->kind != PQ_STAT_BYTES) return false;
+        b = sv->bytes;
+        cb.values = &b;
+        break;
+    default:
+        return false;
+    }
+    if (!ice_typed_value_in_range(t, leaf, &cb, 0)) return false;
+    ice_tvalue v = ice_typed_value(t, leaf, &cb, 0);
+    switch (t->kind) {
+    case ICE_T_INT:
+        if (v.cls != ICE_TV_INT) return false;
+        *out = ice_lit_int((int32_t)v.i);
+        return true;
+    case ICE_T_LONG:
+        if (v.cls != ICE_TV_INT) return false;
+        *out = ice_lit_long(v.i);
+        return true;
+    case ICE_T_DATE:
+        if (v.cls != ICE_TV_DATE) return false;
+        *out = ice_lit_date((int32_t)v.i);
+        return true;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        if (v.cls != ICE_TV_TS) return false;
+        *out = ice_lit_i64(t->kind, v.i);
+        return true;
+    case ICE_T_FLOAT:
+        if (v.cls != ICE_TV_FLOAT || isnan(v.f)) return false;
+        *out = ice_lit_float(v.f);
+        return true;
+    case ICE_T_DOUBLE:
+        if (v.cls != ICE_TV_DOUBLE || isnan(v.d)) return false;
+        *out = ice_lit_double(v.d);
+        return true;
+    case ICE_T_STRING:
+        if (v.cls != ICE_TV_STRING) return false;
+        *out = ice_lit_string((const char *)v.p, v.n);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The statistics of one predicate's column in the row group being decided: top-level,
+ * unrepeated primitive leaves only (a member of a null struct is null without being
+ * counted in the member's statistics). */
+static bool rg_range(void *ctx, const ice_bound_expr *p, ice_range_stats *out)
+{
+    const rg_prune *pc = ctx;
+    const pq_node *n = find_node(pc->r, pc->s, pc->has_ids, p->field_id);
+    if (!n || n->parent != pc->s->root || n->leaf_index < 0 || n->rep_level > 0 ||
+        !ice_type_is_primitive(p->type) || !ice_leaf_readable_as(n, p->type))
+        return false;
+    pq_column_stats st;
+    icd_error tmp;
+    if (pq_file_column_stats(pc->pf, pc->rg, (uint32_t)n->leaf_index, &st, &tmp)) return false;
+    if (st.has_null_count) {
+        out->no_null = st.null_count == 0;
+        out->all_null = st.num_values > 0 && st.null_count == st.num_values;
+    }
+    out->has_lo = st.has_min && stat_literal(n, p->type, &st.min, &out->lo);
+    out->has_hi = st.has_max && stat_literal(n, p->type, &st.max, &out->hi);
+    return true;
+}
+
+/* Skips the row groups whose statistics exclude the reader's filter. */
+static int prune_row_groups(task_state *t, pq_file *pf, pq_reader *rd, icd_error *err)
+{
+    uint32_t n = pq_file_num_row_groups(pf);
+    if (!t->r->filter || n == 0) {
+        t->stats->row_groups_read += n;
+        return 0;
+    }
+    uint8_t *keep = malloc(n);
+    if (!keep) return icd_fail_nomem(err);
+    rg_prune pc = {t->r, pf, pq_file_schema(pf), schema_has_ids(pq_file_schema(pf)), 0};
+    for (uint32_t g = 0; g < n; g++) {
+        pc.rg = g;
+        keep[g] = pq_file_row_group(pf, g)->num_rows > 0 &&
+                  ice_range_may_match(t->r->filter, rg_range, &pc);
+        if (keep[g])
+            t->stats->row_groups_read++;
+        else
+            t->stats->row_groups_skipped++;
+    }
+    int rc = pq_reader_select_row_groups(rd, keep, n, err);
+    free(keep);
+    return rc;
 }
 
 static int read_parquet_task(task_state *t, icd_error *err)
@@ -1349,8 +1101,8 @@ static int read_parquet_task(task_state *t, icd_error *err)
     ICD_TRY(pq_file_open_file(f, &pf, err));
     int rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err);
     const pq_schema *s = pq_file_schema(pf);
-    if (rc || (rc = map_columns(t, s, err)) || (rc = setup_equality(t, s, err)) ||
-        (rc = setup_positions(t, err)))
+    if (rc || (rc = map_columns(t, s, err)) ||
+        (rc = ice_mor_init(&t->mor, r, t->task, t->stats, err)) || (rc = setup_equality(t, s, err)))
         goto done;
     qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
     for (size_t i = 0; i < t->ncols; i++) {
@@ -1373,7 +1125,9 @@ static int read_parquet_task(task_state *t, icd_error *err)
         rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "Parquet file without columns");
         goto done;
     }
-    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err))) goto done;
+    if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)) ||
+        (rc = prune_row_groups(t, pf, rd, err)))
+        goto done;
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
     if (!t->sel) {
         rc = icd_fail_nomem(err);
@@ -1560,123 +1314,46 @@ static bool has_variant(const ice_type *t)
     return false;
 }
 
-static int read_avro_task(task_state *t, icd_error *err)
+/* Appends the key of record `row` of the current Avro batch for equality delete file e. */
+static void avro_key(void *ctx, size_t e, size_t row, icd_buf *k)
+{
+    task_state *t = ctx;
+    const ice_content_file *del = t->mor.eq[e].df;
+    const avro_value *rec = &t->arecs[row];
+    for (int32_t c = 0; c < del->nequality_ids; c++) {
+        int32_t id = del->equality_ids[c];
+        const ice_field *f = ice_rd_schema_field(t->r, id); /* checked by ice_mor_init */
+        const avro_value *v = avro_find_id(rec, id, 0);
+        char what[96];
+        if (v && !t->key_rc && !avro_ts_in_range(v, f->type, what, sizeof what))
+            t->key_rc = ice_time_value_range_error(&t->key_err, t->task->data->path, f->name,
+                                                   t->avro_first + (int64_t)row, f->type, what);
+        ice_tvalue tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
+                          : ice_rd_absent_value(t->r, t->task->data, f);
+        ice_key_put(k, &tv);
+    }
+}
+
+/* The surviving records of one batch to the sink. */
+static int emit_avro_batch(task_state *t, int64_t first, size_t n, icd_error *err)
 {
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
     const ice_row_sink *s = t->sink;
-    for (size_t k = 0; k < r->nfields; k++)
-        if (has_variant(r->fields[k]->type))
-            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
-                            "column %s: variant values in Avro data files are not supported yet",
-                            r->fields[k]->name);
-    /* equality deletes: the delete sets, and the key fields' types */
-    const cache_entry **eqs = NULL;
-    const ice_content_file **eqf = NULL;
-    size_t neq = 0;
-    for (size_t d = 0; d < t->task->ndeletes; d++) {
-        const ice_content_file *del = t->task->deletes[d];
-        if (del->content != ICE_CONTENT_EQUALITY_DELETES) continue;
-        const cache_entry *e;
-        bool loaded = false;
-        const cache_entry **ne = realloc((void *)eqs, (neq + 1) * sizeof *ne);
-        const ice_content_file **nf = ne ? realloc((void *)eqf, (neq + 1) * sizeof *nf) : NULL;
-        if (ne) eqs = ne;
-        if (nf) eqf = nf;
-        int erc = !ne || !nf ? icd_fail_nomem(err) : ice_rd_get_entry(r, del, &e, &loaded, err);
-        if (erc) {
-            free((void *)eqs);
-            free((void *)eqf);
-            return erc;
-        }
-        if (loaded) t->stats->delete_files_loaded++;
-        for (int32_t k = 0; k < del->nequality_ids; k++)
-            if (!ice_rd_schema_field(r, del->equality_ids[k])) {
-                free((void *)eqs);
-                free((void *)eqf);
-                return icd_fail(err, ICD_ECORRUPT, del->path, -1,
-                                "equality field id %d is in no schema of the table",
-                                (int)del->equality_ids[k]);
-            }
-        eqs[neq] = e;
-        eqf[neq++] = del;
-    }
-    int prc = setup_positions(t, err);
-    if (prc) {
-        free((void *)eqs);
-        free((void *)eqf);
-        return prc;
-    }
-    avro_reader *ar;
-    icd_file *file;
-    int orc = ice_rd_open_entry(r, df, &file, err);
-    if (!orc) orc = avro_reader_open_file(file, true, &ar, err);
-    if (orc) { /* the equality delete tables stay cached; only this task's arrays go */
-        free((void *)eqs);
-        free((void *)eqf);
-        return orc;
-    }
-    icd_arena arena = ICD_ARENA_INIT;
-    int rc = 0;
-    int64_t pos = 0;
-    for (;; pos++) {
-        if (atomic_load(&r->canceled)) {
-            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
-            break;
-        }
-        avro_value rec;
-        bool eof;
-        icd_arena_reset(&arena);
-        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
-        t->stats->rows_read++;
-        if (t->pos && ice_posset_contains(t->pos, (uint64_t)pos)) {
-            t->stats->rows_deleted_position++;
-            continue;
-        }
-        bool deleted = false;
-        for (size_t e = 0; e < neq && !deleted && !rc; e++) {
-            icd_buf_clear(&t->key);
-            for (int32_t k = 0; k < eqf[e]->nequality_ids; k++) {
-                int32_t id = eqf[e]->equality_ids[k];
-                const ice_field *f = ice_rd_schema_field(r, id);
-                const avro_value *v = avro_find_id(&rec, id, 0);
-                ice_tvalue tv = {0};
-                char what[96];
-                if (v && !avro_ts_in_range(v, f->type, what, sizeof what)) {
-                    rc = ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
-                    break;
-                }
-                if (v)
-                    tv = avro_tvalue(v, f->type);
-                else { /* the file predates the column */
-                    const ice_literal *l = ice_rd_partition_value(r, df, id);
-                    tv = ice_literal_tvalue(l ? l : f->initial_default, f->type);
-                }
-                ice_rd_key_put(&t->key, &tv);
-            }
-            if (!icd_buf_ok(&t->key)) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            deleted = icd_map_contains(eqs[e]->keys, t->key.data, t->key.len,
-                                       icd_hash_bytes(t->key.data, t->key.len));
-        }
-        if (rc) break;
-        if (deleted) {
-            t->stats->rows_deleted_equality++;
-            continue;
-        }
+    for (size_t i = 0; i < n; i++) {
+        if (!t->sel[i]) continue;
+        const avro_value *rec = &t->arecs[i];
+        int64_t pos = first + (int64_t)i;
         s->begin_row(s->ctx, df->path, pos);
         for (size_t k = 0; k < r->nfields; k++) {
             const ice_field *f = r->fields[k];
             s->field(s->ctx, f->name, strlen(f->name));
             const avro_value *v =
-                rec.type == AVRO_RECORD ? avro_value_field_by_id(&rec, f->id) : NULL;
+                rec->type == AVRO_RECORD ? avro_value_field_by_id(rec, f->id) : NULL;
             char what[96];
-            if (v && !avro_ts_in_range(v, f->type, what, sizeof what)) {
-                rc = ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
-                break;
-            }
+            if (v && !avro_ts_in_range(v, f->type, what, sizeof what))
+                /* a value out of range: nothing of the row is ended */
+                return ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
             if (v) {
                 emit_avro(s, v, f->type);
             } else {
@@ -1684,21 +1361,65 @@ static int read_avro_task(task_state *t, icd_error *err)
                 ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
-        if (rc) break; /* a value out of range: nothing of the row is ended */
         int erc = s->end_row(s->ctx, err);
-        if (erc < 0) {
-            rc = erc;
-            break;
-        }
+        if (erc < 0) return erc;
         if (erc > 0)
             t->stats->rows_skipped++;
         else
             t->stats->rows_emitted++;
     }
+    return 0;
+}
+
+#define AVRO_BATCH_ROWS 1024
+
+/* An Avro data file: records are decoded in batches (never across a container block: the
+ * values point into it), each batch goes through the merge-on-read step like a Parquet
+ * or ORC batch. */
+static int read_avro_task(task_state *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    const ice_content_file *df = t->task->data;
+    for (size_t k = 0; k < r->nfields; k++)
+        if (has_variant(r->fields[k]->type))
+            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                            "column %s: variant values in Avro data files are not supported yet",
+                            r->fields[k]->name);
+    ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
+    avro_reader *ar;
+    icd_file *file;
+    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
+    ICD_TRY(avro_reader_open_file(file, true, &ar, err));
+    avro_value *recs = malloc(AVRO_BATCH_ROWS * sizeof *recs);
+    t->sel = malloc(AVRO_BATCH_ROWS);
+    int rc = !recs || !t->sel ? icd_fail_nomem(err) : 0;
+    t->arecs = recs;
+    icd_arena arena = ICD_ARENA_INIT;
+    int64_t pos = 0; /* records read */
+    size_t n = 0;
+    bool eof = false;
+    while (!rc && !eof) {
+        if (atomic_load(&r->canceled)) {
+            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
+            break;
+        }
+        if ((rc = avro_reader_next(ar, &arena, &recs[n], &eof, err))) break;
+        if (!eof) n++;
+        bool block_done = avro_reader_block_read(ar) >= avro_reader_block_count(ar);
+        if (n && (eof || n == AVRO_BATCH_ROWS || block_done)) {
+            t->avro_first = pos;
+            rc = ice_mor_apply(&t->mor, (uint64_t)pos, n, t->sel, avro_key, t, t->stats, err);
+            if (!rc) rc = key_failure(t, err);
+            if (!rc) rc = emit_avro_batch(t, pos, n, err);
+            pos += (int64_t)n;
+            n = 0;
+            icd_arena_reset(&arena);
+        }
+    }
     icd_arena_free(&arena);
     avro_reader_free(ar);
-    free((void *)eqs);
-    free((void *)eqf);
+    free(recs);
+    t->arecs = NULL;
     if (!rc) rc = ice_rd_check_entry(df, 0, pos, err);
     return rc;
 }

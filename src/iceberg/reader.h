@@ -9,9 +9,13 @@
  *                are applied on the fly; struct/list/map columns are assembled by Iceberg
  *                type from the Parquet levels (nested.h), `variant` columns are decoded
  *                to JSON (sink's raw_json)
- *   deletes      position delete files and deletion vectors become one position set per
- *                data file, applied to each batch as a selection; equality deletes are hash
- *                sets of key tuples (one per delete file), probed per row; null equals null
+ *   deletes      one merge-on-read step for every format (reader_mor.c): position delete
+ *                files and deletion vectors become one position set per data file, applied
+ *                to each batch as a selection; equality deletes are key sets (one per
+ *                delete file, deletes/eq_set.h) probed a batch of canonical keys at a time
+ *                (deletes/eq_key.h); null equals null
+ *   pruning      with a filter, Parquet row groups and ORC stripes whose statistics exclude
+ *                it are skipped (ice_range_may_match)
  *   sharing      every delete file is read once per scan (ice_scan_reader caches it) and
  *                shared by all tasks it applies to, across threads
  *
@@ -19,8 +23,8 @@
  * attribute (or the name mapping), row positions from the batch's row_start; ORC
  * position and equality delete files feed the same delete cache.
  *
- * Memory per task: one row group (ORC: one stripe) of the projected columns (plus key
- * columns) and the task's delete index.
+ * Memory per task: one row group (ORC: one stripe; Avro: one batch of at most 1,024
+ * records) of the projected columns (plus key columns) and the task's delete index.
  */
 #ifndef ICD_ICE_READER_H
 #define ICD_ICE_READER_H
@@ -48,6 +52,8 @@ typedef struct ice_read_stats {
     uint64_t rows_emitted;
     uint64_t rows_skipped; /* sink asked to skip (e.g. Druid parse exceptions) */
     uint64_t delete_files_loaded;
+    uint64_t row_groups_read;    /* Parquet row groups and ORC stripes read */
+    uint64_t row_groups_skipped; /* ... skipped by the filter's statistics */
 } ice_read_stats;
 
 /* `columns` selects top-level columns by name (NULL = all), in the table schema's order.
@@ -66,10 +72,11 @@ const ice_field *ice_scan_reader_field(const ice_scan_reader *r, size_t i);
 int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
                               const ice_row_sink *sink, ice_read_stats *stats, icd_error *err);
 
-/* A row filter bound to the reader's schema (ice_expr_bind), borrowed: ORC stripes whose
- * statistics show that no row can match are skipped. Rows of the stripes read are NOT
+/* A row filter bound to the reader's schema (ice_expr_bind), borrowed: Parquet row groups
+ * and ORC stripes whose statistics show that no row can match are skipped (one evaluator,
+ * ice_range_may_match; top-level primitive columns). Rows of the parts read are NOT
  * filtered (the filter stays a residual for the caller). NULL = no pruning. Set it before
- * the first read_task; Parquet row groups are not pruned yet. */
+ * the first read_task. */
 struct ice_bound_expr;
 void ice_scan_reader_set_filter(ice_scan_reader *r, const struct ice_bound_expr *filter);
 

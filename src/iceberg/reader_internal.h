@@ -11,25 +11,12 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "iceberg/deletes/delete_cache.h"
+#include "iceberg/deletes/eq_key.h"
 #include "iceberg/expr.h"
-#include "iceberg/posset.h"
+#include "iceberg/deletes/posset.h"
 #include "iceberg/reader.h"
 #include "iceberg/tvalue.h"
-
-typedef enum cache_kind { C_POS, C_EQ, C_DV } cache_kind;
-
-/* One loaded delete file of the scan-wide cache. */
-typedef struct cache_entry {
-    cache_kind kind;
-    int rc;
-    icd_error err;
-    icd_map *by_path;     /* C_POS: data file path -> ice_posset* */
-    ice_posset **possets; /* C_POS: owned */
-    size_t nposset;
-    icd_map *keys;  /* C_EQ: canonical key tuples */
-    ice_posset *dv; /* C_DV */
-    bool loading;   /* being read by one task; others wait on the reader's `loaded` */
-} cache_entry;
 
 struct ice_scan_reader {
     icd_fileio *io;
@@ -39,19 +26,10 @@ struct ice_scan_reader {
     size_t nfields;
     const ice_name_mapping *mapping;
     const ice_bound_expr *filter; /* stripe pruning (ORC); NULL = none */
-    pthread_mutex_t lock;         /* guards the cache map and entries' `loading`, never held
-                                   * while a delete file is read */
-    pthread_cond_t loaded;        /* broadcast when an entry finished loading */
-    icd_map *cache;               /* key -> cache_entry* */
-    cache_entry **entries;
-    size_t nentries, cap;
+    ice_delete_cache *deletes;    /* the scan-wide delete cache */
     atomic_bool canceled;
 };
 
-/* Canonical key bytes of a typed value (equality deletes): equal Iceberg values give
- * equal bytes whatever physical type or file format they were stored with. */
-void ice_rd_key_put(icd_buf *k, const ice_tvalue *v);
-void ice_rd_cache_entry_free(cache_entry *e);
 /* The Iceberg field of an id in any of the table's schemas, or NULL. */
 const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id);
 /* The identity-partition value of field `id` in the data file's partition, or NULL. */
@@ -69,57 +47,53 @@ ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file 
  * loaded wait for that file only). */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err);
-/* The one check of a file against the manifest entry that describes it (data files,
- * delete files, DVs): `size` bytes (0 = not checked) and `rows` rows or records (-1 = not
- * checked) must be the entry's file_size_in_bytes and record_count. A mismatch (a file
- * truncated, replaced or appended to) is an error naming the file. */
-int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err);
-/* Opens the file of a manifest entry and checks the size of delete files. */
-int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
-                      icd_error *err);
-
-/* Loading a position delete file (Parquet, ORC, Avro: one copy of the rules). Records
- * are fed in file order; each must lie inside the file_path and pos bounds of the entry
- * and follow the spec's order (file_path, then pos). A record with a null file_path
- * names no data file: it is counted and skipped (one warning per file at the end). */
-typedef struct ice_rd_posload {
-    cache_entry *e;
-    const ice_content_file *df;
-    const ice_col_stats *path_st, *pos_st;
-    icd_buf path;    /* file_path of the current run (copied: batch buffers are reused) */
-    ice_posset *cur; /* its position set; NULL before the first record */
-    int64_t last_pos;
-    uint64_t *run; /* positions of `cur` not added yet (added in runs) */
-    size_t nrun, runcap;
-    int64_t records, null_paths;
-} ice_rd_posload;
-
-int ice_rd_posload_init(ice_rd_posload *pl, cache_entry *e, const ice_content_file *df,
-                        icd_error *err);
-/* One record; `row` (its row number in the file) is for messages. */
-int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t pos, int64_t row,
-                       icd_error *err);
-/* A record whose file_path is null (its pos is ignored). */
-void ice_rd_posload_null_path(ice_rd_posload *pl);
-/* Flushes, freezes the position sets, checks the record count against the entry and
- * warns about null file_paths. */
-int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err);
-void ice_rd_posload_free(ice_rd_posload *pl);
-
-/* Equality-delete key bounds: a key value outside the lower/upper bound the manifest
- * recorded for its column is an error (a corrupt delete file). Types whose bounds can
- * be compared without decoding (int/long/date, string, binary) are checked; others
- * pass. `v` is key column k of df; nulls[k] counts its nulls (ice_rd_check_nulls). */
-int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tvalue *v, int64_t row,
-                            int64_t *nulls, icd_error *err);
-/* The number of nulls of a column of a delete file against the entry's null_value_counts
- * (a flipped definition level turns a key or a file_path into null). */
-int ice_rd_check_nulls(const ice_content_file *df, int32_t field_id, int64_t nulls, icd_error *err);
+/* The manifest-entry checks (delete_cache.h), for the data-file paths. */
+static inline int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows,
+                                     icd_error *err)
+{
+    return ice_delete_check_entry(df, size, rows, err);
+}
+static inline int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
+                                    icd_error *err)
+{
+    return ice_delete_open_entry(r->io, df, out, err);
+}
 
 /* The position set of the task's data file from its position deletes and DVs: *pos is
  * NULL when nothing is deleted; *pos_owned (free it) when several sets were merged. */
 int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
                           const ice_posset **pos, ice_posset **pos_owned, icd_error *err);
+
+/* ---- reader_mor.c: the merge-on-read step of every format ---- */
+
+typedef struct ice_mor_eq {
+    const ice_eq_set *keys;
+    const ice_content_file *df; /* the equality delete file (its equality_ids) */
+} ice_mor_eq;
+
+typedef struct ice_mor {
+    const ice_posset *pos; /* the data file's deleted positions; NULL: none */
+    ice_posset *pos_owned;
+    ice_mor_eq *eq; /* the task's equality delete files, in task order */
+    size_t neq;
+    icd_buf keys; /* one batch of keys */
+    uint32_t *offs;
+    size_t offcap;
+} ice_mor;
+
+/* Appends the canonical key (ice_key_put of each equality column, in equality_ids order)
+ * of row `row` of the current batch for equality delete file m->eq[e]. */
+typedef void (*ice_mor_key_fn)(void *ctx, size_t e, size_t row, icd_buf *key);
+
+/* Fetches the task's delete files from the cache (loading them once per scan). */
+int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
+                 icd_error *err);
+/* The batch of rows at file positions [first_row, first_row + n): sel[i] = 1 for the
+ * rows that survive every delete of the task, 0 for the others (counted in stats, with
+ * rows_read). */
+int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mor_key_fn key,
+                  void *ctx, ice_read_stats *stats, icd_error *err);
+void ice_mor_free(ice_mor *m);
 
 /* ---- reader_orc.c ---- */
 

@@ -11,11 +11,13 @@
  *   2. each output field binds to the top-level ORC column with its id, recursively by id
  *      through struct/list/map (missing struct members read as their initial-default), or
  *      to a constant (identity partition value / initial-default / null);
- *   3. batches of orc_reader_next(): position deletes clear rows by orc_batch.row_start,
- *      equality keys (top-level or inside structs) are probed with the same canonical
- *      bytes as Parquet/Avro keys, surviving rows go to the sink;
+ *   3. batches of orc_reader_next() go through the merge-on-read step of every format
+ *      (reader_mor.c: positions by orc_batch.row_start; equality keys, top-level or
+ *      inside structs, in the same canonical bytes as Parquet/Avro keys); surviving rows
+ *      go to the sink;
  *   4. with a filter (ice_scan_reader_set_filter), stripes whose statistics exclude it
- *      are skipped before they are read.
+ *      are skipped before they are read (ice_range_may_match, shared with Parquet row
+ *      groups).
  *
  * Values are converted to the Iceberg type once (orc_tvalue): int->long, float->double,
  * decimal widening (same scale), date->timestamp, ORC timestamps (seconds + nanos) to
@@ -616,7 +618,7 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = orc_reader_open(&rd, f, &ro, err);
     }
     if (!rc)
-        rc = icd_map_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
+        rc = ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
     while (!rc) {
         orc_batch *b;
         rc = orc_reader_next(rd, &b, err);
@@ -631,16 +633,14 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
                 if (!rc)
                     rc = ice_rd_check_key_bounds(df, k, &tv, (int64_t)(b->row_start + i), nulls,
                                                  err);
-                ice_rd_key_put(&key, &tv);
+                ice_key_put(&key, &tv);
             }
             if (rc) break;
             if (!icd_buf_ok(&key)) {
                 rc = icd_fail_nomem(err);
                 break;
             }
-            uint64_t *slot;
-            rc = icd_map_upsert(e->keys, key.data, key.len, icd_hash_bytes(key.data, key.len),
-                                &slot, NULL, err);
+            rc = ice_eq_set_add(e->keys, key.data, key.len, err);
         }
     }
     if (!rc) rc = ice_rd_check_entry(df, 0, nread, err);
@@ -679,7 +679,10 @@ int ice_rd_read_delete_orc(ice_scan_reader *r, const ice_content_file *df, cache
 typedef struct prune_ctx {
     const ice_bound_expr *filter;
     const int64_t *ids;
-    uint64_t stripes_skipped;
+    const orc_file *f;
+    size_t stripe;
+    uint8_t d1[16], d2[16]; /* decimal bounds */
+    uint64_t stripes_read, stripes_skipped;
 } prune_ctx;
 
 /* The statistics bound (min or max) as a literal of type t; false when unusable. */
@@ -747,67 +750,32 @@ static bool stats_literal(const orc_stats *st, const ice_type *t, bool max, uint
     }
 }
 
-static bool stripe_may_match(const prune_ctx *pc, const orc_file *f, size_t stripe,
-                             const ice_bound_expr *e)
+/* The statistics of one predicate's column in the stripe being decided. */
+static bool stripe_range(void *ctx, const ice_bound_expr *p, ice_range_stats *out)
 {
-    switch (e->op) {
-    case ICE_EXPR_TRUE:
-        return true;
-    case ICE_EXPR_FALSE:
-        return false;
-    case ICE_EXPR_AND:
-        return stripe_may_match(pc, f, stripe, e->left) &&
-               stripe_may_match(pc, f, stripe, e->right);
-    case ICE_EXPR_OR:
-        return stripe_may_match(pc, f, stripe, e->left) ||
-               stripe_may_match(pc, f, stripe, e->right);
-    case ICE_EXPR_NOT_EQ:
-    case ICE_EXPR_NOT:
-        return true;
-    default:
-        break;
-    }
-    const orc_type *col = top_column(f, pc->ids, e->field_id);
-    if (!col || !e->type) return true; /* a constant column in this file: not decided here */
+    prune_ctx *pc = ctx;
+    const orc_type *col = top_column(pc->f, pc->ids, p->field_id);
+    if (!col) return false; /* a constant column in this file: not decided here */
     orc_stats st;
-    orc_file_stripe_stats(f, stripe, col->id, &st);
-    if (!st.present) return true;
-    if (e->op == ICE_EXPR_IS_NULL) return !(st.has_null_known && !st.has_null);
-    if (e->op == ICE_EXPR_NOT_NULL) return !(st.has_count && st.count == 0);
-    if (e->lit.is_null) return true;
-    if (st.has_count && st.count == 0 && st.has_null_known)
-        return false; /* only nulls: no comparison holds */
-    uint8_t d1[16], d2[16];
-    ice_literal lo, hi;
-    bool has_lo = stats_literal(&st, e->type, false, d1, &lo);
-    bool has_hi = stats_literal(&st, e->type, true, d2, &hi);
-    if ((e->type->kind == ICE_T_FLOAT || e->type->kind == ICE_T_DOUBLE) &&
-        isnan(e->type->kind == ICE_T_FLOAT ? (double)e->lit.v.f32 : e->lit.v.f64))
-        return true;
-    if ((has_lo && !ice_literal_comparable(&lo, &e->lit)) ||
-        (has_hi && !ice_literal_comparable(&hi, &e->lit)))
-        return true;
-    switch (e->op) {
-    case ICE_EXPR_EQ:
-        return !((has_lo && ice_literal_cmp(&e->lit, &lo) < 0) ||
-                 (has_hi && ice_literal_cmp(&e->lit, &hi) > 0));
-    case ICE_EXPR_LT:
-        return !has_lo || ice_literal_cmp(&lo, &e->lit) < 0;
-    case ICE_EXPR_LE:
-        return !has_lo || ice_literal_cmp(&lo, &e->lit) <= 0;
-    case ICE_EXPR_GT:
-        return !has_hi || ice_literal_cmp(&hi, &e->lit) > 0;
-    case ICE_EXPR_GE:
-        return !has_hi || ice_literal_cmp(&hi, &e->lit) >= 0;
-    default:
-        return true;
-    }
+    orc_file_stripe_stats(pc->f, pc->stripe, col->id, &st);
+    if (!st.present) return false;
+    out->no_null = st.has_null_known && !st.has_null;
+    out->all_null =
+        st.has_count && st.count == 0 && (p->op == ICE_EXPR_NOT_NULL || st.has_null_known);
+    out->has_lo = stats_literal(&st, p->type, false, pc->d1, &out->lo);
+    out->has_hi = stats_literal(&st, p->type, true, pc->d2, &out->hi);
+    return true;
 }
 
 static bool keep_stripe(void *ctx, const orc_file *f, size_t stripe)
 {
     prune_ctx *pc = ctx;
-    if (stripe_may_match(pc, f, stripe, pc->filter)) return true;
+    pc->f = f;
+    pc->stripe = stripe;
+    if (ice_range_may_match(pc->filter, stripe_range, pc)) {
+        pc->stripes_read++;
+        return true;
+    }
     pc->stripes_skipped++;
     return false;
 }
@@ -824,8 +792,7 @@ typedef struct ocol {
     const ice_literal *lit;
 } ocol;
 
-typedef struct oprobe {
-    const icd_map *keys;
+typedef struct oprobe { /* the key columns of equality delete file mor.eq[e] */
     okey *cols;
     size_t ncols;
 } oprobe;
@@ -840,12 +807,13 @@ typedef struct otask {
     icd_arena arena;
     ocol *cols;
     size_t ncols;
-    oprobe *eq;
+    ice_mor mor; /* the task's deletes */
+    oprobe *eq;  /* parallel to mor.eq */
     size_t neq;
+    const orc_batch *cur; /* the batch being filtered (key callback) */
+    int key_rc; /* a key value out of range met by orc_key, reported after ice_mor_apply */
+    icd_error key_err;
     colsel sel;
-    const ice_posset *pos;
-    ice_posset *pos_owned;
-    icd_buf key;
     uint8_t *selv;
     size_t selcap;
 } otask;
@@ -882,18 +850,11 @@ static int map_columns(otask *t, icd_error *err)
 static int setup_equality(otask *t, icd_error *err)
 {
     const ice_scan_task *task = t->task;
-    for (size_t d = 0; d < task->ndeletes; d++) {
-        const ice_content_file *df = task->deletes[d];
-        if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
-        const cache_entry *e;
-        bool loaded = false;
-        ICD_TRY(ice_rd_get_entry(t->r, df, &e, &loaded, err));
-        if (loaded) t->stats->delete_files_loaded++;
-        oprobe *np = realloc(t->eq, (t->neq + 1) * sizeof *np);
-        if (!np) return icd_fail_nomem(err);
-        t->eq = np;
+    t->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *t->eq);
+    if (!t->eq) return icd_fail_nomem(err);
+    for (size_t d = 0; d < t->mor.neq; d++) {
+        const ice_content_file *df = t->mor.eq[d].df;
         oprobe *p = &t->eq[t->neq++];
-        p->keys = e->keys;
         p->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
         p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
         if (!p->cols) return icd_fail_nomem(err);
@@ -932,6 +893,19 @@ static int emit_row(otask *t, const orc_batch *b, size_t i, icd_error *err)
     return 0;
 }
 
+/* Appends the key of row `row` of the current batch for equality delete file e. */
+static void orc_key(void *ctx, size_t e, size_t row, icd_buf *k)
+{
+    otask *t = ctx;
+    const oprobe *p = &t->eq[e];
+    for (size_t c = 0; c < p->ncols; c++) {
+        ice_tvalue tv = {0};
+        if (!t->key_rc)
+            t->key_rc = key_value(&p->cols[c], t->cur, row, t->task->data->path, &tv, &t->key_err);
+        ice_key_put(k, &tv);
+    }
+}
+
 static int process_batch(otask *t, const orc_batch *b, icd_error *err)
 {
     size_t n = b->n;
@@ -947,29 +921,14 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
         t->selcap = n;
     }
     uint8_t *sel = t->selv;
-    memset(sel, 1, n);
-    t->stats->rows_read += n;
-    if (t->pos) t->stats->rows_deleted_position += ice_posset_apply(t->pos, b->row_start, n, sel);
-    for (size_t i = 0; i < n; i++) {
-        if (!sel[i]) continue;
-        bool deleted = false;
-        for (size_t e = 0; e < t->neq && !deleted; e++) {
-            icd_buf_clear(&t->key);
-            for (size_t k = 0; k < t->eq[e].ncols; k++) {
-                ice_tvalue tv;
-                ICD_TRY(key_value(&t->eq[e].cols[k], b, i, t->task->data->path, &tv, err));
-                ice_rd_key_put(&t->key, &tv);
-            }
-            if (!icd_buf_ok(&t->key)) return icd_fail_nomem(err);
-            deleted = icd_map_contains(t->eq[e].keys, t->key.data, t->key.len,
-                                       icd_hash_bytes(t->key.data, t->key.len));
-        }
-        if (deleted) {
-            t->stats->rows_deleted_equality++;
-            continue;
-        }
-        ICD_TRY(emit_row(t, b, i, err));
+    t->cur = b;
+    ICD_TRY(ice_mor_apply(&t->mor, b->row_start, n, sel, orc_key, t, t->stats, err));
+    if (t->key_rc) { /* a key value out of range (orc_key cannot fail) */
+        *err = t->key_err;
+        return t->key_rc;
     }
+    for (size_t i = 0; i < n; i++)
+        if (sel[i]) ICD_TRY(emit_row(t, b, i, err));
     return 0;
 }
 
@@ -987,8 +946,8 @@ static int run_task(otask *t, icd_error *err)
                         "ORC file whose root type is not a struct");
     ICD_TRY(compute_ids(r, t->f, true, &t->ids, err));
     ICD_TRY(map_columns(t, err));
+    ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
     ICD_TRY(setup_equality(t, err));
-    ICD_TRY(ice_rd_task_positions(r, t->task, t->stats, &t->pos, &t->pos_owned, err));
     if (t->sel.n == 0 && orc_file_rows(t->f) > 0) {
         /* no projected column is in the file: read one column to walk its rows */
         if (root->nchildren == 0)
@@ -997,7 +956,10 @@ static int run_task(otask *t, icd_error *err)
         if (k < 0) return k;
     }
     if (t->sel.n == 0) return 0;
-    prune_ctx pc = {r->filter, t->ids, 0};
+    prune_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    pc.filter = r->filter;
+    pc.ids = t->ids;
     orc_read_opts ro = {0};
     ro.columns = t->sel.cols;
     ro.ncolumns = t->sel.n;
@@ -1019,6 +981,8 @@ static int run_task(otask *t, icd_error *err)
         if ((rc = process_batch(t, b, err))) break;
     }
     orc_reader_free(rd);
+    t->stats->row_groups_read += r->filter ? pc.stripes_read : orc_file_nstripes(t->f);
+    t->stats->row_groups_skipped += pc.stripes_skipped;
     return rc;
 }
 
@@ -1032,7 +996,6 @@ int ice_rd_read_orc_task(ice_scan_reader *r, const ice_scan_task *task, const ic
     t.sink = sink;
     t.stats = stats;
     t.arena = (icd_arena)ICD_ARENA_INIT;
-    t.key = (icd_buf)ICD_BUF_INIT;
     int rc = run_task(&t, err);
     for (size_t e = 0; e < t.neq; e++)
         free(t.eq[e].cols);
@@ -1041,8 +1004,7 @@ int ice_rd_read_orc_task(ice_scan_reader *r, const ice_scan_task *task, const ic
     free((void *)t.sel.cols);
     free(t.ids);
     free(t.selv);
-    icd_buf_free(&t.key);
-    ice_posset_free(t.pos_owned);
+    ice_mor_free(&t.mor);
     icd_arena_free(&t.arena);
     orc_file_free(t.f);
     return rc;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/parallel.h"
-#include "iceberg/delete_index.h"
+#include "iceberg/deletes/delete_index.h"
 #include "iceberg/expr.h"
 #include "iceberg/partition.h"
 #include "iceberg/scan_plan.h"
@@ -418,4 +418,9 @@ bool ice_scan_plan_has_residual(const ice_scan_plan *p, const char **text)
 {
     if (text) *text = p->residual_text;
     return p->residual;
+}
+
+const ice_bound_expr *ice_scan_plan_filter(const ice_scan_plan *p)
+{
+    return p->filter;
 }

@@ -65,6 +65,9 @@ const ice_schema *ice_scan_plan_schema(const ice_scan_plan *p);
 size_t ice_scan_plan_task_count(const ice_scan_plan *p);
 const ice_scan_task *ice_scan_plan_task(const ice_scan_plan *p, size_t i);
 ice_scan_counts ice_scan_plan_counts(const ice_scan_plan *p);
+/* The plan's filter bound to its schema (NULL: no filter), owned by the plan: for
+ * row-group / stripe pruning (ice_scan_reader_set_filter). */
+const struct ice_bound_expr *ice_scan_plan_filter(const ice_scan_plan *p);
 /* True when some task keeps a residual filter; `text` describes it (may be NULL). */
 bool ice_scan_plan_has_residual(const ice_scan_plan *p, const char **text);
 /* True when any task carries delete files (Druid's v2 path). */

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the position-delete loader shared by the Parquet, ORC and Avro delete
- * readers (reader.c ice_rd_posload_*: manifest-entry bounds of file_path and pos, the
+ * readers (deletes/delete_cache.c ice_rd_posload_*: manifest-entry bounds of file_path and pos, the
  * spec's (file_path, pos) order, null file_paths, record and null counts, then the
  * position sets per data file) and the equality-key bound check, on decoded records
  * taken from arbitrary bytes:
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iceberg/reader_internal.h"
+#include "iceberg/deletes/delete_cache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -97,8 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!take(&c, 1, &b)) return 0;
         st[1].null_count = b[0];
     }
-    cache_entry e;
-    memset(&e, 0, sizeof e);
+    cache_entry *ep = calloc(1, sizeof *ep);
+    if (!ep) return 0;
+    cache_entry e = *ep; /* filled on the stack, handed back to be freed */
     icd_error err;
     ice_rd_posload pl;
     int rc = ice_rd_posload_init(&pl, &e, &df, &err);
@@ -126,9 +127,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tv.cls = ICE_TV_INT;
     tv.i = size >= 8 ? le64(data + size - 8) : 0;
     (void)ice_rd_check_key_bounds(&df, 0, &tv, 0, nulls, &err);
-    for (size_t i = 0; i < e.nposset; i++)
-        ice_posset_free(e.possets[i]);
-    free(e.possets);
-    icd_map_free(e.by_path);
+    /* every data file's set is found again by its path (sorted order kept) */
+    for (size_t i = 0; i < e.nposset; i++) {
+        size_t o = e.path_off[i];
+        if (ice_delete_entry_positions(&e, e.paths.data + o, e.path_off[i + 1] - o) != e.possets[i])
+            abort();
+    }
+    *ep = e;
+    ice_delete_entry_free(ep);
     return 0;
 }

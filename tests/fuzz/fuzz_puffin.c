@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iceberg/dv.h"
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/puffin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

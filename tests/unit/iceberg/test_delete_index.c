@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "iceberg/delete_index.h"
+#include "iceberg/deletes/delete_index.h"
 #include "test.h"
 
 static ice_content_file data(const char *path, int spec, const char *part, int64_t seq)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "iceberg/dv.h"
+#include "iceberg/deletes/dv.h"
 #include "puffin_testutil.h"
 #include "test.h"
 

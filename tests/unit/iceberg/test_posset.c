@@ -2,7 +2,7 @@
  * filter against a brute-force reference on random data. */
 #include <stdlib.h>
 
-#include "iceberg/posset.h"
+#include "iceberg/deletes/posset.h"
 #include "test.h"
 
 static uint64_t rng_state = 0x243F6A8885A308D3ULL;

@@ -4,7 +4,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/puffin.h"
 #include "puffin_testutil.h"
 #include "test.h"
 

@@ -5,8 +5,8 @@
  * decompresses. Skips with 77 when the corpus is absent. */
 #include <stdlib.h>
 
-#include "iceberg/dv.h"
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/puffin.h"
 #include "test.h"
 
 static const char *DV_TABLE = "corpus/impala/iceberg_v3/iceberg_v3_deletion_vectors";

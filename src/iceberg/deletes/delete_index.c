@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iceberg/delete_index.h"
+#include "iceberg/deletes/delete_index.h"
 
 typedef struct entry {
     const ice_content_file *f;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/puffin.h"
 
 #define TAIL_SIZE 12u /* payload size, flags, magic */
 

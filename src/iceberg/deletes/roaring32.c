@@ -12,7 +12,7 @@
 
 #include "base/bits.h"
 #include "base/error.h"
-#include "iceberg/roaring32.h"
+#include "iceberg/deletes/roaring32.h"
 
 #define COOKIE_NO_RUN 12346u /* then a 32-bit container count; offsets always present */
 #define COOKIE_RUN 12347u    /* low 16 bits; high 16 bits = container count - 1 */

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "iceberg/dv.h"
-#include "iceberg/roaring32.h"
+#include "iceberg/deletes/dv.h"
+#include "iceberg/deletes/roaring32.h"
 
 static const uint8_t DV_MAGIC[4] = {0xD1, 0xD3, 0x39, 0x64};
 

@@ -24,8 +24,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "iceberg/posset.h"
-#include "iceberg/puffin.h"
+#include "iceberg/deletes/posset.h"
+#include "iceberg/deletes/puffin.h"
 #include "io/fileio.h"
 
 #define ICE_DV_MIN_BYTES 20u         /* length, magic, bitmap count, CRC */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "base/bits.h"
-#include "iceberg/posset.h"
-#include "iceberg/roaring32.h"
+#include "iceberg/deletes/posset.h"
+#include "iceberg/deletes/roaring32.h"
 
 #define POS_LIMIT ((uint64_t)1 << 63) /* positions are non-negative int64 values */
 #define LOW_SPAN ((uint64_t)1 << 32)

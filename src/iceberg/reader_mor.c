@@ -1,0 +1,85 @@
+/*
+ * The merge-on-read step of every format (reader_internal.h, ice_mor_*): a task's delete
+ * files are fetched from the scan-wide cache once per task (position delete files and
+ * DVs folded into one position set of the data file, equality deletes as key sets), then
+ * applied to each batch the format reader decoded:
+ *
+ *   selection = all rows; clear the deleted positions (one ice_posset_apply per batch);
+ *   for each equality delete file: the canonical keys of the rows still selected
+ *   (eq_key.h, built by the format's key callback from its own columns) are probed as one
+ *   batch (ice_eq_set_remove_batch); a row is counted under the first delete that
+ *   removes it.
+ *
+ * Parquet, ORC and Avro data files all go through ice_mor_apply; only the way a key is
+ * read from a row differs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "iceberg/reader_internal.h"
+
+int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
+                 icd_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->keys = (icd_buf)ICD_BUF_INIT;
+    ICD_TRY(ice_rd_task_positions(r, task, stats, &m->pos, &m->pos_owned, err));
+    for (size_t d = 0; d < task->ndeletes; d++) {
+        const ice_content_file *df = task->deletes[d];
+        if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
+        const cache_entry *e;
+        bool loaded = false;
+        ICD_TRY(ice_rd_get_entry(r, df, &e, &loaded, err));
+        if (loaded) stats->delete_files_loaded++;
+        for (int32_t k = 0; k < df->nequality_ids; k++) {
+            const ice_field *f;
+            ICD_TRY(ice_rd_equality_field(r, df, (size_t)k, &f, err));
+        }
+        ice_mor_eq *ne = realloc(m->eq, (m->neq + 1) * sizeof *ne);
+        if (!ne) return icd_fail_nomem(err);
+        m->eq = ne;
+        m->eq[m->neq].keys = e->keys;
+        m->eq[m->neq].df = df;
+        m->neq++;
+    }
+    return 0;
+}
+
+int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mor_key_fn key,
+                  void *ctx, ice_read_stats *stats, icd_error *err)
+{
+    memset(sel, 1, n);
+    stats->rows_read += n;
+    if (m->pos) stats->rows_deleted_position += ice_posset_apply(m->pos, first_row, n, sel);
+    if (!m->neq) return 0;
+    if (n + 1 > m->offcap) {
+        uint32_t *no = realloc(m->offs, (n + 1) * sizeof *no);
+        if (!no) return icd_fail_nomem(err);
+        m->offs = no;
+        m->offcap = n + 1;
+    }
+    for (size_t e = 0; e < m->neq; e++) {
+        icd_buf_clear(&m->keys);
+        m->offs[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (sel[i]) key(ctx, e, i, &m->keys);
+            if (m->keys.len > UINT32_MAX)
+                return icd_fail(err, ICD_EUNSUPPORTED, m->eq[e].df->path, -1,
+                                "equality keys of one batch exceed 4 GiB");
+            m->offs[i + 1] = (uint32_t)m->keys.len;
+        }
+        if (!icd_buf_ok(&m->keys)) return icd_fail_nomem(err);
+        stats->rows_deleted_equality +=
+            ice_eq_set_remove_batch(m->eq[e].keys, (const uint8_t *)m->keys.data, m->offs, n, sel);
+    }
+    return 0;
+}
+
+void ice_mor_free(ice_mor *m)
+{
+    free(m->eq);
+    free(m->offs);
+    icd_buf_free(&m->keys);
+    ice_posset_free(m->pos_owned);
+    memset(m, 0, sizeof *m);
+}
