@@ -1325,11 +1325,14 @@ static void avro_key(void *ctx, size_t e, size_t row, icd_buf *k)
         const ice_field *f = ice_rd_schema_field(t->r, id); /* checked by ice_mor_init */
         const avro_value *v = avro_find_id(rec, id, 0);
         char what[96];
-        if (v && !t->key_rc && !avro_ts_in_range(v, f->type, what, sizeof what))
+        bool bad = v && !avro_ts_in_range(v, f->type, what, sizeof what);
+        if (bad && !t->key_rc)
             t->key_rc = ice_time_value_range_error(&t->key_err, t->task->data->path, f->name,
                                                    t->avro_first + (int64_t)row, f->type, what);
-        ice_tvalue tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
-                          : ice_rd_absent_value(t->r, t->task->data, f);
+        ice_tvalue tv = {0}; /* out of range: no value (the read fails after the batch) */
+        if (!bad)
+            tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
+                   : ice_rd_absent_value(t->r, t->task->data, f);
         ice_key_put(k, &tv);
     }
 }
