@@ -188,7 +188,7 @@ if [[ -d "$bench" ]]; then
     "$ICEDRUID" read --spec "$tmp/spec.json" "${remap[@]}" --split "$tmp/bsplit0.json" >"$tmp/bread0.ndjson"
     size=$(stat -c %s "$tmp/bread0.ndjson")
 
-    start_server drain --drain-timeout 20
+    start_server drain --drain-timeout 180
     curl -s --limit-rate $((size / 3 + 1)) "$URL/splits/0" -o "$tmp/slow.ndjson" &
     slow=$!
     sleep 1

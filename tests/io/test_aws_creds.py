@@ -291,7 +291,8 @@ aws_secret_access_key = {LONG_SK}
     p = run(sargs + ["--stats"], base_env(AWS_PROFILE="proc", **prof), timeout=120)
     with open(counter) as f:
         nproc = len(f.read())
-    check(p.returncode == 0 and nproc >= 3, "refresh (credential_process): run %d times" % nproc)
+    check(p.returncode == 0 and nproc >= 3, "refresh (credential_process): run %d times%s" % (
+        nproc, "" if p.returncode == 0 else " (exit %d: %s)" % (p.returncode, p.stderr.strip()[:400])))
     srv.delay = 0
 
     # ---- botocore and secrets ------------------------------------------------------------
