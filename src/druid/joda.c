@@ -272,9 +272,11 @@ static int64_t get_year(int64_t ms)
     return y;
 }
 
+/* Java long arithmetic wraps (the era's roundFloor to Long.MIN_VALUE reaches a year just
+ * below the range): the same two's-complement wrap here, never signed overflow. */
 static int64_t year_ms(int64_t y)
 {
-    return icd_days_from_civil(y, 1, 1) * DAY;
+    return (int64_t)((uint64_t)icd_days_from_civil(y, 1, 1) * (uint64_t)DAY);
 }
 
 static int64_t get_doy(int64_t ms, int64_t y)
@@ -297,7 +299,7 @@ static int64_t days_in_month(int64_t y, int m)
 static int64_t set_year(int64_t ms, int64_t year)
 {
     int64_t this_year = get_year(ms), doy = get_doy(ms, this_year);
-    int64_t mod = ms - days_of(ms) * DAY;
+    int64_t mod = icd_floormod(ms, DAY);
     if (doy > 31 + 28) {
         if (leap(this_year)) {
             if (!leap(year)) doy--;
@@ -305,7 +307,7 @@ static int64_t set_year(int64_t ms, int64_t year)
             doy++;
         }
     }
-    return year_ms(year) + (doy - 1) * DAY + mod;
+    return (int64_t)((uint64_t)year_ms(year) + (uint64_t)((doy - 1) * DAY) + (uint64_t)mod);
 }
 
 static int64_t first_week_ms(int64_t y)
@@ -419,7 +421,7 @@ static int field_set(const pctx *c, field f, int64_t ms, int64_t v, int64_t *out
         civil(ms, &y, &m, &d);
         int64_t dom = d, max = days_in_month(y, (int)v);
         if (dom > max) dom = max;
-        *out = icd_days_from_civil(y, (int)v, (int)dom) * DAY + (ms - days_of(ms) * DAY);
+        *out = icd_days_from_civil(y, (int)v, (int)dom) * DAY + icd_floormod(ms, DAY);
         return 0;
     }
     case F_WEEK: {
