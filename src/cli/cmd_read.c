@@ -32,6 +32,8 @@ typedef struct read_run {
     const ice_schema *schema;  /* the projection's (the timestamp column is shipped or not) */
     const char **parquet_drop; /* dr_spec_parquet_undiscovered */
     size_t n_parquet_drop;
+    const char **orc_drop, **avro_drop; /* dr_spec_undiscovered */
+    size_t n_orc_drop, n_avro_drop;
     ice_scan_reader *reader;
     const ice_scan_task *const *tasks;
     size_t ntasks;
@@ -99,8 +101,14 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     ice_read_stats st = {0};
     if (!rc) {
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(run->spec));
+        dr_row_set_default_dialect(
+            sink.w, dr_row_dialect_of_input_format(dr_spec_input_format_type(run->spec)));
         sink.parquet_drop = run->parquet_drop;
         sink.n_parquet_drop = run->n_parquet_drop;
+        sink.orc_drop = run->orc_drop;
+        sink.n_orc_drop = run->n_orc_drop;
+        sink.avro_drop = run->avro_drop;
+        sink.n_avro_drop = run->n_avro_drop;
         dr_row_set_omit_timestamp_column(sink.w,
                                          !dr_spec_timestamp_column_shipped(run->spec, run->schema));
         sink.on_row = on_row;
@@ -169,6 +177,11 @@ int cmd_read(int argc, char **argv)
     if (!rc &&
         dr_spec_parquet_undiscovered(a.spec, schema, &run.parquet_drop, &run.n_parquet_drop, &err))
         rc = cli_report(&err);
+    if (!rc && (dr_spec_undiscovered(a.spec, schema, DR_READER_ORC, &run.orc_drop, &run.n_orc_drop,
+                                     &err) ||
+                dr_spec_undiscovered(a.spec, schema, DR_READER_AVRO, &run.avro_drop,
+                                     &run.n_avro_drop, &err)))
+        rc = cli_report(&err);
     if (!rc && ice_scan_reader_new(a.io, md, schema, cols, ncols, &run.reader, &err))
         rc = cli_report(&err);
     if (!rc && a.prune_row_groups && plan)
@@ -219,6 +232,8 @@ int cmd_read(int argc, char **argv)
     }
     ice_scan_reader_free(run.reader);
     free(run.parquet_drop);
+    free(run.orc_drop);
+    free(run.avro_drop);
     pthread_mutex_destroy(&run.lock);
     free(tasks);
     dr_split_free(split);

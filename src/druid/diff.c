@@ -20,9 +20,9 @@
  *      record count is used (exact without deletes, "unknown" with them).
  *   3. Buckets where rows of removed files and added rows meet may hold moved rows
  *      (compaction, copy-on-write rewrites). Phase 2 re-reads the files touching those
- *      buckets with every column, hashes each removed and added row (two independent
- *      64-bit hashes of a canonical encoding of all values), and cancels equal rows per
- *      bucket: what remains is exactly "rows of A not in B" and "rows of B not in A" as
+ *      buckets with the columns Druid keeps (the spec's ColumnsFilter), hashes each removed and
+ * added row (two independent 64-bit hashes of a canonical encoding of all values), and cancels
+ * equal rows per bucket: what remains is exactly "rows of A not in B" and "rows of B not in A" as
  *      multisets. A replace snapshot therefore gives no interval without trusting its
  *      `operation`. Buckets whose removals all come from delete files (the data file
  *      stays live) are not hashed: rows there really left; an identical row inserted
@@ -232,7 +232,7 @@ struct diff_ctx {
     const dr_timestamp_spec *ts;
     dr_granularity gran;
     ice_scan_reader *reader_ts;  /* the timestamp column only */
-    ice_scan_reader *reader_all; /* every column (phase 2) */
+    ice_scan_reader *reader_all; /* the spec's columns (phase 2) */
     const ice_field *ts_field;   /* in B's schema, or NULL */
     dfile *files;
     size_t nfiles;
@@ -1152,7 +1152,15 @@ static int compute(diff_ctx *dc, const dr_diff_opts *opts, dr_diff *out, icd_err
         if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase1_step, dc, err);
         if (!rc) rc = merge_phase1(dc, &all, err);
         if (!rc && dc->mixed.n) {
-            rc = ice_scan_reader_new(dc->io, dc->md, schema, NULL, 0, &dc->reader_all, err);
+            /* only the columns Druid's reader keeps (the spec's ColumnsFilter, as read and
+             * serve ship them): rows that differ in a pruned column are the same row to
+             * Druid and cancel */
+            const char **cols = NULL;
+            size_t ncols = 0;
+            rc = dr_spec_columns_filter(dc->spec, schema, &cols, &ncols, err);
+            if (!rc)
+                rc = ice_scan_reader_new(dc->io, dc->md, schema, cols, ncols, &dc->reader_all, err);
+            free(cols);
             if (!rc) rc = icd_parallel_for(dc->nfiles, threads, phase2_step, dc, err);
             if (!rc) rc = cancel_rows(dc, &all, err);
         }

@@ -55,11 +55,26 @@ static const ice_type *column_type(dr_sink *s, const char *name, size_t n)
     return NULL;
 }
 
+/* A column the reader of the current file's format does not discover (schemaless). */
 static bool dropped_for_parquet(const dr_sink *s, const char *name, size_t n)
 {
-    if (!s->n_parquet_drop || dr_row_current_dialect(s->w) != DR_ROW_PARQUET) return false;
-    for (size_t i = 0; i < s->n_parquet_drop; i++)
-        if (strlen(s->parquet_drop[i]) == n && !memcmp(s->parquet_drop[i], name, n)) return true;
+    const char *const *drop = NULL;
+    size_t nd = 0;
+    switch (dr_row_current_dialect(s->w)) {
+    case DR_ROW_PARQUET:
+        drop = s->parquet_drop, nd = s->n_parquet_drop;
+        break;
+    case DR_ROW_ORC:
+        drop = s->orc_drop, nd = s->n_orc_drop;
+        break;
+    case DR_ROW_AVRO:
+        drop = s->avro_drop, nd = s->n_avro_drop;
+        break;
+    default:
+        break;
+    }
+    for (size_t i = 0; i < nd; i++)
+        if (strlen(drop[i]) == n && !memcmp(drop[i], name, n)) return true;
     return false;
 }
 

@@ -42,6 +42,12 @@ typedef struct dr_sink {
      * out of rows of Parquet files (dr_spec_parquet_undiscovered). Borrowed; may be NULL. */
     const char *const *parquet_drop;
     size_t n_parquet_drop;
+    /* The same for Druid's ORC and Avro readers (dr_spec_undiscovered), for rows of ORC and
+     * Avro files. Borrowed; may be NULL. */
+    const char *const *orc_drop;
+    size_t n_orc_drop;
+    const char *const *avro_drop;
+    size_t n_avro_drop;
     uint64_t rows;             /* rows written */
     uint64_t parse_exceptions; /* rows skipped */
     /* internal */

@@ -26,6 +26,8 @@ struct dr_plan_provider {
     ice_scan_reader *reader;
     const char **parquet_drop; /* dr_spec_parquet_undiscovered */
     size_t n_parquet_drop;
+    const char **orc_drop, **avro_drop; /* dr_spec_undiscovered */
+    size_t n_orc_drop, n_avro_drop;
     dr_plan_provider_opts opts;
     atomic_uint open_streams;
     pthread_mutex_t stats_lock;
@@ -111,10 +113,16 @@ static void *produce(void *arg)
     if (!rc) {
         const dr_spec *spec = dr_plan_spec(pp->plan);
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(spec));
+        dr_row_set_default_dialect(sink.w,
+                                   dr_row_dialect_of_input_format(dr_spec_input_format_type(spec)));
         dr_row_set_omit_timestamp_column(
             sink.w, !dr_spec_timestamp_column_shipped(spec, dr_plan_schema(pp->plan)));
         sink.parquet_drop = pp->parquet_drop;
         sink.n_parquet_drop = pp->n_parquet_drop;
+        sink.orc_drop = pp->orc_drop;
+        sink.n_orc_drop = pp->n_orc_drop;
+        sink.avro_drop = pp->avro_drop;
+        sink.n_avro_drop = pp->n_avro_drop;
         sink.on_row = on_row;
         sink.on_parse_exception = on_parse_exception;
         sink.ctx = st;
@@ -260,9 +268,18 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
     if (!rc)
         rc = dr_spec_parquet_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan),
                                           &pp->parquet_drop, &pp->n_parquet_drop, err);
+    if (!rc)
+        rc = dr_spec_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan), DR_READER_ORC,
+                                  &pp->orc_drop, &pp->n_orc_drop, err);
+    if (!rc)
+        rc = dr_spec_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan), DR_READER_AVRO,
+                                  &pp->avro_drop, &pp->n_avro_drop, err);
     if (rc) {
         pthread_mutex_destroy(&pp->stats_lock);
         ice_scan_reader_free(pp->reader);
+        free(pp->parquet_drop);
+        free(pp->orc_drop);
+        free(pp->avro_drop);
         free(pp);
         return rc;
     }
@@ -276,6 +293,8 @@ void dr_plan_provider_free(dr_plan_provider *pp)
     ice_scan_reader_free(pp->reader);
     pthread_mutex_destroy(&pp->stats_lock);
     free(pp->parquet_drop);
+    free(pp->orc_drop);
+    free(pp->avro_drop);
     free(pp);
 }
 

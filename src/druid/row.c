@@ -50,10 +50,11 @@ struct dr_row_writer {
     dr_tsv_kind ts_kind;
     int64_t ts_long;
     double ts_double;
-    dr_row_dialect dialect; /* whose reader's values (from the data file's name) */
-    bool binary_as_string;  /* inputFormat.binaryAsString */
-    bool omit_ts;           /* read the timestamp column for __time, do not write it */
-    bool discard_next;      /* dr_row_field_discard: the next top-level value is dropped */
+    dr_row_dialect dialect;         /* whose reader's values (from the data file's name) */
+    dr_row_dialect default_dialect; /* names without a known extension */
+    bool binary_as_string;          /* inputFormat.binaryAsString */
+    bool omit_ts;                   /* read the timestamp column for __time, do not write it */
+    bool discard_next;              /* dr_row_field_discard: the next top-level value is dropped */
 };
 
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err)
@@ -90,9 +91,27 @@ int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err)
     if (file && !f) return icd_fail_nomem(err);
     free(w->file);
     w->file = f;
-    /* Iceberg names data files by format (.parquet, .orc, .avro) */
-    w->dialect = file && ends_with_ci(file, ".parquet") ? DR_ROW_PARQUET : DR_ROW_GENERIC;
+    /* Iceberg names data files by format (.parquet, .orc, .avro; Impala's .parq) */
+    w->dialect = !file                                                           ? DR_ROW_GENERIC
+                 : ends_with_ci(file, ".parquet") || ends_with_ci(file, ".parq") ? DR_ROW_PARQUET
+                 : ends_with_ci(file, ".orc")                                    ? DR_ROW_ORC
+                 : ends_with_ci(file, ".avro")                                   ? DR_ROW_AVRO
+                                               : w->default_dialect;
     return 0;
+}
+
+void dr_row_set_default_dialect(dr_row_writer *w, dr_row_dialect d)
+{
+    w->default_dialect = d;
+}
+
+dr_row_dialect dr_row_dialect_of_input_format(const char *type)
+{
+    if (!type) return DR_ROW_GENERIC;
+    if (!strcmp(type, "parquet")) return DR_ROW_PARQUET;
+    if (!strcmp(type, "orc")) return DR_ROW_ORC;
+    if (!strcmp(type, "avro_ocf")) return DR_ROW_AVRO;
+    return DR_ROW_GENERIC;
 }
 
 void dr_row_set_binary_as_string(dr_row_writer *w, bool on)
@@ -280,6 +299,8 @@ static void string_like(dr_row_writer *w, const char *s, size_t n)
 
 void dr_row_null(dr_row_writer *w)
 {
+    /* AvroFlattenerMaker: a list keeps its non-null items only */
+    if (w->dialect == DR_ROW_AVRO && w->depth > 0 && top(w)->kind == FR_ARRAY) return;
     if (!pre_value(w, false)) return;
     if (at_key(w))
         emit_key(w, "null", 4); /* Iceberg map keys are never null */
@@ -398,11 +419,28 @@ static bool parquet_binary_decimal(dr_row_writer *w, const uint8_t *be, size_t n
     return true;
 }
 
+/* HiveDecimal.doubleValue: the double nearest the decimal's exact value. */
+static void decimal_as_double(dr_row_writer *w, const uint8_t *be, size_t n, int scale)
+{
+    icd_buf_clear(&w->scratch);
+    icd_fmt_decimal_be(&w->scratch, be, n, scale);
+    icd_buf_putc(&w->scratch, '\0');
+    dr_row_double(w, icd_buf_ok(&w->scratch) ? strtod(w->scratch.data, NULL) : 0);
+}
+
 void dr_row_decimal(dr_row_writer *w, const uint8_t *be, size_t n, int scale)
 {
     if (w->dialect == DR_ROW_PARQUET && scale >= 0 && n > 0 &&
         parquet_binary_decimal(w, be, n, scale))
         return;
+    if (w->dialect == DR_ROW_ORC && scale >= 0 && n > 0) {
+        decimal_as_double(w, be, n, scale);
+        return;
+    }
+    if (w->dialect == DR_ROW_AVRO) { /* the fixed's bytes (a GenericFixed): base64 */
+        dr_row_binary(w, be, n);
+        return;
+    }
     if (!pre_value(w, false)) return;
     if (n == 0 || scale < 0) {
         misuse(w, "a decimal needs at least one byte and a scale >= 0");
@@ -452,6 +490,20 @@ void dr_row_date(dr_row_writer *w, int32_t days)
         dr_row_long(w, (int64_t)days * 86400000);
         return;
     }
+    if (w->dialect == DR_ROW_AVRO) { /* the Avro int, no logical-type conversion */
+        dr_row_long(w, days);
+        return;
+    }
+    if (w->dialect == DR_ROW_ORC && days >= -719528 && days <= 2932896) {
+        /* DateTimes.utc(millis): the DateTime's text (years 0000..9999) */
+        if (!pre_value(w, false)) return;
+        icd_buf_clear(&w->scratch);
+        icd_fmt_date(&w->scratch, days);
+        icd_buf_puts(&w->scratch, "T00:00:00.000Z");
+        string_like(w, w->scratch.data ? w->scratch.data : "", w->scratch.len);
+        post_value(w);
+        return;
+    }
     if (!pre_value(w, false)) return;
     icd_buf_clear(&w->scratch);
     icd_fmt_date(&w->scratch, days);
@@ -474,7 +526,7 @@ void dr_fmt_local_time(icd_buf *b, int64_t us)
 
 void dr_row_time(dr_row_writer *w, int64_t micros_of_day)
 {
-    if (w->dialect == DR_ROW_PARQUET) { /* TIME_MICROS: the raw long */
+    if (w->dialect != DR_ROW_GENERIC) { /* Parquet TIME_MICROS, the ORC or Avro long */
         dr_row_long(w, micros_of_day);
         return;
     }
@@ -498,6 +550,10 @@ void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc)
         dr_row_long(w, unit_digits == 9 ? v : unit_digits == 3 ? v : v / 1000);
         return;
     }
+    if (w->dialect == DR_ROW_AVRO) { /* the Avro long as written */
+        dr_row_long(w, v);
+        return;
+    }
     int64_t ms = unit_digits == 9   ? dr_millis_from_nanos(v)
                  : unit_digits == 3 ? v
                                     : dr_millis_from_micros(v);
@@ -513,7 +569,7 @@ void dr_row_string(dr_row_writer *w, const char *s, size_t n)
 
 void dr_row_uuid(dr_row_writer *w, const uint8_t uuid[16])
 {
-    if (w->dialect == DR_ROW_PARQUET) { /* FIXED_LEN_BYTE_ARRAY(16), no OriginalType: bytes */
+    if (w->dialect != DR_ROW_GENERIC) { /* Parquet/Avro fixed(16), ORC binary: bytes */
         dr_row_binary(w, uuid, 16);
         return;
     }

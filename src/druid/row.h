@@ -50,7 +50,18 @@ typedef enum dr_row_dialect {
      * millis truncated toward zero; timestamp nanos -> the raw long; time -> the raw long
      * of micros; decimal on INT32/INT64 -> the unscaled integer, on FIXED/BINARY of at
      * most 8 bytes -> unscaled / 10^scale as a double; uuid -> bytes (base64) */
-    DR_ROW_PARQUET
+    DR_ROW_PARQUET,
+    /* Druid's ORC reader (OrcStructConverter.convertPrimitive): date -> a Joda DateTime at
+     * midnight UTC (its text "2024-01-02T00:00:00.000Z"); decimal -> HiveDecimal's double;
+     * timestamp -> epoch millis (floor); Iceberg time (an ORC long) -> the raw long of
+     * micros; uuid (ORC binary) -> bytes (base64) */
+    DR_ROW_ORC,
+    /* Druid's Avro reader (a GenericRecord without logical-type conversions, then
+     * AvroFlattenerMaker.transformValue): date -> the raw int of days; timestamp -> the
+     * raw long in the file's unit (micros, nanos); time -> the raw long of micros;
+     * decimal -> the fixed's bytes and uuid (fixed[16]) -> bytes (base64); nulls inside
+     * lists are dropped */
+    DR_ROW_AVRO
 } dr_row_dialect;
 
 /* `ts` is borrowed and must outlive the writer. */
@@ -65,7 +76,13 @@ void dr_row_set_binary_as_string(dr_row_writer *w, bool on);
 /* The timestamp column still gives __time but is left out of the row (the rewritten spec
  * reads __time; see dr_spec_timestamp_column_shipped). */
 void dr_row_set_omit_timestamp_column(dr_row_writer *w, bool on);
-/* The dialect of the current source file (dr_row_set_source: ".parquet" -> PARQUET). */
+/* The dialect of a file whose name does not tell its format (Impala's "000000_0"): the
+ * spec's inputFormat, with which Druid reads the data files of a v1 plan. */
+void dr_row_set_default_dialect(dr_row_writer *w, dr_row_dialect d);
+/* The dialect of an inputFormat type ("parquet", "orc", "avro_ocf"; else GENERIC). */
+dr_row_dialect dr_row_dialect_of_input_format(const char *type);
+/* The dialect of the current source file (dr_row_set_source: ".parquet" -> PARQUET,
+ * ".orc" -> ORC, ".avro" -> AVRO). */
 dr_row_dialect dr_row_current_dialect(const dr_row_writer *w);
 
 /* Starts a row; `position` is its row number in the data file (0-based). */

@@ -776,6 +776,11 @@ const json_t *dr_spec_input_format(const dr_spec *s)
     return s->input_format;
 }
 
+const char *dr_spec_input_format_type(const dr_spec *s)
+{
+    return json_string_value(json_object_get(dr_spec_input_format(s), "type"));
+}
+
 bool dr_spec_binary_as_string(const dr_spec *s)
 {
     const json_t *v = json_object_get(dr_spec_input_format(s), "binaryAsString");
@@ -930,8 +935,32 @@ bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema
     return name_in(ts, (char *const *)mf, nmf);
 }
 
+static bool undiscovered_by(const ice_type *t, dr_reader_kind reader)
+{
+    bool list = t->kind == ICE_T_LIST;
+    bool prim_elem = list && t->element && ice_type_is_primitive(t->element->type);
+    switch (reader) {
+    case DR_READER_PARQUET:
+        return list;
+    case DR_READER_ORC:
+        return !ice_type_is_primitive(t) && !prim_elem;
+    case DR_READER_AVRO:
+        if (t->kind == ICE_T_BOOLEAN) return true;
+        if (list)
+            return !prim_elem || !t->element->required || t->element->type->kind == ICE_T_BOOLEAN;
+        return !ice_type_is_primitive(t);
+    }
+    return false;
+}
+
 int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
                                  size_t *n, icd_error *err)
+{
+    return dr_spec_undiscovered(s, schema, DR_READER_PARQUET, names, n, err);
+}
+
+int dr_spec_undiscovered(const dr_spec *s, const ice_schema *schema, dr_reader_kind reader,
+                         const char ***names, size_t *n, icd_error *err)
 {
     *names = NULL;
     *n = 0;
@@ -949,7 +978,7 @@ int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, con
     if (!out) return icd_fail_nomem(err);
     for (size_t i = 0; i < nf; i++) {
         const ice_field *f = &schema->root.fields[i];
-        if (f->type->kind != ICE_T_LIST || !strcmp(f->name, ts) ||
+        if (!undiscovered_by(f->type, reader) || !strcmp(f->name, ts) ||
             name_in(f->name, (char *const *)mf, nmf))
             continue;
         bool named = false;

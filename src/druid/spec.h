@@ -134,6 +134,8 @@ const json_t *dr_spec_transforms(const dr_spec *s);
 
 /* ioConfig / tuningConfig. */
 const json_t *dr_spec_input_format(const dr_spec *s); /* NULL when absent */
+/* The inputFormat's "type" ("parquet", "orc", "json", ...), or NULL. */
+const char *dr_spec_input_format_type(const dr_spec *s);
 /* Druid's column projection (InputRowSchemas.createColumnsFilter) over the top-level
  * columns of `schema`: with fixed dimensions and no includeAllDimensions, inclusion-based
  * (the timestamp column, the dimensions, the metrics' input fields); otherwise
@@ -160,6 +162,15 @@ bool dr_spec_timestamp_column_shipped(const dr_spec *s, const ice_schema *schema
  * are none; the array is the caller's to free. */
 int dr_spec_parquet_undiscovered(const dr_spec *s, const ice_schema *schema, const char ***names,
                                  size_t *n, icd_error *err);
+/* The same for the other readers Druid reads data files with, by their own discovery
+ * (discoverRootFields): ORC (OrcStructFlattenerMaker) discovers primitives and lists of
+ * primitives, so structs, maps and other lists are undiscovered; Avro (AvroFlattenerMaker)
+ * discovers string, bytes, int, long, float, double, enum and fixed fields, arrays of them
+ * and their nullable unions - so also booleans, and lists whose element is optional (an
+ * Iceberg list's element is a ["null", T] union unless required). */
+typedef enum dr_reader_kind { DR_READER_PARQUET, DR_READER_ORC, DR_READER_AVRO } dr_reader_kind;
+int dr_spec_undiscovered(const dr_spec *s, const ice_schema *schema, dr_reader_kind reader,
+                         const char ***names, size_t *n, icd_error *err);
 
 /* inputFormat.binaryAsString (Parquet/ORC/Avro readers; Jackson's boolean coercions). */
 bool dr_spec_binary_as_string(const dr_spec *s);

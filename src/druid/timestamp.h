@@ -53,8 +53,8 @@ typedef struct dr_timestamp_spec {
 /* Fills `ts` (column / format / missing_value may be NULL for the defaults). `now_ms` is
  * the clock used by two-digit-year patterns ("yy"); pass dr_now_ms() outside tests.
  * Errors: ICD_EINVALID "Unable to parse timestamps with format [X]" (bad Joda pattern),
- * ICD_EUNSUPPORTED for Joda letters icedruid does not implement, ICD_EINVALID for a bad
- * missingValue. */
+ * ICD_EINVALID for a bad missingValue; a pattern with a zone id (ZZZ) reads the system's
+ * tz database here (its errors: a TZif file that cannot be read). */
 int dr_timestamp_spec_init(dr_timestamp_spec *ts, const char *column, const char *format,
                            const char *missing_value, int64_t now_ms, icd_error *err);
 void dr_timestamp_spec_clear(dr_timestamp_spec *ts);

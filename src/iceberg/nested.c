@@ -21,6 +21,7 @@
  * depth P is its first entry plus every following entry whose repetition level is > P.
  * Levels that disagree between leaves are reported, never read out of bounds.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -540,9 +541,16 @@ static int val(ice_nested *x, const anode *a, const ice_row_sink *s, icd_error *
     case A_LEAF: {
         size_t vi;
         ICD_TRY(take(x, a->col, &vi, err));
-        if (!ice_typed_value_in_range(a->f->type, pn, x->ls[a->col].cb, vi))
-            return ice_time_range_error(err, NULL, a->f->name, -1, a->f->type, pn, x->ls[a->col].cb,
-                                        vi);
+        if (!ice_typed_value_in_range(a->f->type, pn, x->ls[a->col].cb, vi)) {
+            /* the column as "leaf (in top)" and the row of the file, as for top-level values */
+            char col[256];
+            if (a->f == x->field)
+                snprintf(col, sizeof col, "%s", a->f->name);
+            else
+                snprintf(col, sizeof col, "%s (in %s)", a->f->name, x->field->name);
+            return ice_time_range_error(err, x->file, col, x->b->first_row + (int64_t)x->row,
+                                        a->f->type, pn, x->ls[a->col].cb, vi);
+        }
         ice_tvalue v = ice_typed_value(a->f->type, pn, x->ls[a->col].cb, vi);
         ice_emit_tvalue(s, &v, a->f->type);
         return 0;

@@ -190,6 +190,7 @@ typedef struct key_col {
     int batch_col;       /* column in the batch, or -1 for a constant */
     ice_tvalue constant; /* the column's value when the file lacks it */
     int32_t *vidx;       /* per-row value index of the current batch */
+    const char *name;    /* the field's name, for range errors */
 } key_col;
 
 static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
@@ -231,6 +232,7 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
             goto done;
         }
         kc[i].type = f->type;
+        kc[i].name = f->name;
         kc[i].leaf = n;
         leaves[i] = n->leaf_index;
     }
@@ -282,9 +284,10 @@ static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file
                 int32_t vi = kc[c].batch_col < 0 ? -1 : kc[c].vidx[i];
                 ice_tvalue v = {0};
                 if (vi >= 0)
-                    v = ice_typed_value(kc[c].type, kc[c].leaf, &b->columns[kc[c].batch_col],
-                                        (size_t)vi);
-                rc = ice_rd_eqload_value(&el, &v, b->first_row + (int64_t)i, err);
+                    rc = ice_typed_value_checked(kc[c].type, kc[c].leaf,
+                                                 &b->columns[kc[c].batch_col], (size_t)vi, df->path,
+                                                 kc[c].name, b->first_row + (int64_t)i, &v, err);
+                if (!rc) rc = ice_rd_eqload_value(&el, &v, b->first_row + (int64_t)i, err);
             }
             if (!rc) rc = ice_rd_eqload_end_record(&el, err);
         }
@@ -304,6 +307,7 @@ done:
 /* ---- Avro delete files ------------------------------------------------------------------ */
 
 static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t);
+static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what, size_t n);
 
 /* The value of field `id` in an Avro record, looking into nested records (equality keys
  * may sit inside structs); NULL when absent, a null value when a parent is null. */
@@ -377,6 +381,11 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "equality delete record %lld lacks field id %d", (long long)row,
                               (int)df->equality_ids[k]);
+                break;
+            }
+            char what[96];
+            if (!avro_ts_in_range(v, kf[k]->type, what, sizeof what)) {
+                rc = ice_time_value_range_error(err, df->path, kf[k]->name, row, kf[k]->type, what);
                 break;
             }
             ice_tvalue tv = avro_tvalue(v, kf[k]->type);
@@ -560,12 +569,25 @@ typedef struct task_state {
     size_t neq;
     const pq_batch *cur;     /* the batch being filtered (key callback) */
     const avro_value *arecs; /* Avro: the records of the batch being filtered */
+    int64_t avro_first;      /* Avro: the file position of arecs[0] */
     int *leaves;             /* sorted, distinct leaves to read */
     size_t nleaves;
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
+    /* a key value outside its type's range, met by a key callback (which cannot fail):
+     * reported after ice_mor_apply */
+    int key_rc;
+    icd_error key_err;
 } task_state;
+
+/* After ice_mor_apply: the first out-of-range key value, if any. */
+static int key_failure(task_state *t, icd_error *err)
+{
+    if (!t->key_rc) return 0;
+    *err = t->key_err;
+    return t->key_rc;
+}
 
 static int add_leaf(task_state *t, int leaf, icd_error *err)
 {
@@ -686,6 +708,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             ICD_TRY(ice_rd_equality_field(t->r, df, k, &f, err));
             key_col *kc = &p->cols[k];
             kc->type = f->type;
+            kc->name = f->name;
             const pq_node *n = find_node(t->r, s, has_ids, f->id);
             if (!n) { /* the data file predates the column */
                 kc->constant = ice_rd_absent_value(t->r, task->data, f);
@@ -747,7 +770,7 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
 /* Appends the key of row `row` of the current batch for equality delete file e. */
 static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
-    const task_state *t = ctx;
+    task_state *t = ctx;
     const eq_probe *p = &t->eq[e];
     for (size_t c = 0; c < p->ncols; c++) {
         const key_col *kc = &p->cols[c];
@@ -757,8 +780,10 @@ static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
         }
         int32_t vi = kc->vidx[row];
         ice_tvalue v = {0};
-        if (vi >= 0)
-            v = ice_typed_value(kc->type, kc->leaf, &t->cur->columns[kc->batch_col], (size_t)vi);
+        if (vi >= 0 && !t->key_rc)
+            t->key_rc = ice_typed_value_checked(kc->type, kc->leaf, &t->cur->columns[kc->batch_col],
+                                                (size_t)vi, t->task->data->path, kc->name,
+                                                t->cur->first_row + (int64_t)row, &v, &t->key_err);
         ice_key_put(k, &v);
     }
 }
@@ -803,6 +828,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     /* position deletes, DVs, equality deletes */
     t->cur = b;
     ICD_TRY(ice_mor_apply(&t->mor, (uint64_t)b->first_row, n, sel, pq_key, t, t->stats, err));
+    ICD_TRY(key_failure(t, err));
     /* nested columns walk every row, kept or not */
     for (size_t i = 0; i < t->ncols; i++)
         if (t->cols[i].kind == SRC_NESTED) ice_nested_begin(t->cols[i].nested, b);
@@ -1239,15 +1265,22 @@ static bool has_variant(const ice_type *t)
 /* Appends the key of record `row` of the current Avro batch for equality delete file e. */
 static void avro_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
-    const task_state *t = ctx;
+    task_state *t = ctx;
     const ice_content_file *del = t->mor.eq[e].df;
     const avro_value *rec = &t->arecs[row];
     for (int32_t c = 0; c < del->nequality_ids; c++) {
         int32_t id = del->equality_ids[c];
         const ice_field *f = ice_rd_schema_field(t->r, id); /* checked by ice_mor_init */
         const avro_value *v = avro_find_id(rec, id, 0);
-        ice_tvalue tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
-                          : ice_rd_absent_value(t->r, t->task->data, f);
+        char what[96];
+        bool bad = v && !avro_ts_in_range(v, f->type, what, sizeof what);
+        if (bad && !t->key_rc)
+            t->key_rc = ice_time_value_range_error(&t->key_err, t->task->data->path, f->name,
+                                                   t->avro_first + (int64_t)row, f->type, what);
+        ice_tvalue tv = {0}; /* out of range: no value (the read fails after the batch) */
+        if (!bad)
+            tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
+                   : ice_rd_absent_value(t->r, t->task->data, f);
         ice_key_put(k, &tv);
     }
 }
@@ -1325,7 +1358,9 @@ static int read_avro_task(task_state *t, icd_error *err)
         if (!eof) n++;
         bool block_done = avro_reader_block_read(ar) >= avro_reader_block_count(ar);
         if (n && (eof || n == AVRO_BATCH_ROWS || block_done)) {
+            t->avro_first = pos;
             rc = ice_mor_apply(&t->mor, (uint64_t)pos, n, t->sel, avro_key, t, t->stats, err);
+            if (!rc) rc = key_failure(t, err);
             if (!rc) rc = emit_avro_batch(t, pos, n, err);
             pos += (int64_t)n;
             n = 0;

@@ -453,24 +453,36 @@ static int emit(const ice_row_sink *s, const obind *b, const orc_vec *v, size_t 
 
 typedef struct okey {
     const ice_type *type;
-    int batch_col; /* -1: constant */
+    const char *name; /* the field's name, for range errors */
+    int batch_col;    /* -1: constant */
     col_path path;
     ice_tvalue constant;
 } okey;
 
 /* The typed value of a key column in row i of a batch (null when a struct on the path is
- * null). */
-static ice_tvalue key_value(const okey *k, const orc_batch *b, size_t i)
+ * null); a timestamp outside its type's range is an error naming column and row, as for
+ * data values, never a key. */
+static int key_value(const okey *k, const orc_batch *b, size_t i, const char *file, ice_tvalue *out,
+                     icd_error *err)
 {
-    if (k->batch_col < 0) return k->constant;
     ice_tvalue none = {0};
+    *out = none;
+    if (k->batch_col < 0) {
+        *out = k->constant;
+        return 0;
+    }
     const orc_vec *v = &b->cols[k->batch_col];
-    if (is_null(v, i)) return none;
+    if (is_null(v, i)) return 0;
     for (size_t s = 0; s < k->path.nsteps; s++) {
         v = &v->children[k->path.steps[s]];
-        if (is_null(v, i)) return none;
+        if (is_null(v, i)) return 0;
     }
-    return orc_tvalue(k->type, v, i);
+    char what[96];
+    if (!orc_ts_in_range(k->type, v, i, what, sizeof what))
+        return ice_time_value_range_error(err, file, k->name, (int64_t)(b->row_start + i), k->type,
+                                          what);
+    *out = orc_tvalue(k->type, v, i);
+    return 0;
 }
 
 typedef struct colsel {
@@ -495,6 +507,7 @@ static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld,
                     colsel *cs, const char *file, icd_error *err)
 {
     k->type = fld->type;
+    k->name = fld->name;
     int found = find_path(f, ids, fld->id, &k->path);
     if (found < 0)
         return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
@@ -611,8 +624,9 @@ static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file
         rc = 0;
         for (size_t i = 0; i < b->n && !rc; i++) {
             for (size_t k = 0; k < nk && !rc; k++) {
-                ice_tvalue tv = key_value(&keys[k], b, i);
-                rc = ice_rd_eqload_value(&el, &tv, (int64_t)(b->row_start + i), err);
+                ice_tvalue tv;
+                rc = key_value(&keys[k], b, i, df->path, &tv, err);
+                if (!rc) rc = ice_rd_eqload_value(&el, &tv, (int64_t)(b->row_start + i), err);
             }
             if (!rc) rc = ice_rd_eqload_end_record(&el, err);
         }
@@ -782,6 +796,8 @@ typedef struct otask {
     oprobe *eq;  /* parallel to mor.eq */
     size_t neq;
     const orc_batch *cur; /* the batch being filtered (key callback) */
+    int key_rc; /* a key value out of range met by orc_key, reported after ice_mor_apply */
+    icd_error key_err;
     colsel sel;
     uint8_t *selv;
     size_t selcap;
@@ -865,10 +881,12 @@ static int emit_row(otask *t, const orc_batch *b, size_t i, icd_error *err)
 /* Appends the key of row `row` of the current batch for equality delete file e. */
 static void orc_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
-    const otask *t = ctx;
+    otask *t = ctx;
     const oprobe *p = &t->eq[e];
     for (size_t c = 0; c < p->ncols; c++) {
-        ice_tvalue tv = key_value(&p->cols[c], t->cur, row);
+        ice_tvalue tv = {0};
+        if (!t->key_rc)
+            t->key_rc = key_value(&p->cols[c], t->cur, row, t->task->data->path, &tv, &t->key_err);
         ice_key_put(k, &tv);
     }
 }
@@ -890,6 +908,10 @@ static int process_batch(otask *t, const orc_batch *b, icd_error *err)
     uint8_t *sel = t->selv;
     t->cur = b;
     ICD_TRY(ice_mor_apply(&t->mor, b->row_start, n, sel, orc_key, t, t->stats, err));
+    if (t->key_rc) { /* a key value out of range (orc_key cannot fail) */
+        *err = t->key_err;
+        return t->key_rc;
+    }
     for (size_t i = 0; i < n; i++)
         if (sel[i]) ICD_TRY(emit_row(t, b, i, err));
     return 0;

@@ -106,6 +106,16 @@ bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_c
     return parquet_ts(leaf, cb->values, vi, ice_ts_digits(t->kind), &x);
 }
 
+int ice_typed_value_checked(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                            size_t vi, const char *file, const char *column, int64_t row,
+                            ice_tvalue *out, icd_error *err)
+{
+    if (!ice_typed_value_in_range(t, leaf, cb, vi))
+        return ice_time_range_error(err, file, column, row, t, leaf, cb, vi);
+    *out = ice_typed_value(t, leaf, cb, vi);
+    return 0;
+}
+
 /* Scale of a time value with the Parquet unit, to micros (6) or nanos (9). */
 int64_t ice_rescale_time(int64_t v, int unit, int target_digits)
 {

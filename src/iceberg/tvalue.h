@@ -73,6 +73,12 @@ bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_c
 int ice_time_range_error(icd_error *err, const char *file, const char *column, int64_t row,
                          const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                          size_t vi);
+/* ice_typed_value with that check: an out-of-range value is ice_time_range_error (column
+ * and row named, as for data values), never a value - for equality-delete keys on both
+ * sides (delete file rows and the data rows probed), where a wrong key deletes wrong rows. */
+int ice_typed_value_checked(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                            size_t vi, const char *file, const char *column, int64_t row,
+                            ice_tvalue *out, icd_error *err);
 /* The same error for a value `what` describes ("timestamp 123 (milliseconds)"), for the
  * Avro and ORC readers. */
 int ice_time_value_range_error(icd_error *err, const char *file, const char *column, int64_t row,

@@ -134,15 +134,21 @@ def druid_value(v, iceberg_type, parquet=False):
 
 
 def data_formats(table_dir):
-    """The data file formats of a table directory (by extension, outside metadata/)."""
+    """The data file formats of a table directory (by extension, outside metadata/); a file
+    whose name tells no format (Impala's "000000_0") is read the way Druid reads it, with
+    the spec's inputFormat - parquet in these specs."""
     out = set()
     for root, _, files in os.walk(table_dir):
         if os.sep + "metadata" in root:
             continue
         for f in files:
-            ext = f.rsplit(".", 1)[-1].lower()
-            if ext in ("parquet", "orc", "avro") and "delete" not in f:
+            ext = f.rsplit(".", 1)[-1].lower() if "." in f else ""
+            if "delete" in f:
+                continue
+            if ext in ("parquet", "orc", "avro"):
                 out.add(ext)
+            elif ext == "parq" or ext == "":
+                out.add("parquet")
     return out
 
 

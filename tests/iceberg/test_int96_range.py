@@ -86,6 +86,37 @@ def run(*args):
     return subprocess.run([ICEDRUID, *args], capture_output=True, text=True, timeout=60)
 
 
+def equality_key_cases(tmp):
+    """Equality-delete keys follow the same range rule as data values, on both sides: a
+    delete file's key (a date promoted to timestamp) beyond int64 microseconds fails the
+    read naming the delete file, the column and its row; so does a data row whose key is,
+    when a delete file makes the reader build its key - even with the column not read for
+    output (`--columns id`), where a wrapped or zero key could delete the wrong row. In
+    Parquet, Avro and ORC files."""
+    for fmt, ext in (("PARQUET", "parquet"), ("AVRO", "avro"), ("ORC", "orc")):
+        for side in ("delete", "data"):
+            name = "eq_%s_%s" % (side, ext)
+            root = os.path.join(tmp, name)
+            loc = PREFIX + "/" + name
+            t = Table.create(root, loc, Schema([NestedField(1, "id", "long", True),
+                                                NestedField(2, "d", "date")]))
+            data = [(1, 19000), (2, 200_000_000 if side == "data" else 19001)]
+            t.append(t.write_data(data, file_format=fmt))
+            key = 200_000_000 if side == "delete" else 19000
+            t.row_delta(deletes=[t.write_equality_deletes([{"d": key}], ["d"], file_format=fmt)])
+            t.evolve_schema([NestedField(1, "id", "long", True), NestedField(2, "d", "timestamp")])
+            r = run("scan", root, "--remap", loc + "=" + root, "--columns", "id")
+            f = loc + ("/data/00001-data." if side == "data" else "/data/00002-eq-deletes.") + ext
+            want_err = ("icedruid: %s: column d, row %d: date 200000000 (days) is outside the "
+                        "range of Iceberg type timestamp (int64 microseconds: about 290,000 "
+                        "years either side of 1970)" % (f, 1 if side == "data" else 0))
+            check(r.returncode == 1 and r.stderr.strip().splitlines()[-1:] == [want_err],
+                  "equality key, %s side, %s: exit %d stderr %r, want %r"
+                  % (side, fmt, r.returncode, r.stderr.strip(), want_err))
+            check(all(json.loads(x)["id"] != 2 for x in r.stdout.splitlines()),
+                  "equality key, %s side, %s: row 2 printed" % (side, fmt))
+
+
 def main():
     good = [
         int96_of(dt.datetime(1970, 1, 1)),
@@ -149,10 +180,12 @@ def main():
             check(r.returncode == 0 and {"id": 1, "d": "2022-01-08"} in got,
                   "promoted %s, as of the write: %d %s %s"
                   % (fmt, r.returncode, got, r.stderr.strip()))
+        equality_key_cases(tmp)
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)
-    print("ok: %d INT96 values decoded exactly; out-of-range value is a range error" % len(good))
+    print("ok: %d INT96 values decoded exactly; out-of-range value is a range error (data "
+          "values, nested values, equality-delete keys on both sides)" % len(good))
 
 
 if __name__ == "__main__":

@@ -162,7 +162,36 @@ def main():
                 else:
                     print("ok %s, %s" % (name, what))
         bad += check_variants(exe, root)
+        bad += check_range(exe, root)
     return 1 if bad else 0
+
+
+RANGE_SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
+    {"id": 1, "name": "id", "required": False, "type": "long"},
+    {"id": 2, "name": "s", "required": False, "type": {"type": "struct", "fields": [
+        {"id": 10, "name": "d", "required": False, "type": "timestamp"}]}}]}
+
+
+def check_range(exe, root):
+    """A date promoted to timestamp inside a struct that int64 micros cannot hold (issue
+    14.3): the read fails naming the file, the field (in its column) and the row - as for
+    a top-level value; once a position delete removes that row, the rest reads."""
+    bad = 0
+    table, location, snaps = make_table(root, "range", True, "--range", RANGE_SCHEMA, 2, 1)
+    got, err = scan(exe, table, location, ["--snapshot-id", str(snaps[0])])
+    want = ("icedruid: %s/data/nested.parquet: column d (in s), row 1: date 200000000 (days) is "
+            "outside the range of Iceberg type timestamp (int64 microseconds: about 290,000 "
+            "years either side of 1970)" % location)
+    if got is not None or (err or "").strip().splitlines()[-1:] != [want]:
+        bad += 1
+        print("FAIL nested range: %s / %r, want %r" % (got, err, want))
+    else:
+        print("ok nested range error (%s)" % want)
+    got, err = scan(exe, table, location, [])
+    if got != [{"id": 1, "s": {"d": "2022-01-08T00:00:00.000000"}}]:
+        bad += 1
+        print("FAIL nested range, row deleted: %s %s" % (got, err or ""))
+    return bad
 
 
 def check_variants(exe, root):

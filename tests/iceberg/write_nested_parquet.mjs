@@ -3,6 +3,7 @@
 // TIMESTAMP(MILLIS) inside a struct. Usage: node write_nested_parquet.mjs OUT.parquet [--no-ids]
 // With --variant / --shredded: a `v` column holding Variant metadata/value byte strings (the
 // second row's value is truncated), or a shredded variant group (with typed_value).
+// With --range: s STRUCT(d DATE), the second row's date 200,000,000 days after 1970.
 import { importPackage } from '../fixtures/node_resolve.mjs'
 
 const [out, flag] = process.argv.slice(2)
@@ -15,6 +16,12 @@ if (flag === '--variant' || flag === '--shredded') {
       (1, {'metadata': '\\x01\\x01\\x00\\x01k'::BLOB, 'value': '\\x02\\x01\\x00\\x00\\x02\\x0C\\x07'::BLOB${typed}}),
       (2, {'metadata': '\\x01\\x00\\x00'::BLOB, 'value': '\\x14\\x01\\x02'::BLOB${typed}})) t(id, v))
     TO '${out}' (FORMAT parquet, FIELD_IDS {id: 1, v: 2})`)
+  process.exit(0)
+}
+if (flag === '--range') { // a date inside a struct, far beyond int64 micros as a timestamp
+  await c.run(`COPY (SELECT * FROM (VALUES (1, {'d': DATE '2022-01-08'}),
+      (2, {'d': DATE '1970-01-01' + 200000000})) t(id, s))
+    TO '${out}' (FORMAT parquet, FIELD_IDS {id: 1, s: {__duckdb_field_id: 2, d: 10}})`)
   process.exit(0)
 }
 const ids = `, FIELD_IDS {id: 1, s: {__duckdb_field_id: 2, x: 10, y: 11, ts: 12, gone: 23},

@@ -233,7 +233,8 @@ static void test_warehouse_sources(void)
 }
 
 /* Schemaless specs: list columns Druid's Parquet reader does not discover are left out of
- * rows of Parquet files only (Druid's ORC reader discovers lists of primitives) */
+ * rows of Parquet files only (Druid's ORC reader discovers lists of primitives, and gives
+ * their dates as DateTimes) */
 static void test_parquet_undiscovered_lists(void)
 {
     fx f;
@@ -244,7 +245,7 @@ static void test_parquet_undiscovered_lists(void)
     void *c = f.rs.ctx;
     const char *files[] = {"/wh/t/data/a.parquet", "/wh/t/data/b.orc"};
     const char *want[] = {"{\"__time\":0,\"id\":1,\"ts\":0}\n",
-                          "{\"__time\":0,\"id\":1,\"ts\":0,\"l\":[\"2024-06-01\"],"
+                          "{\"__time\":0,\"id\":1,\"ts\":0,\"l\":[\"2024-06-01T00:00:00.000Z\"],"
                           "\"ld\":[1.5]}\n"};
     for (int k = 0; k < 2; k++) {
         icd_buf_clear(&f.out);
@@ -263,6 +264,37 @@ static void test_parquet_undiscovered_lists(void)
     teardown(&f);
 }
 
-TEST_MAIN(TEST(test_parquet_undiscovered_lists), TEST(test_nested_values),
-          TEST(test_bad_nested_json_fails), TEST(test_parse_exception_skips), TEST(test_cancel),
-          TEST(test_warehouse_sources))
+/* ... and columns Druid's ORC / Avro readers do not discover, from rows of their files */
+static void test_orc_avro_undiscovered(void)
+{
+    fx f;
+    setup(&f);
+    static const char *const orc_drop[] = {"ld"};
+    static const char *const avro_drop[] = {"id"};
+    f.sink.orc_drop = orc_drop;
+    f.sink.n_orc_drop = 1;
+    f.sink.avro_drop = avro_drop;
+    f.sink.n_avro_drop = 1;
+    void *c = f.rs.ctx;
+    const char *files[] = {"/wh/t/data/a.parquet", "/wh/t/data/b.orc", "/wh/t/data/c.avro"};
+    const char *want[] = {"{\"__time\":0,\"id\":1,\"ts\":0,\"ld\":[1.5]}\n",
+                          "{\"__time\":0,\"id\":1,\"ts\":0}\n",
+                          "{\"__time\":0,\"ts\":0,\"ld\":[1.5]}\n"};
+    for (int k = 0; k < 3; k++) {
+        icd_buf_clear(&f.out);
+        f.rs.begin_row(c, files[k], 0);
+        field(&f, "id");
+        f.rs.i64(c, 1);
+        field(&f, "ts");
+        f.rs.timestamp(c, 0, 6, true);
+        field(&f, "ld");
+        raw(&f, "[1.5]");
+        CHECK_EQ_INT(f.rs.end_row(c, &f.err), 0);
+        CHECK_EQ_STR(f.out.data, want[k]);
+    }
+    teardown(&f);
+}
+
+TEST_MAIN(TEST(test_parquet_undiscovered_lists), TEST(test_orc_avro_undiscovered),
+          TEST(test_nested_values), TEST(test_bad_nested_json_fails),
+          TEST(test_parse_exception_skips), TEST(test_cancel), TEST(test_warehouse_sources))

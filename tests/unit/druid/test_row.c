@@ -24,7 +24,7 @@ static void setup(fixture *f, const char *column, const char *format, const char
     memset(f, 0, sizeof *f);
     CHECK_EQ_INT(dr_timestamp_spec_init(&f->ts, column, format, missing, JUN1, &f->err), 0);
     CHECK_EQ_INT(dr_row_writer_new(&f->w, &f->ts, &f->err), 0);
-    CHECK_EQ_INT(dr_row_set_source(f->w, "/wh/t/data/00000-0.orc", &f->err), 0);
+    CHECK_EQ_INT(dr_row_set_source(f->w, "/wh/t/data/00000-0.data", &f->err), 0);
 }
 
 static void teardown(fixture *f)
@@ -314,7 +314,7 @@ static void test_unparseable(void)
     icd_buf_clear(&f.out);
     CHECK_EQ_INT(dr_row_end(w, &f.out, &f.err), ICD_EINVALID);
     CHECK_EQ_INT(f.out.len, 0);
-    CHECK_EQ_STR(f.err.file, "/wh/t/data/00000-0.orc");
+    CHECK_EQ_STR(f.err.file, "/wh/t/data/00000-0.data");
     CHECK_EQ_STR(f.err.message, "row 7: Timestamp[soon] is unparseable! (Invalid format: \"soon\" "
                                 "is malformed at \"soon\")");
     CHECK_EQ_INT(dr_parse_exceptions_add(&pe, &f.err, &err), 0);
@@ -327,7 +327,7 @@ static void test_unparseable(void)
     /* the second exception exceeds maxParseExceptions = 1 */
     CHECK_EQ_INT(dr_parse_exceptions_add(&pe, &f.err, &err), ICD_EINVALID);
     CHECK_EQ_INT(pe.count, 2);
-    CHECK_EQ_STR(err.message, "Max parse exceptions[1] exceeded; last: /wh/t/data/00000-0.orc: "
+    CHECK_EQ_STR(err.message, "Max parse exceptions[1] exceeded; last: /wh/t/data/00000-0.data: "
                               "row 8: Timestamp[null] is unparseable!");
     /* binary, boolean and struct values never parse as a time */
     dr_row_begin(w, 9);
@@ -465,6 +465,69 @@ static void test_parquet_dialect(void)
     teardown(&f);
 }
 
-TEST_MAIN(TEST(test_parquet_dialect), TEST(test_scalars), TEST(test_decimal_and_time),
-          TEST(test_nested), TEST(test_map_keys), TEST(test_time_column), TEST(test_unparseable),
-          TEST(test_misuse), TEST(test_java_text_helpers))
+/* Values as Druid's ORC reader (OrcStructConverter) and Avro reader (a GenericRecord
+ * through AvroFlattenerMaker) give them, for .orc / .avro sources. */
+static void test_orc_avro_dialects(void)
+{
+    fixture f;
+    setup(&f, "ts", "auto", NULL);
+    dr_row_writer *w = f.w;
+    static const uint8_t uuid[16] = {0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3,
+                                     0xa4, 0x56, 0x42, 0x66, 0x14, 0x17, 0x40, 0x00};
+    static const uint8_t dec[] = {0xff, 0xcf, 0xc7}; /* -12345 */
+    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/00000-0.orc", &f.err), 0);
+    CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_ORC);
+    dr_row_begin(w, 0);
+    FIELD(w, "ts"); /* OrcTimestamp.getTime(): millis, floor */
+    dr_row_timestamp(w, -1500, 6, true);
+    FIELD(w, "date"); /* DateTimes.utc(...): a DateTime, read as its text */
+    dr_row_date(w, 19875);
+    FIELD(w, "time"); /* Iceberg time in ORC is a long of micros */
+    dr_row_time(w, 52200000001LL);
+    FIELD(w, "dec"); /* HiveDecimal.doubleValue() */
+    dr_row_decimal(w, dec, sizeof dec, 3);
+    FIELD(w, "dec64");
+    dr_row_decimal_i64(w, 12340, 2);
+    FIELD(w, "u"); /* ORC binary: bytes */
+    dr_row_uuid(w, uuid);
+    FIELD(w, "l");
+    dr_row_list_begin(w);
+    dr_row_null(w);
+    dr_row_date(w, 0);
+    dr_row_list_end(w);
+    CHECK_EQ_STR(finish(&f), "{\"__time\":-2,\"ts\":-2,\"date\":\"2024-06-01T00:00:00.000Z\","
+                             "\"time\":52200000001,\"dec\":-12.345,\"dec64\":123.4,"
+                             "\"u\":\"Ej5FZ+ibEtOkVkJmFBdAAA==\",\"l\":[null,"
+                             "\"1970-01-01T00:00:00.000Z\"]}");
+    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/00000-0.avro", &f.err), 0);
+    CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_AVRO);
+    dr_row_begin(w, 1);
+    FIELD(w, "ts"); /* timestamp-micros without conversion: the raw long */
+    dr_row_timestamp(w, 1717200000123456LL, 6, true);
+    FIELD(w, "date"); /* the int of days */
+    dr_row_date(w, 19875);
+    FIELD(w, "time");
+    dr_row_time(w, 52200000001LL);
+    FIELD(w, "dec"); /* the fixed's bytes */
+    dr_row_decimal(w, dec, sizeof dec, 3);
+    FIELD(w, "u");
+    dr_row_uuid(w, uuid);
+    FIELD(w, "l"); /* transformValue drops the nulls of a list */
+    dr_row_list_begin(w);
+    dr_row_null(w);
+    dr_row_long(w, 1);
+    dr_row_null(w);
+    dr_row_long(w, 2);
+    dr_row_list_end(w);
+    CHECK_EQ_STR(finish(&f), "{\"__time\":1717200000123456,\"ts\":1717200000123456,"
+                             "\"date\":19875,\"time\":52200000001,\"dec\":\"/8/H\","
+                             "\"u\":\"Ej5FZ+ibEtOkVkJmFBdAAA==\",\"l\":[1,2]}");
+    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/x_data.0.parq", &f.err), 0);
+    CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_PARQUET);
+    teardown(&f);
+}
+
+TEST_MAIN(TEST(test_parquet_dialect), TEST(test_orc_avro_dialects), TEST(test_scalars),
+          TEST(test_decimal_and_time), TEST(test_nested), TEST(test_map_keys),
+          TEST(test_time_column), TEST(test_unparseable), TEST(test_misuse),
+          TEST(test_java_text_helpers))

@@ -607,8 +607,58 @@ static void test_columns_filter(void)
     ice_schema_free(sc);
 }
 
-TEST_MAIN(TEST(test_columns_filter), TEST(test_task_local_interval),
-          TEST(test_spec_rest_timewindow), TEST(test_input_source_only),
-          TEST(test_nested_filters_and_schema), TEST(test_arrow_reader), TEST(test_invalid_corpus),
-          TEST(test_hive_glue_catalogs), TEST(test_residual_modes),
-          TEST(test_coercions_and_defaults), TEST(test_inline_errors))
+/* Schemaless discovery per reader (dr_spec_undiscovered): Parquet leaves lists out, ORC
+ * structs, maps and lists of non-primitives, Avro also booleans and lists whose element is
+ * optional (a ["null", T] union in the Avro file). */
+static void test_undiscovered_by_reader(void)
+{
+    const char *sj =
+        "{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+        "{\"id\":1,\"name\":\"ts\",\"required\":false,\"type\":\"timestamptz\"},"
+        "{\"id\":2,\"name\":\"s\",\"required\":false,\"type\":\"string\"},"
+        "{\"id\":3,\"name\":\"b\",\"required\":false,\"type\":\"boolean\"},"
+        "{\"id\":4,\"name\":\"st\",\"required\":false,\"type\":{\"type\":\"struct\","
+        "\"fields\":[{\"id\":10,\"name\":\"q\",\"required\":false,\"type\":\"int\"}]}},"
+        "{\"id\":5,\"name\":\"m\",\"required\":false,\"type\":{\"type\":\"map\",\"key-id\":11,"
+        "\"key\":\"string\",\"value-id\":12,\"value\":\"int\",\"value-required\":false}},"
+        "{\"id\":6,\"name\":\"lp\",\"required\":false,\"type\":{\"type\":\"list\","
+        "\"element-id\":13,\"element\":\"int\",\"element-required\":true}},"
+        "{\"id\":7,\"name\":\"lo\",\"required\":false,\"type\":{\"type\":\"list\","
+        "\"element-id\":14,\"element\":\"int\",\"element-required\":false}},"
+        "{\"id\":8,\"name\":\"ls\",\"required\":false,\"type\":{\"type\":\"list\","
+        "\"element-id\":15,\"element\":{\"type\":\"struct\",\"fields\":[{\"id\":16,"
+        "\"name\":\"r\",\"required\":false,\"type\":\"int\"}]},\"element-required\":true}}]}";
+    ice_schema *sc = NULL;
+    icd_error err;
+    CHECK_EQ_INT(ice_schema_parse(sj, strlen(sj), "schema.json", &sc, &err), 0);
+    if (!sc) return;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"dataSchema\":{\"dataSource\":\"d\",\"timestampSpec\":{\"column\":\"ts\"},"
+             "\"dimensionsSpec\":{\"dimensions\":[]}},\"ioConfig\":{\"inputSource\":" IS_HEAD
+             "}}}");
+    int rc;
+    dr_spec *s = parse_text(text, &rc, &err);
+    CHECK_EQ_INT(rc, 0);
+    static const char *const want[3] = {"lp,lo,ls", "st,m,ls", "b,st,m,lo,ls"};
+    for (int r = 0; s && r < 3; r++) {
+        const char **names = NULL;
+        size_t n = 0;
+        CHECK_EQ_INT(dr_spec_undiscovered(s, sc, (dr_reader_kind)r, &names, &n, &err), 0);
+        icd_buf got = ICD_BUF_INIT;
+        icd_buf_puts(&got, "");
+        for (size_t k = 0; k < n; k++)
+            icd_buf_printf(&got, "%s%s", k ? "," : "", names[k]);
+        CHECK_EQ_STR(got.data ? got.data : "", want[r]);
+        icd_buf_free(&got);
+        free(names);
+    }
+    dr_spec_free(s);
+    ice_schema_free(sc);
+}
+
+TEST_MAIN(TEST(test_columns_filter), TEST(test_undiscovered_by_reader),
+          TEST(test_task_local_interval), TEST(test_spec_rest_timewindow),
+          TEST(test_input_source_only), TEST(test_nested_filters_and_schema),
+          TEST(test_arrow_reader), TEST(test_invalid_corpus), TEST(test_hive_glue_catalogs),
+          TEST(test_residual_modes), TEST(test_coercions_and_defaults), TEST(test_inline_errors))
