@@ -340,8 +340,8 @@ static int read_partition(const icd_avro_value *pv, const ice_partition_spec *sp
             return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "partition record of %s lacks partition field %d (%s)", f->path,
                             (int)spec->fields[i].field_id, spec->fields[i].name);
-        ICD_TRY(to_literal(icd_avro_value_field_at(pv, idx), rs->fields[idx].type, va, &vals[i], path,
-                           err));
+        ICD_TRY(to_literal(icd_avro_value_field_at(pv, idx), rs->fields[idx].type, va, &vals[i],
+                           path, err));
         ice_key_put_literal(key, &vals[i]);
     }
     if (!icd_buf_ok(key)) return icd_fail_nomem(err);
