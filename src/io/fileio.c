@@ -22,31 +22,53 @@ typedef struct remap_rule {
     char *to;
 } remap_rule;
 
+/* The local read counters: shared by a FileIO and the local files it opened, which may
+ * outlive it (atomic: readers run on several threads; freed with the last reference). */
+struct icd_io_counters {
+    uint64_t bytes, reads;
+    int refs;
+};
+
+static icd_io_counters *counters_ref(icd_io_counters *c)
+{
+    if (c) __atomic_fetch_add(&c->refs, 1, __ATOMIC_RELAXED);
+    return c;
+}
+
+static void counters_unref(icd_io_counters *c)
+{
+    if (c && __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) free(c);
+}
+
 struct icd_fileio {
     remap_rule *rules;
     size_t nrules;
     icd_remote *remote; /* HTTP/S3: curl handle pool and S3 settings (http.h, s3.h) */
-    uint64_t local_bytes, local_reads; /* atomic: readers run on several threads */
+    icd_io_counters *local;
 };
 
 uint64_t icd_fileio_local_bytes(const icd_fileio *io)
 {
-    return io ? __atomic_load_n(&io->local_bytes, __ATOMIC_RELAXED) : 0;
+    return io ? __atomic_load_n(&io->local->bytes, __ATOMIC_RELAXED) : 0;
 }
 
 uint64_t icd_fileio_local_reads(const icd_fileio *io)
 {
-    return io ? __atomic_load_n(&io->local_reads, __ATOMIC_RELAXED) : 0;
+    return io ? __atomic_load_n(&io->local->reads, __ATOMIC_RELAXED) : 0;
 }
 
 int icd_fileio_new(icd_fileio **out, icd_error *err)
 {
-    *out = calloc(1, sizeof **out);
-    if (*out && !((*out)->remote = icd_remote_new())) {
-        free(*out);
-        *out = NULL;
+    icd_fileio *io = calloc(1, sizeof *io);
+    if (io) io->local = calloc(1, sizeof *io->local);
+    if (io && io->local) io->local->refs = 1;
+    if (io && (!io->local || !(io->remote = icd_remote_new()))) {
+        free(io->local);
+        free(io);
+        io = NULL;
     }
-    return *out ? 0 : icd_fail_nomem(err);
+    *out = io;
+    return io ? 0 : icd_fail_nomem(err);
 }
 
 icd_remote *icd_fileio_remote(icd_fileio *io)
@@ -63,6 +85,7 @@ void icd_fileio_free(icd_fileio *io)
     }
     free(io->rules);
     icd_remote_free(io->remote);
+    counters_unref(io->local);
     free(io);
 }
 
@@ -150,9 +173,9 @@ static int local_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t 
         if (r == 0) break;
         done += (size_t)r;
     }
-    if (f->io) {
-        __atomic_fetch_add(&f->io->local_bytes, done, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&f->io->local_reads, 1, __ATOMIC_RELAXED);
+    if (f->counters) {
+        __atomic_fetch_add(&f->counters->bytes, done, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&f->counters->reads, 1, __ATOMIC_RELAXED);
     }
     *got = done;
     return 0;
@@ -230,7 +253,7 @@ int icd_file_open(icd_fileio *io, const char *location, icd_file **out, icd_erro
     f->path = path;
     f->size = (uint64_t)st.st_size;
     f->fd = fd;
-    f->io = io;
+    f->counters = io ? counters_ref(io->local) : NULL;
     *out = f;
     return 0;
 }
@@ -239,6 +262,7 @@ void icd_file_close(icd_file *f)
 {
     if (!f) return;
     f->ops->close(f);
+    counters_unref(f->counters);
     free(f->location);
     free(f->path);
     free(f);

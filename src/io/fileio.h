@@ -21,13 +21,14 @@ typedef struct icd_file_ops {
     void (*close)(icd_file *f);
 } icd_file_ops;
 
+typedef struct icd_io_counters icd_io_counters;
 struct icd_file {
     const icd_file_ops *ops;
     char *location; /* as the caller named it (for error messages) */
     char *path;     /* after remapping */
     uint64_t size;
     int fd;
-    struct icd_fileio *io; /* local files: the FileIO whose byte counters they add to */
+    struct icd_io_counters *counters; /* local files: the read counters of their FileIO */
 };
 
 /* Bytes and read calls served from local files through this FileIO since it was created

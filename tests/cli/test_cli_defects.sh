@@ -45,10 +45,10 @@ for c in $cmds; do
         bad "$c --help: $(head -3 "$tmp/h")"
     fi
 done
-"$I" serve --help | grep -q -- '--listen HOST:PORT' && ok "serve --help shows --listen" || bad "serve --help lacks --listen"
-"$I" read --help | grep -q -- '--limit N' && ok "read --help shows --limit" || bad "read --help lacks --limit"
-"$I" diff --help | grep -q -- '--emit WHAT' && ok "diff --help shows --emit" || bad "diff --help lacks --emit"
-"$I" help scan | grep -q '^usage: icedruid scan TABLE' && ok "icedruid help scan" || bad "icedruid help scan"
+"$I" serve --help >"$tmp/serve_help" && grep -q -- '--listen HOST:PORT' "$tmp/serve_help" && ok "serve --help shows --listen" || bad "serve --help lacks --listen"
+"$I" read --help >"$tmp/read_help" && grep -q -- '--limit N' "$tmp/read_help" && ok "read --help shows --limit" || bad "read --help lacks --limit"
+"$I" diff --help >"$tmp/diff_help" && grep -q -- '--emit WHAT' "$tmp/diff_help" && ok "diff --help shows --emit" || bad "diff --help lacks --emit"
+"$I" help scan >"$tmp/help_scan" && grep -q '^usage: icedruid scan TABLE' "$tmp/help_scan" && ok "icedruid help scan" || bad "icedruid help scan"
 expect "icedruid help NOSUCH" 2 "icedruid: unknown command 'snapshot' (did you mean 'snapshots'?)" -- "$I" help snapshot
 expect "--version from the CMake version" 0 "" -- "$I" --version
 grep -q "^icedruid $(sed -n 's/^project(icedruid VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")$" "$tmp/out" && ok "--version prints project(VERSION)" || bad "--version: $(cat "$tmp/out")"
