@@ -1106,7 +1106,7 @@ static void test_slowloris_limits(void)
     for (int i = 0; i < 5; i++)
         per[i] = connect_from("127.0.0.3", port);
     usleep(100000);
-    CHECK(per[4] >= 0 && closed_within(per[4], 500));
+    CHECK(per[4] >= 0 && closed_within(per[4], 3000));
     CHECK(!closed_within(per[0], 100));
     for (int i = 0; i < 5; i++)
         if (per[i] >= 0) close(per[i]);
