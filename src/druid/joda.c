@@ -554,11 +554,28 @@ static int load_zone_ids(dr_joda_pattern *p, icd_error *err)
         if (len > p->id_max_len) p->id_max_len = len;
         if (sl && (size_t)(sl - id) + 1 > p->id_max_prefix)
             p->id_max_prefix = (size_t)(sl - id) + 1;
-        int rc = !strcmp(id, "UTC") ? dr_tz_fixed(&p->zones[i], 0, err)
-                                    : dr_tz_load(&p->zones[i], id, err);
-        if (rc) return rc;
     }
-    return 0;
+    return 0; /* the zones' rules are loaded when a value first names them (zone_at) */
+}
+
+/* The rules of zone id k, loaded on first use (about 600 ids: loading them all made every
+ * pattern with ZZZ cost 0.15 s to compile). Parsing threads may race: the first stored
+ * wins, the others free theirs. NULL when the system's file cannot be read. */
+static const dr_tz *zone_at(const dr_joda_pattern *p, size_t k)
+{
+    dr_tz *z = __atomic_load_n(&p->zones[k], __ATOMIC_ACQUIRE);
+    if (z) return z;
+    icd_error e;
+    icd_error_clear(&e);
+    const char *id = p->ids[k];
+    if (!strcmp(id, "UTC") ? dr_tz_fixed(&z, 0, &e) : dr_tz_load(&z, id, &e)) return NULL;
+    dr_tz *expected = NULL;
+    if (!__atomic_compare_exchange_n(&p->zones[k], &expected, z, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        dr_tz_free(z);
+        return expected;
+    }
+    return z;
 }
 
 int dr_joda_compile(dr_joda_pattern **out, const char *pat, int64_t now_ms, icd_error *err)
@@ -897,8 +914,10 @@ static int zone_id(dr_scan *sc, const pctx *c, const dr_joda_pattern *p, const d
         if (has != slash) continue;
         ptrdiff_t k = find_id(p, sc->s + pos, l);
         if (k >= 0) {
+            const dr_tz *z = zone_at(p, (size_t)k);
+            if (!z) return bad(c, pos);
             sc->i += l;
-            *zone = p->zones[k];
+            *zone = z;
             return 0;
         }
     }
