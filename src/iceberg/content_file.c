@@ -54,14 +54,20 @@ const char *ice_content_name(ice_content c)
 const char *ice_location_key(const char *loc, size_t len, size_t *out_len)
 {
     const char *p = loc, *end = loc + len;
-    if (len >= 7 && !memcmp(p, "file://", 7))
-        p += 7;
-    else if (len >= 5 && !memcmp(p, "file:", 5))
-        p += 5;
-    else if ((len >= 7 && !memcmp(p, "hdfs://", 7)) || (len >= 9 && !memcmp(p, "viewfs://", 9))) {
-        const char *auth = (const char *)memchr(p, ':', (size_t)(end - p)) + 3;
-        const char *slash = memchr(auth, '/', (size_t)(end - auth));
-        p = slash ? slash : end;
+    /* until nothing changes, so that the key of a key is the key ("file:hdfs://nn/a") */
+    for (;;) {
+        size_t n = (size_t)(end - p);
+        if (n >= 7 && !memcmp(p, "file://", 7)) {
+            p += 7;
+        } else if (n >= 5 && !memcmp(p, "file:", 5)) {
+            p += 5;
+        } else if ((n >= 7 && !memcmp(p, "hdfs://", 7)) || (n >= 9 && !memcmp(p, "viewfs://", 9))) {
+            const char *auth = (const char *)memchr(p, ':', n) + 3;
+            const char *slash = memchr(auth, '/', (size_t)(end - auth));
+            p = slash ? slash : end;
+        } else {
+            break;
+        }
     }
     *out_len = (size_t)(end - p);
     return p;
