@@ -492,22 +492,6 @@ void dr_serve_files_get(dr_serve_files *sf, dr_server_provider *out)
 
 /* ---- life ------------------------------------------------------------------------------ */
 
-static int make_dirs(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n >= sizeof buf) return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char c = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) && errno != EEXIST) return -1;
-        buf[i] = c;
-    }
-    return 0;
-}
-
 int dr_serve_files_new(dr_plan *plan, icd_fileio *io, const dr_serve_files_opts *opts,
                        dr_serve_files **out, icd_error *err)
 {
@@ -523,7 +507,7 @@ int dr_serve_files_new(dr_plan *plan, icd_fileio *io, const dr_serve_files_opts 
                         "writer yet: serve this table's rows as NDJSON splits (serve --rows)",
                         norc, norc == 1 ? "" : "s");
     struct stat sb;
-    if (stat(opts->cache_dir, &sb) && make_dirs(opts->cache_dir))
+    if (stat(opts->cache_dir, &sb) && dr_make_dirs(opts->cache_dir))
         return icd_fail(err, ICD_EIO, opts->cache_dir, -1, "cannot create the cache directory: %s",
                         strerror(errno));
     if (stat(opts->cache_dir, &sb) || !S_ISDIR(sb.st_mode))

@@ -385,7 +385,7 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
 /* ---- the run ----------------------------------------------------------------------------- */
 
 /* mkdir -p */
-static int make_dirs(const char *path)
+int dr_make_dirs(const char *path)
 {
     char buf[4096];
     size_t n = strlen(path);
@@ -420,7 +420,7 @@ static int check_destination(dr_stage *st, icd_error *err)
                         type);
     if (!st->s3) {
         struct stat sb;
-        if (stat(st->to, &sb) && make_dirs(st->to))
+        if (stat(st->to, &sb) && dr_make_dirs(st->to))
             return icd_fail(err, ICD_EIO, st->to, -1, "cannot create the directory: %s",
                             strerror(errno));
         if (stat(st->to, &sb) || !S_ISDIR(sb.st_mode))

@@ -73,6 +73,8 @@ typedef struct dr_stage dr_stage;
 int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **out,
                  icd_error *err);
 void dr_stage_free(dr_stage *s);
+/* mkdir -p PATH (mode 0755); 0 or -1 with errno. The stage and serve cache directories. */
+int dr_make_dirs(const char *path);
 const dr_stage_stats *dr_stage_get_stats(const dr_stage *s);
 /* The location of task i's file as Druid reads it (raw: the data file; else staged). */
 const char *dr_stage_file_location(const dr_stage *s, size_t i);
