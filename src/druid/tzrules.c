@@ -450,8 +450,8 @@ int64_t dr_tz_offset_from_local(const dr_tz *z, int64_t local)
         int64_t prev = dr_tz_prev_transition(z, adjusted);
         if (prev < adjusted) {
             int64_t off_prev = dr_tz_offset(z, prev);
-            int64_t diff = off_prev - off_local;
-            if (adjusted - prev <= diff) return off_prev;
+            int64_t diff = off_prev - off_local; /* offsets are within a day: no overflow */
+            if (prev >= adjusted - diff) return off_prev; /* adjusted - prev <= diff */
         }
     }
     return off_adjusted;
