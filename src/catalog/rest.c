@@ -770,9 +770,18 @@ int cat_rest_load(cat_rest *c, const char *const *ns, size_t nlevels, const char
     *out = NULL;
     cat_rest_table *t;
     ICD_TRY(cat_rest_load_table(c, ns, nlevels, table, &t, err));
+    int rc = cat_rest_table_metadata(c, t, out, err);
+    cat_rest_table_free(t);
+    return rc;
+}
+
+int cat_rest_table_metadata(const cat_rest *c, const cat_rest_table *t, ice_metadata **out,
+                            icd_error *err)
+{
+    *out = NULL;
     int rc = cat_rest_table_apply(t, c->io, err);
     if (rc == 0)
         rc = ice_metadata_parse(t->metadata_json, t->metadata_len, t->metadata_location, out, err);
-    cat_rest_table_free(t);
-    return rc;
+    /* the metadata location comes from the server: it names the file in these errors */
+    return scrub(c, rc, err);
 }

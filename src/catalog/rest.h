@@ -79,6 +79,9 @@ const char *cat_rest_table_config(const cat_rest_table *t, const char *key);
  * style) to the FileIO. */
 int cat_rest_table_apply(const cat_rest_table *t, icd_fileio *io, icd_error *err);
 
+/* A loaded table's config applied to the client's FileIO, and its metadata parsed. */
+int cat_rest_table_metadata(const cat_rest *c, const cat_rest_table *t, ice_metadata **out,
+                            icd_error *err);
 /* Load table + apply its config to the client's FileIO + parse the metadata. */
 int cat_rest_load(cat_rest *c, const char *const *ns, size_t nlevels, const char *table,
                   ice_metadata **out, icd_error *err);

@@ -31,6 +31,17 @@ static uint8_t F(uint64_t p)
     return (uint8_t)((p * 131u + (p >> 9) + 7u) % 251u);
 }
 
+/* F over the offsets of the simulated files of mode 3 (up to 1 MiB), computed once */
+#define MAX_FILE (1u << 20)
+static uint8_t PAT[MAX_FILE];
+
+static void init_pattern(void)
+{
+    if (PAT[1]) return;
+    for (uint64_t p = 0; p < MAX_FILE; p++)
+        PAT[p] = F(p);
+}
+
 static uint64_t u16(const uint8_t *p)
 {
     return (uint64_t)p[0] | (uint64_t)p[1] << 8;
@@ -40,6 +51,7 @@ static uint64_t u16(const uint8_t *p)
 
 static void transfer(int mode, const uint8_t *p, const uint8_t *end)
 {
+    init_pattern();
     size_t cap = (size_t)u16(p + 4) % 70000 + 1;
     icd_http_req req = {.method = "GET", .url = "http://h/f", .location = "http://h/f"};
     unsigned char *dest = NULL;
@@ -84,8 +96,11 @@ static void transfer(int mode, const uint8_t *p, const uint8_t *end)
     char chunk[4096];
     for (; p < end; p++) {
         size_t n = *p == 0xff ? sizeof chunk : (size_t)*p + 1;
-        for (size_t i = 0; i < n; i++)
-            chunk[i] = (char)F(pos + i);
+        if (pos <= MAX_FILE && n <= MAX_FILE - pos)
+            memcpy(chunk, PAT + pos, n);
+        else
+            for (size_t i = 0; i < n; i++)
+                chunk[i] = (char)F(pos + i);
         size_t took = icd_http_on_body(chunk, 1, n, &x);
         if (took > n) abort();
         if (took < n) break; /* curl stops the transfer */
@@ -135,45 +150,40 @@ static int fake_fetch(void *ctx, uint64_t off, size_t len, void *dst, size_t *go
     if (len == 0 || off > f->size || len > f->size - off) abort(); /* past the end */
     f->fetches++;
     if (f->fail_next) return icd_fail(err, ICD_EIO, "http://h/f", (int64_t)off, "injected");
-    unsigned char *d = dst;
-    for (size_t i = 0; i < len; i++)
-        d[i] = F(off + i);
+    memcpy(dst, PAT + off, len);
     *got = len;
     return 0;
 }
 
 static void reads(const uint8_t *p, const uint8_t *end)
 {
-    fake_file f = {.size = (u16(p) | (uint64_t)p[2] << 16) % (3u << 20)};
-    icd_readahead ra = {.size = f.size, .readahead = (size_t)(u16(p + 3) % 60 + 1) * 4096};
+    init_pattern();
+    fake_file f = {.size = (u16(p) | (uint64_t)p[2] << 16) % (MAX_FILE + 1)};
+    icd_readahead ra = {.size = f.size, .readahead = (size_t)(u16(p + 3) % 32 + 1) * 4096};
     /* what open kept: the tail of the file (or nothing) */
-    size_t keep = (size_t)(u16(p + 5) * 8);
+    size_t keep = (size_t)u16(p + 5);
     if (keep > f.size) keep = (size_t)f.size;
     if (keep && (ra.keep = malloc(keep))) {
         ra.keep_off = f.size - keep;
         ra.keep_len = keep;
-        for (size_t i = 0; i < keep; i++)
-            ra.keep[i] = F(ra.keep_off + i);
+        memcpy(ra.keep, PAT + ra.keep_off, keep);
     }
     p += 8;
-    unsigned char *buf = malloc(1u << 20);
-    for (; buf && end - p >= 6; p += 6) {
-        uint64_t off = f.size ? ((u16(p) | (uint64_t)p[2] << 16) * 3) % (f.size + 1) : 0;
-        size_t n = (size_t)u16(p + 3) * 16;
+    static unsigned char buf[MAX_FILE];
+    for (; end - p >= 6; p += 6) {
+        uint64_t off = f.size ? (u16(p) | (uint64_t)p[2] << 16) % (f.size + 1) : 0;
+        size_t n = (size_t)u16(p + 3) * 4;
         if (n > f.size - off) n = (size_t)(f.size - off);
-        if (n > (1u << 20)) n = 1u << 20;
         f.fail_next = (p[5] & 0xf0) == 0xf0;
         size_t got = 0;
         icd_error err;
         int rc = icd_readahead_read(&ra, off, buf, n, &got, fake_fetch, &f, &err);
         if (rc == 0 && got != n) abort(); /* the fetches are complete */
         if (got > n || (rc && !f.fail_next)) abort();
-        for (size_t i = 0; i < got; i++)
-            if (buf[i] != F(off + i)) abort();
+        if (got && memcmp(buf, PAT + off, got)) abort();
         if (ra.win_len > ra.win_cap || ra.win_off > f.size || ra.win_len > f.size - ra.win_off)
             abort();
     }
-    free(buf);
     free(ra.win);
     free(ra.keep);
 }

@@ -101,6 +101,11 @@ def rest_seeds():
         "token_400.bin": rest(TOKEN, 400, {"error": "invalid_client",
                                            "error_description": "Bad client secret cred-Secret-77"}),
         "error_plain_text.bin": rest(LOAD, 400, "Bad Request\r\n"),
+        # token "***" (bit 5): the mask "****" holds it; a 1023-byte location ending in it
+        "mask_holds_secret.bin": bytes([32 | LOAD | REST_STATUS[401] << 2]) + js({"error": {
+            "message": "bad token *** (***)", "type": "NotAuthorizedException"}}).encode(),
+        "secret_at_end_of_location.bin": bytes([32 | LOAD]) + js(
+            {"metadata-location": "s3://" + "a" * 1015 + "***"}).encode(),
     }
 
 
@@ -183,10 +188,10 @@ def http_seeds():
     ranged = u16(100) + u16(4095) + u16(0) + u16(0)  # [9700, 9700+4096)
     suffix = u16(0) + u16(0) + u16(4095) + u16(0)    # the last 4096 bytes
     buffered = u16(0) + u16(0) + u16(2047) + u16(0)  # at most 2048 bytes
-    def reads(size, ra_pages, keep8, recs):
-        p = struct.pack("<I", size)[:3] + u16(ra_pages - 1) + u16(keep8) + b"\0"
-        for off3, n16, fail in recs:
-            p += struct.pack("<I", off3)[:3] + u16(n16) + bytes([0xf0 if fail else 0])
+    def reads(size, ra_pages, keep, recs):  # recs: (offset, length, fail)
+        p = struct.pack("<I", size)[:3] + u16(ra_pages - 1) + u16(keep) + b"\0"
+        for off, n, fail in recs:
+            p += struct.pack("<I", off)[:3] + u16(n // 4) + bytes([0xf0 if fail else 0])
         return bytes([3]) + p
     return {
         "ranged_206.bin": http(0, ranged, ["HTTP/1.1 206 Partial Content",
@@ -226,13 +231,13 @@ def http_seeds():
                                             "Content-Length: 99999999999999999999999",
                                             "Content-Range: bytes 18446744073709551615-0/18446744073709551615",
                                             "ETag:" + " " * 200 + "x" * 300], [0xff]),
-        "reads_sequential.bin": reads(1000000, 16, 8192, [(0, 256, 0), (4096, 256, 0),
-                                                          (8192, 4096, 0), (70000, 100, 0)]),
-        "reads_jumps.bin": reads(3000000, 64, 0, [(900000, 4000, 0), (10, 10, 0),
-                                                  (999990, 65535, 0), (500000, 1, 1),
-                                                  (500000, 1, 0)]),
-        "reads_near_end.bin": reads(70000, 1, 100, [(23000, 100, 0), (23300, 4000, 0), (0, 1, 0)]),
-        "reads_tiny_file.bin": reads(10, 1, 2, [(0, 1, 0), (1, 1, 0), (3, 1, 0)]),
+        "reads_sequential.bin": reads(1000000, 16, 65535, [(0, 1024, 0), (4096, 1024, 0),
+                                                           (8192, 16384, 0), (70000, 400, 0)]),
+        "reads_jumps.bin": reads(1040000, 32, 0, [(900000, 16000, 0), (10, 40, 0),
+                                                  (800000, 200000, 0), (500000, 4, 1),
+                                                  (500000, 4, 0)]),
+        "reads_near_end.bin": reads(70000, 1, 400, [(23000, 400, 0), (23300, 16000, 0), (0, 4, 0)]),
+        "reads_tiny_file.bin": reads(10, 1, 2, [(0, 4, 0), (1, 4, 0), (3, 4, 0)]),
     }
 
 
