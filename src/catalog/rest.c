@@ -140,18 +140,27 @@ static int props_merge_json(prop_list *l, const json_t *obj, const char *what, i
     return 0;
 }
 
-/* Replaces every occurrence of `secret` in `s` (in place) with "****". */
+/* Replaces every occurrence of `secret` in `s` (in place, `cap` bytes) with "****"; a
+ * secret with no room left for the mask is cut off. */
 static void scrub_str(char *s, size_t cap, const char *secret)
 {
     size_t m = secret ? strlen(secret) : 0;
-    if (m < 3) return;
+    if (m < 3 || cap < 5) return;
+    size_t from = 0;
     char *p;
-    while ((p = strstr(s, secret)) != NULL) {
+    /* the search goes on after each "****" (a secret such as "***" is found in it) */
+    while ((p = strstr(s + from, secret)) != NULL) {
+        size_t at = (size_t)(p - s);
+        if (at + 4 >= cap) {
+            *p = '\0';
+            break;
+        }
         size_t tail = strlen(p + m);
-        if ((size_t)(p - s) + 4 + tail + 1 > cap) tail = cap - (size_t)(p - s) - 5;
+        if (at + 4 + tail + 1 > cap) tail = cap - at - 5;
         memmove(p + 4, p + m, tail);
         memcpy(p, "****", 4);
         p[4 + tail] = '\0';
+        from = at + 4;
     }
 }
 
@@ -220,6 +229,40 @@ static void form_field(icd_buf *b, const char *name, const char *value)
     icd_url_encode(b, value, strlen(value), false);
 }
 
+/* An OAuth2 token answer: a fresh bearer token in c->token and its expiry. */
+int cat_rest_token_answer(cat_rest *c, long status, const char *body, size_t len, const char *url,
+                          icd_error *err)
+{
+    int rc = 0;
+    if (status != 200) {
+        char text[400];
+        error_text(body, len, text, sizeof text);
+        rc = icd_fail(err, ICD_EIO, url, -1, "OAuth2 token request failed: HTTP %ld%s%s%s", status,
+                      text[0] ? " " : "", text, status_hint(status));
+        return scrub(c, rc, err);
+    }
+    json_t *j = json_loadb(body ? body : "", len, 0, NULL);
+    const char *tok = json_string_value(json_object_get(j, "access_token"));
+    if (!tok || !tok[0]) {
+        rc = icd_fail(err, ICD_EIO, url, -1, "OAuth2 token response has no access_token");
+    } else {
+        wipe_free(c->token);
+        c->token = strdup(tok);
+        if (!c->token) rc = icd_fail_nomem(err);
+        json_t *exp = json_object_get(j, "expires_in");
+        c->token_expires_ms = 0;
+        if (json_is_integer(exp) && json_integer_value(exp) > 0) {
+            /* a lifetime past a year is taken as a year (no overflow of the clock) */
+            json_int_t secs = json_integer_value(exp);
+            int64_t life = (secs < 366 * 86400 ? (int64_t)secs : 366 * 86400) * 1000;
+            int64_t margin = life / 10 < 60000 ? life / 10 : 60000;
+            c->token_expires_ms = now_ms() + life - margin;
+        }
+    }
+    json_decref(j);
+    return scrub(c, rc, err);
+}
+
 /* OAuth2 client-credentials grant: a fresh bearer token in c->token. */
 static int fetch_token(cat_rest *c, icd_error *err)
 {
@@ -257,32 +300,8 @@ static int fetch_token(cat_rest *c, icd_error *err)
     memset(&resp, 0, sizeof resp);
     if (rc == 0) rc = icd_http_perform(c->remote, &req, &resp, err);
     c->token_requests++;
-    if (rc == 0 && resp.status != 200) {
-        char text[400];
-        error_text(resp.body.data, resp.body.len, text, sizeof text);
-        rc = icd_fail(err, ICD_EIO, url.data, -1, "OAuth2 token request failed: HTTP %ld%s%s%s",
-                      resp.status, text[0] ? " " : "", text, status_hint(resp.status));
-    }
-    json_t *j = NULL;
-    if (rc == 0) {
-        j = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, NULL);
-        const char *tok = json_string_value(json_object_get(j, "access_token"));
-        if (!tok || !tok[0]) {
-            rc = icd_fail(err, ICD_EIO, url.data, -1, "OAuth2 token response has no access_token");
-        } else {
-            wipe_free(c->token);
-            c->token = strdup(tok);
-            if (!c->token) rc = icd_fail_nomem(err);
-            json_t *exp = json_object_get(j, "expires_in");
-            c->token_expires_ms = 0;
-            if (json_is_integer(exp) && json_integer_value(exp) > 0) {
-                int64_t life = json_integer_value(exp) * 1000;
-                int64_t margin = life / 10 < 60000 ? life / 10 : 60000;
-                c->token_expires_ms = now_ms() + life - margin;
-            }
-        }
-    }
-    json_decref(j);
+    if (rc == 0)
+        rc = cat_rest_token_answer(c, resp.status, resp.body.data, resp.body.len, url.data, err);
     icd_http_resp_free(&resp);
     if (form.data) memset(form.data, 0, form.len);
     icd_buf_free(&form);
@@ -325,6 +344,30 @@ static void free_headers(char **h)
     for (size_t i = 0; h && h[i]; i++)
         wipe_free(h[i]);
     free(h);
+}
+
+int cat_rest_answer(const cat_rest *c, long status, const char *body, size_t len, const char *url,
+                    const char *what, json_t **out, icd_error *err)
+{
+    *out = NULL;
+    int rc = 0;
+    if (status != 200) {
+        char text[400];
+        error_text(body, len, text, sizeof text);
+        int code = status == 404 ? ICD_ENOTFOUND : ICD_EIO;
+        rc = icd_fail(err, code, url, -1, "REST catalog %s failed: HTTP %ld%s%s%s", what, status,
+                      text[0] ? " " : "", text, status_hint(status));
+        return scrub(c, rc, err);
+    }
+    json_error_t je;
+    *out = json_loadb(body ? body : "", len, 0, &je);
+    if (!*out || !json_is_object(*out)) {
+        json_decref(*out);
+        *out = NULL;
+        rc = icd_fail(err, ICD_EIO, url, -1,
+                      "REST catalog %s: the answer is not a JSON object (%s)", what, je.text);
+    }
+    return scrub(c, rc, err);
 }
 
 /* GET {uri}{path}: the JSON answer in *out. Refreshes an expiring OAuth2 token first and
@@ -379,24 +422,9 @@ static int rest_get(cat_rest *c, const char *path, bool delegation, const char *
             c->token = NULL; /* fetch a new one and try once more */
             continue;
         }
-        if (rc == 0 && resp.status != 200) {
-            char text[400];
-            error_text(resp.body.data, resp.body.len, text, sizeof text);
-            int code = resp.status == 404 ? ICD_ENOTFOUND : ICD_EIO;
-            rc = icd_fail(err, code, url.data, -1, "REST catalog %s failed: HTTP %ld%s%s%s", what,
-                          resp.status, text[0] ? " " : "", text, status_hint(resp.status));
-        }
-        if (rc == 0) {
-            json_error_t je;
-            *out = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, &je);
-            if (!*out || !json_is_object(*out)) {
-                json_decref(*out);
-                *out = NULL;
-                rc = icd_fail(err, ICD_EIO, url.data, -1,
-                              "REST catalog %s: the answer is not a JSON object (%s)", what,
-                              je.text);
-            }
-        }
+        if (rc == 0)
+            rc = cat_rest_answer(c, resp.status, resp.body.data, resp.body.len, url.data, what, out,
+                                 err);
         icd_http_resp_free(&resp);
         break;
     }
@@ -460,34 +488,15 @@ static int apply_props(cat_rest *c, icd_error *err)
     return 0;
 }
 
-static int open_client(cat_rest *c, icd_error *err)
+int cat_rest_config_answer(cat_rest *c, const json_t *cfg, icd_error *err)
 {
-    ICD_TRY(apply_props(c, err));
-    const char *tok = props_get(&c->props, "token");
-    const char *cred = props_get(&c->props, "credential");
-    if (cred && cred[0] && !(c->credential = strdup(cred))) return icd_fail_nomem(err);
-    if (!c->credential && tok && tok[0] && !(c->token = strdup(tok))) return icd_fail_nomem(err);
-    /* GET /v1/config[?warehouse=W] */
-    icd_buf path = ICD_BUF_INIT;
-    icd_buf_puts(&path, "/v1/config");
-    const char *wh = props_get(&c->props, "warehouse");
-    if (wh && wh[0]) {
-        icd_buf_puts(&path, "?warehouse=");
-        icd_url_encode(&path, wh, strlen(wh), false);
-    }
-    if (!icd_buf_ok(&path)) return icd_fail_nomem(err);
-    json_t *cfg = NULL;
-    int rc = rest_get(c, path.data, false, "get config", &cfg, err);
-    icd_buf_free(&path);
-    if (rc) return rc;
     /* defaults < client properties < overrides */
     prop_list merged = {0};
-    rc = props_merge_json(&merged, json_object_get(cfg, "defaults"), "config defaults", err);
+    int rc = props_merge_json(&merged, json_object_get(cfg, "defaults"), "config defaults", err);
     for (size_t i = 0; rc == 0 && i < c->props.n; i++)
         rc = props_set(&merged, c->props.v[i].key, c->props.v[i].value, err);
     if (rc == 0)
         rc = props_merge_json(&merged, json_object_get(cfg, "overrides"), "config overrides", err);
-    json_decref(cfg);
     if (rc) {
         props_free(&merged);
         return scrub(c, rc, err);
@@ -504,8 +513,27 @@ static int open_client(cat_rest *c, icd_error *err)
     return scrub(c, rc, err);
 }
 
-int cat_rest_open(icd_fileio *io, const char *uri, const cat_rest_prop *props, size_t nprops,
-                  cat_rest **out, icd_error *err)
+int cat_rest_connect(cat_rest *c, icd_error *err)
+{
+    /* GET /v1/config[?warehouse=W] */
+    icd_buf path = ICD_BUF_INIT;
+    icd_buf_puts(&path, "/v1/config");
+    const char *wh = props_get(&c->props, "warehouse");
+    if (wh && wh[0]) {
+        icd_buf_puts(&path, "?warehouse=");
+        icd_url_encode(&path, wh, strlen(wh), false);
+    }
+    if (!icd_buf_ok(&path)) return icd_fail_nomem(err);
+    json_t *cfg = NULL;
+    int rc = rest_get(c, path.data, false, "get config", &cfg, err);
+    icd_buf_free(&path);
+    if (rc == 0) rc = cat_rest_config_answer(c, cfg, err);
+    json_decref(cfg);
+    return rc;
+}
+
+int cat_rest_new(icd_fileio *io, const char *uri, const cat_rest_prop *props, size_t nprops,
+                 cat_rest **out, icd_error *err)
 {
     *out = NULL;
     cat_rest *c = calloc(1, sizeof *c);
@@ -517,7 +545,12 @@ int cat_rest_open(icd_fileio *io, const char *uri, const cat_rest_prop *props, s
         rc = props_set(&c->props, props[i].key, props[i].value, err);
     if (rc == 0 && uri) /* like Druid: catalogUri wins over a `uri` property */
         rc = props_set(&c->props, "uri", uri, err);
-    if (rc == 0) rc = open_client(c, err);
+    if (rc == 0) rc = apply_props(c, err);
+    const char *tok = props_get(&c->props, "token");
+    const char *cred = props_get(&c->props, "credential");
+    if (rc == 0 && cred && cred[0] && !(c->credential = strdup(cred))) rc = icd_fail_nomem(err);
+    if (rc == 0 && !c->credential && tok && tok[0] && !(c->token = strdup(tok)))
+        rc = icd_fail_nomem(err);
     if (rc) {
         cat_rest_free(c);
         return rc;
@@ -526,15 +559,40 @@ int cat_rest_open(icd_fileio *io, const char *uri, const cat_rest_prop *props, s
     return 0;
 }
 
-int cat_rest_open_json(icd_fileio *io, const char *uri, const json_t *props, cat_rest **out,
-                       icd_error *err)
+int cat_rest_new_json(icd_fileio *io, const char *uri, const json_t *props, cat_rest **out,
+                      icd_error *err)
 {
     *out = NULL;
     prop_list l = {0};
     int rc = props_merge_json(&l, props, "catalogProperties", err);
-    if (rc == 0) rc = cat_rest_open(io, uri, l.v, l.n, out, err);
+    if (rc == 0) rc = cat_rest_new(io, uri, l.v, l.n, out, err);
     props_free(&l);
     return rc;
+}
+
+/* A client that has fetched its configuration, or an error (nothing left open). */
+static int connected(cat_rest *c, cat_rest **out, icd_error *err)
+{
+    int rc = c ? cat_rest_connect(c, err) : 0;
+    if (rc) {
+        cat_rest_free(c);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int cat_rest_open(icd_fileio *io, const char *uri, const cat_rest_prop *props, size_t nprops,
+                  cat_rest **out, icd_error *err)
+{
+    ICD_TRY(cat_rest_new(io, uri, props, nprops, out, err));
+    return connected(*out, out, err);
+}
+
+int cat_rest_open_json(icd_fileio *io, const char *uri, const json_t *props, cat_rest **out,
+                       icd_error *err)
+{
+    ICD_TRY(cat_rest_new_json(io, uri, props, out, err));
+    return connected(*out, out, err);
 }
 
 void cat_rest_free(cat_rest *c)
@@ -635,23 +693,10 @@ static int merge_storage_credentials(prop_list *l, const json_t *creds, const ch
     return rc;
 }
 
-int cat_rest_load_table(cat_rest *c, const char *const *ns, size_t nlevels, const char *table,
-                        cat_rest_table **out, icd_error *err)
+int cat_rest_table_answer(const cat_rest *c, const json_t *j, cat_rest_table **out, icd_error *err)
 {
     *out = NULL;
-    if (nlevels == 0 || !table || !table[0])
-        return icd_fail(err, ICD_EINVALID, NULL, -1,
-                        "REST catalog: a table needs a namespace and a name");
-    for (size_t i = 0; i < nlevels; i++)
-        if (!ns[i] || !ns[i][0])
-            return icd_fail(err, ICD_EINVALID, NULL, -1,
-                            "REST catalog: namespace level %zu is empty", i + 1);
-    char *path = cat_rest_table_path(c->prefix, ns, nlevels, table);
-    if (!path) return icd_fail_nomem(err);
-    json_t *j = NULL;
-    int rc = rest_get(c, path, true, "load table", &j, err);
-    free(path);
-    if (rc) return rc;
+    int rc = 0;
     cat_rest_table *t = calloc(1, sizeof *t);
     prop_list cfg = {0};
     const char *mloc = json_string_value(json_object_get(j, "metadata-location"));
@@ -677,7 +722,6 @@ int cat_rest_load_table(cat_rest *c, const char *const *ns, size_t nlevels, cons
         rc = merge_storage_credentials(&cfg, json_object_get(j, "storage-credentials"),
                                        loc ? loc : mloc, err);
     }
-    json_decref(j);
     if (rc) {
         props_free(&cfg);
         cat_rest_table_free(t);
@@ -687,6 +731,28 @@ int cat_rest_load_table(cat_rest *c, const char *const *ns, size_t nlevels, cons
     t->nconfig = cfg.n;
     *out = t;
     return 0;
+}
+
+int cat_rest_load_table(cat_rest *c, const char *const *ns, size_t nlevels, const char *table,
+                        cat_rest_table **out, icd_error *err)
+{
+    *out = NULL;
+    if (nlevels == 0 || !table || !table[0])
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "REST catalog: a table needs a namespace and a name");
+    for (size_t i = 0; i < nlevels; i++)
+        if (!ns[i] || !ns[i][0])
+            return icd_fail(err, ICD_EINVALID, NULL, -1,
+                            "REST catalog: namespace level %zu is empty", i + 1);
+    char *path = cat_rest_table_path(c->prefix, ns, nlevels, table);
+    if (!path) return icd_fail_nomem(err);
+    json_t *j = NULL;
+    int rc = rest_get(c, path, true, "load table", &j, err);
+    free(path);
+    if (rc) return rc;
+    rc = cat_rest_table_answer(c, j, out, err);
+    json_decref(j);
+    return rc;
 }
 
 int cat_rest_table_apply(const cat_rest_table *t, icd_fileio *io, icd_error *err)
@@ -704,9 +770,18 @@ int cat_rest_load(cat_rest *c, const char *const *ns, size_t nlevels, const char
     *out = NULL;
     cat_rest_table *t;
     ICD_TRY(cat_rest_load_table(c, ns, nlevels, table, &t, err));
+    int rc = cat_rest_table_metadata(c, t, out, err);
+    cat_rest_table_free(t);
+    return rc;
+}
+
+int cat_rest_table_metadata(const cat_rest *c, const cat_rest_table *t, ice_metadata **out,
+                            icd_error *err)
+{
+    *out = NULL;
     int rc = cat_rest_table_apply(t, c->io, err);
     if (rc == 0)
         rc = ice_metadata_parse(t->metadata_json, t->metadata_len, t->metadata_location, out, err);
-    cat_rest_table_free(t);
-    return rc;
+    /* the metadata location comes from the server: it names the file in these errors */
+    return scrub(c, rc, err);
 }

@@ -48,6 +48,14 @@ int cat_rest_open_json(icd_fileio *io, const char *uri, const json_t *props, cat
                        icd_error *err);
 void cat_rest_free(cat_rest *c);
 
+/* cat_rest_open in two steps: a client from its properties alone (no request yet), then
+ * GET /v1/config and the merge of its answer. */
+int cat_rest_new(icd_fileio *io, const char *uri, const cat_rest_prop *props, size_t nprops,
+                 cat_rest **out, icd_error *err);
+int cat_rest_new_json(icd_fileio *io, const char *uri, const json_t *props, cat_rest **out,
+                      icd_error *err);
+int cat_rest_connect(cat_rest *c, icd_error *err);
+
 /* A property of the merged configuration, or NULL. */
 const char *cat_rest_property(const cat_rest *c, const char *key);
 /* Number of token requests made so far (tests). */
@@ -71,9 +79,25 @@ const char *cat_rest_table_config(const cat_rest_table *t, const char *key);
  * style) to the FileIO. */
 int cat_rest_table_apply(const cat_rest_table *t, icd_fileio *io, icd_error *err);
 
+/* A loaded table's config applied to the client's FileIO, and its metadata parsed. */
+int cat_rest_table_metadata(const cat_rest *c, const cat_rest_table *t, ice_metadata **out,
+                            icd_error *err);
 /* Load table + apply its config to the client's FileIO + parse the metadata. */
 int cat_rest_load(cat_rest *c, const char *const *ns, size_t nlevels, const char *table,
                   ice_metadata **out, icd_error *err);
+
+/* Internal, exposed for tests and fuzzing: what the client makes of each answer.
+ * An answer of a catalog request (`what` names it, `url` is the request's): a JSON object
+ * in *out on 200, else an error with the status and the ErrorModel / OAuth2 error text. */
+int cat_rest_answer(const cat_rest *c, long status, const char *body, size_t len, const char *url,
+                    const char *what, json_t **out, icd_error *err);
+/* The OAuth2 token endpoint's answer: the client's new token and its expiry. */
+int cat_rest_token_answer(cat_rest *c, long status, const char *body, size_t len, const char *url,
+                          icd_error *err);
+/* The /v1/config answer merged into the client's properties (defaults < client < overrides). */
+int cat_rest_config_answer(cat_rest *c, const json_t *cfg, icd_error *err);
+/* A loadTable answer as a table. */
+int cat_rest_table_answer(const cat_rest *c, const json_t *j, cat_rest_table **out, icd_error *err);
 
 /* Internal, exposed for tests: the request path of a table,
  * "/v1/{prefix}/namespaces/{a%1Fb}/tables/{t}" (malloc'd). */

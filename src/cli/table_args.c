@@ -129,17 +129,8 @@ void cli_table_args_free(cli_table_args *a)
     a->io = NULL;
 }
 
-static bool is_catalog_type(const json_t *doc)
-{
-    static const char *const TYPES[] = {"local", "rest", "hive", "glue"};
-    const char *t = json_string_value(json_object_get(doc, "type"));
-    for (size_t i = 0; t && i < sizeof TYPES / sizeof TYPES[0]; i++)
-        if (!strcmp(t, TYPES[i])) return true;
-    return false;
-}
-
-/* Reads the --catalog file as JSON. */
-static int read_catalog_file(const char *path, json_t **out, icd_error *err)
+/* Reads the --catalog file and parses it as a spec (druid/catalog_load.h). */
+static int read_catalog_file(const char *path, const char *table, dr_spec **out, icd_error *err)
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
@@ -158,58 +149,16 @@ static int read_catalog_file(const char *path, json_t **out, icd_error *err)
     else if (n > CATALOG_FILE_MAX)
         rc = icd_fail(err, ICD_EINVALID, path, -1, "the catalog file is larger than %u bytes",
                       CATALOG_FILE_MAX);
-    else {
-        json_error_t je;
-        *out = json_loadb(buf, n, 0, &je);
-        if (!*out)
-            rc = icd_fail(err, ICD_EINVALID, path, je.position,
-                          "invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
-        else if (!json_is_object(*out)) {
-            json_decref(*out);
-            *out = NULL;
-            rc = icd_fail(err, ICD_EINVALID, path, -1, "the catalog file is not a JSON object");
-        }
-    }
+    else
+        rc = dr_catalog_file_parse(buf, n, path, table, out, err);
     free(buf);
     return rc;
 }
 
-/* The catalog file as a Druid document: a bare icebergCatalog object is wrapped into an
- * iceberg input source naming TABLE (NAMESPACE.TABLE); anything else is taken as it is. */
-static int catalog_document(const cli_table_args *a, json_t *file, json_t **doc, icd_error *err)
-{
-    *doc = NULL;
-    if (!is_catalog_type(file)) {
-        if (a->table)
-            return icd_fail(err, ICD_EINVALID, a->catalog_file, -1,
-                            "the catalog file names its table (an input source or spec); leave "
-                            "out TABLE '%s', or give a bare icebergCatalog object",
-                            a->table);
-        *doc = json_incref(file);
-        return 0;
-    }
-    const char *dot = a->table ? strrchr(a->table, '.') : NULL;
-    if (!dot || dot == a->table || !dot[1])
-        return icd_fail(err, ICD_EINVALID, a->catalog_file, -1,
-                        "with an icebergCatalog file, TABLE must be NAMESPACE.TABLE, got '%s'",
-                        a->table ? a->table : "");
-    json_t *is = json_pack("{s:s, s:s%, s:s, s:O, s:{s:s}}", "type", "iceberg", "namespace",
-                           a->table, (size_t)(dot - a->table), "tableName", dot + 1,
-                           "icebergCatalog", file, "warehouseSource", "type", "local");
-    if (!is) return icd_fail_nomem(err);
-    *doc = is;
-    return 0;
-}
-
 static int load_through_catalog(cli_table_args *a, ice_metadata **md, icd_error *err)
 {
-    json_t *file, *doc = NULL;
-    ICD_TRY(read_catalog_file(a->catalog_file, &file, err));
-    int rc = catalog_document(a, file, &doc, err);
-    json_decref(file);
     dr_spec *spec = NULL;
-    if (rc == 0) rc = dr_spec_parse_json(&spec, doc, a->catalog_file, NULL, err);
-    json_decref(doc);
+    int rc = read_catalog_file(a->catalog_file, a->table, &spec, err);
     if (rc == 0)
         rc = dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
                              dr_spec_table_name(spec), a->io, md, err);

@@ -110,3 +110,61 @@ int dr_catalog_load(const dr_catalog *c, const char *ns, const char *table, icd_
         icd_error_wrap(err, "Failed to load iceberg table with identifier [%s.%s]", ns, table);
     return rc;
 }
+
+/* ---- the --catalog file ------------------------------------------------------------- */
+
+static bool is_catalog_type(const json_t *doc)
+{
+    static const char *const TYPES[] = {"local", "rest", "hive", "glue"};
+    const char *t = json_string_value(json_object_get(doc, "type"));
+    for (size_t i = 0; t && i < sizeof TYPES / sizeof TYPES[0]; i++)
+        if (!strcmp(t, TYPES[i])) return true;
+    return false;
+}
+
+/* The catalog file as a Druid document: a bare icebergCatalog object is wrapped into an
+ * iceberg input source naming TABLE (NAMESPACE.TABLE); anything else is taken as it is. */
+static int catalog_document(const char *path, const char *table, json_t *file, json_t **doc,
+                            icd_error *err)
+{
+    *doc = NULL;
+    if (!is_catalog_type(file)) {
+        if (table)
+            return icd_fail(err, ICD_EINVALID, path, -1,
+                            "the catalog file names its table (an input source or spec); leave "
+                            "out TABLE '%s', or give a bare icebergCatalog object",
+                            table);
+        *doc = json_incref(file);
+        return 0;
+    }
+    const char *dot = table ? strrchr(table, '.') : NULL;
+    if (!dot || dot == table || !dot[1])
+        return icd_fail(err, ICD_EINVALID, path, -1,
+                        "with an icebergCatalog file, TABLE must be NAMESPACE.TABLE, got '%s'",
+                        table ? table : "");
+    json_t *is = json_pack("{s:s, s:s%, s:s, s:O, s:{s:s}}", "type", "iceberg", "namespace", table,
+                           (size_t)(dot - table), "tableName", dot + 1, "icebergCatalog", file,
+                           "warehouseSource", "type", "local");
+    if (!is) return icd_fail_nomem(err);
+    *doc = is;
+    return 0;
+}
+
+int dr_catalog_file_parse(const char *text, size_t len, const char *path, const char *table,
+                          dr_spec **out, icd_error *err)
+{
+    *out = NULL;
+    json_error_t je;
+    json_t *file = json_loadb(text, len, 0, &je);
+    if (!file)
+        return icd_fail(err, ICD_EINVALID, path, je.position,
+                        "invalid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+    json_t *doc = NULL;
+    int rc = json_is_object(file)
+                 ? catalog_document(path, table, file, &doc, err)
+                 : icd_fail(err, ICD_EINVALID, path, -1, "the catalog file is not a JSON object");
+    json_decref(file);
+    if (rc == 0) rc = dr_spec_parse_json(out, doc, path, NULL, err);
+    json_decref(doc);
+    return rc;
+}

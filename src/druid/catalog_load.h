@@ -26,6 +26,12 @@
 int dr_catalog_load(const dr_catalog *c, const char *ns, const char *table, icd_fileio *io,
                     ice_metadata **out, icd_error *err);
 
+/* A --catalog file (its bytes; `path` names it in errors) as a spec: a bare icebergCatalog
+ * object is wrapped into an iceberg input source naming TABLE (NAMESPACE.TABLE); an input
+ * source or a spec is taken as it is (TABLE must then be NULL). */
+int dr_catalog_file_parse(const char *text, size_t len, const char *path, const char *table,
+                          dr_spec **out, icd_error *err);
+
 /* A relative local path made absolute against the current directory; paths with a scheme
  * and absolute paths are copied as they are (malloc'd; NULL on OOM). */
 char *dr_absolute_path(const char *path);

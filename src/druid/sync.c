@@ -306,6 +306,29 @@ static char *base_url(const char *url)
     return strndup(url, n);
 }
 
+int dr_druid_answer(long status, int attempts, const char *body, size_t len, const char *url,
+                    json_t **out, icd_error *err)
+{
+    *out = NULL;
+    if (status < 200 || status > 299) {
+        icd_buf text = ICD_BUF_INIT;
+        dr_druid_error_text(body, len, &text);
+        int rc = icd_fail(err, status == 400 ? ICD_EINVALID : ICD_EIO, url, -1,
+                          "Druid answered HTTP %ld%s: %s", status,
+                          attempts > 1 ? " (after retries)" : "", text.data ? text.data : "");
+        icd_buf_free(&text);
+        return rc;
+    }
+    *out = json_loadb(body ? body : "", len, 0, NULL);
+    if (!json_is_object(*out)) {
+        json_decref(*out);
+        *out = NULL;
+        return icd_fail(err, ICD_EIO, url, -1,
+                        "Druid answered HTTP %ld with a body that is not a JSON object", status);
+    }
+    return 0;
+}
+
 /* One request to Druid: `body` (NULL for GET) to base URL + path. On 2xx the parsed JSON
  * answer (*out); otherwise an error with the status and Druid's error text. */
 static int druid_request(const dr_druid_client *c, const char *path, const char *body, json_t **out,
@@ -345,24 +368,9 @@ static int druid_request(const dr_druid_client *c, const char *path, const char 
         req.max_body = DRUID_BODY_MAX;
         rc = icd_http_perform(r, &req, &resp, err);
     }
-    if (!rc && (resp.status < 200 || resp.status > 299)) {
-        icd_buf text = ICD_BUF_INIT;
-        dr_druid_error_text(resp.body.data, resp.body.len, &text);
-        rc = icd_fail(err, resp.status == 400 ? ICD_EINVALID : ICD_EIO, url.data, -1,
-                      "Druid answered HTTP %ld%s: %s", resp.status,
-                      resp.attempts > 1 ? " (after retries)" : "", text.data ? text.data : "");
-        icd_buf_free(&text);
-    }
-    if (!rc) {
-        *out = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, NULL);
-        if (!json_is_object(*out)) {
-            json_decref(*out);
-            *out = NULL;
-            rc = icd_fail(err, ICD_EIO, url.data, -1,
-                          "Druid answered HTTP %ld with a body that is not a JSON object",
-                          resp.status);
-        }
-    }
+    if (!rc)
+        rc = dr_druid_answer(resp.status, resp.attempts, resp.body.data, resp.body.len, url.data,
+                             out, err);
     /* wipe the credential copies */
     if (cred.data) memset(cred.data, 0, cred.len);
     if (auth.data) memset(auth.data, 0, auth.len);
@@ -373,6 +381,18 @@ static int druid_request(const dr_druid_client *c, const char *path, const char 
     icd_remote_free(r);
     free(base);
     return rc;
+}
+
+int dr_druid_submit_answer(const json_t *o, const char *path, char **task_id, icd_error *err)
+{
+    *task_id = NULL;
+    const char *id = json_string_value(json_object_get(o, "taskId"));
+    if (!id) id = json_string_value(json_object_get(o, "task"));
+    if (!id || !id[0]) /* an empty id would poll "./task//status" */
+        return icd_fail(err, ICD_EIO, NULL, -1, "Druid accepted %s without a task id in its answer",
+                        path);
+    if (!(*task_id = strdup(id))) return icd_fail_nomem(err);
+    return 0;
 }
 
 int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **task_id,
@@ -386,14 +406,28 @@ int dr_druid_submit(const dr_druid_client *c, const dr_emit_item *item, char **t
     int rc = druid_request(c, path, body, &o, err);
     free(body);
     if (rc) return rc;
-    const char *id = json_string_value(json_object_get(o, "taskId"));
-    if (!id) id = json_string_value(json_object_get(o, "task"));
-    if (!id)
-        rc = icd_fail(err, ICD_EIO, NULL, -1, "Druid accepted %s without a task id in its answer",
-                      path);
-    else if (!(*task_id = strdup(id)))
-        rc = icd_fail_nomem(err);
+    rc = dr_druid_submit_answer(o, path, task_id, err);
     json_decref(o);
+    return rc;
+}
+
+int dr_druid_status_answer(const json_t *o, const char *task_id, bool *done, icd_error *err)
+{
+    *done = false;
+    int rc = 0;
+    const json_t *st = json_object_get(o, "status");
+    const char *code = json_string_value(json_object_get(st, "statusCode"));
+    if (!code) code = json_string_value(json_object_get(st, "status"));
+    if (!code) {
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "task %s: Druid's status answer has no status",
+                      task_id);
+    } else if (!strcmp(code, "SUCCESS")) {
+        *done = true;
+    } else if (!strcmp(code, "FAILED")) {
+        const char *msg = json_string_value(json_object_get(st, "errorMsg"));
+        rc = icd_fail(err, ICD_EIO, NULL, -1, "Druid task %s FAILED%s%.800s", task_id,
+                      msg ? ": " : "", msg ? msg : "");
+    }
     return rc;
 }
 
@@ -409,19 +443,7 @@ int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *do
     int rc = druid_request(c, path.data, NULL, &o, err);
     icd_buf_free(&path);
     if (rc) return rc;
-    const json_t *st = json_object_get(o, "status");
-    const char *code = json_string_value(json_object_get(st, "statusCode"));
-    if (!code) code = json_string_value(json_object_get(st, "status"));
-    if (!code) {
-        rc = icd_fail(err, ICD_EIO, NULL, -1, "task %s: Druid's status answer has no status",
-                      task_id);
-    } else if (!strcmp(code, "SUCCESS")) {
-        *done = true;
-    } else if (!strcmp(code, "FAILED")) {
-        const char *msg = json_string_value(json_object_get(st, "errorMsg"));
-        rc = icd_fail(err, ICD_EIO, NULL, -1, "Druid task %s FAILED%s%.800s", task_id,
-                      msg ? ": " : "", msg ? msg : "");
-    }
+    rc = dr_druid_status_answer(o, task_id, done, err);
     json_decref(o);
     return rc;
 }

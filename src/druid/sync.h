@@ -80,6 +80,15 @@ int dr_druid_task_status(const dr_druid_client *c, const char *task_id, bool *do
  * the Overlord's {"error": "..."}; other bodies are quoted (first 300 bytes). */
 void dr_druid_error_text(const char *body, size_t len, icd_buf *out);
 
+/* Internal, exposed for fuzzing: what the client makes of Druid's answers. A status and
+ * body: the JSON object of a 2xx answer, else the error above. */
+int dr_druid_answer(long status, int attempts, const char *body, size_t len, const char *url,
+                    json_t **out, icd_error *err);
+/* A submission's answer: the task id (malloc'd). `path` names the endpoint. */
+int dr_druid_submit_answer(const json_t *o, const char *path, char **task_id, icd_error *err);
+/* A task status answer: *done on SUCCESS, an error on FAILED, else still running. */
+int dr_druid_status_answer(const json_t *o, const char *task_id, bool *done, icd_error *err);
+
 /* ---- planning a given snapshot -------------------------------------------------------- */
 
 /* Plans snapshot `snapshot_id` of the spec's table (the current one, or the spec's

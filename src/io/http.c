@@ -170,16 +170,7 @@ void icd_http_resp_free(icd_http_resp *resp)
 
 /* ---- one transfer ---------------------------------------------------------------- */
 
-typedef struct xfer {
-    const icd_http_req *req;
-    icd_http_resp *resp;
-    bool started;  /* first body byte seen */
-    bool is_error; /* non-2xx status */
-    bool overflow; /* buffered body exceeded max_body */
-    bool done;     /* dest is full; the rest of the body was dropped on purpose */
-    uint64_t pos;  /* resource offset of the next body byte */
-    uint64_t want_off, want_end;
-} xfer;
+typedef icd_http_xfer xfer;
 
 static bool prefix_ci(const char *s, size_t n, const char *p)
 {
@@ -203,7 +194,7 @@ static void parse_content_range(const char *v, size_t n, icd_http_resp *resp)
     }
 }
 
-static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
+size_t icd_http_on_header(char *data, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nmemb;
@@ -254,7 +245,7 @@ static void start_body(xfer *x)
     x->want_end = x->want_off + q->dest_cap;
 }
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
+size_t icd_http_on_body(char *data, size_t size, size_t nmemb, void *ud)
 {
     xfer *x = ud;
     size_t n = size * nmemb;
@@ -387,7 +378,7 @@ static long request_deadline_ms(const icd_http_req *req, const icd_http_policy *
 /* A ranged response that stopped before the range and the object ended: a Content-Length
  * shorter than the body (the rest of it stays in the connection and would be read as the
  * next response) or a cut transfer. Retried on a new connection. */
-static bool short_range(const icd_http_req *req, const icd_http_resp *resp)
+bool icd_http_short_range(const icd_http_req *req, const icd_http_resp *resp)
 {
     return req->range_len > 0 && req->dest && resp->status == 206 &&
            resp->dest_len < req->range_len && resp->dest_len < req->dest_cap &&
@@ -409,9 +400,9 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L); /* object keys may hold "./" or "../" */
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, icd_http_on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, icd_http_on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
     if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     if (ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, ca_file);
@@ -512,7 +503,7 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
         if (c == CURLE_PARTIAL_FILE && resp->status == 206 && resp->total_size == 0)
             c = CURLE_OK; /* "bytes 0-0/0" with a phantom byte: some servers' empty objects */
         bool last = attempt >= pol.max_attempts;
-        if (c == CURLE_OK && short_range(req, resp)) {
+        if (c == CURLE_OK && icd_http_short_range(req, resp)) {
             /* the connection may hold the rest of the body: never reuse it */
             curl_easy_cleanup(h);
             h = curl_easy_init();
@@ -713,17 +704,7 @@ typedef struct remote_file {
     icd_sigv4 sign;
     char *sign_strings[5];
     pthread_mutex_t mu;
-    unsigned char *win; /* read-ahead window: bytes [win_off, win_off + win_len) */
-    size_t win_cap;
-    uint64_t win_off;
-    size_t win_len;
-    /* What the open request brought (the file's tail, or its head when the server ignored
-     * Range), kept for the file's life: a Parquet reader reads the head magic after the
-     * footer, and that must not cost the footer a second fetch. */
-    unsigned char *keep;
-    uint64_t keep_off;
-    size_t keep_len;
-    size_t readahead;
+    icd_readahead ra;
 } remote_file;
 
 static void wipe_free(char *s)
@@ -741,8 +722,8 @@ static void remote_free_parts(remote_file *rf)
     free(rf->url);
     for (size_t i = 0; i < 5; i++)
         wipe_free(rf->sign_strings[i]);
-    free(rf->win);
-    free(rf->keep);
+    free(rf->ra.win);
+    free(rf->ra.keep);
 }
 
 static void remote_close(icd_file *f)
@@ -778,13 +759,13 @@ static int fetch_range(remote_file *rf, uint64_t off, size_t len, void *dst, siz
     return rc;
 }
 
-static int grow_window(remote_file *rf, size_t need, icd_error *err)
+static int grow_window(icd_readahead *ra, size_t need, icd_error *err)
 {
-    if (rf->win_cap >= need) return 0;
-    unsigned char *w = realloc(rf->win, need);
+    if (ra->win_cap >= need) return 0;
+    unsigned char *w = realloc(ra->win, need);
     if (!w) return icd_fail_nomem(err);
-    rf->win = w;
-    rf->win_cap = need;
+    ra->win = w;
+    ra->win_cap = need;
     return 0;
 }
 
@@ -797,56 +778,66 @@ static bool serve_from(const unsigned char *b, uint64_t boff, size_t blen, uint6
     return true;
 }
 
+int icd_readahead_read(icd_readahead *ra, uint64_t off, void *buf, size_t n, size_t *got,
+                       icd_fetch_fn fetch, void *ctx, icd_error *err)
+{
+    *got = 0;
+    if (n == 0) return 0;
+    if (serve_from(ra->keep, ra->keep_off, ra->keep_len, off, buf, n) ||
+        serve_from(ra->win, ra->win_off, ra->win_len, off, buf, n)) {
+        *got = n;
+        return 0;
+    }
+    /* Large reads (a whole column chunk) go straight to the caller's buffer. */
+    if (n >= ra->readahead) return fetch(ctx, off, n, buf, got, err);
+    /* A new window starting at `off`. A read that continues the current window (a
+     * sequential reader) gets the full read-ahead; a jump elsewhere (a column chunk,
+     * a blob, a header) gets only what it asked for, at least RANDOM_MIN, so that a
+     * projection does not pull in the neighbouring columns. Near the end of the file
+     * the window is moved back so that it still holds its length. */
+    uint64_t size = ra->size;
+    uint64_t win_end = ra->win_off + ra->win_len;
+    bool sequential = ra->win_len > 0 && off >= ra->win_off && off <= win_end + RANDOM_MIN;
+    size_t want = sequential ? ra->readahead : (n > RANDOM_MIN ? n : RANDOM_MIN);
+    if (want > ra->readahead) want = ra->readahead;
+    uint64_t start = off;
+    if (size - start < want) start = size > want ? size - want : 0;
+    size_t len = (size_t)(size - start < want ? size - start : want);
+    /* Bytes of the old window at the start of the new one are moved, not fetched
+     * again (a reader whose next chunk begins inside the window). */
+    size_t have = 0;
+    if (ra->win_len && start >= ra->win_off && start < win_end)
+        have = (size_t)((win_end < start + len ? win_end : start + len) - start);
+    int rc = grow_window(ra, len, err);
+    size_t wgot = 0;
+    if (rc == 0) {
+        if (have) memmove(ra->win, ra->win + (start - ra->win_off), have);
+        ra->win_len = 0;
+        if (have < len) rc = fetch(ctx, start + have, len - have, ra->win + have, &wgot, err);
+        wgot += have;
+    }
+    if (rc == 0) {
+        ra->win_off = start;
+        ra->win_len = wgot;
+        size_t avail = off - start < wgot ? wgot - (size_t)(off - start) : 0;
+        *got = n < avail ? n : avail;
+        memcpy(buf, ra->win + (off - start), *got);
+    }
+    return rc;
+}
+
+static int fetch_cb(void *ctx, uint64_t off, size_t len, void *dst, size_t *got, icd_error *err)
+{
+    return fetch_range(ctx, off, len, dst, got, err);
+}
+
 static int remote_read_at(icd_file *f, uint64_t off, void *buf, size_t n, size_t *got,
                           icd_error *err)
 {
     remote_file *rf = (remote_file *)f;
-    *got = 0;
-    if (n == 0) return 0;
     pthread_mutex_lock(&rf->mu);
-    int rc = 0;
-    if (serve_from(rf->keep, rf->keep_off, rf->keep_len, off, buf, n) ||
-        serve_from(rf->win, rf->win_off, rf->win_len, off, buf, n)) {
-        *got = n;
-    } else if (n >= rf->readahead) {
-        /* Large reads (a whole column chunk) go straight to the caller's buffer. */
-        rc = fetch_range(rf, off, n, buf, got, err);
-    } else {
-        /* A new window starting at `off`. A read that continues the current window (a
-         * sequential reader) gets the full read-ahead; a jump elsewhere (a column chunk,
-         * a blob, a header) gets only what it asked for, at least RANDOM_MIN, so that a
-         * projection does not pull in the neighbouring columns. Near the end of the file
-         * the window is moved back so that it still holds its length. */
-        uint64_t size = f->size;
-        uint64_t win_end = rf->win_off + rf->win_len;
-        bool sequential = rf->win_len > 0 && off >= rf->win_off && off <= win_end + RANDOM_MIN;
-        size_t want = sequential ? rf->readahead : (n > RANDOM_MIN ? n : RANDOM_MIN);
-        if (want > rf->readahead) want = rf->readahead;
-        uint64_t start = off;
-        if (size - start < want) start = size > want ? size - want : 0;
-        size_t len = (size_t)(size - start < want ? size - start : want);
-        /* Bytes of the old window at the start of the new one are moved, not fetched
-         * again (a reader whose next chunk begins inside the window). */
-        size_t have = 0;
-        if (rf->win_len && start >= rf->win_off && start < win_end)
-            have = (size_t)((win_end < start + len ? win_end : start + len) - start);
-        rc = grow_window(rf, len, err);
-        size_t wgot = 0;
-        if (rc == 0) {
-            if (have) memmove(rf->win, rf->win + (start - rf->win_off), have);
-            rf->win_len = 0;
-            if (have < len)
-                rc = fetch_range(rf, start + have, len - have, rf->win + have, &wgot, err);
-            wgot += have;
-        }
-        if (rc == 0) {
-            rf->win_off = start;
-            rf->win_len = wgot;
-            size_t avail = off - start < wgot ? wgot - (size_t)(off - start) : 0;
-            *got = n < avail ? n : avail;
-            memcpy(buf, rf->win + (off - start), *got);
-        }
-    }
+    rf->ra.size = f->size;
+    int rc = icd_readahead_read(&rf->ra, off, buf, n, got, fetch_cb, rf, err);
     pthread_mutex_unlock(&rf->mu);
     return rc;
 }
@@ -886,17 +877,45 @@ static int head_size(remote_file *rf, icd_error *err)
     return rc;
 }
 
+int icd_http_tail_answer(const icd_http_resp *resp, size_t tail, uint64_t *size, uint64_t *win_off,
+                         size_t *win_len)
+{
+    *win_off = 0;
+    *win_len = 0;
+    if (resp->status == 206 && resp->total_size >= 0) {
+        *size = (uint64_t)resp->total_size;
+        if (resp->body_start > *size || resp->dest_len > *size - resp->body_start) return -1;
+        *win_off = resp->body_start;
+        *win_len = resp->dest_len;
+        return 0;
+    }
+    if (resp->status == 200) { /* the server ignored Range: the body is the file */
+        if (resp->content_length >= 0)
+            *size = (uint64_t)resp->content_length;
+        else if (resp->dest_len < tail)
+            *size = resp->dest_len; /* the whole body fit */
+        else {
+            *win_len = resp->dest_len; /* checked against the size a HEAD tells */
+            return 1;
+        }
+        *win_len = resp->dest_len <= *size ? resp->dest_len : 0;
+        return 0;
+    }
+    if (resp->status == 416) return 1; /* an empty object has no last bytes */
+    return -2;
+}
+
 /* The tail request of open: learns the size and fills the window with the last bytes. */
 static int open_tail(remote_file *rf, icd_error *err)
 {
-    size_t tail = OPEN_TAIL < rf->readahead ? OPEN_TAIL : rf->readahead;
-    ICD_TRY(grow_window(rf, tail, err));
+    size_t tail = OPEN_TAIL < rf->ra.readahead ? OPEN_TAIL : rf->ra.readahead;
+    ICD_TRY(grow_window(&rf->ra, tail, err));
     icd_http_req req = {.method = "GET",
                         .url = rf->url,
                         .location = rf->base.location,
                         .sign = rf->signed_ ? &rf->sign : NULL,
                         .range_suffix = tail,
-                        .dest = rf->win,
+                        .dest = rf->ra.win,
                         .dest_cap = tail};
     icd_http_resp resp;
     int rc = icd_http_perform(rf->r, &req, &resp, err);
@@ -904,26 +923,16 @@ static int open_tail(remote_file *rf, icd_error *err)
         icd_http_resp_free(&resp);
         return rc;
     }
-    if (resp.status == 206 && resp.total_size >= 0) {
-        rf->base.size = (uint64_t)resp.total_size;
-        rf->win_off = resp.body_start;
-        rf->win_len = resp.dest_len;
-        if (rf->win_off > rf->base.size || rf->win_len > rf->base.size - rf->win_off)
-            rc = icd_fail(err, ICD_EIO, rf->base.location, -1,
-                          "server sent an inconsistent Content-Range");
-    } else if (resp.status == 200) { /* the server ignored Range: the body is the file */
-        if (resp.content_length >= 0)
-            rf->base.size = (uint64_t)resp.content_length;
-        else if (resp.dest_len < tail)
-            rf->base.size = resp.dest_len; /* the whole body fit */
-        else
-            rc = head_size(rf, err);
-        rf->win_off = 0;
-        rf->win_len = resp.dest_len <= rf->base.size ? resp.dest_len : 0;
-    } else if (resp.status == 416) { /* an empty object has no last bytes */
+    uint64_t size = 0;
+    int t = icd_http_tail_answer(&resp, tail, &size, &rf->ra.win_off, &rf->ra.win_len);
+    rf->base.size = size;
+    if (t == 1) {
         rc = head_size(rf, err);
-        rf->win_len = 0;
-    } else {
+        if (rc == 0 && rf->ra.win_len > rf->base.size) rf->ra.win_len = 0;
+    } else if (t == -1) {
+        rc = icd_fail(err, ICD_EIO, rf->base.location, -1,
+                      "server sent an inconsistent Content-Range");
+    } else if (t == -2) {
         rc = icd_http_status_error(&req, &resp, err);
     }
     icd_http_resp_free(&resp);
@@ -943,7 +952,7 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
     icd_http_policy pol;
     icd_http_get_policy(r, &pol);
     rf->r = r;
-    rf->readahead = pol.readahead;
+    rf->ra.readahead = pol.readahead;
     rf->base.ops = &REMOTE_OPS;
     rf->base.fd = -1;
     rf->base.location = strdup(location);
@@ -954,12 +963,12 @@ int icd_remote_file_open(icd_remote *r, const char *location, const char *path, 
         rc = icd_fail_nomem(err);
     if (rc == 0) rc = open_tail(rf, err);
     if (rc == 0) { /* the open window is kept; later reads get windows of their own */
-        rf->keep = rf->win;
-        rf->keep_off = rf->win_off;
-        rf->keep_len = rf->win_len;
-        rf->win = NULL;
-        rf->win_cap = rf->win_len = 0;
-        rf->win_off = 0;
+        rf->ra.keep = rf->ra.win;
+        rf->ra.keep_off = rf->ra.win_off;
+        rf->ra.keep_len = rf->ra.win_len;
+        rf->ra.win = NULL;
+        rf->ra.win_cap = rf->ra.win_len = 0;
+        rf->ra.win_off = 0;
     }
     if (rc) {
         icd_file_close(&rf->base);

@@ -139,6 +139,59 @@ int icd_remote_exists(icd_remote *r, const char *location, const char *url, cons
 int icd_http_open(icd_fileio *io, const char *location, const char *path, icd_file **out,
                   icd_error *err);
 
+/* ---- internal, exposed for fuzzing: the response handling without a socket ---------- */
+
+/* The state of one transfer, given to libcurl's header and write callbacks. */
+typedef struct icd_http_xfer {
+    const icd_http_req *req;
+    icd_http_resp *resp;
+    bool started;  /* first body byte seen */
+    bool is_error; /* non-2xx status */
+    bool overflow; /* buffered body exceeded max_body */
+    bool done;     /* dest is full; the rest of the body was dropped on purpose */
+    uint64_t pos;  /* resource offset of the next body byte */
+    uint64_t want_off, want_end;
+} icd_http_xfer;
+
+/* CURLOPT_HEADERFUNCTION: the status line, Content-Range, Content-Length and ETag. */
+size_t icd_http_on_header(char *data, size_t size, size_t nmemb, void *ud);
+/* CURLOPT_WRITEFUNCTION: error bodies, buffered bodies, and ranged bodies placed into
+ * req->dest by their offset in the resource. Returns less than given to stop. */
+size_t icd_http_on_body(char *data, size_t size, size_t nmemb, void *ud);
+/* A ranged answer that ended before the range and the object did (retried). */
+bool icd_http_short_range(const icd_http_req *req, const icd_http_resp *resp);
+/* What the tail answer of a remote file's open tells (`tail` bytes were asked for): 0 with
+ * the size and the window [win_off, win_off + win_len) it holds; 1 when a HEAD must tell
+ * the size (*win_len is then checked against it); -1 for an inconsistent Content-Range;
+ * -2 for a status that is an error. */
+int icd_http_tail_answer(const icd_http_resp *resp, size_t tail, uint64_t *size, uint64_t *win_off,
+                         size_t *win_len);
+
+/* The read-ahead of a remote file: what its open kept, the current window, and the
+ * policy. `fetch` is one ranged GET of [off, off + len) into dst. */
+typedef int (*icd_fetch_fn)(void *ctx, uint64_t off, size_t len, void *dst, size_t *got,
+                            icd_error *err);
+typedef struct icd_readahead {
+    uint64_t size;      /* of the file */
+    size_t readahead;   /* full window, bytes */
+    unsigned char *win; /* bytes [win_off, win_off + win_len) */
+    size_t win_cap;
+    uint64_t win_off;
+    size_t win_len;
+    /* What the open request brought (the file's tail, or its head when the server ignored
+     * Range), kept for the file's life: a Parquet reader reads the head magic after the
+     * footer, and that must not cost the footer a second fetch. */
+    unsigned char *keep;
+    uint64_t keep_off;
+    size_t keep_len;
+} icd_readahead;
+
+/* One read of [off, off + n) (within the file): from what is held, else with one fetch
+ * (a new window, or straight into buf for a read of the read-ahead size or more). *got
+ * is less than n only when a fetch brought less. */
+int icd_readahead_read(icd_readahead *ra, uint64_t off, void *buf, size_t n, size_t *got,
+                       icd_fetch_fn fetch, void *ctx, icd_error *err);
+
 /* Statistics (tests and --stats): requests sent, including retries, and the response
  * body bytes they brought (what a ranged read costs in transfer). */
 uint64_t icd_remote_requests(icd_remote *r);

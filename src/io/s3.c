@@ -438,10 +438,7 @@ int icd_s3_exists(icd_fileio *io, const char *location, const char *path, icd_er
 
 /* ---- listing ----------------------------------------------------------------------- */
 
-typedef struct name_list {
-    char **v;
-    size_t n, cap;
-} name_list;
+typedef icd_s3_names name_list;
 
 static int push_name(name_list *l, const char *s, size_t len, icd_error *err)
 {
@@ -451,7 +448,7 @@ static int push_name(name_list *l, const char *s, size_t len, icd_error *err)
     return 0;
 }
 
-static void free_names(name_list *l)
+void icd_s3_names_free(icd_s3_names *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i]);
@@ -495,6 +492,27 @@ static int parse_page(const char *xml, size_t len, const char *prefix, name_list
         }
     }
     return 0;
+}
+
+int icd_s3_list_page(const char *xml, size_t len, const char *prefix, bool all_pages,
+                     icd_s3_names *names, char **next, const char *location, icd_error *err)
+{
+    *next = NULL;
+    int rc = parse_page(xml, len, prefix, names, location, err);
+    char *trunc = icd_xml_text(xml, len, "IsTruncated", NULL);
+    bool more = trunc && !strcmp(trunc, "true") && all_pages;
+    free(trunc);
+    if (rc == 0 && more) {
+        *next = icd_xml_text(xml, len, "NextContinuationToken", NULL);
+        if (*next && !**next) { /* an empty token would ask for the first page again */
+            free(*next);
+            *next = NULL;
+        }
+        if (!*next)
+            rc = icd_fail(err, ICD_EIO, location, -1,
+                          "S3 listing is truncated but has no continuation token");
+    }
+    return rc;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -547,23 +565,13 @@ static int list_prefix(icd_fileio *io, const char *location, const char *path, b
             rc = s3_hint(c, icd_http_status_error(&req, &resp, err), err);
         free(url);
         if (rc == 0) {
-            const char *xml = resp.body.data ? resp.body.data : "";
-            name_list tmp = {0};
-            rc = parse_page(xml, resp.body.len, prefix.data, &tmp, location, err);
-            for (size_t i = 0; rc == 0 && i < tmp.n; i++)
-                rc = push_name(out, tmp.v[i], strlen(tmp.v[i]), err);
-            free_names(&tmp);
-            char *trunc = icd_xml_text(xml, resp.body.len, "IsTruncated", NULL);
-            bool more = trunc && !strcmp(trunc, "true") && !first_page;
-            free(trunc);
             free(token);
-            token = more ? icd_xml_text(xml, resp.body.len, "NextContinuationToken", NULL) : NULL;
-            if (more && !token && rc == 0)
-                rc = icd_fail(err, ICD_EIO, location, -1,
-                              "S3 listing is truncated but has no continuation token");
+            token = NULL;
+            rc = icd_s3_list_page(resp.body.data ? resp.body.data : "", resp.body.len, prefix.data,
+                                  !first_page, out, &token, location, err);
             if (page > 100000 && rc == 0)
                 rc = icd_fail(err, ICD_EIO, location, -1, "S3 listing does not end");
-            if (!more) {
+            if (!token) {
                 icd_http_resp_free(&resp);
                 break;
             }
@@ -588,7 +596,7 @@ int icd_s3_list_dir(icd_fileio *io, const char *location, const char *path, char
         rc = icd_fail(err, ICD_ENOTFOUND, location, -1,
                       "cannot list directory: no objects under this prefix");
     if (rc) {
-        free_names(&l);
+        icd_s3_names_free(&l);
         return rc;
     }
     qsort(l.v, l.n, sizeof *l.v, cmp_str);
@@ -612,7 +620,7 @@ int icd_s3_is_dir(icd_fileio *io, const char *location, const char *path, icd_er
      * (and some S3 look-alikes fail on small max-keys). */
     int rc = list_prefix(io, location, path, true, &l, err);
     bool any = l.n > 0;
-    free_names(&l);
+    icd_s3_names_free(&l);
     return rc ? rc : any;
 }
 

@@ -95,6 +95,18 @@ int icd_s3_split(const char *location, const char *path, char **bucket, char **k
 int icd_s3_url(const icd_s3_config *c, const char *bucket, const char *key, const char *query,
                char **out, icd_error *err);
 
+/* One ListObjectsV2 page, as a listing reads it: the names directly under `prefix` (keys
+ * and common prefixes, relative, without a trailing '/') appended to *names, and in *next
+ * the continuation token (malloc'd) when the page is truncated and `all_pages`, else
+ * NULL. A truncated page without a token is an error. (Exposed for fuzzing.) */
+typedef struct icd_s3_names {
+    char **v;
+    size_t n, cap;
+} icd_s3_names;
+void icd_s3_names_free(icd_s3_names *l);
+int icd_s3_list_page(const char *xml, size_t len, const char *prefix, bool all_pages,
+                     icd_s3_names *names, char **next, const char *location, icd_error *err);
+
 /* Backends behind icd_file_open / icd_fileio_list_dir / exists / is_dir. `path` is the
  * location after remapping. */
 int icd_s3_open(icd_fileio *io, const char *location, const char *path, icd_file **out,
