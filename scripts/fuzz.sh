@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of build-fuzz/ for SECONDS each, starting from its seed
-# corpus (tests/fuzz/corpus/NAME). A crash fails the run and leaves the input in
+# corpus (tests/fuzz/corpus/NAME), with tests/fuzz/NAME.dict when there is one. A crash fails the run and leaves the input in
 # build-fuzz/crashes/NAME/ — copy it into the seed corpus to keep it as a regression test.
 # Usage: bash scripts/fuzz.sh [SECONDS]   (ICD_FUZZ_ONLY="a b": only targets whose name
 # contains one of the words; bench/fuzz_long.sh builds and runs this for a long time)
@@ -20,8 +20,10 @@ for t in build-fuzz/tests/fuzz_*; do
   work=build-fuzz/corpus/$name
   crashes=build-fuzz/crashes/$name
   mkdir -p "$work" "$crashes"
+  dict=()
+  [ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
   echo "-- $name (${secs}s)"
-  if "$t" -max_total_time="$secs" -max_len=262144 -rss_limit_mb=2048 -timeout=20 \
+  if "$t" "${dict[@]}" -max_total_time="$secs" -max_len=262144 -rss_limit_mb=2048 -timeout=20 \
        -artifact_prefix="$crashes/" -print_final_stats=0 "$work" "$seeds" \
        >"build-fuzz/$name.log" 2>&1; then
     runs=$(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#')
