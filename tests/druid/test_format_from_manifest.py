@@ -110,6 +110,10 @@ def main():
             check(len(rows) == 12, "%s: %d rows read, want 12" % (name, len(rows)))
         check(out[False][0] == out[True][0], "read differs between the named and misnamed copies")
         check(out[False][1] == out[True][1], "scan differs between the named and misnamed copies")
+        fmts = [sorted([t["data_file"]["format"]] + [d.get("format") for d in t["delete_files"]])
+                for t in (out[True][3] or {}).get("tasks", [])]
+        check(sorted(fmts) == [["AVRO", "PARQUET"], ["ORC", "PARQUET"], ["PARQUET", "PARQUET"]],
+              "tasks of the misnamed copy: formats %s" % fmts)
         check({k: v for k, v in out[False][2].items() if "napshot" not in k and k != "dataSource"}
               == {k: v for k, v in out[True][2].items() if "napshot" not in k and k != "dataSource"},
               "diff differs: %s vs %s" % (out[False][2], out[True][2]))
