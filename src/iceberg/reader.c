@@ -306,18 +306,18 @@ done:
 
 /* ---- Avro delete files ------------------------------------------------------------------ */
 
-static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t);
-static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what, size_t n);
+static ice_tvalue avro_tvalue(const icd_avro_value *v, const ice_type *t);
+static bool avro_ts_in_range(const icd_avro_value *v, const ice_type *t, char *what, size_t n);
 
 /* The value of field `id` in an Avro record, looking into nested records (equality keys
  * may sit inside structs); NULL when absent, a null value when a parent is null. */
-static const avro_value *avro_find_id(const avro_value *rec, int32_t id, int depth)
+static const icd_avro_value *avro_find_id(const icd_avro_value *rec, int32_t id, int depth)
 {
     if (!rec || rec->type != AVRO_RECORD || depth > 32) return NULL;
-    const avro_value *v = avro_value_field_by_id(rec, id);
+    const icd_avro_value *v = icd_avro_value_field_by_id(rec, id);
     if (v) return v;
     for (size_t i = 0; i < rec->u.list.count; i++) {
-        const avro_value *c = &rec->u.list.items[i];
+        const icd_avro_value *c = &rec->u.list.items[i];
         if (c->type == AVRO_RECORD && (v = avro_find_id(c, id, depth + 1)) != NULL) return v;
     }
     return NULL;
@@ -328,9 +328,9 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                                  icd_error *err)
 {
     icd_file *f;
-    avro_reader *ar;
+    icd_avro_reader *ar;
     ICD_TRY(ice_rd_open_entry(r, df, &f, err));
-    ICD_TRY(avro_reader_open_file(f, true, &ar, err));
+    ICD_TRY(icd_avro_reader_open_file(f, true, &ar, err));
     icd_arena arena = ICD_ARENA_INIT;
     const ice_field **kf = NULL;
     ice_rd_posload pl;
@@ -353,15 +353,15 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
                               (int)df->equality_ids[k]);
     }
     for (; !rc; row++) {
-        avro_value rec;
+        icd_avro_value rec;
         bool eof;
         icd_arena_reset(&arena);
-        if ((rc = avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
+        if ((rc = icd_avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
         if (pos_file) {
-            const avro_value *p = avro_find_id(&rec, ICE_FIELD_DELETE_FILE_PATH, 0);
-            const avro_value *q = avro_find_id(&rec, ICE_FIELD_DELETE_POS, 0);
-            if (!p) p = avro_value_field(&rec, "file_path");
-            if (!q) q = avro_value_field(&rec, "pos");
+            const icd_avro_value *p = avro_find_id(&rec, ICE_FIELD_DELETE_FILE_PATH, 0);
+            const icd_avro_value *q = avro_find_id(&rec, ICE_FIELD_DELETE_POS, 0);
+            if (!p) p = icd_avro_value_field(&rec, "file_path");
+            if (!q) q = icd_avro_value_field(&rec, "pos");
             if (p && p->type == AVRO_NULL) {
                 ice_rd_posload_null_path(&pl);
                 continue;
@@ -376,7 +376,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
             continue;
         }
         for (int32_t k = 0; k < df->nequality_ids; k++) {
-            const avro_value *v = avro_find_id(&rec, df->equality_ids[k], 0);
+            const icd_avro_value *v = avro_find_id(&rec, df->equality_ids[k], 0);
             if (!v) {
                 rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                               "equality delete record %lld lacks field id %d", (long long)row,
@@ -398,7 +398,7 @@ static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df,
     ice_rd_eqload_free(&el);
     free(kf);
     icd_arena_free(&arena);
-    avro_reader_free(ar);
+    icd_avro_reader_free(ar);
     return rc;
 }
 
@@ -567,10 +567,10 @@ typedef struct task_state {
     ice_mor mor;  /* the task's deletes */
     eq_probe *eq; /* parallel to mor.eq */
     size_t neq;
-    const pq_batch *cur;     /* the batch being filtered (key callback) */
-    const avro_value *arecs; /* Avro: the records of the batch being filtered */
-    int64_t avro_first;      /* Avro: the file position of arecs[0] */
-    int *leaves;             /* sorted, distinct leaves to read */
+    const pq_batch *cur;         /* the batch being filtered (key callback) */
+    const icd_avro_value *arecs; /* Avro: the records of the batch being filtered */
+    int64_t avro_first;          /* Avro: the file position of arecs[0] */
+    int *leaves;                 /* sorted, distinct leaves to read */
     size_t nleaves;
     uint8_t *sel;
     int32_t *vbuf;
@@ -1102,10 +1102,10 @@ done:
 
 /* ---- Avro data files ------------------------------------------------------------------ */
 
-static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
+static ice_tvalue avro_tvalue(const icd_avro_value *v, const ice_type *t)
 {
     ice_tvalue out = {0};
-    if (avro_value_is_null(v)) return out;
+    if (icd_avro_value_is_null(v)) return out;
     switch (t->kind) {
     case ICE_T_BOOLEAN:
         out.cls = ICE_TV_BOOL;
@@ -1173,9 +1173,9 @@ static ice_tvalue avro_tvalue(const avro_value *v, const ice_type *t)
 
 /* Whether an Avro value of a top-level timestamp column fits type t's int64 unit (a date
  * promoted to timestamp, or millis/micros scaled up, can overflow); *what describes it. */
-static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what, size_t n)
+static bool avro_ts_in_range(const icd_avro_value *v, const ice_type *t, char *what, size_t n)
 {
-    if (avro_value_is_null(v) || !ice_type_is_primitive(t)) return true;
+    if (icd_avro_value_is_null(v) || !ice_type_is_primitive(t)) return true;
     if (t->kind != ICE_T_TIMESTAMP && t->kind != ICE_T_TIMESTAMPTZ &&
         t->kind != ICE_T_TIMESTAMP_NS && t->kind != ICE_T_TIMESTAMPTZ_NS)
         return true;
@@ -1200,11 +1200,11 @@ static bool avro_ts_in_range(const avro_value *v, const ice_type *t, char *what,
     return false;
 }
 
-static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t);
+static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_type *t);
 
-static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type *t)
+static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_type *t)
 {
-    if (avro_value_is_null(v)) {
+    if (icd_avro_value_is_null(v)) {
         s->null_value(s->ctx);
         return;
     }
@@ -1218,7 +1218,8 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
         for (size_t i = 0; i < t->nfields; i++) {
             const ice_field *f = &t->fields[i];
             s->field(s->ctx, f->name, strlen(f->name));
-            const avro_value *fv = v->type == AVRO_RECORD ? avro_value_field_by_id(v, f->id) : NULL;
+            const icd_avro_value *fv =
+                v->type == AVRO_RECORD ? icd_avro_value_field_by_id(v, f->id) : NULL;
             if (fv)
                 emit_avro(s, fv, f->type);
             else
@@ -1239,9 +1240,9 @@ static void emit_avro(const ice_row_sink *s, const avro_value *v, const ice_type
             }
         } else if (v->type == AVRO_ARRAY) { /* non-string keys: array of {key, value} */
             for (size_t i = 0; i < v->u.list.count; i++) {
-                const avro_value *kv = &v->u.list.items[i];
-                emit_avro(s, avro_value_field(kv, "key"), t->key->type);
-                emit_avro(s, avro_value_field(kv, "value"), t->value->type);
+                const icd_avro_value *kv = &v->u.list.items[i];
+                emit_avro(s, icd_avro_value_field(kv, "key"), t->key->type);
+                emit_avro(s, icd_avro_value_field(kv, "value"), t->value->type);
             }
         }
         s->map_end(s->ctx);
@@ -1267,11 +1268,11 @@ static void avro_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
     task_state *t = ctx;
     const ice_content_file *del = t->mor.eq[e].df;
-    const avro_value *rec = &t->arecs[row];
+    const icd_avro_value *rec = &t->arecs[row];
     for (int32_t c = 0; c < del->nequality_ids; c++) {
         int32_t id = del->equality_ids[c];
         const ice_field *f = ice_rd_schema_field(t->r, id); /* checked by ice_mor_init */
-        const avro_value *v = avro_find_id(rec, id, 0);
+        const icd_avro_value *v = avro_find_id(rec, id, 0);
         char what[96];
         bool bad = v && !avro_ts_in_range(v, f->type, what, sizeof what);
         if (bad && !t->key_rc)
@@ -1293,14 +1294,14 @@ static int emit_avro_batch(task_state *t, int64_t first, size_t n, icd_error *er
     const ice_row_sink *s = t->sink;
     for (size_t i = 0; i < n; i++) {
         if (!t->sel[i]) continue;
-        const avro_value *rec = &t->arecs[i];
+        const icd_avro_value *rec = &t->arecs[i];
         int64_t pos = first + (int64_t)i;
         s->begin_row(s->ctx, df->path, pos);
         for (size_t k = 0; k < r->nfields; k++) {
             const ice_field *f = r->fields[k];
             s->field(s->ctx, f->name, strlen(f->name));
-            const avro_value *v =
-                rec->type == AVRO_RECORD ? avro_value_field_by_id(rec, f->id) : NULL;
+            const icd_avro_value *v =
+                rec->type == AVRO_RECORD ? icd_avro_value_field_by_id(rec, f->id) : NULL;
             char what[96];
             if (v && !avro_ts_in_range(v, f->type, what, sizeof what))
                 /* a value out of range: nothing of the row is ended */
@@ -1337,11 +1338,11 @@ static int read_avro_task(task_state *t, icd_error *err)
                             "column %s: variant values in Avro data files are not supported yet",
                             r->fields[k]->name);
     ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
-    avro_reader *ar;
+    icd_avro_reader *ar;
     icd_file *file;
     ICD_TRY(ice_rd_open_entry(r, df, &file, err));
-    ICD_TRY(avro_reader_open_file(file, true, &ar, err));
-    avro_value *recs = malloc(AVRO_BATCH_ROWS * sizeof *recs);
+    ICD_TRY(icd_avro_reader_open_file(file, true, &ar, err));
+    icd_avro_value *recs = malloc(AVRO_BATCH_ROWS * sizeof *recs);
     t->sel = malloc(AVRO_BATCH_ROWS);
     int rc = !recs || !t->sel ? icd_fail_nomem(err) : 0;
     t->arecs = recs;
@@ -1354,9 +1355,9 @@ static int read_avro_task(task_state *t, icd_error *err)
             rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
             break;
         }
-        if ((rc = avro_reader_next(ar, &arena, &recs[n], &eof, err))) break;
+        if ((rc = icd_avro_reader_next(ar, &arena, &recs[n], &eof, err))) break;
         if (!eof) n++;
-        bool block_done = avro_reader_block_read(ar) >= avro_reader_block_count(ar);
+        bool block_done = icd_avro_reader_block_read(ar) >= icd_avro_reader_block_count(ar);
         if (n && (eof || n == AVRO_BATCH_ROWS || block_done)) {
             t->avro_first = pos;
             rc = ice_mor_apply(&t->mor, (uint64_t)pos, n, t->sel, avro_key, t, t->stats, err);
@@ -1368,7 +1369,7 @@ static int read_avro_task(task_state *t, icd_error *err)
         }
     }
     icd_arena_free(&arena);
-    avro_reader_free(ar);
+    icd_avro_reader_free(ar);
     free(recs);
     t->arecs = NULL;
     if (!rc) rc = ice_rd_check_entry(df, 0, pos, err);

@@ -85,20 +85,4 @@ uint64_t icd_avro_reader_block_seq(const icd_avro_reader *r);
 /* Records read (or skipped) so far. */
 uint64_t icd_avro_reader_records_read(const icd_avro_reader *r);
 
-/* Transitional spellings for src/iceberg/reader.c, which the `engine` branch is rewriting:
- * the Avro module's prefix is icd_avro_ (avro_ is Debian libavro's namespace, and
- * avro_reader_free/avro_skip/avro_writer_free collided with it in libicedruid.a). These
- * macros only rename at the source level, no avro_ symbol is emitted. Remove them once
- * reader.c is gone or renamed (sed -E 's/\<avro_(reader|value)/icd_avro_\1/g'). */
-#define avro_reader icd_avro_reader
-#define avro_reader_block_count icd_avro_reader_block_count
-#define avro_reader_block_read icd_avro_reader_block_read
-#define avro_reader_free icd_avro_reader_free
-#define avro_reader_next icd_avro_reader_next
-#define avro_reader_open_file icd_avro_reader_open_file
-#define avro_value icd_avro_value
-#define avro_value_field icd_avro_value_field
-#define avro_value_field_by_id icd_avro_value_field_by_id
-#define avro_value_is_null icd_avro_value_is_null
-
 #endif

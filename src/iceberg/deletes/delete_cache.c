@@ -439,8 +439,20 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
     cache_entry *e;
     if (slot) {
         e = icd_map_to_ptr(*slot);
-        while (e->loading)
+        while (e->loading) {
+            if (e->building) { /* an equality index being built: help instead of waiting */
+                e->helpers++;
+                pthread_mutex_unlock(&r->lock);
+                ice_eq_set_help(e->keys);
+                pthread_mutex_lock(&r->lock);
+                e->helpers--;
+                pthread_cond_broadcast(&r->loaded);
+                while (e->loading && e->building) /* the rest is others' partitions */
+                    pthread_cond_wait(&r->loaded, &r->lock);
+                continue;
+            }
             pthread_cond_wait(&r->loaded, &r->lock);
+        }
     } else {
         e = calloc(1, sizeof *e);
         if (!e) {
@@ -468,7 +480,22 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
         icd_error lerr;
         icd_error_clear(&lerr);
         int lrc = load(ctx, df, e, &lerr);
-        if (!lrc && e->kind == C_EQ && e->keys) lrc = ice_eq_set_finish(e->keys, &lerr);
+        if (!lrc && e->kind == C_EQ && e->keys) {
+            /* the tasks waiting for this file build the index's partitions with us */
+            ice_eq_set_seal(e->keys);
+            pthread_mutex_lock(&r->lock);
+            e->building = true;
+            pthread_cond_broadcast(&r->loaded);
+            pthread_mutex_unlock(&r->lock);
+            lrc = ice_eq_set_build(e->keys, &lerr);
+            pthread_mutex_lock(&r->lock);
+            e->building = false;
+            while (e->helpers)
+                pthread_cond_wait(&r->loaded, &r->lock);
+            pthread_mutex_unlock(&r->lock);
+            int frc = ice_eq_set_finish(e->keys, &lerr);
+            if (!lrc) lrc = frc;
+        }
         if (lrc) icd_error_set_file(&lerr, df->path);
         pthread_mutex_lock(&r->lock);
         e->rc = lrc;

@@ -52,6 +52,8 @@ typedef struct cache_entry {
     ice_eq_set *keys; /* C_EQ: canonical key tuples */
     ice_posset *dv;   /* C_DV */
     bool loading;     /* being read by one task; others wait on the cache's `loaded` */
+    bool building;    /* C_EQ, still loading: keys sealed, waiting tasks may help build */
+    unsigned helpers; /* tasks inside ice_eq_set_help on `keys` */
 } cache_entry;
 
 /* The position set of data file `path` in a C_POS entry, or NULL. */

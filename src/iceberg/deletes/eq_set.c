@@ -13,6 +13,9 @@
 struct ice_eq_set {
     ice_eq_builder *b; /* until ice_eq_set_finish */
     ice_eq_index *ix;  /* after it */
+    bool built;        /* ice_eq_set_build ran; its result is build_rc / build_err */
+    int build_rc;
+    icd_error build_err;
 };
 
 int ice_eq_set_new(ice_eq_set **out, size_t expected, icd_error *err)
@@ -43,10 +46,31 @@ int ice_eq_set_add(ice_eq_set *s, const void *key, size_t len, icd_error *err)
     return ice_eq_builder_add(s->b, key, len, err);
 }
 
+void ice_eq_set_seal(ice_eq_set *s)
+{
+    if (s->b) ice_eq_builder_seal(s->b);
+}
+
+void ice_eq_set_help(ice_eq_set *s)
+{
+    if (s->b) ice_eq_builder_help(s->b);
+}
+
+int ice_eq_set_build(ice_eq_set *s, icd_error *err)
+{
+    if (!s->b || s->built) return s->build_rc;
+    icd_error_clear(&s->build_err);
+    s->build_rc = ice_eq_builder_finish(s->b, &s->ix, &s->build_err);
+    s->built = true;
+    if (s->build_rc) *err = s->build_err;
+    return s->build_rc;
+}
+
 int ice_eq_set_finish(ice_eq_set *s, icd_error *err)
 {
     if (!s->b) return 0;
-    int rc = ice_eq_builder_finish(s->b, &s->ix, err);
+    int rc = ice_eq_set_build(s, err);
+    if (rc) *err = s->build_err;
     ice_eq_builder_free(s->b);
     s->b = NULL;
     return rc;

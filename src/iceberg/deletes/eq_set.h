@@ -4,7 +4,8 @@
  * of the equality-delete index: build from keys, then probe one key or a batch of keys.
  * Implemented by the compact index of deletes/eq_index.h.
  *
- * Build with one thread; once built, the probes take a const set and may run from any
+ * Keys are added by one thread; the index is built by that thread, optionally helped by
+ * others (ice_eq_set_help); once built, the probes take a const set and may run from any
  * number of threads.
  */
 #ifndef ICD_ICE_DELETES_EQ_SET_H
@@ -26,6 +27,15 @@ int ice_eq_set_add(ice_eq_set *s, const void *key, size_t len, icd_error *err);
 /* After the last ice_eq_set_add, before the first probe: builds the index (a set never
  * finished probes as empty). Fails when out of memory. */
 int ice_eq_set_finish(ice_eq_set *s, icd_error *err);
+
+/* The same build with other threads helping (the delete cache's waiting tasks):
+ *   owner:   ice_eq_set_seal, publish the set, ice_eq_set_build,
+ *            wait until no helper is in ice_eq_set_help, ice_eq_set_finish;
+ *   helpers: ice_eq_set_help (any number of threads, between seal and finish).
+ * ice_eq_set_finish after ice_eq_set_build returns build's result and frees the builder. */
+void ice_eq_set_seal(ice_eq_set *s);
+void ice_eq_set_help(ice_eq_set *s);
+int ice_eq_set_build(ice_eq_set *s, icd_error *err);
 /* Keys in the set (distinct; 0 before ice_eq_set_finish). */
 size_t ice_eq_set_count(const ice_eq_set *s);
 bool ice_eq_set_contains(const ice_eq_set *s, const void *key, size_t len);
