@@ -101,8 +101,6 @@ static int run_task(void *ctx, size_t i, icd_error *err)
     ice_read_stats st = {0};
     if (!rc) {
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(run->spec));
-        dr_row_set_default_dialect(
-            sink.w, dr_row_dialect_of_input_format(dr_spec_input_format_type(run->spec)));
         sink.parquet_drop = run->parquet_drop;
         sink.n_parquet_drop = run->n_parquet_drop;
         sink.orc_drop = run->orc_drop;

@@ -56,6 +56,7 @@
 #include "base/hash.h"
 #include "base/jsonw.h"
 #include "base/parallel.h"
+#include "druid/druid_sink.h"
 #include "druid/plan.h"
 #include "druid/row.h"
 #include "iceberg/content_file.h"
@@ -204,13 +205,16 @@ static void dfile_clear(dfile *f)
 
 typedef struct diff_ctx diff_ctx;
 
+/* The timestamp column's value goes through a Druid row writer (row.h) with the dialect
+ * of the file's format, so a row's __time here is the one `read` (and Druid reading the
+ * file) gives it, rule for rule: Avro timestamps as the raw micros, Parquet micros
+ * truncated toward zero, Parquet dates as millis, ORC dates as DateTime text, ... */
 typedef struct row_sink {
     const diff_ctx *dc;
     bool hashing; /* phase 2: hash every value */
     int depth;    /* nesting of the current value; 0 = a top-level column */
-    bool at_ts;   /* the pending top-level value is the timestamp column */
-    dr_ts_value tsv;
-    icd_buf tstext;
+    bool at_ts;   /* the pending top-level value (and what nests in it) is the timestamp column */
+    dr_row_writer *tsw; /* the timestamp column's value, by Druid's rules */
     icd_buf scratch;
     icd_buf row; /* canonical encoding of the row's values (hashing) */
     int64_t pos;
@@ -258,29 +262,11 @@ static void enc_len(row_sink *s, uint8_t tag, const void *p, size_t n)
     if (n) icd_buf_append(&s->row, p, n);
 }
 
-static void capture_long(row_sink *s, int64_t v)
+static void rs_begin_file(void *ctx, const char *path, ice_file_format format)
 {
-    if (s->depth == 0 && s->at_ts) {
-        s->tsv.kind = DR_TSV_LONG;
-        s->tsv.l = v;
-    }
-}
-
-static void capture_double(row_sink *s, double v)
-{
-    if (s->depth == 0 && s->at_ts) {
-        s->tsv.kind = DR_TSV_DOUBLE;
-        s->tsv.d = v;
-    }
-}
-
-static void capture_text(row_sink *s, const char *p, size_t n)
-{
-    if (s->depth == 0 && s->at_ts) {
-        icd_buf_clear(&s->tstext);
-        icd_buf_append(&s->tstext, p, n);
-        s->tsv.kind = DR_TSV_STRING;
-    }
+    row_sink *s = ctx;
+    (void)path;
+    dr_row_set_dialect(s->tsw, dr_dialect_of_format(format));
 }
 
 static void rs_begin_row(void *ctx, const char *file, int64_t pos)
@@ -290,7 +276,7 @@ static void rs_begin_row(void *ctx, const char *file, int64_t pos)
     s->pos = pos;
     s->depth = 0;
     s->at_ts = false;
-    s->tsv = (dr_ts_value){DR_TSV_NULL, 0, 0, NULL, 0};
+    dr_row_begin(s->tsw, pos);
     icd_buf_clear(&s->row);
 }
 
@@ -301,11 +287,14 @@ static void rs_field(void *ctx, const char *name, size_t n)
         const char *col = s->dc->ts->column;
         s->at_ts = col && strlen(col) == n && !memcmp(col, name, n);
     }
+    if (s->at_ts) dr_row_field(s->tsw, name, n);
 }
 
 static void rs_null(void *ctx)
 {
-    enc(ctx, 0, NULL, 0);
+    row_sink *s = ctx;
+    enc(s, 0, NULL, 0);
+    if (s->at_ts) dr_row_null(s->tsw);
 }
 
 static void rs_bool(void *ctx, bool v)
@@ -313,14 +302,14 @@ static void rs_bool(void *ctx, bool v)
     row_sink *s = ctx;
     uint8_t b = v;
     enc(s, 1, &b, 1);
-    capture_text(s, v ? "true" : "false", v ? 4 : 5);
+    if (s->at_ts) dr_row_bool(s->tsw, v);
 }
 
 static void rs_i64(void *ctx, int64_t v)
 {
     row_sink *s = ctx;
     enc(s, 2, &v, sizeof v);
-    capture_long(s, v);
+    if (s->at_ts) dr_row_long(s->tsw, v);
 }
 
 static void rs_f32(void *ctx, float v)
@@ -328,7 +317,7 @@ static void rs_f32(void *ctx, float v)
     row_sink *s = ctx;
     uint64_t u = ice_key_double_bits((double)v); /* a float equals the double it promotes to */
     enc(s, 4, &u, sizeof u);
-    capture_double(s, (double)v);
+    if (s->at_ts) dr_row_float(s->tsw, v);
 }
 
 static void rs_f64(void *ctx, double v)
@@ -336,62 +325,44 @@ static void rs_f64(void *ctx, double v)
     row_sink *s = ctx;
     uint64_t u = ice_key_double_bits(v);
     enc(s, 4, &u, sizeof u);
-    capture_double(s, v);
+    if (s->at_ts) dr_row_double(s->tsw, v);
 }
 
-/* Decimals: hashed by their exact text (unscaled digits and scale), captured as a double
- * the way row.c gives a BigDecimal to the numeric formats. */
-static void decimal_text(row_sink *s, const char *txt, size_t n)
-{
-    enc_len(s, 5, txt, n);
-    if (s->depth == 0 && s->at_ts) {
-        char tmp[96];
-        if (n < sizeof tmp) {
-            memcpy(tmp, txt, n);
-            tmp[n] = '\0';
-            capture_double(s, strtod(tmp, NULL));
-        } else {
-            capture_double(s, (txt[0] == '-' ? -1 : 1) * 1e308 * 10);
-        }
-    }
-}
-
+/* Decimals: hashed by their exact text (unscaled digits and scale). */
 static void rs_decimal_i64(void *ctx, int64_t unscaled, int scale)
 {
     row_sink *s = ctx;
-    icd_buf_clear(&s->scratch);
-    icd_fmt_decimal_i64(&s->scratch, unscaled, scale);
-    decimal_text(s, s->scratch.data ? s->scratch.data : "0", s->scratch.len);
+    if (s->hashing) {
+        icd_buf_clear(&s->scratch);
+        icd_fmt_decimal_i64(&s->scratch, unscaled, scale);
+        enc_len(s, 5, s->scratch.data ? s->scratch.data : "0", s->scratch.len);
+    }
+    if (s->at_ts) dr_row_decimal_i64(s->tsw, unscaled, scale);
 }
 
 static void rs_decimal_be(void *ctx, const uint8_t *be, size_t n, int scale)
 {
     row_sink *s = ctx;
-    icd_buf_clear(&s->scratch);
-    icd_fmt_decimal_be(&s->scratch, be, n, scale);
-    decimal_text(s, s->scratch.data ? s->scratch.data : "0", s->scratch.len);
+    if (s->hashing) {
+        icd_buf_clear(&s->scratch);
+        icd_fmt_decimal_be(&s->scratch, be, n, scale);
+        enc_len(s, 5, s->scratch.data ? s->scratch.data : "0", s->scratch.len);
+    }
+    if (s->at_ts) dr_row_decimal(s->tsw, be, n, scale);
 }
 
 static void rs_date(void *ctx, int32_t days)
 {
     row_sink *s = ctx;
     enc(s, 6, &days, sizeof days);
-    if (s->depth == 0 && s->at_ts) {
-        icd_buf_clear(&s->scratch);
-        icd_fmt_date(&s->scratch, days);
-        capture_text(s, s->scratch.data ? s->scratch.data : "", s->scratch.len);
-    }
+    if (s->at_ts) dr_row_date(s->tsw, days);
 }
 
 static void rs_time(void *ctx, int64_t us)
 {
     row_sink *s = ctx;
     enc(s, 7, &us, sizeof us);
-    if (s->depth == 0 && s->at_ts) {
-        icd_buf_clear(&s->scratch);
-        if (us >= 0 && us < 86400000000LL) dr_fmt_local_time(&s->scratch, us);
-        capture_text(s, s->scratch.data ? s->scratch.data : "", s->scratch.len);
-    }
+    if (s->at_ts) dr_row_time(s->tsw, us);
 }
 
 static void rs_timestamp(void *ctx, int64_t v, int unit_digits, bool utc)
@@ -400,97 +371,97 @@ static void rs_timestamp(void *ctx, int64_t v, int unit_digits, bool utc)
     uint8_t meta[2] = {(uint8_t)unit_digits, utc};
     enc(s, 8, meta, 2);
     enc(s, 9, &v, sizeof v);
-    capture_long(s, unit_digits == 9 ? dr_millis_from_nanos(v) : dr_millis_from_micros(v));
+    if (s->at_ts) dr_row_timestamp(s->tsw, v, unit_digits, utc);
 }
 
 static void rs_string(void *ctx, const char *p, size_t n)
 {
     row_sink *s = ctx;
     enc_len(s, 10, p, n);
-    capture_text(s, p, n);
+    if (s->at_ts) dr_row_string(s->tsw, p, n);
 }
 
 static void rs_uuid(void *ctx, const uint8_t v[16])
 {
     row_sink *s = ctx;
     enc(s, 11, v, 16);
-    if (s->depth == 0 && s->at_ts) {
-        icd_buf_clear(&s->scratch);
-        icd_json_uuid(&s->scratch, v);
-        if (s->scratch.len >= 2) capture_text(s, s->scratch.data + 1, s->scratch.len - 2);
-    }
+    if (s->at_ts) dr_row_uuid(s->tsw, v);
 }
 
 static void rs_binary(void *ctx, const uint8_t *p, size_t n)
 {
     row_sink *s = ctx;
     enc_len(s, 12, p, n);
-    capture_text(s, "[binary]", 8); /* as row.c: never a time */
-}
-
-/* A container in the timestamp column: Druid parses its JSON text, which no format
- * reads as a time; "[container]" is just as unparseable. */
-static void open_c(row_sink *s, uint8_t tag)
-{
-    capture_text(s, "[container]", 11);
-    enc(s, tag, NULL, 0);
-    s->depth++;
-}
-
-static void close_c(row_sink *s, uint8_t tag)
-{
-    enc(s, tag, NULL, 0);
-    s->depth--;
+    if (s->at_ts) dr_row_binary(s->tsw, p, n);
 }
 
 static void rs_struct_begin(void *ctx)
 {
-    open_c(ctx, 13);
+    row_sink *s = ctx;
+    enc(s, 13, NULL, 0);
+    s->depth++;
+    if (s->at_ts) dr_row_struct_begin(s->tsw);
 }
 static void rs_struct_end(void *ctx)
 {
-    close_c(ctx, 14);
+    row_sink *s = ctx;
+    enc(s, 14, NULL, 0);
+    s->depth--;
+    if (s->at_ts) dr_row_struct_end(s->tsw);
 }
 static void rs_list_begin(void *ctx)
 {
-    open_c(ctx, 15);
+    row_sink *s = ctx;
+    enc(s, 15, NULL, 0);
+    s->depth++;
+    if (s->at_ts) dr_row_list_begin(s->tsw);
 }
 static void rs_list_end(void *ctx)
 {
-    close_c(ctx, 16);
+    row_sink *s = ctx;
+    enc(s, 16, NULL, 0);
+    s->depth--;
+    if (s->at_ts) dr_row_list_end(s->tsw);
 }
 static void rs_map_begin(void *ctx)
 {
-    open_c(ctx, 17);
+    row_sink *s = ctx;
+    enc(s, 17, NULL, 0);
+    s->depth++;
+    if (s->at_ts) dr_row_map_begin(s->tsw);
 }
 static void rs_map_end(void *ctx)
 {
-    close_c(ctx, 18);
+    row_sink *s = ctx;
+    enc(s, 18, NULL, 0);
+    s->depth--;
+    if (s->at_ts) dr_row_map_end(s->tsw);
 }
 
+/* A nested Parquet column in the timestamp column: Druid parses its JSON text, which no
+ * format reads as a time. */
 static void rs_raw_json(void *ctx, const char *json, size_t n)
 {
     row_sink *s = ctx;
     enc_len(s, 19, json, n);
-    capture_text(s, json, n);
+    if (s->at_ts) dr_row_string(s->tsw, json, n);
 }
 
 static int rs_end_row(void *ctx, icd_error *err)
 {
     row_sink *s = ctx;
-    if (!icd_buf_ok(&s->row) || !icd_buf_ok(&s->tstext) || !icd_buf_ok(&s->scratch))
-        return icd_fail_nomem(err);
-    if (s->tsv.kind == DR_TSV_STRING) {
-        s->tsv.s = s->tstext.data ? s->tstext.data : "";
-        s->tsv.n = s->tstext.len;
-    }
+    if (!icd_buf_ok(&s->row) || !icd_buf_ok(&s->scratch)) return icd_fail_nomem(err);
     int64_t ms;
     icd_error perr;
     icd_error_clear(&perr);
-    if (dr_timestamp_extract(s->dc->ts, &s->tsv, &ms, &perr) < 0) {
-        if (perr.code == ICD_ENOMEM) return icd_fail_nomem(err);
+    int rc = dr_row_end_time(s->tsw, &ms, NULL, &perr);
+    if (rc == ICD_EINVALID) {
         s->unparseable++; /* a parse exception in `read`: the row is not in Druid */
         return 0;
+    }
+    if (rc) { /* out of memory, or a value `read` refuses too (ICD_EUNSUPPORTED) */
+        *err = perr;
+        return rc;
     }
     if (!s->have_last || ms < s->last_start || ms >= s->last_end) {
         ICD_TRY(dr_granularity_bucket(&s->dc->gran, ms, &s->last_start, &s->last_end, err));
@@ -499,16 +470,18 @@ static int rs_end_row(void *ctx, icd_error *err)
     return s->on_row(s, s->pos, s->last_start, s->last_end, err);
 }
 
-static void row_sink_init(row_sink *s, const diff_ctx *dc, bool hashing)
+static int row_sink_init(row_sink *s, const diff_ctx *dc, bool hashing, icd_error *err)
 {
     memset(s, 0, sizeof *s);
     s->dc = dc;
     s->hashing = hashing;
+    return dr_row_writer_new(&s->tsw, dc->ts, err);
 }
 
 static void row_sink_clear(row_sink *s)
 {
-    icd_buf_free(&s->tstext);
+    dr_row_writer_free(s->tsw);
+    s->tsw = NULL;
     icd_buf_free(&s->scratch);
     icd_buf_free(&s->row);
 }
@@ -517,6 +490,7 @@ static ice_row_sink as_ice_sink(row_sink *s)
 {
     ice_row_sink r = {0};
     r.ctx = s;
+    r.begin_file = rs_begin_file;
     r.begin_row = rs_begin_row;
     r.field = rs_field;
     r.null_value = rs_null;
@@ -625,59 +599,63 @@ static bool bound_int(const uint8_t *p, uint32_t n, int64_t *out)
     return false;
 }
 
-/* The Druid time of a timestamp-column value taken from statistics; false when the
- * format does not map the column's values monotonically (then the file is read). */
-static bool stat_ms(const diff_ctx *dc, int64_t v, int64_t *ms)
+/* The __time of a row whose timestamp column holds the Iceberg value `v` (a column bound)
+ * in a file of format `fmt`: the value goes through the same row writer as the rows (the
+ * file format's reader rules, then the timestampSpec). False when Druid would not parse it,
+ * or when the mapping from the column's values to __time is not known to be
+ * non-decreasing (then the file is read). */
+static bool bound_ms(row_sink *s, ice_file_format fmt, int64_t v, int64_t *ms)
 {
-    const ice_type *t = dc->ts_field->type;
-    dr_ts_value tv = {DR_TSV_LONG, 0, 0, NULL, 0};
-    char text[32];
-    icd_error e;
-    switch (t->kind) {
+    const diff_ctx *dc = s->dc;
+    ice_type_kind t = dc->ts_field->type->kind;
+    dr_row_writer *w = s->tsw;
+    dr_row_set_dialect(w, dr_dialect_of_format(fmt));
+    dr_row_begin(w, 0);
+    dr_row_field(w, dc->ts->column, strlen(dc->ts->column));
+    switch (t) {
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
-        tv.l = dr_millis_from_micros(v);
+        dr_row_timestamp(w, v, 6, t == ICE_T_TIMESTAMPTZ);
         break;
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS:
-        tv.l = dr_millis_from_nanos(v);
+        dr_row_timestamp(w, v, 9, t == ICE_T_TIMESTAMPTZ_NS);
         break;
     case ICE_T_INT:
     case ICE_T_LONG:
-        tv.l = v;
+        dr_row_long(w, v);
         break;
-    case ICE_T_DATE: {
-        if (dc->ts->format != DR_TS_AUTO && dc->ts->format != DR_TS_ISO) return false;
-        icd_buf b = ICD_BUF_INIT;
-        icd_fmt_date(&b, v);
-        bool ok = icd_buf_ok(&b) && b.len < sizeof text;
-        if (ok) memcpy(text, b.data, b.len);
-        tv.kind = DR_TSV_STRING;
-        tv.s = text;
-        tv.n = ok ? b.len : 0;
-        icd_buf_free(&b);
-        if (!ok) return false;
-        return dr_timestamp_extract(dc->ts, &tv, ms, &e) == 0;
-    }
+    case ICE_T_DATE:
+        dr_row_date(w, (int32_t)v); /* a 4-byte bound */
+        break;
     default:
-        return false;
+        dr_row_null(w);
+        break;
     }
-    switch (dc->ts->format) { /* numeric formats: non-decreasing in the value */
-    case DR_TS_AUTO:
-    case DR_TS_MILLIS:
-    case DR_TS_POSIX:
-    case DR_TS_MICRO:
-    case DR_TS_NANO:
-        return dr_timestamp_extract(dc->ts, &tv, ms, &e) == 0;
+    dr_tsv_kind kind;
+    icd_error e;
+    icd_error_clear(&e);
+    if (dr_row_end_time(w, ms, &kind, &e)) return false;
+    switch (kind) {
+    case DR_TSV_LONG: /* every reader maps these types to longs non-decreasingly, and the
+                       * numeric formats are non-decreasing in the long */
+        if (t != ICE_T_TIMESTAMP && t != ICE_T_TIMESTAMPTZ && t != ICE_T_TIMESTAMP_NS &&
+            t != ICE_T_TIMESTAMPTZ_NS && t != ICE_T_INT && t != ICE_T_LONG && t != ICE_T_DATE)
+            return false;
+        return dc->ts->format == DR_TS_AUTO || dc->ts->format == DR_TS_MILLIS ||
+               dc->ts->format == DR_TS_POSIX || dc->ts->format == DR_TS_MICRO ||
+               dc->ts->format == DR_TS_NANO;
+    case DR_TSV_STRING: /* a date's text (ORC, generic): ISO dates sort as their days */
+        return t == ICE_T_DATE && (dc->ts->format == DR_TS_AUTO || dc->ts->format == DR_TS_ISO);
     default:
         return false;
     }
 }
 
 /* True (with the bucket) when the file's statistics prove every row is in one bucket. */
-static bool single_bucket(const diff_ctx *dc, const ice_content_file *f, int64_t *start,
-                          int64_t *end)
+static bool single_bucket(row_sink *s, const ice_content_file *f, int64_t *start, int64_t *end)
 {
+    const diff_ctx *dc = s->dc;
     if (!dc->ts_field || f->record_count < 0) return false;
     const ice_col_stats *st = ice_content_file_stats(f, dc->ts_field->id);
     if (!st || st->null_count != 0 || !st->has_lower || !st->has_upper) return false;
@@ -688,7 +666,8 @@ static bool single_bucket(const diff_ctx *dc, const ice_content_file *f, int64_t
     if ((st->lower_len == 4) !=
         (dc->ts_field->type->kind == ICE_T_INT || dc->ts_field->type->kind == ICE_T_DATE))
         return false;
-    if (lo > hi || !stat_ms(dc, lo, &lo_ms) || !stat_ms(dc, hi, &hi_ms)) return false;
+    if (lo > hi || !bound_ms(s, f->format, lo, &lo_ms) || !bound_ms(s, f->format, hi, &hi_ms))
+        return false;
     icd_error e;
     if (dr_granularity_bucket(&dc->gran, lo_ms, &s1, &e1, &e) ||
         dr_granularity_bucket(&dc->gran, hi_ms, &s2, &e2, &e))
@@ -711,29 +690,35 @@ static int phase1_file(void *ctx, size_t i, icd_error *err)
     diff_ctx *dc = ctx;
     dfile *f = &dc->files[i];
     int64_t start, end;
+    row_sink s;
+    int rc = row_sink_init(&s, dc, false, err);
+    if (rc) {
+        row_sink_clear(&s);
+        return rc;
+    }
+    s.file = f;
     /* Whole files from statistics: removed ones always (with deletes the count is
      * unknown, the interval still certain), added ones only without deletes (an append
      * interval must really have rows). */
     const ice_scan_task *t = f->kind == FK_REMOVED ? f->ta : f->tb;
     if (f->kind != FK_CHANGED && (f->kind == FK_REMOVED || t->ndeletes == 0)) {
-        if (single_bucket(dc, t->data, &start, &end)) {
+        if (single_bucket(&s, t->data, &start, &end)) {
             bucket *b;
-            ICD_TRY(bucket_get(&f->buckets, start, end, &b, err));
-            bool exact = t->ndeletes == 0;
-            if (f->kind == FK_REMOVED) {
-                b->rem += exact ? t->data->record_count : 0;
-                b->rem_unknown = !exact;
-            } else {
-                b->add += exact ? t->data->record_count : 0;
-                b->add_unknown = !exact;
+            rc = bucket_get(&f->buckets, start, end, &b, err);
+            if (!rc) {
+                bool exact = t->ndeletes == 0;
+                if (f->kind == FK_REMOVED) {
+                    b->rem += exact ? t->data->record_count : 0;
+                    b->rem_unknown = !exact;
+                } else {
+                    b->add += exact ? t->data->record_count : 0;
+                    b->add_unknown = !exact;
+                }
             }
-            return 0;
+            row_sink_clear(&s);
+            return rc;
         }
     }
-    row_sink s;
-    row_sink_init(&s, dc, false);
-    s.file = f;
-    int rc = 0;
     f->read1 = true;
     if (f->kind == FK_REMOVED) {
         s.on_row = p1_removed_row;
@@ -830,9 +815,12 @@ static int phase2_file(void *ctx, size_t i, icd_error *err)
     dfile *f = &dc->files[i];
     if (!f->phase2) return 0;
     row_sink s;
-    row_sink_init(&s, dc, true);
+    int rc = row_sink_init(&s, dc, true, err);
+    if (rc) {
+        row_sink_clear(&s);
+        return rc;
+    }
     s.file = f;
-    int rc = 0;
     f->read2 = true;
     if (f->kind == FK_REMOVED) {
         s.on_row = p2_removed_row;

@@ -16,6 +16,27 @@
 
 #define MAX_REPLAY_DEPTH 200
 
+dr_row_dialect dr_dialect_of_format(ice_file_format format)
+{
+    switch (format) {
+    case ICE_FORMAT_PARQUET:
+        return DR_ROW_PARQUET;
+    case ICE_FORMAT_ORC:
+        return DR_ROW_ORC;
+    case ICE_FORMAT_AVRO:
+        return DR_ROW_AVRO;
+    default:
+        return DR_ROW_GENERIC;
+    }
+}
+
+static void on_begin_file(void *c, const char *path, ice_file_format format)
+{
+    dr_sink *s = c;
+    dr_row_set_dialect(s->w, dr_dialect_of_format(format));
+    (void)path; /* on_begin_row names the file of each row */
+}
+
 static void on_begin_row(void *c, const char *file, int64_t pos)
 {
     dr_sink *s = c;
@@ -464,6 +485,7 @@ void dr_sink_clear(dr_sink *s)
 void dr_sink_row_sink(dr_sink *s, ice_row_sink *rs)
 {
     *rs = (ice_row_sink){.ctx = s,
+                         .begin_file = on_begin_file,
                          .begin_row = on_begin_row,
                          .field = on_field,
                          .null_value = on_null,

@@ -23,6 +23,10 @@
 #include "iceberg/reader.h"
 #include "iceberg/row_sink.h"
 
+/* The Druid reader whose values rows of a data file in `format` must give (the manifest
+ * entry's file_format decides, as Iceberg's readers do; unknown: GENERIC). */
+dr_row_dialect dr_dialect_of_format(ice_file_format format);
+
 typedef struct dr_sink {
     dr_row_writer *w;
     icd_buf *out; /* rows are appended here, each followed by '\n' */

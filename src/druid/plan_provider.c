@@ -113,8 +113,6 @@ static void *produce(void *arg)
     if (!rc) {
         const dr_spec *spec = dr_plan_spec(pp->plan);
         dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(spec));
-        dr_row_set_default_dialect(sink.w,
-                                   dr_row_dialect_of_input_format(dr_spec_input_format_type(spec)));
         dr_row_set_omit_timestamp_column(
             sink.w, !dr_spec_timestamp_column_shipped(spec, dr_plan_schema(pp->plan)));
         sink.parquet_drop = pp->parquet_drop;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/jsonw.h"
 
@@ -50,11 +49,10 @@ struct dr_row_writer {
     dr_tsv_kind ts_kind;
     int64_t ts_long;
     double ts_double;
-    dr_row_dialect dialect;         /* whose reader's values (from the data file's name) */
-    dr_row_dialect default_dialect; /* names without a known extension */
-    bool binary_as_string;          /* inputFormat.binaryAsString */
-    bool omit_ts;                   /* read the timestamp column for __time, do not write it */
-    bool discard_next;              /* dr_row_field_discard: the next top-level value is dropped */
+    dr_row_dialect dialect; /* whose reader's values (the data file's format) */
+    bool binary_as_string;  /* inputFormat.binaryAsString */
+    bool omit_ts;           /* read the timestamp column for __time, do not write it */
+    bool discard_next;      /* dr_row_field_discard: the next top-level value is dropped */
 };
 
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err)
@@ -79,39 +77,18 @@ void dr_row_writer_free(dr_row_writer *w)
     free(w);
 }
 
-static bool ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcasecmp(s + n - k, suffix) == 0;
-}
-
 int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err)
 {
     char *f = file ? strdup(file) : NULL;
     if (file && !f) return icd_fail_nomem(err);
     free(w->file);
     w->file = f;
-    /* Iceberg names data files by format (.parquet, .orc, .avro; Impala's .parq) */
-    w->dialect = !file                                                           ? DR_ROW_GENERIC
-                 : ends_with_ci(file, ".parquet") || ends_with_ci(file, ".parq") ? DR_ROW_PARQUET
-                 : ends_with_ci(file, ".orc")                                    ? DR_ROW_ORC
-                 : ends_with_ci(file, ".avro")                                   ? DR_ROW_AVRO
-                                               : w->default_dialect;
     return 0;
 }
 
-void dr_row_set_default_dialect(dr_row_writer *w, dr_row_dialect d)
+void dr_row_set_dialect(dr_row_writer *w, dr_row_dialect d)
 {
-    w->default_dialect = d;
-}
-
-dr_row_dialect dr_row_dialect_of_input_format(const char *type)
-{
-    if (!type) return DR_ROW_GENERIC;
-    if (!strcmp(type, "parquet")) return DR_ROW_PARQUET;
-    if (!strcmp(type, "orc")) return DR_ROW_ORC;
-    if (!strcmp(type, "avro_ocf")) return DR_ROW_AVRO;
-    return DR_ROW_GENERIC;
+    w->dialect = d;
 }
 
 void dr_row_set_binary_as_string(dr_row_writer *w, bool on)
@@ -674,7 +651,7 @@ void dr_row_map_end(dr_row_writer *w)
     close_container(w, FR_MAP, '}');
 }
 
-int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
+int dr_row_end_time(dr_row_writer *w, int64_t *ms, dr_tsv_kind *kind, icd_error *err)
 {
     if (!w->in_row)
         return icd_fail(err, ICD_EINTERNAL, w->file, -1, "dr_row_end without dr_row_begin");
@@ -690,8 +667,9 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
                         w->fail_msg ? w->fail_msg : "invalid row");
     dr_ts_value v = {w->ts_kind, w->ts_long, w->ts_double, w->tsbuf.data ? w->tsbuf.data : "",
                      w->tsbuf.len};
-    int64_t ms = 0;
-    if (w->ts && dr_timestamp_extract(w->ts, &v, &ms, err) < 0) {
+    if (kind) *kind = w->ts_kind;
+    *ms = 0;
+    if (w->ts && dr_timestamp_extract(w->ts, &v, ms, err) < 0) {
         if (err->code == ICD_ENOMEM) return err->code;
         icd_error_wrap(err, "row %lld", (long long)w->position);
         if (w->file) icd_error_set_file(err, w->file);
@@ -699,6 +677,13 @@ int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
          * UTC) stops the read: counting it as a parse exception would drop a row Druid keeps */
         return err->code == ICD_EUNSUPPORTED ? ICD_EUNSUPPORTED : ICD_EINVALID;
     }
+    return 0;
+}
+
+int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err)
+{
+    int64_t ms;
+    ICD_TRY(dr_row_end_time(w, &ms, NULL, err));
     icd_buf_puts(out, "{\"__time\":");
     icd_json_i64(out, ms);
     if (w->body.len) {

@@ -45,7 +45,7 @@ typedef struct dr_row_writer dr_row_writer;
 /* Whose reader the values imitate: the v1 path has Druid read the data file with the
  * spec's inputFormat, so the served rows of the same file must give the same values. */
 typedef enum dr_row_dialect {
-    DR_ROW_GENERIC, /* the rules above (ORC, Avro and unknown files) */
+    DR_ROW_GENERIC, /* the rules above (rows not from a data file of a known format) */
     /* Druid's ParquetGroupConverter: date -> epoch millis (a long); timestamp micros ->
      * millis truncated toward zero; timestamp nanos -> the raw long; time -> the raw long
      * of micros; decimal on INT32/INT64 -> the unscaled integer, on FIXED/BINARY of at
@@ -67,7 +67,8 @@ typedef enum dr_row_dialect {
 /* `ts` is borrowed and must outlive the writer. */
 int dr_row_writer_new(dr_row_writer **out, const dr_timestamp_spec *ts, icd_error *err);
 void dr_row_writer_free(dr_row_writer *w);
-/* The data file the following rows come from (copied; for parse-exception messages). */
+/* The data file the following rows come from (copied; for parse-exception messages). It
+ * does not choose the dialect: a name tells nothing about a file's format. */
 int dr_row_set_source(dr_row_writer *w, const char *file, icd_error *err);
 
 /* inputFormat.binaryAsString: binary and fixed values (and Parquet uuids) become UTF-8
@@ -76,13 +77,11 @@ void dr_row_set_binary_as_string(dr_row_writer *w, bool on);
 /* The timestamp column still gives __time but is left out of the row (the rewritten spec
  * reads __time; see dr_spec_timestamp_column_shipped). */
 void dr_row_set_omit_timestamp_column(dr_row_writer *w, bool on);
-/* The dialect of a file whose name does not tell its format (Impala's "000000_0"): the
- * spec's inputFormat, with which Druid reads the data files of a v1 plan. */
-void dr_row_set_default_dialect(dr_row_writer *w, dr_row_dialect d);
-/* The dialect of an inputFormat type ("parquet", "orc", "avro_ocf"; else GENERIC). */
-dr_row_dialect dr_row_dialect_of_input_format(const char *type);
-/* The dialect of the current source file (dr_row_set_source: ".parquet" -> PARQUET,
- * ".orc" -> ORC, ".avro" -> AVRO). */
+/* Whose reader the following rows' values imitate: the reader of the data file's format
+ * (the manifest entry's file_format, never the file's name; dr_dialect_of_format in
+ * druid_sink.h). GENERIC until set. */
+void dr_row_set_dialect(dr_row_writer *w, dr_row_dialect d);
+/* The dialect of the current source file (dr_row_set_dialect). */
 dr_row_dialect dr_row_current_dialect(const dr_row_writer *w);
 
 /* Starts a row; `position` is its row number in the data file (0-based). */
@@ -123,6 +122,10 @@ void dr_row_map_end(dr_row_writer *w);
  *   dr_parse_exceptions_add. ICD_EINTERNAL: the visitor calls were unbalanced.
  *   ICD_ENOMEM: out of memory. */
 int dr_row_end(dr_row_writer *w, icd_buf *out, icd_error *err);
+/* Finishes the row without writing it: its __time (`*ms`) and the kind of value the
+ * timestamp column gave Druid's parser (`*kind`, may be NULL; DR_TSV_NULL when absent or
+ * null). Errors as dr_row_end. Lets `diff` take __time by the same rules as `read`. */
+int dr_row_end_time(dr_row_writer *w, int64_t *ms, dr_tsv_kind *kind, icd_error *err);
 
 /* Parse-exception accounting (tuningConfig.maxParseExceptions). */
 typedef struct dr_parse_exceptions {

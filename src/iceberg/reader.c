@@ -1398,6 +1398,7 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
             pos_file = true;
     }
     int rc;
+    if (sink->begin_file) sink->begin_file(sink->ctx, task->data->path, task->data->format);
     switch (task->data->format) {
     case ICE_FORMAT_PARQUET:
         rc = read_parquet_task(&t, err);

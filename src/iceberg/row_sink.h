@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "iceberg/content_file.h"
 
 typedef struct ice_row_sink {
     void *ctx;
@@ -46,6 +47,9 @@ typedef struct ice_row_sink {
     /* The row is complete. A failure stops the scan (e.g. too many parse errors). A
      * positive return skips the row without failing (e.g. a counted parse exception). */
     int (*end_row)(void *ctx, icd_error *err);
+    /* Optional (may be NULL): the reader starts a task's data file, whose format is the
+     * manifest entry's file_format (the Iceberg rule; a file's name tells nothing). */
+    void (*begin_file)(void *ctx, const char *path, ice_file_format format);
 } ice_row_sink;
 
 #endif

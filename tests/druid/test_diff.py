@@ -94,18 +94,67 @@ def text_ms(s):
     return ms
 
 
-def druid_ms(value, itype, fmt):
+def text_micros(s):
+    """The epoch micros of a scanned timestamp text (6 or 9 fraction digits; nanos floored)."""
+    m = TS_RE.match(s)
+    if not m:
+        return None
+    y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    us = days_from_civil(y, mo, d) * 86400000000
+    if m.group(4):
+        us += (int(m.group(4)) * 3600 + int(m.group(5)) * 60 + int(m.group(6))) * 1000000
+        us += int((m.group(7) or "0")[:6].ljust(6, "0"))
+    return us
+
+
+def reader_value(micros, file_format):
+    """What Druid's reader for the data file's format gives for a timestamp (micros) column:
+    ParquetGroupConverter (TIMESTAMP_MICROS) millis truncated toward zero, OrcStructConverter
+    (OrcTimestamp.getTime) millis floored, Avro (a GenericRecord without logical-type
+    conversion) the raw long of micros."""
+    if file_format == "PARQUET":
+        return -(-micros // 1000) if micros < 0 else micros // 1000
+    if file_format == "ORC":
+        return micros // 1000
+    if file_format == "AVRO":
+        return micros
+    raise ValueError(file_format)
+
+
+def druid_ms(value, itype, fmt, file_format="PARQUET"):
     """The Druid time of a scanned value, or None (null / unparseable: not in Druid)."""
     if value is None:
         return None
     if itype in ("timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns"):
-        return text_ms(value)
+        if itype.endswith("_ns"):
+            return text_ms(value)
+        us = text_micros(value)
+        if us is None:
+            return None
+        v = reader_value(us, file_format)
+        return {"millis": v, "auto": v, "posix": v * 1000, "micro": -(-v // 1000) if v < 0 else v // 1000}[fmt]
     if itype == "date":
         return text_ms(value) if fmt == "auto" else None
     if itype in ("int", "long"):
         v = int(value)
         return {"millis": v, "auto": v, "posix": v * 1000}[fmt]
     raise ValueError("no Druid time rule for type " + itype)
+
+
+def data_format(table_dir):
+    """The one format of a table's data files, from their magic bytes (Druid reads a table
+    with one inputFormat)."""
+    found = set()
+    for p in glob.glob(os.path.join(table_dir, "data", "**", "*"), recursive=True):
+        if not os.path.isfile(p):
+            continue
+        head = open(p, "rb").read(4)
+        found.add("PARQUET" if head == b"PAR1" else "ORC" if head[:3] == b"ORC"
+                  else "AVRO" if head == b"Obj\x01" else "PUFFIN" if head == b"PFA1" else "?")
+    found.discard("PUFFIN")
+    if len(found) != 1:
+        raise ValueError("%s: data files in %s" % (table_dir, sorted(found)))
+    return found.pop()
 
 
 def bucket(ms, gran):
@@ -179,6 +228,7 @@ def run(args, check=True):
 class Case:
     def __init__(self, name, table_dir, columns, remap=None, pairs="all", threads_check=False):
         self.name = name
+        self.file_format = data_format(table_dir)
         self.threads_check = threads_check  # also run --threads 2: same output
         self.table_dir = table_dir
         self.columns = columns  # [(ts column, format, [granularities])]
@@ -249,7 +299,7 @@ def oracle(case, a, b, column, fmt, gran):
         for key, n in counter.items():
             if idx is None:
                 continue
-            ms = druid_ms(json.loads(key)[idx], itype, fmt)
+            ms = druid_ms(json.loads(key)[idx], itype, fmt, case.file_format)
             if ms is not None:
                 out[interval_text(bucket(ms, gran))] += n
         return out

@@ -466,6 +466,24 @@ def _stable_id(*parts) -> int:
 # =========================================================================================
 # The table
 # =========================================================================================
+def _value_metrics(schema, rows):
+    """Value, null and NaN counts and full (untruncated) bounds of normalised dict rows: what
+    Java records for Avro files (and, here, ORC files); no column sizes."""
+    counts, nulls, nans, lower, upper = {}, {}, {}, {}, {}
+    for f in schema.fields:
+        values = [r.get(f.name) for r in rows]
+        counts[f.id] = len(values)
+        nulls[f.id] = sum(1 for v in values if v is None)
+        if f.type.kind in ("float", "double"):
+            nans[f.id] = sum(1 for v in values if icetypes.is_nan(f.type, v))
+        lo, hi = icetypes.min_max(f.type, values)
+        if lo is not None:
+            lower[f.id] = icetypes.single_value_bytes(f.type, lo)
+            upper[f.id] = icetypes.single_value_bytes(f.type, hi)
+    return dict(value_counts=counts, null_value_counts=nulls, nan_value_counts=nans,
+                lower_bounds=lower, upper_bounds=upper)
+
+
 class Table:
     def __init__(self, root, location, schema, spec=None, *, format_version=2, table_uuid=None,
                  properties=None, base_time_ms=1717200000000, codec="uncompressed",
@@ -487,6 +505,8 @@ class Table:
         self.codec = codec                      # Parquet codec for files this table writes
         self.manifest_codec = manifest_codec    # Avro codec for manifests and manifest lists
         self.orc_field_ids = True               # ORC files: iceberg.id attributes (False: none)
+        self.orc_metrics = False                # ORC files: value counts and bounds in the manifest
+        self.file_exts = {}                     # file names: {"orc": "parquet", "avro": ""} misnames
         self.snapshots = []
         self.snapshot_log = []
         self.metadata_log = []
@@ -558,7 +578,8 @@ class Table:
         self._file_counter += 1
         dirs = "".join(f"{pf.name}={partition_path_value(spec.result_type(pf, self.schema), v)}/"
                        for pf, v in zip(spec.fields, partition) if pf.transform != "void")
-        return f"data/{dirs}{self._file_counter:05d}-{stem}.{ext}"
+        ext = self.file_exts.get(ext, ext)
+        return f"data/{dirs}{self._file_counter:05d}-{stem}" + (f".{ext}" if ext else "")
 
     # -- writing data and delete files ------------------------------------------------------------
     def _parquet(self, rel, schema, rows, *, dictionary=(), row_group_rows=None, page_rows=None, codec=None):
@@ -584,20 +605,7 @@ class Table:
         size = avro.write_container(
             path, avro_file_schema(schema, record_name), records, codec=codec,
             metadata={"iceberg.schema": json.dumps(schema.to_json(), separators=(",", ":"))})
-        counts, nulls, nans, lower, upper = {}, {}, {}, {}, {}
-        for f in schema.fields:
-            values = [r.get(f.name) for r in rows]
-            counts[f.id] = len(values)
-            nulls[f.id] = sum(1 for v in values if v is None)
-            if f.type.kind in ("float", "double"):
-                nans[f.id] = sum(1 for v in values if icetypes.is_nan(f.type, v))
-            lo, hi = icetypes.min_max(f.type, values)
-            if lo is not None:
-                lower[f.id] = icetypes.single_value_bytes(f.type, lo)
-                upper[f.id] = icetypes.single_value_bytes(f.type, hi)
-        return AvroFileInfo(len(rows), size, dict(value_counts=counts, null_value_counts=nulls,
-                                                  nan_value_counts=nans, lower_bounds=lower,
-                                                  upper_bounds=upper))
+        return AvroFileInfo(len(rows), size, _value_metrics(schema, rows))
 
     def _write_file(self, rel_args, schema, rows, file_format, *, codec=None, record_name="table",
                     **parquet_options):
@@ -619,8 +627,9 @@ class Table:
                     for f in schema.fields]
             info = orc.write_orc(path, cols, rows,
                                  stripe_rows=parquet_options.get("row_group_rows"))
+            metrics = _value_metrics(schema, rows) if self.orc_metrics else {}
             return rel, dict(record_count=info.num_rows, file_size_in_bytes=info.size,
-                             file_format="ORC")
+                             file_format="ORC", **metrics)
         raise ValueError(f"unsupported file_format {file_format!r} (PARQUET, AVRO or ORC)")
 
     def _rows_as_dicts(self, schema, rows):

@@ -131,7 +131,12 @@ def _ts_parts(t, v):
         micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
     else:
         micros = int(v)
-    return micros // 1_000_000, (micros % 1_000_000) * 1000
+    # as Java's TimestampTreeWriter: seconds = (floored millis) / 1000 truncated toward zero,
+    # nanos of the floored second; readers subtract a second when seconds < 0 and nanos
+    # hold whole milliseconds (times in (-1 s, 0) cannot be told apart: avoid them)
+    millis = micros // 1000
+    secs = -(-millis // 1000) if millis < 0 else millis // 1000
+    return secs, (micros % 1_000_000) * 1000
 
 
 def _days(v):

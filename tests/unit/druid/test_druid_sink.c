@@ -86,6 +86,7 @@ static void test_nested_values(void)
     fx f;
     setup(&f);
     void *c = f.rs.ctx;
+    f.rs.begin_file(c, "/wh/t/data/a.parquet", ICE_FORMAT_PARQUET);
     f.rs.begin_row(c, "/wh/t/data/a.parquet", 0);
     field(&f, "id");
     f.rs.i64(c, 1);
@@ -119,6 +120,7 @@ static void test_bad_nested_json_fails(void)
     fx f;
     setup(&f);
     void *c = f.rs.ctx;
+    f.rs.begin_file(c, "/wh/t/data/a.parquet", ICE_FORMAT_PARQUET);
     f.rs.begin_row(c, "/wh/t/data/a.parquet", 3);
     field(&f, "ts");
     f.rs.timestamp(c, 0, 6, true);
@@ -147,6 +149,7 @@ static void test_parse_exception_skips(void)
     fx f;
     setup(&f);
     void *c = f.rs.ctx;
+    f.rs.begin_file(c, "/wh/t/data/a.parquet", ICE_FORMAT_PARQUET);
     f.rs.begin_row(c, "/wh/t/data/a.parquet", 4);
     field(&f, "id");
     f.rs.i64(c, 9);
@@ -157,6 +160,7 @@ static void test_parse_exception_skips(void)
     CHECK_EQ_INT(f.out.len, 0);
     f.sink.on_parse_exception = count_exception;
     f.sink.ctx = &f;
+    f.rs.begin_file(c, "/wh/t/data/a.parquet", ICE_FORMAT_PARQUET);
     f.rs.begin_row(c, "/wh/t/data/a.parquet", 4);
     field(&f, "ts");
     f.rs.null_value(c);
@@ -175,6 +179,7 @@ static void test_cancel(void)
     atomic_init(&cancel, true);
     f.sink.cancel = &cancel;
     void *c = f.rs.ctx;
+    f.rs.begin_file(c, "/wh/t/data/a.parquet", ICE_FORMAT_PARQUET);
     f.rs.begin_row(c, "/wh/t/data/a.parquet", 0);
     field(&f, "ts");
     f.rs.timestamp(c, 0, 6, true);
@@ -244,11 +249,13 @@ static void test_parquet_undiscovered_lists(void)
     f.sink.n_parquet_drop = 2;
     void *c = f.rs.ctx;
     const char *files[] = {"/wh/t/data/a.parquet", "/wh/t/data/b.orc"};
+    const ice_file_format fmts[] = {ICE_FORMAT_PARQUET, ICE_FORMAT_ORC};
     const char *want[] = {"{\"__time\":0,\"id\":1,\"ts\":0}\n",
                           "{\"__time\":0,\"id\":1,\"ts\":0,\"l\":[\"2024-06-01T00:00:00.000Z\"],"
                           "\"ld\":[1.5]}\n"};
     for (int k = 0; k < 2; k++) {
         icd_buf_clear(&f.out);
+        f.rs.begin_file(c, files[k], fmts[k]);
         f.rs.begin_row(c, files[k], 0);
         field(&f, "id");
         f.rs.i64(c, 1);
@@ -277,11 +284,13 @@ static void test_orc_avro_undiscovered(void)
     f.sink.n_avro_drop = 1;
     void *c = f.rs.ctx;
     const char *files[] = {"/wh/t/data/a.parquet", "/wh/t/data/b.orc", "/wh/t/data/c.avro"};
+    const ice_file_format fmts[] = {ICE_FORMAT_PARQUET, ICE_FORMAT_ORC, ICE_FORMAT_AVRO};
     const char *want[] = {"{\"__time\":0,\"id\":1,\"ts\":0,\"ld\":[1.5]}\n",
                           "{\"__time\":0,\"id\":1,\"ts\":0}\n",
                           "{\"__time\":0,\"ts\":0,\"ld\":[1.5]}\n"};
     for (int k = 0; k < 3; k++) {
         icd_buf_clear(&f.out);
+        f.rs.begin_file(c, files[k], fmts[k]);
         f.rs.begin_row(c, files[k], 0);
         field(&f, "id");
         f.rs.i64(c, 1);

@@ -420,7 +420,10 @@ static void test_parquet_dialect(void)
     fixture f;
     setup(&f, "ts", "auto", NULL);
     dr_row_writer *w = f.w;
-    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/00000-0.PARQUET", &f.err), 0);
+    /* the name tells nothing: the dialect is set from the file's format */
+    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/00000-0.orc", &f.err), 0);
+    CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_GENERIC);
+    dr_row_set_dialect(w, DR_ROW_PARQUET);
     CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_PARQUET);
     dr_row_begin(w, 0);
     FIELD(w, "ts"); /* -1.5 ms in micros: truncated toward zero (-1), not floored (-2) */
@@ -475,7 +478,7 @@ static void test_orc_avro_dialects(void)
     static const uint8_t uuid[16] = {0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3,
                                      0xa4, 0x56, 0x42, 0x66, 0x14, 0x17, 0x40, 0x00};
     static const uint8_t dec[] = {0xff, 0xcf, 0xc7}; /* -12345 */
-    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/00000-0.orc", &f.err), 0);
+    dr_row_set_dialect(w, DR_ROW_ORC);
     CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_ORC);
     dr_row_begin(w, 0);
     FIELD(w, "ts"); /* OrcTimestamp.getTime(): millis, floor */
@@ -499,7 +502,7 @@ static void test_orc_avro_dialects(void)
                              "\"time\":52200000001,\"dec\":-12.345,\"dec64\":123.4,"
                              "\"u\":\"Ej5FZ+ibEtOkVkJmFBdAAA==\",\"l\":[null,"
                              "\"1970-01-01T00:00:00.000Z\"]}");
-    CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/00000-0.avro", &f.err), 0);
+    dr_row_set_dialect(w, DR_ROW_AVRO);
     CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_AVRO);
     dr_row_begin(w, 1);
     FIELD(w, "ts"); /* timestamp-micros without conversion: the raw long */
@@ -523,7 +526,7 @@ static void test_orc_avro_dialects(void)
                              "\"date\":19875,\"time\":52200000001,\"dec\":\"/8/H\","
                              "\"u\":\"Ej5FZ+ibEtOkVkJmFBdAAA==\",\"l\":[1,2]}");
     CHECK_EQ_INT(dr_row_set_source(w, "/wh/t/data/x_data.0.parq", &f.err), 0);
-    CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_PARQUET);
+    CHECK_EQ_INT(dr_row_current_dialect(w), DR_ROW_AVRO); /* a new name keeps the dialect */
     teardown(&f);
 }
 

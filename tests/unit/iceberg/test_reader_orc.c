@@ -144,9 +144,9 @@ static void n_raw(void *ctx, const char *p, size_t n)
 
 static ice_row_sink make_sink(collect *c)
 {
-    ice_row_sink s = {c,      c_begin, c_field, n_void, n_bool, c_i64,    n_f32,  n_f64,
-                      n_dec,  n_decbe, n_date,  n_time, n_ts,   c_string, n_uuid, n_bin,
-                      n_void, n_void,  n_void,  n_void, n_void, n_void,   n_raw,  c_end};
+    ice_row_sink s = {c,       c_begin, c_field, n_void, n_bool,   c_i64,  n_f32, n_f64,  n_dec,
+                      n_decbe, n_date,  n_time,  n_ts,   c_string, n_uuid, n_bin, n_void, n_void,
+                      n_void,  n_void,  n_void,  n_void, n_raw,    c_end,  NULL};
     return s;
 }
 
