@@ -37,7 +37,7 @@ int cmd_rewrite_spec(int argc, char **argv)
     }
     if (!rc && !a.rows && dr_plan_decide(plan, &err)) rc = cli_report(&err);
     if (!rc) {
-        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL};
+        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL, NULL};
         const char *orc = NULL;
         size_t norc = a.rows ? 0 : dr_serve_files_orc(plan, &orc);
         if (norc)

@@ -423,7 +423,7 @@ static int files_source(const emit_ctx *c, const dr_interval *rs, size_t nr, jso
     else
         rc = v2_keep(c, rs, nr, keep, n);
     dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, true,
-                          c->o->stage_to};
+                          c->o->stage_to,  c->o->used};
     if (!rc) rc = dr_rewrite_files_source(c->o->plan, &ro, keep, out, c->err);
     free(keep);
     return rc;
@@ -1036,7 +1036,7 @@ void dr_emit_list_free(dr_emit_list *l)
 
 static int prepare_v2(emit_ctx *c)
 {
-    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, false, NULL};
+    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, false, NULL, NULL};
     if (!c->o->serve_url || !*c->o->serve_url)
         return icd_fail(c->err, ICD_EINVALID, NULL, -1,
                         "the snapshot to re-ingest has delete files (v2): Druid's iceberg input "
@@ -1065,7 +1065,7 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
         c.schema = dr_plan_schema(c.o->plan);
         c.snap = ice_scan_plan_snapshot(dr_plan_scan(c.o->plan));
         c.v2 = dr_plan_is_v2(c.o->plan);
-        dr_rewrite_opts fo = {c.o->serve_url, NULL, NULL, c.o->files, c.o->stage_to};
+        dr_rewrite_opts fo = {c.o->serve_url, NULL, NULL, c.o->files, c.o->stage_to, NULL};
         if (dr_rewrite_uses_files(c.o->plan, &fo)) {
             c.files = true;
             c.v2 = false; /* Druid reads the files with the user's own format and timestampSpec */

@@ -80,6 +80,9 @@ typedef struct dr_emit_opts {
      * fall back to the v2 NDJSON splits. */
     bool files;
     const char *stage_to;
+    /* Files mode: NULL, or one flag per task of the plan, set for every task whose file
+     * an item lists (`diff --stage-to` stages just the materialized ones of those). */
+    bool *used;
     const json_t *context; /* MSQ query context / native task context entries to
                               add (an object), or NULL */
 } dr_emit_opts;

@@ -249,6 +249,7 @@ int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bo
             rc = icd_fail(err, ICD_EINTERNAL, NULL, -1, "the plan was not decided");
             break;
         }
+        if (o->used) o->used[i] = true;
         if (d->raw) {
             if (!(raw[nraw++] = dr_plan_task_location(p, i))) rc = icd_fail_nomem(err);
             continue;

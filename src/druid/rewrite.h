@@ -40,6 +40,9 @@ typedef struct dr_rewrite_opts {
      * STAGE_TO/<staged name> (stage.h; written by dr_stage_run to that location) and are
      * listed with the raw files in the warehouseSource; serve_url is then not needed. */
     const char *stage_to;
+    /* Files mode: NULL, or one flag per task of the plan, set for every task whose file
+     * (raw or materialized) dr_rewrite_files_source lists (what must be staged). */
+    bool *used;
 } dr_rewrite_opts;
 
 /* The rewritten document (a new reference). A spec given as a bare input source gives
