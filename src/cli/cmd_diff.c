@@ -28,6 +28,7 @@
 #include "cli/spec_args.h"
 #include "druid/diff.h"
 #include "druid/emit.h"
+#include "druid/rewrite.h"
 #include "druid/stage.h"
 #include "druid/sync.h"
 
@@ -150,6 +151,10 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
     if (!rc && !a->rows && dr_plan_decide(plan, err)) rc = cli_report(err);
+    if (!rc && !a->rows) { /* files Druid would read raw: refused before the diff is computed */
+        dr_rewrite_opts ro = {a->serve_url, NULL, NULL, true, d->stage_to, NULL};
+        if (dr_rewrite_check_raw(plan, &ro, err)) rc = cli_report(err);
+    }
     bool staging = !rc && d->stage_to && !a->rows;
     size_t ntasks = ice_scan_plan_task_count(dr_plan_scan(plan));
     bool *used = staging ? calloc(ntasks ? ntasks : 1, sizeof *used) : NULL;

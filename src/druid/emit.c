@@ -1070,6 +1070,7 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
             c.files = true;
             c.v2 = false; /* Druid reads the files with the user's own format and timestampSpec */
         }
+        ICD_TRY(dr_rewrite_check_raw(c.o->plan, &fo, err)); /* Druid's iceberg source: raw reads */
     }
     if (c.schema) c.ts_field = schema_field(&c, dr_spec_timestamp_spec(spec)->column);
     if (diff) {
