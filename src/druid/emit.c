@@ -900,6 +900,20 @@ static int msq_statement(const emit_ctx *c, const msq_cols *m, const dr_interval
 {
     json_t *src = NULL;
     ICD_TRY(source_for(c, r, r ? 1 : 0, &src));
+    /* MSQ slices a splittable source in two steps, the second calling the top source's
+     * withSplit with its delegates' own per-file splits: a `combining` source (whose
+     * withSplit expects its (delegate, split) pairs) fails with a ClassCastException
+     * (ExternalInputSpecSlicer.splitsToSlice, Druid 26+). Native index_parallel reads it. */
+    const char *stype = json_string_value(json_object_get(src, "type"));
+    if (stype && !strcmp(stype, "combining")) {
+        json_decref(src);
+        return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
+                        "--emit msq: the rows would come from raw files and files served by "
+                        "`icedruid serve` in one `combining` input source, which Druid's MSQ "
+                        "cannot read (its slicer fails on `combining`); use --emit native "
+                        "(index_parallel reads it), or --stage-to LOCATION (raw and staged "
+                        "files in one warehouseSource)");
+    }
     icd_buf_puts(b, "REPLACE INTO ");
     dr_sql_ident(b, dr_spec_data_source(c->spec));
     if (r) {

@@ -11,7 +11,10 @@ by snapshot with tests/tools/icewriter (partitioned by day):
     names it at S3), not A's, although A is materialized in S3 too; the warehouseSource
     lists D (raw) and staged C only, and DuckDB / hyparquet reading those files give
     exactly scan's rows of day 3;
-  - --emit msq: the same single file staged, the EXTERN lists it, and not A's;
+  - --emit msq: the same single file staged, the EXTERN lists it, and not A's; the
+    statement parses (druid-query-toolkit) with one `local` source;
+  - --serve-url: native gets combining(local, http); MSQ, whose slicer cannot read a
+    `combining` source (ExternalInputSpecSlicer.splitsToSlice), is refused in one line;
   - diff S1 -> S3 touches days 2 and 3: A's and C's files staged (2), and the files read
     give scan's rows of days 2 and 3;
   - staging again finds the file there (0 written).
@@ -22,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -157,6 +161,29 @@ def main():
         in_sql = sorted(set(re.findall(r"icd-[0-9a-f]{8}-[0-9a-f]{32}\.parquet", r.stdout)))
         check(mgot == got and in_sql == got and r.stdout.count("REPLACE INTO") == 1,
               "--emit msq: one statement, the same single file staged and listed: %s %s" % (mgot, in_sql))
+
+        # the statement parses (druid-query-toolkit) and reads one `local` source, not `combining`
+        parsed = json.loads(subprocess.run(["node", os.path.join(SRC, "tests", "node", "parse_msq.cjs")],
+                                           input=json.dumps([r.stdout.rstrip().rstrip(";")]), capture_output=True,
+                                           text=True, check=True, cwd=os.path.join(SRC, "tests", "node")).stdout)[0]
+        esrc = json.loads(parsed["extern"][0]) if parsed.get("ok") and parsed.get("extern") else {}
+        check(esrc.get("type") == "local" and sorted(esrc.get("files", [])) ==
+              sorted([local(d), os.path.join(mdir, got[0] if got else "")]),
+              "--emit msq --stage-to: EXTERN reads one local source (D + staged C): %s" % json.dumps(esrc)[:300])
+
+        # ---- raw + served files: `combining`, which native reads and MSQ's slicer cannot
+        base = "http://127.0.0.1:8399"
+        r = sc.run(["diff", "--spec", spec, "--from-snapshot", str(s2.snapshot_id), "--emit", "native",
+                    "--serve-url", base] + remap)
+        nsrc = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
+        check(nsrc["type"] == "combining" and [x["type"] for x in nsrc["delegates"]] == ["local", "http"],
+              "--emit native --serve-url: combining(local D, http C)")
+        r = sc.run(["diff", "--spec", spec, "--from-snapshot", str(s2.snapshot_id), "--emit", "msq",
+                    "--serve-url", base] + remap, ok=False)
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 1 and r.stdout == "" and len(lines) == 1 and "combining" in lines[0] and
+              "--emit native" in lines[0] and "--stage-to" in lines[0],
+              "--emit msq --serve-url with raw + served files: refused in one line: %s" % r.stderr.strip())
 
         # ---- S1 -> S3: days 2 and 3, A's and C's files
         bdir = os.path.join(tmp, "staged-both")
