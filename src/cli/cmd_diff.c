@@ -13,7 +13,8 @@
  * own inputFormat, B's raw files (warehouseSource) and its materialized files — served by
  * `icedruid serve` at --serve-url (`combining` with `http`, --auth-user /
  * --auth-password-env for its basic auth) or staged under --stage-to LOCATION first
- * (`stage`'s names, so the first ingestion's staged files are reused) — so re-ingested
+ * (`stage`'s names, so the first ingestion's staged files are reused; only the
+ * materialized files the statements list, i.e. those of the touched intervals) — so re-ingested
  * intervals are built exactly like the first ingestion. --rows (and tables whose files to
  * materialize are ORC) reads the NDJSON splits of `serve --rows` instead.
  */
@@ -27,6 +28,7 @@
 #include "cli/spec_args.h"
 #include "druid/diff.h"
 #include "druid/emit.h"
+#include "druid/rewrite.h"
 #include "druid/stage.h"
 #include "druid/sync.h"
 
@@ -110,7 +112,30 @@ static void warn_unparseable(const dr_diff *d)
             (long long)d->rows_unparseable);
 }
 
-/* --emit msq|native: plan B (the statements read it), diff A -> B, print the statements. */
+/* --stage-to: stages the materialized files the statements list (used[i]) and says so. */
+static int stage_listed(cli_spec_args *a, const diff_args *d, dr_plan *plan, const bool *used,
+                        const char *loc, icd_error *err)
+{
+    dr_stage *st = NULL;
+    dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used};
+    ICD_TRY(dr_stage_run(plan, a->io, &so, &st, err));
+    int rc = 0;
+    if (strcmp(dr_stage_location(st), loc)) /* the statements name files under loc */
+        rc = icd_fail(err, ICD_EINTERNAL, loc, -1, "the stage location moved to %s",
+                      dr_stage_location(st));
+    const dr_stage_stats *s = dr_stage_get_stats(st);
+    if (!rc)
+        fprintf(stderr,
+                "icedruid diff: staged %zu materialized file%s the statements read to %s "
+                "(%zu written, %zu already there)\n",
+                s->staged_files, s->staged_files == 1 ? "" : "s", loc, s->written_files,
+                s->skipped_files);
+    dr_stage_free(st);
+    return rc;
+}
+
+/* --emit msq|native: plan B (the statements read it), diff A -> B, build the statements,
+ * stage (--stage-to) the materialized files they list, print them. */
 static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *opts, icd_error *err)
 {
     dr_plan *plan = NULL;
@@ -125,11 +150,23 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     if (!rc && a->auth_password_env &&
         !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-    dr_stage *st = NULL;
     if (!rc && !a->rows && dr_plan_decide(plan, err)) rc = cli_report(err);
-    if (!rc && d->stage_to && !a->rows) { /* the materialized files, named as `stage` names them */
-        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL};
-        if (dr_stage_run(plan, a->io, &so, &st, err)) rc = cli_report(err);
+    if (!rc && !a->rows) { /* files Druid would read raw: refused before the diff is computed */
+        dr_rewrite_opts ro = {a->serve_url, NULL, NULL, true, d->stage_to, NULL};
+        if (dr_rewrite_check_raw(plan, &ro, err)) rc = cli_report(err);
+    }
+    bool staging = !rc && d->stage_to && !a->rows;
+    size_t ntasks = ice_scan_plan_task_count(dr_plan_scan(plan));
+    bool *used = staging ? calloc(ntasks ? ntasks : 1, sizeof *used) : NULL;
+    char *loc = NULL;
+    if (staging && !used) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    if (staging && !rc) { /* nothing listed yet: checks the destination, gives its name */
+        dr_stage *check = NULL;
+        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used};
+        if (dr_stage_run(plan, a->io, &so, &check, err)) rc = cli_report(err);
+        if (!rc && !(loc = strdup(dr_stage_location(check))))
+            rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+        dr_stage_free(check);
     }
     dr_diff diff;
     memset(&diff, 0, sizeof diff);
@@ -139,6 +176,8 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         if (dr_diff_compute(a->spec, a->io, opts, &diff, err)) rc = cli_report(err);
     }
     if (!rc && diff.rows_unparseable > 0) warn_unparseable(&diff);
+    dr_emit_list list;
+    memset(&list, 0, sizeof list);
     if (!rc) {
         dr_emit_opts eo = {0};
         eo.plan = plan;
@@ -148,13 +187,20 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         eo.auth_password = pw;
         eo.replace_only = d->replace_only;
         eo.files = !a->rows;
-        eo.stage_to = st ? dr_stage_location(st) : NULL;
+        eo.stage_to = loc;
+        eo.used = used;
+        const dr_spec *spec = at ? at : a->spec; /* the one the plan selected B with */
+        if (dr_emit_build(!strcmp(d->emit, "msq") ? DR_EMIT_MSQ : DR_EMIT_NATIVE, spec, &diff, &eo,
+                          &list, err))
+            rc = cli_report(err);
+    }
+    /* the statements are printed only once the files they list are staged */
+    if (!rc && staging && list.files && stage_listed(a, d, plan, used, loc, err))
+        rc = cli_report(err);
+    if (!rc) {
         cli_out out;
         cli_out_init(&out, stdout);
-        const dr_spec *spec = at ? at : a->spec; /* the one the plan selected B with */
-        int e = !strcmp(d->emit, "msq") ? dr_emit_msq(spec, &diff, &eo, &out.buf, err)
-                                        : dr_emit_native(spec, &diff, &eo, &out.buf, err);
-        if (e) {
+        if (dr_emit_write(&list, &out.buf, err)) {
             icd_buf_free(&out.buf);
             rc = cli_report(err);
         } else if (cli_out_finish(&out, err)) {
@@ -163,9 +209,11 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
         if (!rc && !diff.n_replace && (d->replace_only || !diff.n_append))
             fprintf(stderr, "icedruid diff: no interval to re-ingest\n");
     }
+    dr_emit_list_free(&list);
     dr_diff_free(&diff);
     json_decref(pw);
-    dr_stage_free(st);
+    free(used);
+    free(loc);
     dr_plan_free(plan);
     dr_spec_free(at);
     return rc;

@@ -2,8 +2,9 @@
  * `icedruid rewrite-spec --spec SPEC.json [--serve-url URL] [--rows] [--auth-user NAME
  *  --auth-password-env VAR] [--remap FROM=TO]...`: the ingestion spec to submit to Druid
  * (druid/rewrite.h). No file to materialize: the user's spec reading the planned files
- * through its warehouseSource; else (default) a `combining` input source of the raw files
- * (warehouseSource) and the materialized files `icedruid serve` at URL serves by content
+ * through its warehouseSource; files to materialize without --serve-url: an error (Druid
+ * would read them raw), naming the first and why; else (default) a `combining` input source of the
+ * raw files (warehouseSource) and the materialized files `icedruid serve` at URL serves by content
  * address (`http`), the user's inputFormat untouched; with --rows, or when a file to
  * materialize is ORC, an `http` input source over the NDJSON splits of `serve --rows`,
  * with the timestamp and dimension settings that give the same datasource. The
@@ -37,7 +38,7 @@ int cmd_rewrite_spec(int argc, char **argv)
     }
     if (!rc && !a.rows && dr_plan_decide(plan, &err)) rc = cli_report(&err);
     if (!rc) {
-        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL};
+        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL, NULL};
         const char *orc = NULL;
         size_t norc = a.rows ? 0 : dr_serve_files_orc(plan, &orc);
         if (norc)
@@ -46,15 +47,6 @@ int cmd_rewrite_spec(int argc, char **argv)
                     "icedruid has no ORC writer yet: the spec reads NDJSON splits (run `icedruid "
                     "serve --rows`)\n",
                     norc, norc == 1 ? "" : "s");
-        if (!norc && !a.rows && !a.serve_url && !dr_plan_is_v2(plan) &&
-            dr_plan_materialized_count(plan))
-            fprintf(stderr,
-                    "icedruid rewrite-spec: warning: %zu data file%s cannot be read raw (see "
-                    "`icedruid plan`: renamed or identity-partition columns, defaults) but no "
-                    "--serve-url was given: the spec lists them raw; serve them "
-                    "(--serve-url) or stage them (`icedruid stage`)\n",
-                    dr_plan_materialized_count(plan),
-                    dr_plan_materialized_count(plan) == 1 ? "" : "s");
         if (dr_rewrite_spec(plan, &o, &doc, &err)) rc = cli_report(&err);
     }
     if (!rc) {

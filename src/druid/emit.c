@@ -423,7 +423,7 @@ static int files_source(const emit_ctx *c, const dr_interval *rs, size_t nr, jso
     else
         rc = v2_keep(c, rs, nr, keep, n);
     dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, true,
-                          c->o->stage_to};
+                          c->o->stage_to,  c->o->used};
     if (!rc) rc = dr_rewrite_files_source(c->o->plan, &ro, keep, out, c->err);
     free(keep);
     return rc;
@@ -900,6 +900,20 @@ static int msq_statement(const emit_ctx *c, const msq_cols *m, const dr_interval
 {
     json_t *src = NULL;
     ICD_TRY(source_for(c, r, r ? 1 : 0, &src));
+    /* MSQ slices a splittable source in two steps, the second calling the top source's
+     * withSplit with its delegates' own per-file splits: a `combining` source (whose
+     * withSplit expects its (delegate, split) pairs) fails with a ClassCastException
+     * (ExternalInputSpecSlicer.splitsToSlice, Druid 26+). Native index_parallel reads it. */
+    const char *stype = json_string_value(json_object_get(src, "type"));
+    if (stype && !strcmp(stype, "combining")) {
+        json_decref(src);
+        return icd_fail(c->err, ICD_EUNSUPPORTED, NULL, -1,
+                        "--emit msq: the rows would come from raw files and files served by "
+                        "`icedruid serve` in one `combining` input source, which Druid's MSQ "
+                        "cannot read (its slicer fails on `combining`); use --emit native "
+                        "(index_parallel reads it), or --stage-to LOCATION (raw and staged "
+                        "files in one warehouseSource)");
+    }
     icd_buf_puts(b, "REPLACE INTO ");
     dr_sql_ident(b, dr_spec_data_source(c->spec));
     if (r) {
@@ -1036,7 +1050,7 @@ void dr_emit_list_free(dr_emit_list *l)
 
 static int prepare_v2(emit_ctx *c)
 {
-    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, false, NULL};
+    dr_rewrite_opts ro = {c->o->serve_url, c->o->auth_user, c->o->auth_password, false, NULL, NULL};
     if (!c->o->serve_url || !*c->o->serve_url)
         return icd_fail(c->err, ICD_EINVALID, NULL, -1,
                         "the snapshot to re-ingest has delete files (v2): Druid's iceberg input "
@@ -1065,11 +1079,12 @@ int dr_emit_build(dr_emit_kind kind, const dr_spec *spec, const dr_diff *diff,
         c.schema = dr_plan_schema(c.o->plan);
         c.snap = ice_scan_plan_snapshot(dr_plan_scan(c.o->plan));
         c.v2 = dr_plan_is_v2(c.o->plan);
-        dr_rewrite_opts fo = {c.o->serve_url, NULL, NULL, c.o->files, c.o->stage_to};
+        dr_rewrite_opts fo = {c.o->serve_url, NULL, NULL, c.o->files, c.o->stage_to, NULL};
         if (dr_rewrite_uses_files(c.o->plan, &fo)) {
             c.files = true;
             c.v2 = false; /* Druid reads the files with the user's own format and timestampSpec */
         }
+        ICD_TRY(dr_rewrite_check_raw(c.o->plan, &fo, err)); /* Druid's iceberg source: raw reads */
     }
     if (c.schema) c.ts_field = schema_field(&c, dr_spec_timestamp_spec(spec)->column);
     if (diff) {

@@ -38,6 +38,10 @@
  * instead: its raw files and materialized files (served or staged, content-addressed)
  * through the user's own inputFormat and timestampSpec, pruned to the files that can hold
  * rows of the ranges the same way; the NDJSON splits above remain for --rows and ORC.
+ * MSQ cannot read a `combining` source (Druid's ExternalInputSpecSlicer.splitsToSlice
+ * hands the combining source its delegates' own per-file splits: ClassCastException, since
+ * Druid 26), so an MSQ statement whose files are raw + served is refused (native reads it;
+ * staged files share the one warehouseSource).
  *
  * A full ingestion (diff NULL: the first sync of a data source) is one `REPLACE ...
  * OVERWRITE ALL` / one native task with appendToExisting=false and no intervals.
@@ -80,6 +84,9 @@ typedef struct dr_emit_opts {
      * fall back to the v2 NDJSON splits. */
     bool files;
     const char *stage_to;
+    /* Files mode: NULL, or one flag per task of the plan, set for every task whose file
+     * an item lists (`diff --stage-to` stages just the materialized ones of those). */
+    bool *used;
     const json_t *context; /* MSQ query context / native task context entries to
                               add (an object), or NULL */
 } dr_emit_opts;

@@ -158,7 +158,7 @@ static size_t p_count(void *ctx)
 static int p_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
 {
     dr_plan_provider *pp = ctx;
-    dr_rewrite_opts o = {base_url, pp->opts.auth_user, pp->opts.auth_password, false, NULL};
+    dr_rewrite_opts o = {base_url, pp->opts.auth_user, pp->opts.auth_password, false, NULL, NULL};
     json_t *doc = NULL;
     ICD_TRY(dr_rewrite_spec(pp->plan, &o, &doc, err));
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

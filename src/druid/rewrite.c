@@ -5,6 +5,7 @@
  */
 #include "druid/rewrite.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,31 @@ bool dr_rewrite_uses_files(const dr_plan *p, const dr_rewrite_opts *o)
            dr_plan_materialized_count(p) && !dr_serve_files_orc(p, NULL);
 }
 
+int dr_rewrite_check_raw(const dr_plan *p, const dr_rewrite_opts *o, icd_error *err)
+{
+    bool where = o && ((o->serve_url && *o->serve_url) || o->stage_to);
+    size_t m = dr_plan_materialized_count(p);
+    if (where || !o || !o->files || dr_plan_is_v2(p) || !m || !dr_plan_decision(p, 0) ||
+        dr_serve_files_orc(p, NULL))
+        return 0;
+    size_t n = dr_plan_split_count(p), first = 0;
+    while (first < n && dr_plan_decision(p, first)->raw)
+        first++;
+    if (first == n) return 0;
+    char *loc = dr_plan_task_location(p, first);
+    const dr_plan_file *d = dr_plan_decision(p, first);
+    char more[64] = "";
+    if (m > 1) snprintf(more, sizeof more, " (and %zu more data files)", m - 1);
+    int rc = icd_fail(err, ICD_EINVALID, loc ? loc : "", -1,
+                      "cannot be read raw: %s%s; Druid would read it as written (wrong or missing "
+                      "values), so its rows must come from a materialized file: give the URL of "
+                      "`icedruid serve` with --serve-url, or stage the files (`icedruid stage "
+                      "--to LOCATION`; `diff --stage-to`)",
+                      d->reason && *d->reason ? d->reason : "see `icedruid plan`", more);
+    free(loc);
+    return rc;
+}
+
 int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bool *keep,
                             json_t **out, icd_error *err)
 {
@@ -249,6 +275,7 @@ int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bo
             rc = icd_fail(err, ICD_EINTERNAL, NULL, -1, "the plan was not decided");
             break;
         }
+        if (o->used) o->used[i] = true;
         if (d->raw) {
             if (!(raw[nraw++] = dr_plan_task_location(p, i))) rc = icd_fail_nomem(err);
             continue;
@@ -304,6 +331,7 @@ int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bo
 int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err)
 {
     *out = NULL;
+    ICD_TRY(dr_rewrite_check_raw(p, o, err));
     if (dr_rewrite_uses_files(p, o)) {
         json_t *src = NULL;
         ICD_TRY(dr_rewrite_files_source(p, o, NULL, &src, err));

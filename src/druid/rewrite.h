@@ -40,6 +40,9 @@ typedef struct dr_rewrite_opts {
      * STAGE_TO/<staged name> (stage.h; written by dr_stage_run to that location) and are
      * listed with the raw files in the warehouseSource; serve_url is then not needed. */
     const char *stage_to;
+    /* Files mode: NULL, or one flag per task of the plan, set for every task whose file
+     * (raw or materialized) dr_rewrite_files_source lists (what must be staged). */
+    bool *used;
 } dr_rewrite_opts;
 
 /* The rewritten document (a new reference). A spec given as a bare input source gives
@@ -54,9 +57,16 @@ int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, ic
  *
  * True when dr_rewrite_spec with these options gives the files shape (files requested
  * with a serve_url or stage_to, some file materialized, none of them ORC). Without a URL
- * a plan without delete files keeps the v1 shape (the caller warns: files that need
- * materializing for other reasons, e.g. identity-partition columns, are then read raw). */
+ * a plan without delete files but with files to materialize for other reasons (e.g.
+ * identity-partition columns) is refused (dr_rewrite_check_raw). */
 bool dr_rewrite_uses_files(const dr_plan *p, const dr_rewrite_opts *o);
+
+/* Files mode (o->files, the plan decided) without a serve_url or stage_to on a plan
+ * without delete files (v1 shape) where some non-ORC file is materialized (renamed or
+ * identity-partition-only columns, defaults, promotions): an error naming the first such
+ * file, why it is not raw and what to give (Druid would read it raw: wrong values);
+ * else 0. dr_rewrite_spec and the emitters (emit.h) check it first. */
+int dr_rewrite_check_raw(const dr_plan *p, const dr_rewrite_opts *o, icd_error *err);
 
 /* Files mode: the input source of the tasks with keep[i] (NULL: all; none kept: the
  * first task, since Druid's sources need a file) as described above (a new reference). */

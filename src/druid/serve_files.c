@@ -434,7 +434,7 @@ static void f_split_close(void *stream)
 static int f_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
 {
     dr_serve_files *sf = ctx;
-    dr_rewrite_opts o = {base_url, sf->opts.auth_user, sf->opts.auth_password, true, NULL};
+    dr_rewrite_opts o = {base_url, sf->opts.auth_user, sf->opts.auth_password, true, NULL, NULL};
     json_t *doc = NULL;
     ICD_TRY(dr_rewrite_spec(sf->plan, &o, &doc, err));
     char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

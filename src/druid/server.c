@@ -99,6 +99,7 @@ typedef struct dr_http_req {
     uint64_t bytes;
     struct timespec t0;
     bool routed, failed, counted;
+    bool deferred; /* the first call of a request without a body returned (see access_handler) */
     /* /splits/N only; everything below is guarded by mu unless noted */
     pthread_mutex_t mu;
     size_t split;
@@ -1236,6 +1237,20 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
     return r;
 }
 
+/* A request body announced by its header (a length above 0, or chunked). */
+static bool request_has_body(struct MHD_Connection *c)
+{
+    const char *te =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (te) return true;
+    if (!cl) return false;
+    while (*cl == ' ' || *cl == '\t' || *cl == '0')
+        cl++;
+    return *cl != '\0' && *cl != ' ' && *cl != '\t';
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -1248,6 +1263,15 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
     if (r->routed) {
         *upload_data_size = 0; /* a request body: ignored */
         if (r->route == RT_SPLIT || r->route == RT_FILE) return route_split(c, r);
+        return MHD_YES;
+    }
+    /* libmicrohttpd closes the connection after any response queued in the first call
+     * of a request (it has not looked at a body yet), so a request without a body is
+     * answered from the second call, which comes right away: keep-alive for files, specs
+     * and errors alike (Druid's http source and the JDK reuse connections). A request with
+     * a body is answered at once and its connection closed, the body never read. */
+    if (!r->deferred && !request_has_body(c)) {
+        r->deferred = true;
         return MHD_YES;
     }
     r->routed = true;

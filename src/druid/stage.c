@@ -474,6 +474,7 @@ int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **
             orc_path = t->data->path;
             continue;
         }
+        if (o->only && !o->only[i]) continue; /* not listed: no location, not staged */
         icd_buf_clear(&name);
         rc = dr_stage_name(dr_plan_metadata(p), dr_plan_schema(p), t, &name, err);
         if (!rc) {
@@ -563,6 +564,8 @@ int dr_stage_spec(const dr_stage *st, json_t **out, icd_error *err)
     *out = NULL;
     const dr_plan *p = st->plan;
     size_t n = ice_scan_plan_task_count(dr_plan_scan(p));
+    if (st->opts.only)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "a partial stage run has no whole spec");
     if (n == 0) { /* Druid's own iceberg source reads nothing, as rewrite-spec keeps it */
         *out = json_deep_copy(dr_spec_document(dr_plan_spec(p)));
         return *out ? 0 : icd_fail_nomem(err);

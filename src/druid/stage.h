@@ -51,6 +51,12 @@ typedef struct dr_stage_opts {
      * file's size and the rows written (0 when skipped). May be NULL. */
     void (*on_file)(void *ctx, int64_t source_bytes, uint64_t rows);
     void *on_file_ctx;
+    /* NULL: every materialized file. Else one flag per task of the plan: only the
+     * materialized files of tasks with only[i] are written (`diff --stage-to` stages the
+     * files its statements list; all false: just check the destination and the files
+     * that cannot be staged, i.e. ORC ones, listed or not); the other materialized files
+     * are neither staged nor counted, have no location, and dr_stage_spec refuses the run. */
+    const bool *only;
 } dr_stage_opts;
 
 typedef struct dr_stage_stats {

@@ -184,6 +184,13 @@ def test_v1_tables(tmp):
         check(sorted(src.get("files", [])) == on_disk,
               "%s: v1 files %s != live files %s" % (table, src.get("files"), on_disk))
         check(plan["deleteFiles"] == 0, "%s: delete files in a v1 plan" % table)
+        if any(f["decision"] != "raw" for f in plan.get("files", [])):
+            # identity-partition-only columns (Impala): a raw read would miss them, so
+            # without --serve-url rewrite-spec refuses (test_stage.py checks the message)
+            r = run("rewrite-spec", "--spec", spec, *table_remaps(tdir), ok=False)
+            check(r.returncode == 1 and "cannot be read raw" in r.stderr and r.stdout == "",
+                  "%s: files to materialize, no --serve-url: refused (%s)" % (table, r.stderr.strip()[-120:]))
+            continue
         # rewrite-spec v1: the user's spec with the planned source, inputFormat kept
         out = json.loads(run("rewrite-spec", "--spec", spec, *table_remaps(tdir)).stdout)
         io = out["spec"]["ioConfig"]

@@ -14,7 +14,8 @@ resuming like Druid's HttpEntity, DuckDB read_parquet and hyparquet reading the 
     dataSchema unchanged; the served name is `stage`'s name of that file;
   - GET: Content-Length, ETag = the content hash, Accept-Ranges; HEAD: the same headers, no
     body; If-None-Match 304; Range bytes=N-, bytes=N-M, bytes=-K 206 with Content-Range;
-    an unsatisfiable range 416 with `bytes */SIZE`;
+    an unsatisfiable range 416 with `bytes */SIZE`; all of them one after the other over
+    one kept-alive connection (a request with a body: answered, connection closed);
   - a download cut at byte K, a commit (S3), the server restarted: `Range: bytes=K-` gives the
     rest of the original bytes (sha256 of the whole equals the first download), both from
     the restarted server's cache and from a second server with an empty cache that never
@@ -215,6 +216,36 @@ def main():
         check(st == 416 and rh.get("content-range") == "bytes */%d" % n, "unsatisfiable range: 416 bytes */SIZE")
         st, _, rb = srv.request("GET", fpath, {"Range": "bytes=0-1,5-6"})
         check(st == 200 and rb == full, "several ranges: the whole file (Range ignored)")
+
+        # keep-alive: one connection carries GET, ranged GET, HEAD, 304 and 416 in turn
+        # (Druid's http source and the JDK reuse connections; libmicrohttpd closes after a
+        # response queued in a request's first callback)
+        kc = http.client.HTTPConnection(srv.host, srv.port, timeout=60)
+        seq = [("GET", {}, 200, full), ("GET", {"Range": "bytes=%d-" % (n // 2)}, 206, full[n // 2:]),
+               ("HEAD", {}, 200, b""), ("GET", {"If-None-Match": etag}, 304, b""),
+               ("GET", {"Range": "bytes=%d-" % n}, 416, None), ("GET", {"Range": "bytes=-16"}, 206, full[-16:]),
+               ("GET", {}, 200, full)]
+        local_ports, closes, bad = set(), [], []
+        for method, hdrs, want_st, want_body in seq:
+            kc.request(method, fpath, headers=hdrs)
+            kr = kc.getresponse()
+            kb = kr.read()
+            local_ports.add(kc.sock.getsockname()[1] if kc.sock else None)
+            if (kr.getheader("Connection") or "").lower() == "close":
+                closes.append((method, kr.status))
+            if kr.status != want_st or (want_body is not None and kb != want_body):
+                bad.append((method, hdrs, kr.status, len(kb)))
+        kc.close()
+        check(len(local_ports) == 1 and None not in local_ports and not closes and not bad,
+              "keep-alive: %d requests (200, 206, HEAD, 304, 416) over one connection, right bytes "
+              "(ports %s, closes %s, wrong %s)" % (len(seq), local_ports, closes, bad))
+        kc = http.client.HTTPConnection(srv.host, srv.port, timeout=60)
+        kc.request("GET", fpath, body=b"x" * 10, headers={"Content-Length": "10"})
+        kr = kc.getresponse()
+        kb = kr.read()
+        check(kr.status == 200 and kb == full and (kr.getheader("Connection") or "").lower() == "close",
+              "a request with a body (never read) is answered and its connection closed")
+        kc.close()
 
         # the served bytes are stage's bytes for the same file (shared names)
         stage_dir = os.path.join(tmp, "staged")

@@ -114,6 +114,28 @@ def main():
             check(all(x["delivery"].startswith("served") for x in f if x["decision"] != "raw"),
                   "orc: materialized ORC files are delivered by serve")
 
+        # ---- no deletes but files to materialize: without --serve-url, an error (not a
+        # spec that makes Druid read them raw); one line naming the file, why, what to do
+        for name, why in (("alltypes_part", "identity partition value"), ("avro_default", "initial-default")):
+            first = [x for x in plan_files(specs[name], rms[name]) if x["decision"] == "materialized"][0]
+            for cmd in (["rewrite-spec", "--spec", specs[name]],
+                        ["diff", "--spec", specs[name], "--from-snapshot",
+                         str(sc.current_metadata(TABLES[name])["current-snapshot-id"]), "--emit", "native"]):
+                r = sc.run(cmd + rms[name], ok=False)
+                lines = r.stderr.strip().splitlines()
+                check(r.returncode == 1 and r.stdout == "" and len(lines) == 1 and
+                      lines[0].startswith("icedruid: ") and first["path"].split("/")[-1] in lines[0] and
+                      "cannot be read raw" in lines[0] and why in lines[0] and "--serve-url" in lines[0]
+                      and "icedruid stage" in lines[0],
+                      "%s %s without --serve-url: exit 1, one line (file, why, what to do): %s"
+                      % (name, cmd[0], r.stderr.strip()[-260:]))
+            r = sc.run(["rewrite-spec", "--spec", specs[name], "--serve-url", "http://127.0.0.1:9"] + rms[name])
+            src = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
+            check(r.returncode == 0 and "http" in json.dumps(src), "%s with --serve-url: the served files" % name)
+        r = sc.run(["rewrite-spec", "--spec", specs["nodeletes"]] + rms["nodeletes"], ok=False)
+        check(r.returncode == 0 and json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]["type"] == "local",
+              "nodeletes (every file raw): rewrite-spec without --serve-url lists the raw files")
+
         # ---- stage: spec shape, rows via independent readers
         for name in ("pos", "eqpart", "alltypes_part", "renamed", "avro_default"):
             to = os.path.join(tmp, "out", name)
