@@ -41,14 +41,12 @@ for need in (JODA, "/usr/bin/javac"):
         print("SKIP: %s not installed" % need)
         sys.exit(77)
 
-out_dir = os.path.join(BUILD, "tests", "oracle-classes")
-os.makedirs(out_dir, exist_ok=True)
-subprocess.run(["javac", "-nowarn", "-cp", JODA, "-d", out_dir,
-                os.path.join(SRC, "tests", "druid", "oracle", "DruidTimestampOracle.java")], check=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from java_oracle import compile_oracle  # noqa: E402
+out_dir = compile_oracle(BUILD, ["DruidTimestampOracle"], [JODA])
 
 from icewriter.iceberg import NestedField, PartitionSpec, Schema, Table  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_diff  # noqa: E402  (its independent UTC bucket arithmetic)
 
 H = 3600 * 1000000

@@ -50,11 +50,9 @@ for need in JARS + ["/usr/bin/javac"]:
         print("SKIP: %s not installed (libjackson2-databind-java / JDK)" % need)
         sys.exit(77)
 
-out_dir = os.path.join(BUILD, "tests", "oracle-classes")
-os.makedirs(out_dir, exist_ok=True)
-subprocess.run(["javac", "-nowarn", "-cp", ":".join(JARS), "-d", out_dir,
-                os.path.join(SRC, "tests", "druid", "oracle", "DruidJsonReaderOracle.java")],
-               check=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from java_oracle import compile_oracle  # noqa: E402
+out_dir = compile_oracle(BUILD, ["DruidJsonReaderOracle"], JARS)
 CP = ":".join(JARS + [out_dir])
 
 failures = []

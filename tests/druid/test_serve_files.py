@@ -138,10 +138,8 @@ def java_resume(tmp, url, k):
     if not shutil.which("javac") or not shutil.which("java"):
         print("skip (said so): the JDK HttpURLConnection check needs javac/java (scripts/install-deps.sh)")
         return None
-    out = os.path.join(BUILD, "tests", "oracle-classes")
-    os.makedirs(out, exist_ok=True)
-    subprocess.run(["javac", "-nowarn", "-d", out, os.path.join(HERE, "oracle", "HttpRangeResume.java")],
-                   check=True)
+    from java_oracle import compile_oracle
+    out = compile_oracle(BUILD, ["HttpRangeResume"])
     r = subprocess.run(["java", "-cp", out, "HttpRangeResume", url, str(k)], capture_output=True,
                        text=True, timeout=120)
     return r.stdout.split() if r.returncode == 0 else ["error", r.stderr[-300:]]

@@ -42,12 +42,10 @@ for need, what in ((JODA, "libjoda-time-java"), ("/usr/bin/javac", "JDK 17 (java
         print(f"SKIP: {what} not installed ({need})")
         sys.exit(77)
 
-out_dir = os.path.join(BUILD, "tests", "oracle-classes")
-os.makedirs(out_dir, exist_ok=True)
-subprocess.run(["javac", "-nowarn", "-cp", JODA, "-d", out_dir,
-                os.path.join(SRC, "tests", "druid", "oracle", "DruidTimestampOracle.java"),
-                os.path.join(SRC, "tests", "druid", "oracle", "JavaZoneIds.java"),
-                os.path.join(SRC, "tests", "druid", "oracle", "JodaZoneWindow.java")], check=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from java_oracle import compile_oracle  # noqa: E402
+out_dir = compile_oracle(BUILD, ["DruidTimestampOracle", "JavaZoneIds", "JodaZoneWindow"],
+                         [JODA])
 CP = JODA + ":" + out_dir
 
 # ---- Java's zone ids, at test time ---------------------------------------------------------
