@@ -150,7 +150,8 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     if (!rc && a->auth_password_env &&
         !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-    if (!rc && !a->rows && dr_plan_decide(plan, err)) rc = cli_report(err);
+    if (!rc && (a->rows ? dr_plan_decide_rows(plan, err) : dr_plan_decide(plan, err)))
+        rc = cli_report(err);
     if (!rc && !a->rows) { /* files Druid would read raw: refused before the diff is computed */
         dr_rewrite_opts ro = {a->serve_url, NULL, NULL, true, d->stage_to, NULL};
         if (dr_rewrite_check_raw(plan, &ro, err)) rc = cli_report(err);

@@ -36,7 +36,8 @@ int cmd_rewrite_spec(int argc, char **argv)
         pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a.auth_password_env);
         if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
     }
-    if (!rc && !a.rows && dr_plan_decide(plan, &err)) rc = cli_report(&err);
+    if (!rc && (a.rows ? dr_plan_decide_rows(plan, &err) : dr_plan_decide(plan, &err)))
+        rc = cli_report(&err);
     if (!rc) {
         dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL, NULL};
         const char *orc = NULL;

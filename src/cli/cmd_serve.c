@@ -44,6 +44,7 @@ int cmd_serve(int argc, char **argv)
     icd_error err;
     icd_error_clear(&err);
     bool files = !so.rows;
+    if (!rc && !files && dr_plan_decide_rows(plan, &err)) rc = cli_report(&err);
     if (!rc && files) {
         if (dr_plan_decide(plan, &err)) {
             rc = cli_report(&err);

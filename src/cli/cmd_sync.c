@@ -273,7 +273,8 @@ static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job 
     icd_error_clear(&err);
     dr_server_provider p;
     dr_rewrite_opts ro = {"http://x", NULL, NULL, !a->rows, NULL, NULL};
-    if (!a->rows && dr_plan_decide(job->plan, &err)) return cli_report(&err);
+    if (a->rows ? dr_plan_decide_rows(job->plan, &err) : dr_plan_decide(job->plan, &err))
+        return cli_report(&err);
     if (dr_rewrite_uses_files(job->plan, &ro)) { /* the materialized files, by content address */
         cli_serve_opts so;
         cli_serve_opts_init(&so);

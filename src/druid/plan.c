@@ -114,8 +114,25 @@ int dr_plan_decide(dr_plan *p, icd_error *err)
     if (rc) {
         free(p->decisions);
         p->decisions = NULL;
+        return rc;
     }
-    return rc;
+    /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
+     * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
+    for (size_t i = 0; !p->v2 && i < n; i++) {
+        ice_file_format f = ice_scan_plan_task(p->scan, i)->data->format;
+        if (!p->decisions[i].raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
+    }
+    return 0;
+}
+
+int dr_plan_decide_rows(dr_plan *p, icd_error *err)
+{
+    if (p->v2) return 0; /* every split is read by icedruid already */
+    ICD_TRY(dr_plan_decide(p, err));
+    size_t n = ice_scan_plan_task_count(p->scan);
+    for (size_t i = 0; !p->v2 && i < n; i++)
+        if (!p->decisions[i].raw) p->v2 = true;
+    return 0;
 }
 
 int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,

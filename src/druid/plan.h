@@ -65,13 +65,19 @@ const ice_metadata *dr_plan_metadata(const dr_plan *p);
 const ice_scan_plan *dr_plan_scan(const dr_plan *p);
 /* The selected snapshot's schema (the schema v2 splits carry). */
 const ice_schema *dr_plan_schema(const dr_plan *p);
-/* True: some task has delete files (Druid's v2 path). */
+/* True: Druid reads the table's rows from icedruid (NDJSON splits): some task has delete
+ * files, or (after dr_plan_decide) a file must be materialized in a format icedruid has no
+ * writer for (ORC), or (after dr_plan_decide_rows) any file must be materialized. */
 bool dr_plan_is_v2(const dr_plan *p);
 /* The number of splits: tasks (= data files after pruning). */
 size_t dr_plan_split_count(const dr_plan *p);
 /* Makes the raw / materialized decision of every task (stage_decide.h; reads the footers
  * of delete-free files). Idempotent; plan output and `stage` call it. */
 int dr_plan_decide(dr_plan *p, icd_error *err);
+/* For --rows (NDJSON splits instead of materialized files): on a table without deletes,
+ * decides every file and, when one cannot be read raw, makes the plan v2 so that Druid gets
+ * all rows from icedruid. A no-op when the plan is v2 already. */
+int dr_plan_decide_rows(dr_plan *p, icd_error *err);
 /* The decision of split i after dr_plan_decide, NULL out of range or before. The reason
  * text ("" when raw) is shared between tasks and lives as long as the plan. */
 typedef struct dr_plan_file {

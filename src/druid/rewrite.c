@@ -33,8 +33,12 @@ static int build_http_source(const dr_plan *p, const dr_rewrite_opts *o, json_t 
 {
     if (!o || !o->serve_url || !*o->serve_url)
         return icd_fail(err, ICD_EINVALID, NULL, -1,
-                        "the table has delete files (v2): the rewritten spec reads the splits "
-                        "from `icedruid serve`; give its URL with --serve-url");
+                        "%s: the rewritten spec reads the splits from `icedruid serve`; give "
+                        "its URL with --serve-url",
+                        ice_scan_plan_has_deletes(dr_plan_scan(p))
+                            ? "the table has delete files (v2)"
+                            : "icedruid reads this table's rows (v2: a file must be "
+                              "materialized that Druid cannot be given as a file)");
     json_t *src = json_object();
     json_t *uris = json_array();
     int rc = (!src || !uris) ? icd_fail_nomem(err) : 0;

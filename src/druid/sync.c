@@ -617,8 +617,9 @@ int dr_sync_emit(const dr_spec *spec, icd_fileio *io, const dr_sync_opts *o, dr_
     dr_emit_opts eo = o->emit;
     eo.plan = job->plan;
     eo.io = io;
-    /* files mode reads the raw / materialized decision of every file */
-    int rc = eo.files ? dr_plan_decide(job->plan, err) : 0;
+    /* files mode reads the raw / materialized decision of every file; rows mode too, on a
+     * table without deletes (a file that cannot be read raw sends every row through icedruid) */
+    int rc = eo.files ? dr_plan_decide(job->plan, err) : dr_plan_decide_rows(job->plan, err);
     if (rc) {
         dr_sync_job_free(job);
         return rc;

@@ -46,6 +46,7 @@ TABLES = {
     "renamed": os.path.join(ICE, "iceberg_v2_equality_delete_schema_evolution"),
     "avro_default": os.path.join(IMPALA, "iceberg_v3", "iceberg_v3_default_value_avro"),
     "orc_pos": os.path.join(ICE, "iceberg_v2_positional_delete_all_rows_orc"),
+    "orc_part": os.path.join(ICE, "iceberg_alltypes_part_orc"),
     "nodeletes": os.path.join(ICE, "iceberg_v2_no_deletes"),
     "case": os.path.join(IMPALA, "iceberg_column_case_sensitivity_issue"),
 }
@@ -132,6 +133,36 @@ def main():
             r = sc.run(["rewrite-spec", "--spec", specs[name], "--serve-url", "http://127.0.0.1:9"] + rms[name])
             src = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
             check(r.returncode == 0 and "http" in json.dumps(src), "%s with --serve-url: the served files" % name)
+        # ---- no deletes, an ORC file to materialize (no ORC writer): the rows go through
+        # icedruid as NDJSON splits, never as the raw file (its partition columns are not in it)
+        if "orc_part" in specs:
+            sp, rm = specs["orc_part"], rms["orc_part"]
+            pl = json.loads(sc.run(["plan", "--spec", sp] + rm).stdout)
+            check(pl["mode"] == "v2" and pl["deleteFiles"] == 0 and pl["materializedFiles"] == 1,
+                  "orc_part: a delete-free ORC table with a file to materialize plans as v2")
+            r = sc.run(["rewrite-spec", "--spec", sp] + rm, ok=False)
+            check(r.returncode == 1 and r.stdout == "" and "--serve-url" in r.stderr.splitlines()[-1],
+                  "orc_part: rewrite-spec without --serve-url is refused: %s" % r.stderr.strip()[-200:])
+            for extra in ([], ["--rows"]):
+                r = sc.run(["rewrite-spec", "--spec", sp, "--serve-url", "http://127.0.0.1:9"] + extra + rm)
+                src = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
+                check(src["type"] == "http" and src["uris"] == ["http://127.0.0.1:9/splits/0"],
+                      "orc_part%s: the spec reads the NDJSON split, not the raw file: %s"
+                      % (" --rows" if extra else "", json.dumps(src)[:200]))
+            split = os.path.join(tmp, "orc_part_split.json")
+            with open(split, "w") as f:
+                json.dump(dict(pl["splitCommon"], **pl["splits"][0]), f)
+            rows = [json.loads(x) for x in sc.run(["read", "--spec", sp, "--split", split] + rm)
+                    .stdout.splitlines()]
+            check(len(rows) == 2 and all(x.get("p_bool") is True and x.get("p_string") == "impala" for x in rows),
+                  "orc_part: the served row carries the identity partition values: %s" % rows)
+        # --rows on a Parquet table without deletes whose file must be materialized: NDJSON
+        # splits too (the raw file list was emitted)
+        r = sc.run(["rewrite-spec", "--rows", "--spec", specs["alltypes_part"], "--serve-url",
+                    "http://127.0.0.1:9"] + rms["alltypes_part"])
+        src = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
+        check(src["type"] == "http" and all("/splits/" in u for u in src["uris"]),
+              "alltypes_part --rows: NDJSON splits, not the raw files: %s" % json.dumps(src)[:200])
         r = sc.run(["rewrite-spec", "--spec", specs["nodeletes"]] + rms["nodeletes"], ok=False)
         check(r.returncode == 0 and json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]["type"] == "local",
               "nodeletes (every file raw): rewrite-spec without --serve-url lists the raw files")
