@@ -199,8 +199,13 @@ size_t icd_http_on_header(char *data, size_t size, size_t nmemb, void *ud)
     xfer *x = ud;
     size_t n = size * nmemb;
     if (prefix_ci(data, n, "HTTP/")) { /* a new response (after 100 Continue or a redirect) */
-        const char *sp = memchr(data, ' ', n);
-        x->resp->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+        /* curl's header data is not NUL-terminated: the status digits within the n bytes */
+        const char *sp = memchr(data, ' ', n), *end = data + n;
+        long status = 0;
+        for (const char *c = sp ? sp + 1 : end; c < end && *c >= '0' && *c <= '9' && status < 1000;
+             c++)
+            status = status * 10 + (*c - '0');
+        x->resp->status = status;
         x->resp->content_length = -1;
         x->resp->total_size = -1;
         x->resp->body_start = 0;
