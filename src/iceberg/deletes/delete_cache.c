@@ -487,14 +487,13 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
             e->building = true;
             pthread_cond_broadcast(&r->loaded);
             pthread_mutex_unlock(&r->lock);
-            lrc = ice_eq_set_build(e->keys, &lerr);
+            ice_eq_set_build(e->keys, &lerr); /* its result: ice_eq_set_finish's below */
             pthread_mutex_lock(&r->lock);
             e->building = false;
             while (e->helpers)
                 pthread_cond_wait(&r->loaded, &r->lock);
             pthread_mutex_unlock(&r->lock);
-            int frc = ice_eq_set_finish(e->keys, &lerr);
-            if (!lrc) lrc = frc;
+            lrc = ice_eq_set_finish(e->keys, &lerr);
         }
         if (lrc) icd_error_set_file(&lerr, df->path);
         pthread_mutex_lock(&r->lock);

@@ -58,10 +58,11 @@ void ice_eq_set_help(ice_eq_set *s)
 
 int ice_eq_set_build(ice_eq_set *s, icd_error *err)
 {
-    if (!s->b || s->built) return s->build_rc;
-    icd_error_clear(&s->build_err);
-    s->build_rc = ice_eq_builder_finish(s->b, &s->ix, &s->build_err);
-    s->built = true;
+    if (s->b && !s->built) {
+        icd_error_clear(&s->build_err);
+        s->build_rc = ice_eq_builder_finish(s->b, &s->ix, &s->build_err);
+        s->built = true;
+    }
     if (s->build_rc) *err = s->build_err;
     return s->build_rc;
 }
@@ -70,7 +71,6 @@ int ice_eq_set_finish(ice_eq_set *s, icd_error *err)
 {
     if (!s->b) return 0;
     int rc = ice_eq_set_build(s, err);
-    if (rc) *err = s->build_err;
     ice_eq_builder_free(s->b);
     s->b = NULL;
     return rc;
