@@ -26,7 +26,8 @@ for t in build-fuzz/tests/fuzz_*; do
   if "$t" "${dict[@]}" -max_total_time="$secs" -max_len=262144 -rss_limit_mb=2048 -timeout=20 \
        -artifact_prefix="$crashes/" -print_final_stats=0 "$work" "$seeds" \
        >"build-fuzz/$name.log" 2>&1; then
-    runs=$(grep -Eo '#[0-9]+' "build-fuzz/$name.log" | tail -1 | tr -d '#')
+    # libFuzzer's closing line; '#N' patterns also occur in the recommended dictionary
+    runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "build-fuzz/$name.log" | tail -1)
     cov=$(grep -Eo 'cov: [0-9]+' "build-fuzz/$name.log" | tail -1)
     echo "   ok: $runs runs ($(( ${runs:-0} / secs )) runs/s), $cov"
   else
