@@ -26,10 +26,17 @@ typedef struct orc_cursor {
     const uint8_t *end;
 } orc_cursor;
 
+/* An absent stream reads as an empty one at a real address, so that advancing by
+ * zero and handing out zero-length values never touches a null pointer. */
 static inline void orc_cursor_init(orc_cursor *c, const uint8_t *p, size_t len)
 {
+    static const uint8_t none[1];
+    if (!p) {
+        p = none;
+        len = 0;
+    }
     c->base = c->p = p;
-    c->end = p ? p + len : p;
+    c->end = p + len;
 }
 static inline size_t orc_cursor_left(const orc_cursor *c)
 {

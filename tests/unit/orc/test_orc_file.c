@@ -621,5 +621,32 @@ static void test_corrupt_streams(void)
     free(p);
 }
 
+/* A direct string column whose values are all empty: its DATA stream holds no bytes
+ * (compressed, no chunk at all), so the values point at no data. Found by fuzz_orc
+ * under UBSan (a zero offset applied to a null pointer). */
+static void test_empty_strings(void)
+{
+    static const uint32_t subs[] = {1};
+    static const char *names[] = {"s"};
+    static const uint8_t zeros[] = {0x00, 0x00, 0x00}; /* RLE v1: run of 3 zeros */
+    for (int zlib = 0; zlib <= 1; zlib++) {
+        Orcpb__Type *types[2] = {tb_type(K_STRUCT, 1, subs, names, -1),
+                                 tb_type(K_STRING, 0, NULL, NULL, 1)};
+        tb_stream st[] = {{1, DATA, (const uint8_t *)"", 0}, {1, LENGTH, zeros, sizeof zeros}};
+        uint32_t enc[] = {0, 0};
+        tb_stripe s = {st, 2, enc, NULL, 3, NULL};
+        tb_spec spec = {zlib, types, 2, &s, 1, NULL, NULL, -1};
+        size_t len;
+        uint8_t *p = tb_build(&spec, &len);
+        icd_error err;
+        char *text;
+        CHECK_EQ_INT(read_all(p, len, 10, NULL, &text, &err), 0);
+        CHECK_EQ_STR(text, "0:{\"s\":\"\"}\n1:{\"s\":\"\"}\n2:{\"s\":\"\"}\n");
+        free(text);
+        free(p);
+    }
+}
+
 TEST_MAIN(TEST(test_basic_types), TEST(test_timestamps), TEST(test_scalars), TEST(test_nested),
-          TEST(test_stripes_and_stats), TEST(test_corrupt_tails), TEST(test_corrupt_streams))
+          TEST(test_stripes_and_stats), TEST(test_corrupt_tails), TEST(test_corrupt_streams),
+          TEST(test_empty_strings))
