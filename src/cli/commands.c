@@ -203,6 +203,10 @@ static const cli_opt SERVE_OPTS[] = {
      NULL, 0},
     {"threads", 0, "N", "worker threads (default 4)", NULL, 0},
     {"max-streams", 0, "N", "splits read at once (default 64; more wait in a queue)", NULL, 0},
+    {"decode-threads", 0, "N",
+     "threads that read, decode and delete-apply the streams' rows (default 4 per CPU, at "
+     "least 8, at most --max-streams)",
+     NULL, 0},
     {"auth-user", 0, "NAME",
      "require HTTP basic auth with this user; the password is read from --auth-password-file "
      "or the environment variable " CLI_SERVE_PASSWORD_ENV,

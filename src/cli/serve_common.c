@@ -136,7 +136,8 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
                                              "--queue-timeout",
                                              "--drain-timeout",
                                              "--stream-buffer",
-                                             "--buffer-memory"};
+                                             "--buffer-memory",
+                                             "--decode-threads"};
     size_t k = 0;
     while (k < sizeof with_value / sizeof with_value[0] && strcmp(a, with_value[k]) != 0)
         k++;
@@ -186,6 +187,11 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
             return cli_usage_error("serve", "%s expects seconds from 1 to 86400, not '%s'", a, v);
         break;
     }
+    case 14:
+        if (!parse_count(v, 4096, &o->decode_threads))
+            return cli_usage_error("serve",
+                                   "--decode-threads expects a number from 1 to 4096, not '%s'", v);
+        break;
     default:
         if (!parse_bytes(v, k == 12 ? &o->stream_buffer_bytes : &o->buffer_bytes))
             return cli_usage_error("serve",
@@ -335,6 +341,7 @@ void cli_serve_fill_config(const cli_serve_opts *o, dr_server_config *cfg)
     cfg->auth_password = o->auth_password;
     cfg->public_url = o->public_url;
     cfg->max_streams = o->max_streams;
+    cfg->producers = o->decode_threads;
     cfg->queue_timeout_s = o->queue_timeout_s;
     cfg->idle_timeout_s = o->idle_timeout_s;
     cfg->header_timeout_s = o->header_timeout_s;

@@ -6,6 +6,7 @@
  *   --listen HOST:PORT         (default 127.0.0.1:0, a free port; [::1]:PORT for IPv6)
  *   --threads N                worker threads (default 4)
  *   --max-streams N            splits read at once (default 64; more wait, see --queue-timeout)
+ *   --decode-threads N         threads producing the streams' rows (default: see server.h)
  *   --auth-user NAME           basic auth; the password comes from
  *   --auth-password-file FILE  or the environment variable ICEDRUID_SERVE_PASSWORD,
  *                              never from the command line (--auth-password is refused)
@@ -37,6 +38,7 @@ typedef struct cli_serve_opts {
     const char *listen;
     unsigned threads;
     unsigned max_streams;
+    unsigned decode_threads; /* 0: the server's default */
     const char *auth_user;
     const char *auth_password_file;
     const char *public_url;

@@ -1805,7 +1805,12 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
         server_free(s);
         return icd_fail_nomem(err);
     }
-    unsigned producers = cfg->producers ? cfg->producers : s->max_streams;
+    unsigned producers = cfg->producers;
+    if (!producers) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        producers = cpus > 2 ? (unsigned)(cpus < 1024 ? cpus : 1024) * 4 : 8;
+    }
+    if (producers > s->max_streams) producers = s->max_streams;
     s->workers = calloc(producers, sizeof *s->workers);
     if (!s->workers) {
         close(fd);

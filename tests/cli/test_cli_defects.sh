@@ -63,6 +63,7 @@ expect "mistyped option" 2 "icedruid scan: unknown option '--snapshot-idd' (did 
 expect "mistyped option with =" 2 "unknown option '--thread' (did you mean '--threads'?)" -- "$I" read --spec x --thread=2
 expect "flag given a value" 2 "option '--stats' takes no value" -- "$I" scan "$EV" --stats=1
 expect "missing value" 2 "icedruid scan: option '--columns' needs a value (a,b,c)" -- "$I" scan "$EV" --columns
+expect "serve --decode-threads out of range" 2 "icedruid serve: --decode-threads expects a number from 1 to 4096, not '0'" -- "$I" serve --spec examples/events.spec.json $R --decode-threads 0
 
 # ---- -o on scan / tasks ---------------------------------------------------------------
 "$I" scan "$EV" $R >"$tmp/a.all"
