@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/jsonw.h"
 #include "druid/joda.h"
 #include "druid/textscan.h"
 #include "druid/zoneids.h"
@@ -627,28 +628,21 @@ static void fmt_java_fp(icd_buf *b, double v, bool is_float)
         icd_buf_puts(b, signbit(v) ? "-0.0" : "0.0");
         return;
     }
+    double a = fabs(v);
+    if (a >= 1e-3 && a < 1e7) {
+        /* Java's plain notation is the JSON writer's shortest text in this range (digits,
+         * a point, at least one fraction digit): its exact integer arithmetic instead of
+         * up to 17 printf/strtod round trips per value (20% of serve's CPU) */
+        if (is_float)
+            icd_json_float(b, (float)v);
+        else
+            icd_json_double(b, v);
+        return;
+    }
     char d[24];
     int e;
     int nd = shortest_digits(v, is_float, d, &e);
     if (v < 0) icd_buf_putc(b, '-');
-    double a = fabs(v);
-    if (a >= 1e-3 && a < 1e7) {
-        if (e >= 0) {
-            for (int i = 0; i <= e; i++)
-                icd_buf_putc(b, i < nd ? d[i] : '0');
-            icd_buf_putc(b, '.');
-            if (nd > e + 1)
-                icd_buf_append(b, d + e + 1, (size_t)(nd - e - 1));
-            else
-                icd_buf_putc(b, '0');
-        } else {
-            icd_buf_puts(b, "0.");
-            for (int i = 0; i < -e - 1; i++)
-                icd_buf_putc(b, '0');
-            icd_buf_append(b, d, (size_t)nd);
-        }
-        return;
-    }
     /* computerized scientific notation: d.dddE±n, at least one fraction digit */
     icd_buf_putc(b, d[0]);
     icd_buf_putc(b, '.');

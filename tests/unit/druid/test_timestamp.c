@@ -2,7 +2,9 @@
  * as Joda reads it, Joda patterns, Java number text. Expected instants are computed by
  * hand (days since 1970-01-01 x 86400000 + time of day) or are well-known epoch values. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "druid/joda.h"
 #include "druid/timestamp.h"
@@ -392,6 +394,77 @@ static void test_iceberg_conversions(void)
     CHECK_EQ_INT(dr_millis_from_date(-1), -DAY);
 }
 
+/* Java's plain notation by a search the formatter does not use: the fewest significant
+ * digits (printf %.*e) that read back as the value, laid out as d...d.d...d. */
+static void java_plain_reference(double v, bool is_float, char *out, size_t cap)
+{
+    char tmp[64];
+    int hi = is_float ? 9 : 17, prec = 1;
+    for (; prec < hi; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (is_float ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v) break;
+    }
+    int e = atoi(strchr(tmp, 'e') + 1);
+    int frac = prec - 1 - e; /* fraction digits of the shortest form */
+    snprintf(out, cap, "%.*f", frac > 0 ? frac : 1, v);
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Values in Java's plain-notation range [1e-3, 1e7): random bit patterns (full-precision
+ * doubles and floats), short decimals and integers, against the reference; where the texts
+ * differ (the shortest text at a power of two's narrower lower gap, which the reference's
+ * nearest-at-each-precision search skips) the formatter's must read back exactly and be no
+ * longer. */
+static void test_java_text_plain_range(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int differ = 0, n = 0;
+    for (int i = 0; i < 300000; i++) {
+        bool is_float = i % 3 == 2;
+        double v;
+        uint64_t r = xorshift(&seed);
+        if (i % 5 == 0) { /* short decimals: prices, metrics */
+            v = (double)(r % 100000000) / (double)(1u << (r >> 60) % 4) / 1000.0;
+        } else if (is_float) {
+            uint32_t bits = (uint32_t)r;
+            float f;
+            memcpy(&f, &bits, 4);
+            v = f;
+        } else {
+            memcpy(&v, &r, 8);
+        }
+        v = fabs(v);
+        if (is_float) v = (float)v;
+        if (!(v >= 1e-3 && v < 1e7)) continue;
+        if (r >> 63) v = -v;
+        char want[64];
+        java_plain_reference(v, is_float, want, sizeof want);
+        icd_buf b = ICD_BUF_INIT;
+        if (is_float)
+            dr_fmt_java_float(&b, (float)v);
+        else
+            dr_fmt_java_double(&b, v);
+        n++;
+        if (strcmp(b.data, want) != 0) {
+            differ++;
+            bool back = is_float ? strtof(b.data, NULL) == (float)v : strtod(b.data, NULL) == v;
+            if (!back || b.len > strlen(want) || !strchr(b.data, '.')) CHECK_EQ_STR(b.data, want);
+        }
+        icd_buf_free(&b);
+    }
+    printf("plain range: %d values, %d texts differ from the reference\n", n, differ);
+    CHECK(n > 50000);
+    CHECK(differ * 1000 < n); /* rare */
+}
+
 TEST_MAIN(TEST(test_iso_forms), TEST(test_iso_offsets), TEST(test_iso_calendar),
           TEST(test_format_auto), TEST(test_format_iso_numeric), TEST(test_values),
-          TEST(test_joda_patterns), TEST(test_java_text), TEST(test_iceberg_conversions))
+          TEST(test_joda_patterns), TEST(test_java_text), TEST(test_java_text_plain_range),
+          TEST(test_iceberg_conversions))
