@@ -623,11 +623,12 @@ int cli_args_normalize(const cli_command *c, int argc, char **argv, int *out_arg
 
 /* ---- help ------------------------------------------------------------------------------- */
 
-/* Prints `text` wrapped to 80 columns, every line indented by `indent` (the first line
- * continues at column `col`). */
+/* Prints `text` wrapped to 80 columns, every line indented by `indent`; the cursor is at
+ * column `col` of a line that holds no word of the text yet. */
 static void wrap(FILE *fp, const char *text, int indent, int col)
 {
     const char *p = text;
+    bool fresh = true; /* no word on this line yet */
     while (*p) {
         while (*p == ' ')
             p++;
@@ -636,15 +637,16 @@ static void wrap(FILE *fp, const char *text, int indent, int col)
             p++;
         int len = (int)(p - w);
         if (!len) break;
-        if (col > indent && col + 1 + len > 80) {
+        if (!fresh && col + 1 + len > 80) {
             fprintf(fp, "\n%*s", indent, "");
             col = indent;
-        } else if (col > indent) {
+        } else if (!fresh) {
             fputc(' ', fp);
             col++;
         }
         fwrite(w, 1, (size_t)len, fp);
         col += len;
+        fresh = false;
     }
     fputc('\n', fp);
 }
@@ -669,7 +671,7 @@ static void print_opts(FILE *fp, const cli_opt *opts)
             fprintf(fp, "\n%28s", "");
             col = 28;
         }
-        wrap(fp, o->help, 28, col - 1);
+        wrap(fp, o->help, 28, col);
     }
 }
 
@@ -681,7 +683,7 @@ void cli_print_usage(FILE *fp)
                 "commands:\n");
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++) {
         fprintf(fp, "  %-13s", COMMANDS[i].name);
-        wrap(fp, COMMANDS[i].summary, 15, 14);
+        wrap(fp, COMMANDS[i].summary, 15, 15);
     }
     fprintf(fp, "\noptions of every command:\n");
     print_opts(fp, GLOBAL_OPTS);

@@ -44,7 +44,13 @@ for c in $cmds; do
     else
         bad "$c --help: $(head -3 "$tmp/h")"
     fi
+    cat "$tmp/h" >>"$tmp/all_help"
 done
+"$I" --help >>"$tmp/all_help"
+wide=$(awk 'length($0) > 80' "$tmp/all_help")
+[ -z "$wide" ] && ok "help text fits 80 columns" || bad "help lines over 80 columns: $(echo "$wide" | head -2)"
+# a one-letter first word keeps its space ("arequest header" before)
+grep -q -- '--header-timeout S        a request header' "$tmp/all_help" && ok "a one-letter first word of a help text keeps its space" || bad "help text: a one-letter first word is glued to the next"
 "$I" serve --help >"$tmp/serve_help" && grep -q -- '--listen HOST:PORT' "$tmp/serve_help" && ok "serve --help shows --listen" || bad "serve --help lacks --listen"
 "$I" read --help >"$tmp/read_help" && grep -q -- '--limit N' "$tmp/read_help" && ok "read --help shows --limit" || bad "read --help lacks --limit"
 "$I" diff --help >"$tmp/diff_help" && grep -q -- '--emit WHAT' "$tmp/diff_help" && ok "diff --help shows --emit" || bad "diff --help lacks --emit"
