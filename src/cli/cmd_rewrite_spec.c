@@ -40,15 +40,19 @@ int cmd_rewrite_spec(int argc, char **argv)
         rc = cli_report(&err);
     if (!rc) {
         dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL, NULL};
-        const char *orc = NULL;
-        size_t norc = a.rows ? 0 : dr_serve_files_orc(plan, &orc);
-        if (norc)
-            fprintf(stderr,
-                    "icedruid rewrite-spec: %zu ORC data file%s must be materialized and "
-                    "icedruid has no ORC writer yet: the spec reads NDJSON splits (run `icedruid "
-                    "serve --rows`)\n",
-                    norc, norc == 1 ? "" : "s");
-        if (dr_rewrite_spec(plan, &o, &doc, &err)) rc = cli_report(&err);
+        if (dr_rewrite_spec(plan, &o, &doc, &err)) {
+            rc = cli_report(&err); /* one line: the error says what to give */
+        } else {
+            /* the spec was written: say why it reads splits rather than files */
+            const char *orc = NULL;
+            size_t norc = a.rows ? 0 : dr_serve_files_orc(plan, &orc);
+            if (norc)
+                fprintf(stderr,
+                        "icedruid rewrite-spec: %zu ORC data file%s must be materialized and "
+                        "icedruid has no ORC writer yet: the spec reads NDJSON splits (run "
+                        "`icedruid serve --rows`)\n",
+                        norc, norc == 1 ? "" : "s");
+        }
     }
     if (!rc) {
         char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

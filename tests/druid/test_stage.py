@@ -141,10 +141,15 @@ def main():
             check(pl["mode"] == "v2" and pl["deleteFiles"] == 0 and pl["materializedFiles"] == 1,
                   "orc_part: a delete-free ORC table with a file to materialize plans as v2")
             r = sc.run(["rewrite-spec", "--spec", sp] + rm, ok=False)
-            check(r.returncode == 1 and r.stdout == "" and "--serve-url" in r.stderr.splitlines()[-1],
-                  "orc_part: rewrite-spec without --serve-url is refused: %s" % r.stderr.strip()[-200:])
+            lines = r.stderr.splitlines()
+            check(r.returncode == 1 and r.stdout == "" and len(lines) == 1 and "--serve-url" in lines[0],
+                  "orc_part: rewrite-spec without --serve-url is refused in one line: %s" % r.stderr.strip()[-300:])
             for extra in ([], ["--rows"]):
                 r = sc.run(["rewrite-spec", "--spec", sp, "--serve-url", "http://127.0.0.1:9"] + extra + rm)
+                if not extra:
+                    check("no ORC writer" in r.stderr and "NDJSON splits" in r.stderr,
+                          "orc_part: the written spec comes with a notice why it reads splits: %s"
+                          % r.stderr.strip()[-200:])
                 src = json.loads(r.stdout)["spec"]["ioConfig"]["inputSource"]
                 check(src["type"] == "http" and src["uris"] == ["http://127.0.0.1:9/splits/0"],
                       "orc_part%s: the spec reads the NDJSON split, not the raw file: %s"
