@@ -365,13 +365,27 @@ static void rs_time(void *ctx, int64_t us)
     if (s->at_ts) dr_row_time(s->tsw, us);
 }
 
-static void rs_timestamp(void *ctx, int64_t v, int unit_digits, bool utc)
+/* A timestamp's row encoding: the instant in its unit, however the file stored it. */
+static void rs_timestamp_enc(row_sink *s, int64_t v, int unit_digits, bool utc)
 {
-    row_sink *s = ctx;
     uint8_t meta[2] = {(uint8_t)unit_digits, utc};
     enc(s, 8, meta, 2);
     enc(s, 9, &v, sizeof v);
+}
+
+static void rs_timestamp(void *ctx, int64_t v, int unit_digits, bool utc)
+{
+    row_sink *s = ctx;
+    rs_timestamp_enc(s, v, unit_digits, utc);
     if (s->at_ts) dr_row_timestamp(s->tsw, v, unit_digits, utc);
+}
+
+static void rs_timestamp_int96(void *ctx, int64_t v, int unit_digits, bool utc, int32_t julian,
+                               int64_t nanos)
+{
+    row_sink *s = ctx;
+    rs_timestamp_enc(s, v, unit_digits, utc);
+    if (s->at_ts) dr_row_timestamp_int96(s->tsw, v, unit_digits, utc, julian, nanos);
 }
 
 static void rs_string(void *ctx, const char *p, size_t n)
@@ -503,6 +517,7 @@ static ice_row_sink as_ice_sink(row_sink *s)
     r.date = rs_date;
     r.time = rs_time;
     r.timestamp = rs_timestamp;
+    r.timestamp_int96 = rs_timestamp_int96;
     r.string = rs_string;
     r.uuid = rs_uuid;
     r.binary = rs_binary;
@@ -603,8 +618,11 @@ static bool bound_int(const uint8_t *p, uint32_t n, int64_t *out)
  * in a file of format `fmt`: the value goes through the same row writer as the rows (the
  * file format's reader rules, then the timestampSpec). False when Druid would not parse it,
  * or when the mapping from the column's values to __time is not known to be
- * non-decreasing (then the file is read). */
-static bool bound_ms(row_sink *s, ice_file_format fmt, int64_t v, int64_t *ms)
+ * non-decreasing (then the file is read). A Parquet microsecond timestamp may be stored as
+ * INT96, which Druid floors to millis where TIMESTAMP_MICROS truncates toward zero: a
+ * lower bound takes the floor, an upper one the truncation, so [lower, upper] holds the
+ * rows' __time either way. */
+static bool bound_ms(row_sink *s, ice_file_format fmt, int64_t v, bool lower, int64_t *ms)
 {
     const diff_ctx *dc = s->dc;
     ice_type_kind t = dc->ts_field->type->kind;
@@ -615,7 +633,10 @@ static bool bound_ms(row_sink *s, ice_file_format fmt, int64_t v, int64_t *ms)
     switch (t) {
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
-        dr_row_timestamp(w, v, 6, t == ICE_T_TIMESTAMPTZ);
+        if (fmt == ICE_FORMAT_PARQUET && lower && v < 0 && v % 1000)
+            dr_row_timestamp(w, v / 1000 - 1, 3, t == ICE_T_TIMESTAMPTZ); /* INT96: floor */
+        else
+            dr_row_timestamp(w, v, 6, t == ICE_T_TIMESTAMPTZ);
         break;
     case ICE_T_TIMESTAMP_NS:
     case ICE_T_TIMESTAMPTZ_NS:
@@ -666,7 +687,8 @@ static bool single_bucket(row_sink *s, const ice_content_file *f, int64_t *start
     if ((st->lower_len == 4) !=
         (dc->ts_field->type->kind == ICE_T_INT || dc->ts_field->type->kind == ICE_T_DATE))
         return false;
-    if (lo > hi || !bound_ms(s, f->format, lo, &lo_ms) || !bound_ms(s, f->format, hi, &hi_ms))
+    if (lo > hi || !bound_ms(s, f->format, lo, true, &lo_ms) ||
+        !bound_ms(s, f->format, hi, false, &hi_ms))
         return false;
     icd_error e;
     if (dr_granularity_bucket(&dc->gran, lo_ms, &s1, &e1, &e) ||

@@ -152,6 +152,10 @@ static void on_ts(void *c, int64_t v, int digits, bool utc)
 {
     dr_row_timestamp(((dr_sink *)c)->w, v, digits, utc);
 }
+static void on_ts96(void *c, int64_t v, int digits, bool utc, int32_t julian, int64_t nanos)
+{
+    dr_row_timestamp_int96(((dr_sink *)c)->w, v, digits, utc, julian, nanos);
+}
 static void on_str(void *c, const char *p, size_t n)
 {
     dr_row_string(((dr_sink *)c)->w, p, n);
@@ -498,6 +502,7 @@ void dr_sink_row_sink(dr_sink *s, ice_row_sink *rs)
                          .date = on_date,
                          .time = on_time,
                          .timestamp = on_ts,
+                         .timestamp_int96 = on_ts96,
                          .string = on_str,
                          .uuid = on_uuid,
                          .binary = on_bin,

@@ -537,6 +537,17 @@ void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc)
     dr_row_long(w, ms);
 }
 
+void dr_row_timestamp_int96(dr_row_writer *w, int64_t v, int unit_digits, bool utc,
+                            int32_t julian_day, int64_t nanos_of_day)
+{
+    if (w->dialect != DR_ROW_PARQUET) {
+        dr_row_timestamp(w, v, unit_digits, utc);
+        return;
+    }
+    /* a Julian day fits int32, so the product fits int64 (|day| * 86400000 < 2^63) */
+    dr_row_long(w, ((int64_t)julian_day - 2440588) * 86400000 + nanos_of_day / 1000000);
+}
+
 void dr_row_string(dr_row_writer *w, const char *s, size_t n)
 {
     if (!pre_value(w, false)) return;

@@ -105,6 +105,13 @@ void dr_row_time(dr_row_writer *w, int64_t micros_of_day);
 /* `unit_digits`: 6 = microseconds, 9 = nanoseconds. `utc` (timestamptz) does not change
  * the value: both are instants in epoch units. */
 void dr_row_timestamp(dr_row_writer *w, int64_t v, int unit_digits, bool utc);
+/* A timestamp stored as a Parquet INT96 (v: the instant in unit_digits). Druid's Parquet
+ * reader (ParquetGroupConverter.convertInt96BinaryToTimestamp) gives
+ * (julian_day - 2440588) * 86400000 + nanos_of_day / 1000000 in Java long arithmetic:
+ * millis floored for a valid time of day, where TIMESTAMP_MICROS truncates toward zero;
+ * the other dialects take v. */
+void dr_row_timestamp_int96(dr_row_writer *w, int64_t v, int unit_digits, bool utc,
+                            int32_t julian_day, int64_t nanos_of_day);
 void dr_row_string(dr_row_writer *w, const char *s, size_t n);
 void dr_row_uuid(dr_row_writer *w, const uint8_t uuid[16]);
 void dr_row_binary(dr_row_writer *w, const uint8_t *p, size_t n);

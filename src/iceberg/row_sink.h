@@ -50,6 +50,11 @@ typedef struct ice_row_sink {
     /* Optional (may be NULL): the reader starts a task's data file, whose format is the
      * manifest entry's file_format (the Iceberg rule; a file's name tells nothing). */
     void (*begin_file)(void *ctx, const char *path, ice_file_format format);
+    /* Optional (may be NULL: timestamp() is called): a timestamp stored as a Parquet INT96,
+     * with the stored Julian day and nanoseconds of the day; v is the same instant in the
+     * column's unit. Druid's Parquet reader converts INT96 by its own rule. */
+    void (*timestamp_int96)(void *ctx, int64_t v, int unit_digits, bool utc, int32_t julian_day,
+                            int64_t nanos_of_day);
 } ice_row_sink;
 
 #endif

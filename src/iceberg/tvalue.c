@@ -232,6 +232,10 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
         v.cls = ICE_TV_TS;
         /* callers check ice_typed_value_in_range first (0 would be wrong, not wrapped) */
         if (!parquet_ts(leaf, vals, vi, digits, &v.i)) v.i = 0;
+        if (pt == PQ_INT96) { /* the stored 12 bytes, for sinks that read INT96 their way */
+            v.p = ((const pq_int96 *)vals)[vi].b;
+            v.n = sizeof(pq_int96);
+        }
         return v;
     }
     case ICE_T_STRING:
@@ -349,6 +353,15 @@ void ice_emit_tvalue(const ice_row_sink *s, const ice_tvalue *v, const ice_type 
         s->time(c, v->i);
         return;
     case ICE_TV_TS:
+        if (v->p && v->n == sizeof(pq_int96) && s->timestamp_int96) {
+            int64_t nanos;
+            int32_t julian;
+            memcpy(&nanos, v->p, 8); /* little endian, as Parquet stores it */
+            memcpy(&julian, v->p + 8, 4);
+            s->timestamp_int96(c, v->i, ice_ts_digits(t->kind), ice_is_utc_type(t->kind), julian,
+                               nanos);
+            return;
+        }
         s->timestamp(c, v->i, ice_ts_digits(t->kind), ice_is_utc_type(t->kind));
         return;
     case ICE_TV_STRING:

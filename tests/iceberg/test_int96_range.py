@@ -117,6 +117,46 @@ def equality_key_cases(tmp):
                   "equality key, %s side, %s: row 2 printed" % (side, fmt))
 
 
+def druid_millis_cases(tmp):
+    """What `read` gives Druid for an INT96 column is what Druid's Parquet reader computes
+    (ParquetGroupConverter.convertInt96BinaryToTimestamp, Java long arithmetic):
+    (julian - 2440588) * 86400000 + nanos_of_day / 1000000 - millis floored, where the
+    TIMESTAMP_MICROS rule truncates toward zero: the two differ before 1970 with a
+    sub-millisecond part. Checked for the column's value and for __time taken from it."""
+    vals = [
+        int96_of(dt.datetime(1969, 12, 31, 23, 59, 59, 999500)),        # -500 us
+        int96_of(dt.datetime(1969, 12, 31, 23, 59, 59, 999999), 500),    # -0.5 us
+        int96_of(dt.datetime(1969, 12, 31, 23, 59, 59, 999000)),        # -1 ms exactly
+        int96_of(dt.datetime(1960, 5, 17, 8, 1, 2, 123456), 789),
+        int96_of(dt.datetime(1500, 3, 1, 6, 0, 0, 250)),
+        int96_of(dt.datetime(1970, 1, 1)),
+        int96_of(dt.datetime(2024, 6, 1, 12, 34, 56, 789012), 345),
+    ]
+    root = os.path.join(tmp, "wh", "ns", "int96d")
+    _, loc = make_table(root, "int96d", vals)
+    spec = {"type": "index_parallel", "spec": {
+        "dataSchema": {"dataSource": "t", "timestampSpec": {"column": "ts", "format": "auto"},
+                       "dimensionsSpec": {"dimensions": []}},
+        "ioConfig": {"type": "index_parallel", "inputSource": {
+            "type": "iceberg", "tableName": "int96d", "namespace": "ns",
+            "icebergCatalog": {"type": "local", "warehousePath": os.path.join(tmp, "wh")},
+            "warehouseSource": {"type": "local"}}, "inputFormat": {"type": "parquet"}}}}
+    path = os.path.join(tmp, "int96d.spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    r = run("read", "--spec", path, "--remap", loc + "=" + root)
+    check(r.returncode == 0, "druid read: exit %d: %s" % (r.returncode, r.stderr.strip()))
+    got = sorted((json.loads(x) for x in r.stdout.splitlines() if x.strip()), key=lambda x: x["id"])
+    for i, (j, n) in enumerate(vals):
+        q = abs(n) // 1_000_000 * (1 if n >= 0 else -1)  # Java's long division
+        want = (j - JD_EPOCH) * 86_400_000 + q
+        row = got[i] if i < len(got) else {}
+        check(row.get("tz") == want and row.get("__time") == want,
+              "druid read, INT96 %s: tz %s, __time %s, want %d (Druid's rule)"
+              % ((j, n), row.get("tz"), row.get("__time"), want))
+    print("druid read: %d INT96 values as Druid's Parquet reader gives them" % len(vals))
+
+
 def main():
     good = [
         int96_of(dt.datetime(1970, 1, 1)),
@@ -181,6 +221,7 @@ def main():
                   "promoted %s, as of the write: %d %s %s"
                   % (fmt, r.returncode, got, r.stderr.strip()))
         equality_key_cases(tmp)
+        druid_millis_cases(tmp)
     if failures:
         print("%d failure(s)" % len(failures))
         sys.exit(1)

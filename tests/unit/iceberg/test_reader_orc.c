@@ -144,9 +144,30 @@ static void n_raw(void *ctx, const char *p, size_t n)
 
 static ice_row_sink make_sink(collect *c)
 {
-    ice_row_sink s = {c,       c_begin, c_field, n_void, n_bool,   c_i64,  n_f32, n_f64,  n_dec,
-                      n_decbe, n_date,  n_time,  n_ts,   c_string, n_uuid, n_bin, n_void, n_void,
-                      n_void,  n_void,  n_void,  n_void, n_raw,    c_end,  NULL};
+    ice_row_sink s = {.ctx = c,
+                      .begin_row = c_begin,
+                      .field = c_field,
+                      .null_value = n_void,
+                      .boolean = n_bool,
+                      .i64 = c_i64,
+                      .f32 = n_f32,
+                      .f64 = n_f64,
+                      .decimal_i64 = n_dec,
+                      .decimal_be = n_decbe,
+                      .date = n_date,
+                      .time = n_time,
+                      .timestamp = n_ts,
+                      .string = c_string,
+                      .uuid = n_uuid,
+                      .binary = n_bin,
+                      .struct_begin = n_void,
+                      .struct_end = n_void,
+                      .list_begin = n_void,
+                      .list_end = n_void,
+                      .map_begin = n_void,
+                      .map_end = n_void,
+                      .raw_json = n_raw,
+                      .end_row = c_end};
     return s;
 }
 
