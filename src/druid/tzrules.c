@@ -283,7 +283,7 @@ int dr_tz_parse(dr_tz **out, const uint8_t *p, size_t len, const char *what, icd
             dr_tz_free(z);
             return icd_fail_nomem(err);
         }
-        int64_t toff[256];
+        int64_t toff[256] = {0}; /* typecnt >= 1 (checked above) */
         for (uint32_t k = 0; k < typecnt; k++) {
             int32_t u = (int32_t)be32(types + 6 * k);
             if (u < -89999 || u > 93599 || types[6 * k + 4] > 1 || types[6 * k + 5] >= charcnt) {
