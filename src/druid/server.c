@@ -1806,9 +1806,10 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
         return icd_fail_nomem(err);
     }
     unsigned producers = cfg->producers;
-    if (!producers) {
+    if (!producers) { /* 4 per CPU, at least 8 */
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        producers = cpus > 2 ? (unsigned)(cpus < 1024 ? cpus : 1024) * 4 : 8;
+        producers = cpus > 0 ? (unsigned)(cpus < 1024 ? cpus : 1024) * 4 : 8;
+        if (producers < 8) producers = 8;
     }
     if (producers > s->max_streams) producers = s->max_streams;
     s->workers = calloc(producers, sizeof *s->workers);
