@@ -58,7 +58,9 @@ void dr_decide_free(dr_decide_ctx *c)
 /* ---- format-neutral view of a file's schema ------------------------------------------ */
 
 enum { FK_PRIM, FK_STRUCT, FK_LIST, FK_MAP };
-enum { FP_OTHER, FP_INT32, FP_INT64, FP_FLOAT, FP_DOUBLE, FP_DATE };
+/* FP_INT64: a long without timestamp annotation (Parquet INT64, Avro long, ORC long);
+ * FP_TS_MILLIS / FP_TIME_MILLIS: Avro's timestamp-millis / time-millis */
+enum { FP_OTHER, FP_INT32, FP_INT64, FP_FLOAT, FP_DOUBLE, FP_DATE, FP_TS_MILLIS, FP_TIME_MILLIS };
 
 typedef struct fnode fnode;
 struct fnode {
@@ -178,13 +180,15 @@ static int from_avro(const icd_avro_schema *s, const char *name, bool has_id, in
                          &f->children[1]);
     }
     f->kind = FK_PRIM;
-    f->prim = s->logical == AVRO_LT_DATE   ? FP_DATE
-              : s->logical != AVRO_LT_NONE ? FP_OTHER
-              : s->type == AVRO_INT        ? FP_INT32
-              : s->type == AVRO_LONG       ? FP_INT64
-              : s->type == AVRO_FLOAT      ? FP_FLOAT
-              : s->type == AVRO_DOUBLE     ? FP_DOUBLE
-                                           : FP_OTHER;
+    f->prim = s->logical == AVRO_LT_DATE               ? FP_DATE
+              : s->logical == AVRO_LT_TIMESTAMP_MILLIS ? FP_TS_MILLIS
+              : s->logical == AVRO_LT_TIME_MILLIS      ? FP_TIME_MILLIS
+              : s->logical != AVRO_LT_NONE             ? FP_OTHER
+              : s->type == AVRO_INT                    ? FP_INT32
+              : s->type == AVRO_LONG                   ? FP_INT64
+              : s->type == AVRO_FLOAT                  ? FP_FLOAT
+              : s->type == AVRO_DOUBLE                 ? FP_DOUBLE
+                                                       : FP_OTHER;
     return 0;
 }
 
@@ -310,12 +314,30 @@ static int check_type(check_ctx *k, const ice_field *f, const fnode *fn)
                              "column '%s' (id %d) was promoted float -> double (the file holds "
                              "FLOAT; Druid reads it as float)",
                              f->name, (int)f->id);
-    if ((t->kind == ICE_T_TIMESTAMP || t->kind == ICE_T_TIMESTAMPTZ ||
-         t->kind == ICE_T_TIMESTAMP_NS || t->kind == ICE_T_TIMESTAMPTZ_NS) &&
-        fn->kind == FK_PRIM && fn->prim == FP_DATE)
+    bool ts = t->kind == ICE_T_TIMESTAMP || t->kind == ICE_T_TIMESTAMPTZ ||
+              t->kind == ICE_T_TIMESTAMP_NS || t->kind == ICE_T_TIMESTAMPTZ_NS;
+    if (ts && fn->kind == FK_PRIM && fn->prim == FP_DATE)
         return decision_fail(k->d,
                              "column '%s' (id %d) was promoted date -> timestamp (the file "
                              "holds DATE)",
+                             f->name, (int)f->id);
+    /* Druid's readers give these stored longs as they are (a Parquet INT64 or ORC long
+     * without timestamp type; Avro: a GenericRecord without logical-type conversions), in
+     * the file's unit, where a timestamp-typed value becomes millis (Parquet, ORC) or stays
+     * micros (Avro: so an Avro plain long of micros reads the same and stays raw); the
+     * materialized file holds Iceberg's micros, like the table's other files */
+    bool avro = k->df->format == ICE_FORMAT_AVRO;
+    if (ts && fn->kind == FK_PRIM && ((fn->prim == FP_INT64 && !avro) || fn->prim == FP_TS_MILLIS))
+        return decision_fail(k->d,
+                             "column '%s' (id %d) is stored as %s (Druid reads the raw long, "
+                             "not Iceberg's microseconds)",
+                             f->name, (int)f->id,
+                             fn->prim == FP_INT64 ? "a long without timestamp annotation"
+                                                  : "Avro timestamp-millis");
+    if (t->kind == ICE_T_TIME && fn->kind == FK_PRIM && fn->prim == FP_TIME_MILLIS)
+        return decision_fail(k->d,
+                             "column '%s' (id %d) is stored as Avro time-millis (Druid reads "
+                             "the raw int, not Iceberg's microseconds)",
                              f->name, (int)f->id);
     if (t->kind == ICE_T_STRUCT && fn->kind == FK_STRUCT)
         return check_fields(k, t->fields, t->nfields, fn, false);

@@ -17,6 +17,11 @@
  *   promotion    float -> double and date -> timestamp change what Druid's reader
  *                produces; int -> long and decimal widening do not (Druid reads both as
  *                long / as the same BigDecimal) and stay raw
+ *   stored unit  a timestamp stored as a plain long (Parquet INT64 or ORC long without
+ *                timestamp annotation) or as Avro timestamp-millis, a time as Avro
+ *                time-millis: Druid gives the stored long, not what it gives for
+ *                Iceberg's microseconds (INT96 and Parquet TIMESTAMP_MILLIS stay raw:
+ *                the materialized file mirrors INT96, and millis read alike)
  *   no ids       a file without field ids (name mapping) whose columns are not found
  *                by their current names
  *

@@ -261,7 +261,9 @@ def compare_table(table_dir, spec, files, table_remaps, scan_rows=None):
     if other:
         return ["not compared: %d listed file(s) are neither Parquet nor Avro (ORC)" % len(other)], {}
     problems, checked = [], {}
-    for reader, digits in (("duckdb", 6), ("hyparquet", 3)):
+    # hyparquet and icebird give timestamps as JS Dates (millis): compared at 3 digits;
+    # an Avro-only table is compared once, at icebird's millis
+    for reader, digits in ((("duckdb", 6),) if pq else ()) + (("hyparquet", 3),):
         want = Digest()
         for row in _stream([ICEDRUID, "scan", table_dir] + table_remaps):
             if scan_rows is None or scan_rows(row):

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Timestamps and times stored in a unit Druid reads differently from Iceberg's micros are
+materialized, not handed to Druid raw (issue 20 / issue 13's per-file decision).
+
+Druid's readers give some stored longs as they are, where an Iceberg timestamp becomes
+something else:
+  * Parquet: an INT64 without TIMESTAMP annotation is the raw long
+    (ParquetGroupConverter: no OriginalType), where TIMESTAMP_MICROS becomes millis;
+  * Avro: a GenericRecord without logical-type conversions, so `timestamp-millis` is the
+    raw long of millis and `time-millis` the raw int of millis, where Iceberg's
+    `timestamp-micros` / `time-micros` files give micros.
+A table holding such a file next to ordinary ones would give Druid two scales in one
+column; the file is materialized (Iceberg's micros, the form of the table's other files).
+An Avro plain `long` of micros reads like `timestamp-micros` and stays raw.
+
+Checks: `plan`'s decision and reason per file; `stage` to a local directory, then the
+rows of raw + staged files read back by DuckDB / hyparquet (Parquet) and icebird (Avro)
+equal `icedruid scan`; the staged Parquet column is INT64 TIMESTAMP(MICROS); `read` (what
+icedruid computes for Druid, e.g. __time in phase 2) gives the values Druid's reader gives
+for the staged file. Tables are written here with tests/tools/icewriter. The stage
+read-back skips (77) without the npm readers; the decisions are checked regardless."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("ICD_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
+import stage_check as sc  # noqa: E402
+from icewriter import iceberg, parquet  # noqa: E402
+from icewriter.iceberg import DATA, DataFile, NestedField, Schema, Table  # noqa: E402
+
+PREFIX = "/tmp/icedruid-stage-units"
+# micros: before 1970 with a sub-millisecond part, 1970, 2024 with a sub-millisecond part
+TS = [-1_500_250, 0, 1_717_245_296_789_012]
+TM = [0, 45_296_789_000, 86_399_999_000]  # times of day (whole millis)
+
+failures = []
+
+
+def check(cond, msg):
+    print(("ok: " if cond else "FAIL: ") + msg)
+    if not cond:
+        failures.append(msg)
+
+
+def spec_for(tmp, wh, name, fmt):
+    path = sc.write_spec(tmp, wh, name)
+    with open(path) as f:
+        spec = json.load(f)
+    spec["spec"]["dataSchema"]["timestampSpec"] = {"column": "ts", "format": "auto"}
+    spec["spec"]["ioConfig"]["inputFormat"] = {"type": fmt}
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+def parquet_table(root):
+    """Two Parquet files: ts as a plain INT64 of micros (no annotation), and as Iceberg
+    writes it (INT64 TIMESTAMP(MICROS))."""
+    loc = PREFIX + "/pq_plain"
+    t = Table.create(root, loc, Schema([NestedField(1, "id", "long", True),
+                                        NestedField(2, "ts", "timestamp")]))
+    rel = "data/00001-plain.parquet"
+    os.makedirs(os.path.dirname(t.local_path(rel)), exist_ok=True)
+    cols = [parquet.Column("id", "long", 1, True), parquet.Column("ts", "long", 2)]
+    info = parquet.write_parquet(t.local_path(rel), cols, [(i + 1, v) for i, v in enumerate(TS)])
+    plain = DataFile(DATA, t.abs_path(rel), spec_id=0, partition=(), record_count=info.num_rows,
+                     file_size_in_bytes=info.size)
+    t.append([plain] + t.write_data([(10 + i, v) for i, v in enumerate(TS)]))
+    return t, loc
+
+
+def avro_table(root, name, ts_type, tm_type):
+    """Two Avro files: the first with ts / tm in the given Avro types (values in their
+    units), the second as Iceberg writes them (timestamp-micros, time-micros)."""
+    loc = PREFIX + "/" + name
+    t = Table.create(root, loc, Schema([NestedField(1, "id", "long", True),
+                                        NestedField(2, "ts", "timestamp"),
+                                        NestedField(3, "tm", "time")]))
+    real_type, real_value = iceberg.avro_type, iceberg.avro_value
+    scale = {"timestamp-millis": 1000, "time-millis": 1000}
+
+    def odd_type(ty):
+        if ty.kind == "timestamp":
+            return ts_type
+        if ty.kind == "time":
+            return tm_type
+        return real_type(ty)
+
+    def odd_value(ty, v):
+        if v is not None and ty.kind in ("timestamp", "time"):
+            lt = (ts_type if ty.kind == "timestamp" else tm_type)
+            lt = lt.get("logicalType") if isinstance(lt, dict) else None
+            return v // scale.get(lt, 1)  # whole millis in TS[1:] / TM; floor for TS[0]
+        return real_value(ty, v)
+
+    iceberg.avro_type, iceberg.avro_value = odd_type, odd_value
+    try:
+        odd = t.write_data([(i + 1, v, m) for i, (v, m) in enumerate(zip(TS, TM))],
+                           file_format="AVRO", name="odd")
+    finally:
+        iceberg.avro_type, iceberg.avro_value = real_type, real_value
+    t.append(odd + t.write_data([(10 + i, v, m) for i, (v, m) in enumerate(zip(TS, TM))],
+                                file_format="AVRO"))
+    return t, loc
+
+
+def decisions(spec, rm):
+    files = json.loads(sc.run(["plan", "--spec", spec] + rm).stdout)["files"]
+    return {os.path.basename(f["path"]): f for f in files}
+
+
+def read_rows(spec, rm):
+    r = sc.run(["read", "--spec", spec] + rm)
+    return {row["id"]: row for row in (json.loads(x) for x in r.stdout.splitlines() if x.strip())}
+
+
+def java_div(a, b):
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="icd-test-stage-units-")
+    try:
+        wh = os.path.join(tmp, "wh")
+        tables = {}
+        # ---- Parquet: plain INT64 materialized, TIMESTAMP(MICROS) raw
+        root = os.path.join(wh, "ns", "pq_plain")
+        _, loc = parquet_table(root)
+        spec, rm = spec_for(tmp, wh, "pq_plain", "parquet"), ["--remap", loc + "=" + root]
+        d = decisions(spec, rm)
+        plain, normal = d.get("00001-plain.parquet", {}), [v for k, v in d.items() if "plain" not in k]
+        check(plain.get("decision") == "materialized" and
+              "'ts' (id 2) is stored as a long without timestamp annotation" in plain.get("reason", "")
+              and plain.get("decidedBy") == "footer",
+              "parquet plain INT64 timestamp: materialized, why: %s" % plain.get("reason"))
+        check(len(normal) == 1 and normal[0]["decision"] == "raw",
+              "parquet TIMESTAMP(MICROS): raw: %s" % [x["decision"] for x in normal])
+        rows = read_rows(spec, rm)
+        want = {i: java_div(v, 1000) for i, v in zip((1, 2, 3, 10, 11, 12), TS + TS)}
+        got = {i: (rows.get(i) or {}).get("ts") for i in want}
+        check(got == want and all(rows[i]["__time"] == want[i] for i in want),
+              "parquet read: ts and __time are the millis Druid gives for TIMESTAMP(MICROS), "
+              "truncated toward zero, for both files: %s" % got)
+        tables["pq_plain"] = (root, spec, rm)
+
+        # ---- Avro: timestamp-millis / time-millis materialized; plain long/int raw
+        for name, ts_type, tm_type, raw in (
+                ("av_millis", {"type": "long", "logicalType": "timestamp-millis"},
+                 {"type": "long", "logicalType": "time-micros"}, False),
+                ("av_time_millis", {"type": "long", "logicalType": "timestamp-micros"},
+                 {"type": "int", "logicalType": "time-millis"}, False),
+                ("av_plain", "long", "long", True)):
+            root = os.path.join(wh, "ns", name)
+            _, loc = avro_table(root, name, ts_type, tm_type)
+            spec, rm = spec_for(tmp, wh, name, "avro_ocf"), ["--remap", loc + "=" + root]
+            d = decisions(spec, rm)
+            odd = [v for k, v in d.items() if "odd" in k]
+            other = [v for k, v in d.items() if "odd" not in k]
+            what = "timestamp-millis" if "millis" in json.dumps(ts_type) else "time-millis"
+            if raw:
+                check(len(odd) == 1 and odd[0]["decision"] == "raw",
+                      "%s: an Avro plain long of micros reads the same: raw: %s" % (name, odd))
+            else:
+                check(len(odd) == 1 and odd[0]["decision"] == "materialized" and
+                      ("stored as Avro %s" % what) in odd[0].get("reason", ""),
+                      "%s: materialized, why: %s" % (name, odd[0].get("reason") if odd else None))
+            check(len(other) == 1 and other[0]["decision"] == "raw",
+                  "%s: the timestamp-micros file is raw" % name)
+            rows = read_rows(spec, rm)
+            ids = (1, 2, 3, 10, 11, 12)
+            want = {i: (v, m) for i, v, m in zip(ids, TS + TS, TM + TM)}
+            got = {i: ((rows.get(i) or {}).get("ts"), (rows.get(i) or {}).get("tm")) for i in ids}
+            if what == "timestamp-millis" and not raw:  # the file holds floor(micros / 1000)
+                for i, v in zip(ids, TS):
+                    want[i] = (v // 1000 * 1000, want[i][1])
+            check(got == want, "%s read: ts and tm are the Avro longs of micros Druid gives for "
+                  "the staged (timestamp-micros, time-micros) file: %s" % (name, got))
+            tables[name] = (root, spec, rm)
+
+        # ---- stage: raw + staged files read back equal scan; staged Parquet column typed
+        if not sc.node_ready():
+            print("skip: stage read-back: npm readers missing (bash scripts/node-deps.sh)")
+            return 77 if not failures else 1
+        for name, (root, spec, rm) in tables.items():
+            to = os.path.join(tmp, "staged-" + name)
+            doc, summary, _ = sc.stage(spec, to, rm)
+            files = sc.listed_files(doc)
+            want_staged = 0 if name == "av_plain" else 1
+            check(summary["stagedFiles"] == want_staged and summary["rawFiles"] == 2 - want_staged
+                  and len([f for f in files if f.startswith(to)]) == want_staged,
+                  "%s: %d file(s) staged, listed in the spec: %s" % (name, want_staged, summary))
+            problems, counts = sc.compare_table(root, spec, files, rm)
+            check(not problems, "%s: raw + staged files read back equal scan %s %s"
+                  % (name, counts, problems))
+            if name == "pq_plain":
+                staged = [f for f in files if f.startswith(to)]
+                nodes = sc._schema_nodes(staged[0]) if staged else {}
+                ts = nodes.get(2, ())
+                check(ts[:1] == ("INT64",) and "TIMESTAMP" in ts[1] and "MICROS" in ts[1],
+                      "pq_plain: the staged ts column is INT64 TIMESTAMP(MICROS): %s" % (ts,))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("ok: stored units Druid reads differently are materialized")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
