@@ -82,29 +82,24 @@ def avro_table(root, name, ts_type, tm_type):
                                         NestedField(2, "ts", "timestamp"),
                                         NestedField(3, "tm", "time")]))
     real_type, real_value = iceberg.avro_type, iceberg.avro_value
-    scale = {"timestamp-millis": 1000, "time-millis": 1000}
+    odd = {"timestamp": ts_type, "time": tm_type}
 
     def odd_type(ty):
-        if ty.kind == "timestamp":
-            return ts_type
-        if ty.kind == "time":
-            return tm_type
-        return real_type(ty)
+        return odd.get(ty.kind) or real_type(ty)
 
     def odd_value(ty, v):
-        if v is not None and ty.kind in ("timestamp", "time"):
-            lt = (ts_type if ty.kind == "timestamp" else tm_type)
-            lt = lt.get("logicalType") if isinstance(lt, dict) else None
-            return v // scale.get(lt, 1)  # whole millis in TS[1:] / TM; floor for TS[0]
-        return real_value(ty, v)
+        if v is None or ty.kind not in odd:
+            return real_value(ty, v)
+        millis = isinstance(odd[ty.kind], dict) and odd[ty.kind]["logicalType"].endswith("-millis")
+        return v // 1000 if millis else v  # millis floored (TS has sub-millisecond parts)
 
     iceberg.avro_type, iceberg.avro_value = odd_type, odd_value
     try:
-        odd = t.write_data([(i + 1, v, m) for i, (v, m) in enumerate(zip(TS, TM))],
-                           file_format="AVRO", name="odd")
+        files = t.write_data([(i + 1, v, m) for i, (v, m) in enumerate(zip(TS, TM))],
+                             file_format="AVRO", name="odd")
     finally:
         iceberg.avro_type, iceberg.avro_value = real_type, real_value
-    t.append(odd + t.write_data([(10 + i, v, m) for i, (v, m) in enumerate(zip(TS, TM))],
+    t.append(files + t.write_data([(10 + i, v, m) for i, (v, m) in enumerate(zip(TS, TM))],
                                 file_format="AVRO"))
     return t, loc
 
@@ -147,28 +142,28 @@ def main():
         check(got == want and all(rows[i]["__time"] == want[i] for i in want),
               "parquet read: ts and __time are the millis Druid gives for TIMESTAMP(MICROS), "
               "truncated toward zero, for both files: %s" % got)
-        tables["pq_plain"] = (root, spec, rm)
+        tables["pq_plain"] = (root, spec, rm, 1)  # ..., files to stage
 
-        # ---- Avro: timestamp-millis / time-millis materialized; plain long/int raw
-        for name, ts_type, tm_type, raw in (
+        # ---- Avro: timestamp-millis / time-millis materialized; plain longs raw
+        # (name, ts's Avro type, tm's Avro type, the reason of the odd file, None: raw)
+        for name, ts_type, tm_type, why in (
                 ("av_millis", {"type": "long", "logicalType": "timestamp-millis"},
-                 {"type": "long", "logicalType": "time-micros"}, False),
+                 {"type": "long", "logicalType": "time-micros"}, "stored as Avro timestamp-millis"),
                 ("av_time_millis", {"type": "long", "logicalType": "timestamp-micros"},
-                 {"type": "int", "logicalType": "time-millis"}, False),
-                ("av_plain", "long", "long", True)):
+                 {"type": "int", "logicalType": "time-millis"}, "stored as Avro time-millis"),
+                ("av_plain", "long", "long", None)):
             root = os.path.join(wh, "ns", name)
             _, loc = avro_table(root, name, ts_type, tm_type)
             spec, rm = spec_for(tmp, wh, name, "avro_ocf"), ["--remap", loc + "=" + root]
             d = decisions(spec, rm)
             odd = [v for k, v in d.items() if "odd" in k]
             other = [v for k, v in d.items() if "odd" not in k]
-            what = "timestamp-millis" if "millis" in json.dumps(ts_type) else "time-millis"
-            if raw:
+            if why is None:
                 check(len(odd) == 1 and odd[0]["decision"] == "raw",
                       "%s: an Avro plain long of micros reads the same: raw: %s" % (name, odd))
             else:
                 check(len(odd) == 1 and odd[0]["decision"] == "materialized" and
-                      ("stored as Avro %s" % what) in odd[0].get("reason", ""),
+                      why in odd[0].get("reason", ""),
                       "%s: materialized, why: %s" % (name, odd[0].get("reason") if odd else None))
             check(len(other) == 1 and other[0]["decision"] == "raw",
                   "%s: the timestamp-micros file is raw" % name)
@@ -176,22 +171,21 @@ def main():
             ids = (1, 2, 3, 10, 11, 12)
             want = {i: (v, m) for i, v, m in zip(ids, TS + TS, TM + TM)}
             got = {i: ((rows.get(i) or {}).get("ts"), (rows.get(i) or {}).get("tm")) for i in ids}
-            if what == "timestamp-millis" and not raw:  # the file holds floor(micros / 1000)
-                for i, v in zip(ids, TS):
+            if isinstance(ts_type, dict) and ts_type["logicalType"] == "timestamp-millis":
+                for i, v in zip(ids, TS):  # the odd file holds floor(micros / 1000)
                     want[i] = (v // 1000 * 1000, want[i][1])
             check(got == want, "%s read: ts and tm are the Avro longs of micros Druid gives for "
                   "the staged (timestamp-micros, time-micros) file: %s" % (name, got))
-            tables[name] = (root, spec, rm)
+            tables[name] = (root, spec, rm, 0 if why is None else 1)
 
         # ---- stage: raw + staged files read back equal scan; staged Parquet column typed
         if not sc.node_ready():
             print("skip: stage read-back: npm readers missing (bash scripts/node-deps.sh)")
             return 77 if not failures else 1
-        for name, (root, spec, rm) in tables.items():
+        for name, (root, spec, rm, want_staged) in tables.items():
             to = os.path.join(tmp, "staged-" + name)
             doc, summary, _ = sc.stage(spec, to, rm)
             files = sc.listed_files(doc)
-            want_staged = 0 if name == "av_plain" else 1
             check(summary["stagedFiles"] == want_staged and summary["rawFiles"] == 2 - want_staged
                   and len([f for f in files if f.startswith(to)]) == want_staged,
                   "%s: %d file(s) staged, listed in the spec: %s" % (name, want_staged, summary))
