@@ -59,8 +59,19 @@ void dr_decide_free(dr_decide_ctx *c)
 
 enum { FK_PRIM, FK_STRUCT, FK_LIST, FK_MAP };
 /* FP_INT64: a long without timestamp annotation (Parquet INT64, Avro long, ORC long);
- * FP_TS_MILLIS / FP_TIME_MILLIS: Avro's timestamp-millis / time-millis */
-enum { FP_OTHER, FP_INT32, FP_INT64, FP_FLOAT, FP_DOUBLE, FP_DATE, FP_TS_MILLIS, FP_TIME_MILLIS };
+ * FP_TS_MILLIS: Avro's timestamp-millis; FP_TIME_MILLIS: Avro's time-millis or a Parquet
+ * INT32 time (TIME(MILLIS)); FP_TIME_NANOS: a Parquet INT64 TIME(NANOS) */
+enum {
+    FP_OTHER,
+    FP_INT32,
+    FP_INT64,
+    FP_FLOAT,
+    FP_DOUBLE,
+    FP_DATE,
+    FP_TS_MILLIS,
+    FP_TIME_MILLIS,
+    FP_TIME_NANOS
+};
 
 typedef struct fnode fnode;
 struct fnode {
@@ -97,6 +108,10 @@ static int from_pq(const pq_node *p, const ice_name_mapping *m, icd_arena *a, fn
         f->kind = FK_PRIM;
         if (p->eff.kind == PQ_LT_DATE)
             f->prim = FP_DATE;
+        else if (p->eff.kind == PQ_LT_TIME)
+            f->prim = p->physical_type == PQ_INT32   ? FP_TIME_MILLIS
+                      : p->eff.unit == PQ_UNIT_NANOS ? FP_TIME_NANOS
+                                                     : FP_OTHER;
         else if (p->eff.kind == PQ_LT_NONE || p->eff.kind == PQ_LT_INTEGER)
             f->prim = p->physical_type == PQ_INT32    ? FP_INT32
                       : p->physical_type == PQ_INT64  ? FP_INT64
@@ -334,11 +349,16 @@ static int check_type(check_ctx *k, const ice_field *f, const fnode *fn)
                              f->name, (int)f->id,
                              fn->prim == FP_INT64 ? "a long without timestamp annotation"
                                                   : "Avro timestamp-millis");
-    if (t->kind == ICE_T_TIME && fn->kind == FK_PRIM && fn->prim == FP_TIME_MILLIS)
+    if (t->kind == ICE_T_TIME && fn->kind == FK_PRIM &&
+        (fn->prim == FP_TIME_MILLIS || fn->prim == FP_TIME_NANOS))
         return decision_fail(k->d,
-                             "column '%s' (id %d) is stored as Avro time-millis (Druid reads "
-                             "the raw int, not Iceberg's microseconds)",
-                             f->name, (int)f->id);
+                             "column '%s' (id %d) is stored as %s (Druid reads the raw %s, not "
+                             "Iceberg's microseconds)",
+                             f->name, (int)f->id,
+                             fn->prim == FP_TIME_NANOS ? "Parquet TIME(NANOS)"
+                             : avro                    ? "Avro time-millis"
+                                                       : "Parquet TIME(MILLIS)",
+                             fn->prim == FP_TIME_NANOS ? "long of nanoseconds" : "int of millis");
     if (t->kind == ICE_T_STRUCT && fn->kind == FK_STRUCT)
         return check_fields(k, t->fields, t->nfields, fn, false);
     if (t->kind == ICE_T_LIST && fn->kind == FK_LIST && fn->n == 1)

@@ -19,9 +19,10 @@
  *                long / as the same BigDecimal) and stay raw
  *   stored unit  a timestamp stored as a plain long (Parquet INT64 or ORC long without
  *                timestamp annotation) or as Avro timestamp-millis, a time as Avro
- *                time-millis: Druid gives the stored long, not what it gives for
- *                Iceberg's microseconds (INT96 and Parquet TIMESTAMP_MILLIS stay raw:
- *                the materialized file mirrors INT96, and millis read alike)
+ *                time-millis or Parquet TIME(MILLIS) / TIME(NANOS): Druid gives the
+ *                stored number, not what it gives for Iceberg's microseconds (INT96 and
+ *                Parquet TIMESTAMP_MILLIS stay raw: the materialized file mirrors INT96,
+ *                and millis read alike; a materialized time is INT64 TIME(MICROS))
  *   no ids       a file without field ids (name mapping) whose columns are not found
  *                by their current names
  *

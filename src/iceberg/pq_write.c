@@ -89,9 +89,8 @@ static bool leaf_mirrors(const pq_node *n, const ice_type *t)
                 p == PQ_BYTE_ARRAY);
     case ICE_T_DATE:
         return p == PQ_INT32 && e->kind == PQ_LT_DATE;
-    case ICE_T_TIME:
-        return e->kind == PQ_LT_TIME && ((p == PQ_INT32 && e->unit == PQ_UNIT_MILLIS) ||
-                                         (p == PQ_INT64 && e->unit != PQ_UNIT_MILLIS));
+    case ICE_T_TIME: /* micros only: Druid reads a time as its raw stored number */
+        return e->kind == PQ_LT_TIME && p == PQ_INT64 && e->unit == PQ_UNIT_MICROS;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
@@ -742,8 +741,7 @@ static void on_time(void *ctx, int64_t micros)
     ice_pqw_sink *s = ctx;
     sleaf *l = leaf_for(s);
     if (!l) return;
-    if (l->type == PQ_INT32) return put_i32(s, l, to_unit(micros, 6, l->unit));
-    if (l->type == PQ_INT64) return put_i64(s, l, to_unit(micros, 6, l->unit));
+    if (l->type == PQ_INT64) return put_i64(s, l, micros); /* TIME(MICROS), see leaf_mirrors */
     wrong_type(s, l, "time");
 }
 

@@ -5,7 +5,9 @@ materialized, not handed to Druid raw (issue 20 / issue 13's per-file decision).
 Druid's readers give some stored longs as they are, where an Iceberg timestamp becomes
 something else:
   * Parquet: an INT64 without TIMESTAMP annotation is the raw long
-    (ParquetGroupConverter: no OriginalType), where TIMESTAMP_MICROS becomes millis;
+    (ParquetGroupConverter: no OriginalType), where TIMESTAMP_MICROS becomes millis; a
+    time is the raw stored number, so TIME(MILLIS) (INT32) and TIME(NANOS) give another
+    scale than Iceberg's TIME(MICROS);
   * Avro: a GenericRecord without logical-type conversions, so `timestamp-millis` is the
     raw long of millis and `time-millis` the raw int of millis, where Iceberg's
     `timestamp-micros` / `time-micros` files give micros.
@@ -15,7 +17,8 @@ An Avro plain `long` of micros reads like `timestamp-micros` and stays raw.
 
 Checks: `plan`'s decision and reason per file; `stage` to a local directory, then the
 rows of raw + staged files read back by DuckDB / hyparquet (Parquet) and icebird (Avro)
-equal `icedruid scan`; the staged Parquet column is INT64 TIMESTAMP(MICROS); `read` (what
+equal `icedruid scan`; the staged Parquet columns are INT64 TIMESTAMP(MICROS) and INT64
+TIME(MICROS); `read` (what
 icedruid computes for Druid, e.g. __time in phase 2) gives the values Druid's reader gives
 for the staged file. Tables are written here with tests/tools/icewriter. The stage
 read-back skips (77) without the npm readers; the decisions are checked regardless."""
@@ -59,18 +62,28 @@ def spec_for(tmp, wh, name, fmt):
 
 
 def parquet_table(root):
-    """Two Parquet files: ts as a plain INT64 of micros (no annotation), and as Iceberg
-    writes it (INT64 TIMESTAMP(MICROS))."""
+    """Four Parquet files: ts as a plain INT64 of micros (no annotation); tm as INT32
+    TIME(MILLIS); tm as INT64 TIME(NANOS); and both as Iceberg writes them (INT64
+    TIMESTAMP(MICROS), INT64 TIME(MICROS))."""
     loc = PREFIX + "/pq_plain"
     t = Table.create(root, loc, Schema([NestedField(1, "id", "long", True),
-                                        NestedField(2, "ts", "timestamp")]))
-    rel = "data/00001-plain.parquet"
-    os.makedirs(os.path.dirname(t.local_path(rel)), exist_ok=True)
-    cols = [parquet.Column("id", "long", 1, True), parquet.Column("ts", "long", 2)]
-    info = parquet.write_parquet(t.local_path(rel), cols, [(i + 1, v) for i, v in enumerate(TS)])
-    plain = DataFile(DATA, t.abs_path(rel), spec_id=0, partition=(), record_count=info.num_rows,
-                     file_size_in_bytes=info.size)
-    t.append([plain] + t.write_data([(10 + i, v) for i, v in enumerate(TS)]))
+                                        NestedField(2, "ts", "timestamp"),
+                                        NestedField(3, "tm", "time")]))
+    odd = []
+    for n, (name, ts_col, tm_col) in enumerate((
+            ("plain", parquet.Column("ts", "long", 2), parquet.Column("tm", "time", 3)),
+            ("tmillis", parquet.Column("ts", "timestamp", 2),
+             parquet.Column("tm", "time", 3, time_unit="millis")),
+            ("tnanos", parquet.Column("ts", "timestamp", 2),
+             parquet.Column("tm", "time", 3, time_unit="nanos")))):
+        rel = "data/%05d-%s.parquet" % (n + 1, name)
+        os.makedirs(os.path.dirname(t.local_path(rel)), exist_ok=True)
+        cols = [parquet.Column("id", "long", 1, True), ts_col, tm_col]
+        rows = [(10 * (n + 1) + i, v, m) for i, (v, m) in enumerate(zip(TS, TM))]
+        info = parquet.write_parquet(t.local_path(rel), cols, rows)
+        odd.append(DataFile(DATA, t.abs_path(rel), spec_id=0, partition=(),
+                            record_count=info.num_rows, file_size_in_bytes=info.size))
+    t.append(odd + t.write_data([(40 + i, v, m) for i, (v, m) in enumerate(zip(TS, TM))]))
     return t, loc
 
 
@@ -124,25 +137,34 @@ def main():
     try:
         wh = os.path.join(tmp, "wh")
         tables = {}
-        # ---- Parquet: plain INT64 materialized, TIMESTAMP(MICROS) raw
+        # ---- Parquet: plain INT64 timestamp, TIME(MILLIS), TIME(NANOS) materialized;
+        # TIMESTAMP(MICROS) + TIME(MICROS) raw
         root = os.path.join(wh, "ns", "pq_plain")
         _, loc = parquet_table(root)
         spec, rm = spec_for(tmp, wh, "pq_plain", "parquet"), ["--remap", loc + "=" + root]
         d = decisions(spec, rm)
-        plain, normal = d.get("00001-plain.parquet", {}), [v for k, v in d.items() if "plain" not in k]
-        check(plain.get("decision") == "materialized" and
-              "'ts' (id 2) is stored as a long without timestamp annotation" in plain.get("reason", "")
-              and plain.get("decidedBy") == "footer",
-              "parquet plain INT64 timestamp: materialized, why: %s" % plain.get("reason"))
+        for name, why in (("plain", "'ts' (id 2) is stored as a long without timestamp annotation"),
+                          ("tmillis", "'tm' (id 3) is stored as Parquet TIME(MILLIS) (Druid "
+                                      "reads the raw int of millis"),
+                          ("tnanos", "'tm' (id 3) is stored as Parquet TIME(NANOS) (Druid "
+                                     "reads the raw long of nanoseconds")):
+            f = [v for k, v in d.items() if name in k]
+            f = f[0] if len(f) == 1 else {}
+            check(f.get("decision") == "materialized" and why in f.get("reason", "")
+                  and f.get("decidedBy") == "footer",
+                  "parquet %s: materialized, why: %s" % (name, f.get("reason")))
+        normal = [v for k, v in d.items() if not any(x in k for x in ("plain", "tmillis", "tnanos"))]
         check(len(normal) == 1 and normal[0]["decision"] == "raw",
-              "parquet TIMESTAMP(MICROS): raw: %s" % [x["decision"] for x in normal])
+              "parquet TIMESTAMP(MICROS) + TIME(MICROS): raw: %s" % [x["decision"] for x in normal])
         rows = read_rows(spec, rm)
-        want = {i: java_div(v, 1000) for i, v in zip((1, 2, 3, 10, 11, 12), TS + TS)}
-        got = {i: (rows.get(i) or {}).get("ts") for i in want}
-        check(got == want and all(rows[i]["__time"] == want[i] for i in want),
+        ids = [10 * n + i for n in (1, 2, 3, 4) for i in range(3)]
+        want = {i: (java_div(v, 1000), m) for i, v, m in zip(ids, TS * 4, TM * 4)}
+        got = {i: ((rows.get(i) or {}).get("ts"), (rows.get(i) or {}).get("tm")) for i in want}
+        check(got == want and all(rows[i]["__time"] == want[i][0] for i in want),
               "parquet read: ts and __time are the millis Druid gives for TIMESTAMP(MICROS), "
-              "truncated toward zero, for both files: %s" % got)
-        tables["pq_plain"] = (root, spec, rm, 1)  # ..., files to stage
+              "truncated toward zero, tm the raw long of micros of TIME(MICROS), for every "
+              "file: %s" % got)
+        tables["pq_plain"] = (root, spec, rm, 4, 3)  # ..., files, of them staged
 
         # ---- Avro: timestamp-millis / time-millis materialized; plain longs raw
         # (name, ts's Avro type, tm's Avro type, the reason of the odd file, None: raw)
@@ -176,17 +198,17 @@ def main():
                     want[i] = (v // 1000 * 1000, want[i][1])
             check(got == want, "%s read: ts and tm are the Avro longs of micros Druid gives for "
                   "the staged (timestamp-micros, time-micros) file: %s" % (name, got))
-            tables[name] = (root, spec, rm, 0 if why is None else 1)
+            tables[name] = (root, spec, rm, 2, 0 if why is None else 1)
 
         # ---- stage: raw + staged files read back equal scan; staged Parquet column typed
         if not sc.node_ready():
             print("skip: stage read-back: npm readers missing (bash scripts/node-deps.sh)")
             return 77 if not failures else 1
-        for name, (root, spec, rm, want_staged) in tables.items():
+        for name, (root, spec, rm, nfiles, want_staged) in tables.items():
             to = os.path.join(tmp, "staged-" + name)
             doc, summary, _ = sc.stage(spec, to, rm)
             files = sc.listed_files(doc)
-            check(summary["stagedFiles"] == want_staged and summary["rawFiles"] == 2 - want_staged
+            check(summary["stagedFiles"] == want_staged and summary["rawFiles"] == nfiles - want_staged
                   and len([f for f in files if f.startswith(to)]) == want_staged,
                   "%s: %d file(s) staged, listed in the spec: %s" % (name, want_staged, summary))
             problems, counts = sc.compare_table(root, spec, files, rm)
@@ -194,10 +216,13 @@ def main():
                   % (name, counts, problems))
             if name == "pq_plain":
                 staged = [f for f in files if f.startswith(to)]
-                nodes = sc._schema_nodes(staged[0]) if staged else {}
-                ts = nodes.get(2, ())
-                check(ts[:1] == ("INT64",) and "TIMESTAMP" in ts[1] and "MICROS" in ts[1],
-                      "pq_plain: the staged ts column is INT64 TIMESTAMP(MICROS): %s" % (ts,))
+                for f in staged:
+                    nodes = sc._schema_nodes(f)
+                    ts, tm = nodes.get(2, ()), nodes.get(3, ())
+                    check(ts[:1] == ("INT64",) and "TIMESTAMP" in ts[1] and "MICROS" in ts[1] and
+                          tm[:1] == ("INT64",) and "TIME" in tm[1] and "MICROS" in tm[1],
+                          "pq_plain: staged %s: ts is INT64 TIMESTAMP(MICROS), tm INT64 "
+                          "TIME(MICROS): %s %s" % (os.path.basename(f), ts, tm))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:

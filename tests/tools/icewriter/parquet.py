@@ -36,7 +36,7 @@ MAGIC = b"PAR1"
 # parquet.thrift enums
 PT_BOOLEAN, PT_INT32, PT_INT64, PT_INT96, PT_FLOAT, PT_DOUBLE, PT_BYTE_ARRAY, PT_FLBA = range(8)
 REQUIRED, OPTIONAL = 0, 1
-CT_UTF8, CT_DECIMAL, CT_DATE, CT_TIMESTAMP_MICROS = 0, 5, 6, 10
+CT_UTF8, CT_DECIMAL, CT_DATE, CT_TIME_MILLIS, CT_TIMESTAMP_MICROS = 0, 5, 6, 7, 10
 ENC_PLAIN, ENC_RLE, ENC_RLE_DICTIONARY = 0, 3, 8
 PAGE_DATA, PAGE_DICTIONARY = 0, 2
 CODECS = {"uncompressed": 0, "gzip": 2}
@@ -57,11 +57,36 @@ class Column:
     # Values are the physical (julian_day, nanos_of_day) pairs, not normalised, so that
     # instants outside the int64 micro/nanosecond ranges can be written.
     int96: bool = False
+    # a time column's unit in the file, as other writers store it: "millis" is INT32
+    # TIME(MILLIS) (converted type TIME_MILLIS), "nanos" INT64 TIME(NANOS); values stay
+    # Iceberg's micros (whole millis for "millis") and are scaled when encoded.
+    time_unit: str = "micros"
 
     def __post_init__(self):
         self.type = icetypes.parse(self.type)
         if self.int96 and self.type.kind not in ("timestamp", "timestamptz"):
             raise ValueError("int96 is for timestamp columns")
+        if self.time_unit != "micros" and (self.type.kind != "time" or
+                                           self.time_unit not in ("millis", "nanos")):
+            raise ValueError("time_unit is millis, micros or nanos, for time columns")
+
+    def file_type(self):
+        """(physical type, type_length) of the column in the file."""
+        if self.int96:
+            return PT_INT96, None
+        if self.time_unit == "millis":
+            return PT_INT32, None
+        return physical_type(self.type)
+
+    def file_value(self, v):
+        """A normalised value in the file's unit (time columns stored in another unit)."""
+        if v is None or self.time_unit == "micros":
+            return v
+        if self.time_unit == "nanos":
+            return v * 1000
+        if v % 1000:
+            raise ValueError(f"time {v} µs in column {self.name} is not whole millis")
+        return v // 1000
 
 
 @dataclass
@@ -115,11 +140,12 @@ def physical_type(t: icetypes.Type):
     raise ValueError(f"no Parquet mapping for {t}")
 
 
-def _time_unit_micros():
-    return T.struct((2, T.STRUCT, []))  # TimeUnit union: field 2 = MicroSeconds
+def _time_unit(unit="micros"):
+    # TimeUnit union: field 1 = MilliSeconds, 2 = MicroSeconds, 3 = NanoSeconds
+    return T.struct(({"millis": 1, "micros": 2, "nanos": 3}[unit], T.STRUCT, []))
 
 
-def _logical_type(t: icetypes.Type):
+def _logical_type(t: icetypes.Type, time_unit="micros"):
     """The LogicalType union value (thrift struct) for a type, or None."""
     k = t.kind
     if k == "string":
@@ -129,10 +155,10 @@ def _logical_type(t: icetypes.Type):
     if k == "decimal":
         return T.struct((5, T.STRUCT, T.struct((1, T.I32, t.scale), (2, T.I32, t.precision))))
     if k == "time":
-        return T.struct((7, T.STRUCT, T.struct((1, T.BOOL, False), (2, T.STRUCT, _time_unit_micros()))))
+        return T.struct((7, T.STRUCT, T.struct((1, T.BOOL, False), (2, T.STRUCT, _time_unit(time_unit)))))
     if k in ("timestamp", "timestamptz"):
         adjusted = k == "timestamptz"
-        return T.struct((8, T.STRUCT, T.struct((1, T.BOOL, adjusted), (2, T.STRUCT, _time_unit_micros()))))
+        return T.struct((8, T.STRUCT, T.struct((1, T.BOOL, adjusted), (2, T.STRUCT, _time_unit()))))
     if k == "uuid":
         return T.struct((14, T.STRUCT, []))
     return None
@@ -270,7 +296,8 @@ def _page(codec: str, page_type: int, body: bytes, header_fields) -> bytes:
 def _chunk(col: Column, values, codec: str, page_rows: int | None, start_offset: int):
     """Encode one column chunk. Returns (bytes, ColumnChunk thrift struct, uncompressed size)."""
     t = col.type
-    ptype = PT_INT96 if col.int96 else physical_type(t)[0]
+    ptype = col.file_type()[0]
+    values = [col.file_value(v) for v in values]
     max_def = 0 if col.required else 1
     if col.required and any(v is None for v in values):
         raise ValueError(f"null in required column {col.name}")
@@ -352,18 +379,21 @@ def _chunk(col: Column, values, codec: str, page_rows: int | None, start_offset:
 def _schema_elements(columns):
     elems = [T.struct((4, T.BINARY, "table"), (5, T.I32, len(columns)))]
     for c in columns:
-        ptype, length = (PT_INT96, None) if c.int96 else physical_type(c.type)
+        ptype, length = c.file_type()
+        converted = None if c.int96 or c.time_unit == "nanos" else _converted_type(c.type)
+        if c.time_unit == "millis":
+            converted = CT_TIME_MILLIS
         decimal = c.type.kind == "decimal"
         elems.append(T.struct(
             (1, T.I32, ptype),
             (2, T.I32, length),
             (3, T.I32, REQUIRED if c.required else OPTIONAL),
             (4, T.BINARY, c.name),
-            (6, T.I32, None if c.int96 else _converted_type(c.type)),
+            (6, T.I32, converted),
             (7, T.I32, c.type.scale if decimal else None),
             (8, T.I32, c.type.precision if decimal else None),
             (9, T.I32, c.field_id),
-            (10, T.STRUCT, None if c.int96 else _logical_type(c.type)),
+            (10, T.STRUCT, None if c.int96 else _logical_type(c.type, c.time_unit)),
         ))
     return elems
 
