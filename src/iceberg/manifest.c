@@ -26,24 +26,57 @@
 
 /* ---- small Avro accessors ---------------------------------------------------------- */
 
-static const icd_avro_value *field(const icd_avro_value *rec, const char *name)
+/* The field indexes of a manifest's records, found by name once per (record schema, name)
+ * instead of once per entry: every entry of a manifest has the same writer schema, and a
+ * name scan per field per entry was a sixth of planning a million files. Keyed by the
+ * pointers (the names are literals): a miss only costs the scan. One per manifest read. */
+typedef struct field_memo {
+    struct {
+        const icd_avro_schema *schema;
+        const char *name;
+        int idx;
+    } slot[256];
+} field_memo;
+
+static int field_index(field_memo *m, const icd_avro_schema *s, const char *name)
 {
-    const icd_avro_value *v = icd_avro_value_field(rec, name);
+    if (!m) return icd_avro_schema_field_index(s, name);
+    uint64_t h = ((uint64_t)(uintptr_t)name ^ ((uint64_t)(uintptr_t)s << 1)) * 0x9e3779b97f4a7c15u;
+    size_t i = (size_t)(h >> 56);
+    if (m->slot[i].schema != s || m->slot[i].name != name) {
+        m->slot[i].schema = s;
+        m->slot[i].name = name;
+        m->slot[i].idx = icd_avro_schema_field_index(s, name);
+    }
+    return m->slot[i].idx;
+}
+
+/* Field `name` of a record as it is (a null union value too); NULL when absent. */
+static const icd_avro_value *field_raw(field_memo *m, const icd_avro_value *rec, const char *name)
+{
+    if (!rec || rec->type != AVRO_RECORD) return NULL;
+    return icd_avro_value_field_at(rec, field_index(m, rec->schema, name));
+}
+
+/* Field `name`, NULL when absent or null. */
+static const icd_avro_value *field(field_memo *m, const icd_avro_value *rec, const char *name)
+{
+    const icd_avro_value *v = field_raw(m, rec, name);
     return icd_avro_value_is_null(v) ? NULL : v;
 }
 
-static bool get_long(const icd_avro_value *rec, const char *name, int64_t *out)
+static bool get_long(field_memo *m, const icd_avro_value *rec, const char *name, int64_t *out)
 {
-    const icd_avro_value *v = field(rec, name);
+    const icd_avro_value *v = field(m, rec, name);
     if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG)) return false;
     *out = v->u.i64;
     return true;
 }
 
-static int64_t long_or(const icd_avro_value *rec, const char *name, int64_t dflt)
+static int64_t long_or(field_memo *m, const icd_avro_value *rec, const char *name, int64_t dflt)
 {
     int64_t v;
-    return get_long(rec, name, &v) ? v : dflt;
+    return get_long(m, rec, name, &v) ? v : dflt;
 }
 
 static char *copy_str(icd_arena *a, const icd_avro_value *v)
@@ -78,10 +111,12 @@ static int read_summaries(const icd_avro_value *parts, icd_arena *a, ice_manifes
         if (fs->type != AVRO_RECORD)
             return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "manifest list: partition summary is not a record");
-        const icd_avro_value *cn = field(fs, "contains_null"), *cnan = field(fs, "contains_nan");
+        const icd_avro_value *cn = field(NULL, fs, "contains_null"),
+                             *cnan = field(NULL, fs, "contains_nan");
         s[i].contains_null = cn && cn->type == AVRO_BOOLEAN ? cn->u.boolean : -1;
         s[i].contains_nan = cnan && cnan->type == AVRO_BOOLEAN ? cnan->u.boolean : -1;
-        const icd_avro_value *lo = field(fs, "lower_bound"), *hi = field(fs, "upper_bound");
+        const icd_avro_value *lo = field(NULL, fs, "lower_bound"),
+                             *hi = field(NULL, fs, "upper_bound");
         if (lo && (s[i].lower = copy_bytes(a, lo, &s[i].lower_len)) != NULL) s[i].has_lower = true;
         if (hi && (s[i].upper = copy_bytes(a, hi, &s[i].upper_len)) != NULL) s[i].has_upper = true;
     }
@@ -95,35 +130,36 @@ static int list_entry(const icd_avro_value *rec, icd_arena *a, const char *path,
                       ice_manifest_file *mf, icd_error *err)
 {
     memset(mf, 0, sizeof *mf);
-    mf->path = copy_str(a, field(rec, "manifest_path"));
+    mf->path = copy_str(a, field(NULL, rec, "manifest_path"));
     if (!mf->path)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest list entry has no manifest_path");
-    mf->length = long_or(rec, "manifest_length", -1);
+    mf->length = long_or(NULL, rec, "manifest_length", -1);
     int64_t spec;
-    if (!get_long(rec, "partition_spec_id", &spec))
+    if (!get_long(NULL, rec, "partition_spec_id", &spec))
         return icd_fail(err, ICD_ECORRUPT, path, -1,
                         "manifest list entry for %s has no partition_spec_id", mf->path);
     mf->spec_id = (int32_t)spec;
-    int64_t content = long_or(rec, "content", 0);
+    int64_t content = long_or(NULL, rec, "content", 0);
     if (content != 0 && content != 1)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest %s has unknown content %lld",
                         mf->path, (long long)content);
     mf->is_delete_manifest = content == 1;
     mf->content = content == 1 ? ICE_CONTENT_POSITION_DELETES : ICE_CONTENT_DATA;
-    mf->sequence_number = long_or(rec, "sequence_number", 0);
-    mf->min_sequence_number = long_or(rec, "min_sequence_number", 0);
-    mf->added_snapshot_id = long_or(rec, "added_snapshot_id", -1);
+    mf->sequence_number = long_or(NULL, rec, "sequence_number", 0);
+    mf->min_sequence_number = long_or(NULL, rec, "min_sequence_number", 0);
+    mf->added_snapshot_id = long_or(NULL, rec, "added_snapshot_id", -1);
     /* v2 names first, v1 names second */
-    mf->added_files = long_or(rec, "added_files_count", long_or(rec, "added_data_files_count", -1));
-    mf->existing_files =
-        long_or(rec, "existing_files_count", long_or(rec, "existing_data_files_count", -1));
-    mf->deleted_files =
-        long_or(rec, "deleted_files_count", long_or(rec, "deleted_data_files_count", -1));
-    mf->added_rows = long_or(rec, "added_rows_count", -1);
-    mf->existing_rows = long_or(rec, "existing_rows_count", -1);
-    mf->deleted_rows = long_or(rec, "deleted_rows_count", -1);
-    mf->first_row_id = long_or(rec, "first_row_id", -1);
-    return read_summaries(field(rec, "partitions"), a, mf, path, err);
+    mf->added_files =
+        long_or(NULL, rec, "added_files_count", long_or(NULL, rec, "added_data_files_count", -1));
+    mf->existing_files = long_or(NULL, rec, "existing_files_count",
+                                 long_or(NULL, rec, "existing_data_files_count", -1));
+    mf->deleted_files = long_or(NULL, rec, "deleted_files_count",
+                                long_or(NULL, rec, "deleted_data_files_count", -1));
+    mf->added_rows = long_or(NULL, rec, "added_rows_count", -1);
+    mf->existing_rows = long_or(NULL, rec, "existing_rows_count", -1);
+    mf->deleted_rows = long_or(NULL, rec, "deleted_rows_count", -1);
+    mf->first_row_id = long_or(NULL, rec, "first_row_id", -1);
+    return read_summaries(field(NULL, rec, "partitions"), a, mf, path, err);
 }
 
 /* v1 snapshots may list manifest paths inline: spec id from each manifest's header. */
@@ -381,14 +417,13 @@ static int read_partition(const icd_avro_value *pv, const ice_partition_spec *sp
  * decimal string keys from some writers). Calls fn(ctx, id, value) for each pair. */
 typedef int (*kv_fn)(void *ctx, int32_t id, const icd_avro_value *v, icd_error *err);
 
-static int each_kv(const icd_avro_value *m, kv_fn fn, void *ctx, icd_error *err)
+static int each_kv(field_memo *fm, const icd_avro_value *m, kv_fn fn, void *ctx, icd_error *err)
 {
     if (!m) return 0;
     if (m->type == AVRO_ARRAY) {
         for (size_t i = 0; i < m->u.list.count; i++) {
             const icd_avro_value *kv = &m->u.list.items[i];
-            const icd_avro_value *k = icd_avro_value_field(kv, "key"),
-                                 *v = icd_avro_value_field(kv, "value");
+            const icd_avro_value *k = field_raw(fm, kv, "key"), *v = field_raw(fm, kv, "value");
             if (kv->type != AVRO_RECORD || !k || (k->type != AVRO_INT && k->type != AVRO_LONG))
                 continue;
             ICD_TRY(fn(ctx, (int32_t)k->u.i64, v, err));
@@ -471,24 +506,24 @@ static bool keep_bounds(const ice_content_file *f, int32_t id)
     return false;
 }
 
-static int read_stats(const icd_avro_value *df, bool all, icd_arena *a, ice_content_file *f,
-                      icd_error *err)
+static int read_stats(field_memo *fm, const icd_avro_value *df, bool all, icd_arena *a,
+                      ice_content_file *f, icd_error *err)
 {
     static const char *const names[] = {"value_counts", "null_value_counts", "nan_value_counts",
                                         "lower_bounds", "upper_bounds"};
     stats_acc s = {NULL, 0, 0, a, 0, all ? NULL : f};
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {
-        const icd_avro_value *m = field(df, names[w]);
+        const icd_avro_value *m = field(fm, df, names[w]);
         if (!m) continue;
         s.which = w;
         if (all) {
-            rc = each_kv(m, stats_add, &s, err);
+            rc = each_kv(fm, m, stats_add, &s, err);
         } else if (w == 1 || w >= 3) {
             /* delete files: the file_path bounds decide which data files a position
              * delete file covers; they, the pos bounds and the bounds and null counts of
              * equality key columns are checked against the file's records: always kept */
-            rc = each_kv(m, stats_add, &s, err);
+            rc = each_kv(fm, m, stats_add, &s, err);
         }
     }
     if (!rc && s.n) {
@@ -575,6 +610,7 @@ typedef struct entry_ctx {
     icd_arena *scratch;  /* per entry, reset by the caller */
     icd_map *parts;      /* the manifest's partition tuples (read_partition) */
     int64_t next_row_id; /* first-row-id inheritance */
+    field_memo *memo;
 } entry_ctx;
 
 static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entry *e,
@@ -584,18 +620,18 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     ice_content_file *f = &e->file;
     memset(f, 0, sizeof *f);
     int64_t status;
-    if (!get_long(rec, "status", &status) || status < 0 || status > 2)
+    if (!get_long(c->memo, rec, "status", &status) || status < 0 || status > 2)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no valid status");
     e->status = (int)status;
-    const icd_avro_value *df = field(rec, "data_file");
+    const icd_avro_value *df = field(c->memo, rec, "data_file");
     if (!df || df->type != AVRO_RECORD)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no data_file record");
     f->manifest_path = path;
-    f->path = copy_str(c->a, field(df, "file_path"));
+    f->path = copy_str(c->a, field(c->memo, df, "file_path"));
     if (!f->path)
         return icd_fail(err, c->a ? ICD_ECORRUPT : ICD_ENOMEM, path, -1,
                         "manifest entry has no file_path");
-    int64_t content = long_or(df, "content", 0);
+    int64_t content = long_or(c->memo, df, "content", 0);
     if (content < 0 || content > 2)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown content type %lld", f->path,
                         (long long)content);
@@ -604,34 +640,34 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: a %s file in a %s manifest", f->path,
                         ice_content_name(f->content),
                         c->mf->is_delete_manifest ? "delete" : "data");
-    f->format = parse_format(field(df, "file_format"));
+    f->format = parse_format(field(c->memo, df, "file_format"));
     if (f->format == ICE_FORMAT_UNKNOWN) /* Java's FileFormat.fromString refuses it too */
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown file_format", f->path);
     f->spec_id = c->mf->spec_id;
-    f->record_count = long_or(df, "record_count", -1);
-    f->file_size = long_or(df, "file_size_in_bytes", -1);
+    f->record_count = long_or(c->memo, df, "record_count", -1);
+    f->file_size = long_or(c->memo, df, "file_size_in_bytes", -1);
 
     /* Inheritance. A manifest whose list entry has sequence number 0 is a v1 manifest (or
      * was written before sequence numbers): its entries all read as 0. */
     int64_t seq;
     bool inherit_ok = e->status == 1 || c->mf->sequence_number == 0;
-    if (get_long(rec, "sequence_number", &seq))
+    if (get_long(c->memo, rec, "sequence_number", &seq))
         f->data_seq = seq;
     else if (inherit_ok)
         f->data_seq = c->mf->sequence_number;
     else
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: %s entry without a data sequence number",
                         f->path, e->status == 0 ? "EXISTING" : "DELETED");
-    if (get_long(rec, "file_sequence_number", &seq))
+    if (get_long(c->memo, rec, "file_sequence_number", &seq))
         f->file_seq = seq;
     else
         f->file_seq = inherit_ok ? c->mf->sequence_number : f->data_seq;
-    f->snapshot_id = long_or(rec, "snapshot_id", c->mf->added_snapshot_id);
+    f->snapshot_id = long_or(c->memo, rec, "snapshot_id", c->mf->added_snapshot_id);
 
-    ICD_TRY(read_partition(field(df, "partition"), c->spec, c->a, c->scratch, c->parts, &c->key, f,
-                           path, err));
+    ICD_TRY(read_partition(field(c->memo, df, "partition"), c->spec, c->a, c->scratch, c->parts,
+                           &c->key, f, path, err));
 
-    const icd_avro_value *eq = field(df, "equality_ids");
+    const icd_avro_value *eq = field(c->memo, df, "equality_ids");
     if (eq && eq->type == AVRO_ARRAY && eq->u.list.count) {
         int32_t *ids = icd_arena_alloc(c->a, eq->u.list.count * sizeof *ids);
         if (!ids) return icd_fail_nomem(err);
@@ -643,11 +679,11 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     if (f->content == ICE_CONTENT_EQUALITY_DELETES && f->nequality_ids == 0)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "equality delete file %s has no equality_ids",
                         f->path);
-    f->referenced_data_file = copy_str(c->a, field(df, "referenced_data_file"));
-    f->content_offset = long_or(df, "content_offset", -1);
-    f->content_size = long_or(df, "content_size_in_bytes", -1);
-    f->sort_order_id = (int32_t)long_or(df, "sort_order_id", -1);
-    f->first_row_id = long_or(df, "first_row_id", -1);
+    f->referenced_data_file = copy_str(c->a, field(c->memo, df, "referenced_data_file"));
+    f->content_offset = long_or(c->memo, df, "content_offset", -1);
+    f->content_size = long_or(c->memo, df, "content_size_in_bytes", -1);
+    f->sort_order_id = (int32_t)long_or(c->memo, df, "sort_order_id", -1);
+    f->first_row_id = long_or(c->memo, df, "first_row_id", -1);
     if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
         e->status != 2) {
         f->first_row_id = c->next_row_id;
@@ -658,7 +694,7 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
                         "deletion vector %s lacks referenced_data_file, content_offset or "
                         "content_size_in_bytes",
                         f->path);
-    ICD_TRY(read_stats(df, c->opts && c->opts->keep_stats, c->a, f, err));
+    ICD_TRY(read_stats(c->memo, df, c->opts && c->opts->keep_stats, c->a, f, err));
     return check_delete_bounds(f, path, err);
 }
 
@@ -685,10 +721,15 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
                         "manifest uses partition spec id %d, which the table metadata does not "
                         "define",
                         (int)mf->spec_id);
-    entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, NULL, NULL, mf->first_row_id};
+    field_memo *memo = calloc(1, sizeof *memo);
+    if (!memo) return icd_fail_nomem(err);
+    entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, NULL, NULL, mf->first_row_id, memo};
     icd_arena tmp = ICD_ARENA_INIT;
     c.scratch = &tmp;
-    if (spec->nfields && icd_map_new(&c.parts, 0, err)) return ICD_ENOMEM;
+    if (spec->nfields && icd_map_new(&c.parts, 0, err)) {
+        free(memo);
+        return ICD_ENOMEM;
+    }
     ice_manifest_entry *v = NULL;
     size_t count = 0, cap = 0;
     int rc = 0;
@@ -712,6 +753,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     icd_arena_free(&tmp);
     icd_buf_free(&c.key);
     icd_map_free(c.parts);
+    free(memo);
     if (!rc && count) {
         ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
         if (!dst)
