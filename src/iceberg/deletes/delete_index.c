@@ -25,6 +25,10 @@ typedef struct entry {
     uint32_t path_len;
     int32_t spec_id;
     int64_t seq; /* f->data_seq */
+    /* part_pos: the location keys of the file's file_path bounds (NULL: no bound), found
+     * once here rather than per data file of the partition */
+    const char *lo, *hi;
+    uint32_t lo_len, hi_len;
 } entry;
 
 /* A data file's lookup keys, computed once per ice_delete_index_for. */
@@ -81,22 +85,39 @@ static int index_runs(list *l, bool by_spec, icd_error *err)
     return 0;
 }
 
-/* The run of entries with (spec_id, key) whose sequence number is >= min_seq: [*lo, *hi). */
-static void find_run(const list *l, int32_t spec_id, const char *key, size_t len, int64_t min_seq,
-                     size_t *lo, size_t *hi)
+/* A lookup key of the runs maps, built and hashed once per data file for the two lists
+ * keyed alike (dvs and path_pos by path; part_pos and part_eq by partition). */
+typedef struct run_probe {
+    uint8_t small[256];
+    uint8_t *k; /* small or allocated; NULL: no memory (the lists are scanned whole) */
+    size_t len;
+    uint64_t hash;
+} run_probe;
+
+static void run_probe_init(run_probe *p, int32_t spec_id, const char *key, size_t len)
+{
+    p->len = 4 + len;
+    p->k = p->len <= sizeof p->small ? p->small : malloc(p->len);
+    if (!p->k) return;
+    run_key(p->k, spec_id, key, len);
+    p->hash = icd_hash_bytes(p->k, p->len);
+}
+
+static void run_probe_free(run_probe *p)
+{
+    if (p->k != p->small) free(p->k);
+}
+
+/* The run of entries with the probe's key whose sequence number is >= min_seq: [*lo, *hi). */
+static void find_run(const list *l, const run_probe *p, int64_t min_seq, size_t *lo, size_t *hi)
 {
     *lo = *hi = 0;
     if (!l->runs) return;
-    uint8_t small[256];
-    size_t klen = 4 + len;
-    uint8_t *k = klen <= sizeof small ? small : malloc(klen);
-    if (!k) { /* no memory for the probe key: fall back to scanning every entry */
+    if (!p->k) { /* no memory for the probe key: fall back to scanning every entry */
         *hi = l->n;
         return;
     }
-    run_key(k, spec_id, key, len);
-    const uint64_t *v = icd_map_find(l->runs, k, klen, icd_hash_bytes(k, klen));
-    if (k != small) free(k);
+    const uint64_t *v = icd_map_find(l->runs, p->k, p->len, p->hash);
     if (!v) return;
     size_t a = (size_t)(*v & 0xffffffffu), b = a + (size_t)(*v >> 32);
     while (a < b) { /* first entry of the run with seq >= min_seq */
@@ -137,7 +158,21 @@ static int push(list *l, const ice_content_file *f, const char *path, size_t pat
         path = (const char *)f->partition_key;
         path_len = f->partition_key_len;
     }
-    l->v[l->n++] = (entry){f, path, (uint32_t)path_len, f->spec_id, f->data_seq};
+    entry *e = &l->v[l->n++];
+    *e = (entry){f, path, (uint32_t)path_len, f->spec_id, f->data_seq, NULL, NULL, 0, 0};
+    const ice_col_stats *st = f->content == ICE_CONTENT_POSITION_DELETES
+                                  ? ice_content_file_stats(f, ICE_FIELD_DELETE_FILE_PATH)
+                                  : NULL;
+    /* compare location keys: bounds may name files as hdfs://nn/a while metadata says /a */
+    size_t n;
+    if (st && st->has_lower) {
+        e->lo = ice_location_key((const char *)st->lower, st->lower_len, &n);
+        e->lo_len = (uint32_t)n;
+    }
+    if (st && st->has_upper) {
+        e->hi = ice_location_key((const char *)st->upper, st->upper_len, &n);
+        e->hi_len = (uint32_t)n;
+    }
     return 0;
 }
 
@@ -311,22 +346,12 @@ static int append(const ice_content_file ***out, size_t *n, size_t *cap, const i
     return 0;
 }
 
-/* Position files whose file_path bounds exclude the data file's path cannot apply. */
-static bool bounds_may_contain(const ice_content_file *f, const char *path, size_t len)
+/* Position files whose file_path bounds exclude the data file's location key cannot
+ * apply. */
+static bool bounds_may_contain(const entry *e, const char *key, size_t len)
 {
-    const ice_col_stats *s = ice_content_file_stats(f, ICE_FIELD_DELETE_FILE_PATH);
-    if (!s) return true;
-    /* compare location keys: bounds may name files as hdfs://nn/a while metadata says /a */
-    size_t klen, blen;
-    const char *k = ice_location_key(path, len, &klen), *b;
-    if (s->has_lower) {
-        b = ice_location_key((const char *)s->lower, s->lower_len, &blen);
-        if (cmp_bytes(k, klen, b, blen) < 0) return false;
-    }
-    if (s->has_upper) {
-        b = ice_location_key((const char *)s->upper, s->upper_len, &blen);
-        if (cmp_bytes(k, klen, b, blen) > 0) return false;
-    }
+    if (e->lo && cmp_bytes(key, len, e->lo, e->lo_len) < 0) return false;
+    if (e->hi && cmp_bytes(key, len, e->hi, e->hi_len) > 0) return false;
     return true;
 }
 
@@ -335,33 +360,45 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
 {
     size_t dlen = strlen(d->path), plen, lo, hi;
     const char *pkey = ice_location_key(d->path, dlen, &plen);
-    const char *part = (const char *)d->partition_key;
-    size_t part_len = d->partition_key_len;
     int64_t seq = d->data_seq;
+    int rc = 0;
 
     /* A DV with seq >= seq(D) replaces every position delete file for D. */
     bool have_dv = false;
-    find_run(&ix->dvs, 0, pkey, plen, seq, &lo, &hi);
-    if (lo < hi) {
-        ICD_TRY(append(out, n, cap, ix->dvs.v[lo].f, err));
-        have_dv = true;
-    }
-
-    if (!have_dv) {
-        find_run(&ix->path_pos, 0, pkey, plen, seq, &lo, &hi);
-        for (size_t i = lo; i < hi; i++)
-            ICD_TRY(append(out, n, cap, ix->path_pos.v[i].f, err));
-        find_run(&ix->part_pos, d->spec_id, part, part_len, seq, &lo, &hi);
-        for (size_t i = lo; i < hi; i++)
-            if (bounds_may_contain(ix->part_pos.v[i].f, d->path, dlen))
-                ICD_TRY(append(out, n, cap, ix->part_pos.v[i].f, err));
+    if (ix->dvs.runs || ix->path_pos.runs) {
+        run_probe by_path;
+        run_probe_init(&by_path, 0, pkey, plen);
+        find_run(&ix->dvs, &by_path, seq, &lo, &hi);
+        if (lo < hi) {
+            rc = append(out, n, cap, ix->dvs.v[lo].f, err);
+            have_dv = true;
+        }
+        if (!have_dv) {
+            find_run(&ix->path_pos, &by_path, seq, &lo, &hi);
+            for (size_t i = lo; i < hi && !rc; i++)
+                rc = append(out, n, cap, ix->path_pos.v[i].f, err);
+        }
+        run_probe_free(&by_path);
+        if (rc) return rc;
     }
 
     /* Equality deletes need a strictly greater sequence number. */
     int64_t eq_min = seq == INT64_MAX ? seq : seq + 1;
-    find_run(&ix->part_eq, d->spec_id, part, part_len, eq_min, &lo, &hi);
-    for (size_t i = lo; i < hi; i++)
-        ICD_TRY(append(out, n, cap, ix->part_eq.v[i].f, err));
+    if ((!have_dv && ix->part_pos.runs) || ix->part_eq.runs) {
+        run_probe by_part;
+        run_probe_init(&by_part, d->spec_id, (const char *)d->partition_key, d->partition_key_len);
+        if (!have_dv) {
+            find_run(&ix->part_pos, &by_part, seq, &lo, &hi);
+            for (size_t i = lo; i < hi && !rc; i++)
+                if (bounds_may_contain(&ix->part_pos.v[i], pkey, plen))
+                    rc = append(out, n, cap, ix->part_pos.v[i].f, err);
+        }
+        find_run(&ix->part_eq, &by_part, eq_min, &lo, &hi);
+        for (size_t i = lo; i < hi && !rc; i++)
+            rc = append(out, n, cap, ix->part_eq.v[i].f, err);
+        run_probe_free(&by_part);
+        if (rc) return rc;
+    }
     probe pr = {pkey, plen, d};
     for (size_t i = lower_bound(&ix->global_eq, seq_before, &pr, eq_min); i < ix->global_eq.n; i++)
         ICD_TRY(append(out, n, cap, ix->global_eq.v[i].f, err));
