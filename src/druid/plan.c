@@ -434,24 +434,24 @@ static void spec_json(icd_buf *b, const void *s)
     ice_partition_spec_to_json(b, s);
 }
 
-static const char *content_name(const ice_content_file *d)
-{
-    return d->content == ICE_CONTENT_EQUALITY_DELETES ? "EQUALITY_DELETES" : "POSITION_DELETES";
-}
-
-static const char *format_name(ice_file_format f)
+/* A file format as a JSON string (the names are Iceberg's FileFormat names). */
+static void put_format(icd_buf *b, ice_file_format f)
 {
     switch (f) {
     case ICE_FORMAT_PARQUET:
-        return "PARQUET";
+        put_lit(b, "\"PARQUET\"");
+        break;
     case ICE_FORMAT_AVRO:
-        return "AVRO";
+        put_lit(b, "\"AVRO\"");
+        break;
     case ICE_FORMAT_ORC:
-        return "ORC";
+        put_lit(b, "\"ORC\"");
+        break;
     case ICE_FORMAT_PUFFIN:
-        return "PUFFIN";
+        put_lit(b, "\"PUFFIN\"");
+        break;
     default:
-        return "UNKNOWN";
+        put_lit(b, "\"UNKNOWN\"");
     }
 }
 
@@ -460,10 +460,11 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
     icd_buf_putc(b, '{');
     put_lit(b, "\"path\":");
     icd_json_cstr(b, d->path);
-    put_lit(b, ",\"content\":");
-    icd_json_cstr(b, content_name(d));
-    put_lit(b, ",\"format\":");
-    icd_json_cstr(b, format_name(d->format));
+    if (d->content == ICE_CONTENT_EQUALITY_DELETES)
+        put_lit(b, ",\"content\":\"EQUALITY_DELETES\",\"format\":");
+    else
+        put_lit(b, ",\"content\":\"POSITION_DELETES\",\"format\":");
+    put_format(b, d->format);
     put_lit(b, ",\"equalityFieldIds\":");
     icd_buf_putc(b, '[');
     for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++) {
@@ -625,7 +626,7 @@ static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache,
     put_lit(b, ",\"dataFilePath\":");
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
-    icd_json_cstr(b, format_name(d->format));
+    put_format(b, d->format);
     put_lit(b, ",\"dataFileSizeInBytes\":");
     icd_json_i64(b, d->file_size);
     put_lit(b, ",\"dataFileRecordCount\":");
@@ -689,7 +690,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
         icd_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
         icd_json_cstr(b, d->path);
         icd_buf_puts(b, ",\"format\":");
-        icd_json_cstr(b, format_name(d->format));
+        put_format(b, d->format);
         icd_buf_puts(b, fd->raw ? ",\"decision\":\"raw\"" : ",\"decision\":\"materialized\"");
         icd_buf_puts(b,
                      fd->from_footer ? ",\"decidedBy\":\"footer\"" : ",\"decidedBy\":\"metadata\"");
