@@ -19,12 +19,19 @@ struct icd_arena_chunk {
     _Alignas(16) unsigned char data[];
 };
 
-void *icd_arena_alloc(icd_arena *a, size_t n)
+/* n bytes at a multiple of `align` (16, or 1 for strings) of the current chunk, or of a
+ * new one. */
+static void *take(icd_arena *a, size_t n, size_t align)
 {
-    n = (n + 15) & ~(size_t)15;
-    if (n == 0) n = 16;
     icd_arena_chunk *c = a->head;
-    if (a->large_own_chunks && c && c->size - c->used < n && n >= ICD_ARENA_LARGE) {
+    if (c) {
+        size_t at = (c->used + align - 1) & ~(align - 1);
+        if (at <= c->size && c->size - at >= n) {
+            c->used = at + n;
+            return c->data + at;
+        }
+    }
+    if (a->large_own_chunks && c && n >= ICD_ARENA_LARGE) {
         /* A large block that does not fit gets a chunk of its own behind the current one,
          * which keeps serving the small allocations: doubling the chunk for it would leave
          * most of the old chunk and of the new one unused (a manifest's entry array). */
@@ -38,23 +45,29 @@ void *icd_arena_alloc(icd_arena *a, size_t n)
         a->total += n;
         return nc->data;
     }
-    if (!c || c->size - c->used < n) {
-        size_t size = a->chunk_size ? a->chunk_size : 64 * 1024;
-        if (c && c->size * 2 > size && c->size < (1u << 26)) size = c->size * 2;
-        if (size < n) size = n;
-        if (size > SIZE_MAX - sizeof *c) return NULL;
-        icd_arena_chunk *nc = malloc(sizeof *nc + size);
-        if (!nc) return NULL;
-        nc->size = size;
-        nc->used = 0;
-        nc->next = c;
-        a->head = nc;
-        a->total += size;
-        c = nc;
-    }
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
+    size_t size = a->chunk_size ? a->chunk_size : 64 * 1024;
+    /* kept arenas stop doubling at 256 KiB: the unused tail of the last chunk is at most
+     * that, where doubling left up to half of a manifest's strings unused */
+    size_t max = a->large_own_chunks ? (size_t)1 << 18 : (size_t)1 << 26;
+    if (c && c->size * 2 > size && c->size < max) size = c->size * 2;
+    if (size < n) size = n;
+    if (size > SIZE_MAX - sizeof *c) return NULL;
+    icd_arena_chunk *nc = malloc(sizeof *nc + size);
+    if (!nc) return NULL;
+    nc->size = size;
+    nc->used = n;
+    nc->next = c;
+    a->head = nc;
+    a->total += size;
+    return nc->data;
+}
+
+void *icd_arena_alloc(icd_arena *a, size_t n)
+{
+    if (n > SIZE_MAX - 15) return NULL;
+    n = (n + 15) & ~(size_t)15;
+    if (n == 0) n = 16;
+    return take(a, n, 16);
 }
 
 void *icd_arena_calloc(icd_arena *a, size_t n)
@@ -66,7 +79,7 @@ void *icd_arena_calloc(icd_arena *a, size_t n)
 
 char *icd_arena_strndup(icd_arena *a, const char *s, size_t n)
 {
-    char *p = icd_arena_alloc(a, n + 1);
+    char *p = n < SIZE_MAX ? take(a, n + 1, 1) : NULL; /* (strings need no alignment) */
     if (p) {
         memcpy(p, s, n);
         p[n] = '\0';

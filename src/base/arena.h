@@ -30,6 +30,7 @@ typedef struct icd_arena {
 /* Returns `n` bytes aligned to 16, or NULL when out of memory. */
 void *icd_arena_alloc(icd_arena *a, size_t n);
 void *icd_arena_calloc(icd_arena *a, size_t n);
+/* Strings are packed without alignment (a million paths of a plan). */
 char *icd_arena_strndup(icd_arena *a, const char *s, size_t n);
 char *icd_arena_strdup(icd_arena *a, const char *s);
 /* Releases every allocation but keeps one chunk for reuse. */
