@@ -609,12 +609,12 @@ static int ready(icd_avro_reader *r, bool *eof, icd_error *err)
     return 0;
 }
 
-int icd_avro_reader_next_projected(icd_avro_reader *r, const bool *keep, icd_arena *arena,
-                                   icd_avro_value *out, bool *eof, icd_error *err)
+int icd_avro_reader_next_projected(icd_avro_reader *r, const icd_avro_projection *proj,
+                                   icd_arena *arena, icd_avro_value *out, bool *eof, icd_error *err)
 {
     ICD_TRY(ready(r, eof, err));
     if (*eof) return 0;
-    if (icd_avro_decode_projected(r->schema->root, keep, &r->cur, arena, out, err))
+    if (icd_avro_decode_projected(r->schema->root, proj, &r->cur, arena, out, err))
         return block_error(r, err);
     r->block_read++;
     r->records++;

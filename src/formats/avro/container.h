@@ -66,9 +66,10 @@ uint64_t icd_avro_reader_header_size(const icd_avro_reader *r);
  * *eof is set (and 0 returned) after the last record. */
 int icd_avro_reader_next(icd_avro_reader *r, icd_arena *arena, icd_avro_value *out, bool *eof,
                          icd_error *err);
-/* Like icd_avro_reader_next, decoding only the top-level fields with keep[i] set. */
-int icd_avro_reader_next_projected(icd_avro_reader *r, const bool *keep, icd_arena *arena,
-                                   icd_avro_value *out, bool *eof, icd_error *err);
+/* Like icd_avro_reader_next, decoding only what `proj` keeps (decode.h). */
+int icd_avro_reader_next_projected(icd_avro_reader *r, const icd_avro_projection *proj,
+                                   icd_arena *arena, icd_avro_value *out, bool *eof,
+                                   icd_error *err);
 /* Steps over the next record without decoding it. */
 int icd_avro_reader_skip(icd_avro_reader *r, bool *eof, icd_error *err);
 

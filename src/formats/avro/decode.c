@@ -238,7 +238,8 @@ typedef struct dec_ctx {
     icd_error *err;
 } dec_ctx;
 
-static int decode_rec(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out, int depth);
+static int decode_rec(dec_ctx *d, const icd_avro_schema *s, const icd_avro_projection *proj,
+                      icd_avro_value *out, int depth);
 
 static void *tree_alloc(dec_ctx *d, size_t n)
 {
@@ -290,7 +291,7 @@ static int decode_items(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *ou
                 icd_avro_bytes *k = (icd_avro_bytes *)keys + n;
                 ICD_TRY(icd_avro_read_bytes(d->c, &k->ptr, &k->len, "a map key", d->err));
             }
-            ICD_TRY(decode_rec(d, it, (icd_avro_value *)vals + n, depth + 1));
+            ICD_TRY(decode_rec(d, it, NULL, (icd_avro_value *)vals + n, depth + 1));
         }
         if (block_end && d->c->p != block_end)
             return fail_at(d->err, d->c, d->c->p,
@@ -308,7 +309,7 @@ static int decode_items(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *ou
     return 0;
 }
 
-static int decode_record(dec_ctx *d, const icd_avro_schema *s, const bool *keep,
+static int decode_record(dec_ctx *d, const icd_avro_schema *s, const icd_avro_projection *proj,
                          icd_avro_value *out, int depth)
 {
     icd_avro_value *f = NULL;
@@ -316,9 +317,10 @@ static int decode_record(dec_ctx *d, const icd_avro_schema *s, const bool *keep,
         f = tree_alloc(d, s->nfields * sizeof *f);
         if (!f) return tree_nomem(d);
     }
+    if (proj && proj->record != s) proj = NULL;
     for (size_t i = 0; i < s->nfields; i++) {
         const icd_avro_schema *ft = s->fields[i].type;
-        if (keep && !keep[i]) {
+        if (proj && proj->keep && !proj->keep[i]) {
             ICD_TRY(skip_rec(ft, d->c, depth + 1, d->err));
             memset(&f[i], 0, sizeof f[i]);
             f[i].schema = ft;
@@ -327,14 +329,16 @@ static int decode_record(dec_ctx *d, const icd_avro_schema *s, const bool *keep,
             f[i].skipped = true;
             continue;
         }
-        ICD_TRY(decode_rec(d, ft, &f[i], depth + 1));
+        ICD_TRY(decode_rec(d, ft, proj && proj->nested ? proj->nested[i] : NULL, &f[i], depth + 1));
     }
     out->u.list.items = f;
     out->u.list.count = s->nfields;
     return 0;
 }
 
-static int decode_rec(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out, int depth)
+/* `proj` applies to a record (or to the record branch of a union); NULL: all of it. */
+static int decode_rec(dec_ctx *d, const icd_avro_schema *s, const icd_avro_projection *proj,
+                      icd_avro_value *out, int depth)
 {
     icd_avro_cursor *c = d->c;
     if (depth > AVRO_MAX_DEPTH)
@@ -345,7 +349,7 @@ static int decode_rec(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out,
     if (s->type == AVRO_UNION) {
         int32_t idx;
         ICD_TRY(read_union_branch(s, c, &s, &idx, d->err));
-        ICD_TRY(decode_rec(d, s, out, depth + 1));
+        ICD_TRY(decode_rec(d, s, s->type == AVRO_RECORD ? proj : NULL, out, depth + 1));
         out->branch = idx;
         return 0;
     }
@@ -404,7 +408,7 @@ static int decode_rec(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *out,
         return 0;
     }
     case AVRO_RECORD:
-        return decode_record(d, s, NULL, out, depth);
+        return decode_record(d, s, proj, out, depth);
     case AVRO_ARRAY:
     case AVRO_MAP:
         return decode_items(d, s, out, depth);
@@ -418,19 +422,15 @@ int icd_avro_decode(const icd_avro_schema *s, icd_avro_cursor *c, icd_arena *are
                     icd_avro_value *out, icd_error *err)
 {
     dec_ctx d = {c, arena, err};
-    return decode_rec(&d, s, out, 0);
+    return decode_rec(&d, s, NULL, out, 0);
 }
 
-int icd_avro_decode_projected(const icd_avro_schema *rec, const bool *keep, icd_avro_cursor *c,
-                              icd_arena *arena, icd_avro_value *out, icd_error *err)
+int icd_avro_decode_projected(const icd_avro_schema *s, const icd_avro_projection *proj,
+                              icd_avro_cursor *c, icd_arena *arena, icd_avro_value *out,
+                              icd_error *err)
 {
-    if (rec->type != AVRO_RECORD || !keep) return icd_avro_decode(rec, c, arena, out, err);
     dec_ctx d = {c, arena, err};
-    out->schema = rec;
-    out->type = AVRO_RECORD;
-    out->branch = -1;
-    out->skipped = false;
-    return decode_record(&d, rec, keep, out, 0);
+    return decode_rec(&d, s, proj, out, 0);
 }
 
 /* ---- lookups ----------------------------------------------------------------------- */

@@ -95,10 +95,23 @@ struct icd_avro_value {
 /* Decodes one value of schema `s` at the cursor into `out`, allocating in `arena`. */
 int icd_avro_decode(const icd_avro_schema *s, icd_avro_cursor *c, icd_arena *arena,
                     icd_avro_value *out, icd_error *err);
-/* Like icd_avro_decode for a record, but only fields whose keep[i] is true are decoded; the
- * others are skipped and come back with `skipped` set (and type AVRO_NULL). */
-int icd_avro_decode_projected(const icd_avro_schema *rec, const bool *keep, icd_avro_cursor *c,
-                              icd_arena *arena, icd_avro_value *out, icd_error *err);
+/* Which fields of the record schema `record` to decode: keep[i] for field i (NULL: every
+ * field); nested[i] (when `nested` is not NULL) the projection of field i when it is a
+ * record or a union with a record branch (NULL: all of it). A projection applies only to
+ * its own record schema (another record -- a union's other branch -- is decoded whole).
+ * Fields left out are skipped (their encoding is still walked, so a damaged one is still
+ * an error) and come back with `skipped` set and type AVRO_NULL. */
+typedef struct icd_avro_projection icd_avro_projection;
+struct icd_avro_projection {
+    const icd_avro_schema *record;
+    const bool *keep;
+    const icd_avro_projection *const *nested;
+};
+
+/* Like icd_avro_decode, decoding only what `proj` keeps of a record (NULL: everything). */
+int icd_avro_decode_projected(const icd_avro_schema *s, const icd_avro_projection *proj,
+                              icd_avro_cursor *c, icd_arena *arena, icd_avro_value *out,
+                              icd_error *err);
 /* Steps over one value of schema `s`. */
 int icd_avro_skip(const icd_avro_schema *s, icd_avro_cursor *c, icd_error *err);
 

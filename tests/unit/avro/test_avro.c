@@ -314,7 +314,8 @@ static void test_skip_and_project(void)
         icd_avro_value v, p;
         CHECK_EQ_INT(icd_avro_decode(rec, &c1, &a, &v, &err), 0);
         CHECK_EQ_INT(icd_avro_skip(rec, &c2, &err), 0);
-        CHECK_EQ_INT(icd_avro_decode_projected(rec, keep, &c3, &a, &p, &err), 0);
+        icd_avro_projection pj = {rec, keep, NULL};
+        CHECK_EQ_INT(icd_avro_decode_projected(rec, &pj, &c3, &a, &p, &err), 0);
         CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c2));
         CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c3));
         const icd_avro_value *s = icd_avro_value_field(&p, "s");
@@ -334,6 +335,76 @@ static int parse(const char *json, icd_avro_schema_doc **doc, icd_error *err)
 {
     icd_error_clear(err);
     return icd_avro_schema_parse(json, strlen(json), doc, err);
+}
+
+/* A nested projection: the kept fields of a nested record are decoded, its others
+ * skipped; a projection meant for one record does not apply to another (a union's record
+ * branch of another schema is decoded whole); the cursor ends where a full decode does. */
+static void test_nested_projection(void)
+{
+    static const char *SCHEMA =
+        "{\"type\":\"record\",\"name\":\"entry\",\"fields\":["
+        "{\"name\":\"status\",\"type\":\"int\"},"
+        "{\"name\":\"df\",\"type\":{\"type\":\"record\",\"name\":\"df\",\"fields\":["
+        "{\"name\":\"path\",\"type\":\"string\"},"
+        "{\"name\":\"sizes\",\"type\":{\"type\":\"array\",\"items\":\"long\"}},"
+        "{\"name\":\"count\",\"type\":\"long\"}]}},"
+        "{\"name\":\"o\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"other\","
+        "\"fields\":[{\"name\":\"path\",\"type\":\"string\"},{\"name\":\"n\",\"type\":"
+        "\"long\"}]}]}]}";
+    icd_avro_schema_doc *doc;
+    icd_error err;
+    CHECK_EQ_INT(icd_avro_schema_parse(SCHEMA, strlen(SCHEMA), &doc, &err), 0);
+    const icd_avro_schema *rec = doc->root;
+    const icd_avro_schema *df = rec->fields[1].type;
+    icd_buf data = ICD_BUF_INIT;
+    aw_long(&data, 1);    /* status */
+    aw_str(&data, "a/b"); /* df.path */
+    aw_long(&data, 3);    /* df.sizes: [10, 20, 30] */
+    aw_long(&data, 10);
+    aw_long(&data, 20);
+    aw_long(&data, 30);
+    aw_long(&data, 0);
+    aw_long(&data, 7); /* df.count */
+    aw_long(&data, 1); /* o: branch 1, other {"x", 9} */
+    aw_str(&data, "x");
+    aw_long(&data, 9);
+    bool keep_df[3] = {true, false, true};
+    icd_avro_projection dfp = {df, keep_df, NULL};
+    const icd_avro_projection *nested[3] = {NULL, &dfp, &dfp}; /* &dfp on "o": not its record */
+    icd_avro_projection top = {rec, NULL, nested};
+    icd_avro_cursor c1, c2;
+    icd_avro_cursor_init(&c1, data.data, data.len);
+    icd_avro_cursor_init(&c2, data.data, data.len);
+    icd_arena a = ICD_ARENA_INIT;
+    icd_avro_value v, p;
+    CHECK_EQ_INT(icd_avro_decode(rec, &c1, &a, &v, &err), 0);
+    CHECK_EQ_INT(icd_avro_decode_projected(rec, &top, &c2, &a, &p, &err), 0);
+    CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c2));
+    CHECK_EQ_INT(icd_avro_cursor_left(&c2), 0);
+    const icd_avro_value *st = icd_avro_value_field(&p, "status");
+    CHECK(st && !st->skipped && st->u.i64 == 1);
+    const icd_avro_value *pdf = icd_avro_value_field(&p, "df");
+    CHECK(pdf && pdf->type == AVRO_RECORD);
+    const icd_avro_value *path = icd_avro_value_field(pdf, "path");
+    CHECK(path && path->type == AVRO_STRING && path->u.bytes.len == 3);
+    const icd_avro_value *sizes = icd_avro_value_field(pdf, "sizes");
+    CHECK(sizes && sizes->skipped && sizes->type == AVRO_NULL);
+    const icd_avro_value *count = icd_avro_value_field(pdf, "count");
+    CHECK(count && !count->skipped && count->u.i64 == 7);
+    const icd_avro_value *o = icd_avro_value_field(&p, "o");
+    CHECK(o && o->type == AVRO_RECORD && o->branch == 1);
+    const icd_avro_value *n = icd_avro_value_field(o, "n");
+    CHECK(n && !n->skipped && n->u.i64 == 9);
+    const icd_avro_value *fsizes = icd_avro_value_field(icd_avro_value_field(&v, "df"), "sizes");
+    CHECK(fsizes && fsizes->type == AVRO_ARRAY && fsizes->u.list.count == 3);
+    /* a damaged skipped field is still an error: the array's count runs past the end */
+    icd_avro_cursor c3;
+    icd_avro_cursor_init(&c3, data.data, 8);
+    CHECK(icd_avro_decode_projected(rec, &top, &c3, &a, &p, &err) != 0);
+    icd_arena_free(&a);
+    icd_buf_free(&data);
+    icd_avro_schema_doc_free(doc);
 }
 
 static void test_schema_names_and_recursion(void)
@@ -713,5 +784,6 @@ static void test_metadata(void)
 }
 
 TEST_MAIN(TEST(test_all_types_every_codec), TEST(test_multi_block), TEST(test_lookups),
-          TEST(test_skip_and_project), TEST(test_schema_names_and_recursion),
-          TEST(test_schema_errors), TEST(test_corrupt), TEST(test_depth_limit), TEST(test_metadata))
+          TEST(test_skip_and_project), TEST(test_nested_projection),
+          TEST(test_schema_names_and_recursion), TEST(test_schema_errors), TEST(test_corrupt),
+          TEST(test_depth_limit), TEST(test_metadata))
