@@ -698,6 +698,72 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     return check_delete_bounds(f, path, err);
 }
 
+/* What of a manifest entry is decoded: its data_file's fields that read_entry uses (a
+ * data file's column metrics only for filters; a delete file's null counts and bounds,
+ * which read_entry checks), the rest skipped: column sizes, split offsets and -- without a
+ * filter -- a data file's five metric maps were most of the decoding when planning large
+ * tables. NULL (everything) for a schema without a data_file record. */
+typedef struct entry_projection {
+    icd_avro_projection top, data_file;
+    const icd_avro_projection **nested; /* per entry field: &data_file at its index */
+    bool *keep;                         /* per data_file field */
+} entry_projection;
+
+static bool data_file_field_used(const char *name, bool keep_stats, bool delete_manifest)
+{
+    static const char *const always[] = {"content",        "file_path",
+                                         "file_format",    "partition",
+                                         "record_count",   "file_size_in_bytes",
+                                         "equality_ids",   "referenced_data_file",
+                                         "content_offset", "content_size_in_bytes",
+                                         "sort_order_id",  "first_row_id"};
+    for (size_t i = 0; i < sizeof always / sizeof *always; i++)
+        if (!strcmp(name, always[i])) return true;
+    if (keep_stats)
+        return !strcmp(name, "value_counts") || !strcmp(name, "null_value_counts") ||
+               !strcmp(name, "nan_value_counts") || !strcmp(name, "lower_bounds") ||
+               !strcmp(name, "upper_bounds");
+    return delete_manifest && (!strcmp(name, "null_value_counts") ||
+                               !strcmp(name, "lower_bounds") || !strcmp(name, "upper_bounds"));
+}
+
+static int entry_projection_init(entry_projection *p, const icd_avro_schema *root, bool keep_stats,
+                                 bool delete_manifest, icd_error *err)
+{
+    memset(p, 0, sizeof *p);
+    int di = icd_avro_schema_field_index(root, "data_file");
+    if (di < 0) return 0;
+    const icd_avro_schema *df = root->fields[di].type;
+    if (df->type == AVRO_UNION)
+        for (size_t i = 0; i < df->nbranches; i++)
+            if (df->branches[i]->type == AVRO_RECORD) {
+                df = df->branches[i];
+                break;
+            }
+    if (df->type != AVRO_RECORD) return 0;
+    p->nested = calloc(root->nfields, sizeof *p->nested);
+    p->keep = calloc(df->nfields ? df->nfields : 1, sizeof *p->keep);
+    if (!p->nested || !p->keep) {
+        free(p->nested);
+        free(p->keep);
+        p->nested = NULL;
+        p->keep = NULL;
+        return icd_fail_nomem(err);
+    }
+    for (size_t i = 0; i < df->nfields; i++)
+        p->keep[i] = data_file_field_used(df->fields[i].name, keep_stats, delete_manifest);
+    p->data_file = (icd_avro_projection){df, p->keep, NULL};
+    p->nested[di] = &p->data_file;
+    p->top = (icd_avro_projection){root, NULL, p->nested};
+    return 0;
+}
+
+static void entry_projection_free(entry_projection *p)
+{
+    free(p->nested);
+    free(p->keep);
+}
+
 int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest_file *mf,
                       const ice_manifest_read_opts *opts, icd_arena *arena,
                       ice_manifest_entry **out, size_t *n, icd_error *err)
@@ -721,13 +787,25 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
                         "manifest uses partition spec id %d, which the table metadata does not "
                         "define",
                         (int)mf->spec_id);
+    const icd_avro_schema *root = icd_avro_reader_schema(r);
+    entry_projection proj;
+    if (root->type == AVRO_RECORD)
+        ICD_TRY(entry_projection_init(&proj, root, opts && opts->keep_stats, mf->is_delete_manifest,
+                                      err));
+    else
+        memset(&proj, 0, sizeof proj);
+    const icd_avro_projection *pj = proj.nested ? &proj.top : NULL;
     field_memo *memo = calloc(1, sizeof *memo);
-    if (!memo) return icd_fail_nomem(err);
+    if (!memo) {
+        entry_projection_free(&proj);
+        return icd_fail_nomem(err);
+    }
     entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, NULL, NULL, mf->first_row_id, memo};
     icd_arena tmp = ICD_ARENA_INIT;
     c.scratch = &tmp;
     if (spec->nfields && icd_map_new(&c.parts, 0, err)) {
         free(memo);
+        entry_projection_free(&proj);
         return ICD_ENOMEM;
     }
     ice_manifest_entry *v = NULL;
@@ -737,7 +815,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     for (;;) {
         icd_avro_value rec;
         bool eof;
-        if ((rc = icd_avro_reader_next(r, &tmp, &rec, &eof, err)) || eof) break;
+        if ((rc = icd_avro_reader_next_projected(r, pj, &tmp, &rec, &eof, err)) || eof) break;
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
@@ -754,6 +832,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     icd_buf_free(&c.key);
     icd_map_free(c.parts);
     free(memo);
+    entry_projection_free(&proj);
     if (!rc && count) {
         ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
         if (!dst)
