@@ -389,6 +389,10 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
         run_probe_init(&by_part, d->spec_id, (const char *)d->partition_key, d->partition_key_len);
         if (!have_dv) {
             find_run(&ix->part_pos, &by_part, seq, &lo, &hi);
+            for (size_t i = lo; i < hi; i++) { /* the bounds live apart: fetch them together */
+                __builtin_prefetch(ix->part_pos.v[i].lo);
+                __builtin_prefetch(ix->part_pos.v[i].hi);
+            }
             for (size_t i = lo; i < hi && !rc; i++)
                 if (bounds_may_contain(&ix->part_pos.v[i], pkey, plen))
                     rc = append(out, n, cap, ix->part_pos.v[i].f, err);
