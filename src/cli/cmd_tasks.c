@@ -109,6 +109,7 @@ static void put_plan(icd_jsonw *w, const ice_scan_plan *p, const ice_metadata *m
     for (size_t i = 0; i < ice_scan_plan_task_count(p); i++) {
         const ice_scan_task *t = ice_scan_plan_task(p, i);
         const ice_content_file *d = t->data;
+        ice_scan_plan_prefetch(p, i);
         icd_buf_puts(b, i ? ",\n{" : "\n{");
         icd_buf_puts(b, "\"data_file\":{\"path\":");
         icd_json_cstr(b, d->path);

@@ -615,21 +615,6 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
     return 0;
 }
 
-/* The delete files of split i (`paths`: their paths too, once the files are loaded) are
- * fetched ahead of the split that writes them: a plan's delete files are read in no
- * order, so each was a cache miss, and the misses were a sixth of writing a large plan. */
-static void prefetch_deletes(const dr_plan *p, size_t i, bool paths)
-{
-    if (i >= ice_scan_plan_task_count(p->scan)) return;
-    const ice_scan_task *t = ice_scan_plan_task(p->scan, i);
-    for (size_t k = 0; k < t->ndeletes; k++) {
-        if (paths)
-            __builtin_prefetch(t->deletes[k]->path);
-        else
-            __builtin_prefetch(t->deletes[k]);
-    }
-}
-
 /* Split i; `cache` NULL = self-contained (with the common fields). */
 static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache, icd_error *err)
 {
@@ -742,8 +727,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     split_cache cache = {NULL, 0};
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        prefetch_deletes(p, i + 2, false);
-        prefetch_deletes(p, i + 1, true);
+        ice_scan_plan_prefetch(p->scan, i);
         icd_buf_puts(b, i ? ",\n" : "\n");
         rc = put_split(p, i, b, &cache, err);
         icd_jsonw_maybe_flush(w);

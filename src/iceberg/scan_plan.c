@@ -419,6 +419,16 @@ ice_scan_counts ice_scan_plan_counts(const ice_scan_plan *p)
 {
     return p->counts;
 }
+void ice_scan_plan_prefetch(const ice_scan_plan *p, size_t i)
+{
+    if (i + 2 < p->ntasks)
+        for (size_t k = 0; k < p->tasks[i + 2].ndeletes; k++)
+            __builtin_prefetch(p->tasks[i + 2].deletes[k]);
+    if (i + 1 < p->ntasks)
+        for (size_t k = 0; k < p->tasks[i + 1].ndeletes; k++)
+            __builtin_prefetch(p->tasks[i + 1].deletes[k]->path);
+}
+
 bool ice_scan_plan_has_deletes(const ice_scan_plan *p)
 {
     return p->has_deletes;
