@@ -6,7 +6,9 @@
 #   - DuckDB: COPY of the anti-join (the 10 files minus position- and equality-deleted
 #     rows) to one Parquet file (bench/duckdb_antijoin.mjs), SET threads = 1 and 2.
 # Reports files staged vs files with deletes, bytes written / table bytes, wall and CPU
-# time and peak RSS of each, and checks that both sides wrote the same number of rows.
+# time and peak RSS of each, the ratios to DuckDB at 1 and 2 threads (goals of issue 13:
+# speed >= 1.5x, peak RSS <= 0.5x; exit 4 when missed), and checks that both sides wrote
+# the same number of rows.
 # Codec: zstd on both sides (Iceberg's default, which stage uses for this table).
 #
 # Usage: bash bench/bench_stage.sh      (RUNS=N best of N, default 2; NOBUILD=1)
@@ -54,7 +56,9 @@ best() {
     cp "$work/stdout" "$work/stdout.$name"; cp "$work/stderr" "$work/stderr.$name"
   done
   printf '%-34s wall %7ss  cpu %7ss  peak RSS %6s MiB\n' "$name" $b
+  results[$name]=$b
 }
+declare -A results
 
 table_bytes=$(du -cb "$table"/data/*.parquet | tail -1 | cut -f1)
 best "icedruid scan --threads 2" "$icd" scan "$table" "${remap[@]}" --threads 2
@@ -67,12 +71,25 @@ for t in 1 2; do
     "$prefix" "$table" "$posdel" "$eqdel" user_id "${withdel[@]}"
 done
 duck_rows=$(cat "$work/stdout.duckdb COPY anti-join threads=2")
-python3 - "$summary" "$table_bytes" "$duck_rows" "${#withdel[@]}" <<'PY'
+python3 - "$summary" "$table_bytes" "$duck_rows" "${#withdel[@]}" \
+  "${results[icedruid stage --threads 1]}" "${results[duckdb COPY anti-join threads=1]}" \
+  "${results[icedruid stage --threads 2]}" "${results[duckdb COPY anti-join threads=2]}" <<'PY'
 import json, sys
 s = json.loads(sys.argv[1]); tb = int(sys.argv[2]); duck = int(sys.argv[3]); nd = int(sys.argv[4])
+goals = True
+for t, (i, d) in enumerate(((sys.argv[5], sys.argv[6]), (sys.argv[7], sys.argv[8])), 1):
+    iw, ic, ir = map(float, i.split()); dw, dc, dr = map(float, d.split())
+    speed, rss = dw / iw, ir / dr
+    goals &= speed >= 1.5 and rss <= 0.5
+    print("threads=%d: speed %.2fx DuckDB (CPU time %.2fx), peak RSS %.2fx  [goals: >= 1.5x, <= 0.5x]"
+          % (t, speed, dc / ic, rss))
 print("files: %d raw, %d staged (data files with deletes: %d)" % (s["rawFiles"], s["stagedFiles"], nd))
 print("bytes written %d = %.1f%% of the table's data bytes %d (%.1f%% of the source files' bytes)" % (
     s["bytesWritten"], 100 * s["bytesWritten"] / tb, tb, 100 * s["bytesWritten"] / s["materializedSourceBytes"]))
 print("rows written: icedruid %d, DuckDB %d -> %s" % (s["rowsWritten"], duck, "same" if duck == s["rowsWritten"] else "DIFFERENT"))
-sys.exit(0 if duck == s["rowsWritten"] and s["stagedFiles"] == nd else 1)
+if duck != s["rowsWritten"] or s["stagedFiles"] != nd:
+    sys.exit(1)
+if not goals:
+    print("goals missed")
+    sys.exit(4)
 PY
