@@ -24,6 +24,7 @@ PKGS=(
   tmux                              # terminal tests: progress line, table output
   man-db groff-base bsdextrautils   # the installed man page is read back by tests (man, col)
   zsh                               # the generated zsh completion is checked with zsh -n
+  zstd                              # tests: the read-back of staged Avro files with zstandard blocks
   openjdk-17-jdk-headless libjoda-time-java libjackson2-databind-java  # the Druid-side oracle (tests/druid/oracle)
 )
 

@@ -72,14 +72,51 @@ static const char *codec_property(const ice_metadata *md, ice_file_format f)
     return v;
 }
 
+/* The compression level of materialized files: the table's write property
+ * (write.parquet.compression-level, write.avro.compression-level) where the codec has
+ * levels, else what Iceberg's writers use: Avro (org.apache.iceberg.avro.Avro) gzip =
+ * deflate at 9 and zstd at 1; Parquet (parquet-java's codecs) zstd at 3 and gzip at
+ * zlib's 6, the writers' defaults (0 here). `*set`: the property applies. */
+static int level_property(const ice_metadata *md, ice_file_format f, int *level, bool *set,
+                          icd_error *err)
+{
+    bool avro = f == ICE_FORMAT_AVRO;
+    const char *codec = codec_property(md, f);
+    bool zstd = !strcasecmp(codec, "zstd");
+    bool deflate = !strcasecmp(codec, "gzip") || (avro && !strcasecmp(codec, "deflate"));
+    *level = !avro ? 0 : deflate ? 9 : zstd ? 1 : 0;
+    *set = false;
+    const char *key = avro ? "write.avro.compression-level" : "write.parquet.compression-level";
+    const char *v = ice_metadata_property(md, key);
+    if (!v || (!zstd && !deflate)) return 0; /* snappy, uncompressed: no levels (ignored) */
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    int lo = zstd ? 1 : 0, hi = zstd ? 22 : 9;
+    if (end == v || *end || errno || n < lo || n > hi)
+        return icd_fail(err, ICD_EUNSUPPORTED, ice_metadata_file(md), -1,
+                        "table property %s '%s': not a %s level (an integer from %d to %d)", key, v,
+                        zstd ? "zstd" : "gzip", lo, hi);
+    *level = (int)n;
+    *set = true;
+    return 0;
+}
+
 int dr_stage_name(const ice_metadata *md, const ice_schema *schema, const ice_scan_task *t,
                   icd_buf *out, icd_error *err)
 {
-    icd_buf in = ICD_BUF_INIT;
     const ice_content_file *d = t->data;
-    icd_buf_printf(&in, "icedruid-stage 1\n%s\n%s\n%s\n%s\n", ICEDRUID_VERSION, table_identity(md),
+    int level;
+    bool level_set;
+    ICD_TRY(level_property(md, d->format, &level, &level_set, err));
+    icd_buf in = ICD_BUF_INIT;
+    /* "icedruid-stage N": the writer's output version (2: Avro gzip and zstd at Iceberg's
+     * default levels, and times stored as TIME(MILLIS) / TIME(NANOS) written as
+     * TIME(MICROS)) */
+    icd_buf_printf(&in, "icedruid-stage 2\n%s\n%s\n%s\n%s\n", ICEDRUID_VERSION, table_identity(md),
                    d->path, ice_file_format_name(d->format));
     icd_buf_printf(&in, "%s\n", codec_property(md, d->format));
+    if (level_set) icd_buf_printf(&in, "level %d\n", level);
     char **dl = calloc(t->ndeletes ? t->ndeletes : 1, sizeof *dl);
     if (!dl) {
         icd_buf_free(&in);
@@ -168,7 +205,7 @@ static int out_write(void *ctx, const void *p, size_t n, icd_error *err)
     return 0;
 }
 
-static int pq_codec_of(const char *name, int *out, icd_error *err)
+static int pq_codec_of(const ice_metadata *md, const char *name, int *out, icd_error *err)
 {
     if (!strcasecmp(name, "zstd"))
         *out = PQ_CODEC_ZSTD;
@@ -179,14 +216,16 @@ static int pq_codec_of(const char *name, int *out, icd_error *err)
     else if (!strcasecmp(name, "uncompressed") || !strcasecmp(name, "none"))
         *out = PQ_CODEC_UNCOMPRESSED;
     else
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "write.parquet.compression-codec '%s': icedruid writes zstd, snappy, "
+        return icd_fail(err, ICD_EUNSUPPORTED, ice_metadata_file(md), -1,
+                        "table property write.parquet.compression-codec '%s': icedruid writes "
+                        "zstd, snappy, "
                         "gzip or uncompressed",
                         name);
     return 0;
 }
 
-static int icd_avro_codec_of(const char *name, icd_avro_codec *out, icd_error *err)
+static int icd_avro_codec_of(const ice_metadata *md, const char *name, icd_avro_codec *out,
+                             icd_error *err)
 {
     if (!strcasecmp(name, "gzip") || !strcasecmp(name, "deflate"))
         *out = AVRO_CODEC_DEFLATE;
@@ -197,8 +236,9 @@ static int icd_avro_codec_of(const char *name, icd_avro_codec *out, icd_error *e
     else if (!strcasecmp(name, "uncompressed") || !strcasecmp(name, "none"))
         *out = AVRO_CODEC_NULL;
     else
-        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
-                        "write.avro.compression-codec '%s': icedruid writes gzip, snappy, zstd "
+        return icd_fail(err, ICD_EUNSUPPORTED, ice_metadata_file(md), -1,
+                        "table property write.avro.compression-codec '%s': icedruid writes gzip, "
+                        "snappy, zstd "
                         "or uncompressed",
                         name);
     return 0;
@@ -220,7 +260,9 @@ static int write_parquet(const stage_src *st, const ice_scan_task *t, out_file *
     const ice_field *fields = schema->root.fields;
     size_t nfields = schema->root.nfields;
     pq_write_options po = {0};
-    ICD_TRY(pq_codec_of(codec_property(md, ICE_FORMAT_PARQUET), &po.codec, err));
+    ICD_TRY(pq_codec_of(md, codec_property(md, ICE_FORMAT_PARQUET), &po.codec, err));
+    bool level_set;
+    ICD_TRY(level_property(md, ICE_FORMAT_PARQUET, &po.level, &level_set, err));
     pq_file *orig = NULL;
     ICD_TRY(pq_file_open(st->io, t->data->path, &orig, err));
     icd_arena arena = ICD_ARENA_INIT;
@@ -254,7 +296,9 @@ static int write_avro(const stage_src *st, const ice_scan_task *t, const char *n
     const ice_metadata *md = st->md;
     const ice_schema *schema = st->schema;
     icd_avro_write_options ao = {0};
-    ICD_TRY(icd_avro_codec_of(codec_property(md, ICE_FORMAT_AVRO), &ao.codec, err));
+    ICD_TRY(icd_avro_codec_of(md, codec_property(md, ICE_FORMAT_AVRO), &ao.codec, err));
+    bool level_set;
+    ICD_TRY(level_property(md, ICE_FORMAT_AVRO, &ao.level, &level_set, err));
     icd_buf sj = ICD_BUF_INIT;
     int rc = icd_avro_ice_schema_json(schema->root.fields, schema->root.nfields, &sj, err);
     /* the sync marker: 16 bytes of the name's content hash (hex digits after the prefix) */

@@ -969,6 +969,17 @@ class Table:
         md["metadata-log"] = list(self.metadata_log)
         return md
 
+    def set_properties(self, props):
+        """Set (value None: remove) table properties: a new metadata version, no snapshot
+        (what Java's UpdateProperties commits)."""
+        for k, v in props.items():
+            if v is None:
+                self.properties.pop(k, None)
+            else:
+                self.properties[k] = v
+        self._tick()
+        self._write_metadata()
+
     def _write_metadata(self):
         self.version += 1
         rel = f"metadata/v{self.version}.metadata.json"
