@@ -141,8 +141,8 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     dr_plan *plan = NULL;
     dr_spec *at = NULL;
     json_t *pw = NULL;
-    if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, a->threads, &plan, &at,
-                            err))
+    dr_plan_opts po = {a->threads, false, a->project};
+    if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, &po, &plan, &at, err))
         return cli_report(err);
     const ice_snapshot *b = ice_scan_plan_snapshot(dr_plan_scan(plan));
     int rc = CLI_OK;
@@ -271,7 +271,8 @@ int cmd_diff(int argc, char **argv)
     cli_spec_args a;
     rc = cli_spec_args_parse(
         &a, nargc, argv,
-        statements ? "threads,serve-url,rows,auth-user,auth-password-env" : "threads", NULL);
+        statements ? "threads,serve-url,rows,project,auth-user,auth-password-env" : "threads",
+        NULL);
     if (!rc && d.stage_to && !statements)
         rc = cli_usage_error("diff", "--stage-to goes with --emit msq|native");
     if (!rc && d.stage_to && a.rows)

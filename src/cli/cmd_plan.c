@@ -59,7 +59,8 @@ static int run_check(cli_spec_args *a)
                          &err);
     ice_metadata_free(md);
     dr_plan *plan = NULL;
-    dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original")};
+    dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original"),
+                       false};
     ok = !dr_plan_build(a->spec, a->io, &po, &plan, &err);
     if (!ok) {
         check_line(false, "plan", "", &err);

@@ -23,7 +23,8 @@ int cmd_rewrite_spec(int argc, char **argv)
 {
     cli_spec_args a;
     int rc = cli_spec_args_parse(
-        &a, argc, argv, "threads,serve-url,rows,auth-user,auth-password-env,druid-locations", NULL);
+        &a, argc, argv,
+        "threads,serve-url,rows,project,auth-user,auth-password-env,druid-locations", NULL);
     dr_plan *plan = NULL;
     json_t *pw = NULL, *doc = NULL;
     if (!rc && !!a.auth_user != !!a.auth_password_env)

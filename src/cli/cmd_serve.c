@@ -27,7 +27,7 @@ int cmd_serve(int argc, char **argv)
     cli_serve_opts so;
     cli_serve_opts_init(&so);
     cli_spec_args a;
-    int rc = cli_spec_args_parse(&a, argc, argv, "", &so);
+    int rc = cli_spec_args_parse(&a, argc, argv, "project", &so);
     dr_plan *plan = NULL;
     dr_plan_provider *pp = NULL;
     dr_serve_files *sf = NULL;

@@ -49,7 +49,7 @@ static void on_file(void *ctx, int64_t source_bytes, uint64_t rows)
 int cmd_stage(int argc, char **argv)
 {
     cli_spec_args a;
-    int rc = cli_spec_args_parse(&a, argc, argv, "threads,to,gc,part-size", NULL);
+    int rc = cli_spec_args_parse(&a, argc, argv, "threads,to,gc,part-size,project", NULL);
     int64_t part = 0, gc_after = 0;
     if (!rc && !a.to) rc = cli_usage_error(a.cmd, "expects --to LOCATION (a directory or s3://)");
     if (!rc && a.part_size) rc = parse_i64(a.cmd, "--part-size", a.part_size, 1024, &part);

@@ -338,6 +338,7 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
     o.emit.context = ctx;
     o.full = s->full;
     o.threads = a->threads;
+    o.project_staged = a->project;
     o.serve_later = s->serve_listen != NULL;
     dr_sync_job job;
     if (dr_sync_prepare(a->spec, a->io, st, &o, &job, &err)) return cli_report(&err);
@@ -426,8 +427,8 @@ int cmd_sync(int argc, char **argv)
     cli_spec_args a;
     memset(&a, 0, sizeof a);
     if (!rc)
-        rc = cli_spec_args_parse(&a, nrest, rest,
-                                 "threads,serve-url,rows,auth-user,auth-password-env", NULL);
+        rc = cli_spec_args_parse(
+            &a, nrest, rest, "threads,serve-url,rows,project,auth-user,auth-password-env", NULL);
     if (!rc) rc = check_args(argv[0], &s, &a);
     int64_t baseline = 0;
     if (!rc && s.baseline) rc = parse_baseline(argv[0], s.baseline, &baseline);

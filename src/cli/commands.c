@@ -92,6 +92,14 @@ cli_globals cli_global = {false, -1, -1, -1, -1};
         "auth-password-env", 0, "VAR",                                                             \
             "the environment variable Druid reads the served splits' password from", NULL, 0       \
     }
+#define O_PROJECT                                                                                  \
+    {                                                                                              \
+        "project", 0, NULL,                                                                        \
+            "materialized files hold only the columns Druid's reader keeps for the spec (the "     \
+            "timestamp column, dimensions, metric inputs; a projection is part of the file "       \
+            "name: give it to every command that stages, serves or lists them)",                   \
+            NULL, 0                                                                                \
+    }
 #define O_ROWS                                                                                     \
     {                                                                                              \
         "rows", 0, NULL,                                                                           \
@@ -173,14 +181,9 @@ static const cli_opt READ_OPTS[] = {
     O_OUTPUT,
     O_REMAP,
     {NULL, 0, NULL, NULL, NULL, 0}};
-static const cli_opt REWRITE_OPTS[] = {O_SPEC,
-                                       O_SERVE_URL,
-                                       O_ROWS,
-                                       O_SERVE_AUTH,
-                                       O_DRUID_LOCATIONS,
-                                       O_THREADS,
-                                       O_REMAP,
-                                       {NULL, 0, NULL, NULL, NULL, 0}};
+static const cli_opt REWRITE_OPTS[] = {O_SPEC,    O_SERVE_URL,  O_ROWS,
+                                       O_PROJECT, O_SERVE_AUTH, O_DRUID_LOCATIONS,
+                                       O_THREADS, O_REMAP,      {NULL, 0, NULL, NULL, NULL, 0}};
 static const cli_opt STAGE_OPTS[] = {
     O_SPEC,
     {"to", 0, "LOCATION",
@@ -192,6 +195,7 @@ static const cli_opt STAGE_OPTS[] = {
      "afterwards remove this table's staged files under LOCATION that no snapshot after "
      "SNAPSHOT_ID needs",
      NULL, 0},
+    O_PROJECT,
     O_THREADS,
     O_REMAP,
     {NULL, 0, NULL, NULL, NULL, 0}};
@@ -243,6 +247,7 @@ static const cli_opt SERVE_OPTS[] = {
      "is ignored",
      NULL, 0},
     O_ROWS,
+    O_PROJECT,
     {"cache-dir", 0, "DIR",
      "where served materialized files are kept and regenerated into (default "
      "$XDG_CACHE_HOME/icedruid/serve or ~/.cache/icedruid/serve)",
@@ -273,6 +278,7 @@ static const cli_opt DIFF_OPTS[] = {
      "raw files in the warehouseSource instead of reading them from --serve-url",
      NULL, 0},
     O_ROWS,
+    O_PROJECT,
     O_SERVE_AUTH,
     O_THREADS,
     O_REMAP,
@@ -292,6 +298,7 @@ static const cli_opt SYNC_OPTS[] = {
      "msq native", 0},
     O_SERVE_URL,
     O_ROWS,
+    O_PROJECT,
     {"serve-listen", 0, "HOST:PORT",
      "serve the materialized files (or, with --rows, the splits) from this process while Druid "
      "reads them (implies --wait)",

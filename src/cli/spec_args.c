@@ -45,6 +45,10 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
             a->rows = true;
             continue;
         }
+        if (!strcmp(o, "--project") && allowed_opt(allowed, "project")) {
+            a->project = true;
+            continue;
+        }
         if (!strcmp(o, "--prune-row-groups") && allowed_opt(allowed, "prune-row-groups")) {
             a->prune_row_groups = true;
             continue;
@@ -125,7 +129,8 @@ int cli_spec_plan(cli_spec_args *a, dr_plan **out)
 {
     icd_error err;
     icd_error_clear(&err);
-    dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original")};
+    dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original"),
+                       a->project};
     if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
     const char *text;
     if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)

@@ -29,6 +29,7 @@ typedef struct cli_spec_args {
     bool prune_row_groups;       /* read --prune-row-groups */
     bool check;                  /* plan --check */
     bool rows;                   /* rewrite-spec/diff --rows: NDJSON splits, not files */
+    bool project;                /* --project: materialized files hold Druid's columns only */
     const char *druid_locations; /* --druid-locations remapped|original */
     icd_fileio *io;
     dr_spec *spec;

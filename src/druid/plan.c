@@ -32,7 +32,68 @@ struct dr_plan {
     dr_plan_file *decisions; /* per task: raw or materialized, and why */
     icd_map *reasons;        /* the distinct reason texts the decisions point into */
     bool druid_original;     /* dr_plan_opts.druid_original_locations */
+    bool project;            /* dr_plan_opts.project_staged */
+    dr_stage_cols stage;
 };
+
+/* ---- what materialized files hold ---------------------------------------------------- */
+
+/* The schema with only the top-level fields named in `names` (in its own order); its
+ * identifier fields are left out (a projection is not a table schema). */
+static int project_schema(const ice_schema *s, const char *const *names, size_t n, ice_schema **out,
+                          icd_error *err)
+{
+    icd_buf b = ICD_BUF_INIT;
+    ice_schema_to_json(&b, s);
+    json_t *j = icd_buf_ok(&b) ? json_loadb(b.data, b.len, 0, NULL) : NULL;
+    icd_buf_free(&b);
+    json_t *fields = j ? json_object_get(j, "fields") : NULL;
+    json_t *kept = json_array();
+    int rc = 0;
+    if (!j || !json_is_array(fields) || !kept) rc = icd_fail_nomem(err);
+    for (size_t i = 0; !rc && i < json_array_size(fields); i++) {
+        json_t *f = json_array_get(fields, i);
+        const char *name = json_string_value(json_object_get(f, "name"));
+        for (size_t k = 0; name && k < n; k++)
+            if (!strcmp(names[k], name)) {
+                if (json_array_append(kept, f)) rc = icd_fail_nomem(err);
+                break;
+            }
+    }
+    if (!rc && json_object_set(j, "fields", kept)) rc = icd_fail_nomem(err);
+    if (!rc) json_object_del(j, "identifier-field-ids"); /* (-1: there were none) */
+    char *text = rc ? NULL : json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!rc && !text) rc = icd_fail_nomem(err);
+    if (!rc) rc = ice_schema_parse(text, strlen(text), "the projected read schema", out, err);
+    free(text);
+    json_decref(kept);
+    json_decref(j);
+    return rc;
+}
+
+int dr_stage_cols_init(dr_stage_cols *c, const dr_spec *spec, bool project,
+                       const ice_schema *schema, icd_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->schema = schema;
+    if (!project || !schema) return 0;
+    ICD_TRY(dr_spec_columns_filter(spec, schema, &c->names, &c->n, err));
+    if (!c->names) return 0; /* every column kept */
+    int rc = project_schema(schema, c->names, c->n, &c->owned, err);
+    if (rc) {
+        dr_stage_cols_free(c);
+        return rc;
+    }
+    c->schema = c->owned;
+    return 0;
+}
+
+void dr_stage_cols_free(dr_stage_cols *c)
+{
+    free(c->names);
+    ice_schema_free(c->owned);
+    memset(c, 0, sizeof *c);
+}
 
 /* ---- table resolution ---------------------------------------------------------------- */
 
@@ -144,6 +205,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     p->spec = spec;
     p->io = io;
     p->druid_original = opts && opts->druid_original_locations;
+    p->project = opts && opts->project_staged;
     int rc = load_table(p, err);
     ice_scan_opts so = {0};
     so.select.kind = ICE_SELECT_CURRENT;
@@ -156,6 +218,8 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     if (!rc) rc = plan_filter(p, &so.filter, err);
     if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
     if (!rc) rc = dr_spec_check_columns(spec, ice_scan_plan_schema(p->scan), err);
+    if (!rc)
+        rc = dr_stage_cols_init(&p->stage, spec, p->project, ice_scan_plan_schema(p->scan), err);
     if (!rc) {
         p->v2 = ice_scan_plan_has_deletes(p->scan);
         rc = check_residual(p, err);
@@ -175,6 +239,7 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
 void dr_plan_free(dr_plan *p)
 {
     if (!p) return;
+    dr_stage_cols_free(&p->stage);
     ice_scan_plan_free(p->scan);
     ice_metadata_free(p->md);
     icd_buf_free(&p->residual_text);
@@ -199,6 +264,14 @@ const ice_scan_plan *dr_plan_scan(const dr_plan *p)
 const ice_schema *dr_plan_schema(const dr_plan *p)
 {
     return ice_scan_plan_schema(p->scan);
+}
+const dr_stage_cols *dr_plan_stage_cols(const dr_plan *p)
+{
+    return &p->stage;
+}
+bool dr_plan_projects_staged(const dr_plan *p)
+{
+    return p->project;
 }
 bool dr_plan_is_v2(const dr_plan *p)
 {

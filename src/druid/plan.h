@@ -49,7 +49,26 @@ typedef struct dr_plan_opts {
      * Either way each must fit the warehouseSource's type, else dr_plan_v1_source fails
      * naming it. */
     bool druid_original_locations;
+    /* Materialized files hold only the top-level columns Druid's reader keeps for the spec
+     * (dr_spec_columns_filter), not every column of the read schema (--project). */
+    bool project_staged;
 } dr_plan_opts;
+
+/* What a materialized file holds: `schema` is what it is written with (its columns, the
+ * Parquet/Avro schema, and part of its content address: dr_stage_name), `names` the
+ * reader's selection of the read schema's top-level columns that gives those rows
+ * (NULL: every column). Without projection, or when the spec keeps every column, schema
+ * is the read schema itself. */
+typedef struct dr_stage_cols {
+    const ice_schema *schema;
+    const char **names;
+    size_t n;
+    ice_schema *owned; /* the projected schema */
+} dr_stage_cols;
+/* For read schema `schema`: its projection for `spec` when `project`, else all of it. */
+int dr_stage_cols_init(dr_stage_cols *c, const dr_spec *spec, bool project,
+                       const ice_schema *schema, icd_error *err);
+void dr_stage_cols_free(dr_stage_cols *c);
 
 /* Plans the spec's table. `io` (borrowed, must outlive the plan) carries the --remap
  * rules; the catalog adds its storage settings (REST: the table's) to it. */
@@ -65,6 +84,9 @@ const ice_metadata *dr_plan_metadata(const dr_plan *p);
 const ice_scan_plan *dr_plan_scan(const dr_plan *p);
 /* The selected snapshot's schema (the schema v2 splits carry). */
 const ice_schema *dr_plan_schema(const dr_plan *p);
+/* What the plan's materialized files hold (dr_plan_opts.project_staged). */
+const dr_stage_cols *dr_plan_stage_cols(const dr_plan *p);
+bool dr_plan_projects_staged(const dr_plan *p);
 /* True: Druid reads the table's rows from icedruid (NDJSON splits): some task has delete
  * files, or (after dr_plan_decide) a file must be materialized in a format icedruid has no
  * writer for (ORC), or (after dr_plan_decide_rows) any file must be materialized. */

@@ -286,8 +286,8 @@ int dr_rewrite_files_source(const dr_plan *p, const dr_rewrite_opts *o, const bo
         }
         icd_buf_clear(&name);
         icd_buf_clear(&url);
-        rc = dr_stage_name(dr_plan_metadata(p), dr_plan_schema(p), ice_scan_plan_task(sp, i), &name,
-                           err);
+        rc = dr_stage_name(dr_plan_metadata(p), dr_plan_stage_cols(p)->schema,
+                           ice_scan_plan_task(sp, i), &name, err);
         if (rc) break;
         if (o->stage_to) { /* staged: listed with the raw files */
             icd_buf_printf(&url, "%s/%s", base, name.data);

@@ -263,14 +263,15 @@ static int generate_planned(dr_serve_files *sf, const char *name, bool *found, i
     const dr_plan *p = sf->plan;
     pthread_mutex_lock(&sf->mu);
     int rc = 0;
+    const dr_stage_cols *sc = dr_plan_stage_cols(p);
     if (!sf->reader)
-        rc = ice_scan_reader_new(sf->io, dr_plan_metadata(p), dr_plan_schema(p), NULL, 0,
-                                 &sf->reader, err);
+        rc = ice_scan_reader_new(sf->io, dr_plan_metadata(p), dr_plan_schema(p),
+                                 (const char *const *)sc->names, sc->n, &sf->reader, err);
     pthread_mutex_unlock(&sf->mu);
     if (rc) return rc;
     int64_t bytes;
     ice_read_stats rs = {0};
-    return dr_stage_write_local(sf->io, dr_plan_metadata(p), dr_plan_schema(p), sf->reader,
+    return dr_stage_write_local(sf->io, dr_plan_metadata(p), sc->schema, sf->reader,
                                 ice_scan_plan_task(dr_plan_scan(p), ti), sf->dir, name, &bytes, &rs,
                                 err);
 }
@@ -298,6 +299,10 @@ static int generate_other(dr_serve_files *sf, int64_t snap, const char *name, bo
     icd_buf nm = ICD_BUF_INIT;
     int rc = ice_scan_plan_build(sf->io, md, &so, &sp, err);
     const ice_schema *schema = sp ? ice_scan_plan_schema(sp) : NULL;
+    dr_stage_cols sc = {0};
+    if (!rc)
+        rc = dr_stage_cols_init(&sc, dr_plan_spec(sf->plan), dr_plan_projects_staged(sf->plan),
+                                schema, err);
     if (!rc) rc = dr_decide_new(sf->io, md, schema, &dc, err);
     const ice_scan_task *hit = NULL;
     for (size_t i = 0; !rc && !hit && i < ice_scan_plan_task_count(sp); i++) {
@@ -306,17 +311,19 @@ static int generate_other(dr_serve_files *sf, int64_t snap, const char *name, bo
         rc = dr_decide_task(dc, t, &d, err);
         if (rc || d.raw) continue;
         icd_buf_clear(&nm);
-        rc = dr_stage_name(md, schema, t, &nm, err);
+        rc = dr_stage_name(md, sc.schema, t, &nm, err);
         if (!rc && !strcmp(nm.data, name)) hit = t;
     }
     if (!rc && hit) {
         *found = true;
-        rc = ice_scan_reader_new(sf->io, md, schema, NULL, 0, &rd, err);
+        rc = ice_scan_reader_new(sf->io, md, schema, (const char *const *)sc.names, sc.n, &rd, err);
         int64_t bytes;
         ice_read_stats rs = {0};
         if (!rc)
-            rc = dr_stage_write_local(sf->io, md, schema, rd, hit, sf->dir, name, &bytes, &rs, err);
+            rc = dr_stage_write_local(sf->io, md, sc.schema, rd, hit, sf->dir, name, &bytes, &rs,
+                                      err);
     }
+    dr_stage_cols_free(&sc);
     icd_buf_free(&nm);
     ice_scan_reader_free(rd);
     dr_decide_free(dc);
@@ -537,7 +544,7 @@ int dr_serve_files_new(dr_plan *plan, icd_fileio *io, const dr_serve_files_opts 
     for (size_t i = 0; !rc && i < sf->ntasks; i++) {
         if (dr_plan_decision(plan, i)->raw) continue;
         icd_buf_clear(&nm);
-        rc = dr_stage_name(dr_plan_metadata(plan), dr_plan_schema(plan),
+        rc = dr_stage_name(dr_plan_metadata(plan), dr_plan_stage_cols(plan)->schema,
                            ice_scan_plan_task(dr_plan_scan(plan), i), &nm, err);
         if (!rc && !(sf->names[i] = strdup(nm.data))) rc = icd_fail_nomem(err);
     }

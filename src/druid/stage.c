@@ -401,14 +401,16 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
     int64_t bytes = 0;
     int rc;
     if (!st->s3) { /* written in the directory, renamed into place */
-        rc = dr_stage_write_local(st->io, dr_plan_metadata(st->plan), dr_plan_schema(st->plan),
-                                  st->reader, t, st->to, name, &bytes, rs, err);
+        rc = dr_stage_write_local(st->io, dr_plan_metadata(st->plan),
+                                  dr_plan_stage_cols(st->plan)->schema, st->reader, t, st->to, name,
+                                  &bytes, rs, err);
     } else { /* spooled to a local temporary file, then uploaded */
         char tmp[4096];
         const char *td = getenv("TMPDIR");
         snprintf(tmp, sizeof tmp, "%s/.icd-stage-%ld-%zu.tmp", td && *td ? td : "/tmp",
                  (long)getpid(), ti);
-        stage_src src = {st->io, dr_plan_metadata(st->plan), dr_plan_schema(st->plan), st->reader};
+        stage_src src = {st->io, dr_plan_metadata(st->plan), dr_plan_stage_cols(st->plan)->schema,
+                         st->reader};
         rc = write_tmp(&src, t, name, tmp, &bytes, rs, err);
         if (!rc) {
             rc = icd_s3_upload_file(st->io, final, tmp, st->opts.part_bytes, err);
@@ -520,7 +522,7 @@ int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **
         }
         if (o->only && !o->only[i]) continue; /* not listed: no location, not staged */
         icd_buf_clear(&name);
-        rc = dr_stage_name(dr_plan_metadata(p), dr_plan_schema(p), t, &name, err);
+        rc = dr_stage_name(dr_plan_metadata(p), dr_plan_stage_cols(p)->schema, t, &name, err);
         if (!rc) {
             size_t m = strlen(st->to) + name.len + 2;
             st->locations[i] = malloc(m);
@@ -539,9 +541,11 @@ int dr_stage_run(dr_plan *p, icd_fileio *io, const dr_stage_opts *o, dr_stage **
                       "icedruid has no ORC writer yet: ingest this table through `icedruid serve` "
                       "and `rewrite-spec --serve-url` instead",
                       orc, orc == 1 ? "" : "s");
-    if (!rc && st->ntodo)
-        rc = ice_scan_reader_new(io, dr_plan_metadata(p), dr_plan_schema(p), NULL, 0, &st->reader,
-                                 err);
+    if (!rc && st->ntodo) {
+        const dr_stage_cols *sc = dr_plan_stage_cols(p);
+        rc = ice_scan_reader_new(io, dr_plan_metadata(p), dr_plan_schema(p),
+                                 (const char *const *)sc->names, sc->n, &st->reader, err);
+    }
     if (!rc) rc = icd_parallel_for(st->ntodo, o->threads, stage_one, st, err);
     for (size_t k = 0; !rc && k < st->ntodo; k++) {
         size_t i = st->todo[k];
@@ -634,7 +638,14 @@ static int needed_names(const dr_plan *p, icd_fileio *io, int64_t snap, icd_map 
     ice_scan_plan *sp = NULL;
     ICD_TRY(ice_scan_plan_build(io, md, &so, &sp, err));
     dr_decide_ctx *dc = NULL;
-    int rc = dr_decide_new(io, md, ice_scan_plan_schema(sp), &dc, err);
+    dr_stage_cols sc;
+    int rc = dr_stage_cols_init(&sc, dr_plan_spec(p), dr_plan_projects_staged(p),
+                                ice_scan_plan_schema(sp), err);
+    if (rc) {
+        ice_scan_plan_free(sp);
+        return rc;
+    }
+    rc = dr_decide_new(io, md, ice_scan_plan_schema(sp), &dc, err);
     icd_buf name = ICD_BUF_INIT;
     for (size_t i = 0; !rc && i < ice_scan_plan_task_count(sp); i++) {
         dr_file_decision d;
@@ -642,13 +653,14 @@ static int needed_names(const dr_plan *p, icd_fileio *io, int64_t snap, icd_map 
         rc = dr_decide_task(dc, t, &d, err);
         if (rc || d.raw) continue;
         icd_buf_clear(&name);
-        rc = dr_stage_name(md, ice_scan_plan_schema(sp), t, &name, err);
+        rc = dr_stage_name(md, sc.schema, t, &name, err);
         if (!rc)
             rc =
                 icd_map_put(keep, name.data, name.len, icd_hash_bytes(name.data, name.len), 1, err);
     }
     icd_buf_free(&name);
     dr_decide_free(dc);
+    dr_stage_cols_free(&sc);
     ice_scan_plan_free(sp);
     return rc;
 }

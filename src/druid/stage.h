@@ -13,7 +13,8 @@
  *   name       LOCATION/icd-<table>-<content>.<ext>: <table> is 8 hex digits of the
  *              table uuid's hash, <content> 32 hex digits of a hash of everything the
  *              bytes depend on — table uuid, data file path, the sorted delete file paths
- *              (with DV offsets), the read schema's JSON, the name mapping, the codec and
+ *              (with DV offsets), the written schema's JSON (the read schema, or its
+ *              projection: dr_stage_cols), the name mapping, the codec and
  *              the icedruid version. The snapshot id is deliberately not part of it: a
  *              later snapshot whose deletes for that file did not change reuses the file.
  *   bytes      deterministic: the same inputs give the same bytes (no time, no random;
@@ -91,15 +92,17 @@ const char *dr_stage_location(const dr_stage *s);
  * warehouseSource listing raw + staged files (rewrite.h). */
 int dr_stage_spec(const dr_stage *s, json_t **out, icd_error *err);
 
-/* Writes the materialized file of task `t` (the Iceberg read with `schema` through
- * `reader`, which must have been made for md + schema with every column) to DIR/NAME,
+/* Writes the materialized file of task `t` (the Iceberg read through `reader`, written
+ * with `schema`: a dr_stage_cols' schema, the reader made for md + the read schema with
+ * that dr_stage_cols' names) to DIR/NAME,
  * atomically: a temporary file in DIR (unique per process and call), fsync, rename,
  * fsync of DIR. Used by `stage` for local locations and by `serve`'s file cache. */
 int dr_stage_write_local(icd_fileio *io, const ice_metadata *md, const ice_schema *schema,
                          ice_scan_reader *reader, const ice_scan_task *t, const char *dir,
                          const char *name, int64_t *bytes, ice_read_stats *rs, icd_error *err);
 
-/* The staged file name (without LOCATION/) of a task read with `schema`. */
+/* The staged file name (without LOCATION/) of a task written with `schema` (a
+ * dr_stage_cols' schema: a projection is part of the name). */
 int dr_stage_name(const ice_metadata *md, const ice_schema *schema, const ice_scan_task *t,
                   icd_buf *out, icd_error *err);
 

@@ -458,13 +458,12 @@ static int64_t plan_snapshot_id(const dr_plan *p, bool *has)
 }
 
 int dr_plan_at_snapshot(const dr_spec *spec, icd_fileio *io, bool has_id, int64_t snapshot_id,
-                        int threads, dr_plan **plan, dr_spec **spec_out, icd_error *err)
+                        const dr_plan_opts *po, dr_plan **plan, dr_spec **spec_out, icd_error *err)
 {
     *plan = NULL;
     *spec_out = NULL;
-    dr_plan_opts po = {threads, false};
     dr_plan *p = NULL;
-    ICD_TRY(dr_plan_build(spec, io, &po, &p, err));
+    ICD_TRY(dr_plan_build(spec, io, po, &p, err));
     bool has;
     if (!has_id || (plan_snapshot_id(p, &has) == snapshot_id && has)) {
         *plan = p;
@@ -505,7 +504,7 @@ int dr_plan_at_snapshot(const dr_spec *spec, icd_fileio *io, bool has_id, int64_
     dr_spec *s2 = NULL;
     if (!rc) rc = dr_spec_parse_json(&s2, doc, "(spec at snapshot)", NULL, err);
     json_decref(doc);
-    if (!rc) rc = dr_plan_build(s2, io, &po, &p, err);
+    if (!rc) rc = dr_plan_build(s2, io, po, &p, err);
     if (!rc && (plan_snapshot_id(p, &has) != snapshot_id || !has))
         rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                       "snapshot %" PRId64 " cannot be selected by its timestamp (it is not in "
@@ -547,7 +546,7 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st, con
     icd_buf_printf(&t, "%s.%s", dr_spec_namespace(spec), dr_spec_table_name(spec));
     job->table = icd_buf_detach(&t);
     if (!job->table) return icd_fail_nomem(err);
-    dr_plan_opts po = {o->threads, false};
+    dr_plan_opts po = {o->threads, false, o->project_staged};
     int rc = dr_plan_build(spec, io, &po, &job->plan, err);
     if (rc) {
         dr_sync_job_free(job);

@@ -97,7 +97,7 @@ int dr_druid_status_answer(const json_t *o, const char *task_id, bool *done, icd
  * must outlive the plan; NULL when the spec itself was used); ICD_ENOTFOUND when the
  * table has no such snapshot, ICD_EUNSUPPORTED when its timestamp selects another one. */
 int dr_plan_at_snapshot(const dr_spec *spec, icd_fileio *io, bool has_id, int64_t snapshot_id,
-                        int threads, dr_plan **plan, dr_spec **spec_out, icd_error *err);
+                        const dr_plan_opts *po, dr_plan **plan, dr_spec **spec_out, icd_error *err);
 
 /* ---- one run ------------------------------------------------------------------------- */
 
@@ -109,6 +109,7 @@ typedef struct dr_sync_opts {
      * before emitting; call dr_sync_emit with emit.serve_url set. */
     bool serve_later;
     int threads;
+    bool project_staged; /* dr_plan_opts.project_staged */
 } dr_sync_opts;
 
 typedef struct dr_sync_job {

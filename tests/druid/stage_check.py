@@ -248,12 +248,13 @@ def _magic(path):
         return f.read(4)
 
 
-def compare_table(table_dir, spec, files, table_remaps, scan_rows=None):
+def compare_table(table_dir, spec, files, table_remaps, scan_rows=None, columns=None):
     """Returns a list of problems (empty = equal) and the row counts each reader gave.
     scan_rows: a predicate on scan's rows (as scan prints them) to compare with only those
-    (the rows of some intervals); None compares with every row."""
+    (the rows of some intervals); None compares with every row. columns: compare only
+    these top-level columns (staged files projected with --project); None: all."""
     md = current_metadata(table_dir)
-    fields = read_schema(md)["fields"]
+    fields = [f for f in read_schema(md)["fields"] if columns is None or f["name"] in columns]
     names = [f["name"] for f in fields]
     pq = [f for f in files if _magic(f) == b"PAR1"]
     av = [f for f in files if f not in pq and _magic(f) == b"Obj\x01"]
