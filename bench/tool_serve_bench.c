@@ -1,5 +1,5 @@
 /*
- * tool_serve_bench: the HTTP split server (druid/server.h) over a synthetic row provider,
+ * tool_serve_bench: the HTTP split server (druid/serve/server.h) over a synthetic row provider,
  * for bench/bench_serve.sh. It measures the server alone (HTTP, chunking, copying), so
  * the figures are an upper bound of what `icedruid serve` can hand to Druid; the real
  * provider (planner + merge-on-read reader) will add its own cost on top.
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "druid/server.h"
+#include "druid/serve/server.h"
 
 typedef struct bench_ctx {
     size_t splits, rows, batch;

@@ -2,7 +2,7 @@
  * The public table API (include/icedruid/table.h): icd_storage wraps the internal FileIO
  * (io/fileio.h: remaps, S3 settings), icd_table one table's metadata, loaded through the
  * Hadoop-layout resolution (catalog/local.c) or a Druid icebergCatalog
- * (druid/catalog_load.c). This file only adapts; it holds no reading logic of its own.
+ * (druid/plan/catalog_load.c). This file only adapts; it holds no reading logic of its own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +11,8 @@
 
 #include "api/api.h"
 #include "catalog/local.h"
-#include "druid/catalog_load.h"
-#include "druid/spec.h"
+#include "druid/plan/catalog_load.h"
+#include "druid/spec/spec.h"
 #include "io/http.h"
 #include "io/s3.h"
 

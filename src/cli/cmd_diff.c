@@ -3,11 +3,11 @@
  *  [--emit json|msq|native] [--serve-url URL | --stage-to LOCATION] [--rows]
  *  [--replace-only] [--remap FROM=TO]...
  *  [--threads N]`: the Druid segment intervals that changed between two snapshots of the
- * spec's table (druid/diff.h), as one JSON object on stdout. B defaults to the table's
+ * spec's table (druid/phase2/diff.h), as one JSON object on stdout. B defaults to the table's
  * current snapshot, G to the spec's granularitySpec.segmentGranularity (a name such as
  * DAY, or a granularity JSON object).
  *
- * --emit msq / native print the re-ingestion instead (druid/emit.h): MSQ REPLACE
+ * --emit msq / native print the re-ingestion instead (druid/phase2/emit.h): MSQ REPLACE
  * statements, one per contiguous range, or one index_parallel task, reading snapshot B:
  * Druid's iceberg source when no file of B needs materializing; else, through the user's
  * own inputFormat, B's raw files (warehouseSource) and its materialized files — served by
@@ -26,11 +26,11 @@
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/diff.h"
-#include "druid/emit.h"
-#include "druid/rewrite.h"
-#include "druid/stage.h"
-#include "druid/sync.h"
+#include "druid/phase2/diff.h"
+#include "druid/phase2/emit.h"
+#include "druid/plan/rewrite.h"
+#include "druid/stage/stage.h"
+#include "druid/phase2/sync.h"
 
 typedef struct diff_args {
     const char *from, *to, *granularity, *emit, *stage_to;

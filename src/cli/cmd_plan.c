@@ -3,7 +3,7 @@
  * remapped|original] [--check]`: the table-wide decision Druid's iceberg input source makes,
  * as JSON on stdout — v1 (no delete file in the plan): the input source
  * warehouseSource.create(paths) builds; v2: one icebergFileTask split per data file
- * (druid/plan.h).
+ * (druid/plan/plan.h).
  *
  * --check is a pre-flight instead: the catalog finds the table, the spec's columns are in
  * its schema, the manifests, the first data file and every delete file can be read, and
@@ -14,7 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/spec_columns.h"
+#include "druid/spec/spec_columns.h"
 #include "iceberg/scan_plan.h"
 
 static int check_line(bool ok, const char *what, const char *detail, const icd_error *err)

@@ -1,7 +1,7 @@
 /*
  * `icedruid read --spec SPEC.json [--split SPLIT.json] [--remap FROM=TO]... [--threads N]
  *  [-o FILE] [--limit N] [--stats]`: the table's rows (every split of the plan, or the one
- * split given) as Druid input rows, newline-delimited JSON (druid/druid_sink.h).
+ * split given) as Druid input rows, newline-delimited JSON (druid/rows/druid_sink.h).
  *
  * Unparseable timestamps are Druid parse exceptions: each is reported on stderr as
  * "icedruid: FILE: row N: Timestamp[...] is unparseable! ..." and its row skipped; more
@@ -20,8 +20,8 @@
 #include "base/parallel.h"
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/druid_sink.h"
-#include "druid/split.h"
+#include "druid/rows/druid_sink.h"
+#include "druid/plan/split.h"
 #include "iceberg/reader.h"
 #include "io/http.h"
 

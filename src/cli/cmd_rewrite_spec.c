@@ -1,7 +1,7 @@
 /*
  * `icedruid rewrite-spec --spec SPEC.json [--serve-url URL] [--rows] [--auth-user NAME
  *  --auth-password-env VAR] [--remap FROM=TO]...`: the ingestion spec to submit to Druid
- * (druid/rewrite.h). No file to materialize: the user's spec reading the planned files
+ * (druid/plan/rewrite.h). No file to materialize: the user's spec reading the planned files
  * through its warehouseSource; files to materialize without --serve-url: an error (Druid
  * would read them raw), naming the first and why; else (default) a `combining` input source of the
  * raw files (warehouseSource) and the materialized files `icedruid serve` at URL serves by content
@@ -16,8 +16,8 @@
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/rewrite.h"
-#include "druid/serve_files.h"
+#include "druid/plan/rewrite.h"
+#include "druid/serve/serve_files.h"
 
 int cmd_rewrite_spec(int argc, char **argv)
 {

@@ -1,16 +1,16 @@
 /*
  * `icedruid serve --spec SPEC.json [--listen 127.0.0.1:PORT] [--remap FROM=TO]...
  *  [--rows] [--cache-dir DIR] [serve options]`: plans the spec's table once, then serves
- * until SIGINT/SIGTERM (drained) (cli/serve_common.h, druid/server.h):
+ * until SIGINT/SIGTERM (drained) (cli/serve_common.h, druid/serve/server.h):
  *
  *   files (default)  the materialized files of the plan by content address at
  *                    /files/TABLE/SNAPSHOT/NAME (static files with Range/ETag, regenerated
- *                    into the cache directory on demand, druid/serve_files.h); /spec is
+ *                    into the cache directory on demand, druid/serve/serve_files.h); /spec is
  *                    the user's spec reading raw files through its warehouseSource and the
  *                    served files through `http`, combined, with the user's inputFormat.
  *   --rows, and tables whose materialized files would be ORC (no ORC writer yet):
  *                    every split's rows at /splits/N (chunked NDJSON, streamed in bounded
- *                    memory by druid/plan_provider.h), the list at /splits.
+ *                    memory by druid/serve/plan_provider.h), the list at /splits.
  * Both: /spec, /health and /metrics.
  */
 #include <stdio.h>
@@ -19,8 +19,8 @@
 #include "cli/cli.h"
 #include "cli/serve_common.h"
 #include "cli/spec_args.h"
-#include "druid/plan_provider.h"
-#include "druid/serve_files.h"
+#include "druid/serve/plan_provider.h"
+#include "druid/serve/serve_files.h"
 
 int cmd_serve(int argc, char **argv)
 {

@@ -4,7 +4,7 @@
  * that cannot go to Druid raw as a delete-applied ("materialized") file under LOCATION
  * (a local/shared directory, or s3://bucket/prefix), skipping files already there, and
  * prints the ingestion spec to submit: the user's spec with the iceberg input source
- * replaced by its warehouseSource listing raw + staged files (druid/stage.h). A summary
+ * replaced by its warehouseSource listing raw + staged files (druid/stage/stage.h). A summary
  * line (JSON) goes to stderr. With --gc, afterwards removes this table's staged files
  * under LOCATION that no snapshot after SNAPSHOT_ID needs.
  */
@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/stage.h"
+#include "druid/stage/stage.h"
 
 static int parse_i64(const char *cmd, const char *opt, const char *v, int64_t min, int64_t *out)
 {

@@ -1,16 +1,16 @@
 /*
  * `icedruid sync --spec SPEC.json --state STATE.json [--druid URL] [--emit msq|native]
  *  [--serve-url URL] ...`: phase 2, keeping a Druid data source in step with deletes
- * (druid/sync.h). Plans the current snapshot, diffs it against the snapshot recorded in
+ * (druid/phase2/sync.h). Plans the current snapshot, diffs it against the snapshot recorded in
  * the state file, prints the re-ingestion (MSQ REPLACE statements or a native task) on
  * stdout and, with --druid, submits it and records the new snapshot once Druid accepted
  * every submission.
  *
  * With --wait the tasks' status is polled and the snapshot recorded only once every task
  * succeeded (without it: once Druid accepted them). The rows are read from the raw and
- * materialized files of the snapshot through the user's inputFormat (druid/emit.h, files
+ * materialized files of the snapshot through the user's inputFormat (druid/phase2/emit.h, files
  * mode); --serve-listen serves the materialized files from this process while Druid
- * reads them (druid/serve_files.h); --rows reads NDJSON splits instead.
+ * reads them (druid/serve/serve_files.h); --rows reads NDJSON splits instead.
  *
  * Exit codes: 0 done (submitted and recorded, up to date, or printed only), 1 failed
  * (state unchanged unless said otherwise), 2 usage, 3 another sync holds the state lock.
@@ -26,12 +26,12 @@
 #include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/plan_provider.h"
-#include "druid/rewrite.h"
-#include "druid/serve_files.h"
-#include "druid/server.h"
-#include "druid/sync.h"
-#include "druid/timestamp.h"
+#include "druid/serve/plan_provider.h"
+#include "druid/plan/rewrite.h"
+#include "druid/serve/serve_files.h"
+#include "druid/serve/server.h"
+#include "druid/phase2/sync.h"
+#include "druid/rows/timestamp.h"
 
 #define CLI_BUSY 3
 #define DRUID_PASSWORD_ENV "ICEDRUID_DRUID_PASSWORD"

@@ -1,6 +1,6 @@
 /*
  * Option parsing and the run loop of `icedruid serve`, kept apart from the command so
- * the command only has to build a row provider (druid/server.h) from --spec.
+ * the command only has to build a row provider (druid/serve/server.h) from --spec.
  *
  * Options:
  *   --listen HOST:PORT         (default 127.0.0.1:0, a free port; [::1]:PORT for IPv6)
@@ -19,7 +19,7 @@
  *   --drain-timeout S          limits (see the "serve" entry of src/cli/commands.c)
  *   --rows                     serve NDJSON splits (/splits/N) instead of files
  *   --cache-dir DIR, --cache-max-bytes BYTES, --metadata-max-age MS
- *                              the materialized-file cache (druid/serve_files.h)
+ *                              the materialized-file cache (druid/serve/serve_files.h)
  *
  * Signals: SIGTERM and SIGINT drain (stop accepting, let streams in flight finish for at
  * most --drain-timeout seconds, then stop); SIGHUP is logged and ignored.
@@ -30,7 +30,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
-#include "druid/server.h"
+#include "druid/serve/server.h"
 
 #define CLI_SERVE_PASSWORD_ENV "ICEDRUID_SERVE_PASSWORD"
 

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 
 #include "cli/serve_common.h"
-#include "druid/plan.h"
-#include "druid/spec.h"
+#include "druid/plan/plan.h"
+#include "druid/spec/spec.h"
 #include "io/fileio.h"
 
 typedef struct cli_spec_args {

@@ -1,7 +1,7 @@
 /*
  * Parsing of the table options shared by scan and tasks (see table_args.h), and loading
  * the table they name: directly (local layout) or through a catalog (--catalog, which goes
- * through the same druid/catalog_load.c as `plan` and `read`).
+ * through the same druid/plan/catalog_load.c as `plan` and `read`).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include "catalog/local.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
-#include "druid/catalog_load.h"
-#include "druid/spec.h"
+#include "druid/plan/catalog_load.h"
+#include "druid/spec/spec.h"
 #include "iceberg/literal.h"
 
 /* A catalog file is a small JSON document. */
@@ -129,7 +129,7 @@ void cli_table_args_free(cli_table_args *a)
     a->io = NULL;
 }
 
-/* Reads the --catalog file and parses it as a spec (druid/catalog_load.h). */
+/* Reads the --catalog file and parses it as a spec (druid/plan/catalog_load.h). */
 static int read_catalog_file(const char *path, const char *table, dr_spec **out, icd_error *err)
 {
     *out = NULL;

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: the `--catalog` file and catalogProperties (druid/catalog_load.c,
- * druid/spec.c, catalog/props.c and the catalog clients' opening): the file is parsed as
+ * libFuzzer target: the `--catalog` file and catalogProperties (druid/plan/catalog_load.c,
+ * druid/spec/spec.c, catalog/props.c and the catalog clients' opening): the file is parsed as
  * `scan`/`tasks` parse it (a bare icebergCatalog object wrapped with TABLE, or an input
  * source or spec), then the catalog it names is opened as far as that goes without the
  * network: the local table location, the REST client from its properties (uri, prefix,
@@ -23,7 +23,7 @@
 #include "catalog/local.h"
 #include "catalog/props.h"
 #include "catalog/rest.h"
-#include "druid/catalog_load.h"
+#include "druid/plan/catalog_load.h"
 #include "io/fileio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: Druid's answers to `sync` (druid/sync.c), through the functions the
+ * libFuzzer target: Druid's answers to `sync` (druid/phase2/sync.c), through the functions the
  * client runs on a real response: a task submission (POST /druid/v2/sql/task or
  * /druid/indexer/v1/task: {"taskId"} or {"task"}) and a task status
  * (GET /druid/indexer/v1/task/ID/status: status.statusCode or status.status, errorMsg),
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "druid/sync.h"
+#include "druid/phase2/sync.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

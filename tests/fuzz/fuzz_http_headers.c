@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the request headers `serve`'s file route parses from untrusted
- * clients (druid/server.h): a Range header against a few file sizes, with the invariant
+ * clients (druid/serve/server.h): a Range header against a few file sizes, with the invariant
  * that a satisfiable range lies inside the file, and If-None-Match / If-Range tag lists.
  * Any answer is fine; a crash, an out-of-file range or a sanitizer report is not.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "druid/server.h"
+#include "druid/serve/server.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

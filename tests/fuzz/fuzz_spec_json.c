@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "druid/spec.h"
-#include "druid/to_iceberg.h"
+#include "druid/spec/spec.h"
+#include "druid/plan/to_iceberg.h"
 #include "iceberg/partition.h"
 #include "iceberg/schema.h"
 

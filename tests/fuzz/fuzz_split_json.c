@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: a v2 split ({"type":"icebergFileTask", ...}) from arbitrary bytes
- * (druid/split.c: field checks, the minimal table metadata rebuilt from the split and
+ * (druid/plan/split.c: field checks, the minimal table metadata rebuilt from the split and
  * parsed by the metadata parser, typed partition values). A parsed split is walked: its
  * task, delete files and schema. Any crash, leak or sanitizer report is a bug; errors
  * are expected.
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "druid/split.h"
+#include "druid/plan/split.h"
 #include "iceberg/schema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the `sync` state file (druid/sync.c) as a run reads and writes it:
+ * libFuzzer target: the `sync` state file (druid/phase2/sync.c) as a run reads and writes it:
  * the input is STATE.json (after a first byte of flags), opened with dr_state_open (lock
  * file, removal of stale temporaries, JSON with duplicate keys refused, version and entry
  * checks) in a directory of its own under /dev/shm (else /tmp). When it opens, every
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "druid/sync.h"
+#include "druid/phase2/sync.h"
 
 static char dir[64];
 static char path[128];

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: a TZif time-zone file from arbitrary bytes (druid/tzrules.c: headers,
+ * libFuzzer target: a TZif time-zone file from arbitrary bytes (druid/rows/tzrules.c: headers,
  * counts, transitions, local time types, the POSIX TZ footer). A parsed zone answers
  * offsets, transitions and Joda's offset-from-local at instants across the millisecond
  * range. Any crash, leak or sanitizer report is a bug; errors are expected.
@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "druid/tzrules.h"
+#include "druid/rows/tzrules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "druid/timestamp.h"
+#include "druid/rows/timestamp.h"
 
 static size_t unhex(const char *h, char *out)
 {

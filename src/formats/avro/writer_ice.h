@@ -1,6 +1,6 @@
 /*
  * Writing the Iceberg read of a data file as an Avro container file (the materialized
- * files of Avro tables, druid/stage.h): the Avro schema of the read schema's fields by
+ * files of Avro tables, druid/stage/stage.h): the Avro schema of the read schema's fields by
  * Iceberg's Avro mapping, and an ice_row_sink that encodes the merge-on-read reader's rows
  * as Avro datums into an icd_avro_writer.
  *

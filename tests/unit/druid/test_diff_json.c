@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "druid/diff.h"
+#include "druid/phase2/diff.h"
 #include "test.h"
 
 static char *interval(int64_t s, int64_t e)

@@ -1,12 +1,12 @@
-/* Unit tests of druid/druid_sink.c (the reader -> Druid row adapter: nested scan-JSON
+/* Unit tests of druid/rows/druid_sink.c (the reader -> Druid row adapter: nested scan-JSON
  * values replayed with their Iceberg types, parse exceptions, cancellation) and of
  * dr_warehouse_source_create (what Druid's InputSourceFactory.create(paths) builds per
  * warehouseSource type). Expected rows are written out by hand from Druid's rules. */
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "druid/druid_sink.h"
-#include "druid/plan.h"
+#include "druid/rows/druid_sink.h"
+#include "druid/plan/plan.h"
 #include "iceberg/metadata.h"
 #include "iceberg/reader.h"
 #include "test.h"

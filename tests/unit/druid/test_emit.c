@@ -1,4 +1,4 @@
-/* Unit tests of druid/emit.c: the phase-2 re-ingestion emitters. Diffs are built by hand;
+/* Unit tests of druid/phase2/emit.c: the phase-2 re-ingestion emitters. Diffs are built by hand;
  * specs are inline documents, plus the example tables under examples/warehouse for the
  * plan-dependent parts (v1 pinning and pruning on demo/events, v2 served splits on
  * demo/orders). MSQ statements are checked by structure, and their EXTERN arguments are
@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "druid/emit.h"
+#include "druid/phase2/emit.h"
 #include "test.h"
 
 #define DAY 86400000LL

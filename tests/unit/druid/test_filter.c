@@ -1,8 +1,8 @@
-/* Unit tests of druid/filter.c: icebergFilter parsing (fields, defaults, Druid's messages)
+/* Unit tests of druid/spec/filter.c: icebergFilter parsing (fields, defaults, Druid's messages)
  * and the predicate trees handed to the planner. Instants are computed by hand. */
 #include <stdlib.h>
 
-#include "druid/filter.h"
+#include "druid/spec/filter.h"
 #include "test.h"
 
 #define DAY 86400000LL

@@ -1,9 +1,9 @@
 /*
- * The request headers of `serve`'s file route (druid/server.h): Range (RFC 9110 14.1.2:
+ * The request headers of `serve`'s file route (druid/serve/server.h): Range (RFC 9110 14.1.2:
  * bytes=N-, bytes=N-M, bytes=-K; what is ignored, what is 416) and the entity-tag lists
  * of If-None-Match / If-Range.
  */
-#include "druid/server.h"
+#include "druid/serve/server.h"
 #include "test.h"
 
 static int range(const char *h, uint64_t size, uint64_t *a, uint64_t *b)

@@ -1,7 +1,7 @@
-/* Unit tests of druid/period.c: ISO periods, intervals, granularities and their buckets.
+/* Unit tests of druid/spec/period.c: ISO periods, intervals, granularities and their buckets.
  * Expected instants are computed by hand from day counts. */
-#include "druid/period.h"
-#include "druid/timestamp.h"
+#include "druid/spec/period.h"
+#include "druid/rows/timestamp.h"
 #include "test.h"
 
 #define DAY 86400000LL

@@ -1,4 +1,4 @@
-/* Unit tests of druid/row.c: Druid input rows from every Iceberg value type, map-key
+/* Unit tests of druid/rows/row.c: Druid input rows from every Iceberg value type, map-key
  * stringification, __time extraction, and maxParseExceptions accounting. Every row is
  * also checked to be valid JSON with jansson. */
 #include <math.h>
@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "druid/row.h"
+#include "druid/rows/row.h"
 #include "test.h"
 
 #define DAY 86400000LL

@@ -1,5 +1,5 @@
 /*
- * Tests of the HTTP split server (druid/server.c) with real HTTP clients: the `curl`
+ * Tests of the HTTP split server (druid/serve/server.c) with real HTTP clients: the `curl`
  * command (separate processes, 16 at once for the concurrency check) and libcurl (to
  * disconnect mid-stream from inside the test). A test-only provider generates
  * deterministic NDJSON rows: split n has 1000*(n+1) rows {"split":n,"row":i,...}; it
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "druid/server.h"
+#include "druid/serve/server.h"
 #include "test.h"
 
 extern char **environ;

@@ -1,9 +1,9 @@
-/* Unit tests of druid/spec.c over the example corpus tests/druid/specs/ (valid specs
+/* Unit tests of druid/spec/spec.c over the example corpus tests/druid/specs/ (valid specs
  * mirroring Druid's documented shapes; invalid specs with the exact expected message in
  * invalid/expected.tsv) and inline documents for defaults and coercions. */
 #include <stdlib.h>
 
-#include "druid/spec.h"
+#include "druid/spec/spec.h"
 #include "test.h"
 
 #define DAY 86400000LL

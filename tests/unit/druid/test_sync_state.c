@@ -1,11 +1,11 @@
-/* Unit tests of druid/sync.c without a network: the state file (round trip, atomic
+/* Unit tests of druid/phase2/sync.c without a network: the state file (round trip, atomic
  * replacement, the lock, corrupt and foreign files) and the one-line rendering of Druid's
  * error bodies (the shapes Druid's SQL and Overlord endpoints answer with). */
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "druid/sync.h"
+#include "druid/phase2/sync.h"
 #include "test.h"
 
 static char dir[256];

@@ -1,4 +1,4 @@
-/* Unit tests of druid/timestamp.c and druid/joda.c: Druid timestampSpec formats, ISO-8601
+/* Unit tests of druid/rows/timestamp.c and druid/rows/joda.c: Druid timestampSpec formats, ISO-8601
  * as Joda reads it, Joda patterns, Java number text. Expected instants are computed by
  * hand (days since 1970-01-01 x 86400000 + time of day) or are well-known epoch values. */
 #include <math.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "druid/joda.h"
-#include "druid/timestamp.h"
+#include "druid/rows/joda.h"
+#include "druid/rows/timestamp.h"
 #include "test.h"
 
 #define DAY 86400000LL

@@ -6,7 +6,7 @@
  */
 #include <jansson.h>
 
-#include "druid/to_iceberg.h"
+#include "druid/plan/to_iceberg.h"
 #include "test.h"
 
 static icd_arena arena = ICD_ARENA_INIT;

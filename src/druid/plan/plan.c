@@ -1,0 +1,817 @@
+/*
+ * Druid ingestion planning (see plan.h): the first step of every spec-driven command.
+ * spec -> catalog -> table metadata -> snapshot -> Iceberg scan plan -> the v1/v2
+ * decision, then either the warehouse input source Druid reads natively (v1) or one
+ * self-contained split per data file that the merge-on-read reader consumes (v2,
+ * read back by split.c).
+ */
+#include "druid/plan/plan.h"
+#include "druid/spec/spec_columns.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/jsonw.h"
+#include "druid/plan/catalog_load.h"
+#include "druid/plan/stage_decide.h"
+#include "druid/plan/to_iceberg.h"
+#include "iceberg/literal.h"
+#include "iceberg/partition.h"
+#include "iceberg/schema.h"
+
+struct dr_plan {
+    const dr_spec *spec;
+    icd_fileio *io;
+    ice_metadata *md;
+    ice_scan_plan *scan;
+    bool v2;
+    bool residual;
+    icd_buf residual_text;
+    icd_arena filter_arena;  /* the Iceberg form of the icebergFilter */
+    dr_plan_file *decisions; /* per task: raw or materialized, and why */
+    icd_map *reasons;        /* the distinct reason texts the decisions point into */
+    bool druid_original;     /* dr_plan_opts.druid_original_locations */
+    bool project;            /* dr_plan_opts.project_staged */
+    dr_stage_cols stage;
+};
+
+/* ---- what materialized files hold ---------------------------------------------------- */
+
+/* The schema with only the top-level fields named in `names` (in its own order); its
+ * identifier fields are left out (a projection is not a table schema). */
+static int project_schema(const ice_schema *s, const char *const *names, size_t n, ice_schema **out,
+                          icd_error *err)
+{
+    icd_buf b = ICD_BUF_INIT;
+    ice_schema_to_json(&b, s);
+    json_t *j = icd_buf_ok(&b) ? json_loadb(b.data, b.len, 0, NULL) : NULL;
+    icd_buf_free(&b);
+    json_t *fields = j ? json_object_get(j, "fields") : NULL;
+    json_t *kept = json_array();
+    int rc = 0;
+    if (!j || !json_is_array(fields) || !kept) rc = icd_fail_nomem(err);
+    for (size_t i = 0; !rc && i < json_array_size(fields); i++) {
+        json_t *f = json_array_get(fields, i);
+        const char *name = json_string_value(json_object_get(f, "name"));
+        for (size_t k = 0; name && k < n; k++)
+            if (!strcmp(names[k], name)) {
+                if (json_array_append(kept, f)) rc = icd_fail_nomem(err);
+                break;
+            }
+    }
+    if (!rc && json_object_set(j, "fields", kept)) rc = icd_fail_nomem(err);
+    if (!rc) json_object_del(j, "identifier-field-ids"); /* (-1: there were none) */
+    char *text = rc ? NULL : json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!rc && !text) rc = icd_fail_nomem(err);
+    if (!rc) rc = ice_schema_parse(text, strlen(text), "the projected read schema", out, err);
+    free(text);
+    json_decref(kept);
+    json_decref(j);
+    return rc;
+}
+
+int dr_stage_cols_init(dr_stage_cols *c, const dr_spec *spec, bool project,
+                       const ice_schema *schema, icd_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->schema = schema;
+    if (!project || !schema) return 0;
+    ICD_TRY(dr_spec_columns_filter(spec, schema, &c->names, &c->n, err));
+    if (!c->names) return 0; /* every column kept */
+    int rc = project_schema(schema, c->names, c->n, &c->owned, err);
+    if (rc) {
+        dr_stage_cols_free(c);
+        return rc;
+    }
+    c->schema = c->owned;
+    return 0;
+}
+
+void dr_stage_cols_free(dr_stage_cols *c)
+{
+    free(c->names);
+    ice_schema_free(c->owned);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- table resolution ---------------------------------------------------------------- */
+
+static int load_table(dr_plan *p, icd_error *err)
+{
+    return dr_catalog_load(dr_spec_catalog(p->spec), dr_spec_namespace(p->spec),
+                           dr_spec_table_name(p->spec), p->io, &p->md, err);
+}
+
+int dr_plan_load_metadata(const dr_spec *spec, icd_fileio *io, ice_metadata **out, icd_error *err)
+{
+    *out = NULL;
+    return dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec), dr_spec_table_name(spec),
+                           io, out, err);
+}
+
+/* ---- planning ------------------------------------------------------------------------ */
+
+/* The spec's icebergFilter as an Iceberg expression: the planner binds it to the snapshot's
+ * schema, prunes manifests and data files that cannot match, and reports what remains
+ * to be checked on rows (the residual). */
+static int plan_filter(dr_plan *p, const ice_expr **out, icd_error *err)
+{
+    *out = NULL;
+    if (!dr_spec_filter(p->spec)) return 0;
+    dr_pred *pred = NULL;
+    ICD_TRY(dr_spec_filter_pred(p->spec, &pred, err));
+    int rc = dr_pred_to_ice_expr(pred, &p->filter_arena, out, err);
+    dr_pred_free(pred);
+    return rc;
+}
+
+static int check_residual(dr_plan *p, icd_error *err)
+{
+    const char *text = NULL;
+    if (ice_scan_plan_has_residual(p->scan, &text)) {
+        p->residual = true;
+        icd_buf_puts(&p->residual_text, text ? text : "?");
+    }
+    if (!icd_buf_ok(&p->residual_text)) return icd_fail_nomem(err);
+    if (p->residual && dr_spec_residual_mode(p->spec) == DR_RESIDUAL_FAIL)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "Iceberg filter produced residual expression that requires row-level "
+                        "filtering. This typically means the filter is on a non-partition "
+                        "column. Residual rows may be ingested unless filtered by "
+                        "transformSpec. Residual filter: [%s] (residualFilterMode is 'fail')",
+                        p->residual_text.data ? p->residual_text.data : "");
+    return 0;
+}
+
+/* The per-file raw / materialized decision (stage_decide.h), once per task, on first
+ * use (commands that do not need it never open a data file while planning). */
+int dr_plan_decide(dr_plan *p, icd_error *err)
+{
+    if (p->decisions) return 0;
+    size_t n = ice_scan_plan_task_count(p->scan);
+    p->decisions = calloc(n ? n : 1, sizeof *p->decisions);
+    if (!p->decisions) return icd_fail_nomem(err);
+    if (!n) return 0;
+    dr_decide_ctx *c = NULL;
+    int rc = dr_decide_new(p->io, p->md, ice_scan_plan_schema(p->scan), &c, err);
+    if (!rc) rc = icd_map_new(&p->reasons, 64, err);
+    dr_file_decision fd;
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &fd, err);
+        if (rc) break;
+        /* a million tasks share a few hundred reason texts: keep each once */
+        size_t len = strlen(fd.reason) + 1;
+        uint64_t *slot;
+        bool fresh;
+        rc = icd_map_upsert(p->reasons, fd.reason, len, icd_hash_bytes(fd.reason, len), &slot,
+                            &fresh, err);
+        if (rc) break;
+        if (fresh) *slot = icd_map_count(p->reasons) - 1;
+        p->decisions[i] =
+            (dr_plan_file){fd.raw, fd.from_footer, (const char *)icd_map_at(p->reasons, *slot).key};
+    }
+    dr_decide_free(c);
+    if (rc) {
+        free(p->decisions);
+        p->decisions = NULL;
+        return rc;
+    }
+    /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
+     * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
+    for (size_t i = 0; !p->v2 && i < n; i++) {
+        ice_file_format f = ice_scan_plan_task(p->scan, i)->data->format;
+        if (!p->decisions[i].raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
+    }
+    return 0;
+}
+
+int dr_plan_decide_rows(dr_plan *p, icd_error *err)
+{
+    if (p->v2) return 0; /* every split is read by icedruid already */
+    ICD_TRY(dr_plan_decide(p, err));
+    size_t n = ice_scan_plan_task_count(p->scan);
+    for (size_t i = 0; !p->v2 && i < n; i++)
+        if (!p->decisions[i].raw) p->v2 = true;
+    return 0;
+}
+
+int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts, dr_plan **out,
+                  icd_error *err)
+{
+    *out = NULL;
+    dr_plan *p = calloc(1, sizeof *p);
+    if (!p) return icd_fail_nomem(err);
+    p->spec = spec;
+    p->io = io;
+    p->druid_original = opts && opts->druid_original_locations;
+    p->project = opts && opts->project_staged;
+    int rc = load_table(p, err);
+    ice_scan_opts so = {0};
+    so.select.kind = ICE_SELECT_CURRENT;
+    if (dr_spec_has_snapshot_time(spec)) {
+        so.select.kind = ICE_SELECT_AS_OF;
+        so.select.timestamp_ms = dr_spec_snapshot_time_ms(spec);
+    }
+    so.case_sensitive = dr_spec_case_sensitive(spec);
+    so.threads = opts && opts->threads > 1 ? opts->threads : 1;
+    if (!rc) rc = plan_filter(p, &so.filter, err);
+    if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
+    if (!rc) rc = dr_spec_check_columns(spec, ice_scan_plan_schema(p->scan), err);
+    if (!rc)
+        rc = dr_stage_cols_init(&p->stage, spec, p->project, ice_scan_plan_schema(p->scan), err);
+    if (!rc) {
+        p->v2 = ice_scan_plan_has_deletes(p->scan);
+        rc = check_residual(p, err);
+    }
+    if (!rc && p->v2 && dr_spec_use_arrow_reader(spec))
+        rc = icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                      "useArrowReader is true but the snapshot has delete files; the Arrow "
+                      "reader rejects them (set useArrowReader to false to read with deletes)");
+    if (rc) {
+        dr_plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return 0;
+}
+
+void dr_plan_free(dr_plan *p)
+{
+    if (!p) return;
+    dr_stage_cols_free(&p->stage);
+    ice_scan_plan_free(p->scan);
+    ice_metadata_free(p->md);
+    icd_buf_free(&p->residual_text);
+    icd_arena_free(&p->filter_arena);
+    free(p->decisions);
+    icd_map_free(p->reasons);
+    free(p);
+}
+
+const dr_spec *dr_plan_spec(const dr_plan *p)
+{
+    return p->spec;
+}
+const ice_metadata *dr_plan_metadata(const dr_plan *p)
+{
+    return p->md;
+}
+const ice_scan_plan *dr_plan_scan(const dr_plan *p)
+{
+    return p->scan;
+}
+const ice_schema *dr_plan_schema(const dr_plan *p)
+{
+    return ice_scan_plan_schema(p->scan);
+}
+const dr_stage_cols *dr_plan_stage_cols(const dr_plan *p)
+{
+    return &p->stage;
+}
+bool dr_plan_projects_staged(const dr_plan *p)
+{
+    return p->project;
+}
+bool dr_plan_is_v2(const dr_plan *p)
+{
+    return p->v2;
+}
+size_t dr_plan_split_count(const dr_plan *p)
+{
+    return ice_scan_plan_task_count(p->scan);
+}
+
+const dr_plan_file *dr_plan_decision(const dr_plan *p, size_t i)
+{
+    return p->decisions && i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
+}
+
+size_t dr_plan_materialized_count(const dr_plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; p->decisions && i < ice_scan_plan_task_count(p->scan); i++)
+        n += !p->decisions[i].raw;
+    return n;
+}
+
+bool dr_plan_residual(const dr_plan *p, const char **text)
+{
+    if (text) *text = p->residual_text.data ? p->residual_text.data : "";
+    return p->residual;
+}
+
+/* ---- v1: the warehouse input source -------------------------------------------------- */
+
+typedef struct ws_kind {
+    const char *type;
+    const char *list_key;
+} ws_kind;
+
+static const ws_kind WS_KINDS[] = {
+    {"local", "files"}, {"s3", "uris"},           {"hdfs", "paths"},
+    {"google", "uris"}, {"azureStorage", "uris"}, {"azure", "uris"},
+};
+
+/* Keys of the input sources that name other ways to list objects: dropped from the copy,
+ * since create(paths) builds a source from the paths alone. */
+static const char *const LIST_KEYS[] = {"files",   "uris",    "paths", "prefixes",
+                                        "objects", "baseDir", "filter"};
+
+int dr_warehouse_source_create(const json_t *ws, const char *const *paths, size_t n, json_t **out,
+                               icd_error *err)
+{
+    *out = NULL;
+    const char *type = json_string_value(json_object_get(ws, "type"));
+    const ws_kind *k = NULL;
+    for (size_t i = 0; type && i < sizeof WS_KINDS / sizeof WS_KINDS[0]; i++)
+        if (!strcmp(type, WS_KINDS[i].type)) k = &WS_KINDS[i];
+    if (!k)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "warehouseSource type '%s': icedruid does not know how Druid builds it "
+                        "from file paths (local, s3, hdfs, google, azureStorage)",
+                        type ? type : "(none)");
+    json_t *o = json_deep_copy(ws);
+    json_t *list = json_array();
+    if (!o || !list) {
+        json_decref(o);
+        json_decref(list);
+        return icd_fail_nomem(err);
+    }
+    for (size_t i = 0; i < sizeof LIST_KEYS / sizeof LIST_KEYS[0]; i++)
+        json_object_del(o, LIST_KEYS[i]);
+    bool s3 = !strcmp(k->type, "s3");
+    for (size_t i = 0; i < n; i++) {
+        const char *path = paths[i];
+        char *fixed = NULL;
+        if (s3 && !strncmp(path, "s3a://", 6)) { /* Druid: replace(path, "s3a://", "s3://") */
+            size_t len = strlen(path);
+            fixed = malloc(len);
+            if (fixed) {
+                memcpy(fixed, "s3://", 5);
+                memcpy(fixed + 5, path + 6, len - 5);
+            }
+        }
+        if ((s3 && !strncmp(path, "s3a://", 6) && !fixed) ||
+            json_array_append_new(list, json_string(fixed ? fixed : path))) {
+            free(fixed);
+            json_decref(o);
+            json_decref(list);
+            return icd_fail_nomem(err);
+        }
+        free(fixed);
+    }
+    if (json_object_set_new(o, k->list_key, list)) {
+        json_decref(o);
+        return icd_fail_nomem(err);
+    }
+    *out = o;
+    return 0;
+}
+
+/* Does a location handed to Druid fit the warehouseSource it goes into? */
+static bool has_prefix(const char *s, const char *const *prefixes)
+{
+    for (size_t i = 0; prefixes[i]; i++)
+        if (!strncmp(s, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
+static int check_fits(const char *type, const char *loc, const char *own, bool original,
+                      icd_error *err)
+{
+    static const char *const S3[] = {"s3://", "s3a://", NULL};
+    static const char *const GS[] = {"gs://", NULL};
+    static const char *const AZ[] = {"azure://", "azureStorage://", "wasb://", "wasbs://",
+                                     "abfs://",  "abfss://",        NULL};
+    const char *const *want = NULL;
+    const char *shape = NULL;
+    bool ok = true;
+    if (!type) return 0;
+    if (!strcmp(type, "local")) {
+        ok = !strstr(loc, "://") && loc[0] == '/';
+        shape = "absolute file paths";
+    } else if (!strcmp(type, "s3")) {
+        want = S3;
+        shape = "s3:// or s3a:// URIs";
+    } else if (!strcmp(type, "google")) {
+        want = GS;
+        shape = "gs:// URIs";
+    } else if (!strcmp(type, "azure") || !strcmp(type, "azureStorage")) {
+        want = AZ;
+        shape = "azure://, wasb(s):// or abfs(s):// URIs";
+    } else if (!strcmp(type, "hdfs")) {
+        ok = strstr(loc, "://") != NULL;
+        shape = "Hadoop filesystem URIs (hdfs://...)";
+    }
+    if (want) ok = has_prefix(loc, want);
+    if (ok) return 0;
+    bool remapped = strcmp(loc, own) != 0;
+    return icd_fail(err, ICD_EINVALID, NULL, -1,
+                    "the location '%s' handed to Druid does not fit the warehouseSource of type "
+                    "'%s', which takes %s%s%s%s",
+                    loc, type, shape, remapped && !original ? "; it is what --remap made of '" : "",
+                    remapped && !original ? own : "",
+                    remapped && !original
+                        ? "': give --druid-locations original to hand Druid the table's own "
+                          "locations while icedruid reads the remapped copy"
+                        : "");
+}
+
+char *dr_plan_task_location(const dr_plan *p, size_t i)
+{
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    const char *type = ws ? json_string_value(json_object_get(ws, "type")) : NULL;
+    const char *own = ice_scan_plan_task(p->scan, i)->data->path;
+    char *r = p->druid_original ? strdup(own) : icd_fileio_resolve(p->io, own);
+    bool local = type && !strcmp(type, "local");
+    if (r && local && !strncmp(r, "file:", 5)) { /* Druid's local source takes paths */
+        const char *q = r + 5;
+        if (!strncmp(q, "//", 2)) q += 2;
+        memmove(r, q, strlen(q) + 1);
+    }
+    if (r && local) { /* Druid's workers need absolute file names */
+        char *a = dr_absolute_path(r);
+        free(r);
+        r = a;
+    }
+    return r;
+}
+
+int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
+{
+    *out = NULL;
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    if (!ws)
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "the spec has no warehouseSource: the v1 path needs one to hand the "
+                        "data files to Druid");
+    size_t n = ice_scan_plan_task_count(p->scan);
+    char **paths = calloc(n ? n : 1, sizeof *paths);
+    if (!paths) return icd_fail_nomem(err);
+    const char *type = json_string_value(json_object_get(ws, "type"));
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const char *own = ice_scan_plan_task(p->scan, i)->data->path;
+        paths[i] = dr_plan_task_location(p, i);
+        if (!paths[i])
+            rc = icd_fail_nomem(err);
+        else
+            rc = check_fits(type, paths[i], own, p->druid_original, err);
+    }
+    if (!rc) rc = dr_warehouse_source_create(ws, (const char *const *)paths, n, out, err);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
+}
+
+/* ---- v2: split JSON ------------------------------------------------------------------ */
+
+static void put_key(icd_buf *b, const char *k, bool first)
+{
+    if (!first) icd_buf_putc(b, ',');
+    icd_json_cstr(b, k);
+    icd_buf_putc(b, ':');
+}
+
+/* A constant key (or other literal text): its length is known at compile time. */
+#define put_lit(b, text) icd_buf_append((b), (text), sizeof(text) - 1)
+
+static void put_str_or_null(icd_buf *b, const char *s)
+{
+    if (s)
+        icd_json_cstr(b, s);
+    else
+        icd_buf_puts(b, "null");
+}
+
+/* A JSON text as a JSON string value (tableSchemaJson and friends). */
+static void put_json_as_string(icd_buf *b, void (*fn)(icd_buf *, const void *), const void *arg)
+{
+    icd_buf tmp = ICD_BUF_INIT;
+    fn(&tmp, arg);
+    if (!icd_buf_ok(&tmp))
+        b->oom = true;
+    else
+        icd_json_str(b, tmp.data ? tmp.data : "", tmp.len);
+    icd_buf_free(&tmp);
+}
+
+static void schema_json(icd_buf *b, const void *s)
+{
+    ice_schema_to_json(b, s);
+}
+static void spec_json(icd_buf *b, const void *s)
+{
+    ice_partition_spec_to_json(b, s);
+}
+
+/* A file format as a JSON string (the names are Iceberg's FileFormat names). */
+static void put_format(icd_buf *b, ice_file_format f)
+{
+    switch (f) {
+    case ICE_FORMAT_PARQUET:
+        put_lit(b, "\"PARQUET\"");
+        break;
+    case ICE_FORMAT_AVRO:
+        put_lit(b, "\"AVRO\"");
+        break;
+    case ICE_FORMAT_ORC:
+        put_lit(b, "\"ORC\"");
+        break;
+    case ICE_FORMAT_PUFFIN:
+        put_lit(b, "\"PUFFIN\"");
+        break;
+    default:
+        put_lit(b, "\"UNKNOWN\"");
+    }
+}
+
+static void put_delete(icd_buf *b, const ice_content_file *d)
+{
+    icd_buf_putc(b, '{');
+    put_lit(b, "\"path\":");
+    icd_json_cstr(b, d->path);
+    if (d->content == ICE_CONTENT_EQUALITY_DELETES)
+        put_lit(b, ",\"content\":\"EQUALITY_DELETES\",\"format\":");
+    else
+        put_lit(b, ",\"content\":\"POSITION_DELETES\",\"format\":");
+    put_format(b, d->format);
+    put_lit(b, ",\"equalityFieldIds\":");
+    icd_buf_putc(b, '[');
+    for (int32_t i = 0; d->content == ICE_CONTENT_EQUALITY_DELETES && i < d->nequality_ids; i++) {
+        if (i) icd_buf_putc(b, ',');
+        icd_json_i64(b, d->equality_ids[i]);
+    }
+    icd_buf_putc(b, ']');
+    put_lit(b, ",\"fileSizeInBytes\":");
+    icd_json_i64(b, d->file_size);
+    put_lit(b, ",\"recordCount\":");
+    icd_json_i64(b, d->record_count);
+    put_lit(b, ",\"sequenceNumber\":");
+    icd_json_i64(b, d->data_seq);
+    put_lit(b, ",\"referencedDataFile\":");
+    put_str_or_null(b, d->referenced_data_file);
+    put_lit(b, ",\"contentOffset\":");
+    if (ice_is_dv(d))
+        icd_json_i64(b, d->content_offset);
+    else
+        icd_buf_puts(b, "null");
+    put_lit(b, ",\"contentSizeInBytes\":");
+    if (ice_is_dv(d))
+        icd_json_i64(b, d->content_size);
+    else
+        icd_buf_puts(b, "null");
+    icd_buf_putc(b, '}');
+}
+
+/* The partition tuple as {name: single-value JSON}, in spec order. */
+static void put_partition(icd_buf *b, const ice_content_file *f, const ice_partition_spec *spec)
+{
+    icd_buf_putc(b, '{');
+    for (int32_t i = 0; i < f->npartition; i++) {
+        put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
+        ice_literal_to_single_value_json(b, &f->partition[i]);
+    }
+    icd_buf_putc(b, '}');
+}
+
+/* Schemas other than the selected one that define an equality-delete key field the
+ * selected schema lacks (a dropped column still keys old deletes). */
+static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema *schema,
+                            const ice_metadata *md)
+{
+    const ice_schema *extra[16];
+    size_t n = 0;
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        const ice_content_file *d = t->deletes[k];
+        for (int32_t i = 0; i < d->nequality_ids; i++) {
+            int32_t id = d->equality_ids[i];
+            if (ice_schema_field(schema, id)) continue;
+            bool have = false;
+            for (size_t e = 0; e < n; e++)
+                have |= ice_schema_field(extra[e], id) != NULL;
+            for (size_t s = 0; !have && n < 16 && s < ice_metadata_schema_count(md); s++) {
+                const ice_schema *cand = ice_metadata_schema_at(md, s);
+                if (ice_schema_field(cand, id)) {
+                    extra[n++] = cand;
+                    have = true;
+                }
+            }
+        }
+    }
+    icd_buf_putc(b, '[');
+    for (size_t e = 0; e < n; e++) {
+        if (e) icd_buf_putc(b, ',');
+        put_json_as_string(b, schema_json, extra[e]);
+    }
+    icd_buf_putc(b, ']');
+}
+
+/* The escaped partitionSpecJson string of each spec, computed once per plan output. */
+typedef struct spec_text {
+    int32_t spec_id;
+    icd_buf text; /* the JSON string value, quoted */
+} spec_text;
+
+typedef struct split_cache {
+    spec_text *specs;
+    size_t nspecs;
+} split_cache;
+
+static void split_cache_free(split_cache *c)
+{
+    for (size_t i = 0; i < c->nspecs; i++)
+        icd_buf_free(&c->specs[i].text);
+    free(c->specs);
+}
+
+static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cache *c)
+{
+    if (!spec) {
+        icd_buf_puts(b, "null");
+        return;
+    }
+    if (!c) {
+        put_json_as_string(b, spec_json, spec);
+        return;
+    }
+    for (size_t i = 0; i < c->nspecs; i++)
+        if (c->specs[i].spec_id == spec->spec_id) {
+            icd_buf_append(b, c->specs[i].text.data, c->specs[i].text.len);
+            return;
+        }
+    spec_text *v = realloc(c->specs, (c->nspecs + 1) * sizeof *v);
+    if (!v) {
+        b->oom = true;
+        return;
+    }
+    c->specs = v;
+    spec_text *t = &v[c->nspecs++];
+    t->spec_id = spec->spec_id;
+    t->text = (icd_buf)ICD_BUF_INIT;
+    put_json_as_string(&t->text, spec_json, spec);
+    if (!icd_buf_ok(&t->text)) b->oom = true;
+    icd_buf_append(b, t->text.data, t->text.len);
+}
+
+/* The fields every split of a plan shares. In `plan` output they are written once, as
+ * "splitCommon"; a self-contained split (dr_plan_split_json) carries them itself. */
+static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error *err)
+{
+    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
+    put_key(b, "tableSchemaJson", first);
+    put_json_as_string(b, schema_json, ice_scan_plan_schema(p->scan));
+    put_lit(b, ",\"tableNamespace\":");
+    icd_json_cstr(b, dr_spec_namespace(p->spec));
+    put_lit(b, ",\"tableName\":");
+    icd_json_cstr(b, dr_spec_table_name(p->spec));
+    put_lit(b, ",\"warehouseSource\":");
+    const json_t *ws = dr_spec_warehouse_source(p->spec);
+    char *wtext = ws ? json_dumps(ws, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (ws && !wtext) return icd_fail_nomem(err);
+    icd_buf_puts(b, wtext ? wtext : "null");
+    free(wtext);
+    /* what the reader needs beyond the upstream fields */
+    put_lit(b, ",\"formatVersion\":");
+    icd_json_i64(b, ice_metadata_format_version(p->md));
+    put_lit(b, ",\"tableLocation\":");
+    icd_json_cstr(b, ice_metadata_location(p->md));
+    put_lit(b, ",\"snapshotId\":");
+    if (snap)
+        icd_json_i64(b, snap->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
+    put_lit(b, ",\"nameMappingJson\":");
+    put_str_or_null(b, ice_metadata_property(p->md, "schema.name-mapping.default"));
+    return 0;
+}
+
+/* Split i; `cache` NULL = self-contained (with the common fields). */
+static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache, icd_error *err)
+{
+    const ice_scan_task *t = ice_scan_plan_task(p->scan, i);
+    const ice_content_file *d = t->data;
+    const ice_schema *schema = ice_scan_plan_schema(p->scan);
+    const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
+    icd_buf_puts(b, "{\"type\":\"icebergFileTask\"");
+    put_lit(b, ",\"dataFilePath\":");
+    icd_json_cstr(b, d->path);
+    put_lit(b, ",\"fileFormat\":");
+    put_format(b, d->format);
+    put_lit(b, ",\"dataFileSizeInBytes\":");
+    icd_json_i64(b, d->file_size);
+    put_lit(b, ",\"dataFileRecordCount\":");
+    icd_json_i64(b, d->record_count);
+    put_lit(b, ",\"dataSequenceNumber\":");
+    icd_json_i64(b, d->data_seq);
+    put_lit(b, ",\"specId\":");
+    icd_json_i64(b, d->spec_id);
+    put_lit(b, ",\"partition\":");
+    put_partition(b, d, spec);
+    put_lit(b, ",\"deleteFiles\":");
+    icd_buf_putc(b, '[');
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        if (k) icd_buf_putc(b, ',');
+        put_delete(b, t->deletes[k]);
+    }
+    icd_buf_putc(b, ']');
+    if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
+    put_lit(b, ",\"partitionSpecJson\":");
+    put_spec_json(b, spec, cache);
+    put_lit(b, ",\"equalityKeySchemasJson\":");
+    put_key_schemas(b, t, schema, p->md);
+    put_lit(b, ",\"hasResidual\":");
+    icd_buf_puts(b, p->residual || t->has_residual ? "true" : "false");
+    icd_buf_putc(b, '}');
+    return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}
+
+int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
+{
+    if (i >= ice_scan_plan_task_count(p->scan))
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "split %zu does not exist (%zu splits)", i,
+                        ice_scan_plan_task_count(p->scan));
+    return put_split(p, i, b, NULL, err);
+}
+
+int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
+{
+    ICD_TRY(dr_plan_decide(p, err));
+    icd_buf *b = &w->buf;
+    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
+    ice_scan_counts c = ice_scan_plan_counts(p->scan);
+    size_t n = ice_scan_plan_task_count(p->scan);
+    icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");
+    if (snap)
+        icd_json_i64(b, snap->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
+    /* the id as a string too: jq 1.6 and JavaScript read JSON numbers as doubles */
+    if (snap)
+        icd_buf_printf(b, ",\"snapshotIdStr\":\"%lld\"", (long long)snap->snapshot_id);
+    else
+        icd_buf_puts(b, ",\"snapshotIdStr\":null");
+    icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
+    size_t nmat = dr_plan_materialized_count(p);
+    icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
+                   c.data_files - nmat, nmat);
+    for (size_t i = 0; i < n; i++) {
+        const ice_content_file *d = ice_scan_plan_task(p->scan, i)->data;
+        const dr_plan_file *fd = &p->decisions[i];
+        icd_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
+        icd_json_cstr(b, d->path);
+        icd_buf_puts(b, ",\"format\":");
+        put_format(b, d->format);
+        icd_buf_puts(b, fd->raw ? ",\"decision\":\"raw\"" : ",\"decision\":\"materialized\"");
+        icd_buf_puts(b,
+                     fd->from_footer ? ",\"decidedBy\":\"footer\"" : ",\"decidedBy\":\"metadata\"");
+        /* how Druid gets the file: raw through the warehouseSource, materialized files
+         * staged (Parquet, Avro) or served as NDJSON rows (ORC: no ORC writer yet) */
+        icd_buf_puts(b, fd->raw ? ",\"delivery\":\"warehouseSource\""
+                        : d->format == ICE_FORMAT_ORC
+                            ? ",\"delivery\":\"served (ORC: no ORC writer yet)\""
+                            : ",\"delivery\":\"staged\"");
+        if (!fd->raw) {
+            icd_buf_puts(b, ",\"reason\":");
+            icd_json_cstr(b, fd->reason);
+        }
+        icd_buf_putc(b, '}');
+        icd_jsonw_maybe_flush(w);
+    }
+    icd_buf_puts(b, "\n]");
+    if (!p->v2) {
+        json_t *src = NULL;
+        ICD_TRY(dr_plan_v1_source(p, &src, err));
+        char *text = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(src);
+        if (!text) return icd_fail_nomem(err);
+        icd_buf_puts(b, ",\"inputSource\":");
+        icd_buf_puts(b, text);
+        free(text);
+        icd_buf_puts(b, "}\n");
+        return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+    }
+    /* v2: the fields all splits share once, then the splits */
+    icd_buf_puts(b, ",\"splitCommon\":{");
+    ICD_TRY(put_common_fields(p, b, true, err));
+    icd_buf_puts(b, "},\"splits\":[");
+    split_cache cache = {NULL, 0};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        ice_scan_plan_prefetch(p->scan, i);
+        icd_buf_puts(b, i ? ",\n" : "\n");
+        rc = put_split(p, i, b, &cache, err);
+        icd_jsonw_maybe_flush(w);
+    }
+    split_cache_free(&cache);
+    if (rc) return rc;
+    icd_buf_puts(b, "\n]}\n");
+    return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}
+
+icd_fileio *dr_plan_io(const dr_plan *p)
+{
+    return p->io;
+}

@@ -1,0 +1,372 @@
+/*
+ * `icedruid serve`'s row provider (see plan_provider.h): turns the push-style
+ * merge-on-read reader into the pull-style chunks the HTTP server streams, with one
+ * producer thread and a bounded chunk queue per open split.
+ */
+#include "druid/serve/plan_provider.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonw.h"
+#include "druid/rows/druid_sink.h"
+#include "druid/rows/row.h"
+#include "iceberg/reader.h"
+
+#define MAX_QUEUE 64
+
+struct dr_plan_provider {
+    const dr_plan *plan;
+    icd_fileio *io;
+    ice_scan_reader *reader;
+    const char **parquet_drop; /* dr_spec_parquet_undiscovered */
+    size_t n_parquet_drop;
+    const char **orc_drop, **avro_drop; /* dr_spec_undiscovered */
+    size_t n_orc_drop, n_avro_drop;
+    dr_plan_provider_opts opts;
+    atomic_uint open_streams;
+    pthread_mutex_t stats_lock;
+    ice_read_stats stats; /* every stream's reads, finished or cut */
+    uint64_t splits_done, splits_failed;
+};
+
+typedef struct stream {
+    dr_plan_provider *pp;
+    size_t n;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    icd_buf q[MAX_QUEUE];
+    size_t head, count;
+    bool done;
+    int rc;
+    icd_error err;
+    atomic_bool cancel;
+    icd_buf cur;
+    dr_parse_exceptions pe;
+} stream;
+
+static void logf_line(dr_plan_provider *pp, const char *fmt, ...) ICD_PRINTF(2, 3);
+static void logf_line(dr_plan_provider *pp, const char *fmt, ...)
+{
+    if (!pp->opts.log) return;
+    char line[2400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    pp->opts.log(pp->opts.log_ctx, line);
+}
+
+/* Producer: hands the current chunk to the queue, waiting while it is full. */
+static int push_chunk(stream *st, icd_error *err)
+{
+    pthread_mutex_lock(&st->mu);
+    while (st->count == st->pp->opts.queue_chunks && !atomic_load(&st->cancel))
+        pthread_cond_wait(&st->cv, &st->mu);
+    if (atomic_load(&st->cancel)) {
+        pthread_mutex_unlock(&st->mu);
+        return icd_fail(err, ICD_ECANCELED, NULL, -1, "the client went away");
+    }
+    icd_buf *slot = &st->q[(st->head + st->count) % st->pp->opts.queue_chunks];
+    icd_buf tmp = *slot; /* an emptied buffer: swap to reuse its memory */
+    *slot = st->cur;
+    st->cur = tmp;
+    icd_buf_clear(&st->cur);
+    st->count++;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+static int on_row(void *ctx, icd_buf *out, icd_error *err)
+{
+    stream *st = ctx;
+    (void)out;
+    return st->cur.len >= st->pp->opts.chunk_bytes ? push_chunk(st, err) : 0;
+}
+
+static int on_parse_exception(void *ctx, const icd_error *row_err, icd_error *err)
+{
+    stream *st = ctx;
+    char line[2200];
+    icd_error_format(row_err, line, sizeof line);
+    logf_line(st->pp, "split %zu: parse exception: %s", st->n, line);
+    return dr_parse_exceptions_add(&st->pe, row_err, err);
+}
+
+static void *produce(void *arg)
+{
+    stream *st = arg;
+    dr_plan_provider *pp = st->pp;
+    icd_error err;
+    icd_error_clear(&err);
+    dr_sink sink;
+    ice_read_stats stats = {0};
+    int rc = dr_sink_init(&sink, dr_spec_timestamp_spec(dr_plan_spec(pp->plan)), pp->reader,
+                          &st->cur, &err);
+    if (!rc) {
+        const dr_spec *spec = dr_plan_spec(pp->plan);
+        dr_row_set_binary_as_string(sink.w, dr_spec_binary_as_string(spec));
+        dr_row_set_omit_timestamp_column(
+            sink.w, !dr_spec_timestamp_column_shipped(spec, dr_plan_schema(pp->plan)));
+        sink.parquet_drop = pp->parquet_drop;
+        sink.n_parquet_drop = pp->n_parquet_drop;
+        sink.orc_drop = pp->orc_drop;
+        sink.n_orc_drop = pp->n_orc_drop;
+        sink.avro_drop = pp->avro_drop;
+        sink.n_avro_drop = pp->n_avro_drop;
+        sink.on_row = on_row;
+        sink.on_parse_exception = on_parse_exception;
+        sink.ctx = st;
+        sink.cancel = &st->cancel;
+        ice_row_sink rs;
+        dr_sink_row_sink(&sink, &rs);
+        rc = ice_scan_reader_read_task(
+            pp->reader, ice_scan_plan_task(dr_plan_scan(pp->plan), st->n), &rs, &stats, &err);
+    }
+    dr_sink_clear(&sink);
+    if (!rc && st->cur.len) rc = push_chunk(st, &err);
+    /* a failure is reported (and logged once) by the server, which gets it from p_next */
+    pthread_mutex_lock(&pp->stats_lock);
+    ice_read_stats_add(&pp->stats, &stats);
+    if (!rc)
+        pp->splits_done++;
+    else if (rc != ICD_ECANCELED)
+        pp->splits_failed++;
+    pthread_mutex_unlock(&pp->stats_lock);
+    pthread_mutex_lock(&st->mu);
+    st->done = true;
+    st->rc = rc;
+    st->err = err;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+static size_t p_count(void *ctx)
+{
+    dr_plan_provider *pp = ctx;
+    return dr_plan_split_count(pp->plan);
+}
+
+static int p_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
+{
+    dr_plan_provider *pp = ctx;
+    dr_rewrite_opts o = {base_url, pp->opts.auth_user, pp->opts.auth_password, false, NULL, NULL};
+    json_t *doc = NULL;
+    ICD_TRY(dr_rewrite_spec(pp->plan, &o, &doc, err));
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (!text) return icd_fail_nomem(err);
+    icd_buf_puts(out, text);
+    icd_buf_putc(out, '\n');
+    free(text);
+    return icd_buf_ok(out) ? 0 : icd_fail_nomem(err);
+}
+
+static void stream_free(stream *st)
+{
+    for (size_t i = 0; i < MAX_QUEUE; i++)
+        icd_buf_free(&st->q[i]);
+    icd_buf_free(&st->cur);
+    pthread_cond_destroy(&st->cv);
+    pthread_mutex_destroy(&st->mu);
+    free(st);
+}
+
+static int p_open(void *ctx, size_t n, void **out, icd_error *err)
+{
+    dr_plan_provider *pp = ctx;
+    *out = NULL;
+    if (n >= dr_plan_split_count(pp->plan))
+        return icd_fail(err, ICD_ENOTFOUND, NULL, -1, "split %zu does not exist", n);
+    stream *st = calloc(1, sizeof *st);
+    if (!st) return icd_fail_nomem(err);
+    st->pp = pp;
+    st->n = n;
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    atomic_init(&st->cancel, false);
+    dr_parse_exceptions_init(&st->pe, dr_spec_max_parse_exceptions(dr_plan_spec(pp->plan)));
+    if (pthread_create(&st->thread, NULL, produce, st)) {
+        stream_free(st);
+        return icd_fail(err, ICD_EIO, NULL, -1, "cannot start a reader thread");
+    }
+    atomic_fetch_add(&pp->open_streams, 1);
+    *out = st;
+    return 0;
+}
+
+static int p_next(void *s, icd_buf *out, bool *eof, icd_error *err)
+{
+    stream *st = s;
+    size_t cap = st->pp->opts.queue_chunks;
+    *eof = false;
+    pthread_mutex_lock(&st->mu);
+    while (st->count == 0 && !st->done)
+        pthread_cond_wait(&st->cv, &st->mu);
+    if (st->count > 0) {
+        icd_buf *slot = &st->q[st->head];
+        icd_buf_append(out, slot->data, slot->len);
+        icd_buf_clear(slot);
+        st->head = (st->head + 1) % cap;
+        st->count--;
+        pthread_cond_broadcast(&st->cv);
+    } else if (st->rc) { /* every row before the failure was delivered */
+        int rc = st->rc;
+        *err = st->err;
+        pthread_mutex_unlock(&st->mu);
+        return rc;
+    }
+    *eof = st->done && st->count == 0 && st->rc == 0;
+    pthread_mutex_unlock(&st->mu);
+    return icd_buf_ok(out) ? 0 : icd_fail_nomem(err);
+}
+
+static void p_close(void *s)
+{
+    stream *st = s;
+    atomic_store(&st->cancel, true);
+    pthread_mutex_lock(&st->mu);
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    pthread_join(st->thread, NULL);
+    atomic_fetch_sub(&st->pp->open_streams, 1);
+    stream_free(st);
+}
+
+int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_provider_opts *opts,
+                         dr_plan_provider **out, icd_error *err)
+{
+    *out = NULL;
+    dr_plan_provider *pp = calloc(1, sizeof *pp);
+    if (!pp) return icd_fail_nomem(err);
+    pp->plan = plan;
+    pp->io = io;
+    if (opts) pp->opts = *opts;
+    if (!pp->opts.chunk_bytes) pp->opts.chunk_bytes = 64 * 1024;
+    if (!pp->opts.queue_chunks) pp->opts.queue_chunks = 4;
+    if (pp->opts.queue_chunks > MAX_QUEUE) pp->opts.queue_chunks = MAX_QUEUE;
+    atomic_init(&pp->open_streams, 0);
+    pthread_mutex_init(&pp->stats_lock, NULL);
+    /* only the columns Druid's reader would keep (InputRowSchemas.createColumnsFilter) */
+    const char **cols = NULL;
+    size_t ncols = 0;
+    int rc = dr_spec_columns_filter(dr_plan_spec(plan), dr_plan_schema(plan), &cols, &ncols, err);
+    if (!rc)
+        rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), cols, ncols,
+                                 &pp->reader, err);
+    free(cols);
+    if (!rc)
+        rc = dr_spec_parquet_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan),
+                                          &pp->parquet_drop, &pp->n_parquet_drop, err);
+    if (!rc)
+        rc = dr_spec_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan), DR_READER_ORC,
+                                  &pp->orc_drop, &pp->n_orc_drop, err);
+    if (!rc)
+        rc = dr_spec_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan), DR_READER_AVRO,
+                                  &pp->avro_drop, &pp->n_avro_drop, err);
+    if (rc) {
+        pthread_mutex_destroy(&pp->stats_lock);
+        ice_scan_reader_free(pp->reader);
+        free(pp->parquet_drop);
+        free(pp->orc_drop);
+        free(pp->avro_drop);
+        free(pp);
+        return rc;
+    }
+    *out = pp;
+    return 0;
+}
+
+void dr_plan_provider_free(dr_plan_provider *pp)
+{
+    if (!pp) return;
+    ice_scan_reader_free(pp->reader);
+    pthread_mutex_destroy(&pp->stats_lock);
+    free(pp->parquet_drop);
+    free(pp->orc_drop);
+    free(pp->avro_drop);
+    free(pp);
+}
+
+/* /health: the table and the snapshot served (the id as a string: JSON numbers lose
+ * 64-bit ids in many tools). */
+static void p_health(void *ctx, icd_buf *out)
+{
+    dr_plan_provider *pp = ctx;
+    const dr_spec *spec = dr_plan_spec(pp->plan);
+    const char *ns = dr_spec_namespace(spec), *name = dr_spec_table_name(spec);
+    icd_buf t = ICD_BUF_INIT;
+    if (ns && ns[0]) icd_buf_printf(&t, "%s.", ns);
+    icd_buf_puts(&t, name ? name : "");
+    icd_buf_puts(out, ",\"table\":");
+    icd_json_str(out, t.data ? t.data : "", t.len);
+    icd_buf_free(&t);
+    const ice_snapshot *snap = ice_scan_plan_snapshot(dr_plan_scan(pp->plan));
+    if (snap)
+        icd_buf_printf(out, ",\"snapshotId\":\"%" PRId64 "\"", snap->snapshot_id);
+    else
+        icd_buf_puts(out, ",\"snapshotId\":null");
+}
+
+void dr_plan_provider_stats(dr_plan_provider *pp, ice_read_stats *out)
+{
+    pthread_mutex_lock(&pp->stats_lock);
+    *out = pp->stats;
+    pthread_mutex_unlock(&pp->stats_lock);
+}
+
+/* /metrics: the row accounting of every split read so far (the counters of `scan
+ * --stats`, summed over the streams). */
+static void p_metrics(void *ctx, icd_buf *out)
+{
+    dr_plan_provider *pp = ctx;
+    pthread_mutex_lock(&pp->stats_lock);
+    ice_read_stats st = pp->stats;
+    uint64_t done = pp->splits_done, failed = pp->splits_failed;
+    pthread_mutex_unlock(&pp->stats_lock);
+    icd_buf_puts(out, "# HELP icedruid_rows_total Rows of data files by what happened to them: "
+                      "read, removed by position deletes (and deletion vectors), removed by "
+                      "equality deletes, emitted, skipped as unparseable.\n"
+                      "# TYPE icedruid_rows_total counter\n");
+    icd_buf_printf(out,
+                   "icedruid_rows_total{kind=\"read\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"deleted_position\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"deleted_equality\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"emitted\"} %" PRIu64 "\n"
+                   "icedruid_rows_total{kind=\"unparseable\"} %" PRIu64 "\n",
+                   st.rows_read, st.rows_deleted_position, st.rows_deleted_equality,
+                   st.rows_emitted, st.rows_skipped);
+    icd_buf_printf(out,
+                   "# HELP icedruid_data_files_read_total Data files read (a split read twice "
+                   "counts twice).\n# TYPE icedruid_data_files_read_total counter\n"
+                   "icedruid_data_files_read_total %" PRIu64 "\n"
+                   "# HELP icedruid_delete_files_loaded_total Delete files loaded (once per "
+                   "server life each).\n# TYPE icedruid_delete_files_loaded_total counter\n"
+                   "icedruid_delete_files_loaded_total %" PRIu64 "\n"
+                   "# HELP icedruid_splits_read_total Splits read to their end.\n"
+                   "# TYPE icedruid_splits_read_total counter\n"
+                   "icedruid_splits_read_total %" PRIu64 "\n"
+                   "# HELP icedruid_split_errors_total Split reads that failed.\n"
+                   "# TYPE icedruid_split_errors_total counter\n"
+                   "icedruid_split_errors_total %" PRIu64 "\n",
+                   st.data_files, st.delete_files_loaded, done, failed);
+}
+
+void dr_plan_provider_get(dr_plan_provider *pp, dr_server_provider *out)
+{
+    *out = (dr_server_provider){pp,      p_count,  p_spec,    p_open, p_next,
+                                p_close, p_health, p_metrics, NULL};
+}
+
+unsigned dr_plan_provider_open_streams(const dr_plan_provider *pp)
+{
+    return atomic_load(&((dr_plan_provider *)pp)->open_streams);
+}
