@@ -59,7 +59,8 @@ class NestedField:
         self.type = icetypes.parse(self.type)
 
     def to_json(self):
-        out = {"id": self.id, "name": self.name, "required": self.required, "type": str(self.type)}
+        out = {"id": self.id, "name": self.name, "required": self.required,
+               "type": icetypes.type_json(self.type)}
         if self.doc:
             out["doc"] = self.doc
         for key, v in (("initial-default", self.initial_default),
@@ -471,6 +472,8 @@ def _value_metrics(schema, rows):
     Java records for Avro files (and, here, ORC files); no column sizes."""
     counts, nulls, nans, lower, upper = {}, {}, {}, {}, {}
     for f in schema.fields:
+        if isinstance(f.type, icetypes.NESTED):
+            continue  # (Java keeps metrics of leaf fields only; not written here)
         values = [r.get(f.name) for r in rows]
         counts[f.id] = len(values)
         nulls[f.id] = sum(1 for v in values if v is None)

@@ -49,9 +49,77 @@ class Type:
         return self.kind
 
 
+# -- nested types (struct, list, map): so far for ORC fixtures only ----------------------
+@dataclass(frozen=True)
+class StructType:
+    """struct<...>: fields as (id, name, type, required) tuples; values are dicts by name."""
+    fields: tuple
+    kind: str = "struct"
+
+    def __post_init__(self):
+        object.__setattr__(self, "fields", tuple((i, n, parse(t), bool(r)) for i, n, t, r in self.fields))
+
+    def to_json(self):
+        return {"type": "struct", "fields": [
+            {"id": i, "name": n, "required": r, "type": type_json(t)} for i, n, t, r in self.fields]}
+
+    def __str__(self):
+        return "struct<%s>" % ", ".join("%s: %s" % (n, t) for _, n, t, _ in self.fields)
+
+
+@dataclass(frozen=True)
+class ListType:
+    """list<element>; values are Python lists."""
+    element_id: int
+    element: object
+    element_required: bool = False
+    kind: str = "list"
+
+    def __post_init__(self):
+        object.__setattr__(self, "element", parse(self.element))
+
+    def to_json(self):
+        return {"type": "list", "element-id": self.element_id,
+                "element-required": self.element_required, "element": type_json(self.element)}
+
+    def __str__(self):
+        return "list<%s>" % self.element
+
+
+@dataclass(frozen=True)
+class MapType:
+    """map<key, value>; values are lists of (key, value) pairs (or dicts)."""
+    key_id: int
+    key: object
+    value_id: int
+    value: object
+    value_required: bool = False
+    kind: str = "map"
+
+    def __post_init__(self):
+        object.__setattr__(self, "key", parse(self.key))
+        object.__setattr__(self, "value", parse(self.value))
+
+    def to_json(self):
+        return {"type": "map", "key-id": self.key_id, "key": type_json(self.key),
+                "value-id": self.value_id, "value-required": self.value_required,
+                "value": type_json(self.value)}
+
+    def __str__(self):
+        return "map<%s, %s>" % (self.key, self.value)
+
+
+NESTED = (StructType, ListType, MapType)
+
+
+def type_json(t):
+    """A type as metadata JSON: the string of a primitive, the object of a nested type."""
+    return t.to_json() if isinstance(t, NESTED) else str(t)
+
+
 def parse(text) -> Type:
     """Parse an Iceberg type string such as ``long``, ``decimal(10,2)`` or ``fixed[16]``."""
-    if isinstance(text, Type):
+    if isinstance(text, (Type,) + NESTED):
         return text
     s = text.strip().replace(" ", "")
     if s in _SIMPLE:
@@ -78,10 +146,18 @@ def decimal_bytes_needed(precision: int) -> int:
 
 # -- normalisation ----------------------------------------------------------------------
 def normalize(t: Type, v):
-    """Turn a convenient Python value into the canonical shape listed in the module doc."""
+    """Turn a convenient Python value into the canonical shape listed in the module doc
+    (nested: a dict by field name, a list, a list of (key, value) pairs)."""
     if v is None:
         return None
     k = t.kind
+    if k == "struct":
+        return {n: normalize(ft, v.get(n)) for _, n, ft, _ in t.fields}
+    if k == "list":
+        return [normalize(t.element, x) for x in v]
+    if k == "map":
+        pairs = v.items() if isinstance(v, dict) else v
+        return [(normalize(t.key, a), normalize(t.value, b)) for a, b in pairs]
     if k == "boolean":
         return bool(v)
     if k in ("int", "long"):
@@ -167,7 +243,10 @@ def order_key(t: Type, v):
 
 
 def min_max(t: Type, values):
-    """(min, max) over the non-null, non-NaN values, or (None, None) if there are none."""
+    """(min, max) over the non-null, non-NaN values, or (None, None) if there are none
+    (always for nested types: they have no bounds)."""
+    if t.kind in ("struct", "list", "map"):
+        return None, None
     present = [v for v in values if v is not None and not is_nan(t, v)]
     if not present:
         return None, None

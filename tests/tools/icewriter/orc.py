@@ -1,5 +1,5 @@
 """A minimal ORC writer for test fixtures (standard library only), from the ORC v1
-specification: flat schemas, uncompressed, DIRECT column encodings with run-length
+specification: flat or nested schemas (struct, list, map), uncompressed, DIRECT column encodings with run-length
 encoding v1, one or more stripes, file and stripe column statistics, the `iceberg.id` /
 `iceberg.required` type attributes Iceberg writes (or none, for name-mapping tests).
 
@@ -28,7 +28,8 @@ from . import icetypes
 
 TS_BASE = 1420070400  # 2015-01-01T00:00:00Z
 KIND = {"boolean": 0, "int": 3, "long": 4, "float": 5, "double": 6, "string": 7, "binary": 8,
-        "timestamp": 9, "struct": 12, "decimal": 14, "date": 15, "timestamptz": 18}
+        "timestamp": 9, "list": 10, "map": 11, "struct": 12, "decimal": 14, "date": 15,
+        "timestamptz": 18}
 
 
 # ---- protobuf (proto2) encoding ---------------------------------------------------------
@@ -166,7 +167,11 @@ def _column_streams(col, values):
     if not all(present):
         streams.append((0, bool_rle(present)))
     stats = pb_uint(1, len(vals)) + pb_uint(10, 0 if all(present) else 1)
-    if k == "boolean":
+    if k == "struct":  # PRESENT only: the children hold the fields of the present rows
+        pass
+    elif k in ("list", "map"):  # LENGTH of each present list / map
+        streams.append((2, int_rle_v1([len(v) for v in vals], False)))
+    elif k == "boolean":
         streams.append((1, bool_rle([bool(v) for v in vals])))
         stats += pb_bytes(5, pb_packed(1, [sum(1 for v in vals if v)]))
     elif k in ("int", "long"):
@@ -212,38 +217,105 @@ def _column_streams(col, values):
     return streams, stats
 
 
-def _type_msg(col):
-    t = col.type
+class _Node:
+    """One ORC column (type id = its index in pre-order): a top-level column or a nested
+    child (struct field, list element, map key / value)."""
+
+    def __init__(self, name, t, field_id, required):
+        self.name, self.type, self.field_id, self.required = name, t, field_id, required
+        self.children = []
+        self.id = None
+
+
+def _nodes(columns, with_ids):
+    """The type tree in pre-order (index 0: the root struct)."""
+    out = [_Node(None, None, None, True)]
+
+    def add(node):
+        node.id = len(out)
+        out.append(node)
+        t = node.type
+        kids = []
+        if t.kind == "struct":
+            kids = [_Node(n, ft, i, r) for i, n, ft, r in t.fields]
+        elif t.kind == "list":
+            kids = [_Node(None, t.element, t.element_id, t.element_required)]
+        elif t.kind == "map":
+            kids = [_Node(None, t.key, t.key_id, True), _Node(None, t.value, t.value_id, t.value_required)]
+        for k in kids:
+            if not with_ids:
+                k.field_id = None
+            add(k)
+            node.children.append(k)
+
+    for c in columns:
+        n = _Node(c.name, c.type, c.field_id, c.required)
+        add(n)
+        out[0].children.append(n)
+    return out
+
+
+def _spread(node, values, out):
+    """values[node.id] for the node and its descendants, from the node's own values. ORC
+    children hold entries only for present parents (Java's StructTreeWriter writes the
+    fields of the non-null rows; list and map children the elements of the present ones)."""
+    out[node.id] = values
+    t = node.type
+    present = [v for v in values if v is not None]
+    if t.kind == "struct":
+        for k in node.children:
+            _spread(k, [v.get(k.name) for v in present], out)
+    elif t.kind == "list":
+        _spread(node.children[0], [x for v in present for x in v], out)
+    elif t.kind == "map":
+        _spread(node.children[0], [a for v in present for a, _ in v], out)
+        _spread(node.children[1], [b for v in present for _, b in v], out)
+
+
+def _type_msg(node):
+    t = node.type
     msg = pb_uint(1, KIND[t.kind])
+    if node.children:
+        msg += pb_packed(2, [k.id for k in node.children])
+    if t.kind == "struct":
+        msg += b"".join(pb_bytes(3, k.name) for k in node.children)
     if t.kind == "decimal":
         msg += pb_uint(5, t.precision) + pb_uint(6, t.scale)
-    if col.field_id is not None:
-        msg += pb_bytes(7, pb_bytes(1, "iceberg.id") + pb_bytes(2, str(col.field_id)))
+    if node.field_id is not None:
+        msg += pb_bytes(7, pb_bytes(1, "iceberg.id") + pb_bytes(2, str(node.field_id)))
         msg += pb_bytes(7, pb_bytes(1, "iceberg.required") +
-                        pb_bytes(2, "true" if col.required else "false"))
+                        pb_bytes(2, "true" if node.required else "false"))
     return msg
 
 
 def write_orc(path, columns, rows, stripe_rows=None):
     rows = [r if isinstance(r, dict) else dict(zip((c.name for c in columns), r)) for r in rows]
     stripe_rows = stripe_rows or max(len(rows), 1)
+    nodes = _nodes(columns, all(c.field_id is not None for c in columns))
+    top = nodes[0].children
+
+    def node_values(chunk):
+        vals = {}
+        for n in top:
+            _spread(n, [r.get(n.name) for r in chunk], vals)
+        return vals
+
     out = bytearray(b"ORC")
     stripes_info, stripe_stats = [], []
-    all_stats = [[] for _ in columns]
     for start in range(0, max(len(rows), 1) if rows else 0, stripe_rows):
         chunk = rows[start:start + stripe_rows]
         offset = len(out)
         data = bytearray()
         stream_msgs = []
         col_stats = [pb_uint(1, len(chunk))]  # root struct
-        for ci, col in enumerate(columns):
-            values = [r.get(col.name) for r in chunk]
-            streams, st = _column_streams(col, values)
+        vals = node_values(chunk)
+        for n in nodes[1:]:
+            streams, st = _column_streams(n, vals[n.id])
             col_stats.append(st)
             for kind, body in streams:
-                stream_msgs.append(pb_bytes(1, pb_uint(1, kind) + pb_uint(2, ci + 1) + pb_uint(3, len(body))))
+                stream_msgs.append(pb_bytes(1, pb_uint(1, kind) + pb_uint(2, n.id) + pb_uint(3, len(body))))
                 data += body
-        encodings = [pb_bytes(2, pb_uint(1, 0)) for _ in range(len(columns) + 1)]  # DIRECT
+        encodings = [pb_bytes(2, pb_uint(1, 0)) for _ in nodes]  # DIRECT
         footer = b"".join(stream_msgs) + b"".join(encodings) + pb_bytes(3, "UTC")
         out += data + footer
         stripes_info.append(pb_uint(1, offset) + pb_uint(2, 0) + pb_uint(3, len(data)) +
@@ -253,11 +325,12 @@ def write_orc(path, columns, rows, stripe_rows=None):
     metadata = b"".join(pb_bytes(1, s) for s in stripe_stats)
     # file statistics: recomputed over all rows
     file_stats = [pb_uint(1, len(rows))]
-    for col in columns:
-        file_stats.append(_column_streams(col, [r.get(col.name) for r in rows])[1])
-    root = pb_uint(1, KIND["struct"]) + pb_packed(2, range(1, len(columns) + 1)) + \
-        b"".join(pb_bytes(3, c.name) for c in columns)
-    types = [root] + [_type_msg(c) for c in columns]
+    vals = node_values(rows)
+    for n in nodes[1:]:
+        file_stats.append(_column_streams(n, vals[n.id])[1])
+    root = pb_uint(1, KIND["struct"]) + pb_packed(2, [n.id for n in top]) + \
+        b"".join(pb_bytes(3, n.name) for n in top)
+    types = [root] + [_type_msg(n) for n in nodes[1:]]
     footer = (pb_uint(1, 3) + pb_uint(2, content_length) +
               b"".join(pb_bytes(3, s) for s in stripes_info) +
               b"".join(pb_bytes(4, t) for t in types) + pb_uint(6, len(rows)) +
