@@ -64,17 +64,9 @@ ROWS = [
 ]
 
 
-def druid_value(t, v):
-    """What Druid's ORC reader gives for a normalised value v of Iceberg type t."""
-    if v is None:
-        return None
+def druid_prim(t, v):
+    """What Druid's ORC reader gives for a primitive value v of Iceberg type t."""
     k = t.kind
-    if k == "struct":
-        return {n: druid_value(ft, v.get(n)) for _, n, ft, _ in t.fields}
-    if k == "list":
-        return [druid_value(t.element, x) for x in v]
-    if k == "map":
-        return {str(druid_value(t.key, a)): druid_value(t.value, b) for a, b in v}
     if k == "date":
         return (dt.date(1970, 1, 1) + dt.timedelta(days=v)).strftime("%Y-%m-%dT00:00:00.000Z")
     if k in ("timestamp", "timestamptz"):
@@ -84,6 +76,20 @@ def druid_value(t, v):
     if k == "binary":
         return base64.b64encode(v).decode()
     return v
+
+
+def druid_value(t, v):
+    """Druid's value: nested values converted at every depth, a map's keys as JSON text."""
+    return it.convert(t, v, druid_prim, lambda kv: {str(a): b for a, b in kv})
+
+
+def cat_value(t, v):
+    """icedruid cat's rendering (scan conventions: maps as key/value lists; an ORC
+    timestamp with its nine fraction digits)."""
+    def prim(pt, pv):
+        text = it.to_json(pt, pv)
+        return text + "000" if pt.kind in ("timestamp", "timestamptz") else text
+    return it.convert(t, v, prim, lambda kv: [{"key": a, "value": b} for a, b in kv])
 
 
 def main():
@@ -101,9 +107,7 @@ def main():
         orc_files = [os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(root, "data"))
                      for f in fs if f.endswith(".orc")]
         cat = [json.loads(x) for x in sc.run(["cat"] + orc_files).stdout.splitlines() if x.strip()]
-        want_cat = []
-        for r in norm:
-            want_cat.append({f.name: it_json(f.type, r[f.name]) for f in FIELDS})
+        want_cat = [{f.name: cat_value(f.type, r[f.name]) for f in FIELDS} for r in norm]
         check(len(orc_files) == 1 and cat == want_cat,
               "icedruid cat gives the nested values written (%d rows)" % len(cat))
 
@@ -136,23 +140,6 @@ def main():
         return 1
     print("ok: nested ORC values are Druid's")
     return 0
-
-
-def it_json(t, v):
-    """icedruid cat's rendering of a value (scan conventions: maps as key/value lists; an
-    ORC timestamp with its nine fraction digits)."""
-    if v is None:
-        return None
-    k = t.kind
-    if k == "struct":
-        return {n: it_json(ft, v.get(n)) for _, n, ft, _ in t.fields}
-    if k == "list":
-        return [it_json(t.element, x) for x in v]
-    if k == "map":
-        return [{"key": it_json(t.key, a), "value": it_json(t.value, b)} for a, b in v]
-    if k in ("timestamp", "timestamptz"):  # cat prints an ORC timestamp's nanoseconds
-        return it.to_json(t, v) + "000"
-    return it.to_json(t, v)
 
 
 if __name__ == "__main__":

@@ -112,6 +112,21 @@ class MapType:
 NESTED = (StructType, ListType, MapType)
 
 
+def convert(t, v, prim, pairs=list):
+    """A normalised value of type t rebuilt with every primitive value replaced by
+    prim(type, value) (nulls stay None): a struct as a dict by field name, a list as a
+    list, a map as pairs([(key, value), ...]) of converted keys and values."""
+    if v is None:
+        return None
+    if t.kind == "struct":
+        return {n: convert(ft, v.get(n), prim, pairs) for _, n, ft, _ in t.fields}
+    if t.kind == "list":
+        return [convert(t.element, x, prim, pairs) for x in v]
+    if t.kind == "map":
+        return pairs([(convert(t.key, a, prim, pairs), convert(t.value, b, prim, pairs)) for a, b in v])
+    return prim(t, v)
+
+
 def type_json(t):
     """A type as metadata JSON: the string of a primitive, the object of a nested type."""
     return t.to_json() if isinstance(t, NESTED) else str(t)
