@@ -100,11 +100,6 @@ void ice_transform_format(icd_buf *b, const ice_transform *t)
 
 /* ---- source and result types --------------------------------------------------------- */
 
-static bool is_timestamp(ice_type_kind k)
-{
-    return k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMP_NS ||
-           k == ICE_T_TIMESTAMPTZ_NS;
-}
 static bool is_nanos(ice_type_kind k)
 {
     return k == ICE_T_TIMESTAMP_NS || k == ICE_T_TIMESTAMPTZ_NS;
@@ -118,17 +113,17 @@ bool ice_transform_accepts(const ice_transform *t, ice_type_kind k)
                k != ICE_T_STRUCT && k != ICE_T_LIST && k != ICE_T_MAP;
     case ICE_TR_BUCKET:
         return k == ICE_T_INT || k == ICE_T_LONG || k == ICE_T_DECIMAL || k == ICE_T_DATE ||
-               k == ICE_T_TIME || is_timestamp(k) || k == ICE_T_STRING || k == ICE_T_UUID ||
-               k == ICE_T_FIXED || k == ICE_T_BINARY;
+               k == ICE_T_TIME || ice_type_kind_is_timestamp(k) || k == ICE_T_STRING ||
+               k == ICE_T_UUID || k == ICE_T_FIXED || k == ICE_T_BINARY;
     case ICE_TR_TRUNCATE:
         return k == ICE_T_INT || k == ICE_T_LONG || k == ICE_T_DECIMAL || k == ICE_T_STRING ||
                k == ICE_T_BINARY;
     case ICE_TR_YEAR:
     case ICE_TR_MONTH:
     case ICE_TR_DAY:
-        return k == ICE_T_DATE || is_timestamp(k);
+        return k == ICE_T_DATE || ice_type_kind_is_timestamp(k);
     case ICE_TR_HOUR:
-        return is_timestamp(k);
+        return ice_type_kind_is_timestamp(k);
     case ICE_TR_VOID:
     case ICE_TR_UNKNOWN:
         return true;

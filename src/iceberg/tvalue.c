@@ -55,12 +55,6 @@ static bool parquet_ts(const pq_node *leaf, const void *vals, size_t vi, int dig
     return true;
 }
 
-static bool is_ts_kind(ice_type_kind k)
-{
-    return k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMP_NS ||
-           k == ICE_T_TIMESTAMPTZ_NS;
-}
-
 int ice_time_value_range_error(icd_error *err, const char *file, const char *column, int64_t row,
                                const ice_type *t, const char *what)
 {
@@ -96,7 +90,7 @@ int ice_time_range_error(icd_error *err, const char *file, const char *column, i
 bool ice_typed_value_in_range(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                               size_t vi)
 {
-    if (!is_ts_kind(t->kind)) return true;
+    if (!ice_type_kind_is_timestamp(t->kind)) return true;
     int pt = leaf->physical_type;
     /* only these can overflow: INT96, a date, or a unit scaled up */
     if (pt == PQ_INT64 && ice_ts_digits(t->kind) == 6 &&

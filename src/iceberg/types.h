@@ -87,6 +87,12 @@ static inline bool ice_type_is_nested(const ice_type *t)
 {
     return !ice_type_is_primitive(t);
 }
+/* timestamp, timestamptz and their nanosecond forms. */
+static inline bool ice_type_kind_is_timestamp(ice_type_kind k)
+{
+    return k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMP_NS ||
+           k == ICE_T_TIMESTAMPTZ_NS;
+}
 
 /* True for kinds icedruid cannot read values of: unknown, geometry, geography. */
 bool ice_type_kind_is_unreadable(ice_type_kind kind);

@@ -329,8 +329,7 @@ static int check_type(check_ctx *k, const ice_field *f, const fnode *fn)
                              "column '%s' (id %d) was promoted float -> double (the file holds "
                              "FLOAT; Druid reads it as float)",
                              f->name, (int)f->id);
-    bool ts = t->kind == ICE_T_TIMESTAMP || t->kind == ICE_T_TIMESTAMPTZ ||
-              t->kind == ICE_T_TIMESTAMP_NS || t->kind == ICE_T_TIMESTAMPTZ_NS;
+    bool ts = ice_type_kind_is_timestamp(t->kind);
     if (ts && fn->kind == FK_PRIM && fn->prim == FP_DATE)
         return decision_fail(k->d,
                              "column '%s' (id %d) was promoted date -> timestamp (the file "

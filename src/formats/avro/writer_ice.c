@@ -281,8 +281,7 @@ static bool k_time(ice_type_kind k)
 }
 static bool k_ts(ice_type_kind k)
 {
-    return k == ICE_T_TIMESTAMP || k == ICE_T_TIMESTAMPTZ || k == ICE_T_TIMESTAMP_NS ||
-           k == ICE_T_TIMESTAMPTZ_NS;
+    return ice_type_kind_is_timestamp(k);
 }
 static bool k_string(ice_type_kind k)
 {
