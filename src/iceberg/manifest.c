@@ -506,25 +506,30 @@ static bool keep_bounds(const ice_content_file *f, int32_t id)
     return false;
 }
 
+/* The data_file metric maps, in stats_acc.which order. */
+static const char *const STAT_MAPS[] = {"value_counts", "null_value_counts", "nan_value_counts",
+                                        "lower_bounds", "upper_bounds"};
+
+/* Whether metric map w is read: every one with `all`, else a delete file's null counts
+ * and bounds (the file_path bounds decide which data files a position delete file covers;
+ * they, the pos bounds and the bounds and null counts of equality key columns are checked
+ * against the file's records: always kept). A data file keeps nothing without `all`. */
+static bool stat_map_read(int w, bool all, bool delete_file)
+{
+    return all || (delete_file && (w == 1 || w >= 3));
+}
+
 static int read_stats(field_memo *fm, const icd_avro_value *df, bool all, icd_arena *a,
                       ice_content_file *f, icd_error *err)
 {
-    static const char *const names[] = {"value_counts", "null_value_counts", "nan_value_counts",
-                                        "lower_bounds", "upper_bounds"};
     stats_acc s = {NULL, 0, 0, a, 0, all ? NULL : f};
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {
-        const icd_avro_value *m = field(fm, df, names[w]);
+        if (!stat_map_read(w, all, f->content != ICE_CONTENT_DATA)) continue;
+        const icd_avro_value *m = field(fm, df, STAT_MAPS[w]);
         if (!m) continue;
         s.which = w;
-        if (all) {
-            rc = each_kv(fm, m, stats_add, &s, err);
-        } else if (w == 1 || w >= 3) {
-            /* delete files: the file_path bounds decide which data files a position
-             * delete file covers; they, the pos bounds and the bounds and null counts of
-             * equality key columns are checked against the file's records: always kept */
-            rc = each_kv(fm, m, stats_add, &s, err);
-        }
+        rc = each_kv(fm, m, stats_add, &s, err);
     }
     if (!rc && s.n) {
         ice_col_stats *v = icd_arena_alloc(a, s.n * sizeof *v);
@@ -719,12 +724,9 @@ static bool data_file_field_used(const char *name, bool keep_stats, bool delete_
                                          "sort_order_id",  "first_row_id"};
     for (size_t i = 0; i < sizeof always / sizeof *always; i++)
         if (!strcmp(name, always[i])) return true;
-    if (keep_stats)
-        return !strcmp(name, "value_counts") || !strcmp(name, "null_value_counts") ||
-               !strcmp(name, "nan_value_counts") || !strcmp(name, "lower_bounds") ||
-               !strcmp(name, "upper_bounds");
-    return delete_manifest && (!strcmp(name, "null_value_counts") ||
-                               !strcmp(name, "lower_bounds") || !strcmp(name, "upper_bounds"));
+    for (int w = 0; w < 5; w++)
+        if (!strcmp(name, STAT_MAPS[w])) return stat_map_read(w, keep_stats, delete_manifest);
+    return false;
 }
 
 static int entry_projection_init(entry_projection *p, const icd_avro_schema *root, bool keep_stats,
