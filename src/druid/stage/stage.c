@@ -76,7 +76,7 @@ static const char *codec_property(const ice_metadata *md, ice_file_format f)
  * (write.parquet.compression-level, write.avro.compression-level) where the codec has
  * levels, else what Iceberg's writers use: Avro (org.apache.iceberg.avro.Avro) gzip =
  * deflate at 9 and zstd at 1; Parquet (parquet-java's codecs) zstd at 3 and gzip at
- * zlib's 6, the writers' defaults (0 here). `*set`: the property applies. */
+ * zlib's 6, the writers' defaults (0 here). `*set` (may be NULL): the property applies. */
 static int level_property(const ice_metadata *md, ice_file_format f, int *level, bool *set,
                           icd_error *err)
 {
@@ -85,7 +85,7 @@ static int level_property(const ice_metadata *md, ice_file_format f, int *level,
     bool zstd = !strcasecmp(codec, "zstd");
     bool deflate = !strcasecmp(codec, "gzip") || (avro && !strcasecmp(codec, "deflate"));
     *level = !avro ? 0 : deflate ? 9 : zstd ? 1 : 0;
-    *set = false;
+    if (set) *set = false;
     const char *key = avro ? "write.avro.compression-level" : "write.parquet.compression-level";
     const char *v = ice_metadata_property(md, key);
     if (!v || (!zstd && !deflate)) return 0; /* snappy, uncompressed: no levels (ignored) */
@@ -98,7 +98,7 @@ static int level_property(const ice_metadata *md, ice_file_format f, int *level,
                         "table property %s '%s': not a %s level (an integer from %d to %d)", key, v,
                         zstd ? "zstd" : "gzip", lo, hi);
     *level = (int)n;
-    *set = true;
+    if (set) *set = true;
     return 0;
 }
 
@@ -261,8 +261,7 @@ static int write_parquet(const stage_src *st, const ice_scan_task *t, out_file *
     size_t nfields = schema->root.nfields;
     pq_write_options po = {0};
     ICD_TRY(pq_codec_of(md, codec_property(md, ICE_FORMAT_PARQUET), &po.codec, err));
-    bool level_set;
-    ICD_TRY(level_property(md, ICE_FORMAT_PARQUET, &po.level, &level_set, err));
+    ICD_TRY(level_property(md, ICE_FORMAT_PARQUET, &po.level, NULL, err));
     pq_file *orig = NULL;
     ICD_TRY(pq_file_open(st->io, t->data->path, &orig, err));
     icd_arena arena = ICD_ARENA_INIT;
@@ -297,8 +296,7 @@ static int write_avro(const stage_src *st, const ice_scan_task *t, const char *n
     const ice_schema *schema = st->schema;
     icd_avro_write_options ao = {0};
     ICD_TRY(icd_avro_codec_of(md, codec_property(md, ICE_FORMAT_AVRO), &ao.codec, err));
-    bool level_set;
-    ICD_TRY(level_property(md, ICE_FORMAT_AVRO, &ao.level, &level_set, err));
+    ICD_TRY(level_property(md, ICE_FORMAT_AVRO, &ao.level, NULL, err));
     icd_buf sj = ICD_BUF_INIT;
     int rc = icd_avro_ice_schema_json(schema->root.fields, schema->root.nfields, &sj, err);
     /* the sync marker: 16 bytes of the name's content hash (hex digits after the prefix) */
