@@ -345,3 +345,16 @@ int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, ic
     if (!doc) return icd_fail_nomem(err);
     return dr_plan_is_v2(p) ? rewrite_v2(p, o, doc, out, err) : rewrite_v1(p, doc, out, err);
 }
+
+int dr_rewrite_spec_text(const dr_plan *p, const dr_rewrite_opts *o, icd_buf *out, icd_error *err)
+{
+    json_t *doc = NULL;
+    ICD_TRY(dr_rewrite_spec(p, o, &doc, err));
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (!text) return icd_fail_nomem(err);
+    icd_buf_puts(out, text);
+    icd_buf_putc(out, '\n');
+    free(text);
+    return icd_buf_ok(out) ? 0 : icd_fail_nomem(err);
+}

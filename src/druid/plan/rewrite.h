@@ -48,6 +48,9 @@ typedef struct dr_rewrite_opts {
 /* The rewritten document (a new reference). A spec given as a bare input source gives
  * just the new input source. */
 int dr_rewrite_spec(const dr_plan *p, const dr_rewrite_opts *o, json_t **out, icd_error *err);
+/* The same document as text (indented JSON and a newline) appended to `out`: what
+ * `serve` answers at /spec. */
+int dr_rewrite_spec_text(const dr_plan *p, const dr_rewrite_opts *o, icd_buf *out, icd_error *err);
 
 /*   files  (opts.files) the user's spec with the `iceberg` input source replaced by
  *          {"type":"combining","delegates":[WAREHOUSE_SOURCE(raw files),

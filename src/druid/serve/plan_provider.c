@@ -159,15 +159,7 @@ static int p_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
 {
     dr_plan_provider *pp = ctx;
     dr_rewrite_opts o = {base_url, pp->opts.auth_user, pp->opts.auth_password, false, NULL, NULL};
-    json_t *doc = NULL;
-    ICD_TRY(dr_rewrite_spec(pp->plan, &o, &doc, err));
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (!text) return icd_fail_nomem(err);
-    icd_buf_puts(out, text);
-    icd_buf_putc(out, '\n');
-    free(text);
-    return icd_buf_ok(out) ? 0 : icd_fail_nomem(err);
+    return dr_rewrite_spec_text(pp->plan, &o, out, err);
 }
 
 static void stream_free(stream *st)

@@ -442,15 +442,7 @@ static int f_spec(void *ctx, const char *base_url, icd_buf *out, icd_error *err)
 {
     dr_serve_files *sf = ctx;
     dr_rewrite_opts o = {base_url, sf->opts.auth_user, sf->opts.auth_password, true, NULL, NULL};
-    json_t *doc = NULL;
-    ICD_TRY(dr_rewrite_spec(sf->plan, &o, &doc, err));
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (!text) return icd_fail_nomem(err);
-    icd_buf_puts(out, text);
-    icd_buf_putc(out, '\n');
-    free(text);
-    return icd_buf_ok(out) ? 0 : icd_fail_nomem(err);
+    return dr_rewrite_spec_text(sf->plan, &o, out, err);
 }
 
 static void f_health(void *ctx, icd_buf *out)
