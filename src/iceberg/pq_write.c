@@ -12,6 +12,10 @@
  * "absent" level to every leaf under it; an empty list/map appends the list group's
  * level. Rows are buffered per leaf and handed to pq_writer_write_batch every
  * ICE_PQW_BATCH_ROWS rows (or sooner when the buffered values grow large).
+ *
+ * Whole batches (on_columns) skip the per-value dispatch: each reader batch becomes one
+ * pq_writer_write_batch call, with the copied columns' values taken from the reader's
+ * batch and the converted ones shredded as above with the frame pointed at their field.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +25,7 @@
 #include "base/array.h"
 #include "base/buf.h"
 #include "iceberg/pq_write.h"
+#include "iceberg/tvalue.h"
 
 #define ICE_PQW_BATCH_ROWS 4096
 #define ICE_PQW_BATCH_BYTES ((size_t)8 << 20)
@@ -360,6 +365,10 @@ typedef struct sleaf {
     icd_buf vals;
     uint32_t *lens; /* byte arrays */
     size_t nvals, cap_lens;
+    /* whole-batch input (on_columns): the leaf's column batch is set directly */
+    bool direct;
+    pq_bytes *pb; /* byte arrays gathered from the reader's batch */
+    size_t cap_pb;
 } sleaf;
 
 typedef struct frame {
@@ -875,11 +884,13 @@ static void on_begin_row(void *ctx, const char *file, int64_t pos)
     s->stack[0].rep = 0;
 }
 
-static int flush(ice_pqw_sink *s, icd_error *err)
+/* Hands `nrows` rows to the writer: the buffered levels and values of every leaf (those
+ * not set directly by on_columns), then empties the buffers. */
+static int write_leaves(ice_pqw_sink *s, size_t nrows, icd_error *err)
 {
-    if (!s->rows) return 0;
     for (size_t i = 0; i < s->nleaves; i++) {
         sleaf *l = &s->leaves[i];
+        if (l->direct) continue;
         if (!icd_buf_ok(&l->vals)) return icd_fail_nomem(err);
         pq_column_batch *c = &s->cb[i];
         memset(c, 0, sizeof *c);
@@ -892,7 +903,8 @@ static int flush(ice_pqw_sink *s, icd_error *err)
     /* byte arrays: one pq_bytes array at a time would dangle, so lay them out together */
     size_t need = 0;
     for (size_t i = 0; i < s->nleaves; i++)
-        if (s->leaves[i].type == PQ_BYTE_ARRAY || s->leaves[i].type == PQ_FIXED_LEN_BYTE_ARRAY)
+        if (!s->leaves[i].direct &&
+            (s->leaves[i].type == PQ_BYTE_ARRAY || s->leaves[i].type == PQ_FIXED_LEN_BYTE_ARRAY))
             need += s->leaves[i].nvals;
     if (need > s->cap_bytes_tmp) {
         pq_bytes *p = realloc(s->bytes_tmp, need * sizeof *p);
@@ -903,7 +915,7 @@ static int flush(ice_pqw_sink *s, icd_error *err)
     size_t at = 0;
     for (size_t i = 0; i < s->nleaves; i++) {
         sleaf *l = &s->leaves[i];
-        if (l->type != PQ_BYTE_ARRAY && l->type != PQ_FIXED_LEN_BYTE_ARRAY) continue;
+        if (l->direct || (l->type != PQ_BYTE_ARRAY && l->type != PQ_FIXED_LEN_BYTE_ARRAY)) continue;
         if (!l->nvals) continue;
         pq_bytes *b = s->bytes_tmp + at;
         const uint8_t *p = l->vals.data ? (const uint8_t *)l->vals.data : (const uint8_t *)"";
@@ -915,14 +927,22 @@ static int flush(ice_pqw_sink *s, icd_error *err)
         s->cb[i].values = b;
         at += l->nvals;
     }
-    int rc = pq_writer_write_batch(s->w, s->cb, s->rows, err);
+    int rc = pq_writer_write_batch(s->w, s->cb, nrows, err);
     for (size_t i = 0; i < s->nleaves; i++) {
         sleaf *l = &s->leaves[i];
         l->n = l->nvals = 0;
+        l->direct = false;
         icd_buf_clear(&l->vals);
     }
-    s->rows = 0;
     s->bytes = 0;
+    return rc;
+}
+
+static int flush(ice_pqw_sink *s, icd_error *err)
+{
+    if (!s->rows) return 0;
+    int rc = write_leaves(s, s->rows, err);
+    s->rows = 0;
     return rc;
 }
 
@@ -948,6 +968,162 @@ static int on_end_row(void *ctx, icd_error *err)
             return rc;
         }
     }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- whole batches */
+
+/* Does a data file leaf hold its values exactly as leaf `to`, read as type t, stores them
+ * (so they can be copied without a conversion)? Same physical type, length and logical
+ * annotation, and none of the forms the typed path rewrites: INT96 (flooring to micros),
+ * unsigned integers (checked against the signed leaf), decimals in a BYTE_ARRAY (whose
+ * redundant sign bytes are stripped), time or timestamp units finer than the type's. */
+static bool stored_as_is(const pq_node *from, const pq_node *to, const ice_type *t)
+{
+    const pq_logical_type *a = &from->eff, *b = &to->eff;
+    if (from->physical_type != to->physical_type || from->physical_type == PQ_INT96) return false;
+    if (from->physical_type == PQ_FIXED_LEN_BYTE_ARRAY && from->type_length != to->type_length)
+        return false;
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case PQ_LT_INTEGER:
+        return a->is_signed && b->is_signed && a->bit_width == b->bit_width;
+    case PQ_LT_DECIMAL:
+        return from->physical_type != PQ_BYTE_ARRAY && a->scale == b->scale &&
+               a->precision == b->precision;
+    case PQ_LT_TIME:
+        return a->unit == b->unit && a->utc == b->utc && a->unit == PQ_UNIT_MICROS;
+    case PQ_LT_TIMESTAMP:
+        return a->unit == b->unit && a->utc == b->utc &&
+               (a->unit != PQ_UNIT_NANOS || ice_ts_digits(t->kind) == 9);
+    default:
+        return true;
+    }
+}
+
+/* Leaf l takes column c's values as stored: levels from the value indexes, values
+ * gathered from the reader's batch (or pointed at when they are one contiguous run). */
+static int put_stored(ice_pqw_sink *s, sleaf *l, const snode *n, const ice_sink_column *c,
+                      size_t nrows, pq_column_batch *out, icd_error *err)
+{
+    const int32_t *vidx = c->vidx;
+    size_t nv = 0;
+    int32_t first = -1, last = -1;
+    for (size_t r = 0; r < nrows; r++) {
+        if (vidx[r] < 0) continue;
+        if (first < 0) first = vidx[r];
+        last = vidx[r];
+        nv++;
+    }
+    if (nv < nrows && n->required)
+        return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
+                        "column %s: a null in a field the Parquet schema has as %s", n->pn->dotted,
+                        pq_repetition_name(n->pn->repetition));
+    memset(out, 0, sizeof *out);
+    out->num_levels = nrows;
+    out->num_values = nv;
+    if (l->max_def) {
+        if (ICD_ARRAY_RESERVE(l->def, l->cap, nrows, 1024)) return icd_fail_nomem(err);
+        for (size_t r = 0; r < nrows; r++)
+            l->def[r] = vidx[r] < 0 ? n->null_def : l->max_def;
+        out->def = l->def;
+    }
+    bool bytes = l->type == PQ_BYTE_ARRAY || l->type == PQ_FIXED_LEN_BYTE_ARRAY;
+    size_t w = bytes                                        ? sizeof(pq_bytes)
+               : l->type == PQ_BOOLEAN                      ? 1
+               : l->type == PQ_INT32 || l->type == PQ_FLOAT ? 4
+                                                            : 8;
+    const uint8_t *src = c->values->values;
+    if (!nv) {
+        out->values = "";
+    } else if ((size_t)(last - first) + 1 == nv) { /* values in one run: no copy */
+        out->values = src + (size_t)first * w;
+    } else if (bytes) {
+        if (ICD_ARRAY_RESERVE(l->pb, l->cap_pb, nv, 1024)) return icd_fail_nomem(err);
+        const pq_bytes *v = (const pq_bytes *)src;
+        for (size_t r = 0, k = 0; r < nrows; r++)
+            if (vidx[r] >= 0) l->pb[k++] = v[vidx[r]];
+        out->values = l->pb;
+    } else {
+        icd_buf_clear(&l->vals);
+        if (!icd_buf_grow(&l->vals, nv * w)) return icd_fail_nomem(err);
+        uint8_t *dst = (uint8_t *)l->vals.data;
+        size_t k = 0;
+        /* (constant widths, so that each copy is one move) */
+        if (w == 8) {
+            for (size_t r = 0; r < nrows; r++)
+                if (vidx[r] >= 0) memcpy(dst + 8 * k++, src + 8 * (size_t)vidx[r], 8);
+        } else if (w == 4) {
+            for (size_t r = 0; r < nrows; r++)
+                if (vidx[r] >= 0) memcpy(dst + 4 * k++, src + 4 * (size_t)vidx[r], 4);
+        } else {
+            for (size_t r = 0; r < nrows; r++)
+                if (vidx[r] >= 0) dst[k++] = src[vidx[r]];
+        }
+        out->values = l->vals.data;
+    }
+    l->direct = true;
+    return 0;
+}
+
+/* ice_row_sink.columns: the leaves whose values are stored as the written leaf holds them
+ * take them as they are; every other column goes value by value through the typed
+ * callbacks, exactly as a row-by-row emission would (the frame pointed at its field). */
+static int on_columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
+                      icd_error *err)
+{
+    ice_pqw_sink *s = ctx;
+    if (s->failed || (s->rows && flush(s, err))) {
+        if (!s->failed) {
+            s->failed = true;
+            s->err = *err;
+        }
+        *err = s->err;
+        return err->code ? err->code : ICD_EINTERNAL;
+    }
+    if (ncols != s->root.nkids)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                        "Parquet writer sink: %zu columns for %zu fields", ncols, s->root.nkids);
+    int rc = 0;
+    for (size_t k = 0; k < ncols && !rc; k++) {
+        const ice_sink_column *c = &cols[k];
+        const snode *n = &s->root.kids[k];
+        if (n->kind != S_LEAF) {
+            rc = icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                          "Parquet writer sink: whole-batch values for group %s", n->pn->dotted);
+            break;
+        }
+        sleaf *l = &s->leaves[n->first_leaf];
+        if (c->node && stored_as_is(c->node, n->pn, c->field->type)) {
+            rc = put_stored(s, l, n, c, nrows, &s->cb[n->first_leaf], err);
+            continue;
+        }
+        for (size_t r = 0; r < nrows && !s->failed; r++) {
+            s->depth = 1;
+            s->stack[0] = (frame){.n = &s->root, .cur = k, .next = k + 1};
+            ice_tvalue v = {0};
+            if (!c->node)
+                v = *c->constant;
+            else if (c->vidx[r] >= 0)
+                v = ice_typed_value(c->field->type, c->node, c->values, (size_t)c->vidx[r]);
+            ice_emit_tvalue(&s->sink, &v, c->field->type);
+        }
+        if (s->failed) {
+            *err = s->err;
+            rc = err->code ? err->code : ICD_EINTERNAL;
+        }
+    }
+    if (!rc) rc = write_leaves(s, nrows, err);
+    if (rc) {
+        for (size_t i = 0; i < s->nleaves; i++) /* (the writer is unusable after a failure) */
+            s->leaves[i].direct = false;
+        if (!s->failed) {
+            s->failed = true;
+            s->err = *err;
+        }
+        return rc;
+    }
+    s->total_rows += (int64_t)nrows;
     return 0;
 }
 
@@ -1013,7 +1189,8 @@ int ice_pqw_sink_new(pq_writer *w, const ice_field *fields, size_t nfields, ice_
                              .map_begin = on_map_begin,
                              .map_end = on_group_end,
                              .raw_json = on_raw_json,
-                             .end_row = on_end_row};
+                             .end_row = on_end_row,
+                             .columns = on_columns};
     *out = s;
     return 0;
 }
@@ -1045,6 +1222,7 @@ void ice_pqw_sink_free(ice_pqw_sink *s)
         free(s->leaves[i].def);
         free(s->leaves[i].rep);
         free(s->leaves[i].lens);
+        free(s->leaves[i].pb);
         icd_buf_free(&s->leaves[i].vals);
     }
     free(s->leaves);

@@ -29,6 +29,14 @@
  *                      value to its leaf's physical form (micros to INT96 or millis,
  *                      decimals to INT32 / INT64 / big-endian bytes of the leaf's width,
  *                      ...), and hands them to the writer every few thousand rows.
+ *                      It also takes whole batches (ice_row_sink.columns) of flat
+ *                      columns: a column whose data file leaf stores values as the
+ *                      written leaf does (same physical type, length and annotation, no
+ *                      INT96, no unit finer than the type's, ...) is copied from the
+ *                      reader's batch without conversion (pointed at when its values are
+ *                      one run); every other column goes value by value through the typed
+ *                      conversions above. Both ways write the same bytes for a file
+ *                      (tests/iceberg/test_pqw_paths.py).
  *
  * Typical use (one materialized file):
  *     ice_pqw_schema(fields, n, original_schema_or_NULL, &arena, &els, &nels, err);

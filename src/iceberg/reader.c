@@ -575,6 +575,7 @@ typedef struct task_state {
     uint8_t *sel;
     int32_t *vbuf;
     size_t vcap;
+    ice_sink_column *scols; /* the sink takes whole batches (ice_row_sink.columns) */
     /* a key value outside its type's range, met by a key callback (which cannot fail):
      * reported after ice_mor_apply */
     int key_rc;
@@ -788,6 +789,49 @@ static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
     }
 }
 
+/* The surviving rows of batch b (t->sel) to a sink that takes whole batches: each leaf
+ * column's value indexes are compacted to the kept rows in place, its values
+ * range-checked as the row-by-row path checks them. */
+static int emit_columns(task_state *t, const pq_batch *b, icd_error *err)
+{
+    size_t n = b->num_rows, m = 0;
+    const uint8_t *sel = t->sel;
+    for (size_t i = 0; i < n; i++)
+        m += sel[i] != 0;
+    if (!m) return 0;
+    for (size_t k = 0; k < t->ncols; k++) {
+        out_col *c = &t->cols[k];
+        ice_sink_column *sc = &t->scols[k];
+        sc->field = c->field;
+        if (c->kind != SRC_LEAF) {
+            sc->constant = &c->constant;
+            continue;
+        }
+        const pq_column_batch *cb = &b->columns[c->batch_col];
+        sc->node = c->node;
+        sc->values = cb;
+        sc->vidx = c->vidx;
+        if (m < n)
+            for (size_t i = 0, j = 0; i < n; i++)
+                if (sel[i]) c->vidx[j++] = c->vidx[i];
+        if (!ice_type_kind_is_timestamp(c->field->type->kind)) continue;
+        for (size_t j = 0; j < m; j++) {
+            int32_t vi = c->vidx[j];
+            if (vi < 0 || ice_typed_value_in_range(c->field->type, c->node, cb, (size_t)vi))
+                continue;
+            size_t i = 0; /* the batch row of kept row j, for the message */
+            for (size_t left = j + 1;; i++)
+                if (sel[i] && !--left) break;
+            return ice_time_range_error(err, t->task->data->path, c->field->name,
+                                        b->first_row + (int64_t)i, c->field->type, c->node, cb,
+                                        (size_t)vi);
+        }
+    }
+    ICD_TRY(t->sink->columns(t->sink->ctx, t->scols, t->ncols, m, err));
+    t->stats->rows_emitted += m;
+    return 0;
+}
+
 static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
 {
     const ice_row_sink *s = t->sink;
@@ -829,6 +873,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
     t->cur = b;
     ICD_TRY(ice_mor_apply(&t->mor, (uint64_t)b->first_row, n, sel, pq_key, t, t->stats, err));
     ICD_TRY(key_failure(t, err));
+    if (t->scols) return emit_columns(t, b, err);
     /* nested columns walk every row, kept or not */
     for (size_t i = 0; i < t->ncols; i++)
         if (t->cols[i].kind == SRC_NESTED) ice_nested_begin(t->cols[i].nested, b);
@@ -896,6 +941,7 @@ static void task_state_free(task_state *t)
     free(t->leaves);
     free(t->sel);
     free(t->vbuf);
+    free(t->scols);
 }
 
 /* ---- Parquet row-group pruning --------------------------------------------------------- */
@@ -1066,6 +1112,15 @@ static int read_parquet_task(task_state *t, icd_error *err)
         for (size_t k = 0; k < t->eq[e].ncols; k++)
             if (t->eq[e].cols[k].batch_col >= 0)
                 t->eq[e].cols[k].batch_col = batch_col_of(t, t->eq[e].cols[k].batch_col);
+    /* whole batches to a sink that takes them, when no column needs assembling */
+    bool columnar = t->sink->columns != NULL;
+    for (size_t i = 0; i < t->ncols && columnar; i++)
+        columnar = t->cols[i].kind == SRC_LEAF ||
+                   (t->cols[i].kind == SRC_CONST && ice_type_is_primitive(t->cols[i].field->type));
+    if (columnar && t->ncols && !(t->scols = calloc(t->ncols, sizeof *t->scols))) {
+        rc = icd_fail_nomem(err);
+        goto done;
+    }
     /* A file with no projected column still has rows: read its smallest column to count
      * them (or, with no columns at all, emit empty rows from the footer's count). */
     if (t->nleaves == 0 && s->num_leaves > 0 && (rc = add_leaf(t, 0, err))) goto done;

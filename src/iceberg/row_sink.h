@@ -14,6 +14,24 @@
 #include "base/error.h"
 #include "iceberg/content_file.h"
 
+struct ice_field;
+struct ice_tvalue;
+struct pq_node;
+struct pq_column_batch;
+
+/* One column of a batch handed to ice_row_sink.columns: a primitive field of the read
+ * schema, either a leaf of the data file or a constant. */
+typedef struct ice_sink_column {
+    const struct ice_field *field;
+    /* a column of the data file (NULL for a constant): its leaf, the reader's batch of its
+     * values, and per row the index of the row's value in it, or -1 for a null */
+    const struct pq_node *node;
+    const struct pq_column_batch *values;
+    const int32_t *vidx;
+    /* a constant column (partition value, initial-default or null) */
+    const struct ice_tvalue *constant;
+} ice_sink_column;
+
 typedef struct ice_row_sink {
     void *ctx;
     /* A row begins: its data file and 0-based position in it (for messages). */
@@ -55,6 +73,14 @@ typedef struct ice_row_sink {
      * column's unit. Druid's Parquet reader converts INT96 by its own rule. */
     void (*timestamp_int96)(void *ctx, int64_t v, int unit_digits, bool utc, int32_t julian_day,
                             int64_t nanos_of_day);
+    /* Optional (may be NULL: rows are emitted one by one): `nrows` surviving rows of a
+     * Parquet batch at once, column by column, in place of begin_row ... end_row for each.
+     * The reader uses it when every column of the read schema is primitive (none nested,
+     * no nested default); values are range-checked as for row-by-row emission, and
+     * ice_typed_value gives any column's value as its Iceberg type. Rows cannot be skipped;
+     * a failure stops the scan. */
+    int (*columns)(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
+                   icd_error *err);
 } ice_row_sink;
 
 #endif
