@@ -45,6 +45,19 @@ typedef struct wstats {
     icd_buf bmin, bmax;
 } wstats;
 
+/* Byte-array dictionary columns remember the dictionary index of recently met value
+ * pointers. While one pq_writer_write_batch runs, the bytes its values point at do not
+ * change, so a pointer met again with the same length is the same value: no hashing and
+ * no compare. Readers hand out pointers into their dictionary page for the values of
+ * dictionary-encoded columns, so this catches most values of the columns that are worth
+ * a dictionary. Entries of an earlier batch or dictionary differ in generation. */
+#define PCACHE_BITS 10
+typedef struct pcache_entry {
+    const uint8_t *p;
+    uint64_t gen;
+    uint32_t len, idx;
+} pcache_entry;
+
 typedef struct wcol {
     const pq_node *leaf;
     int type;
@@ -67,6 +80,8 @@ typedef struct wcol {
     uint32_t *doff; /* BYTE_ARRAY: start of entry i in dplain (length prefix included) */
     size_t dcount, cap_doff;
     int dict_pages, plain_pages;
+    pcache_entry *pcache; /* byte arrays: 1 << PCACHE_BITS entries, allocated with the map */
+    uint64_t pgen;        /* the batch and dictionary the valid entries belong to */
 
     /* the chunk's finished pages */
     icd_buf chunk;
@@ -346,7 +361,11 @@ static int col_reset_dict(wcol *c, icd_error *err)
     c->dict_pages = 0;
     c->plain_pages = 0;
     c->dict = c->dict_allowed;
+    c->pgen++;
     if (c->dict) ICD_TRY(icd_map_new(&c->map, 1024, err));
+    if (c->dict && (c->type == PQ_BYTE_ARRAY || c->type == PQ_FIXED_LEN_BYTE_ARRAY) && !c->pcache &&
+        !(c->pcache = calloc((size_t)1 << PCACHE_BITS, sizeof *c->pcache)))
+        return icd_fail_nomem(err);
     return 0;
 }
 
@@ -362,6 +381,7 @@ static void col_free(wcol *c)
     icd_buf_free(&c->cs.bmin);
     icd_buf_free(&c->cs.bmax);
     icd_map_free(c->map);
+    free(c->pcache);
     icd_buf_free(&c->dplain);
     icd_buf_free(&c->chunk);
 }
@@ -504,6 +524,21 @@ static int dict_to_plain(pq_writer *w, wcol *c, icd_error *err)
     return icd_buf_ok(&c->plain) ? 0 : icd_fail_nomem(err);
 }
 
+/* Dictionary entry k as the open page's next value. */
+static int put_index(pq_writer *w, wcol *c, uint32_t k, icd_error *err)
+{
+    if (!grow_u32(&c->idx, &c->cap_idx, c->nval + 1)) return icd_fail_nomem(err);
+    c->idx[c->nval++] = k;
+    /* nearly unique values in the first 1024 of the chunk: PLAIN at once (the page
+     * goes on in PLAIN; the dictionary is dropped) */
+    if (c->nval == 1024 && !c->dict_pages && c->dcount > 1000) return dict_to_plain(w, c, err);
+    if (c->dplain.len > w->opt.dict_bytes) {
+        ICD_TRY(dict_to_plain(w, c, err));
+        ICD_TRY(finish_page(w, c, err));
+    }
+    return 0;
+}
+
 /* The value at p (width bytes, or a byte array of n bytes) into the open page. */
 static int put_value(pq_writer *w, wcol *c, const uint8_t *p, size_t n, icd_error *err)
 {
@@ -529,16 +564,7 @@ static int put_value(pq_writer *w, wcol *c, const uint8_t *p, size_t n, icd_erro
             if (!icd_buf_ok(&c->dplain)) return icd_fail_nomem(err);
             c->dcount++;
         }
-        if (!grow_u32(&c->idx, &c->cap_idx, c->nval + 1)) return icd_fail_nomem(err);
-        c->idx[c->nval++] = (uint32_t)*slot;
-        /* nearly unique values in the first 1024 of the chunk: PLAIN at once (the page
-         * goes on in PLAIN; the dictionary is dropped) */
-        if (c->nval == 1024 && !c->dict_pages && c->dcount > 1000) return dict_to_plain(w, c, err);
-        if (c->dplain.len > w->opt.dict_bytes) {
-            ICD_TRY(dict_to_plain(w, c, err));
-            ICD_TRY(finish_page(w, c, err));
-        }
-        return 0;
+        return put_index(w, c, (uint32_t)*slot, err);
     }
     if (!c->width) {
         uint8_t len[4];
@@ -624,7 +650,18 @@ static int add_value(pq_writer *w, wcol *c, const pq_column_batch *cb, size_t vi
                            c->leaf->dotted, (long long)v.len, (long long)c->width);
         /* in dictionary mode the page's bounds come from its distinct entries */
         if (c->ord != ORD_NONE && !c->dict) stat_bytes(&c->ps, c->ord, v.ptr, v.len);
-        return put_value(w, c, v.ptr, v.len, err);
+        if (!c->dict || !c->pcache) return put_value(w, c, v.ptr, v.len, err);
+        pcache_entry *e = &c->pcache[((uint64_t)(uintptr_t)v.ptr * UINT64_C(0x9E3779B97F4A7C15)) >>
+                                     (64 - PCACHE_BITS)];
+        if (e->gen == c->pgen && e->p == v.ptr && e->len == v.len) {
+            c->raw_bytes += c->width ? c->width : 4 + v.len;
+            return put_index(w, c, e->idx, err);
+        }
+        ICD_TRY(put_value(w, c, v.ptr, v.len, err));
+        if (c->dict && c->nval)
+            *e = (pcache_entry){
+                .p = v.ptr, .gen = c->pgen, .len = v.len, .idx = c->idx[c->nval - 1]};
+        return 0;
     }
     }
 }
@@ -805,6 +842,7 @@ int pq_writer_write_batch(pq_writer *w, const pq_column_batch *cols, size_t num_
     for (size_t i = 0; i < w->ncols; i++)
         ICD_TRY(check_column(w, &w->cols[i], &cols[i], num_rows, err));
     for (size_t i = 0; i < w->ncols; i++) {
+        w->cols[i].pgen++; /* the value pointers of another batch */
         int rc = add_column(w, &w->cols[i], &cols[i], err);
         if (rc < 0) {
             w->failed = true;
