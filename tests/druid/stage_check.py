@@ -28,14 +28,19 @@ def node_ready():
     return all(os.path.isdir(os.path.join(nm, p)) for p in ("@duckdb/node-api", "hyparquet", "icebird"))
 
 
-def current_metadata(table_dir):
+def current_metadata_path(table_dir):
+    """The newest metadata file (vN.metadata.json or NNNNN-uuid.metadata.json)."""
     best = None
     for p in glob.glob(os.path.join(table_dir, "metadata", "*.metadata.json")):
         b = os.path.basename(p)
         n = b[1:].split(".")[0] if b.startswith("v") else b.split("-")[0]
         if n.isdigit() and (best is None or int(n) > best[0]):
             best = (int(n), p)
-    with open(best[1]) as f:
+    return best[1]
+
+
+def current_metadata(table_dir):
+    with open(current_metadata_path(table_dir)) as f:
         return json.load(f)
 
 

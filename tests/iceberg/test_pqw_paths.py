@@ -21,8 +21,6 @@ compares the bytes. Tables:
     message, naming the row;
   * with $ICD_SHARED: every corpus table (Impala, icebird) and bench2m.
 """
-import glob
-import json
 import os
 import subprocess
 import sys
@@ -32,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("ICD_SOURCE_DIR", os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(SRC, "tests", "tools"))
 sys.path.insert(0, os.path.join(SRC, "tests", "corpus"))
+sys.path.insert(0, os.path.join(SRC, "tests", "druid"))
+import stage_check as sc  # noqa: E402
 from icewriter import parquet  # noqa: E402
 from icewriter.iceberg import (DATA, DataFile, NestedField, PartitionField,  # noqa: E402
                                PartitionSpec, Schema, Table)
@@ -51,18 +51,8 @@ def check(cond, msg):
         failures.append(msg)
 
 
-def latest_metadata(root):
-    best = None
-    for p in glob.glob(os.path.join(root, "metadata", "*.metadata.json")):
-        b = os.path.basename(p)
-        n = b[1:].split(".")[0] if b.startswith("v") else b.split("-")[0]
-        if n.isdigit() and (best is None or int(n) > best[0]):
-            best = (int(n), p)
-    return best[1]
-
-
 def run_tool(root, remaps):
-    args = [TOOL, latest_metadata(root)]
+    args = [TOOL, sc.current_metadata_path(root)]
     for frm, to in remaps:
         args += ["--remap", frm + "=" + to]
     r = subprocess.run(args, capture_output=True, text=True)
