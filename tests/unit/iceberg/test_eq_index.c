@@ -326,6 +326,9 @@ static void test_large_bloom_partitions(void)
     run_case(k_pair_rand, 100000, 1u << 20, 100000, 4, NULL, 0);
     /* a wrong hint: one partition holding everything */
     run_case(k_long, 80000, 1u << 30, 0, 2, NULL, 0);
+    /* 32 partitions in 16 groups of 2, whose slabs go when their 2nd is built, by
+     * threads that finish partitions in any order */
+    run_case(k_long, 300000, 1u << 30, 300000, 3, NULL, 0);
 }
 
 static void test_word_collisions(void)
@@ -395,6 +398,13 @@ static void test_merge(void)
     for (size_t i = 0; i < 5000; i++)
         keys[i] = k_pair_rand(rnd() % 9000);
     merged_case(keys, 5000, 2, 5000);
+    free(keys);
+    /* builders of 32 partitions in 16 groups: the slabs of each group move with its keys */
+    n = 300000;
+    keys = malloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = k_long(rnd() % 250000);
+    merged_case(keys, n, 3, n);
     free(keys);
     /* mismatched partition counts are refused */
     icd_error err;
