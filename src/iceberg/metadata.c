@@ -848,6 +848,13 @@ const ice_schema *ice_metadata_schema_at(const ice_metadata *md, size_t i)
 {
     return i < md->nschemas ? md->schemas[i] : NULL;
 }
+const ice_field *ice_metadata_field_any(const ice_metadata *md, const ice_schema *first, int32_t id)
+{
+    const ice_field *f = first ? ice_schema_field(first, id) : NULL;
+    for (size_t i = 0; !f && i < md->nschemas; i++)
+        if (md->schemas[i]) f = ice_schema_field(md->schemas[i], id);
+    return f;
+}
 const ice_schema *ice_metadata_schema(const ice_metadata *md, int32_t schema_id)
 {
     for (size_t i = 0; i < md->nschemas; i++)

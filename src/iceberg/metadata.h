@@ -155,6 +155,10 @@ size_t ice_metadata_schema_count(const ice_metadata *md);
 const ice_schema *ice_metadata_schema_at(const ice_metadata *md, size_t i);
 const ice_schema *ice_metadata_schema(const ice_metadata *md, int32_t schema_id);
 const ice_schema *ice_metadata_current_schema(const ice_metadata *md);
+/* The field of id `id` in schema `first` (may be NULL), else in any of the table's
+ * schemas (a dropped column still keys old equality deletes); NULL when in none. */
+const ice_field *ice_metadata_field_any(const ice_metadata *md, const ice_schema *first,
+                                        int32_t id);
 
 /* Partition specs: all, by id (NULL if none), the default one. */
 size_t ice_metadata_spec_count(const ice_metadata *md);

@@ -25,6 +25,8 @@
 #include "base/jsonw.h"
 #include "formats/avro/container.h"
 #include "formats/parquet/parquet.h"
+#include "iceberg/adapter.h"
+#include "iceberg/deletes/delete_load.h"
 #include "iceberg/deletes/eq_key.h"
 #include "iceberg/deletes/dv.h"
 #include "iceberg/nested.h"
@@ -36,154 +38,17 @@
 #include "iceberg/tvalue.h"
 
 /* ======================================================================================
- * Per-batch column cursors: for an unrepeated leaf, the value index of each row (-1 for
- * null, including a null enclosing struct).
- * ==================================================================================== */
-
-static int fill_vidx(const pq_column_batch *cb, size_t nrows, int32_t *vidx)
-{
-    int maxdef = cb->leaf->def_level;
-    if (cb->rep || cb->num_levels != nrows) return -1;
-    int32_t vi = 0;
-    if (!cb->def) {
-        for (size_t i = 0; i < nrows; i++)
-            vidx[i] = vi++;
-    } else {
-        for (size_t i = 0; i < nrows; i++)
-            vidx[i] = (int)cb->def[i] == maxdef ? vi++ : -1;
-    }
-    return (size_t)vi == cb->num_values ? 0 : -1;
-}
-
-/* ======================================================================================
  * The scan-wide delete cache.
  * ==================================================================================== */
 
-/* The Iceberg type of a field id in any of the table's schemas (dropped columns still
+/* The Iceberg field of a field id in any of the table's schemas (dropped columns still
  * key old equality deletes). */
 const ice_field *ice_rd_schema_field(const ice_scan_reader *r, int32_t id)
 {
-    const ice_field *f = ice_schema_field(r->schema, id);
-    if (f) return f;
-    for (size_t i = 0; i < ice_metadata_schema_count(r->md); i++)
-        if ((f = ice_schema_field(ice_metadata_schema_at(r->md, i), id)) != NULL) return f;
-    return NULL;
+    return ice_metadata_field_any(r->md, r->schema, id);
 }
 
-/* A Parquet node for a field id: by id, or (files without ids) by the name mapping, or
- * by Java's fallback of positional ids for top-level columns. */
-static bool schema_has_ids(const pq_schema *s)
-{
-    for (uint32_t i = 0; i < s->num_nodes; i++)
-        if (s->nodes[i].has_field_id) return true;
-    return false;
-}
-
-static const pq_node *find_node(const ice_scan_reader *r, const pq_schema *s, bool has_ids,
-                                int32_t id)
-{
-    if (has_ids) return pq_schema_find_field_id(s, id);
-    if (r->mapping) {
-        for (size_t i = 0; i < r->mapping->n; i++) {
-            const ice_mapped_field *m = &r->mapping->fields[i];
-            if (!m->has_field_id || m->field_id != id) continue;
-            for (size_t k = 0; k < m->n_names; k++)
-                for (uint32_t c = 0; c < s->root->num_children; c++)
-                    if (!strcmp(s->root->children[c]->name, m->names[k]))
-                        return s->root->children[c];
-        }
-        return NULL;
-    }
-    /* Java's addFallbackIds: top-level columns numbered 1, 2, ... in file order */
-    if (id >= 1 && (uint32_t)id <= s->root->num_children) return s->root->children[id - 1];
-    return NULL;
-}
-
-/* ======================================================================================
- * Checks of a file against its manifest entry, and the position-delete loader shared by
- * the Parquet, ORC and Avro delete readers.
- * ==================================================================================== */
-
-static int read_position_file_parquet(ice_scan_reader *r, const ice_content_file *df,
-                                      cache_entry *e, icd_error *err)
-{
-    pq_file *pf = NULL;
-    pq_reader *rd = NULL;
-    icd_file *f;
-    ice_rd_posload pl;
-    ICD_TRY(ice_rd_open_entry(r, df, &f, err));
-    ICD_TRY(pq_file_open_file(f, &pf, err));
-    int rc = ice_rd_posload_init(&pl, e, df, err);
-    if (rc) goto done;
-    const pq_schema *s = pq_file_schema(pf);
-    const pq_node *pn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_FILE_PATH);
-    const pq_node *qn = pq_schema_find_field_id(s, ICE_FIELD_DELETE_POS);
-    if (!pn) pn = pq_schema_find_path(s, "file_path");
-    if (!qn) qn = pq_schema_find_path(s, "pos");
-    if (!pn || !qn || pn->leaf_index < 0 || qn->leaf_index < 0 ||
-        pn->physical_type != PQ_BYTE_ARRAY ||
-        (qn->physical_type != PQ_INT64 && qn->physical_type != PQ_INT32)) {
-        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                      "position delete file lacks the file_path (string) and pos (long) columns");
-        goto done;
-    }
-    if ((rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err))) goto done;
-    int leaves[2] = {pn->leaf_index, qn->leaf_index};
-    int pcol = leaves[0] < leaves[1] ? 0 : 1;
-    if (leaves[0] > leaves[1]) {
-        int t = leaves[0];
-        leaves[0] = leaves[1];
-        leaves[1] = t;
-    }
-    if ((rc = pq_reader_open(pf, leaves, 2, 0, &rd, err))) goto done;
-    int32_t *vidx = NULL; /* per row: index of its file_path and pos values, or -1 (null) */
-    size_t vcap = 0;
-    for (;;) {
-        pq_batch *b;
-        if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
-        const pq_column_batch *pc = &b->columns[pcol], *qc = &b->columns[1 - pcol];
-        if (b->num_rows * 2 > vcap) {
-            int32_t *nv = realloc(vidx, b->num_rows * 2 * sizeof *nv);
-            if (!nv) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            vidx = nv;
-            vcap = b->num_rows * 2;
-        }
-        int32_t *pi = vidx, *qi = vidx + b->num_rows;
-        if (fill_vidx(pc, b->num_rows, pi) || fill_vidx(qc, b->num_rows, qi)) {
-            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "inconsistent column levels");
-            break;
-        }
-        const pq_bytes *paths = pc->values;
-        for (size_t i = 0; i < b->num_rows && !rc; i++) {
-            int64_t row = b->first_row + (int64_t)i;
-            if (pi[i] < 0) {
-                ice_rd_posload_null_path(&pl);
-                continue;
-            }
-            if (qi[i] < 0) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "row %lld has a null pos",
-                              (long long)row);
-                break;
-            }
-            int64_t pos = qn->physical_type == PQ_INT64 ? ((const int64_t *)qc->values)[qi[i]]
-                                                        : ((const int32_t *)qc->values)[qi[i]];
-            rc = ice_rd_posload_add(&pl, paths[pi[i]].ptr, paths[pi[i]].len, pos, row, err);
-        }
-        if (rc) break;
-    }
-    free(vidx);
-    if (!rc) rc = ice_rd_posload_finish(&pl, err);
-done:
-    ice_rd_posload_free(&pl);
-    pq_reader_close(rd);
-    pq_file_close(pf);
-    return rc;
-}
-
-/* Key of one row from key columns: cols[k] (NULL = constant ktv[k]). */
+/* An equality key column of the data file: a leaf of the batch, or a constant. */
 typedef struct key_col {
     const ice_type *type;
     const pq_node *leaf;
@@ -193,241 +58,11 @@ typedef struct key_col {
     const char *name;    /* the field's name, for range errors */
 } key_col;
 
-static int read_equality_file_parquet(ice_scan_reader *r, const ice_content_file *df,
-                                      cache_entry *e, icd_error *err)
-{
-    pq_file *pf = NULL;
-    pq_reader *rd = NULL;
-    size_t nk = (size_t)df->nequality_ids;
-    key_col *kc = calloc(nk, sizeof *kc);
-    int *leaves = calloc(nk, sizeof *leaves);
-    ice_rd_eqload el;
-    int rc = ice_rd_eqload_init(&el, e, df, err);
-    if (!rc && (!kc || !leaves)) rc = icd_fail_nomem(err);
-    if (rc) goto done;
-    icd_file *file;
-    if ((rc = ice_rd_open_entry(r, df, &file, err)) || (rc = pq_file_open_file(file, &pf, err)))
-        goto done;
-    if ((rc = ice_rd_check_entry(df, 0, pq_file_num_rows(pf), err))) goto done;
-    const pq_schema *s = pq_file_schema(pf);
-    for (size_t i = 0; i < nk; i++) {
-        int32_t id = df->equality_ids[i];
-        const ice_field *f = ice_rd_schema_field(r, id);
-        if (!f) {
-            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                          "equality field id %d is in no schema of the table", (int)id);
-            goto done;
-        }
-        const pq_node *n = pq_schema_find_field_id(s, id);
-        if (!n || n->leaf_index < 0 || n->rep_level > 0) {
-            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                          "equality delete file lacks a primitive column for field id %d (%s)",
-                          (int)id, f->name);
-            goto done;
-        }
-        if (!ice_leaf_readable_as(n, f->type)) {
-            rc = icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
-                          "equality column %s cannot be read as %s", f->name,
-                          ice_type_kind_name(f->type->kind));
-            goto done;
-        }
-        kc[i].type = f->type;
-        kc[i].name = f->name;
-        kc[i].leaf = n;
-        leaves[i] = n->leaf_index;
-    }
-    /* reader columns come back in leaf order */
-    int *sorted = malloc(nk * sizeof *sorted);
-    if (!sorted) {
-        rc = icd_fail_nomem(err);
-        goto done;
-    }
-    memcpy(sorted, leaves, nk * sizeof *sorted);
-    for (size_t i = 1; i < nk; i++) /* insertion sort: few columns */
-        for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            int t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
-    size_t nuniq = 0;
-    for (size_t i = 0; i < nk; i++)
-        if (!nuniq || sorted[nuniq - 1] != sorted[i]) sorted[nuniq++] = sorted[i];
-    for (size_t i = 0; i < nk; i++)
-        for (size_t j = 0; j < nuniq; j++)
-            if (sorted[j] == leaves[i]) kc[i].batch_col = (int)j;
-    rc = pq_reader_open(pf, sorted, nuniq, 0, &rd, err);
-    free(sorted);
-    if (rc) goto done;
-    int32_t *vbuf = NULL;
-    size_t vcap = 0;
-    for (;;) {
-        pq_batch *b;
-        if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
-        if (b->num_rows * nk > vcap) {
-            vcap = b->num_rows * nk;
-            int32_t *nv = realloc(vbuf, vcap * sizeof *nv);
-            if (!nv) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            vbuf = nv;
-        }
-        for (size_t c = 0; c < nk; c++) {
-            kc[c].vidx = vbuf + c * b->num_rows;
-            if (fill_vidx(&b->columns[kc[c].batch_col], b->num_rows, kc[c].vidx)) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "inconsistent column levels");
-                break;
-            }
-        }
-        for (size_t i = 0; i < b->num_rows && !rc; i++) {
-            for (size_t c = 0; c < nk && !rc; c++) {
-                int32_t vi = kc[c].batch_col < 0 ? -1 : kc[c].vidx[i];
-                ice_tvalue v = {0};
-                if (vi >= 0)
-                    rc = ice_typed_value_checked(kc[c].type, kc[c].leaf,
-                                                 &b->columns[kc[c].batch_col], (size_t)vi, df->path,
-                                                 kc[c].name, b->first_row + (int64_t)i, &v, err);
-                if (!rc) rc = ice_rd_eqload_value(&el, &v, b->first_row + (int64_t)i, err);
-            }
-            if (!rc) rc = ice_rd_eqload_end_record(&el, err);
-        }
-        if (rc) break;
-    }
-    free(vbuf);
-    if (!rc) rc = ice_rd_eqload_finish(&el, err); /* rows decoded (the footer's count too) */
-done:
-    ice_rd_eqload_free(&el);
-    free(kc);
-    free(leaves);
-    pq_reader_close(rd);
-    pq_file_close(pf);
-    return rc;
-}
-
-/* ---- Avro delete files ------------------------------------------------------------------ */
-
-static ice_tvalue avro_tvalue(const icd_avro_value *v, const ice_type *t);
-static bool avro_ts_in_range(const icd_avro_value *v, const ice_type *t, char *what, size_t n);
-
-/* The value of field `id` in an Avro record, looking into nested records (equality keys
- * may sit inside structs); NULL when absent, a null value when a parent is null. */
-static const icd_avro_value *avro_find_id(const icd_avro_value *rec, int32_t id, int depth)
-{
-    if (!rec || rec->type != AVRO_RECORD || depth > 32) return NULL;
-    const icd_avro_value *v = icd_avro_value_field_by_id(rec, id);
-    if (v) return v;
-    for (size_t i = 0; i < rec->u.list.count; i++) {
-        const icd_avro_value *c = &rec->u.list.items[i];
-        if (c->type == AVRO_RECORD && (v = avro_find_id(c, id, depth + 1)) != NULL) return v;
-    }
-    return NULL;
-}
-
-/* Position and equality delete files stored as Avro: one record per deleted row. */
-static int read_delete_file_avro(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
-                                 icd_error *err)
-{
-    icd_file *f;
-    icd_avro_reader *ar;
-    ICD_TRY(ice_rd_open_entry(r, df, &f, err));
-    ICD_TRY(icd_avro_reader_open_file(f, true, &ar, err));
-    icd_arena arena = ICD_ARENA_INIT;
-    const ice_field **kf = NULL;
-    ice_rd_posload pl;
-    ice_rd_eqload el;
-    memset(&pl, 0, sizeof pl);
-    memset(&el, 0, sizeof el);
-    int rc = 0;
-    int64_t row = 0;
-    bool pos_file = df->content == ICE_CONTENT_POSITION_DELETES;
-    if (pos_file)
-        rc = ice_rd_posload_init(&pl, e, df, err);
-    else {
-        rc = ice_rd_eqload_init(&el, e, df, err);
-        kf = calloc(df->nequality_ids > 0 ? (size_t)df->nequality_ids : 1, sizeof *kf);
-        if (!rc && !kf) rc = icd_fail_nomem(err);
-        for (int32_t k = 0; !rc && k < df->nequality_ids; k++)
-            if (!(kf[k] = ice_rd_schema_field(r, df->equality_ids[k])))
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                              "equality field id %d is in no schema of the table",
-                              (int)df->equality_ids[k]);
-    }
-    for (; !rc; row++) {
-        icd_avro_value rec;
-        bool eof;
-        icd_arena_reset(&arena);
-        if ((rc = icd_avro_reader_next(ar, &arena, &rec, &eof, err)) || eof) break;
-        if (pos_file) {
-            const icd_avro_value *p = avro_find_id(&rec, ICE_FIELD_DELETE_FILE_PATH, 0);
-            const icd_avro_value *q = avro_find_id(&rec, ICE_FIELD_DELETE_POS, 0);
-            if (!p) p = icd_avro_value_field(&rec, "file_path");
-            if (!q) q = icd_avro_value_field(&rec, "pos");
-            if (p && p->type == AVRO_NULL) {
-                ice_rd_posload_null_path(&pl);
-                continue;
-            }
-            if (!p || !q || p->type != AVRO_STRING ||
-                (q->type != AVRO_LONG && q->type != AVRO_INT)) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                              "record %lld is not a valid (file_path, pos) pair", (long long)row);
-                break;
-            }
-            rc = ice_rd_posload_add(&pl, p->u.bytes.ptr, p->u.bytes.len, q->u.i64, row, err);
-            continue;
-        }
-        for (int32_t k = 0; k < df->nequality_ids; k++) {
-            const icd_avro_value *v = avro_find_id(&rec, df->equality_ids[k], 0);
-            if (!v) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                              "equality delete record %lld lacks field id %d", (long long)row,
-                              (int)df->equality_ids[k]);
-                break;
-            }
-            char what[96];
-            if (!avro_ts_in_range(v, kf[k]->type, what, sizeof what)) {
-                rc = ice_time_value_range_error(err, df->path, kf[k]->name, row, kf[k]->type, what);
-                break;
-            }
-            ice_tvalue tv = avro_tvalue(v, kf[k]->type);
-            if ((rc = ice_rd_eqload_value(&el, &tv, row, err))) break;
-        }
-        if (!rc) rc = ice_rd_eqload_end_record(&el, err);
-    }
-    if (!rc) rc = pos_file ? ice_rd_posload_finish(&pl, err) : ice_rd_eqload_finish(&el, err);
-    ice_rd_posload_free(&pl);
-    ice_rd_eqload_free(&el);
-    free(kf);
-    icd_arena_free(&arena);
-    icd_avro_reader_free(ar);
-    return rc;
-}
-
 static int load_entry(void *ctx, const ice_content_file *df, cache_entry *e, icd_error *err)
 {
-    ice_scan_reader *r = ctx;
-    if (ice_is_dv(df)) {
-        e->kind = C_DV;
-        return ice_delete_read_dv(r->io, df, e, err);
-    }
-    if (df->format == ICE_FORMAT_AVRO) {
-        e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
-        return read_delete_file_avro(r, df, e, err);
-    }
-    if (df->format == ICE_FORMAT_ORC) {
-        e->kind = df->content == ICE_CONTENT_POSITION_DELETES ? C_POS : C_EQ;
-        return ice_rd_read_delete_orc(r, df, e, err);
-    }
-    if (df->format != ICE_FORMAT_PARQUET)
-        return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
-                        "%s delete files in %s format are not supported yet",
-                        df->content == ICE_CONTENT_EQUALITY_DELETES ? "equality" : "position",
-                        ice_file_format_name(df->format));
-    if (df->content == ICE_CONTENT_POSITION_DELETES) {
-        e->kind = C_POS;
-        return read_position_file_parquet(r, df, e, err);
-    }
-    e->kind = C_EQ;
-    return read_equality_file_parquet(r, df, e, err);
+    const ice_scan_reader *r = ctx;
+    ice_delete_load_ctx c = {r->io, r->md, r->schema, r->mapping};
+    return ice_delete_load(&c, df, e, err);
 }
 
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
@@ -630,7 +265,7 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
 {
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
-    bool has_ids = schema_has_ids(s);
+    bool has_ids = ice_pq_schema_has_ids(s);
     t->ncols = r->nfields;
     t->cols = calloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
     if (!t->cols) return icd_fail_nomem(err);
@@ -639,7 +274,7 @@ static int map_columns(task_state *t, const pq_schema *s, icd_error *err)
         const ice_field *f = r->fields[i];
         c->field = f;
         c->name_len = strlen(f->name);
-        const pq_node *n = find_node(r, s, has_ids, f->id);
+        const pq_node *n = ice_pq_find_node(s, has_ids, r->mapping, f->id);
         if (n && (!has_ids || n->parent == s->root)) {
             c->node = n;
             bool assembled = !ice_type_is_primitive(f->type) || f->type->kind == ICE_T_VARIANT;
@@ -695,7 +330,7 @@ ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file 
 static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
 {
     const ice_scan_task *task = t->task;
-    bool has_ids = schema_has_ids(s);
+    bool has_ids = ice_pq_schema_has_ids(s);
     t->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *t->eq);
     if (!t->eq) return icd_fail_nomem(err);
     for (size_t d = 0; d < t->mor.neq; d++) {
@@ -710,7 +345,7 @@ static int setup_equality(task_state *t, const pq_schema *s, icd_error *err)
             key_col *kc = &p->cols[k];
             kc->type = f->type;
             kc->name = f->name;
-            const pq_node *n = find_node(t->r, s, has_ids, f->id);
+            const pq_node *n = ice_pq_find_node(s, has_ids, t->r->mapping, f->id);
             if (!n) { /* the data file predates the column */
                 kc->constant = ice_rd_absent_value(t->r, task->data, f);
                 kc->batch_col = -1;
@@ -854,7 +489,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
         if (c->kind != SRC_LEAF) continue;
         c->vidx = vb;
         vb += n;
-        if (fill_vidx(&b->columns[c->batch_col], n, c->vidx))
+        if (ice_pq_fill_vidx(&b->columns[c->batch_col], n, c->vidx))
             return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
                             "column %s: levels do not match the row count", c->field->name);
     }
@@ -864,7 +499,7 @@ static int process_batch(task_state *t, const pq_batch *b, icd_error *err)
             if (p->cols[k].batch_col < 0) continue;
             p->cols[k].vidx = vb;
             vb += n;
-            if (fill_vidx(&b->columns[p->cols[k].batch_col], n, p->cols[k].vidx))
+            if (ice_pq_fill_vidx(&b->columns[p->cols[k].batch_col], n, p->cols[k].vidx))
                 return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
                                 "equality key column: levels do not match the row count");
         }
@@ -1043,7 +678,7 @@ static bool stat_literal(const pq_node *leaf, const ice_type *t, const pq_stat_v
 static bool rg_range(void *ctx, const ice_bound_expr *p, ice_range_stats *out)
 {
     const rg_prune *pc = ctx;
-    const pq_node *n = find_node(pc->r, pc->s, pc->has_ids, p->field_id);
+    const pq_node *n = ice_pq_find_node(pc->s, pc->has_ids, pc->r->mapping, p->field_id);
     if (!n || n->parent != pc->s->root || n->leaf_index < 0 || n->rep_level > 0 ||
         !ice_type_is_primitive(p->type) || !ice_leaf_readable_as(n, p->type))
         return false;
@@ -1069,7 +704,7 @@ static int prune_row_groups(task_state *t, pq_file *pf, pq_reader *rd, icd_error
     }
     uint8_t *keep = malloc(n);
     if (!keep) return icd_fail_nomem(err);
-    rg_prune pc = {t->r, pf, pq_file_schema(pf), schema_has_ids(pq_file_schema(pf)), 0};
+    rg_prune pc = {t->r, pf, pq_file_schema(pf), ice_pq_schema_has_ids(pq_file_schema(pf)), 0};
     for (uint32_t g = 0; g < n; g++) {
         pc.rg = g;
         keep[g] = pq_file_row_group(pf, g)->num_rows > 0 &&
@@ -1157,104 +792,6 @@ done:
 
 /* ---- Avro data files ------------------------------------------------------------------ */
 
-static ice_tvalue avro_tvalue(const icd_avro_value *v, const ice_type *t)
-{
-    ice_tvalue out = {0};
-    if (icd_avro_value_is_null(v)) return out;
-    switch (t->kind) {
-    case ICE_T_BOOLEAN:
-        out.cls = ICE_TV_BOOL;
-        out.i = v->u.boolean;
-        break;
-    case ICE_T_INT:
-    case ICE_T_LONG:
-        out.cls = ICE_TV_INT;
-        out.i = v->u.i64;
-        break;
-    case ICE_T_FLOAT:
-        out.cls = ICE_TV_FLOAT;
-        out.f = v->u.f32;
-        break;
-    case ICE_T_DOUBLE:
-        out.cls = ICE_TV_DOUBLE;
-        out.d = v->type == AVRO_FLOAT ? (double)v->u.f32 : v->u.f64;
-        break;
-    case ICE_T_DECIMAL:
-        out.cls = ICE_TV_DECBE;
-        out.p = v->u.bytes.ptr;
-        out.n = v->u.bytes.len;
-        break;
-    case ICE_T_DATE:
-        out.cls = ICE_TV_DATE;
-        out.i = v->u.i64;
-        break;
-    case ICE_T_TIME:
-        out.cls = ICE_TV_TIME;
-        out.i = v->schema && v->schema->logical == AVRO_LT_TIME_MILLIS ? v->u.i64 * 1000 : v->u.i64;
-        break;
-    case ICE_T_TIMESTAMP:
-    case ICE_T_TIMESTAMPTZ:
-    case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS: {
-        int unit = PQ_UNIT_MICROS;
-        if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_MILLIS)
-            unit = PQ_UNIT_MILLIS;
-        else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS)
-            unit = PQ_UNIT_NANOS;
-        out.cls = ICE_TV_TS;
-        out.i = v->type == AVRO_INT
-                    ? v->u.i64 * 86400 * (ice_ts_digits(t->kind) == 9 ? 1000000000LL : 1000000LL)
-                    : ice_rescale_time(v->u.i64, unit, ice_ts_digits(t->kind));
-        break;
-    }
-    case ICE_T_STRING:
-        out.cls = ICE_TV_STRING;
-        out.p = v->u.bytes.ptr;
-        out.n = v->u.bytes.len;
-        break;
-    case ICE_T_UUID:
-        out.cls = ICE_TV_UUID;
-        out.p = v->u.bytes.ptr;
-        out.n = v->u.bytes.len;
-        break;
-    default:
-        out.cls = ICE_TV_BINARY;
-        out.p = v->u.bytes.ptr;
-        out.n = v->u.bytes.len;
-        break;
-    }
-    return out;
-}
-
-/* Whether an Avro value of a top-level timestamp column fits type t's int64 unit (a date
- * promoted to timestamp, or millis/micros scaled up, can overflow); *what describes it. */
-static bool avro_ts_in_range(const icd_avro_value *v, const ice_type *t, char *what, size_t n)
-{
-    if (icd_avro_value_is_null(v) || !ice_type_is_primitive(t)) return true;
-    if (t->kind != ICE_T_TIMESTAMP && t->kind != ICE_T_TIMESTAMPTZ &&
-        t->kind != ICE_T_TIMESTAMP_NS && t->kind != ICE_T_TIMESTAMPTZ_NS)
-        return true;
-    int digits = ice_ts_digits(t->kind);
-    int64_t x, m;
-    const char *unit;
-    if (v->type == AVRO_INT) {
-        m = 86400 * (digits == 9 ? 1000000000LL : 1000000LL);
-        unit = "days";
-    } else if (v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_MILLIS) {
-        m = digits == 9 ? 1000000 : 1000;
-        unit = "milliseconds";
-    } else if (!(v->schema && v->schema->logical == AVRO_LT_TIMESTAMP_NANOS) && digits == 9) {
-        m = 1000;
-        unit = "microseconds";
-    } else {
-        return true;
-    }
-    if (!__builtin_mul_overflow(v->u.i64, m, &x)) return true;
-    snprintf(what, n, "%s %lld (%s)", v->type == AVRO_INT ? "date" : "timestamp",
-             (long long)v->u.i64, unit);
-    return false;
-}
-
 static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_type *t);
 
 static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_type *t)
@@ -1264,7 +801,7 @@ static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_
         return;
     }
     if (ice_type_is_primitive(t)) {
-        ice_tvalue tv = avro_tvalue(v, t);
+        ice_tvalue tv = ice_avro_tvalue(v, t);
         ice_emit_tvalue(s, &tv, t);
         return;
     }
@@ -1327,15 +864,15 @@ static void avro_key(void *ctx, size_t e, size_t row, icd_buf *k)
     for (int32_t c = 0; c < del->nequality_ids; c++) {
         int32_t id = del->equality_ids[c];
         const ice_field *f = ice_rd_schema_field(t->r, id); /* checked by ice_mor_init */
-        const icd_avro_value *v = avro_find_id(rec, id, 0);
+        const icd_avro_value *v = ice_avro_find_id(rec, id);
         char what[96];
-        bool bad = v && !avro_ts_in_range(v, f->type, what, sizeof what);
+        bool bad = v && !ice_avro_ts_in_range(v, f->type, what, sizeof what);
         if (bad && !t->key_rc)
             t->key_rc = ice_time_value_range_error(&t->key_err, t->task->data->path, f->name,
                                                    t->avro_first + (int64_t)row, f->type, what);
         ice_tvalue tv = {0}; /* out of range: no value (the read fails after the batch) */
         if (!bad)
-            tv = v ? avro_tvalue(v, f->type) /* else the file predates the column */
+            tv = v ? ice_avro_tvalue(v, f->type) /* else the file predates the column */
                    : ice_rd_absent_value(t->r, t->task->data, f);
         ice_key_put(k, &tv);
     }
@@ -1358,7 +895,7 @@ static int emit_avro_batch(task_state *t, int64_t first, size_t n, icd_error *er
             const icd_avro_value *v =
                 rec->type == AVRO_RECORD ? icd_avro_value_field_by_id(rec, f->id) : NULL;
             char what[96];
-            if (v && !avro_ts_in_range(v, f->type, what, sizeof what))
+            if (v && !ice_avro_ts_in_range(v, f->type, what, sizeof what))
                 /* a value out of range: nothing of the row is ended */
                 return ice_time_value_range_error(err, df->path, f->name, pos, f->type, what);
             if (v) {

@@ -98,9 +98,6 @@ void ice_mor_free(ice_mor *m);
 
 /* ---- reader_orc.c ---- */
 
-/* Reads an ORC position or equality delete file into a cache entry (kind already set). */
-int ice_rd_read_delete_orc(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
-                           icd_error *err);
 /* Reads one task whose data file is ORC. */
 int ice_rd_read_orc_task(ice_scan_reader *r, const ice_scan_task *task, const ice_row_sink *sink,
                          ice_read_stats *stats, icd_error *err);

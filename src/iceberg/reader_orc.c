@@ -32,6 +32,7 @@
 
 #include "base/arena.h"
 #include "formats/orc/orc.h"
+#include "iceberg/adapter.h"
 #include "iceberg/reader_internal.h"
 
 #define MAX_DEPTH 64
@@ -91,8 +92,8 @@ static void ids_by_type(int64_t *ids, const orc_type *t, const ice_type *it, int
 /* ids[column id] = Iceberg field id held by the column, or -1. Without ids and without a
  * mapping, data files use positional ids (`positional`), delete files (a subset of the
  * columns) the names of the current schema. */
-static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positional, int64_t **out,
-                       icd_error *err)
+static int compute_ids(const ice_schema *schema, const ice_name_mapping *mapping, const orc_file *f,
+                       bool positional, int64_t **out, icd_error *err)
 {
     size_t n = orc_file_ncolumns(f);
     int64_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -103,16 +104,16 @@ static int compute_ids(const ice_scan_reader *r, const orc_file *f, bool positio
     if (file_has_ids(f)) {
         for (size_t i = 0; i < n; i++)
             ids[i] = orc_file_column(f, (uint32_t)i)->field_id;
-    } else if (root && root->kind == ORC_STRUCT && r->mapping) {
-        ids_by_mapping(ids, root, r->mapping, 0);
+    } else if (root && root->kind == ORC_STRUCT && mapping) {
+        ids_by_mapping(ids, root, mapping, 0);
     } else if (root && root->kind == ORC_STRUCT && !positional) {
-        ids_by_type(ids, root, &r->schema->root, 0);
+        ids_by_type(ids, root, schema ? &schema->root : NULL, 0);
     } else if (root && root->kind == ORC_STRUCT) {
         /* Java's addFallbackIds: top-level columns numbered 1, 2, ... in file order */
         for (uint32_t k = 0; k < root->nchildren; k++) {
             const orc_type *c = root->children[k];
             ids[c->id] = (int64_t)k + 1;
-            const ice_field *fld = ice_schema_field(r->schema, (int32_t)k + 1);
+            const ice_field *fld = schema ? ice_schema_field(schema, (int32_t)k + 1) : NULL;
             ids_by_type(ids, c, fld ? fld->type : NULL, 1);
         }
     }
@@ -502,26 +503,26 @@ static int select_col(colsel *cs, const orc_type *top, icd_error *err)
     return (int)cs->n++;
 }
 
-/* Binds key field `id` of a file: a primitive column reachable through structs. */
-static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld, okey *k,
-                    colsel *cs, const char *file, icd_error *err)
+/* Binds field `id` (read as `type`; `name` for messages) of a file: a primitive column
+ * reachable through structs. 1 when the file has no column for it. */
+static int bind_key(const orc_file *f, const int64_t *ids, int32_t id, const char *name,
+                    const ice_type *type, okey *k, colsel *cs, const char *file, icd_error *err)
 {
-    k->type = fld->type;
-    k->name = fld->name;
-    int found = find_path(f, ids, fld->id, &k->path);
+    k->type = type;
+    k->name = name;
+    int found = find_path(f, ids, id, &k->path);
     if (found < 0)
         return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
-                        "equality key column %s (field id %d) is inside a list or map", fld->name,
-                        (int)fld->id);
+                        "column %s (field id %d) is inside a list or map", name, (int)id);
     if (found > 0) {
         k->batch_col = -1;
         return 1;
     }
-    if (!ice_type_is_primitive(fld->type) || !orc_readable_as(k->path.node, fld->type))
+    if (!ice_type_is_primitive(type) || !orc_readable_as(k->path.node, type))
         return icd_fail(err, ICD_EUNSUPPORTED, file, -1,
-                        "equality key column %s: ORC %s column '%s' cannot be read as %s",
-                        fld->name, orc_kind_name(k->path.node->kind), k->path.node->name,
-                        ice_type_kind_name(fld->type->kind));
+                        "column %s: ORC %s column '%s' cannot be read as %s", name,
+                        orc_kind_name(k->path.node->kind), k->path.node->name,
+                        ice_type_kind_name(type->kind));
     int bc = select_col(cs, k->path.top, err);
     if (bc < 0) return bc;
     k->batch_col = bc;
@@ -529,130 +530,101 @@ static int bind_key(const orc_file *f, const int64_t *ids, const ice_field *fld,
 }
 
 /* ======================================================================================
- * Delete files.
+ * The ORC format adapter (adapter.h): columns bound like equality keys (by the ids of
+ * compute_ids, through structs), read with orc_reader and converted by key_value, the
+ * conversion and range check of the ORC data path.
  * ==================================================================================== */
 
-static const orc_type *delete_column(const orc_file *f, int64_t id, const char *name)
+typedef struct orc_adapter {
+    orc_file *f;
+    orc_reader *rd;
+    int64_t *ids;
+    okey *keys; /* per requested column */
+    colsel cs;
+} orc_adapter;
+
+static void orc_adapter_free(orc_adapter *p)
 {
-    const orc_type *root = orc_file_root(f);
-    if (!root || root->kind != ORC_STRUCT) return NULL;
-    for (uint32_t k = 0; k < root->nchildren; k++)
-        if (root->children[k]->field_id == id) return root->children[k];
-    return orc_file_find_name(f, name);
+    if (!p) return;
+    orc_reader_free(p->rd);
+    orc_file_free(p->f);
+    free(p->ids);
+    free(p->keys);
+    free((void *)p->cs.cols);
+    free(p);
 }
 
-static int read_positions(orc_file *f, const ice_content_file *df, cache_entry *e, icd_error *err)
+static void orc_adapter_close(ice_adapter *a)
 {
-    const orc_type *pc = delete_column(f, ICE_FIELD_DELETE_FILE_PATH, "file_path");
-    const orc_type *qc = delete_column(f, ICE_FIELD_DELETE_POS, "pos");
-    if (!pc || !qc || (pc->kind != ORC_STRING && pc->kind != ORC_VARCHAR) ||
-        (qc->kind != ORC_LONG && qc->kind != ORC_INT))
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "position delete file lacks the file_path (string) and pos (long) columns");
-    const orc_type *cols[2] = {pc, qc};
-    orc_read_opts ro = {0};
-    ro.columns = cols;
-    ro.ncolumns = 2;
-    orc_reader *rd;
-    ICD_TRY(orc_reader_open(&rd, f, &ro, err));
-    ice_rd_posload pl;
-    int rc = ice_rd_posload_init(&pl, e, df, err);
-    while (!rc) {
-        orc_batch *b;
-        rc = orc_reader_next(rd, &b, err);
-        if (rc <= 0) break;
-        rc = 0;
-        const orc_vec *pv = &b->cols[0], *qv = &b->cols[1];
-        for (size_t i = 0; i < b->n && !rc; i++) {
-            int64_t row = (int64_t)(b->row_start + i);
-            if (is_null(pv, i)) {
-                ice_rd_posload_null_path(&pl);
-                continue;
-            }
-            if (is_null(qv, i)) {
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "row %lld has a null pos",
-                              (long long)row);
+    orc_adapter_free(a->impl);
+}
+
+static int orc_adapter_next(ice_adapter *a, icd_error *err)
+{
+    orc_adapter *p = a->impl;
+    orc_batch *b;
+    int rc = orc_reader_next(p->rd, &b, err);
+    if (rc <= 0) return rc;
+    ICD_TRY(ice_adapter_reserve(a, b->n, err));
+    for (size_t c = 0; c < a->ncols; c++)
+        for (size_t i = 0; i < b->n; i++)
+            ICD_TRY(key_value(&p->keys[c], b, i, a->path, &a->vals[c][i], err));
+    a->batch.first_row = (int64_t)b->row_start;
+    a->batch.nrows = b->n;
+    return 0;
+}
+
+static const ice_adapter_ops ORC_OPS = {orc_adapter_next, orc_adapter_close};
+
+int ice_adapter_open_orc(ice_adapter *a, const ice_adapter_opts *o, size_t *missing, icd_error *err)
+{
+    orc_adapter *p = calloc(1, sizeof *p);
+    if (!p) {
+        icd_file_close(o->file);
+        return icd_fail_nomem(err);
+    }
+    int rc = orc_file_open_file(&p->f, o->file, true, NULL, err);
+    if (!rc && !(p->keys = calloc(o->ncols ? o->ncols : 1, sizeof *p->keys)))
+        rc = icd_fail_nomem(err);
+    if (!rc) rc = compute_ids(o->schema, o->mapping, p->f, false, &p->ids, err);
+    for (size_t c = 0; !rc && c < o->ncols; c++) {
+        const ice_adapter_col *col = &o->cols[c];
+        okey *k = &p->keys[c];
+        rc = bind_key(p->f, p->ids, col->field_id, col->name, col->type, k, &p->cs, o->path, err);
+        const orc_type *top =
+            rc > 0 && col->fallback_name ? orc_file_find_name(p->f, col->fallback_name) : NULL;
+        const orc_type *root = orc_file_root(p->f);
+        if (top && top->parent == root) { /* a top-level column of that name */
+            k->path.top = k->path.node = top;
+            k->path.nsteps = 0;
+            if (!orc_readable_as(top, col->type)) {
+                rc = icd_fail(err, ICD_EUNSUPPORTED, o->path, -1,
+                              "column %s: ORC %s column '%s' cannot be read as %s", col->name,
+                              orc_kind_name(top->kind), top->name,
+                              ice_type_kind_name(col->type->kind));
                 break;
             }
-            rc = ice_rd_posload_add(&pl, pv->str[i].ptr, pv->str[i].len, qv->i64[i], row, err);
+            int bc = select_col(&p->cs, top, err);
+            rc = bc < 0 ? bc : 0;
+            k->batch_col = bc;
+        } else if (rc > 0) {
+            rc = ice_adapter_missing(o, c, missing, err);
         }
     }
-    if (!rc) rc = ice_rd_posload_finish(&pl, err);
-    ice_rd_posload_free(&pl);
-    orc_reader_free(rd);
-    return rc;
-}
-
-static int read_equality(ice_scan_reader *r, orc_file *f, const ice_content_file *df,
-                         cache_entry *e, icd_error *err)
-{
-    size_t nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
-    okey *keys = calloc(nk ? nk : 1, sizeof *keys);
-    int64_t *ids = NULL;
-    colsel cs = {0};
-    orc_reader *rd = NULL;
-    int rc = keys ? compute_ids(r, f, false, &ids, err) : icd_fail_nomem(err);
-    for (size_t k = 0; !rc && k < nk; k++) {
-        const ice_field *fld = ice_rd_schema_field(r, df->equality_ids[k]);
-        if (!fld) {
-            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                          "equality field id %d is in no schema of the table",
-                          (int)df->equality_ids[k]);
-            break;
-        }
-        rc = bind_key(f, ids, fld, &keys[k], &cs, df->path, err);
-        if (rc > 0)
-            rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                          "equality delete file lacks a column for field id %d (%s)", (int)fld->id,
-                          fld->name);
-    }
-    if (!rc && cs.n == 0)
-        rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "equality delete file without key columns");
     if (!rc) {
         orc_read_opts ro = {0};
-        ro.columns = cs.cols;
-        ro.ncolumns = cs.n;
-        rc = orc_reader_open(&rd, f, &ro, err);
+        ro.columns = p->cs.cols;
+        ro.ncolumns = p->cs.n;
+        rc = orc_reader_open(&p->rd, p->f, &ro, err);
     }
-    ice_rd_eqload el;
-    memset(&el, 0, sizeof el);
-    if (!rc) rc = ice_rd_eqload_init(&el, e, df, err);
-    while (!rc) {
-        orc_batch *b;
-        rc = orc_reader_next(rd, &b, err);
-        if (rc <= 0) break;
-        rc = 0;
-        for (size_t i = 0; i < b->n && !rc; i++) {
-            for (size_t k = 0; k < nk && !rc; k++) {
-                ice_tvalue tv;
-                rc = key_value(&keys[k], b, i, df->path, &tv, err);
-                if (!rc) rc = ice_rd_eqload_value(&el, &tv, (int64_t)(b->row_start + i), err);
-            }
-            if (!rc) rc = ice_rd_eqload_end_record(&el, err);
-        }
+    if (rc) {
+        orc_adapter_free(p);
+        return rc;
     }
-    if (!rc) rc = ice_rd_eqload_finish(&el, err);
-    ice_rd_eqload_free(&el);
-    orc_reader_free(rd);
-    free((void *)cs.cols);
-    free(ids);
-    free(keys);
-    return rc;
-}
-
-int ice_rd_read_delete_orc(ice_scan_reader *r, const ice_content_file *df, cache_entry *e,
-                           icd_error *err)
-{
-    orc_file *f;
-    icd_file *file;
-    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
-    ICD_TRY(orc_file_open_file(&f, file, true, NULL, err));
-    int rc = ice_rd_check_entry(df, 0, (int64_t)orc_file_rows(f), err);
-    if (!rc)
-        rc = df->content == ICE_CONTENT_POSITION_DELETES ? read_positions(f, df, e, err)
-                                                         : read_equality(r, f, df, e, err);
-    orc_file_free(f);
-    return rc;
+    a->num_rows = (int64_t)orc_file_rows(p->f);
+    a->impl = p;
+    a->ops = &ORC_OPS;
+    return 0;
 }
 
 /* ======================================================================================
@@ -846,7 +818,8 @@ static int setup_equality(otask *t, icd_error *err)
         for (size_t k = 0; k < p->ncols; k++) {
             const ice_field *fld;
             ICD_TRY(ice_rd_equality_field(t->r, df, k, &fld, err));
-            int rc = bind_key(t->f, t->ids, fld, &p->cols[k], &t->sel, task->data->path, err);
+            int rc = bind_key(t->f, t->ids, fld->id, fld->name, fld->type, &p->cols[k], &t->sel,
+                              task->data->path, err);
             if (rc < 0) return rc;
             if (rc > 0) /* the data file predates the column */
                 p->cols[k].constant = ice_rd_absent_value(t->r, task->data, fld);
@@ -929,7 +902,7 @@ static int run_task(otask *t, icd_error *err)
     if (!root || root->kind != ORC_STRUCT)
         return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                         "ORC file whose root type is not a struct");
-    ICD_TRY(compute_ids(r, t->f, true, &t->ids, err));
+    ICD_TRY(compute_ids(r->schema, r->mapping, t->f, true, &t->ids, err));
     ICD_TRY(map_columns(t, err));
     ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
     ICD_TRY(setup_equality(t, err));
