@@ -208,7 +208,7 @@ def partition_path_value(t: icetypes.Type, v) -> str:
 # Avro schemas of manifests and manifest lists (spec "Manifests", "Manifest Lists")
 # =========================================================================================
 def avro_type(t: icetypes.Type):
-    """Avro encoding of an Iceberg primitive (spec Appendix A)."""
+    """Avro encoding of an Iceberg primitive or struct (spec Appendix A)."""
     k = t.kind
     simple = {"boolean": "boolean", "int": "int", "long": "long", "float": "float",
               "double": "double", "string": "string", "binary": "bytes"}
@@ -228,6 +228,10 @@ def avro_type(t: icetypes.Type):
         return {"type": "fixed", "name": f"decimal_{t.precision}_{t.scale}",
                 "size": icetypes.decimal_bytes_needed(t.precision), "logicalType": "decimal",
                 "precision": t.precision, "scale": t.scale}
+    if k == "struct":  # a record named after its first field id (Java names them r<id>)
+        return {"type": "record", "name": f"r{t.fields[0][0] if t.fields else 0}", "fields": [
+            _required(avro_type(ft), fid, n) if req else _optional(avro_type(ft), fid, n)
+            for fid, n, ft, req in t.fields]}
     raise ValueError(f"no Avro mapping for {t}")
 
 
@@ -237,6 +241,8 @@ def avro_value(t: icetypes.Type, v):
         return None
     if t.kind == "decimal":
         return v.to_bytes(icetypes.decimal_bytes_needed(t.precision), "big", signed=True)
+    if t.kind == "struct":
+        return {n: avro_value(ft, v.get(n)) for _, n, ft, _ in t.fields}
     return v
 
 
