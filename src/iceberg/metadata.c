@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
+#include "base/decompress.h"
 #include "iceberg/metadata.h"
 
 /* Bounds on what we accept: metadata files are small, but never trust a size. */
@@ -676,71 +676,19 @@ static int parse_root(ctx *c, const json_t *root)
 static int gunzip(const char *in, size_t n, const char *file, char **out, size_t *out_len,
                   icd_error *err)
 {
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (inflateInit2(&zs, 15 + 16) != Z_OK) return icd_fail_nomem(err);
-    size_t cap = n * 4 + 1024, len = 0;
-    char *buf = malloc(cap);
-    int rc = 0;
-    if (!buf) {
-        inflateEnd(&zs);
-        return icd_fail_nomem(err);
-    }
-    zs.next_in = (Bytef *)in;
-    size_t in_left = n;
-    for (;;) {
-        if (cap - len < 2) {
-            if (cap >= MAX_INFLATED_BYTES) {
-                rc = icd_fail(err, ICD_EUNSUPPORTED, file, -1,
-                              "gzip metadata inflates to more than %zu bytes", MAX_INFLATED_BYTES);
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                rc = icd_fail_nomem(err);
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        uInt chunk_in = in_left > 0x40000000u ? 0x40000000u : (uInt)in_left;
-        size_t room = cap - len - 1;
-        uInt chunk_out = room > 0x40000000u ? 0x40000000u : (uInt)room;
-        zs.avail_in = chunk_in;
-        zs.next_out = (Bytef *)buf + len;
-        zs.avail_out = chunk_out;
-        int zr = inflate(&zs, Z_NO_FLUSH);
-        in_left -= chunk_in - zs.avail_in;
-        len += chunk_out - zs.avail_out;
-        if (zr == Z_STREAM_END) {
-            /* Another gzip member may follow (concatenated files). */
-            if (in_left >= 2 && (unsigned char)zs.next_in[0] == 0x1f &&
-                (unsigned char)zs.next_in[1] == 0x8b) {
-                inflateReset(&zs);
-                continue;
-            }
-            break;
-        }
-        if (zr == Z_BUF_ERROR && in_left == 0 && zs.avail_out > 0) {
-            rc =
-                icd_fail(err, ICD_ECORRUPT, file, (int64_t)(n - in_left), "gzip data is truncated");
-            break;
-        }
-        if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            rc = icd_fail(err, ICD_ECORRUPT, file, (int64_t)(n - in_left),
-                          "gzip data is corrupt: %s", zs.msg ? zs.msg : "inflate failed");
-            break;
-        }
-    }
-    inflateEnd(&zs);
+    icd_buf b = ICD_BUF_INIT;
+    int rc = icd_decompress_buf(ICD_CODEC_ZLIB, in, n, MAX_INFLATED_BYTES, &b, err);
     if (rc) {
-        free(buf);
+        icd_buf_free(&b);
+        if (rc != ICD_ENOMEM) {
+            icd_error_set_file(err, file);
+            icd_error_wrap(err, "gzip metadata");
+        }
         return rc;
     }
-    buf[len] = '\0';
-    *out = buf;
-    *out_len = len;
-    return 0;
+    *out_len = b.len;
+    *out = icd_buf_detach(&b);
+    return *out ? 0 : icd_fail_nomem(err);
 }
 
 /* ---- public: loading ----------------------------------------------------------------- */

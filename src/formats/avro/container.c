@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <snappy-c.h>
 #include <zlib.h>
-#include <zstd.h>
 
 #include "base/bits.h"
+#include "base/decompress.h"
 #include "formats/avro/container.h"
 
 #define WINDOW_MIN ((size_t)256 << 10)
@@ -36,12 +35,8 @@ struct icd_avro_reader {
     size_t win_len, win_cap;
     uint64_t win_off;
 
-    /* decompression */
-    uint8_t *out;
-    size_t out_cap;
-    z_stream zs;
-    bool zs_init;
-    ZSTD_DCtx *zstd;
+    /* decompression: the current block's bytes */
+    icd_buf out;
 
     /* current block */
     bool in_block;
@@ -281,9 +276,7 @@ void icd_avro_reader_free(icd_avro_reader *r)
     free(r->meta);
     icd_avro_schema_doc_free(r->schema);
     free(r->win);
-    free(r->out);
-    if (r->zs_init) inflateEnd(&r->zs);
-    ZSTD_freeDCtx(r->zstd);
+    icd_buf_free(&r->out);
     if (r->own_file) icd_file_close(r->file);
     free(r);
 }
@@ -338,144 +331,41 @@ const icd_avro_meta *icd_avro_reader_meta(const icd_avro_reader *r, const char *
 
 /* ---- decompression ----------------------------------------------------------------- */
 
-static int too_big(icd_avro_reader *r, icd_error *err)
+/* Decompresses n bytes of block data into r->out (at most AVRO_MAX_BLOCK_BYTES); errors
+ * name the file and the block's data offset. */
+static int decompress_block(icd_avro_reader *r, icd_codec c, const uint8_t *in, size_t n,
+                            icd_error *err)
 {
-    return icd_fail(err, ICD_EUNSUPPORTED, loc(r), (int64_t)r->block_off,
-                    "%s block decompresses to more than %zu MiB", icd_avro_codec_name(r->codec),
-                    AVRO_MAX_BLOCK_BYTES >> 20);
-}
-
-/* Makes the output buffer at least `n` bytes (n <= AVRO_MAX_BLOCK_BYTES). */
-static int out_reserve(icd_avro_reader *r, size_t n, icd_error *err)
-{
-    if (n <= r->out_cap) return 0;
-    uint8_t *o = realloc(r->out, n);
-    if (!o) return icd_fail_nomem(err);
-    r->out = o;
-    r->out_cap = n;
-    return 0;
-}
-
-/* The next output size when a buffer of `cap` bytes filled up, or 0 at the cap. */
-static size_t next_cap(size_t cap)
-{
-    if (cap >= AVRO_MAX_BLOCK_BYTES + 1) return 0;
-    size_t n = cap < (64u << 10) ? (64u << 10) : cap * 2;
-    return n > AVRO_MAX_BLOCK_BYTES + 1 ? AVRO_MAX_BLOCK_BYTES + 1 : n;
-}
-
-static int inflate_block(icd_avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
-                         icd_error *err)
-{
-    if (!r->zs_init) {
-        memset(&r->zs, 0, sizeof r->zs);
-        if (inflateInit2(&r->zs, -15) != Z_OK) return icd_fail_nomem(err);
-        r->zs_init = true;
-    } else {
-        inflateReset(&r->zs);
+    icd_buf_clear(&r->out);
+    int rc = icd_decompress_buf(c, in, n, AVRO_MAX_BLOCK_BYTES, &r->out, err);
+    if (rc && rc != ICD_ENOMEM) {
+        icd_error_set_file(err, loc(r));
+        err->offset = (int64_t)r->block_data_off;
+        icd_error_wrap(err, "%s block", icd_avro_codec_name(r->codec));
     }
-    size_t cap = n < AVRO_MAX_BLOCK_BYTES / 4 ? n * 4 : AVRO_MAX_BLOCK_BYTES + 1;
-    ICD_TRY(out_reserve(r, cap < (64u << 10) ? (64u << 10) : cap, err));
-    r->zs.next_in = (Bytef *)(uintptr_t)in;
-    r->zs.next_out = r->out;
-    size_t done = 0;
-    size_t in_left = n;
-    for (;;) {
-        /* zlib counts in uInt: feed at most 1 GiB at a time */
-        uInt in_chunk = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
-        uInt out_chunk = (uInt)(r->out_cap - done > (1u << 30) ? (1u << 30) : r->out_cap - done);
-        r->zs.avail_in = in_chunk;
-        r->zs.avail_out = out_chunk;
-        r->zs.next_out = r->out + done;
-        int zr = inflate(&r->zs, Z_NO_FLUSH);
-        in_left -= in_chunk - r->zs.avail_in;
-        done += out_chunk - r->zs.avail_out;
-        if (zr == Z_STREAM_END) break;
-        if (zr == Z_BUF_ERROR && r->zs.avail_out != 0)
-            return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                            "deflate block is truncated");
-        if (zr != Z_OK && zr != Z_BUF_ERROR)
-            return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                            "deflate block is corrupt: %s", r->zs.msg ? r->zs.msg : "error");
-        if (r->zs.avail_out == 0) {
-            size_t ncap = next_cap(r->out_cap);
-            if (!ncap || done > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
-            ICD_TRY(out_reserve(r, ncap, err));
-        } else if (in_left == 0 && r->zs.avail_in == 0) {
-            return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                            "deflate block is truncated");
-        }
-    }
-    if (done > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
-    *out_len = done;
-    return 0;
+    return rc;
 }
 
-static int snappy_block(icd_avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
-                        icd_error *err)
+/* Avro's snappy blocks: the compressed data, then the CRC-32 of the uncompressed data
+ * (4 bytes, big-endian). */
+static int snappy_block(icd_avro_reader *r, const uint8_t *in, size_t n, icd_error *err)
 {
     if (n < 4)
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
                         "snappy block of %zu bytes has no room for its CRC", n);
-    size_t len;
-    if (snappy_uncompressed_length((const char *)in, n - 4, &len) != SNAPPY_OK)
-        return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                        "snappy block is corrupt (bad length header)");
-    if (len > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
-    ICD_TRY(out_reserve(r, len ? len : 1, err));
-    size_t got = len;
-    if (snappy_uncompress((const char *)in, n - 4, (char *)r->out, &got) != SNAPPY_OK || got != len)
-        return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                        "snappy block is corrupt");
-    const uint8_t *c = in + n - 4;
-    uint32_t want = icd_load_be32(c);
+    ICD_TRY(decompress_block(r, ICD_CODEC_SNAPPY, in, n - 4, err));
+    size_t len = r->out.len;
+    const uint8_t *out = (const uint8_t *)r->out.data;
+    uint32_t want = icd_load_be32(in + n - 4);
     uint32_t have = 0;
     for (size_t off = 0; off < len;) { /* crc32 takes uInt lengths */
         uInt chunk = len - off > (1u << 30) ? (1u << 30) : (uInt)(len - off);
-        have = (uint32_t)crc32(have, r->out + off, chunk);
+        have = (uint32_t)crc32(have, out + off, chunk);
         off += chunk;
     }
     if (want != have)
         return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)(r->block_data_off + n - 4),
                         "snappy block CRC mismatch (stored %08x, computed %08x)", want, have);
-    *out_len = len;
-    return 0;
-}
-
-static int zstd_block(icd_avro_reader *r, const uint8_t *in, size_t n, size_t *out_len,
-                      icd_error *err)
-{
-    if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return icd_fail_nomem(err);
-    ZSTD_DCtx_reset(r->zstd, ZSTD_reset_session_only);
-    unsigned long long hint = ZSTD_getFrameContentSize(in, n);
-    size_t cap = r->out_cap;
-    if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR) {
-        if (hint > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
-        if (hint + 1 > cap) cap = (size_t)hint + 1;
-    }
-    if (cap < (64u << 10)) cap = 64u << 10;
-    ICD_TRY(out_reserve(r, cap, err));
-    ZSTD_inBuffer ib = {in, n, 0};
-    ZSTD_outBuffer ob = {r->out, r->out_cap, 0};
-    for (;;) {
-        if (ob.pos == ob.size) {
-            size_t ncap = next_cap(r->out_cap);
-            if (!ncap || ob.pos > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
-            ICD_TRY(out_reserve(r, ncap, err));
-            ob.dst = r->out;
-            ob.size = r->out_cap;
-        }
-        size_t zr = ZSTD_decompressStream(r->zstd, &ob, &ib);
-        if (ZSTD_isError(zr))
-            return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                            "zstandard block is corrupt: %s", ZSTD_getErrorName(zr));
-        if (zr == 0 && ib.pos == ib.size) break;   /* last frame complete, input used up */
-        if (ib.pos == ib.size && ob.pos < ob.size) /* wants input that is not there */
-            return icd_fail(err, ICD_ECORRUPT, loc(r), (int64_t)r->block_data_off,
-                            "zstandard block is truncated");
-    }
-    if (ob.pos > AVRO_MAX_BLOCK_BYTES) return too_big(r, err);
-    *out_len = ob.pos;
     return 0;
 }
 
@@ -568,16 +458,18 @@ int icd_avro_reader_next_block(icd_avro_reader *r, bool *eof, icd_error *err)
     case AVRO_CODEC_NULL:
         break;
     case AVRO_CODEC_DEFLATE:
-        ICD_TRY(n ? inflate_block(r, p, n, &len, err) : 0);
-        data = r->out;
+    case AVRO_CODEC_ZSTD:
+        icd_buf_clear(&r->out);
+        if (n)
+            ICD_TRY(decompress_block(
+                r, r->codec == AVRO_CODEC_ZSTD ? ICD_CODEC_ZSTD : ICD_CODEC_DEFLATE, p, n, err));
+        data = (const uint8_t *)r->out.data;
+        len = r->out.len;
         break;
     case AVRO_CODEC_SNAPPY:
-        ICD_TRY(snappy_block(r, p, n, &len, err));
-        data = r->out;
-        break;
-    case AVRO_CODEC_ZSTD:
-        ICD_TRY(n ? zstd_block(r, p, n, &len, err) : 0);
-        data = r->out;
+        ICD_TRY(snappy_block(r, p, n, err));
+        data = (const uint8_t *)r->out.data;
+        len = r->out.len;
         break;
     }
     /* every object takes at least min_size bytes; objects that take no bytes (and items

@@ -8,11 +8,9 @@
 #include "formats/orc/orc_codec.h"
 
 #include <assert.h>
-#include <lz4.h>
-#include <snappy-c.h>
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
+
+#include "base/decompress.h"
 
 const char *orc_compression_name(int kind)
 {
@@ -45,80 +43,17 @@ int orc_compression_check(int kind, icd_error *err)
     return 0;
 }
 
-/* Raw deflate of one chunk into at most `cap` bytes. */
-static int inflate_chunk(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *got)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, -15) != Z_OK) return -1;
-    z.next_in = (Bytef *)(uintptr_t)in;
-    z.avail_in = (uInt)len;
-    z.next_out = out;
-    z.avail_out = (uInt)cap;
-    int rc = inflate(&z, Z_FINISH);
-    *got = cap - z.avail_out;
-    inflateEnd(&z);
-    /* Z_BUF_ERROR with no output room left means the chunk is bigger than the block. */
-    return rc == Z_STREAM_END ? 0 : -1;
-}
-
-/* Decompresses one chunk, appending to `out`; `cap` is the room it may use. */
+/* Decompresses one chunk into at most `cap` bytes, appending to `out`. */
 static int chunk_decode(int kind, const uint8_t *in, size_t len, size_t cap, icd_buf *out,
-                        const char **why)
+                        icd_error *err)
 {
-    if (!icd_buf_grow(out, cap + 1)) {
-        *why = "out of memory";
-        return ICD_ENOMEM;
-    }
-    uint8_t *dst = (uint8_t *)out->data + out->len;
-    size_t got = 0;
-    switch (kind) {
-    case ORC_COMP_ZLIB:
-        if (inflate_chunk(in, len, dst, cap, &got)) {
-            *why = "bad zlib (deflate) data or chunk larger than the compression block size";
-            return ICD_ECORRUPT;
-        }
-        break;
-    case ORC_COMP_SNAPPY: {
-        size_t ulen;
-        if (snappy_uncompressed_length((const char *)in, len, &ulen) != SNAPPY_OK || ulen > cap) {
-            *why = "bad snappy chunk length";
-            return ICD_ECORRUPT;
-        }
-        got = ulen;
-        if (snappy_uncompress((const char *)in, len, (char *)dst, &got) != SNAPPY_OK ||
-            got != ulen) {
-            *why = "bad snappy data";
-            return ICD_ECORRUPT;
-        }
-        break;
-    }
-    case ORC_COMP_ZSTD: {
-        size_t r = ZSTD_decompress(dst, cap, in, len);
-        if (ZSTD_isError(r)) {
-            *why = "bad zstd data or chunk larger than the compression block size";
-            return ICD_ECORRUPT;
-        }
-        got = r;
-        break;
-    }
-    case ORC_COMP_LZ4: {
-        if (len > (size_t)INT32_MAX || cap > (size_t)INT32_MAX) {
-            *why = "lz4 chunk too large";
-            return ICD_ECORRUPT;
-        }
-        int r = LZ4_decompress_safe((const char *)in, (char *)dst, (int)len, (int)cap);
-        if (r < 0) {
-            *why = "bad lz4 data or chunk larger than the compression block size";
-            return ICD_ECORRUPT;
-        }
-        got = (size_t)r;
-        break;
-    }
-    default:
-        *why = "unsupported compression";
-        return ICD_EUNSUPPORTED;
-    }
+    icd_codec c = kind == ORC_COMP_ZLIB     ? ICD_CODEC_DEFLATE
+                  : kind == ORC_COMP_SNAPPY ? ICD_CODEC_SNAPPY
+                  : kind == ORC_COMP_ZSTD   ? ICD_CODEC_ZSTD
+                                            : ICD_CODEC_LZ4;
+    if (!icd_buf_grow(out, cap + 1)) return icd_fail_nomem(err);
+    size_t got;
+    ICD_TRY(icd_decompress(c, in, len, out->data + out->len, cap, false, &got, err));
     out->len += got;
     out->data[out->len] = '\0';
     return 0;
@@ -168,13 +103,13 @@ int orc_decompress(int kind, uint64_t block_size, const uint8_t *in, size_t len,
             if (left == 0)
                 return icd_fail(err, ICD_ECORRUPT, NULL, (int64_t)pos,
                                 "decompressed part exceeds the limit of %zu bytes", max_out);
-            const char *why = NULL;
             int rc =
-                chunk_decode(kind, c, clen, chunk_room(kind, clen, block_size, left), out, &why);
-            if (rc == ICD_ENOMEM) return icd_fail_nomem(err);
-            if (rc)
-                return icd_fail(err, rc, NULL, (int64_t)pos, "%s chunk: %s",
-                                orc_compression_name(kind), why);
+                chunk_decode(kind, c, clen, chunk_room(kind, clen, block_size, left), out, err);
+            if (rc == ICD_ENOMEM) return rc;
+            if (rc) {
+                err->offset = (int64_t)pos;
+                return icd_error_wrap(err, "%s chunk", orc_compression_name(kind));
+            }
         }
         pos += 3 + clen;
     }

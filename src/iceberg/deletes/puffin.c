@@ -6,12 +6,12 @@
  * an ICD_ECORRUPT error naming the file and the byte offset concerned.
  */
 #include <jansson.h>
-#include <lz4frame.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
 #include "base/bits.h"
+#include "base/decompress.h"
 #include "iceberg/deletes/puffin.h"
 
 #define TAIL_SIZE 12u /* payload size, flags, magic */
@@ -29,174 +29,38 @@ int ice_puffin_read_at(ice_puffin *p, uint64_t offset, void *buf, size_t n, icd_
 
 /* ---- decompression of one LZ4 or Zstandard frame ---- */
 
-static int grow_out(uint8_t **buf, size_t *cap, size_t need, size_t max_out)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 4096;
-    while (c < need)
-        c = c > SIZE_MAX / 2 ? SIZE_MAX : c * 2;
-    if (c > max_out) c = max_out;
-    uint8_t *nb = realloc(*buf, c ? c : 1);
-    if (!nb) return -1;
-    *buf = nb;
-    *cap = c;
-    return 0;
-}
-
-static int lz4_frame(const uint8_t *in, size_t n, size_t max_out, const char *location,
-                     uint64_t offset, uint8_t **out, size_t *out_len, icd_error *err)
-{
-    LZ4F_dctx *dctx;
-    if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
-        return icd_fail_nomem(err);
-    int rc = 0;
-    uint8_t *buf = NULL;
-    size_t cap = 0, len = 0, pos = 0;
-    LZ4F_frameInfo_t info;
-    memset(&info, 0, sizeof info);
-    size_t src = n;
-    size_t r = LZ4F_getFrameInfo(dctx, &info, in, &src);
-    if (LZ4F_isError(r)) {
-        rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset, "bad LZ4 frame header: %s",
-                      LZ4F_getErrorName(r));
-        goto done;
-    }
-    pos = src;
-    if (info.contentSize > max_out) {
-        rc = icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                      "LZ4 frame content of %llu bytes exceeds the limit of %zu", info.contentSize,
-                      max_out);
-        goto done;
-    }
-    if (grow_out(&buf, &cap, info.contentSize ? (size_t)info.contentSize : 4096, max_out)) {
-        rc = icd_fail_nomem(err);
-        goto done;
-    }
-    while (r != 0) {
-        if (len == cap) {
-            if (cap >= max_out) {
-                rc = icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                              "LZ4 frame content exceeds the limit of %zu bytes", max_out);
-                goto done;
-            }
-            if (grow_out(&buf, &cap, cap + 1, max_out)) {
-                rc = icd_fail_nomem(err);
-                goto done;
-            }
-        }
-        size_t dst = cap - len;
-        src = n - pos;
-        r = LZ4F_decompress(dctx, buf + len, &dst, in + pos, &src, NULL);
-        if (LZ4F_isError(r)) {
-            rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + pos), "bad LZ4 frame: %s",
-                          LZ4F_getErrorName(r));
-            goto done;
-        }
-        len += dst;
-        pos += src;
-        if (r != 0 && src == 0 && dst == 0) {
-            rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + pos),
-                          pos == n ? "truncated LZ4 frame" : "LZ4 frame decoding stalled");
-            goto done;
-        }
-    }
-    if (pos != n)
-        rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + pos),
-                      "%zu bytes after the end of the LZ4 frame", n - pos);
-    else if (info.contentSize && info.contentSize != len)
-        rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset,
-                      "LZ4 frame declares %llu bytes but holds %zu", info.contentSize, len);
-done:
-    LZ4F_freeDecompressionContext(dctx);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    *out = buf;
-    *out_len = len;
-    return 0;
-}
-
-static int zstd_frame(const uint8_t *in, size_t n, size_t max_out, const char *location,
-                      uint64_t offset, uint8_t **out, size_t *out_len, icd_error *err)
-{
-    size_t fsize = ZSTD_findFrameCompressedSize(in, n);
-    if (ZSTD_isError(fsize))
-        return icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset, "bad Zstandard frame: %s",
-                        ZSTD_getErrorName(fsize));
-    if (fsize != n)
-        return icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + fsize),
-                        "%zu bytes after the end of the Zstandard frame", n - fsize);
-    unsigned long long content = ZSTD_getFrameContentSize(in, n);
-    if (content == ZSTD_CONTENTSIZE_ERROR)
-        return icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset, "bad Zstandard frame header");
-    if (content != ZSTD_CONTENTSIZE_UNKNOWN && content > max_out)
-        return icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                        "Zstandard frame content of %llu bytes exceeds the limit of %zu", content,
-                        max_out);
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    if (!dctx) return icd_fail_nomem(err);
-    uint8_t *buf = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    /* At least one byte, so that an empty frame still yields a buffer. */
-    size_t first = content != ZSTD_CONTENTSIZE_UNKNOWN ? (size_t)content : 4096;
-    if (grow_out(&buf, &cap, first ? first : 1, max_out)) {
-        rc = icd_fail_nomem(err);
-        goto done;
-    }
-    ZSTD_inBuffer ib = {in, n, 0};
-    ZSTD_outBuffer ob = {buf, cap, 0};
-    for (;;) {
-        size_t r = ZSTD_decompressStream(dctx, &ob, &ib);
-        if (ZSTD_isError(r)) {
-            rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + ib.pos),
-                          "bad Zstandard frame: %s", ZSTD_getErrorName(r));
-            goto done;
-        }
-        if (r == 0) break;
-        if (ob.pos == ob.size) {
-            if (cap >= max_out) {
-                rc = icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                              "Zstandard frame content exceeds the limit of %zu bytes", max_out);
-                goto done;
-            }
-            if (grow_out(&buf, &cap, cap + 1, max_out)) {
-                rc = icd_fail_nomem(err);
-                goto done;
-            }
-            ob.dst = buf;
-            ob.size = cap;
-        } else if (ib.pos == ib.size) {
-            rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + n),
-                          "truncated Zstandard frame");
-            goto done;
-        }
-    }
-    if (content != ZSTD_CONTENTSIZE_UNKNOWN && ob.pos != content)
-        rc = icd_fail(err, ICD_ECORRUPT, location, (int64_t)offset,
-                      "Zstandard frame declares %llu bytes but holds %zu", content, ob.pos);
-done:
-    ZSTD_freeDCtx(dctx);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    *out = buf;
-    *out_len = ob.pos;
-    return 0;
-}
-
 int ice_puffin_decompress(const char *codec, const uint8_t *in, size_t n, size_t max_out,
                           const char *location, uint64_t offset, uint8_t **out, size_t *out_len,
                           icd_error *err)
 {
-    if (!strcmp(codec, "lz4"))
-        return lz4_frame(in, n, max_out, location, offset, out, out_len, err);
-    if (!strcmp(codec, "zstd"))
-        return zstd_frame(in, n, max_out, location, offset, out, out_len, err);
-    return icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
-                    "unknown Puffin compression codec '%s'", codec);
+    icd_codec c;
+    if (!strcmp(codec, "lz4")) {
+        c = ICD_CODEC_LZ4_FRAME;
+    } else if (!strcmp(codec, "zstd")) {
+        c = ICD_CODEC_ZSTD;
+        /* a blob is one frame (base/decompress.h would go on into a second one) */
+        size_t fsize = ZSTD_findFrameCompressedSize(in, n);
+        if (!ZSTD_isError(fsize) && fsize != n)
+            return icd_fail(err, ICD_ECORRUPT, location, (int64_t)(offset + fsize),
+                            "%zu bytes after the end of the Zstandard frame", n - fsize);
+    } else {
+        return icd_fail(err, ICD_EUNSUPPORTED, location, (int64_t)offset,
+                        "unknown Puffin compression codec '%s'", codec);
+    }
+    icd_buf b = ICD_BUF_INIT;
+    int rc = icd_decompress_buf(c, in, n, max_out, &b, err);
+    if (rc) {
+        icd_buf_free(&b);
+        if (rc != ICD_ENOMEM) {
+            icd_error_set_file(err, location);
+            err->offset = (int64_t)offset;
+            icd_error_wrap(err, "%s blob", c == ICD_CODEC_ZSTD ? "Zstandard" : "LZ4");
+        }
+        return rc;
+    }
+    *out_len = b.len;
+    *out = (uint8_t *)icd_buf_detach(&b);
+    return *out ? 0 : icd_fail_nomem(err);
 }
 
 /* ---- footer JSON ---- */
@@ -385,8 +249,8 @@ static int read_footer(ice_puffin *p, icd_error *err)
         if (p->compressed) {
             uint8_t *json;
             size_t jlen;
-            rc = lz4_frame(payload + 4, size, ICE_PUFFIN_MAX_FOOTER, p->location, (uint64_t)off,
-                           &json, &jlen, err);
+            rc = ice_puffin_decompress("lz4", payload + 4, size, ICE_PUFFIN_MAX_FOOTER, p->location,
+                                       (uint64_t)off, &json, &jlen, err);
             if (!rc) {
                 rc = parse_footer_json(p, (const char *)json, jlen, off, err);
                 free(json);
