@@ -5,8 +5,9 @@
  *
  *   open    binds each requested column to the file: by the field id the file stores
  *           (Parquet field_id, ORC iceberg.id, Avro field-id), else through the table's
- *           name mapping, else by Java's fallback (Parquet: positional ids of top-level
- *           columns; ORC: the names of the read schema); a column may also name a
+ *           name mapping, else by name (Parquet: the column's name at the top level; ORC:
+ *           the names of the read schema; never Java's positional ids, which are for
+ *           data files, not for a file holding some of the columns); a column may also name a
  *           top-level column to fall back to by name (position deletes' file_path and
  *           pos). Columns may sit inside structs (a null struct reads as a null value),
  *           never inside lists or maps. Each column's stored type must be readable as the

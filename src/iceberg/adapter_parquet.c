@@ -1,6 +1,6 @@
 /*
  * The Parquet format adapter (adapter.h): requested columns are leaves found by field id
- * (or the name mapping / positional ids for files without ids), read with pq_reader in its
+ * (in files without ids: by the name mapping, else by name), read with pq_reader in its
  * batches (never across a row group) and converted by ice_typed_value_checked, the
  * conversion of the Parquet data path.
  */
@@ -113,6 +113,13 @@ static int pq_next(ice_adapter *a, icd_error *err)
     return 0;
 }
 
+static const pq_node *top_level(const pq_schema *s, const char *name)
+{
+    for (uint32_t c = 0; c < s->root->num_children; c++)
+        if (!strcmp(s->root->children[c]->name, name)) return s->root->children[c];
+    return NULL;
+}
+
 static const ice_adapter_ops PQ_OPS = {pq_next, pq_close};
 
 static int cmp_int(const void *x, const void *y)
@@ -142,8 +149,12 @@ int ice_adapter_open_parquet(ice_adapter *a, const ice_adapter_opts *o, size_t *
     bool has_ids = ice_pq_schema_has_ids(s);
     for (size_t c = 0; c < o->ncols; c++) {
         const ice_adapter_col *col = &o->cols[c];
-        const pq_node *n = ice_pq_find_node(s, has_ids, o->mapping, col->field_id);
-        if (!n && col->fallback_name) n = pq_schema_find_path(s, col->fallback_name);
+        const pq_node *n;
+        if (has_ids || o->mapping)
+            n = ice_pq_find_node(s, has_ids, o->mapping, col->field_id);
+        else /* no ids, no mapping: by name (positional ids are for data files only) */
+            n = top_level(s, col->name);
+        if (!n && col->fallback_name) n = top_level(s, col->fallback_name);
         if (!n) {
             rc = ice_adapter_missing(o, c, missing, err);
             goto fail;
