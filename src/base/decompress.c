@@ -92,6 +92,7 @@ static int garbage(const outwin *w, size_t rest, icd_error *err)
 /* Accounts for `used` bytes written at dst. */
 static void produced(outwin *w, size_t used)
 {
+    if (!used) return; /* dst may be NULL before the first room */
     if (!w->scratch_on) w->len += used;
     w->dst += used;
     w->room -= used;
