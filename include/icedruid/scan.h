@@ -36,10 +36,10 @@ typedef enum icd_snapshot_kind {
     ICD_SNAPSHOT_REF = 3      /* the branch or tag named ref */
 } icd_snapshot_kind;
 
-#define ICD_SCAN_OPTIONS_VERSION 1
+#define ICD_SCAN_OPTIONS_VERSION 2
 
 typedef struct icd_scan_options {
-    int version; /* ICD_SCAN_OPTIONS_VERSION */
+    int version; /* ICD_SCAN_OPTIONS_VERSION (1: the fields up to `threads`) */
     icd_snapshot_kind snapshot;
     int64_t snapshot_id;
     int64_t as_of_ms;
@@ -49,6 +49,9 @@ typedef struct icd_scan_options {
     size_t ncolumns;
     /* Manifests read in parallel while planning (<= 1: one at a time). */
     int threads;
+    /* Version 2: column names match ignoring case (a catalog with caseSensitive=false,
+     * as Druid's); a name matching two columns ignoring case is ICD_EINVALID. */
+    int case_insensitive;
 } icd_scan_options;
 
 /* Fills `o` with the defaults: the current snapshot, every column, one thread. */
@@ -71,6 +74,7 @@ typedef struct icd_task_info {
     size_t position_deletes; /* position delete files that apply */
     size_t equality_deletes; /* equality delete files that apply */
     size_t deletion_vectors; /* deletion vectors that apply (0 or 1) */
+    int64_t file_size;       /* the data file's file_size_in_bytes */
 } icd_task_info;
 
 ICD_EXTERN size_t icd_scan_task_count(const icd_scan *s);
@@ -100,10 +104,32 @@ typedef struct icd_scan_stats {
     uint64_t rows_deleted_position; /* removed by position deletes and DVs */
     uint64_t rows_deleted_equality; /* removed by equality deletes */
     uint64_t rows_emitted;          /* surviving rows */
+    uint64_t rows_deleted_dv;       /* the part of rows_deleted_position due to DVs */
+    uint64_t row_groups_read;       /* Parquet row groups and ORC stripes read */
+    uint64_t row_groups_skipped;    /* ... and skipped by a filter's statistics */
 } icd_scan_stats;
 
 /* Counters of everything this scan read so far (all threads). */
 ICD_EXTERN void icd_scan_get_stats(icd_scan *s, icd_scan_stats *out);
+
+/* What the plan holds. */
+typedef struct icd_scan_plan_info {
+    size_t data_files;            /* tasks */
+    uint64_t data_bytes;          /* their file_size_in_bytes, added up */
+    size_t delete_files;          /* delete files applying to at least one task */
+    size_t position_delete_files; /* of those */
+    size_t equality_delete_files;
+    size_t deletion_vectors;
+} icd_scan_plan_info;
+
+ICD_EXTERN void icd_scan_get_plan_info(const icd_scan *s, icd_scan_plan_info *out);
+
+/* Called by icd_scan_run after each task (never at the same time as another call of it or
+ * of the rows callback): the task read and the scan's counters so far. */
+typedef void (*icd_progress_fn)(void *ctx, const icd_task_info *task, const icd_scan_stats *stats);
+
+/* Sets (fn != NULL) or clears the progress callback of icd_scan_run. */
+ICD_EXTERN void icd_scan_set_progress(icd_scan *s, icd_progress_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,16 @@ ICD_EXTERN int icd_storage_set_s3(icd_storage *s, const char *access_key_id,
 ICD_EXTERN int icd_storage_set_http_deadline(icd_storage *s, double base_seconds, long min_rate,
                                              icd_error *err);
 
+/* Reads done through a storage so far (metadata, manifests, data and delete files). */
+typedef struct icd_storage_stats {
+    uint64_t remote_requests; /* HTTP and S3 requests sent, retries included */
+    uint64_t remote_bytes;    /* response bytes they brought */
+    uint64_t local_reads;     /* reads of local files */
+    uint64_t local_bytes;     /* bytes those reads returned */
+} icd_storage_stats;
+
+ICD_EXTERN void icd_storage_get_stats(const icd_storage *s, icd_storage_stats *out);
+
 /* Opens the table at `location` (see above). ICD_ENOTFOUND when it holds no table. */
 ICD_EXTERN int icd_table_open(icd_table **out, icd_storage *storage, const char *location,
                               icd_error *err);

@@ -19,4 +19,14 @@ struct icd_table {
     ice_metadata *md;
 };
 
+/* The icedruid command's bridge into the public API: handles over a FileIO and metadata
+ * it loaded itself (--catalog files, --remap, its retry settings); both stay the
+ * caller's, and st / t must not be passed to icd_storage_free / icd_table_free. */
+static inline void icd_api_wrap(icd_storage *st, icd_table *t, icd_fileio *io, ice_metadata *md)
+{
+    st->io = io;
+    t->storage = st;
+    t->md = md;
+}
+
 #endif

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/api.h"
 #include "base/buf.h"
@@ -15,6 +16,7 @@
 #include "iceberg/reader.h"
 #include "iceberg/scan_json.h"
 #include "iceberg/scan_plan.h"
+#include "iceberg/schema.h"
 
 /* Chunks handed to the caller hold at least this many bytes (except the last of a task). */
 #define CHUNK_BYTES (1u << 18)
@@ -24,8 +26,10 @@ struct icd_scan {
     ice_scan_plan *plan;
     ice_scan_reader *reader;
     size_t next_task;
-    pthread_mutex_t lock; /* stats, and the callback in icd_scan_run */
+    pthread_mutex_t lock; /* stats and the progress callback */
     ice_read_stats stats;
+    icd_progress_fn progress;
+    void *progress_ctx;
 };
 
 void icd_scan_options_init(icd_scan_options *o)
@@ -61,6 +65,29 @@ static int selector_from(const icd_scan_options *o, ice_snapshot_selector *sel, 
     return icd_fail(err, ICD_EINVALID, NULL, -1, "unknown snapshot selection %d", (int)o->snapshot);
 }
 
+/* caseSensitive=false (Druid's catalog option): each name becomes the schema's spelling
+ * of the one top-level column it matches ignoring case (names[] then point into the
+ * schema); a name matching several is an error, one matching none is left for the reader
+ * to report. */
+static int fold_column_names(const ice_schema *schema, const char **names, size_t n, icd_error *err)
+{
+    const ice_type *root = &schema->root;
+    for (size_t i = 0; i < n; i++) {
+        const char *match = NULL;
+        for (size_t k = 0; k < root->nfields; k++) {
+            if (strcasecmp(root->fields[k].name, names[i])) continue;
+            if (match)
+                return icd_fail(err, ICD_EINVALID, NULL, -1,
+                                "column '%s' matches both '%s' and '%s' ignoring case "
+                                "(the catalog has caseSensitive=false)",
+                                names[i], match, root->fields[k].name);
+            match = root->fields[k].name;
+        }
+        if (match) names[i] = match;
+    }
+    return 0;
+}
+
 int icd_scan_open(icd_scan **out, icd_table *t, const icd_scan_options *o, icd_error *err)
 {
     *out = NULL;
@@ -70,10 +97,11 @@ int icd_scan_open(icd_scan **out, icd_table *t, const icd_scan_options *o, icd_e
         o = &defaults;
     }
     if (!t) return icd_fail(err, ICD_EINVALID, NULL, -1, "no table");
-    if (o->version != ICD_SCAN_OPTIONS_VERSION)
+    if (o->version < 1 || o->version > ICD_SCAN_OPTIONS_VERSION)
         return icd_fail(err, ICD_EINVALID, NULL, -1,
-                        "icd_scan_options version %d is not %d (call icd_scan_options_init)",
+                        "icd_scan_options version %d is not 1 to %d (call icd_scan_options_init)",
                         o->version, ICD_SCAN_OPTIONS_VERSION);
+    bool fold = o->version >= 2 && o->case_insensitive; /* version 1 has no such field */
     if (o->ncolumns && !o->columns)
         return icd_fail(err, ICD_EINVALID, NULL, -1, "ncolumns is %zu but columns is NULL",
                         o->ncolumns);
@@ -85,11 +113,20 @@ int icd_scan_open(icd_scan **out, icd_table *t, const icd_scan_options *o, icd_e
     if (!s) return icd_fail_nomem(err);
     s->table = t;
     pthread_mutex_init(&s->lock, NULL);
+    const char **names = NULL;
     int rc = ice_scan_plan_build(t->storage->io, t->md, &opts, &s->plan, err);
+    if (rc == 0 && o->ncolumns) {
+        names = malloc(o->ncolumns * sizeof *names);
+        if (!names) rc = icd_fail_nomem(err);
+        for (size_t i = 0; !rc && i < o->ncolumns; i++)
+            names[i] = o->columns[i];
+        if (!rc && fold)
+            rc = fold_column_names(ice_scan_plan_schema(s->plan), names, o->ncolumns, err);
+    }
     if (rc == 0)
         rc = ice_scan_reader_new(t->storage->io, t->md, ice_scan_plan_schema(s->plan),
-                                 o->ncolumns ? (const char *const *)o->columns : NULL, o->ncolumns,
-                                 &s->reader, err);
+                                 o->ncolumns ? names : NULL, o->ncolumns, &s->reader, err);
+    free(names);
     if (rc) {
         icd_scan_free(s);
         return rc;
@@ -117,6 +154,26 @@ int icd_scan_snapshot(const icd_scan *s, int64_t *snapshot_id, icd_error *err)
     return 0;
 }
 
+static void task_info(const icd_scan *s, size_t i, icd_task_info *out)
+{
+    const ice_scan_task *t = ice_scan_plan_task(s->plan, i);
+    memset(out, 0, sizeof *out);
+    out->index = i;
+    out->data_file = t->data->path;
+    out->file_format = ice_file_format_name(t->data->format);
+    out->record_count = t->data->record_count;
+    out->file_size = t->data->file_size;
+    for (size_t k = 0; k < t->ndeletes; k++) {
+        const ice_content_file *d = t->deletes[k];
+        if (ice_is_dv(d))
+            out->deletion_vectors++;
+        else if (d->content == ICE_CONTENT_POSITION_DELETES)
+            out->position_deletes++;
+        else
+            out->equality_deletes++;
+    }
+}
+
 size_t icd_scan_task_count(const icd_scan *s)
 {
     return ice_scan_plan_task_count(s->plan);
@@ -127,21 +184,7 @@ int icd_scan_next_task(icd_scan *s, icd_task_info *out, icd_error *err)
     (void)err;
     if (s->next_task >= ice_scan_plan_task_count(s->plan)) return ICD_ITEROVER;
     size_t i = s->next_task++;
-    const ice_scan_task *t = ice_scan_plan_task(s->plan, i);
-    memset(out, 0, sizeof *out);
-    out->index = i;
-    out->data_file = t->data->path;
-    out->file_format = ice_file_format_name(t->data->format);
-    out->record_count = t->data->record_count;
-    for (size_t k = 0; k < t->ndeletes; k++) {
-        const ice_content_file *d = t->deletes[k];
-        if (ice_is_dv(d))
-            out->deletion_vectors++;
-        else if (d->content == ICE_CONTENT_POSITION_DELETES)
-            out->position_deletes++;
-        else
-            out->equality_deletes++;
-    }
+    task_info(s, i, out);
     return 0;
 }
 
@@ -273,6 +316,20 @@ static const ice_row_sink COUNT_SINK = {
     .end_row = nop_end,
 };
 
+static void copy_stats(const ice_read_stats *in, icd_scan_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->data_files = in->data_files;
+    out->delete_files_loaded = in->delete_files_loaded;
+    out->rows_read = in->rows_read;
+    out->rows_deleted_position = in->rows_deleted_position;
+    out->rows_deleted_equality = in->rows_deleted_equality;
+    out->rows_emitted = in->rows_emitted;
+    out->rows_deleted_dv = in->rows_deleted_dv;
+    out->row_groups_read = in->row_groups_read;
+    out->row_groups_skipped = in->row_groups_skipped;
+}
+
 static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
                      pthread_mutex_t *serialise, icd_error *err)
 {
@@ -297,9 +354,20 @@ static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
         ice_scan_json_free(&j);
         icd_buf_free(&o.buf);
     }
+    if (serialise) pthread_mutex_lock(serialise); /* the progress call: never beside fn */
     pthread_mutex_lock(&s->lock);
     ice_read_stats_add(&s->stats, &st);
+    icd_progress_fn progress = serialise ? s->progress : NULL; /* icd_scan_run only */
+    void *pctx = s->progress_ctx;
+    icd_scan_stats so_far;
+    if (progress) copy_stats(&s->stats, &so_far);
     pthread_mutex_unlock(&s->lock);
+    if (progress) {
+        icd_task_info ti;
+        task_info(s, index, &ti);
+        progress(pctx, &ti, &so_far);
+    }
+    if (serialise) pthread_mutex_unlock(serialise);
     return rc;
 }
 
@@ -334,13 +402,28 @@ int icd_scan_run(icd_scan *s, int threads, icd_rows_fn fn, void *ctx, icd_error 
 
 void icd_scan_get_stats(icd_scan *s, icd_scan_stats *out)
 {
-    memset(out, 0, sizeof *out);
     pthread_mutex_lock(&s->lock);
-    out->data_files = s->stats.data_files;
-    out->delete_files_loaded = s->stats.delete_files_loaded;
-    out->rows_read = s->stats.rows_read;
-    out->rows_deleted_position = s->stats.rows_deleted_position;
-    out->rows_deleted_equality = s->stats.rows_deleted_equality;
-    out->rows_emitted = s->stats.rows_emitted;
+    copy_stats(&s->stats, out);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void icd_scan_get_plan_info(const icd_scan *s, icd_scan_plan_info *out)
+{
+    memset(out, 0, sizeof *out);
+    ice_scan_counts c = ice_scan_plan_counts(s->plan);
+    out->data_files = c.data_files;
+    out->delete_files = c.delete_files;
+    out->position_delete_files = c.position_delete_files;
+    out->equality_delete_files = c.equality_delete_files;
+    out->deletion_vectors = c.deletion_vectors;
+    for (size_t i = 0; i < ice_scan_plan_task_count(s->plan); i++)
+        out->data_bytes += (uint64_t)ice_scan_plan_task(s->plan, i)->data->file_size;
+}
+
+void icd_scan_set_progress(icd_scan *s, icd_progress_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&s->lock);
+    s->progress = fn;
+    s->progress_ctx = fn ? ctx : NULL;
     pthread_mutex_unlock(&s->lock);
 }

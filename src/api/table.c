@@ -72,6 +72,17 @@ int icd_storage_set_http_deadline(icd_storage *s, double base_seconds, long min_
     return 0;
 }
 
+void icd_storage_get_stats(const icd_storage *s, icd_storage_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s) return;
+    icd_remote *r = icd_fileio_remote(s->io);
+    out->remote_requests = r ? icd_remote_requests(r) : 0;
+    out->remote_bytes = r ? icd_remote_bytes(r) : 0;
+    out->local_reads = icd_fileio_local_reads(s->io);
+    out->local_bytes = icd_fileio_local_bytes(s->io);
+}
+
 static int table_new(icd_table **out, icd_storage *storage, ice_metadata *md, icd_error *err)
 {
     icd_table *t = calloc(1, sizeof *t);

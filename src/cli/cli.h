@@ -52,6 +52,9 @@ double cli_now_s(void);
  * shown at the end on a terminal. */
 struct ice_read_stats;
 void cli_print_row_stats(const struct ice_read_stats *s, bool json, const char *extra);
+/* The same from the public API's counters (icd_scan_get_stats). */
+struct icd_scan_stats;
+void cli_print_scan_stats(const struct icd_scan_stats *s, bool json, const char *extra);
 
 /* True when progress may be shown on stderr: a terminal, and no --no-progress. */
 bool cli_progress_wanted(void);

@@ -1,81 +1,43 @@
 /*
  * `icedruid scan TABLE [--snapshot-id ID | --as-of TIME | --ref NAME] [--columns a,b,c]
  *  [--remap FROM=TO]... [--threads N] [--stats]`: the table's surviving rows as NDJSON
- * (design.md §2/§3). Tasks run on up to N threads; each task's rows stay in file order
- * and are written in whole-row chunks, so rows of different tasks never interleave
- * within a line.
+ * (design.md §2/§3). A client of the public scan API (include/icedruid/scan.h):
+ * icd_scan_run reads the tasks on up to N threads and hands over whole-row chunks, so
+ * rows of different tasks never interleave within a line; its progress callback drives
+ * the progress line. The table itself is loaded by the command's own table arguments
+ * (catalog files, --remap) and wrapped for the API (api/api.h).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "base/parallel.h"
+#include "api/api.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
-#include "iceberg/reader.h"
-#include "iceberg/scan_json.h"
-#include "iceberg/scan_plan.h"
-#include "iceberg/schema.h"
-#include "io/http.h"
+#include "icedruid/icedruid.h"
 
-typedef struct scan_run {
-    ice_scan_reader *reader;
-    const ice_scan_plan *plan;
+typedef struct scan_out {
     FILE *out;
-    pthread_mutex_t out_lock;
-    bool out_failed;
-    pthread_mutex_t stats_lock; /* stats and progress */
-    ice_read_stats stats;
+    bool failed;
     cli_progress progress;
-} scan_run;
+} scan_out;
 
-typedef struct task_out {
-    scan_run *run;
-} task_out;
-
-static int write_out(scan_run *run, icd_buf *b, icd_error *err)
+static int write_rows(void *ctx, const char *ndjson, size_t len, icd_error *err)
 {
-    if (!icd_buf_ok(b)) return icd_fail_nomem(err);
-    if (!b->len) return 0;
-    pthread_mutex_lock(&run->out_lock);
-    if (!run->out_failed && fwrite(b->data, 1, b->len, run->out) != b->len) run->out_failed = true;
-    bool failed = run->out_failed;
-    pthread_mutex_unlock(&run->out_lock);
-    icd_buf_clear(b);
-    return failed ? icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output") : 0;
+    scan_out *o = ctx;
+    if (fwrite(ndjson, 1, len, o->out) != len) {
+        o->failed = true;
+        return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output");
+    }
+    return 0;
 }
 
-static int on_row(void *ctx, icd_buf *b, icd_error *err)
+static void on_task(void *ctx, const icd_task_info *task, const icd_scan_stats *st)
 {
-    return b->len >= (1u << 18) ? write_out(ctx, b, err) : 0;
-}
-
-static int run_task(void *ctx, size_t i, icd_error *err)
-{
-    scan_run *run = ctx;
-    icd_buf buf = ICD_BUF_INIT;
-    ice_scan_json j = {0};
-    j.out = &buf;
-    j.on_row = on_row;
-    j.on_row_ctx = run;
-    ice_row_sink sink;
-    ice_scan_json_sink(&j, &sink);
-    ice_read_stats st = {0};
-    int rc =
-        ice_scan_reader_read_task(run->reader, ice_scan_plan_task(run->plan, i), &sink, &st, err);
-    if (!rc) rc = write_out(run, &buf, err);
-    ice_scan_json_free(&j);
-    icd_buf_free(&buf);
-    pthread_mutex_lock(&run->stats_lock);
-    ice_read_stats_add(&run->stats, &st);
-    run->progress.files_done++;
-    run->progress.bytes_done += (uint64_t)ice_scan_plan_task(run->plan, i)->data->file_size;
-    run->progress.rows = run->stats.rows_emitted;
-    cli_progress_show(&run->progress, false);
-    pthread_mutex_unlock(&run->stats_lock);
-    if (rc) ice_scan_reader_cancel(run->reader);
-    return rc;
+    scan_out *o = ctx;
+    o->progress.files_done++;
+    o->progress.bytes_done += (uint64_t)task->file_size;
+    o->progress.rows = st->rows_emitted;
+    cli_progress_show(&o->progress, false);
 }
 
 /* Splits "a,b,c" into an array of names (malloc'd, pointing into a copy). */
@@ -97,47 +59,39 @@ static int split_columns(const char *list, char **copy, const char ***names, siz
 /* Counts of the whole run on stderr: the row accounting, then the plan's files, the
  * HTTP/S3 requests sent (retries included) and the response bytes they brought, and the
  * reads and bytes served by local files; metadata and manifests included. */
-static void print_stats(const scan_run *run, const ice_scan_plan *plan, icd_fileio *io, double secs)
+static void print_stats(icd_scan *scan, const icd_storage *storage, double secs)
 {
-    ice_scan_counts c = ice_scan_plan_counts(plan);
-    const ice_read_stats *s = &run->stats;
-    icd_remote *r = icd_fileio_remote(io);
+    icd_scan_stats s;
+    icd_scan_plan_info p;
+    icd_storage_stats io;
+    icd_scan_get_stats(scan, &s);
+    icd_scan_get_plan_info(scan, &p);
+    icd_storage_get_stats(storage, &io);
     char extra[512];
     snprintf(extra, sizeof extra,
              "\"data_files\":%zu,\"delete_files\":%zu,\"position_delete_files\":%zu,"
              "\"equality_delete_files\":%zu,\"deletion_vectors\":%zu,"
              "\"delete_files_loaded\":%llu,\"remote_requests\":%llu,\"remote_bytes\":%llu,"
              "\"local_reads\":%llu,\"local_bytes\":%llu,\"seconds\":%.3f",
-             c.data_files, c.delete_files, c.position_delete_files, c.equality_delete_files,
-             c.deletion_vectors, (unsigned long long)s->delete_files_loaded,
-             (unsigned long long)(r ? icd_remote_requests(r) : 0),
-             (unsigned long long)(r ? icd_remote_bytes(r) : 0),
-             (unsigned long long)icd_fileio_local_reads(io),
-             (unsigned long long)icd_fileio_local_bytes(io), secs);
-    cli_print_row_stats(s, true, extra);
+             p.data_files, p.delete_files, p.position_delete_files, p.equality_delete_files,
+             p.deletion_vectors, (unsigned long long)s.delete_files_loaded,
+             (unsigned long long)io.remote_requests, (unsigned long long)io.remote_bytes,
+             (unsigned long long)io.local_reads, (unsigned long long)io.local_bytes, secs);
+    cli_print_scan_stats(&s, true, extra);
 }
 
-/* A catalog with caseSensitive=false (Druid's option): each --columns name becomes the
- * schema's spelling of the one top-level column it matches ignoring case; a name that
- * matches several columns is an error, one that matches none is left for the reader to
- * report. The names then point into the schema. */
-static int fold_column_names(const ice_schema *schema, const char **names, size_t n, icd_error *err)
+static icd_snapshot_kind snapshot_kind(ice_snapshot_select_kind k)
 {
-    const ice_type *root = &schema->root;
-    for (size_t i = 0; i < n; i++) {
-        const char *match = NULL;
-        for (size_t k = 0; k < root->nfields; k++) {
-            if (strcasecmp(root->fields[k].name, names[i])) continue;
-            if (match)
-                return icd_fail(err, ICD_EINVALID, NULL, -1,
-                                "column '%s' matches both '%s' and '%s' ignoring case "
-                                "(the catalog has caseSensitive=false)",
-                                names[i], match, root->fields[k].name);
-            match = root->fields[k].name;
-        }
-        if (match) names[i] = match;
+    switch (k) {
+    case ICE_SELECT_ID:
+        return ICD_SNAPSHOT_ID;
+    case ICE_SELECT_AS_OF:
+        return ICD_SNAPSHOT_AS_OF;
+    case ICE_SELECT_REF:
+        return ICD_SNAPSHOT_REF;
+    default:
+        return ICD_SNAPSHOT_CURRENT;
     }
-    return 0;
 }
 
 int cmd_scan(int argc, char **argv)
@@ -153,56 +107,65 @@ int cmd_scan(int argc, char **argv)
     icd_error err;
     icd_error_clear(&err);
     ice_metadata *md = NULL;
-    ice_scan_plan *plan = NULL;
+    icd_scan *scan = NULL;
     char *copy = NULL;
     const char **names = NULL;
     size_t ncols = 0;
-    scan_run run;
-    memset(&run, 0, sizeof run);
-    run.out = stdout;
-    pthread_mutex_init(&run.out_lock, NULL);
-    pthread_mutex_init(&run.stats_lock, NULL);
+    scan_out o;
+    memset(&o, 0, sizeof o);
+    o.out = stdout;
     if (a.columns && split_columns(a.columns, &copy, &names, &ncols)) {
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
         goto done;
     }
-    ice_scan_opts opts = {a.select, NULL, true, a.threads, false};
-    if (cli_table_load(&a, &md, &err) || ice_scan_plan_build(a.io, md, &opts, &plan, &err) ||
-        (!a.case_sensitive && fold_column_names(ice_scan_plan_schema(plan), names, ncols, &err)) ||
-        ice_scan_reader_new(a.io, md, ice_scan_plan_schema(plan), names, ncols, &run.reader,
-                            &err)) {
+    if (cli_table_load(&a, &md, &err)) {
         rc = cli_report(&err);
         goto done;
     }
-    run.plan = plan;
-    if ((rc = cli_open_output(a.output, &run.out))) goto done;
-    size_t ntasks = ice_scan_plan_task_count(plan);
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < ntasks; i++)
-        bytes += (uint64_t)ice_scan_plan_task(plan, i)->data->file_size;
-    cli_progress_init(&run.progress, "scan", ntasks, bytes);
-    int prc = icd_parallel_for(ntasks, a.threads, run_task, &run, &err);
+    icd_storage storage;
+    icd_table table;
+    icd_api_wrap(&storage, &table, a.io, md);
+    icd_scan_options opts;
+    icd_scan_options_init(&opts);
+    opts.snapshot = snapshot_kind(a.select.kind);
+    opts.snapshot_id = a.select.snapshot_id;
+    opts.as_of_ms = a.select.timestamp_ms;
+    opts.ref = a.select.ref;
+    opts.columns = names;
+    opts.ncolumns = ncols;
+    opts.threads = a.threads;
+    opts.case_insensitive = !a.case_sensitive;
+    if (icd_scan_open(&scan, &table, &opts, &err)) {
+        rc = cli_report(&err);
+        goto done;
+    }
+    if ((rc = cli_open_output(a.output, &o.out))) goto done;
+    icd_scan_plan_info plan;
+    icd_scan_get_plan_info(scan, &plan);
+    cli_progress_init(&o.progress, "scan", plan.data_files, plan.data_bytes);
+    icd_scan_set_progress(scan, on_task, &o);
+    int prc = icd_scan_run(scan, a.threads, write_rows, &o, &err);
     if (!prc)
-        cli_progress_end(&run.progress);
+        cli_progress_end(&o.progress);
     else
-        cli_progress_clear(&run.progress);
-    bool werr = fflush(run.out) != 0 || run.out_failed;
-    if (prc)
+        cli_progress_clear(&o.progress);
+    bool werr = fflush(o.out) != 0 || o.failed;
+    if (prc && !o.failed)
         rc = cli_report(&err);
     else if (werr)
         rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
-    int crc = cli_close_output(run.out, a.output);
+    int crc = cli_close_output(o.out, a.output);
     if (!rc) rc = crc;
     if (rc) goto done;
-    if (a.stats)
-        print_stats(&run, plan, a.io, cli_now_s() - t0);
-    else if (run.progress.on)
-        cli_print_row_stats(&run.stats, false, NULL);
+    if (a.stats) {
+        print_stats(scan, &storage, cli_now_s() - t0);
+    } else if (o.progress.on) {
+        icd_scan_stats s;
+        icd_scan_get_stats(scan, &s);
+        cli_print_scan_stats(&s, false, NULL);
+    }
 done:
-    ice_scan_reader_free(run.reader);
-    pthread_mutex_destroy(&run.out_lock);
-    pthread_mutex_destroy(&run.stats_lock);
-    ice_scan_plan_free(plan);
+    icd_scan_free(scan);
     ice_metadata_free(md);
     free(copy);
     free(names);

@@ -16,6 +16,7 @@
 
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "icedruid/scan.h"
 #include "cli/commands.h"
 #include "io/http.h"
 #include "io/s3.h"
@@ -271,6 +272,21 @@ void cli_progress_end(cli_progress *p)
     cli_progress_show(p, true);
     fputc('\n', stderr);
     p->shown = false;
+}
+
+void cli_print_scan_stats(const icd_scan_stats *s, bool json, const char *extra)
+{
+    ice_read_stats r = {0};
+    r.data_files = s->data_files;
+    r.delete_files_loaded = s->delete_files_loaded;
+    r.rows_read = s->rows_read;
+    r.rows_deleted_position = s->rows_deleted_position;
+    r.rows_deleted_dv = s->rows_deleted_dv;
+    r.rows_deleted_equality = s->rows_deleted_equality;
+    r.rows_emitted = s->rows_emitted;
+    r.row_groups_read = s->row_groups_read;
+    r.row_groups_skipped = s->row_groups_skipped;
+    cli_print_row_stats(&r, json, extra);
 }
 
 void cli_print_row_stats(const ice_read_stats *s, bool json, const char *extra)

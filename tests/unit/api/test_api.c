@@ -202,4 +202,77 @@ static void test_errors(void)
     CHECK(strcmp(icd_version(), ICEDRUID_VERSION) == 0);
 }
 
-TEST_MAIN(TEST(test_counts_per_snapshot), TEST(test_rows_and_tasks), TEST(test_errors))
+/* The progress callback of icd_scan_run, the plan's and the storage's counters, column
+ * names ignoring case (version 2 options), and version 1 options still accepted. */
+typedef struct progress_seen {
+    size_t calls;
+    int64_t bytes;
+    uint64_t last_rows;
+} progress_seen;
+
+static void on_progress(void *ctx, const icd_task_info *task, const icd_scan_stats *st)
+{
+    progress_seen *p = ctx;
+    p->calls++;
+    p->bytes += task->file_size;
+    CHECK(st->rows_emitted >= p->last_rows);
+    p->last_rows = st->rows_emitted;
+}
+
+static void test_progress_and_counters(void)
+{
+    icd_storage *s = storage();
+    icd_table *t = NULL;
+    icd_scan *scan = NULL;
+    icd_error err;
+    CHECK_EQ_INT(icd_table_open(&t, s, table_dir, &err), 0);
+    const char *cols[] = {"ORDER_ID", "Customer"};
+    icd_scan_options o;
+    icd_scan_options_init(&o);
+    o.columns = cols;
+    o.ncolumns = 2;
+    CHECK_EQ_INT(icd_scan_open(&scan, t, &o, &err), ICD_ENOTFOUND); /* case matters */
+    o.case_insensitive = 1;
+    CHECK_EQ_INT(icd_scan_open(&scan, t, &o, &err), 0);
+    icd_scan_plan_info pi;
+    icd_scan_get_plan_info(scan, &pi);
+    CHECK_EQ_INT(pi.data_files, 1);
+    CHECK(pi.data_bytes > 0);
+    CHECK_EQ_INT(pi.delete_files, 2);
+    CHECK_EQ_INT(pi.position_delete_files, 1);
+    CHECK_EQ_INT(pi.equality_delete_files, 1);
+    CHECK_EQ_INT(pi.deletion_vectors, 0);
+    progress_seen p = {0};
+    icd_scan_set_progress(scan, on_progress, &p);
+    collected c = {0};
+    CHECK_EQ_INT(icd_scan_run(scan, 2, collect, &c, &err), 0);
+    CHECK_EQ_INT(p.calls, 1);
+    CHECK_EQ_INT((uint64_t)p.bytes, pi.data_bytes);
+    CHECK_EQ_INT(p.last_rows, 2);
+    CHECK_EQ_INT(c.lines, 2);
+    CHECK(strstr(c.first, "\"order_id\"") && strstr(c.first, "\"customer\""));
+    icd_scan_stats st;
+    icd_scan_get_stats(scan, &st);
+    CHECK_EQ_INT(st.row_groups_read, 1);
+    CHECK_EQ_INT(st.rows_deleted_dv, 0);
+    icd_storage_stats io;
+    icd_storage_get_stats(s, &io);
+    CHECK(io.local_reads > 0 && io.local_bytes > 0);
+    CHECK_EQ_INT(io.remote_requests, 0);
+    icd_scan_free(scan);
+    /* version 1 options: the fields after `threads` are not read */
+    icd_scan_options v1;
+    icd_scan_options_init(&v1);
+    v1.version = 1;
+    v1.case_insensitive = 12345;
+    v1.columns = cols;
+    v1.ncolumns = 2;
+    CHECK_EQ_INT(icd_scan_open(&scan, t, &v1, &err), ICD_ENOTFOUND);
+    v1.version = 3;
+    CHECK_EQ_INT(icd_scan_open(&scan, t, &v1, &err), ICD_EINVALID);
+    icd_table_free(t);
+    icd_storage_free(s);
+}
+
+TEST_MAIN(TEST(test_counts_per_snapshot), TEST(test_rows_and_tasks), TEST(test_errors),
+          TEST(test_progress_and_counters))
