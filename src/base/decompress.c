@@ -14,6 +14,7 @@
 #include <snappy-c.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "base/decompress.h"
 
@@ -194,17 +195,34 @@ static int do_zlib(outwin *w, const uint8_t *in, size_t n, icd_error *err)
     return rc;
 }
 
+/* Into a fixed buffer: one call decodes every frame straight into it (the streaming
+ * decoder would first allocate a window and copy out of it). */
+static int zstd_fixed(outwin *w, const uint8_t *in, size_t n, icd_error *err)
+{
+    size_t r = ZSTD_decompress(w->room ? w->dst : w->scratch, w->room, in, n);
+    if (ZSTD_isError(r)) {
+        ZSTD_ErrorCode e = ZSTD_getErrorCode(r);
+        if (e == ZSTD_error_dstSize_tooSmall) return too_large(w, err);
+        if (e == ZSTD_error_srcSize_wrong) return truncated(w, err);
+        if (e == ZSTD_error_memory_allocation) return icd_fail_nomem(err);
+        return corrupt(w, ZSTD_getErrorName(r), err);
+    }
+    produced(w, r);
+    return 0;
+}
+
 static int do_zstd(outwin *w, const uint8_t *in, size_t n, icd_error *err)
 {
-    if (w->buf) { /* a frame that states its size gets its room at once */
-        unsigned long long hint = ZSTD_getFrameContentSize(in, n);
-        if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR) {
-            if (hint > w->max) return too_large(w, err);
-            size_t want = (size_t)hint ? (size_t)hint : 1;
-            if (!icd_buf_grow(w->buf, want + 1)) return icd_fail_nomem(err);
-            w->dst = (uint8_t *)w->buf->data + w->start;
-            w->room = want;
-        }
+    if (n == 0) return truncated(w, err); /* not even a frame header */
+    if (!w->buf) return zstd_fixed(w, in, n, err);
+    /* a frame that states its size gets its room at once */
+    unsigned long long hint = ZSTD_getFrameContentSize(in, n);
+    if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR) {
+        if (hint > w->max) return too_large(w, err);
+        size_t want = (size_t)hint ? (size_t)hint : 1;
+        if (!icd_buf_grow(w->buf, want + 1)) return icd_fail_nomem(err);
+        w->dst = (uint8_t *)w->buf->data + w->start;
+        w->room = want;
     }
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
     if (!dctx) return icd_fail_nomem(err);
