@@ -367,7 +367,7 @@ typedef struct run_bufs {
 
 /* One data manifest's entries -> its tasks in rb (pruned files are left out). */
 static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries, size_t n,
-                          run_bufs *rb, used_set *u, size_t *ntasks, icd_error *err)
+                          run_bufs *rb, used_set *u, bool deletes, size_t *ntasks, icd_error *err)
 {
     *ntasks = 0;
     if (n > rb->cap_tasks) {
@@ -391,7 +391,7 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
         /* the lists go back to back into one vector; the tasks point into it once it
          * stops moving */
         size_t before = rb->ndels;
-        rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
+        if (deletes) rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
         if (rc) break;
         if (rb->ndels > before) s->has_deletes = true;
         for (size_t k = before; k < rb->ndels && !rc; k++)
@@ -409,12 +409,19 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
     return 0;
 }
 
-int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err)
+static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx, icd_error *err)
 {
+    ice_scan_counts before = s->counts;
     s->counts = s->base;
     s->counts.data_files_total = s->pruned_files;
+    if (!deletes) { /* (what only a run with the delete files knows) */
+        s->counts.delete_files = before.delete_files;
+        s->counts.position_delete_files = before.position_delete_files;
+        s->counts.equality_delete_files = before.equality_delete_files;
+        s->counts.deletion_vectors = before.deletion_vectors;
+    }
     s->residual = false;
-    s->has_deletes = false;
+    if (deletes) s->has_deletes = false;
     if (!s->ndata_mfs) return 0;
     /* a window of `threads` manifests read in parallel, then handed on in order */
     size_t window = (size_t)s->threads;
@@ -439,7 +446,7 @@ int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd
         rc = icd_parallel_for(m, s->threads, read_one, &job, err);
         for (size_t k = 0; k < m && !rc; k++) {
             size_t nt = 0;
-            rc = manifest_tasks(s, job.entries[k], job.nentries[k], &rb, &u, &nt, err);
+            rc = manifest_tasks(s, job.entries[k], job.nentries[k], &rb, &u, deletes, &nt, err);
             if (rc) break;
             ice_scan_batch b = {rb.tasks, nt, first, &job.arenas[k]};
             rc = fn(ctx, &b, err);
@@ -457,6 +464,16 @@ int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd
     free(job.entries);
     free(job.nentries);
     return rc;
+}
+
+int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    return run(s, true, fn, ctx, err);
+}
+
+int ice_scan_stream_run_data(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    return run(s, false, fn, ctx, err);
 }
 
 const ice_snapshot *ice_scan_stream_snapshot(const ice_scan_stream *s)

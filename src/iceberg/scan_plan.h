@@ -80,6 +80,10 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
  * prints totals before the tasks runs it once for the totals. The counts, the residual and
  * has_deletes describe the last complete run. */
 int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err);
+/* The same without looking up delete files: every task has ndeletes 0 (for a consumer
+ * that needs the data files only); the delete counts and has_deletes stay those of the
+ * last ice_scan_stream_run. */
+int ice_scan_stream_run_data(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err);
 void ice_scan_stream_free(ice_scan_stream *s);
 const ice_snapshot *ice_scan_stream_snapshot(const ice_scan_stream *s);
 const ice_schema *ice_scan_stream_schema(const ice_scan_stream *s);
