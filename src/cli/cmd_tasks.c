@@ -118,13 +118,12 @@ static int count_only(void *ctx, ice_scan_batch *batch, icd_error *err)
 
 /* Streams the plan: memory is the delete files and a window of data manifests, plus one
  * task's JSON and the stream's chunk, whatever the number of tasks. The counts come
- * first in the document, so the stream runs twice: once for them, once for the tasks. */
+ * first in the document, so the stream has run once for them (count_only) before. */
 static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, icd_error *err)
 {
     icd_buf *b = &w->buf;
     const ice_snapshot *s = ice_scan_stream_snapshot(st);
     const ice_schema *schema = ice_scan_stream_schema(st);
-    ICD_TRY(ice_scan_stream_run(st, count_only, NULL, err));
     ice_scan_counts c = ice_scan_stream_counts(st);
     icd_buf_puts(b, "{\"snapshot_id\":");
     if (s)
@@ -203,7 +202,8 @@ int cmd_tasks(int argc, char **argv)
         goto done;
     }
     ice_scan_opts opts = {a.select, filter, true, a.threads, false};
-    if (ice_scan_stream_open(a.io, md, &opts, &plan, &err)) {
+    if (ice_scan_stream_open(a.io, md, &opts, &plan, &err) ||
+        ice_scan_stream_run(plan, count_only, NULL, &err)) {
         rc = cli_report(&err);
         goto done;
     }
