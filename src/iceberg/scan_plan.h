@@ -5,9 +5,17 @@
  *
  * Steps: select the snapshot -> read its manifest list -> drop manifests that cannot
  * matter (no live files; delete manifests older than every data file; partition
- * summaries that exclude the filter) -> read the manifests (in parallel) -> prune data
- * files by partition values and column bounds -> index the delete files -> one task per
- * data file.
+ * summaries that exclude the filter) -> read the delete manifests (in parallel) and index
+ * their files -> read the data manifests, a window of them at a time (in parallel), in
+ * manifest-list order -> prune data files by partition values and column bounds -> one
+ * task per data file.
+ *
+ * One code path, two ways to use it: the stream (ice_scan_stream_*) hands each data
+ * manifest's tasks to a consumer and forgets them; the materialized plan (ice_scan_plan_*)
+ * is the stream collected, for callers that need random access or read tasks in parallel.
+ * `tasks` and `plan` (without --check) stream; `scan`, `read`, `serve`, `stage`, `diff`,
+ * `sync`, `rewrite-spec`, `plan --check`, `table-info` and the public API (icd_scan_*)
+ * materialize.
  */
 #ifndef ICD_ICE_SCAN_PLAN_H
 #define ICD_ICE_SCAN_PLAN_H
