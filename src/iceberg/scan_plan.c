@@ -562,6 +562,15 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
     ice_scan_plan *p = calloc(1, sizeof *p);
     if (!p) return icd_fail_nomem(err);
     int rc = ice_scan_stream_open(io, md, opts, &p->s, err);
+    /* the manifest list's file counts size the task vector (a grown one would need half
+     * as much again while it is copied); too many when files are pruned: trimmed below */
+    size_t hint = 0;
+    for (size_t i = 0; !rc && i < p->s->ndata_mfs; i++) {
+        const ice_manifest_file *mf = &p->s->mfs[p->s->data_mfs[i]];
+        if (mf->added_files > 0) hint += (size_t)mf->added_files;
+        if (mf->existing_files > 0) hint += (size_t)mf->existing_files;
+    }
+    if (hint && (p->tasks = malloc(hint * sizeof *p->tasks))) p->cap_tasks = hint;
     if (!rc) rc = ice_scan_stream_run(p->s, collect, p, err);
     if (rc) {
         ice_scan_plan_free(p);
