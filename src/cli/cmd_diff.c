@@ -141,7 +141,7 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     dr_plan *plan = NULL;
     dr_spec *at = NULL;
     json_t *pw = NULL;
-    dr_plan_opts po = {a->threads, false, a->project};
+    dr_plan_opts po = {a->threads, false, a->project, false};
     if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, &po, &plan, &at, err))
         return cli_report(err);
     const ice_snapshot *b = ice_scan_plan_snapshot(dr_plan_scan(plan));

@@ -60,7 +60,7 @@ static int run_check(cli_spec_args *a)
     ice_metadata_free(md);
     dr_plan *plan = NULL;
     dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original"),
-                       false};
+                       false, false};
     ok = !dr_plan_build(a->spec, a->io, &po, &plan, &err);
     if (!ok) {
         check_line(false, "plan", "", &err);
@@ -112,6 +112,7 @@ int cmd_plan(int argc, char **argv)
         cli_spec_args_free(&a);
         return rc;
     }
+    a.stream_plan = true; /* the plan is written once: nothing per data file is kept */
     if (!rc) rc = cli_spec_plan(&a, &plan);
     if (!rc) {
         icd_error err;

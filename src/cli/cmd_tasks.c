@@ -64,14 +64,67 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
     icd_buf_putc(b, '}');
 }
 
-/* Streams the plan: memory is one task's JSON plus the stream's chunk, whatever the number
- * of tasks. */
-static void put_plan(icd_jsonw *w, const ice_scan_plan *p, const ice_metadata *md)
+typedef struct task_writer {
+    icd_jsonw *w;
+    const ice_metadata *md;
+} task_writer;
+
+static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
+{
+    (void)err;
+    task_writer *tw = ctx;
+    icd_buf *b = &tw->w->buf;
+    for (size_t j = 0; j < batch->ntasks; j++) {
+        const ice_scan_task *t = &batch->tasks[j];
+        const ice_content_file *d = t->data;
+        ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
+        icd_buf_puts(b, batch->first + j ? ",\n{" : "\n{");
+        icd_buf_puts(b, "\"data_file\":{\"path\":");
+        icd_json_cstr(b, d->path);
+        icd_buf_puts(b, ",\"format\":");
+        icd_json_cstr(b, ice_file_format_name(d->format));
+        icd_buf_puts(b, ",\"file_size_in_bytes\":");
+        icd_json_i64(b, d->file_size);
+        icd_buf_puts(b, ",\"record_count\":");
+        icd_json_i64(b, d->record_count);
+        icd_buf_puts(b, ",\"spec_id\":");
+        icd_json_i64(b, d->spec_id);
+        icd_buf_puts(b, ",\"partition\":");
+        put_partition(b, d, tw->md);
+        icd_buf_puts(b, ",\"sequence_number\":");
+        icd_json_i64(b, d->data_seq);
+        icd_buf_puts(b, ",\"file_sequence_number\":");
+        icd_json_i64(b, d->file_seq);
+        icd_buf_puts(b, "},\"delete_files\":[");
+        for (size_t k = 0; k < t->ndeletes; k++) {
+            if (k) icd_buf_putc(b, ',');
+            put_delete(b, t->deletes[k]);
+        }
+        icd_buf_puts(b, "],\"residual\":");
+        icd_buf_puts(b, t->has_residual ? "true" : "false");
+        icd_buf_putc(b, '}');
+        icd_jsonw_maybe_flush(tw->w);
+    }
+    return 0;
+}
+
+static int count_only(void *ctx, ice_scan_batch *batch, icd_error *err)
+{
+    (void)ctx;
+    (void)batch;
+    (void)err;
+    return 0;
+}
+
+/* Streams the plan: memory is the delete files and a window of data manifests, plus one
+ * task's JSON and the stream's chunk, whatever the number of tasks. The counts come
+ * first in the document, so the stream has run once for them (count_only) before. */
+static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, icd_error *err)
 {
     icd_buf *b = &w->buf;
-    const ice_snapshot *s = ice_scan_plan_snapshot(p);
-    const ice_schema *schema = ice_scan_plan_schema(p);
-    ice_scan_counts c = ice_scan_plan_counts(p);
+    const ice_snapshot *s = ice_scan_stream_snapshot(st);
+    const ice_schema *schema = ice_scan_stream_schema(st);
+    ice_scan_counts c = ice_scan_stream_counts(st);
     icd_buf_puts(b, "{\"snapshot_id\":");
     if (s)
         icd_json_i64(b, s->snapshot_id);
@@ -101,43 +154,15 @@ static void put_plan(icd_jsonw *w, const ice_scan_plan *p, const ice_metadata *m
                    c.deletion_vectors, c.manifests_pruned, c.data_files_pruned, c.data_files_total);
     const char *residual = NULL;
     icd_buf_puts(b, ",\"residual\":");
-    if (ice_scan_plan_has_residual(p, &residual) && residual)
+    if (ice_scan_stream_has_residual(st, &residual) && residual)
         icd_json_cstr(b, residual);
     else
         icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"tasks\":[");
-    for (size_t i = 0; i < ice_scan_plan_task_count(p); i++) {
-        const ice_scan_task *t = ice_scan_plan_task(p, i);
-        const ice_content_file *d = t->data;
-        ice_scan_plan_prefetch(p, i);
-        icd_buf_puts(b, i ? ",\n{" : "\n{");
-        icd_buf_puts(b, "\"data_file\":{\"path\":");
-        icd_json_cstr(b, d->path);
-        icd_buf_puts(b, ",\"format\":");
-        icd_json_cstr(b, ice_file_format_name(d->format));
-        icd_buf_puts(b, ",\"file_size_in_bytes\":");
-        icd_json_i64(b, d->file_size);
-        icd_buf_puts(b, ",\"record_count\":");
-        icd_json_i64(b, d->record_count);
-        icd_buf_puts(b, ",\"spec_id\":");
-        icd_json_i64(b, d->spec_id);
-        icd_buf_puts(b, ",\"partition\":");
-        put_partition(b, d, md);
-        icd_buf_puts(b, ",\"sequence_number\":");
-        icd_json_i64(b, d->data_seq);
-        icd_buf_puts(b, ",\"file_sequence_number\":");
-        icd_json_i64(b, d->file_seq);
-        icd_buf_puts(b, "},\"delete_files\":[");
-        for (size_t k = 0; k < t->ndeletes; k++) {
-            if (k) icd_buf_putc(b, ',');
-            put_delete(b, t->deletes[k]);
-        }
-        icd_buf_puts(b, "],\"residual\":");
-        icd_buf_puts(b, t->has_residual ? "true" : "false");
-        icd_buf_putc(b, '}');
-        icd_jsonw_maybe_flush(w);
-    }
+    task_writer tw = {w, md};
+    ICD_TRY(ice_scan_stream_run(st, put_tasks, &tw, err));
     icd_buf_puts(b, "\n]}\n");
+    return 0;
 }
 
 /* Reads FILTER.json (a Druid icebergFilter object) as an unbound expression. */
@@ -165,7 +190,7 @@ int cmd_tasks(int argc, char **argv)
     icd_error err;
     icd_error_clear(&err);
     ice_metadata *md = NULL;
-    ice_scan_plan *plan = NULL;
+    ice_scan_stream *plan = NULL;
     icd_arena farena = ICD_ARENA_INIT;
     const ice_expr *filter = NULL;
     if (a.filter_file && load_filter(a.filter_file, &farena, &filter, &err)) {
@@ -177,7 +202,8 @@ int cmd_tasks(int argc, char **argv)
         goto done;
     }
     ice_scan_opts opts = {a.select, filter, true, a.threads, false};
-    if (ice_scan_plan_build(a.io, md, &opts, &plan, &err)) {
+    if (ice_scan_stream_open(a.io, md, &opts, &plan, &err) ||
+        ice_scan_stream_run(plan, count_only, NULL, &err)) {
         rc = cli_report(&err);
         goto done;
     }
@@ -185,12 +211,17 @@ int cmd_tasks(int argc, char **argv)
     if ((rc = cli_open_output(a.output, &fp))) goto done;
     icd_jsonw out;
     icd_jsonw_init_file(&out, fp);
-    put_plan(&out, plan, md);
-    if (icd_jsonw_finish(&out, &err)) rc = cli_report(&err);
+    if (put_plan(&out, plan, md, &err)) {
+        rc = cli_report(&err);
+        icd_error_clear(&err);
+        icd_jsonw_finish(&out, &err);
+    } else if (icd_jsonw_finish(&out, &err)) {
+        rc = cli_report(&err);
+    }
     int crc = cli_close_output(fp, a.output);
     if (!rc) rc = crc;
 done:
-    ice_scan_plan_free(plan);
+    ice_scan_stream_free(plan);
     icd_arena_free(&farena);
     ice_metadata_free(md);
     cli_table_args_free(&a);

@@ -130,7 +130,7 @@ int cli_spec_plan(cli_spec_args *a, dr_plan **out)
     icd_error err;
     icd_error_clear(&err);
     dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original"),
-                       a->project};
+                       a->project, a->stream_plan};
     if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
     const char *text;
     if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)

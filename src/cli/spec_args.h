@@ -31,6 +31,7 @@ typedef struct cli_spec_args {
     bool rows;                   /* rewrite-spec/diff --rows: NDJSON splits, not files */
     bool project;                /* --project: materialized files hold Druid's columns only */
     const char *druid_locations; /* --druid-locations remapped|original */
+    bool stream_plan;            /* cli_spec_plan: a streamed plan (dr_plan_opts.stream) */
     icd_fileio *io;
     dr_spec *spec;
 } cli_spec_args;

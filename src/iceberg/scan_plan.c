@@ -13,21 +13,40 @@
 #include "iceberg/partition.h"
 #include "iceberg/scan_plan.h"
 
-struct ice_scan_plan {
+struct ice_scan_stream {
+    icd_fileio *io;
     const ice_metadata *md;
     const ice_snapshot *snapshot;
     const ice_schema *schema;
-    icd_arena arena;            /* manifest list, tasks */
-    icd_arena *manifest_arenas; /* one per manifest read (parallel reads) */
-    size_t nmanifest_arenas;
-    ice_scan_task *tasks;
-    size_t ntasks;
-    const ice_content_file **task_deletes; /* every task's delete list, back to back */
+    icd_arena arena;              /* manifest list, bound filter, projections, residual */
+    const ice_bound_expr *filter; /* bound row filter, NULL without one */
+    struct spec_proj *projs;      /* the filter projected per partition spec */
+    size_t nprojs;
+    const ice_manifest_file *mfs; /* the manifest list */
+    size_t *data_mfs;             /* the data manifests to read (indexes into mfs), in order */
+    size_t ndata_mfs;
+    icd_arena *del_arenas; /* the delete manifests' entries, kept as long as the stream */
+    size_t ndel_arenas;
+    ice_delete_index *ix;
+    int threads;
+    bool keep_stats;
+    size_t pruned_files;  /* files of pruned manifests, from manifest-list counts */
+    ice_scan_counts base; /* what is known before the data manifests are read */
+    /* the last run */
     ice_scan_counts counts;
     bool residual;
     const char *residual_text;
     bool has_deletes;
-    const ice_bound_expr *filter; /* bound row filter, NULL without one */
+};
+
+struct ice_scan_plan {
+    ice_scan_stream *s;
+    icd_arena *manifest_arenas; /* the data manifests' entries, taken from the stream */
+    size_t nmanifest_arenas, cap_arenas;
+    ice_scan_task *tasks;
+    size_t ntasks, cap_tasks;
+    const ice_content_file **task_deletes; /* every task's delete list, back to back */
+    size_t ndeletes, cap_deletes;
 };
 
 /* The filter projected inclusively through one partition spec (computed once per spec). */
@@ -36,12 +55,6 @@ typedef struct spec_proj {
     const ice_partition_spec *spec;
     const ice_bound_expr *inclusive;
 } spec_proj;
-
-typedef struct filter_ctx {
-    ice_scan_plan *p;
-    spec_proj *projs;
-    size_t nprojs;
-} filter_ctx;
 
 typedef struct read_job {
     icd_fileio *io;
@@ -62,6 +75,7 @@ static int read_one(void *ctx, size_t i, icd_error *err)
     /* file_path bounds of position deletes are always kept; other stats only matter for
      * filters, which the pruning step reads */
     ice_manifest_read_opts opts = {j->keep_stats && !mf->is_delete_manifest, false};
+    j->arenas[i].large_own_chunks = true; /* filled once, then kept or freed */
     int rc = ice_manifest_read(j->io, j->md, mf, &opts, &j->arenas[i], &j->entries[i],
                                &j->nentries[i], err);
     /* a damaged manifest list can name a manifest that is not there: say where it is listed */
@@ -76,218 +90,195 @@ static bool manifest_has_live_files(const ice_manifest_file *mf)
     return !(mf->added_files == 0 && mf->existing_files == 0);
 }
 
-void ice_scan_plan_free(ice_scan_plan *p)
+void ice_scan_stream_free(ice_scan_stream *s)
 {
-    if (!p) return;
-    for (size_t i = 0; i < p->nmanifest_arenas; i++)
-        icd_arena_free(&p->manifest_arenas[i]);
-    free(p->manifest_arenas);
-    free(p->tasks);
-    free((void *)p->task_deletes);
-    icd_arena_free(&p->arena);
-    free(p);
+    if (!s) return;
+    ice_delete_index_free(s->ix);
+    for (size_t i = 0; i < s->ndel_arenas; i++)
+        icd_arena_free(&s->del_arenas[i]);
+    free(s->del_arenas);
+    free(s->data_mfs);
+    free(s->projs);
+    icd_arena_free(&s->arena);
+    free(s);
 }
 
 /* ---- the row filter ------------------------------------------------------------------ */
 
-static bool filter_is_trivial(const ice_scan_plan *p)
+static bool filter_is_trivial(const ice_scan_stream *s)
 {
-    return !p->filter || p->filter->op == ICE_EXPR_TRUE;
+    return !s->filter || s->filter->op == ICE_EXPR_TRUE;
 }
 
 /* The inclusive projection of the filter through spec `spec_id`, computed on first use.
  * NULL projection (spec unknown to the metadata) means "cannot prune". */
-static int projection_for(filter_ctx *c, int32_t spec_id, const spec_proj **out, icd_error *err)
+static int projection_for(ice_scan_stream *s, int32_t spec_id, const spec_proj **out,
+                          icd_error *err)
 {
-    for (size_t i = 0; i < c->nprojs; i++)
-        if (c->projs[i].spec_id == spec_id) {
-            *out = &c->projs[i];
+    for (size_t i = 0; i < s->nprojs; i++)
+        if (s->projs[i].spec_id == spec_id) {
+            *out = &s->projs[i];
             return 0;
         }
-    spec_proj *np = realloc(c->projs, (c->nprojs + 1) * sizeof *np);
+    spec_proj *np = realloc(s->projs, (s->nprojs + 1) * sizeof *np);
     if (!np) return icd_fail_nomem(err);
-    c->projs = np;
-    spec_proj *sp = &np[c->nprojs];
+    s->projs = np;
+    spec_proj *sp = &np[s->nprojs];
     sp->spec_id = spec_id;
-    sp->spec = ice_metadata_spec(c->p->md, spec_id);
+    sp->spec = ice_metadata_spec(s->md, spec_id);
     sp->inclusive = NULL;
     if (sp->spec)
-        ICD_TRY(ice_expr_project(c->p->filter, sp->spec, c->p->schema, false, &c->p->arena,
-                                 &sp->inclusive, err));
-    c->nprojs++;
+        ICD_TRY(ice_expr_project(s->filter, sp->spec, s->schema, false, &s->arena, &sp->inclusive,
+                                 err));
+    s->nprojs++;
     *out = sp;
     return 0;
 }
 
 /* False when the data manifest's partition summaries exclude every match. */
-static int manifest_may_match(filter_ctx *c, const ice_manifest_file *mf, bool *out, icd_error *err)
+static int manifest_may_match(ice_scan_stream *s, const ice_manifest_file *mf, bool *out,
+                              icd_error *err)
 {
     *out = true;
-    if (filter_is_trivial(c->p) || mf->is_delete_manifest)
+    if (filter_is_trivial(s) || mf->is_delete_manifest)
         return 0; /* delete manifests are never pruned by a row filter */
     const spec_proj *sp;
-    ICD_TRY(projection_for(c, mf->spec_id, &sp, err));
+    ICD_TRY(projection_for(s, mf->spec_id, &sp, err));
     if (!sp->inclusive) return 0;
     return ice_manifest_may_match(sp->inclusive, mf, out, err);
 }
 
 /* False when a data file's partition tuple or column metrics exclude every match. */
-static int file_may_match(filter_ctx *c, const ice_content_file *f, bool *out, icd_error *err)
+static int file_may_match(ice_scan_stream *s, const ice_content_file *f, bool *out, icd_error *err)
 {
     *out = true;
-    if (filter_is_trivial(c->p)) return 0;
+    if (filter_is_trivial(s)) return 0;
     const spec_proj *sp;
-    ICD_TRY(projection_for(c, f->spec_id, &sp, err));
+    ICD_TRY(projection_for(s, f->spec_id, &sp, err));
     if (sp->inclusive && !ice_partition_eval(sp->inclusive, f, false)) {
         *out = false;
         return 0;
     }
-    return ice_metrics_may_match(c->p->filter, f, out, err);
+    return ice_metrics_may_match(s->filter, f, out, err);
 }
 
-/* The task's residual: what the file's partition leaves of the filter. The plan keeps
+/* The task's residual: what the file's partition leaves of the filter. The stream keeps
  * the text of the first one that is not TRUE. */
-static int set_residual(ice_scan_plan *p, ice_scan_task *t, icd_error *err)
+static int set_residual(ice_scan_stream *s, ice_scan_task *t, icd_error *err)
 {
-    if (filter_is_trivial(p)) return 0;
-    const ice_partition_spec *spec = ice_metadata_spec(p->md, t->data->spec_id);
+    if (filter_is_trivial(s)) return 0;
+    const ice_partition_spec *spec = ice_metadata_spec(s->md, t->data->spec_id);
     icd_arena scratch = ICD_ARENA_INIT;
     const ice_bound_expr *r = NULL;
-    int rc = ice_expr_residual(p->filter, spec, p->schema, t->data, &scratch, &r, err);
+    int rc = ice_expr_residual(s->filter, spec, s->schema, t->data, &scratch, &r, err);
     if (!rc && r->op != ICE_EXPR_TRUE) {
         t->has_residual = true;
-        if (!p->residual) {
+        if (!s->residual && !s->residual_text) { /* (a second run has the text) */
             icd_buf b = ICD_BUF_INIT;
             ice_bound_expr_to_text(&b, r);
-            p->residual_text =
-                icd_buf_ok(&b) && b.data ? icd_arena_strdup(&p->arena, b.data) : NULL;
+            s->residual_text =
+                icd_buf_ok(&b) && b.data ? icd_arena_strdup(&s->arena, b.data) : NULL;
             icd_buf_free(&b);
-            if (!p->residual_text) rc = icd_fail_nomem(err);
-            p->residual = true;
+            if (!s->residual_text) rc = icd_fail_nomem(err);
         }
+        s->residual = true;
     }
     icd_arena_free(&scratch);
     return rc;
 }
 
-static int build_tasks(ice_scan_plan *p, const ice_content_file **data, size_t ndata,
-                       const ice_content_file **dels, size_t ndels, icd_error *err)
+/* ---- opening: the manifest list, the delete manifests, the delete index -------------- */
+
+static int build_index(ice_scan_stream *s, const ice_content_file **dels, size_t ndels,
+                       icd_error *err)
 {
-    size_t nspecs = ice_metadata_spec_count(p->md);
+    size_t nspecs = ice_metadata_spec_count(s->md);
     ice_spec_info *specs = calloc(nspecs ? nspecs : 1, sizeof *specs);
     if (!specs) return icd_fail_nomem(err);
     for (size_t i = 0; i < nspecs; i++) {
-        const ice_partition_spec *s = ice_metadata_spec_at(p->md, i);
-        specs[i].spec_id = s->spec_id;
-        specs[i].unpartitioned = ice_partition_spec_is_unpartitioned(s);
+        const ice_partition_spec *sp = ice_metadata_spec_at(s->md, i);
+        specs[i].spec_id = sp->spec_id;
+        specs[i].unpartitioned = ice_partition_spec_is_unpartitioned(sp);
     }
-    ice_delete_index *ix = NULL;
-    int rc = ice_delete_index_build(dels, ndels, specs, nspecs, &ix, err);
+    int rc = ice_delete_index_build(dels, ndels, specs, nspecs, &s->ix, err);
     free(specs);
-    if (rc) return rc;
-
-    p->tasks = calloc(ndata ? ndata : 1, sizeof *p->tasks);
-    if (!p->tasks) {
-        ice_delete_index_free(ix);
-        return icd_fail_nomem(err);
-    }
-    const ice_content_file **tmp = NULL;
-    size_t cap = 0, total = 0;
-    for (size_t i = 0; i < ndata && !rc; i++) {
-        /* the lists go back to back into one vector (`total` so far); the tasks point
-         * into it once it stops moving */
-        size_t before = total;
-        rc = ice_delete_index_for(ix, data[i], &tmp, &total, &cap, err);
-        if (rc) break;
-        if (total > before) p->has_deletes = true;
-        p->tasks[p->ntasks++] = (ice_scan_task){data[i], NULL, total - before, false};
-        rc = set_residual(p, &p->tasks[p->ntasks - 1], err);
-    }
-    ice_delete_index_free(ix);
-    if (rc) {
-        free((void *)tmp);
-        return rc;
-    }
-    if (total && total < cap) { /* exact size: a million tasks hold millions of pairs */
-        const ice_content_file **exact = realloc((void *)tmp, total * sizeof *exact);
-        if (exact) tmp = exact;
-    }
-    p->task_deletes = tmp;
-    size_t off = 0;
-    for (size_t i = 0; i < p->ntasks; i++) {
-        p->tasks[i].deletes = p->tasks[i].ndeletes ? tmp + off : NULL;
-        off += p->tasks[i].ndeletes;
-    }
-    return 0;
-}
-
-/* Counts the distinct delete files that some task uses, by kind (a set of the pointers:
- * the (data, delete) pairs can be millions, the delete files far fewer). */
-static int count_used_deletes(ice_scan_plan *p, icd_error *err)
-{
-    icd_map *seen = NULL;
-    ICD_TRY(icd_map_new(&seen, 0, err));
-    int rc = 0;
-    for (size_t i = 0; i < p->ntasks && !rc; i++)
-        for (size_t k = 0; k < p->tasks[i].ndeletes && !rc; k++) {
-            const ice_content_file *f = p->tasks[i].deletes[k];
-            bool fresh = false;
-            uint64_t *slot;
-            rc = icd_map_upsert(seen, &f, sizeof f, icd_hash_u64((uint64_t)(uintptr_t)f), &slot,
-                                &fresh, err);
-            if (rc || !fresh) continue;
-            p->counts.delete_files++;
-            if (ice_is_dv(f))
-                p->counts.deletion_vectors++;
-            else if (f->content == ICE_CONTENT_POSITION_DELETES)
-                p->counts.position_delete_files++;
-            else
-                p->counts.equality_delete_files++;
-        }
-    icd_map_free(seen);
     return rc;
 }
 
-int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
-                        ice_scan_plan **out, icd_error *err)
+/* Reads the delete manifests among `which` (in parallel) and indexes their files. */
+static int read_deletes(ice_scan_stream *s, const size_t *which, size_t n, icd_error *err)
+{
+    read_job job = {s->io, s->md, s->snapshot->manifest_list, s->mfs, which, NULL, NULL,
+                    NULL,  false};
+    s->del_arenas = calloc(n ? n : 1, sizeof *s->del_arenas);
+    job.entries = calloc(n ? n : 1, sizeof *job.entries);
+    job.nentries = calloc(n ? n : 1, sizeof *job.nentries);
+    job.arenas = s->del_arenas;
+    s->ndel_arenas = n;
+    int rc = 0;
+    const ice_content_file **dels = NULL;
+    if (!s->del_arenas || !job.entries || !job.nentries) {
+        if (!s->del_arenas) s->ndel_arenas = 0;
+        rc = icd_fail_nomem(err);
+        goto done;
+    }
+    rc = icd_parallel_for(n, s->threads, read_one, &job, err);
+    if (rc) goto done;
+    size_t ndels = 0;
+    for (size_t i = 0; i < n; i++)
+        ndels += job.nentries[i];
+    dels = malloc((ndels ? ndels : 1) * sizeof *dels);
+    if (!dels) {
+        rc = icd_fail_nomem(err);
+        goto done;
+    }
+    size_t xi = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < job.nentries[i]; k++)
+            dels[xi++] = &job.entries[i][k].file;
+    s->base.delete_files_total = ndels;
+    rc = build_index(s, dels, ndels, err);
+done:
+    free((void *)dels);
+    free(job.entries);
+    free(job.nentries);
+    return rc;
+}
+
+int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
+                         ice_scan_stream **out, icd_error *err)
 {
     *out = NULL;
-    ice_scan_plan *p = calloc(1, sizeof *p);
-    if (!p) return icd_fail_nomem(err);
-    p->md = md;
-    int rc = ice_metadata_select_snapshot(md, &opts->select, &p->snapshot, err);
-    if (rc) {
-        ice_scan_plan_free(p);
-        return rc;
-    }
-    rc = ice_metadata_read_schema(md, &opts->select, p->snapshot, &p->schema, err);
-    if (rc) {
-        ice_scan_plan_free(p);
-        return rc;
-    }
-    if (opts->filter && p->schema) { /* bind first: a bad filter fails even on empty tables */
+    ice_scan_stream *s = calloc(1, sizeof *s);
+    if (!s) return icd_fail_nomem(err);
+    s->io = io;
+    s->md = md;
+    s->threads = opts->threads > 1 ? opts->threads : 1;
+    int rc = ice_metadata_select_snapshot(md, &opts->select, &s->snapshot, err);
+    if (!rc) rc = ice_metadata_read_schema(md, &opts->select, s->snapshot, &s->schema, err);
+    if (!rc && opts->filter && s->schema) { /* bind first: a bad filter fails even on empty
+                                             * tables */
         ice_bound_expr *bound = NULL;
-        rc = ice_expr_bind(opts->filter, p->schema, opts->case_sensitive, &p->arena, &bound, err);
-        if (rc) {
-            ice_scan_plan_free(p);
-            return rc;
-        }
-        p->filter = bound;
+        rc = ice_expr_bind(opts->filter, s->schema, opts->case_sensitive, &s->arena, &bound, err);
+        s->filter = bound;
     }
-    if (!p->snapshot) { /* a table without snapshots has no rows */
-        *out = p;
-        return 0;
+    s->keep_stats = opts->keep_stats || !filter_is_trivial(s);
+    if (rc || !s->snapshot) { /* a table without snapshots has no rows */
+        if (rc) ice_scan_stream_free(s);
+        *out = rc ? NULL : s;
+        return rc;
     }
 
     ice_manifest_file *mfs = NULL;
     size_t nmf = 0;
-    rc = ice_manifest_list_read(io, md, p->snapshot, &p->arena, &mfs, &nmf, err);
+    rc = ice_manifest_list_read(io, md, s->snapshot, &s->arena, &mfs, &nmf, err);
     if (rc == ICD_ENOTFOUND) ice_metadata_hint_moved(md, err);
     if (rc) {
-        ice_scan_plan_free(p);
+        ice_scan_stream_free(s);
         return rc;
     }
-    p->counts.manifests_total = nmf;
+    s->mfs = mfs;
+    s->base.manifests_total = nmf;
 
     /* Delete manifests whose sequence number is below every data manifest's smallest
      * data sequence number cannot hold a delete that applies (positions need
@@ -297,115 +288,323 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         if (!mfs[i].is_delete_manifest && manifest_has_live_files(&mfs[i]) &&
             mfs[i].min_sequence_number < min_data_seq)
             min_data_seq = mfs[i].min_sequence_number;
-    size_t *which = malloc((nmf ? nmf : 1) * sizeof *which);
-    size_t nwhich = 0;
-    if (!which) {
-        ice_scan_plan_free(p);
+    size_t *dwhich = malloc((nmf ? nmf : 1) * sizeof *dwhich);
+    s->data_mfs = malloc((nmf ? nmf : 1) * sizeof *s->data_mfs);
+    if (!dwhich || !s->data_mfs) {
+        free(dwhich);
+        ice_scan_stream_free(s);
         return icd_fail_nomem(err);
     }
-    filter_ctx fc = {p, NULL, 0};
-    size_t pruned_files = 0; /* files of pruned manifests, from manifest-list counts */
+    size_t ndwhich = 0;
     for (size_t i = 0; i < nmf; i++) {
         if (!manifest_has_live_files(&mfs[i])) continue;
         if (mfs[i].is_delete_manifest && mfs[i].sequence_number < min_data_seq &&
             min_data_seq != INT64_MAX)
             continue;
         bool may = true;
-        rc = manifest_may_match(&fc, &mfs[i], &may, err);
-        if (rc) {
-            free(fc.projs);
-            free(which);
-            ice_scan_plan_free(p);
-            return rc;
-        }
+        rc = manifest_may_match(s, &mfs[i], &may, err);
+        if (rc) break;
         if (!may) {
-            p->counts.manifests_pruned++;
-            if (mfs[i].added_files > 0) pruned_files += (size_t)mfs[i].added_files;
-            if (mfs[i].existing_files > 0) pruned_files += (size_t)mfs[i].existing_files;
+            s->base.manifests_pruned++;
+            if (mfs[i].added_files > 0) s->pruned_files += (size_t)mfs[i].added_files;
+            if (mfs[i].existing_files > 0) s->pruned_files += (size_t)mfs[i].existing_files;
             continue;
         }
-        which[nwhich++] = i;
+        if (mfs[i].is_delete_manifest)
+            dwhich[ndwhich++] = i;
+        else
+            s->data_mfs[s->ndata_mfs++] = i;
     }
-
-    read_job job = {io,   md,    p->snapshot->manifest_list,
-                    mfs,  which, NULL,
-                    NULL, NULL,  opts->keep_stats || !filter_is_trivial(p)};
-    job.arenas = calloc(nwhich ? nwhich : 1, sizeof *job.arenas);
-    job.entries = calloc(nwhich ? nwhich : 1, sizeof *job.entries);
-    job.nentries = calloc(nwhich ? nwhich : 1, sizeof *job.nentries);
-    p->manifest_arenas = job.arenas;
-    p->nmanifest_arenas = nwhich;
-    for (size_t i = 0; job.arenas && i < nwhich; i++)
-        job.arenas[i].large_own_chunks = true; /* kept as long as the plan */
-    if (!job.arenas || !job.entries || !job.nentries) {
-        rc = icd_fail_nomem(err);
-        goto done;
-    }
-    rc = icd_parallel_for(nwhich, opts->threads, read_one, &job, err);
-    if (rc) goto done;
-    p->counts.manifests_read = nwhich;
-
-    size_t ndata = 0, ndels = 0;
-    for (size_t i = 0; i < nwhich; i++)
-        *(mfs[which[i]].is_delete_manifest ? &ndels : &ndata) += job.nentries[i];
-    const ice_content_file **data = malloc((ndata ? ndata : 1) * sizeof *data);
-    const ice_content_file **dels = malloc((ndels ? ndels : 1) * sizeof *dels);
-    if (!data || !dels) {
-        free((void *)data);
-        free((void *)dels);
-        rc = icd_fail_nomem(err);
-        goto done;
-    }
-    size_t di = 0, xi = 0;
-    for (size_t i = 0; i < nwhich && !rc; i++)
-        for (size_t k = 0; k < job.nentries[i] && !rc; k++) {
-            const ice_content_file *f = &job.entries[i][k].file;
-            if (mfs[which[i]].is_delete_manifest) {
-                dels[xi++] = f;
-                continue;
-            }
-            bool may = true;
-            rc = file_may_match(&fc, f, &may, err);
-            if (may)
-                data[di++] = f;
-            else
-                p->counts.data_files_pruned++;
-        }
+    s->base.manifests_read = ndwhich + s->ndata_mfs;
+    if (!rc) rc = read_deletes(s, dwhich, ndwhich, err);
+    free(dwhich);
     if (rc) {
-        free((void *)data);
-        free((void *)dels);
-        goto done;
+        ice_scan_stream_free(s);
+        return rc;
     }
-    p->counts.data_files_total = ndata + pruned_files;
-    ndata = di;
-    p->counts.delete_files_total = ndels;
-    rc = build_tasks(p, data, ndata, dels, ndels, err);
-    free((void *)data);
-    free((void *)dels);
-    if (!rc) {
-        p->counts.data_files = p->ntasks;
-        rc = count_used_deletes(p, err);
+    s->counts = s->base;
+    *out = s;
+    return 0;
+}
+
+/* ---- running: the data manifests, one window at a time ------------------------------- */
+
+/* The distinct delete files some task uses, by kind: a set of their pointers (the (data,
+ * delete) pairs can be millions, the delete files far fewer), with a small cache in front
+ * of it (neighbouring data files mostly share their delete files). */
+typedef struct used_set {
+    icd_map *seen;
+    const ice_content_file *recent[256];
+} used_set;
+
+static int note_used(ice_scan_stream *s, used_set *u, const ice_content_file *f, icd_error *err)
+{
+    uint64_t h = icd_hash_u64((uint64_t)(uintptr_t)f);
+    const ice_content_file **r = &u->recent[h & 255];
+    if (*r == f) return 0;
+    *r = f;
+    bool fresh = false;
+    uint64_t *slot;
+    ICD_TRY(icd_map_upsert(u->seen, &f, sizeof f, h, &slot, &fresh, err));
+    if (!fresh) return 0;
+    s->counts.delete_files++;
+    if (ice_is_dv(f))
+        s->counts.deletion_vectors++;
+    else if (f->content == ICE_CONTENT_POSITION_DELETES)
+        s->counts.position_delete_files++;
+    else
+        s->counts.equality_delete_files++;
+    return 0;
+}
+
+/* Growable vectors of a run, reused from one manifest to the next. */
+typedef struct run_bufs {
+    ice_scan_task *tasks;
+    size_t cap_tasks;
+    const ice_content_file **dels;
+    size_t ndels, cap_dels;
+} run_bufs;
+
+/* One data manifest's entries -> its tasks in rb (pruned files are left out). */
+static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries, size_t n,
+                          run_bufs *rb, used_set *u, bool deletes, size_t *ntasks, icd_error *err)
+{
+    *ntasks = 0;
+    if (n > rb->cap_tasks) {
+        ice_scan_task *t = realloc(rb->tasks, n * sizeof *t);
+        if (!t) return icd_fail_nomem(err);
+        rb->tasks = t;
+        rb->cap_tasks = n;
     }
-done:
-    free(fc.projs);
-    free(which);
+    rb->ndels = 0;
+    s->counts.data_files_total += n;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const ice_content_file *f = &entries[i].file;
+        bool may = true;
+        rc = file_may_match(s, f, &may, err);
+        if (rc) break;
+        if (!may) {
+            s->counts.data_files_pruned++;
+            continue;
+        }
+        /* the lists go back to back into one vector; the tasks point into it once it
+         * stops moving */
+        size_t before = rb->ndels;
+        if (deletes) rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
+        if (rc) break;
+        if (rb->ndels > before) s->has_deletes = true;
+        for (size_t k = before; k < rb->ndels && !rc; k++)
+            rc = note_used(s, u, rb->dels[k], err);
+        ice_scan_task *t = &rb->tasks[(*ntasks)++];
+        *t = (ice_scan_task){f, NULL, rb->ndels - before, false};
+        if (!rc) rc = set_residual(s, t, err);
+    }
+    if (rc) return rc;
+    size_t off = 0;
+    for (size_t i = 0; i < *ntasks; i++) {
+        rb->tasks[i].deletes = rb->tasks[i].ndeletes ? rb->dels + off : NULL;
+        off += rb->tasks[i].ndeletes;
+    }
+    return 0;
+}
+
+static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    ice_scan_counts before = s->counts;
+    s->counts = s->base;
+    s->counts.data_files_total = s->pruned_files;
+    if (!deletes) { /* (what only a run with the delete files knows) */
+        s->counts.delete_files = before.delete_files;
+        s->counts.position_delete_files = before.position_delete_files;
+        s->counts.equality_delete_files = before.equality_delete_files;
+        s->counts.deletion_vectors = before.deletion_vectors;
+    }
+    s->residual = false;
+    if (deletes) s->has_deletes = false;
+    if (!s->ndata_mfs) return 0;
+    /* a window of `threads` manifests read in parallel, then handed on in order */
+    size_t window = (size_t)s->threads;
+    if (window > s->ndata_mfs) window = s->ndata_mfs;
+    read_job job = {s->io, s->md,        s->snapshot->manifest_list, s->mfs, NULL, NULL, NULL,
+                    NULL,  s->keep_stats};
+    job.arenas = calloc(window, sizeof *job.arenas);
+    job.entries = calloc(window, sizeof *job.entries);
+    job.nentries = calloc(window, sizeof *job.nentries);
+    used_set u;
+    memset(&u, 0, sizeof u);
+    run_bufs rb = {NULL, 0, NULL, 0, 0};
+    int rc = 0;
+    if (!job.arenas || !job.entries || !job.nentries)
+        rc = icd_fail_nomem(err);
+    else
+        rc = icd_map_new(&u.seen, 0, err);
+    size_t first = 0;
+    for (size_t w = 0; w < s->ndata_mfs && !rc; w += window) {
+        size_t m = s->ndata_mfs - w < window ? s->ndata_mfs - w : window;
+        job.which = s->data_mfs + w;
+        rc = icd_parallel_for(m, s->threads, read_one, &job, err);
+        for (size_t k = 0; k < m && !rc; k++) {
+            size_t nt = 0;
+            rc = manifest_tasks(s, job.entries[k], job.nentries[k], &rb, &u, deletes, &nt, err);
+            if (rc) break;
+            ice_scan_batch b = {rb.tasks, nt, first, &job.arenas[k]};
+            rc = fn(ctx, &b, err);
+            first += nt;
+            icd_arena_free(&job.arenas[k]);
+        }
+        for (size_t k = 0; k < m; k++) /* (after a failure) */
+            icd_arena_free(&job.arenas[k]);
+    }
+    s->counts.data_files = first;
+    free(rb.tasks);
+    free((void *)rb.dels);
+    icd_map_free(u.seen);
+    free(job.arenas);
     free(job.entries);
     free(job.nentries);
+    return rc;
+}
+
+int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    return run(s, true, fn, ctx, err);
+}
+
+int ice_scan_stream_run_data(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    return run(s, false, fn, ctx, err);
+}
+
+const ice_snapshot *ice_scan_stream_snapshot(const ice_scan_stream *s)
+{
+    return s->snapshot;
+}
+const ice_schema *ice_scan_stream_schema(const ice_scan_stream *s)
+{
+    return s->schema;
+}
+const ice_bound_expr *ice_scan_stream_filter(const ice_scan_stream *s)
+{
+    return s->filter;
+}
+ice_scan_counts ice_scan_stream_counts(const ice_scan_stream *s)
+{
+    return s->counts;
+}
+bool ice_scan_stream_has_residual(const ice_scan_stream *s, const char **text)
+{
+    if (text) *text = s->residual ? s->residual_text : NULL;
+    return s->residual;
+}
+bool ice_scan_stream_has_deletes(const ice_scan_stream *s)
+{
+    return s->has_deletes;
+}
+
+/* ---- the materialized plan: the stream collected -------------------------------------- */
+
+void ice_scan_plan_free(ice_scan_plan *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->nmanifest_arenas; i++)
+        icd_arena_free(&p->manifest_arenas[i]);
+    free(p->manifest_arenas);
+    free(p->tasks);
+    free((void *)p->task_deletes);
+    ice_scan_stream_free(p->s);
+    free(p);
+}
+
+/* Grows *v (elements of `size` bytes) to hold `need`, by half again. */
+static int grow(void **v, size_t *cap, size_t need, size_t size, icd_error *err)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap + *cap / 2;
+    if (nc < need) nc = need;
+    if (nc < 16) nc = 16;
+    void *nv = realloc(*v, nc * size);
+    if (!nv) return icd_fail_nomem(err);
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
+static int collect(void *ctx, ice_scan_batch *b, icd_error *err)
+{
+    ice_scan_plan *p = ctx;
+    size_t nd = 0;
+    for (size_t i = 0; i < b->ntasks; i++)
+        nd += b->tasks[i].ndeletes;
+    ICD_TRY(grow((void **)&p->tasks, &p->cap_tasks, p->ntasks + b->ntasks, sizeof *p->tasks, err));
+    ICD_TRY(grow((void **)&p->task_deletes, &p->cap_deletes, p->ndeletes + nd,
+                 sizeof *p->task_deletes, err));
+    ICD_TRY(grow((void **)&p->manifest_arenas, &p->cap_arenas, p->nmanifest_arenas + 1,
+                 sizeof *p->manifest_arenas, err));
+    for (size_t i = 0; i < b->ntasks; i++) {
+        const ice_scan_task *t = &b->tasks[i];
+        if (t->ndeletes)
+            memcpy((void *)(p->task_deletes + p->ndeletes), (const void *)t->deletes,
+                   t->ndeletes * sizeof *t->deletes);
+        p->tasks[p->ntasks] = *t;
+        p->tasks[p->ntasks++].deletes = NULL; /* set once task_deletes stops moving */
+        p->ndeletes += t->ndeletes;
+    }
+    p->manifest_arenas[p->nmanifest_arenas++] = *b->arena; /* the data files stay */
+    *b->arena = (icd_arena)ICD_ARENA_INIT;
+    return 0;
+}
+
+int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
+                        ice_scan_plan **out, icd_error *err)
+{
+    *out = NULL;
+    ice_scan_plan *p = calloc(1, sizeof *p);
+    if (!p) return icd_fail_nomem(err);
+    int rc = ice_scan_stream_open(io, md, opts, &p->s, err);
+    /* the manifest list's file counts size the task vector (a grown one would need half
+     * as much again while it is copied); too many when files are pruned: trimmed below */
+    size_t hint = 0;
+    for (size_t i = 0; !rc && i < p->s->ndata_mfs; i++) {
+        const ice_manifest_file *mf = &p->s->mfs[p->s->data_mfs[i]];
+        if (mf->added_files > 0) hint += (size_t)mf->added_files;
+        if (mf->existing_files > 0) hint += (size_t)mf->existing_files;
+    }
+    if (hint && (p->tasks = malloc(hint * sizeof *p->tasks))) p->cap_tasks = hint;
+    if (!rc) rc = ice_scan_stream_run(p->s, collect, p, err);
     if (rc) {
         ice_scan_plan_free(p);
         return rc;
     }
+    /* exact sizes: a million tasks hold millions of pairs */
+    if (p->ndeletes && p->ndeletes < p->cap_deletes) {
+        const ice_content_file **exact =
+            realloc((void *)p->task_deletes, p->ndeletes * sizeof *exact);
+        if (exact) p->task_deletes = exact;
+    }
+    if (p->ntasks && p->ntasks < p->cap_tasks) {
+        ice_scan_task *exact = realloc(p->tasks, p->ntasks * sizeof *exact);
+        if (exact) p->tasks = exact;
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < p->ntasks; i++) {
+        p->tasks[i].deletes = p->tasks[i].ndeletes ? p->task_deletes + off : NULL;
+        off += p->tasks[i].ndeletes;
+    }
+    /* the index is only needed while tasks are made */
+    ice_delete_index_free(p->s->ix);
+    p->s->ix = NULL;
     *out = p;
     return 0;
 }
 
 const ice_snapshot *ice_scan_plan_snapshot(const ice_scan_plan *p)
 {
-    return p->snapshot;
+    return p->s->snapshot;
 }
 const ice_schema *ice_scan_plan_schema(const ice_scan_plan *p)
 {
-    return p->schema;
+    return p->s->schema;
 }
 size_t ice_scan_plan_task_count(const ice_scan_plan *p)
 {
@@ -417,30 +616,24 @@ const ice_scan_task *ice_scan_plan_task(const ice_scan_plan *p, size_t i)
 }
 ice_scan_counts ice_scan_plan_counts(const ice_scan_plan *p)
 {
-    return p->counts;
+    return p->s->counts;
 }
 void ice_scan_plan_prefetch(const ice_scan_plan *p, size_t i)
 {
-    if (i + 2 < p->ntasks)
-        for (size_t k = 0; k < p->tasks[i + 2].ndeletes; k++)
-            __builtin_prefetch(p->tasks[i + 2].deletes[k]);
-    if (i + 1 < p->ntasks)
-        for (size_t k = 0; k < p->tasks[i + 1].ndeletes; k++)
-            __builtin_prefetch(p->tasks[i + 1].deletes[k]->path);
+    ice_scan_tasks_prefetch(p->tasks, p->ntasks, i);
 }
 
 bool ice_scan_plan_has_deletes(const ice_scan_plan *p)
 {
-    return p->has_deletes;
+    return p->s->has_deletes;
 }
 
 bool ice_scan_plan_has_residual(const ice_scan_plan *p, const char **text)
 {
-    if (text) *text = p->residual_text;
-    return p->residual;
+    return ice_scan_stream_has_residual(p->s, text);
 }
 
 const ice_bound_expr *ice_scan_plan_filter(const ice_scan_plan *p)
 {
-    return p->filter;
+    return p->s->filter;
 }

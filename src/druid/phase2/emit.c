@@ -313,7 +313,7 @@ static int v2_keep(const emit_ctx *c, const dr_interval *rs, size_t nr, bool *ke
     dr_plan *fp = NULL;
     int rc = spec_with_filter(c, tf, &fs);
     json_decref(tf);
-    dr_plan_opts po = {1, false, false}; /* (its paths only) */
+    dr_plan_opts po = {1, false, false, false}; /* (its paths only) */
     if (!rc) rc = dr_plan_build(fs, c->o->io, &po, &fp, c->err);
     const ice_snapshot *a = ice_scan_plan_snapshot(dr_plan_scan(c->o->plan));
     const ice_snapshot *b = fp ? ice_scan_plan_snapshot(dr_plan_scan(fp)) : NULL;

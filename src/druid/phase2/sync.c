@@ -546,7 +546,7 @@ int dr_sync_prepare(const dr_spec *spec, icd_fileio *io, const dr_state *st, con
     icd_buf_printf(&t, "%s.%s", dr_spec_namespace(spec), dr_spec_table_name(spec));
     job->table = icd_buf_detach(&t);
     if (!job->table) return icd_fail_nomem(err);
-    dr_plan_opts po = {o->threads, false, o->project_staged};
+    dr_plan_opts po = {o->threads, false, o->project_staged, false};
     int rc = dr_plan_build(spec, io, &po, &job->plan, err);
     if (rc) {
         dr_sync_job_free(job);

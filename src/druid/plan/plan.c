@@ -24,17 +24,57 @@ struct dr_plan {
     const dr_spec *spec;
     icd_fileio *io;
     ice_metadata *md;
-    ice_scan_plan *scan;
+    ice_scan_plan *scan;     /* materialized, or NULL and: */
+    ice_scan_stream *stream; /* streamed (dr_plan_opts.stream) */
     bool v2;
     bool residual;
     icd_buf residual_text;
     icd_arena filter_arena;  /* the Iceberg form of the icebergFilter */
     dr_plan_file *decisions; /* per task: raw or materialized, and why */
-    icd_map *reasons;        /* the distinct reason texts the decisions point into */
-    bool druid_original;     /* dr_plan_opts.druid_original_locations */
-    bool project;            /* dr_plan_opts.project_staged */
+    size_t ndecisions;
+    icd_map *reasons;    /* the distinct reason texts the decisions point into */
+    bool druid_original; /* dr_plan_opts.druid_original_locations */
+    bool project;        /* dr_plan_opts.project_staged */
     dr_stage_cols stage;
 };
+
+/* The scan's facts, materialized or streamed. */
+static const ice_schema *plan_schema(const dr_plan *p)
+{
+    return p->scan ? ice_scan_plan_schema(p->scan) : ice_scan_stream_schema(p->stream);
+}
+static const ice_snapshot *plan_snapshot(const dr_plan *p)
+{
+    return p->scan ? ice_scan_plan_snapshot(p->scan) : ice_scan_stream_snapshot(p->stream);
+}
+static ice_scan_counts plan_counts(const dr_plan *p)
+{
+    return p->scan ? ice_scan_plan_counts(p->scan) : ice_scan_stream_counts(p->stream);
+}
+static size_t plan_task_count(const dr_plan *p)
+{
+    return p->scan ? ice_scan_plan_task_count(p->scan) : 0;
+}
+
+/* Hands the tasks to `fn` in plan order: the materialized ones as one batch, or a run of
+ * the stream. */
+static int each_task(const dr_plan *p, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    if (p->stream) return ice_scan_stream_run(p->stream, fn, ctx, err);
+    ice_scan_batch b = {ice_scan_plan_task_count(p->scan) ? ice_scan_plan_task(p->scan, 0) : NULL,
+                        ice_scan_plan_task_count(p->scan), 0, NULL};
+    return fn(ctx, &b, err);
+}
+
+/* The same for a consumer that reads the data files only (a streamed plan does not look
+ * its delete files up again). */
+static int each_data_file(const dr_plan *p, ice_scan_consumer fn, void *ctx, icd_error *err)
+{
+    if (p->stream) return ice_scan_stream_run_data(p->stream, fn, ctx, err);
+    ice_scan_batch b = {ice_scan_plan_task_count(p->scan) ? ice_scan_plan_task(p->scan, 0) : NULL,
+                        ice_scan_plan_task_count(p->scan), 0, NULL};
+    return fn(ctx, &b, err);
+}
 
 /* ---- what materialized files hold ---------------------------------------------------- */
 
@@ -129,7 +169,8 @@ static int plan_filter(dr_plan *p, const ice_expr **out, icd_error *err)
 static int check_residual(dr_plan *p, icd_error *err)
 {
     const char *text = NULL;
-    if (ice_scan_plan_has_residual(p->scan, &text)) {
+    if (p->scan ? ice_scan_plan_has_residual(p->scan, &text)
+                : ice_scan_stream_has_residual(p->stream, &text)) {
         p->residual = true;
         icd_buf_puts(&p->residual_text, text ? text : "?");
     }
@@ -144,53 +185,77 @@ static int check_residual(dr_plan *p, icd_error *err)
     return 0;
 }
 
-/* The per-file raw / materialized decision (stage_decide.h), once per task, on first
- * use (commands that do not need it never open a data file while planning). */
-int dr_plan_decide(dr_plan *p, icd_error *err)
+/* The per-file raw / materialized decisions (stage_decide.h) of a run of tasks, appended
+ * to p->decisions. */
+typedef struct decide_run {
+    dr_plan *p;
+    dr_decide_ctx *c;
+    size_t cap;
+} decide_run;
+
+static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
-    if (p->decisions) return 0;
-    size_t n = ice_scan_plan_task_count(p->scan);
-    p->decisions = calloc(n ? n : 1, sizeof *p->decisions);
-    if (!p->decisions) return icd_fail_nomem(err);
-    if (!n) return 0;
-    dr_decide_ctx *c = NULL;
-    int rc = dr_decide_new(p->io, p->md, ice_scan_plan_schema(p->scan), &c, err);
-    if (!rc) rc = icd_map_new(&p->reasons, 64, err);
+    decide_run *r = ctx;
+    dr_plan *p = r->p;
+    size_t n = batch->first + batch->ntasks;
+    if (n > r->cap) {
+        size_t nc = r->cap + r->cap / 2 > n ? r->cap + r->cap / 2 : n;
+        dr_plan_file *v = realloc(p->decisions, (nc ? nc : 1) * sizeof *v);
+        if (!v) return icd_fail_nomem(err);
+        p->decisions = v;
+        r->cap = nc;
+    }
+    if (batch->ntasks && !r->c) { /* (an empty plan opens no decider) */
+        ICD_TRY(dr_decide_new(p->io, p->md, plan_schema(p), &r->c, err));
+        ICD_TRY(icd_map_new(&p->reasons, 64, err));
+    }
     dr_file_decision fd;
-    for (size_t i = 0; !rc && i < n; i++) {
-        rc = dr_decide_task(c, ice_scan_plan_task(p->scan, i), &fd, err);
-        if (rc) break;
+    for (size_t j = 0; j < batch->ntasks; j++) {
+        const ice_scan_task *t = &batch->tasks[j];
+        ICD_TRY(dr_decide_task(r->c, t, &fd, err));
         /* a million tasks share a few hundred reason texts: keep each once */
         size_t len = strlen(fd.reason) + 1;
         uint64_t *slot;
         bool fresh;
-        rc = icd_map_upsert(p->reasons, fd.reason, len, icd_hash_bytes(fd.reason, len), &slot,
-                            &fresh, err);
-        if (rc) break;
+        ICD_TRY(icd_map_upsert(p->reasons, fd.reason, len, icd_hash_bytes(fd.reason, len), &slot,
+                               &fresh, err));
         if (fresh) *slot = icd_map_count(p->reasons) - 1;
-        p->decisions[i] =
+        p->decisions[batch->first + j] =
             (dr_plan_file){fd.raw, fd.from_footer, (const char *)icd_map_at(p->reasons, *slot).key};
+        /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
+         * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
+        ice_file_format f = t->data->format;
+        if (!fd.raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
     }
-    dr_decide_free(c);
+    p->ndecisions = n;
+    return 0;
+}
+
+/* The per-file raw / materialized decision (stage_decide.h), once per task, on first
+ * use (commands that do not need it never open a data file while planning); a streamed
+ * plan makes them while it is built. */
+int dr_plan_decide(dr_plan *p, icd_error *err)
+{
+    if (p->decisions) return 0;
+    decide_run r = {p, NULL, 0};
+    p->ndecisions = 0;
+    p->decisions = calloc(1, sizeof *p->decisions);
+    if (!p->decisions) return icd_fail_nomem(err);
+    int rc = each_task(p, decide_batch, &r, err);
+    dr_decide_free(r.c);
     if (rc) {
         free(p->decisions);
         p->decisions = NULL;
-        return rc;
+        p->ndecisions = 0;
     }
-    /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
-     * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
-    for (size_t i = 0; !p->v2 && i < n; i++) {
-        ice_file_format f = ice_scan_plan_task(p->scan, i)->data->format;
-        if (!p->decisions[i].raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
-    }
-    return 0;
+    return rc;
 }
 
 int dr_plan_decide_rows(dr_plan *p, icd_error *err)
 {
     if (p->v2) return 0; /* every split is read by icedruid already */
     ICD_TRY(dr_plan_decide(p, err));
-    size_t n = ice_scan_plan_task_count(p->scan);
+    size_t n = p->ndecisions;
     for (size_t i = 0; !p->v2 && i < n; i++)
         if (!p->decisions[i].raw) p->v2 = true;
     return 0;
@@ -216,12 +281,15 @@ int dr_plan_build(const dr_spec *spec, icd_fileio *io, const dr_plan_opts *opts,
     so.case_sensitive = dr_spec_case_sensitive(spec);
     so.threads = opts && opts->threads > 1 ? opts->threads : 1;
     if (!rc) rc = plan_filter(p, &so.filter, err);
-    if (!rc) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
-    if (!rc) rc = dr_spec_check_columns(spec, ice_scan_plan_schema(p->scan), err);
-    if (!rc)
-        rc = dr_stage_cols_init(&p->stage, spec, p->project, ice_scan_plan_schema(p->scan), err);
+    bool stream = opts && opts->stream;
+    if (!rc && !stream) rc = ice_scan_plan_build(io, p->md, &so, &p->scan, err);
+    if (!rc && stream) rc = ice_scan_stream_open(io, p->md, &so, &p->stream, err);
+    if (!rc) rc = dr_spec_check_columns(spec, plan_schema(p), err);
+    if (!rc) rc = dr_stage_cols_init(&p->stage, spec, p->project, plan_schema(p), err);
+    if (!rc && stream) rc = dr_plan_decide(p, err); /* the first run of the stream */
     if (!rc) {
-        p->v2 = ice_scan_plan_has_deletes(p->scan);
+        p->v2 |=
+            p->scan ? ice_scan_plan_has_deletes(p->scan) : ice_scan_stream_has_deletes(p->stream);
         rc = check_residual(p, err);
     }
     if (!rc && p->v2 && dr_spec_use_arrow_reader(spec))
@@ -241,6 +309,7 @@ void dr_plan_free(dr_plan *p)
     if (!p) return;
     dr_stage_cols_free(&p->stage);
     ice_scan_plan_free(p->scan);
+    ice_scan_stream_free(p->stream);
     ice_metadata_free(p->md);
     icd_buf_free(&p->residual_text);
     icd_arena_free(&p->filter_arena);
@@ -263,7 +332,7 @@ const ice_scan_plan *dr_plan_scan(const dr_plan *p)
 }
 const ice_schema *dr_plan_schema(const dr_plan *p)
 {
-    return ice_scan_plan_schema(p->scan);
+    return plan_schema(p);
 }
 const dr_stage_cols *dr_plan_stage_cols(const dr_plan *p)
 {
@@ -279,18 +348,18 @@ bool dr_plan_is_v2(const dr_plan *p)
 }
 size_t dr_plan_split_count(const dr_plan *p)
 {
-    return ice_scan_plan_task_count(p->scan);
+    return plan_task_count(p);
 }
 
 const dr_plan_file *dr_plan_decision(const dr_plan *p, size_t i)
 {
-    return p->decisions && i < ice_scan_plan_task_count(p->scan) ? &p->decisions[i] : NULL;
+    return p->scan && p->decisions && i < p->ndecisions ? &p->decisions[i] : NULL;
 }
 
 size_t dr_plan_materialized_count(const dr_plan *p)
 {
     size_t n = 0;
-    for (size_t i = 0; p->decisions && i < ice_scan_plan_task_count(p->scan); i++)
+    for (size_t i = 0; p->decisions && i < p->ndecisions; i++)
         n += !p->decisions[i].raw;
     return n;
 }
@@ -418,11 +487,11 @@ static int check_fits(const char *type, const char *loc, const char *own, bool o
                         : "");
 }
 
-char *dr_plan_task_location(const dr_plan *p, size_t i)
+/* A data file as another reader names it (dr_plan_task_location). */
+static char *location_of(const dr_plan *p, const char *own)
 {
     const json_t *ws = dr_spec_warehouse_source(p->spec);
     const char *type = ws ? json_string_value(json_object_get(ws, "type")) : NULL;
-    const char *own = ice_scan_plan_task(p->scan, i)->data->path;
     char *r = p->druid_original ? strdup(own) : icd_fileio_resolve(p->io, own);
     bool local = type && !strcmp(type, "local");
     if (r && local && !strncmp(r, "file:", 5)) { /* Druid's local source takes paths */
@@ -438,7 +507,14 @@ char *dr_plan_task_location(const dr_plan *p, size_t i)
     return r;
 }
 
-int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
+char *dr_plan_task_location(const dr_plan *p, size_t i)
+{
+    return location_of(p, ice_scan_plan_task(p->scan, i)->data->path);
+}
+
+/* The v1 input source for data files `own` (their own locations). */
+static int v1_source(const dr_plan *p, const char *const *own_paths, size_t n, json_t **out,
+                     icd_error *err)
 {
     *out = NULL;
     const json_t *ws = dr_spec_warehouse_source(p->spec);
@@ -446,14 +522,13 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
         return icd_fail(err, ICD_EINVALID, NULL, -1,
                         "the spec has no warehouseSource: the v1 path needs one to hand the "
                         "data files to Druid");
-    size_t n = ice_scan_plan_task_count(p->scan);
     char **paths = calloc(n ? n : 1, sizeof *paths);
     if (!paths) return icd_fail_nomem(err);
     const char *type = json_string_value(json_object_get(ws, "type"));
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        const char *own = ice_scan_plan_task(p->scan, i)->data->path;
-        paths[i] = dr_plan_task_location(p, i);
+        const char *own = own_paths[i];
+        paths[i] = location_of(p, own);
         if (!paths[i])
             rc = icd_fail_nomem(err);
         else
@@ -463,6 +538,18 @@ int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
+    return rc;
+}
+
+int dr_plan_v1_source(const dr_plan *p, json_t **out, icd_error *err)
+{
+    size_t n = plan_task_count(p);
+    const char **own = calloc(n ? n : 1, sizeof *own);
+    if (!own) return icd_fail_nomem(err);
+    for (size_t i = 0; i < n; i++)
+        own[i] = ice_scan_plan_task(p->scan, i)->data->path;
+    int rc = v1_source(p, own, n, out, err);
+    free((void *)own);
     return rc;
 }
 
@@ -660,9 +747,9 @@ static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cach
  * "splitCommon"; a self-contained split (dr_plan_split_json) carries them itself. */
 static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error *err)
 {
-    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
+    const ice_snapshot *snap = plan_snapshot(p);
     put_key(b, "tableSchemaJson", first);
-    put_json_as_string(b, schema_json, ice_scan_plan_schema(p->scan));
+    put_json_as_string(b, schema_json, plan_schema(p));
     put_lit(b, ",\"tableNamespace\":");
     icd_json_cstr(b, dr_spec_namespace(p->spec));
     put_lit(b, ",\"tableName\":");
@@ -689,11 +776,11 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
 }
 
 /* Split i; `cache` NULL = self-contained (with the common fields). */
-static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache, icd_error *err)
+static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split_cache *cache,
+                     icd_error *err)
 {
-    const ice_scan_task *t = ice_scan_plan_task(p->scan, i);
     const ice_content_file *d = t->data;
-    const ice_schema *schema = ice_scan_plan_schema(p->scan);
+    const ice_schema *schema = plan_schema(p);
     const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
     icd_buf_puts(b, "{\"type\":\"icebergFileTask\"");
     put_lit(b, ",\"dataFilePath\":");
@@ -730,36 +817,40 @@ static int put_split(const dr_plan *p, size_t i, icd_buf *b, split_cache *cache,
 
 int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
 {
-    if (i >= ice_scan_plan_task_count(p->scan))
+    if (i >= plan_task_count(p))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "split %zu does not exist (%zu splits)", i,
-                        ice_scan_plan_task_count(p->scan));
-    return put_split(p, i, b, NULL, err);
+                        plan_task_count(p));
+    return put_split(p, ice_scan_plan_task(p->scan, i), b, NULL, err);
 }
 
-int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
+/* The "files" list of `plan`, one run of the tasks; v1 keeps the data files' own paths
+ * for the input source. */
+typedef struct files_writer {
+    const dr_plan *p;
+    icd_jsonw *w;
+    char **own; /* v1 */
+    size_t nown, cap_own;
+} files_writer;
+
+static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
-    ICD_TRY(dr_plan_decide(p, err));
-    icd_buf *b = &w->buf;
-    const ice_snapshot *snap = ice_scan_plan_snapshot(p->scan);
-    ice_scan_counts c = ice_scan_plan_counts(p->scan);
-    size_t n = ice_scan_plan_task_count(p->scan);
-    icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");
-    if (snap)
-        icd_json_i64(b, snap->snapshot_id);
-    else
-        icd_buf_puts(b, "null");
-    /* the id as a string too: jq 1.6 and JavaScript read JSON numbers as doubles */
-    if (snap)
-        icd_buf_printf(b, ",\"snapshotIdStr\":\"%lld\"", (long long)snap->snapshot_id);
-    else
-        icd_buf_puts(b, ",\"snapshotIdStr\":null");
-    icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
-    size_t nmat = dr_plan_materialized_count(p);
-    icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
-                   c.data_files - nmat, nmat);
-    for (size_t i = 0; i < n; i++) {
-        const ice_content_file *d = ice_scan_plan_task(p->scan, i)->data;
-        const dr_plan_file *fd = &p->decisions[i];
+    files_writer *fw = ctx;
+    icd_buf *b = &fw->w->buf;
+    if (!fw->p->v2 && fw->nown + batch->ntasks > fw->cap_own) {
+        size_t nc = fw->cap_own + fw->cap_own / 2;
+        if (nc < fw->nown + batch->ntasks) nc = fw->nown + batch->ntasks;
+        char **v = realloc(fw->own, nc * sizeof *v);
+        if (!v) return icd_fail_nomem(err);
+        fw->own = v;
+        fw->cap_own = nc;
+    }
+    for (size_t j = 0; j < batch->ntasks; j++) {
+        size_t i = batch->first + j;
+        const ice_content_file *d = batch->tasks[j].data;
+        if (i >= fw->p->ndecisions) /* (the stream gave other tasks than in its first run) */
+            return icd_fail(err, ICD_EINVALID, NULL, -1, "the plan changed while it was written");
+        const dr_plan_file *fd = &fw->p->decisions[i];
+        if (!fw->p->v2 && !(fw->own[fw->nown++] = strdup(d->path))) return icd_fail_nomem(err);
         icd_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
         icd_json_cstr(b, d->path);
         icd_buf_puts(b, ",\"format\":");
@@ -778,34 +869,82 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
             icd_json_cstr(b, fd->reason);
         }
         icd_buf_putc(b, '}');
-        icd_jsonw_maybe_flush(w);
+        icd_jsonw_maybe_flush(fw->w);
     }
-    icd_buf_puts(b, "\n]");
-    if (!p->v2) {
-        json_t *src = NULL;
-        ICD_TRY(dr_plan_v1_source(p, &src, err));
-        char *text = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        json_decref(src);
-        if (!text) return icd_fail_nomem(err);
-        icd_buf_puts(b, ",\"inputSource\":");
-        icd_buf_puts(b, text);
-        free(text);
-        icd_buf_puts(b, "}\n");
-        return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+    return 0;
+}
+
+/* The "splits" list of `plan`, one run of the tasks. */
+typedef struct splits_writer {
+    const dr_plan *p;
+    icd_jsonw *w;
+    split_cache cache;
+} splits_writer;
+
+static int put_splits(void *ctx, ice_scan_batch *batch, icd_error *err)
+{
+    splits_writer *sw = ctx;
+    icd_buf *b = &sw->w->buf;
+    for (size_t j = 0; j < batch->ntasks; j++) {
+        ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
+        icd_buf_puts(b, batch->first + j ? ",\n" : "\n");
+        ICD_TRY(put_split(sw->p, &batch->tasks[j], b, &sw->cache, err));
+        icd_jsonw_maybe_flush(sw->w);
     }
+    return 0;
+}
+
+static int put_v1_source(const dr_plan *p, files_writer *fw, icd_buf *b, icd_error *err)
+{
+    json_t *src = NULL;
+    ICD_TRY(v1_source(p, (const char *const *)fw->own, fw->nown, &src, err));
+    char *text = json_dumps(src, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(src);
+    if (!text) return icd_fail_nomem(err);
+    icd_buf_puts(b, ",\"inputSource\":");
+    icd_buf_puts(b, text);
+    free(text);
+    icd_buf_puts(b, "}\n");
+    return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
+}
+
+int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
+{
+    ICD_TRY(dr_plan_decide(p, err));
+    icd_buf *b = &w->buf;
+    const ice_snapshot *snap = plan_snapshot(p);
+    ice_scan_counts c = plan_counts(p);
+    icd_buf_printf(b, "{\"mode\":\"%s\",\"snapshotId\":", p->v2 ? "v2" : "v1");
+    if (snap)
+        icd_json_i64(b, snap->snapshot_id);
+    else
+        icd_buf_puts(b, "null");
+    /* the id as a string too: jq 1.6 and JavaScript read JSON numbers as doubles */
+    if (snap)
+        icd_buf_printf(b, ",\"snapshotIdStr\":\"%lld\"", (long long)snap->snapshot_id);
+    else
+        icd_buf_puts(b, ",\"snapshotIdStr\":null");
+    icd_buf_printf(b, ",\"dataFiles\":%zu,\"deleteFiles\":%zu", c.data_files, c.delete_files);
+    size_t nmat = dr_plan_materialized_count(p);
+    icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
+                   c.data_files - nmat, nmat);
+    files_writer fw = {p, w, NULL, 0, 0};
+    int rc = each_data_file(p, put_files, &fw, err);
+    if (!rc) {
+        icd_buf_puts(b, "\n]");
+        if (!p->v2) rc = put_v1_source(p, &fw, b, err);
+    }
+    for (size_t i = 0; i < fw.nown; i++)
+        free(fw.own[i]);
+    free(fw.own);
+    if (rc || !p->v2) return rc;
     /* v2: the fields all splits share once, then the splits */
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    split_cache cache = {NULL, 0};
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        ice_scan_plan_prefetch(p->scan, i);
-        icd_buf_puts(b, i ? ",\n" : "\n");
-        rc = put_split(p, i, b, &cache, err);
-        icd_jsonw_maybe_flush(w);
-    }
-    split_cache_free(&cache);
+    splits_writer sw = {p, w, {NULL, 0}};
+    rc = each_task(p, put_splits, &sw, err);
+    split_cache_free(&sw.cache);
     if (rc) return rc;
     icd_buf_puts(b, "\n]}\n");
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);

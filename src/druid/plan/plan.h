@@ -52,6 +52,12 @@ typedef struct dr_plan_opts {
     /* Materialized files hold only the top-level columns Druid's reader keeps for the spec
      * (dr_spec_columns_filter), not every column of the read schema (--project). */
     bool project_staged;
+    /* Streamed: the plan holds no task (the scan is a stream, ice_scan_plan.h), only each
+     * task's decision, made while planning; dr_plan_write is all it serves (it reads the
+     * data manifests again for each list it writes). dr_plan_scan is then NULL and the
+     * per-task accessors (split count, decision, location, v1 source, split JSON) have
+     * nothing to give. */
+    bool stream;
 } dr_plan_opts;
 
 /* What a materialized file holds: `schema` is what it is written with (its columns, the
@@ -126,8 +132,9 @@ icd_fileio *dr_plan_io(const dr_plan *p);
  * and the fields every split shares (tableSchemaJson, tableNamespace, tableName,
  * warehouseSource, formatVersion, tableLocation, snapshotId, nameMappingJson). */
 int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *out, icd_error *err);
-/* What `icedruid plan` prints, streamed through `out` (memory does not grow with the
- * number of tasks): {"mode":"v1","snapshotId":..,"dataFiles":N, "inputSource":{...}} or
+/* What `icedruid plan` prints, streamed through `out` (with a streamed plan, memory is a
+ * decision per task; the v1 input source holds every location):
+ * {"mode":"v1","snapshotId":..,"dataFiles":N, "inputSource":{...}} or
  * {"mode":"v2","snapshotId":..,"dataFiles":N,"deleteFiles":M,"splitCommon":{...},
  * "splits":[...]} followed by a newline; both with "rawFiles", "materializedFiles" and
  * "files": [{"path","format","decision":"raw"|"materialized","decidedBy":"metadata"|
