@@ -19,6 +19,11 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 int cli_report(const icd_error *err);
 /* Prints "icedruid <cmd>: <message>" plus a hint to --help on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) ICD_PRINTF(2, 3);
+/* Parses BYTES with an optional K/M/G suffix (powers of 1024), from `min` to 1 TiB. */
+bool cli_parse_bytes(const char *s, size_t min, size_t *out);
+/* --stream-memory of `read` and `serve`: compressed column bytes one stream holds
+ * (ice_scan_reader_set_read_budget) unless given. */
+#define CLI_STREAM_MEMORY_DEFAULT ((size_t)1 << 20)
 
 /* A FileIO given the process environment (the AWS credential chain, S3 and HTTP settings)
  * with the global options applied (--retries, --*-timeout and their environment variables;

@@ -176,6 +176,10 @@ static const cli_opt READ_OPTS[] = {
      "(their rows fail the filter; Druid itself reads whole files and keeps such rows unless "
      "its transformSpec drops them)",
      NULL, 0},
+    {"stream-memory", 0, "BYTES",
+     "compressed column bytes one thread holds of a Parquet data file (default 1M; K, M, G "
+     "suffixes; 0: whole column chunks): larger row groups are read a few pages at a time",
+     NULL, 0},
     O_THREADS,
     O_STATS,
     O_OUTPUT,
@@ -242,6 +246,16 @@ static const cli_opt SERVE_OPTS[] = {
     {"stream-buffer", 0, "BYTES",
      "rows buffered per stream ahead of the client (default 1M; K, M, G suffixes)", NULL, 0},
     {"buffer-memory", 0, "BYTES", "rows buffered over all streams (default 64M)", NULL, 0},
+    {"stream-memory", 0, "BYTES",
+     "compressed column bytes one stream (or one file being regenerated) holds of a Parquet "
+     "data file (default 1M; 0: whole column chunks): larger row groups are read a few pages "
+     "at a time; a page larger than its share is read whole; decoded pages (one per column) "
+     "come on top",
+     NULL, 0},
+    {"decode-memory", 0, "BYTES",
+     "decode memory of all split streams: at most BYTES / --stream-memory streams decode at "
+     "once, the others wait as over --max-streams (default: no bound but --max-streams)",
+     NULL, 0},
     {"drain-timeout", 0, "S",
      "on SIGTERM/SIGINT, let streams in flight finish for up to S seconds (default 30); SIGHUP "
      "is ignored",

@@ -17,6 +17,11 @@
  *   --max-connections N, --max-connections-per-ip N, --header-timeout S,
  *   --idle-timeout S, --queue-timeout S, --stream-buffer BYTES, --buffer-memory BYTES,
  *   --drain-timeout S          limits (see the "serve" entry of src/cli/commands.c)
+ *   --stream-memory BYTES      compressed column bytes one stream (or one file being
+ *                              regenerated) holds (default 1M; 0: whole column chunks)
+ *   --decode-memory BYTES      decode memory of all split streams: at most
+ *                              BYTES / --stream-memory streams decode at once, the others
+ *                              wait in the --max-streams queue (default: no bound)
  *   --rows                     serve NDJSON splits (/splits/N) instead of files
  *   --cache-dir DIR, --cache-max-bytes BYTES, --metadata-max-age MS
  *                              the materialized-file cache (druid/serve/serve_files.h)
@@ -47,6 +52,9 @@ typedef struct cli_serve_opts {
     unsigned max_connections, max_connections_per_ip, header_timeout_s, idle_timeout_s,
         queue_timeout_s, drain_timeout_s; /* 0: the server's default */
     size_t stream_buffer_bytes, buffer_bytes;
+    size_t stream_memory; /* --stream-memory: compressed column bytes a stream holds (0: whole
+                           * chunks); CLI_STREAM_MEMORY_DEFAULT unless given */
+    size_t decode_memory; /* --decode-memory: over all streams (0: --max-streams only) */
     /* files mode (the default): the cache of materialized files */
     bool rows;                    /* --rows: NDJSON splits at /splits/N instead of files */
     const char *cache_dir;        /* --cache-dir (default: see cli_serve_cache_dir) */

@@ -515,6 +515,11 @@ void ice_scan_reader_cancel(ice_scan_reader *r)
 {
     atomic_store(&r->canceled, true);
 }
+void ice_scan_reader_set_read_budget(ice_scan_reader *r, size_t bytes)
+{
+    r->read_budget = bytes;
+}
+
 void ice_scan_reader_set_filter(ice_scan_reader *r, const ice_bound_expr *filter)
 {
     r->filter = filter;
@@ -1131,6 +1136,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
     if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)) ||
         (rc = prune_row_groups(t, pf, rd, err)))
         goto done;
+    pq_reader_set_read_budget(rd, r->read_budget);
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
     if (!t->sel) {
         rc = icd_fail_nomem(err);

@@ -80,6 +80,11 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
 struct ice_bound_expr;
 void ice_scan_reader_set_filter(ice_scan_reader *r, const struct ice_bound_expr *filter);
 
+/* Bounds the compressed column bytes each read_task holds of a Parquet data file
+ * (pq_reader_set_read_budget; 0, the default, reads whole column chunks). Rows are the
+ * same with any budget. Set it before the first read_task. */
+void ice_scan_reader_set_read_budget(ice_scan_reader *r, size_t bytes);
+
 /* Stops running and future reads at their next batch (ICD_ECANCELED). */
 void ice_scan_reader_cancel(ice_scan_reader *r);
 

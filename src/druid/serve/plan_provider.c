@@ -255,6 +255,7 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
         rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), cols, ncols,
                                  &pp->reader, err);
     free(cols);
+    if (!rc) ice_scan_reader_set_read_budget(pp->reader, pp->opts.read_budget);
     if (!rc)
         rc = dr_spec_parquet_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan),
                                           &pp->parquet_drop, &pp->n_parquet_drop, err);
