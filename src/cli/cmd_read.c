@@ -182,7 +182,8 @@ int cmd_read(int argc, char **argv)
         rc = cli_report(&err);
     if (!rc && ice_scan_reader_new(a.io, md, schema, cols, ncols, &run.reader, &err))
         rc = cli_report(&err);
-    if (!rc && run.reader) ice_scan_reader_set_read_budget(run.reader, a.stream_memory);
+    if (!rc && run.reader)
+        ice_scan_reader_set_read_budget(run.reader, CLI_READ_BUDGET(a.stream_memory));
     if (!rc && a.prune_row_groups && plan)
         ice_scan_reader_set_filter(run.reader, ice_scan_plan_filter(dr_plan_scan(plan)));
     free(cols);

@@ -28,6 +28,7 @@ void cli_serve_opts_init(cli_serve_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->stream_memory = CLI_STREAM_MEMORY_DEFAULT;
+    o->decode_memory = CLI_DECODE_MEMORY_DEFAULT;
 }
 
 static void wipe(char *s)
@@ -185,10 +186,10 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
                                    v);
         break;
     case 16:
-        if (!cli_parse_bytes(v, 1, &o->decode_memory))
+        if (!cli_parse_bytes(v, 0, &o->decode_memory))
             return cli_usage_error("serve",
-                                   "--decode-memory expects a size (K, M, G suffixes allowed), "
-                                   "not '%s'",
+                                   "--decode-memory expects a size (K, M, G suffixes allowed; "
+                                   "0: no bound), not '%s'",
                                    v);
         break;
     case 14:
@@ -345,13 +346,6 @@ void cli_serve_fill_config(const cli_serve_opts *o, dr_server_config *cfg)
     cfg->auth_password = o->auth_password;
     cfg->public_url = o->public_url;
     cfg->max_streams = o->max_streams;
-    if (o->decode_memory) { /* each split stream is charged its --stream-memory */
-        size_t per = o->stream_memory ? o->stream_memory : 1;
-        size_t cap = o->decode_memory / per;
-        unsigned max = o->max_streams ? o->max_streams : 64;
-        if (cap < 1) cap = 1;
-        if (cap < max) cfg->max_streams = (unsigned)cap;
-    }
     cfg->producers = o->decode_threads;
     cfg->queue_timeout_s = o->queue_timeout_s;
     cfg->idle_timeout_s = o->idle_timeout_s;

@@ -537,6 +537,7 @@ void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
     into->delete_files_loaded += from->delete_files_loaded;
     into->row_groups_read += from->row_groups_read;
     into->row_groups_skipped += from->row_groups_skipped;
+    if (from->decode_bytes > into->decode_bytes) into->decode_bytes = from->decode_bytes;
 }
 
 /* ======================================================================================
@@ -1149,6 +1150,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
         }
         pq_batch *b;
         if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
+        t->stats->decode_bytes = pq_reader_memory_bytes(rd);
         if (b->num_rows > PQ_DEFAULT_BATCH_ROWS) {
             rc = icd_fail(err, ICD_EINTERNAL, df->path, -1, "batch larger than requested");
             break;

@@ -54,6 +54,9 @@ typedef struct ice_read_stats {
     uint64_t delete_files_loaded;
     uint64_t row_groups_read;    /* Parquet row groups and ORC stripes read */
     uint64_t row_groups_skipped; /* ... skipped by the filter's statistics */
+    /* A gauge, not a count: the buffers of the Parquet reader reading now (or last), by
+     * capacity (pq_reader_memory_bytes), updated at each batch; add() keeps the larger. */
+    uint64_t decode_bytes;
 } ice_read_stats;
 
 /* `columns` selects top-level columns by name (NULL = all), in the table schema's order.

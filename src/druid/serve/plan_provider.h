@@ -43,6 +43,14 @@ typedef struct dr_plan_provider_opts {
     size_t queue_chunks;         /* 0 -> 4 */
     size_t read_budget;          /* compressed column bytes a stream holds (0: whole chunks;
                                   * ice_scan_reader_set_read_budget) */
+    /* The decode budget over all streams (0: none). A stream starts reading when the
+     * charges of the streams reading plus its own fit (or when none is reading); until
+     * then it waits (its split_next returns empty every 100 ms, so it holds no pool
+     * thread). A stream is charged the larger of stream_memory and the most any stream
+     * has held so far, then whatever more its reader holds (ice_read_stats.decode_bytes,
+     * measured at each batch) until it ends. */
+    size_t decode_memory;
+    size_t stream_memory;
     /* Log lines (parse exceptions, failed splits), from several threads. May be NULL. */
     void (*log)(void *log_ctx, const char *line);
     void *log_ctx;

@@ -489,7 +489,7 @@ void dr_serve_files_get(dr_serve_files *sf, dr_server_provider *out)
 {
     *out =
         (dr_server_provider){sf,       f_count,   f_spec, f_split_open, f_split_next, f_split_close,
-                             f_health, f_metrics, f_open};
+                             f_health, f_metrics, f_open, NULL,         NULL};
 }
 
 /* ---- life ------------------------------------------------------------------------------ */

@@ -283,6 +283,24 @@ size_t pq_colreader_window_bytes(const pq_colreader *c)
     return c->win_cap;
 }
 
+static size_t pbuf_bytes(const pq_pbuf *b)
+{
+    return b ? b->cap : 0;
+}
+
+size_t pq_colreader_memory_bytes(const pq_colreader *c)
+{
+    size_t n = c->win_cap + c->own_big.cap + c->dict_cap + c->dict_buf.cap + c->vals_cap +
+               c->idx_cap * sizeof *c->idx + c->i64tmp_cap * sizeof *c->i64tmp + pbuf_bytes(c->cur);
+    if (c->max_def) n += c->lvl_cap * sizeof *c->def;
+    if (c->max_rep) n += c->lvl_cap * sizeof *c->rep;
+    for (size_t i = 0; i < c->num_retired; i++)
+        n += pbuf_bytes(c->retired[i]);
+    for (size_t i = 0; i < c->num_spare; i++)
+        n += pbuf_bytes(c->spare[i]);
+    return n;
+}
+
 /* Makes chunk bytes [off, off + need) available in the window (need <= window) and
  * returns a pointer to them; the window is refilled from `off` with up to `window` bytes
  * (the bytes already there are kept). Nothing may point into the window across a refill:

@@ -94,6 +94,9 @@ int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_
                        size_t window, pq_pbuf *big, icd_error *err);
 /* Bytes of chunk data the reader holds (its window; not the shared big-page buffer). */
 size_t pq_colreader_window_bytes(const pq_colreader *c);
+/* Every buffer the reader holds (window, dictionary, decoded page arrays, page buffers),
+ * by capacity; levels only of the kinds the column has. */
+size_t pq_colreader_memory_bytes(const pq_colreader *c);
 
 /* Releases page buffers that only previous batches pointed into. */
 void pq_colreader_release(pq_colreader *c);

@@ -150,6 +150,9 @@ int pq_reader_select_row_groups(pq_reader *r, const uint8_t *keep, size_t n, icd
 void pq_reader_set_read_budget(pq_reader *r, size_t bytes);
 /* The compressed chunk bytes the reader's buffers hold now (windows + large-page buffer). */
 size_t pq_reader_read_bytes(const pq_reader *r);
+/* Every buffer the reader holds now, by capacity: chunk bytes, dictionaries, decoded
+ * pages, the batch arrays (a gauge of its decode memory, e.g. for a global budget). */
+size_t pq_reader_memory_bytes(const pq_reader *r);
 /* Next batch: 0 with *out set, or 0 with *out == NULL at the end. */
 int pq_reader_next(pq_reader *r, pq_batch **out, icd_error *err);
 void pq_reader_close(pq_reader *r);

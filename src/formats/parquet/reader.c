@@ -406,6 +406,19 @@ size_t pq_reader_read_bytes(const pq_reader *r)
     return n;
 }
 
+size_t pq_reader_memory_bytes(const pq_reader *r)
+{
+    size_t n = r->big.cap;
+    for (size_t i = 0; i < r->ncols; i++) {
+        const pq_colreader *c = &r->cols[i];
+        const pq_colbuf *b = &r->bufs[i];
+        n += pq_colreader_memory_bytes(c) + b->vals_cap * c->value_size;
+        if (c->max_def) n += b->lvl_cap * sizeof *b->def;
+        if (c->max_rep) n += b->lvl_cap * sizeof *b->rep;
+    }
+    return n;
+}
+
 /* A chunk's share of the read budget: in proportion to its size, so a large column reads
  * as many pages per request as a small one, at least PQ_MIN_WINDOW. */
 #define PQ_MIN_WINDOW (16 * 1024)

@@ -133,7 +133,8 @@ static void tp_close(void *stream)
 
 static dr_server_provider tp_provider(tp *t)
 {
-    dr_server_provider p = {t, tp_count, tp_spec, tp_open, tp_next, tp_close, NULL, NULL, NULL};
+    dr_server_provider p = {t,    tp_count, tp_spec, tp_open, tp_next, tp_close,
+                            NULL, NULL,     NULL,    NULL,    NULL};
     return p;
 }
 
