@@ -12,7 +12,8 @@
 # Usage: bash bench/bench_scan.sh
 #   THREADS="1 2"  thread counts to run (default "1 2")
 #   RUNS=N         runs of each measurement, the fastest is kept (default 3)
-#   NOBUILD=1      do not run scripts/build.sh release (use the existing build/icedruid)
+#   NOBUILD=1      do not run scripts/build.sh release (use ICEDRUID or build/icedruid)
+#   ICEDRUID=...   the icedruid binary (default build/icedruid)
 #   ICD_SHARED=..  the shared material (default ../shared next to the checkout)
 #   KEEP=1         keep the work folder (outputs, timings)
 # Exit: 0 ok and all goals met, 1 a run failed or the outputs are wrong, 2 something
@@ -22,7 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 shared=${ICD_SHARED:-$root/../shared}
 table=$shared/bench/bench2m/table
 prefix=/tmp/icedruid-corpus/bench2m/table
-icedruid=$root/build/icedruid
+icedruid=${ICEDRUID:-$root/build/icedruid}
 threads_list=${THREADS:-"1 2"}
 runs=${RUNS:-3}
 want_rows=1819104

@@ -149,7 +149,8 @@ int main(int argc, char **argv)
     }
     cfg.threads = (unsigned)threads;
     cfg.max_streams = (unsigned)max_streams;
-    dr_server_provider p = {&c, b_count, b_spec, b_open, b_next, b_close, NULL, NULL, NULL};
+    dr_server_provider p = {&c,   b_count, b_spec, b_open, b_next, b_close,
+                            NULL, NULL,    NULL,   NULL,   NULL};
 
     sigset_t set;
     sigemptyset(&set);

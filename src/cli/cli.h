@@ -19,6 +19,14 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 int cli_report(const icd_error *err);
 /* Prints "icedruid <cmd>: <message>" plus a hint to --help on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) ICD_PRINTF(2, 3);
+/* Parses BYTES with an optional K/M/G suffix (powers of 1024), from `min` to 1 TiB. */
+bool cli_parse_bytes(const char *s, size_t min, size_t *out);
+/* --stream-memory of `read` and `serve` unless given: the decode memory of one stream
+ * (thread); an eighth of it bounds the compressed column bytes it reads ahead
+ * (CLI_READ_BUDGET: ice_scan_reader_set_read_budget), the rest is for the decoded pages,
+ * which are decoded whole (one per projected column). */
+#define CLI_STREAM_MEMORY_DEFAULT ((size_t)16 << 20)
+#define CLI_READ_BUDGET(stream_memory) ((stream_memory) / 8)
 
 /* A FileIO given the process environment (the AWS credential chain, S3 and HTTP settings)
  * with the global options applied (--retries, --*-timeout and their environment variables;

@@ -145,8 +145,8 @@ static int check_split_residual(const dr_spec *spec, const dr_split *split)
 int cmd_read(int argc, char **argv)
 {
     cli_spec_args a;
-    int rc = cli_spec_args_parse(&a, argc, argv,
-                                 "threads,split,output,limit,stats,prune-row-groups", NULL);
+    int rc = cli_spec_args_parse(
+        &a, argc, argv, "threads,split,output,limit,stats,prune-row-groups,stream-memory", NULL);
     icd_error err;
     icd_error_clear(&err);
     dr_plan *plan = NULL;
@@ -182,6 +182,8 @@ int cmd_read(int argc, char **argv)
         rc = cli_report(&err);
     if (!rc && ice_scan_reader_new(a.io, md, schema, cols, ncols, &run.reader, &err))
         rc = cli_report(&err);
+    if (!rc && run.reader)
+        ice_scan_reader_set_read_budget(run.reader, CLI_READ_BUDGET(a.stream_memory));
     if (!rc && a.prune_row_groups && plan)
         ice_scan_reader_set_filter(run.reader, ice_scan_plan_filter(dr_plan_scan(plan)));
     free(cols);

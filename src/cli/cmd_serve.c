@@ -69,6 +69,7 @@ int cmd_serve(int argc, char **argv)
                                       so.has_metadata_max_age ? (int)so.metadata_max_age_ms : -1,
                                   .auth_user = so.auth_user,
                                   .auth_password = pw,
+                                  .read_budget = CLI_READ_BUDGET(so.stream_memory),
                                   .log = cli_serve_log_line};
         if (!cache)
             rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
@@ -79,6 +80,9 @@ int cmd_serve(int argc, char **argv)
         dr_plan_provider_opts po = {.auth_user = so.auth_user,
                                     .auth_password = pw,
                                     .queue_chunks = 1,
+                                    .read_budget = CLI_READ_BUDGET(so.stream_memory),
+                                    .decode_memory = so.decode_memory,
+                                    .stream_memory = so.stream_memory,
                                     .log = cli_serve_log_line};
         if (dr_plan_provider_new(plan, a.io, &po, &pp, &err)) rc = cli_report(&err);
     }

@@ -176,6 +176,12 @@ static const cli_opt READ_OPTS[] = {
      "(their rows fail the filter; Druid itself reads whole files and keeps such rows unless "
      "its transformSpec drops them)",
      NULL, 0},
+    {"stream-memory", 0, "BYTES",
+     "decode memory of one thread (default 16M; K, M, G suffixes): an eighth of it bounds the "
+     "compressed column bytes held of a Parquet data file (larger row groups are read a few "
+     "pages at a time; 0: whole column chunks), the rest is for the decoded pages (one per "
+     "column, decoded whole)",
+     NULL, 0},
     O_THREADS,
     O_STATS,
     O_OUTPUT,
@@ -242,6 +248,17 @@ static const cli_opt SERVE_OPTS[] = {
     {"stream-buffer", 0, "BYTES",
      "rows buffered per stream ahead of the client (default 1M; K, M, G suffixes)", NULL, 0},
     {"buffer-memory", 0, "BYTES", "rows buffered over all streams (default 64M)", NULL, 0},
+    {"stream-memory", 0, "BYTES",
+     "decode memory of one stream or regenerated file (default 16M; 0: whole column chunks): "
+     "an eighth of it bounds the compressed column bytes held of a Parquet data file (larger "
+     "row groups are read a few pages at a time; a page larger than its share is read whole), "
+     "the rest is for the decoded pages (one per column, decoded whole)",
+     NULL, 0},
+    {"decode-memory", 0, "BYTES",
+     "decode memory of all --rows split streams (default 512M; 0: no bound): a stream starts "
+     "reading when its charge fits (the larger of --stream-memory and the most one stream has "
+     "held; then what its reader holds), else it waits; one stream always reads",
+     NULL, 0},
     {"drain-timeout", 0, "S",
      "on SIGTERM/SIGINT, let streams in flight finish for up to S seconds (default 30); SIGHUP "
      "is ignored",

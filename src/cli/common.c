@@ -34,6 +34,24 @@ int cli_report(const icd_error *err)
     return CLI_FAILED;
 }
 
+bool cli_parse_bytes(const char *s, size_t min, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-') return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10;
+    if (*end == 'M' || *end == 'm') shift = 20;
+    if (*end == 'G' || *end == 'g') shift = 30;
+    if (shift) end++;
+    if (*end || v > (1ull << 40) >> shift) return false;
+    v <<= shift;
+    if (v < min) return false;
+    *out = (size_t)v;
+    return true;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

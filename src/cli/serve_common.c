@@ -27,6 +27,8 @@
 void cli_serve_opts_init(cli_serve_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->stream_memory = CLI_STREAM_MEMORY_DEFAULT;
+    o->decode_memory = CLI_DECODE_MEMORY_DEFAULT;
 }
 
 static void wipe(char *s)
@@ -47,20 +49,7 @@ void cli_serve_opts_free(cli_serve_opts *o)
 /* Parses BYTES with an optional K/M/G suffix (powers of 1024), at least 4 KiB. */
 static bool parse_bytes(const char *s, size_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || s[0] == '-') return false;
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k') shift = 10;
-    if (*end == 'M' || *end == 'm') shift = 20;
-    if (*end == 'G' || *end == 'g') shift = 30;
-    if (shift) end++;
-    if (*end || v > (1ull << 40) >> shift) return false;
-    v <<= shift;
-    if (v < 4096) return false;
-    *out = (size_t)v;
-    return true;
+    return cli_parse_bytes(s, 4096, out);
 }
 
 /* Parses a count in 1..max. */
@@ -137,7 +126,9 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
                                              "--drain-timeout",
                                              "--stream-buffer",
                                              "--buffer-memory",
-                                             "--decode-threads"};
+                                             "--decode-threads",
+                                             "--stream-memory",
+                                             "--decode-memory"};
     size_t k = 0;
     while (k < sizeof with_value / sizeof with_value[0] && strcmp(a, with_value[k]) != 0)
         k++;
@@ -187,6 +178,20 @@ int cli_serve_parse_arg(cli_serve_opts *o, int argc, char **argv, int *i)
             return cli_usage_error("serve", "%s expects seconds from 1 to 86400, not '%s'", a, v);
         break;
     }
+    case 15:
+        if (!cli_parse_bytes(v, 0, &o->stream_memory))
+            return cli_usage_error("serve",
+                                   "--stream-memory expects a size (K, M, G suffixes allowed; 0: "
+                                   "whole column chunks), not '%s'",
+                                   v);
+        break;
+    case 16:
+        if (!cli_parse_bytes(v, 0, &o->decode_memory))
+            return cli_usage_error("serve",
+                                   "--decode-memory expects a size (K, M, G suffixes allowed; "
+                                   "0: no bound), not '%s'",
+                                   v);
+        break;
     case 14:
         if (!parse_count(v, 4096, &o->decode_threads))
             return cli_usage_error("serve",

@@ -17,6 +17,12 @@
  *   --max-connections N, --max-connections-per-ip N, --header-timeout S,
  *   --idle-timeout S, --queue-timeout S, --stream-buffer BYTES, --buffer-memory BYTES,
  *   --drain-timeout S          limits (see the "serve" entry of src/cli/commands.c)
+ *   --stream-memory BYTES      decode memory of one stream (or one file being
+ *                              regenerated) (default 16M; an eighth bounds the compressed
+ *                              column bytes read ahead; 0: whole column chunks)
+ *   --decode-memory BYTES      decode memory of all split streams (default 512M, 0: no
+ *                              bound): a stream starts reading when its charge fits, else
+ *                              waits (druid/serve/plan_provider.h)
  *   --rows                     serve NDJSON splits (/splits/N) instead of files
  *   --cache-dir DIR, --cache-max-bytes BYTES, --metadata-max-age MS
  *                              the materialized-file cache (druid/serve/serve_files.h)
@@ -33,6 +39,7 @@
 #include "druid/serve/server.h"
 
 #define CLI_SERVE_PASSWORD_ENV "ICEDRUID_SERVE_PASSWORD"
+#define CLI_DECODE_MEMORY_DEFAULT ((size_t)512 << 20)
 
 typedef struct cli_serve_opts {
     const char *listen;
@@ -47,6 +54,9 @@ typedef struct cli_serve_opts {
     unsigned max_connections, max_connections_per_ip, header_timeout_s, idle_timeout_s,
         queue_timeout_s, drain_timeout_s; /* 0: the server's default */
     size_t stream_buffer_bytes, buffer_bytes;
+    size_t stream_memory; /* --stream-memory: decode memory of one stream (CLI_READ_BUDGET;
+                           * 0: whole chunks); CLI_STREAM_MEMORY_DEFAULT unless given */
+    size_t decode_memory; /* --decode-memory: over all split streams (0: no bound) */
     /* files mode (the default): the cache of materialized files */
     bool rows;                    /* --rows: NDJSON splits at /splits/N instead of files */
     const char *cache_dir;        /* --cache-dir (default: see cli_serve_cache_dir) */

@@ -28,6 +28,7 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
     memset(a, 0, sizeof *a);
     a->cmd = argv[0];
     a->threads = 1;
+    a->stream_memory = CLI_STREAM_MEMORY_DEFAULT;
     icd_error err;
     if (cli_fileio_new(&a->io, &err)) return cli_report(&err);
     for (int i = 1; i < argc; i++) {
@@ -105,6 +106,12 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
             a->gc = v;
         } else if (!strcmp(name, "part-size")) {
             a->part_size = v;
+        } else if (!strcmp(name, "stream-memory")) {
+            if (!cli_parse_bytes(v, 0, &a->stream_memory))
+                return cli_usage_error(a->cmd,
+                                       "--stream-memory expects a size (K, M, G suffixes "
+                                       "allowed; 0: whole column chunks), got '%s'",
+                                       v);
         } else {
             return cli_usage_error(a->cmd, "unknown option '%s'", o);
         }

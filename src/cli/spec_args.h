@@ -23,6 +23,7 @@ typedef struct cli_spec_args {
     const char *to;                /* stage --to LOCATION */
     const char *gc;                /* stage --gc SNAPSHOT_ID */
     const char *part_size;         /* stage --part-size BYTES */
+    size_t stream_memory;          /* read --stream-memory BYTES */
     int threads;
     unsigned long long limit;    /* read --limit N (0: all rows) */
     bool stats;                  /* --stats */

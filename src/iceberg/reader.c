@@ -150,6 +150,11 @@ void ice_scan_reader_cancel(ice_scan_reader *r)
 {
     atomic_store(&r->canceled, true);
 }
+void ice_scan_reader_set_read_budget(ice_scan_reader *r, size_t bytes)
+{
+    r->read_budget = bytes;
+}
+
 void ice_scan_reader_set_filter(ice_scan_reader *r, const ice_bound_expr *filter)
 {
     r->filter = filter;
@@ -167,6 +172,7 @@ void ice_read_stats_add(ice_read_stats *into, const ice_read_stats *from)
     into->delete_files_loaded += from->delete_files_loaded;
     into->row_groups_read += from->row_groups_read;
     into->row_groups_skipped += from->row_groups_skipped;
+    if (from->decode_bytes > into->decode_bytes) into->decode_bytes = from->decode_bytes;
 }
 
 /* ======================================================================================
@@ -766,6 +772,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
     if ((rc = pq_reader_open(pf, t->leaves, t->nleaves, 0, &rd, err)) ||
         (rc = prune_row_groups(t, pf, rd, err)))
         goto done;
+    pq_reader_set_read_budget(rd, r->read_budget);
     t->sel = malloc(PQ_DEFAULT_BATCH_ROWS);
     if (!t->sel) {
         rc = icd_fail_nomem(err);
@@ -778,6 +785,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
         }
         pq_batch *b;
         if ((rc = pq_reader_next(rd, &b, err)) || !b) break;
+        t->stats->decode_bytes = pq_reader_memory_bytes(rd);
         if (b->num_rows > PQ_DEFAULT_BATCH_ROWS) {
             rc = icd_fail(err, ICD_EINTERNAL, df->path, -1, "batch larger than requested");
             break;

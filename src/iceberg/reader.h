@@ -54,6 +54,9 @@ typedef struct ice_read_stats {
     uint64_t delete_files_loaded;
     uint64_t row_groups_read;    /* Parquet row groups and ORC stripes read */
     uint64_t row_groups_skipped; /* ... skipped by the filter's statistics */
+    /* A gauge, not a count: the buffers of the Parquet reader reading now (or last), by
+     * capacity (pq_reader_memory_bytes), updated at each batch; add() keeps the larger. */
+    uint64_t decode_bytes;
 } ice_read_stats;
 
 /* `columns` selects top-level columns by name (NULL = all), in the table schema's order.
@@ -79,6 +82,11 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
  * the first read_task. */
 struct ice_bound_expr;
 void ice_scan_reader_set_filter(ice_scan_reader *r, const struct ice_bound_expr *filter);
+
+/* Bounds the compressed column bytes each read_task holds of a Parquet data file
+ * (pq_reader_set_read_budget; 0, the default, reads whole column chunks). Rows are the
+ * same with any budget. Set it before the first read_task. */
+void ice_scan_reader_set_read_budget(ice_scan_reader *r, size_t bytes);
 
 /* Stops running and future reads at their next batch (ICD_ECANCELED). */
 void ice_scan_reader_cancel(ice_scan_reader *r);

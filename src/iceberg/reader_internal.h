@@ -28,6 +28,7 @@ struct ice_scan_reader {
     const ice_name_mapping *mapping;
     const ice_bound_expr *filter; /* stripe pruning (ORC); NULL = none */
     ice_delete_cache *deletes;    /* the scan-wide delete cache */
+    size_t read_budget;           /* Parquet data files: pq_reader_set_read_budget */
     atomic_bool canceled;
 };
 

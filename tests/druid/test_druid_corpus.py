@@ -7,7 +7,8 @@ temporary directory.
     an empty table gives an empty file list;
   - a table with delete files plans as v2: one split per data file whose delete lists
     match the planner (`icedruid tasks`), and each split read alone (read --split)
-    gives the same rows as reading the whole table;
+    gives the same rows as reading the whole table, and so does every --stream-memory
+    (whole column chunks, or windows smaller than a chunk);
   - read rows equal Impala's expected results converted by Druid's rules — the
     conversion below is written from the rules (timestamps -> epoch millis, dates as
     YYYY-MM-DD, decimals as numbers), not from icedruid's output — with __time from
@@ -257,8 +258,12 @@ def test_v2_tables(tmp):
             schema = json.loads(s["tableSchemaJson"])
             check(schema.get("type") == "struct", "%s: tableSchemaJson" % table)
         # every split read alone == the whole read
-        whole = sorted(json.dumps(r, sort_keys=True, default=str)
-                       for r in rows_of(run("read", "--spec", spec, *remaps).stdout))
+        whole_text = run("read", "--spec", spec, *remaps).stdout
+        whole = sorted(json.dumps(r, sort_keys=True, default=str) for r in rows_of(whole_text))
+        # the same bytes whatever the read budget (whole chunks, or windows below a chunk)
+        for mem in ("0", "4K", "64K"):
+            check(run("read", "--spec", spec, "--stream-memory", mem, *remaps).stdout == whole_text,
+                  "%s: read --stream-memory %s differs from the default" % (table, mem))
         parts = []
         for i, s in enumerate(splits):
             sp = os.path.join(tmp, "%s.split%d.json" % (table, i))

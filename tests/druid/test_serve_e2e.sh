@@ -4,6 +4,8 @@
 #     (--listen 127.0.0.1:0 prints the URL); /health, /splits, /spec (the rewritten spec
 #     pointing at this server); 16 concurrent downloads (each split 4 times) each equal
 #     `icedruid read --split` of that split, and one download per split equals `read`;
+#   - with a decode-memory budget that admits one stream at a time, 16 concurrent
+#     downloads wait for it and all equal `read --split`; /metrics shows the charge back at 0;
 #   - unknown paths and splits 404; basic auth (password from the environment): no or
 #     wrong credentials 401, right ones 200, and /spec carries the user and a
 #     PasswordProvider (never the password);
@@ -129,6 +131,31 @@ check "unknown path 404" test "$(code "$URL/nope")" = 404
 check "split out of range 404" test "$(code "$URL/splits/4")" = 404
 check "split not a number 404" test "$(code "$URL/splits/x")" = 404
 stop_server "$PID" main
+
+# ---- decode memory: a budget one stream fills, so streams read one at a time ----------
+# (--decode-memory 1: every stream is charged more; the others wait in the slot queue,
+# holding no thread, and each is admitted when the one reading ends)
+start_server budget --decode-memory 1 --stream-memory 4K --max-streams 8
+for k in $(seq 0 15); do
+    curl -sf "$URL/splits/$((k % nsplits))" -o "$tmp/bdl$k.ndjson" &
+done
+wait_ok=0
+for job in $(jobs -p); do
+    [[ " ${pids[*]} " == *" $job "* ]] && continue
+    wait "$job" || wait_ok=1
+done
+check "decode budget: 16 concurrent downloads succeed (they wait, not fail)" test "$wait_ok" -eq 0
+same=0
+for k in $(seq 0 15); do
+    cmp -s "$tmp/bdl$k.ndjson" "$tmp/read$((k % nsplits)).ndjson" || same=1
+done
+check "decode budget: every download equals read --split" test "$same" -eq 0
+curl -sf "$URL/metrics" >"$tmp/budget_metrics.txt"
+check "decode budget: nothing charged once every stream ended" \
+    grep -qx 'icedruid_decode_memory_bytes 0' "$tmp/budget_metrics.txt"
+check "decode budget: the streams' decode memory was measured" \
+    grep -qE '^icedruid_stream_decode_memory_max_bytes [1-9]' "$tmp/budget_metrics.txt"
+stop_server "$PID" budget
 
 # ---- basic auth ---------------------------------------------------------------------
 ICEDRUID_SERVE_PASSWORD=s3cret start_server auth --auth-user druid

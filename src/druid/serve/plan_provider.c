@@ -33,6 +33,11 @@ struct dr_plan_provider {
     pthread_mutex_t stats_lock;
     ice_read_stats stats; /* every stream's reads, finished or cut */
     uint64_t splits_done, splits_failed;
+    /* The decode budget over all streams (opts.decode_memory; see plan_provider.h). */
+    pthread_mutex_t budget_mu;
+    size_t charged;   /* sum of the admitted streams' charges */
+    size_t largest;   /* the most decode memory one stream has held so far */
+    unsigned reading; /* streams admitted and not finished */
 };
 
 typedef struct stream {
@@ -49,6 +54,10 @@ typedef struct stream {
     atomic_bool cancel;
     icd_buf cur;
     dr_parse_exceptions pe;
+    size_t base;                /* its admission charge (start_charge when opened) */
+    size_t extra;               /* charged beyond base: what its reader held more */
+    const ice_read_stats *live; /* its reader's counters (decode_bytes), producer thread */
+    uint64_t live_seen;
 } stream;
 
 static void logf_line(dr_plan_provider *pp, const char *fmt, ...) ICD_PRINTF(2, 3);
@@ -84,10 +93,77 @@ static int push_chunk(stream *st, icd_error *err)
     return 0;
 }
 
+/* --- the decode budget --- */
+
+/* What a stream starting now is charged: its --stream-memory, or the most any stream has
+ * held so far when that is more. */
+static size_t start_charge(const dr_plan_provider *pp)
+{
+    return pp->largest > pp->opts.stream_memory ? pp->largest : pp->opts.stream_memory;
+}
+
+/* The server asks before a split stream takes a slot (dr_server_provider.split_admit):
+ * admitted when the charges of the streams reading plus a new one's fit, or when none is
+ * reading (a stream larger than the whole budget still runs, alone). */
+static bool p_admit(void *ctx, size_t *token)
+{
+    dr_plan_provider *pp = ctx;
+    *token = 0;
+    if (!pp->opts.decode_memory) return true;
+    pthread_mutex_lock(&pp->budget_mu);
+    size_t c = start_charge(pp);
+    bool ok = pp->reading == 0 || pp->charged + c <= pp->opts.decode_memory;
+    if (ok) {
+        pp->charged += c;
+        pp->reading++;
+        *token = c;
+    }
+    pthread_mutex_unlock(&pp->budget_mu);
+    return ok;
+}
+
+static void p_unadmit(void *ctx, size_t token)
+{
+    dr_plan_provider *pp = ctx;
+    if (!pp->opts.decode_memory) return;
+    pthread_mutex_lock(&pp->budget_mu);
+    pp->charged -= token;
+    pp->reading--;
+    pthread_mutex_unlock(&pp->budget_mu);
+}
+
+/* The stream's reader holds `live` bytes now: what it holds beyond its admission charge
+ * is charged too, until the stream ends. */
+static void budget_update(stream *st, uint64_t live)
+{
+    dr_plan_provider *pp = st->pp;
+    st->live_seen = live;
+    pthread_mutex_lock(&pp->budget_mu);
+    if (live > pp->largest) pp->largest = (size_t)live;
+    if (live > st->base + st->extra) {
+        size_t more = (size_t)live - st->base - st->extra;
+        pp->charged += more;
+        st->extra += more;
+    }
+    pthread_mutex_unlock(&pp->budget_mu);
+}
+
+static void budget_end(stream *st)
+{
+    dr_plan_provider *pp = st->pp;
+    if (!st->extra) return;
+    pthread_mutex_lock(&pp->budget_mu);
+    pp->charged -= st->extra;
+    st->extra = 0;
+    pthread_mutex_unlock(&pp->budget_mu);
+}
+
 static int on_row(void *ctx, icd_buf *out, icd_error *err)
 {
     stream *st = ctx;
     (void)out;
+    if (st->pp->opts.decode_memory && st->live->decode_bytes != st->live_seen)
+        budget_update(st, st->live->decode_bytes);
     return st->cur.len >= st->pp->opts.chunk_bytes ? push_chunk(st, err) : 0;
 }
 
@@ -127,8 +203,10 @@ static void *produce(void *arg)
         sink.cancel = &st->cancel;
         ice_row_sink rs;
         dr_sink_row_sink(&sink, &rs);
+        st->live = &stats;
         rc = ice_scan_reader_read_task(
             pp->reader, ice_scan_plan_task(dr_plan_scan(pp->plan), st->n), &rs, &stats, &err);
+        budget_end(st);
     }
     dr_sink_clear(&sink);
     if (!rc && st->cur.len) rc = push_chunk(st, &err);
@@ -185,6 +263,9 @@ static int p_open(void *ctx, size_t n, void **out, icd_error *err)
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
     atomic_init(&st->cancel, false);
+    pthread_mutex_lock(&pp->budget_mu);
+    st->base = start_charge(pp); /* about the token the server got for it */
+    pthread_mutex_unlock(&pp->budget_mu);
     dr_parse_exceptions_init(&st->pe, dr_spec_max_parse_exceptions(dr_plan_spec(pp->plan)));
     if (pthread_create(&st->thread, NULL, produce, st)) {
         stream_free(st);
@@ -247,6 +328,7 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
     if (pp->opts.queue_chunks > MAX_QUEUE) pp->opts.queue_chunks = MAX_QUEUE;
     atomic_init(&pp->open_streams, 0);
     pthread_mutex_init(&pp->stats_lock, NULL);
+    pthread_mutex_init(&pp->budget_mu, NULL);
     /* only the columns Druid's reader would keep (InputRowSchemas.createColumnsFilter) */
     const char **cols = NULL;
     size_t ncols = 0;
@@ -255,6 +337,7 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
         rc = ice_scan_reader_new(io, dr_plan_metadata(plan), dr_plan_schema(plan), cols, ncols,
                                  &pp->reader, err);
     free(cols);
+    if (!rc) ice_scan_reader_set_read_budget(pp->reader, pp->opts.read_budget);
     if (!rc)
         rc = dr_spec_parquet_undiscovered(dr_plan_spec(plan), dr_plan_schema(plan),
                                           &pp->parquet_drop, &pp->n_parquet_drop, err);
@@ -266,6 +349,7 @@ int dr_plan_provider_new(const dr_plan *plan, icd_fileio *io, const dr_plan_prov
                                   &pp->avro_drop, &pp->n_avro_drop, err);
     if (rc) {
         pthread_mutex_destroy(&pp->stats_lock);
+        pthread_mutex_destroy(&pp->budget_mu);
         ice_scan_reader_free(pp->reader);
         free(pp->parquet_drop);
         free(pp->orc_drop);
@@ -282,6 +366,7 @@ void dr_plan_provider_free(dr_plan_provider *pp)
     if (!pp) return;
     ice_scan_reader_free(pp->reader);
     pthread_mutex_destroy(&pp->stats_lock);
+    pthread_mutex_destroy(&pp->budget_mu);
     free(pp->parquet_drop);
     free(pp->orc_drop);
     free(pp->avro_drop);
@@ -324,6 +409,9 @@ static void p_metrics(void *ctx, icd_buf *out)
     ice_read_stats st = pp->stats;
     uint64_t done = pp->splits_done, failed = pp->splits_failed;
     pthread_mutex_unlock(&pp->stats_lock);
+    pthread_mutex_lock(&pp->budget_mu);
+    size_t charged = pp->charged, largest = pp->largest;
+    pthread_mutex_unlock(&pp->budget_mu);
     icd_buf_puts(out, "# HELP icedruid_rows_total Rows of data files by what happened to them: "
                       "read, removed by position deletes (and deletion vectors), removed by "
                       "equality deletes, emitted, skipped as unparseable.\n"
@@ -350,12 +438,21 @@ static void p_metrics(void *ctx, icd_buf *out)
                    "# TYPE icedruid_split_errors_total counter\n"
                    "icedruid_split_errors_total %" PRIu64 "\n",
                    st.data_files, st.delete_files_loaded, done, failed);
+    icd_buf_printf(out,
+                   "# HELP icedruid_decode_memory_bytes Decode memory charged to the streams "
+                   "reading now (--decode-memory; 0 when unbounded).\n"
+                   "# TYPE icedruid_decode_memory_bytes gauge\n"
+                   "icedruid_decode_memory_bytes %zu\n"
+                   "# HELP icedruid_stream_decode_memory_max_bytes The most decode memory one "
+                   "stream has held.\n# TYPE icedruid_stream_decode_memory_max_bytes gauge\n"
+                   "icedruid_stream_decode_memory_max_bytes %zu\n",
+                   charged, largest);
 }
 
 void dr_plan_provider_get(dr_plan_provider *pp, dr_server_provider *out)
 {
-    *out = (dr_server_provider){pp,      p_count,  p_spec,    p_open, p_next,
-                                p_close, p_health, p_metrics, NULL};
+    *out = (dr_server_provider){pp,       p_count,   p_spec, p_open,  p_next,   p_close,
+                                p_health, p_metrics, NULL,   p_admit, p_unadmit};
 }
 
 unsigned dr_plan_provider_open_streams(const dr_plan_provider *pp)

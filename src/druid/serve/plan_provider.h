@@ -9,7 +9,9 @@
  * time. When the client goes away the server closes the stream: the stream's cancel flag
  * is set, the producer's sink fails its next row with ICD_ECANCELED (and a producer
  * blocked on a full queue wakes up), and the thread is joined, so no work outlives the
- * request. Memory per stream: (queue_chunks + 1) chunks plus the reader's row group.
+ * request. Memory per stream: (queue_chunks + 1) chunks plus the reader's row group: its
+ * compressed column bytes bounded by read_budget (plus one page larger than its share),
+ * and one decoded page per projected column.
  * All streams share one ice_scan_reader, so a delete file is read once for the server's
  * life, whichever splits need it.
  *
@@ -39,6 +41,16 @@ typedef struct dr_plan_provider_opts {
     const json_t *auth_password; /* PasswordProvider for /spec (borrowed), or NULL */
     size_t chunk_bytes;          /* 0 -> 64 KiB */
     size_t queue_chunks;         /* 0 -> 4 */
+    size_t read_budget;          /* compressed column bytes a stream holds (0: whole chunks;
+                                  * ice_scan_reader_set_read_budget) */
+    /* The decode budget over all streams (0: none). A stream starts reading when the
+     * charges of the streams reading plus its own fit (or when none is reading); until
+     * then it waits (its split_next returns empty every 100 ms, so it holds no pool
+     * thread). A stream is charged the larger of stream_memory and the most any stream
+     * has held so far, then whatever more its reader holds (ice_read_stats.decode_bytes,
+     * measured at each batch) until it ends. */
+    size_t decode_memory;
+    size_t stream_memory;
     /* Log lines (parse exceptions, failed splits), from several threads. May be NULL. */
     void (*log)(void *log_ctx, const char *line);
     void *log_ctx;

@@ -264,9 +264,11 @@ static int generate_planned(dr_serve_files *sf, const char *name, bool *found, i
     pthread_mutex_lock(&sf->mu);
     int rc = 0;
     const dr_stage_cols *sc = dr_plan_stage_cols(p);
-    if (!sf->reader)
+    if (!sf->reader) {
         rc = ice_scan_reader_new(sf->io, dr_plan_metadata(p), dr_plan_schema(p),
                                  (const char *const *)sc->names, sc->n, &sf->reader, err);
+        if (!rc) ice_scan_reader_set_read_budget(sf->reader, sf->opts.read_budget);
+    }
     pthread_mutex_unlock(&sf->mu);
     if (rc) return rc;
     int64_t bytes;
@@ -317,6 +319,7 @@ static int generate_other(dr_serve_files *sf, int64_t snap, const char *name, bo
     if (!rc && hit) {
         *found = true;
         rc = ice_scan_reader_new(sf->io, md, schema, (const char *const *)sc.names, sc.n, &rd, err);
+        if (!rc) ice_scan_reader_set_read_budget(rd, sf->opts.read_budget);
         int64_t bytes;
         ice_read_stats rs = {0};
         if (!rc)
@@ -486,7 +489,7 @@ void dr_serve_files_get(dr_serve_files *sf, dr_server_provider *out)
 {
     *out =
         (dr_server_provider){sf,       f_count,   f_spec, f_split_open, f_split_next, f_split_close,
-                             f_health, f_metrics, f_open};
+                             f_health, f_metrics, f_open, NULL,         NULL};
 }
 
 /* ---- life ------------------------------------------------------------------------------ */

@@ -50,6 +50,7 @@ typedef struct dr_serve_files_opts {
     int metadata_max_age_ms;     /* < 0 -> 5000; 0: the table is loaded on every request */
     const char *auth_user;       /* copied into /spec as httpAuthenticationUsername */
     const json_t *auth_password; /* PasswordProvider for /spec (borrowed), or NULL */
+    size_t read_budget; /* compressed column bytes one regeneration holds (0: whole chunks) */
     void (*log)(void *log_ctx, const char *line);
     void *log_ctx;
 } dr_serve_files_opts;

@@ -103,11 +103,13 @@ typedef struct dr_http_req {
     /* /splits/N only; everything below is guarded by mu unless noted */
     pthread_mutex_t mu;
     size_t split;
-    int phase;          /* HTTP side only */
-    int slot;           /* guarded by srv->mu */
-    bool granted;       /* srv->mu: a freed slot was handed to this queued request */
-    bool queue_expired; /* srv->mu */
-    double deadline;    /* srv->mu: end of the wait in the queue */
+    int phase;     /* HTTP side only */
+    int slot;      /* guarded by srv->mu */
+    bool granted;  /* srv->mu: a freed slot was handed to this queued request */
+    bool admitted; /* srv->mu: holds admit_token of provider.split_admit */
+    size_t admit_token;
+    bool queue_expired;                      /* srv->mu */
+    double deadline;                         /* srv->mu: end of the wait in the queue */
     struct dr_http_req *wq_next, *wq_prev;   /* srv->mu: wait queue */
     struct dr_http_req *all_next, *all_prev; /* srv->mu: live split requests */
     bool in_all, inflight;
@@ -390,12 +392,31 @@ static void kick_parked(dr_server *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* A stream slot is free again: hand it to the oldest waiting request, or give it back. */
-static void release_slot(dr_server *s)
+/* The provider's budget admits r (always, without one; files are not counted). srv->mu. */
+static bool admit_locked(dr_server *s, dr_http_req *r)
+{
+    if (!s->p.split_admit || r->route == RT_FILE) return true;
+    if (!s->p.split_admit(s->p.ctx, &r->admit_token)) return false;
+    r->admitted = true;
+    return true;
+}
+
+/* r's stream slot is free again (and its budget given back): hand slots to the oldest
+ * waiting requests the budget admits, in order, or give the slot back. */
+static void release_slot(dr_server *s, dr_http_req *r)
 {
     pthread_mutex_lock(&s->mu);
-    dr_http_req *w = s->wq_head;
-    if (w) {
+    if (r->admitted) {
+        s->p.split_unadmit(s->p.ctx, r->admit_token);
+        r->admitted = false;
+    }
+    bool freed = true; /* r's slot, not handed on yet */
+    dr_http_req *w;
+    while ((w = s->wq_head) != NULL) {
+        if (!freed && s->slots_used >= s->max_streams) break;
+        if (!admit_locked(s, w)) break;
+        if (!freed) s->slots_used++;
+        freed = false;
         s->wq_head = w->wq_next;
         if (s->wq_head)
             s->wq_head->wq_prev = NULL;
@@ -408,9 +429,8 @@ static void release_slot(dr_server *s)
         pthread_mutex_lock(&w->mu);
         wake_locked(w);
         pthread_mutex_unlock(&w->mu);
-    } else {
-        s->slots_used--;
     }
+    if (freed) s->slots_used--;
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -511,7 +531,7 @@ static void run_job(dr_server *s, dr_http_req *r)
         /* closed before the client can see the end of the body, so the slot is free
          * when the next request of the same client comes */
         if (st) s->p.split_close(st);
-        release_slot(s);
+        release_slot(s, r);
         pthread_mutex_lock(&r->mu);
         /* only now may the client see the end and ask for its next split */
         if (got_eof) r->eof = true;
@@ -1056,7 +1076,7 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r)
                                "stream timed out; retry later");
         }
         if (r->slot == SLOT_NONE) {
-            if (s->slots_used < s->max_streams) {
+            if (s->slots_used < s->max_streams && !s->wq_head && admit_locked(s, r)) {
                 s->slots_used++;
                 r->slot = SLOT_ACTIVE;
             } else if (s->queue_timeout_s && s->queued < s->max_queued) {
@@ -1704,7 +1724,7 @@ static void server_free(dr_server *s)
 static int check_config(const dr_server_config *cfg, const dr_server_provider *p, icd_error *err)
 {
     if (!p || !p->split_count || !p->write_spec || !p->split_open || !p->split_next ||
-        !p->split_close)
+        !p->split_admit != !p->split_unadmit || !p->split_close)
         return icd_fail(err, ICD_EINVALID, NULL, -1, "split server: incomplete provider");
     bool user = cfg->auth_user && cfg->auth_user[0];
     bool pass = cfg->auth_password && cfg->auth_password[0];

@@ -97,6 +97,14 @@ typedef struct dr_server_provider {
      * HTTP status to answer (404, 410; 0 means 500). Runs on the producer pool (it may
      * regenerate the file) within a stream slot, like a split. */
     int (*file_open)(void *ctx, const char *rel, struct dr_server_file *out, icd_error *err);
+    /* Optional (both or neither): a budget shared by the split streams (e.g. decode
+     * memory). A split request that would take a stream slot asks split_admit first
+     * (under the server's slot lock: it must not block); false keeps it waiting in the
+     * queue, in order, like a request over max_streams, until a stream ends and the budget
+     * admits it (or queue_timeout_s passes: 503). *token is handed back to split_unadmit
+     * when the admitted request gives its slot back (after split_close). */
+    bool (*split_admit)(void *ctx, size_t *token);
+    void (*split_unadmit)(void *ctx, size_t token);
 } dr_server_provider;
 
 /* One finished request, for the access log. */

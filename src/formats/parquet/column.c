@@ -1,15 +1,18 @@
 /*
  * Column chunk reader (see column.h). Data flow for one selected column of one row group:
  *
- *   pq_colreader_start     reads the chunk's byte range with one positional read
+ *   pq_colreader_start     checks the chunk's byte range; reads it with one positional
+ *                          read when it fits the window (see column.h), else pages are
+ *                          read a window (a few pages) at a time as the walk reaches them
  *   load_page              parses a page header, checks its CRC, decompresses the body,
  *                          decodes its repetition/definition levels and its values
  *                          (through encodings.h / codec.h) into page-sized arrays
  *   pq_colreader_read_rows copies whole rows of levels and values into the batch column
  *
  * Values of byte-array columns are pq_bytes pointing into the dictionary page, the chunk
- * bytes (uncompressed pages) or a decompressed page buffer. A page buffer that a batch may
- * still point into is "retired" when the page is used up and recycled only at the next
+ * bytes (uncompressed pages of a chunk read whole; a window's bytes are copied to a page
+ * buffer first, since the window moves on) or a decompressed page buffer. A page buffer that a
+ * batch may still point into is "retired" when the page is used up and recycled only at the next
  * batch (pq_colreader_release), so no byte array is ever copied.
  */
 #include <stdarg.h>
@@ -77,7 +80,8 @@ static void pbuf_free(pq_pbuf *b)
 
 void pq_colreader_free(pq_colreader *c)
 {
-    free(c->chunk);
+    free(c->win);
+    free(c->own_big.data);
     free(c->dict);
     free(c->dict_buf.data);
     icd_arena_free(&c->dict_buf.arena);
@@ -109,6 +113,17 @@ static int grow(void **p, size_t *cap, size_t need, icd_error *err)
     if (!q) return icd_fail_nomem(err);
     *p = q;
     *cap = n;
+    return 0;
+}
+
+/* Grows *p to exactly `need` bytes when smaller (windows: their size is the budget). */
+static int grow_exact(void **p, size_t *cap, size_t need, icd_error *err)
+{
+    if (need <= *cap) return 0;
+    void *q = realloc(*p, need);
+    if (!q) return icd_fail_nomem(err);
+    *p = q;
+    *cap = need;
     return 0;
 }
 
@@ -199,7 +214,7 @@ static int take_pbuf(pq_colreader *c, size_t n, icd_error *err)
 /* --- chunk --- */
 
 int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_group,
-                       icd_error *err)
+                       size_t window, pq_pbuf *big, icd_error *err)
 {
     const pq_column_meta *m = &cc->meta;
     c->chunk_meta = cc;
@@ -213,6 +228,9 @@ int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_
     c->page_count = c->page_pos = 0;
     c->vals_count = c->vals_pos = 0;
     c->started = false;
+    c->win_start = c->win_len = 0;
+    c->chunk_len = 0;
+    c->big = big ? big : &c->own_big;
     /* the page buffer of the previous row group is reused (no batch points into it now) */
 
     if (m->type != c->leaf->physical_type)
@@ -240,13 +258,80 @@ int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_
         return corrupt(c, start, err, "chunk has %lld values but no bytes",
                        (long long)m->num_values);
     size_t len = (size_t)m->total_compressed_size;
-    void *p = c->chunk;
-    ICD_TRY(grow(&p, &c->chunk_cap, len ? len : 1, err));
-    c->chunk = p;
-    int rc = icd_file_read_at(c->file, (uint64_t)start, c->chunk, len, err);
-    if (rc) return col_fail(c, rc, start, err);
     c->chunk_len = len;
     c->chunk_off = (uint64_t)start;
+    c->whole = window == 0 || len <= window;
+    c->window = c->whole ? len : window;
+    /* A window smaller than the last one: give the memory back. */
+    if (!c->whole && c->win_cap > c->window) {
+        free(c->win);
+        c->win = NULL;
+        c->win_cap = 0;
+    }
+    if (!c->whole) return 0; /* read on demand (fill) */
+    void *p = c->win;
+    ICD_TRY(grow(&p, &c->win_cap, len ? len : 1, err));
+    c->win = p;
+    int rc = icd_file_read_at(c->file, (uint64_t)start, c->win, len, err);
+    if (rc) return col_fail(c, rc, start, err);
+    c->win_len = len;
+    return 0;
+}
+
+size_t pq_colreader_window_bytes(const pq_colreader *c)
+{
+    return c->win_cap;
+}
+
+static size_t pbuf_bytes(const pq_pbuf *b)
+{
+    return b ? b->cap : 0;
+}
+
+size_t pq_colreader_memory_bytes(const pq_colreader *c)
+{
+    size_t n = c->win_cap + c->own_big.cap + c->dict_cap + c->dict_buf.cap + c->vals_cap +
+               c->idx_cap * sizeof *c->idx + c->i64tmp_cap * sizeof *c->i64tmp + pbuf_bytes(c->cur);
+    if (c->max_def) n += c->lvl_cap * sizeof *c->def;
+    if (c->max_rep) n += c->lvl_cap * sizeof *c->rep;
+    for (size_t i = 0; i < c->num_retired; i++)
+        n += pbuf_bytes(c->retired[i]);
+    for (size_t i = 0; i < c->num_spare; i++)
+        n += pbuf_bytes(c->spare[i]);
+    return n;
+}
+
+/* Makes chunk bytes [off, off + need) available in the window (need <= window) and
+ * returns a pointer to them; the window is refilled from `off` with up to `window` bytes
+ * (the bytes already there are kept). Nothing may point into the window across a refill:
+ * raw page bytes are copied or decompressed before the next page is read. */
+static int fill(pq_colreader *c, size_t off, size_t need, const uint8_t **out, icd_error *err)
+{
+    if (off >= c->win_start && off - c->win_start <= c->win_len &&
+        need <= c->win_len - (off - c->win_start)) {
+        *out = c->win + (off - c->win_start);
+        return 0;
+    }
+    size_t want = c->window;
+    if (want < need) want = need;
+    if (want > c->chunk_len - off) want = c->chunk_len - off;
+    void *p = c->win;
+    ICD_TRY(grow_exact(&p, &c->win_cap, want ? want : 1, err));
+    c->win = p;
+    size_t keep = 0;
+    if (off >= c->win_start && off - c->win_start < c->win_len) {
+        keep = c->win_len - (off - c->win_start);
+        if (keep > want) keep = want;
+        memmove(c->win, c->win + (off - c->win_start), keep);
+    }
+    if (want > keep) {
+        uint64_t foff = c->chunk_off + off + keep;
+        int rc = icd_file_read_at(c->file, foff, c->win + keep, want - keep, err);
+        if (rc) return col_fail(c, rc, (int64_t)foff, err);
+    }
+    c->win_start = off;
+    c->win_len = want;
+    *out = c->win;
     return 0;
 }
 
@@ -536,8 +621,14 @@ static int page_body(pq_colreader *c, const uint8_t *in, size_t in_len, size_t o
                            out_len);
         if (!compressed && in_len != out_len)
             return corrupt(c, foff, err, "page sizes disagree (%zu vs %zu)", in_len, out_len);
-        ICD_TRY(take_pbuf(c, 1, err));
-        *out = in;
+        if (c->whole) { /* the chunk stays until the next one: point into it */
+            ICD_TRY(take_pbuf(c, 1, err));
+            *out = in;
+            return 0;
+        }
+        ICD_TRY(take_pbuf(c, in_len, err)); /* the window moves on: keep a copy */
+        if (in_len) memcpy(c->cur->data, in, in_len);
+        *out = c->cur->data;
         return 0;
     }
     ICD_TRY(take_pbuf(c, out_len, err));
@@ -573,6 +664,13 @@ static int load_dictionary(pq_colreader *c, const pq_page_header *h, const uint8
         if ((size_t)h->compressed_size != ulen)
             return corrupt(c, foff, err, "uncompressed dictionary page sizes disagree");
         data = body;
+        if (!c->whole) { /* values point into it for the whole chunk: keep a copy */
+            void *d = c->dict_buf.data;
+            ICD_TRY(grow(&d, &c->dict_buf.cap, ulen ? ulen : 1, err));
+            c->dict_buf.data = d;
+            if (ulen) memcpy(c->dict_buf.data, body, ulen);
+            data = c->dict_buf.data;
+        }
     } else {
         void *d = c->dict_buf.data;
         ICD_TRY(grow(&d, &c->dict_buf.cap, ulen ? ulen : 1, err));
@@ -674,6 +772,54 @@ static int load_data_v2(pq_colreader *c, const pq_page_header *h, const uint8_t 
     return 0;
 }
 
+/* Decodes the page header at c->pos. In a window the header's length is unknown until
+ * decoded: a short prefix is tried first, then longer ones up to the rest of the chunk. */
+static int page_header(pq_colreader *c, pq_page_header *h, size_t *hl, int64_t foff, icd_error *err)
+{
+    size_t rest = c->chunk_len - c->pos, need = rest < 4096 ? rest : 4096;
+    for (;;) {
+        const uint8_t *p;
+        ICD_TRY(fill(c, c->pos, need, &p, err));
+        size_t avail = c->win_start + c->win_len - c->pos;
+        int rc = pq_page_header_decode(p, avail, h, hl, c->file->location, foff, err);
+        if (!rc) return 0;
+        if (avail >= rest) return col_fail(c, rc, foff, err);
+        icd_error_clear(err);
+        need = avail > rest / 2 ? rest : avail * 2;
+    }
+}
+
+/* The raw bytes of a page body at chunk offset `off`: in the window when the page fits,
+ * else read whole into the big-page buffer (a page larger than the window is read at once:
+ * it cannot be decompressed or decoded in parts). */
+static int page_raw(pq_colreader *c, size_t off, size_t n, const uint8_t **out, icd_error *err)
+{
+    size_t hl = off - c->pos;
+    if (c->whole || hl + n <= c->window) {
+        const uint8_t *p;
+        ICD_TRY(fill(c, c->pos, hl + n, &p, err));
+        *out = p + hl;
+        return 0;
+    }
+    pq_pbuf *b = c->big;
+    void *d = b->data;
+    ICD_TRY(grow_exact(&d, &b->cap, n ? n : 1, err));
+    b->data = d;
+    size_t have = 0; /* the start of the body may be in the window already */
+    if (off >= c->win_start && off - c->win_start < c->win_len) {
+        have = c->win_len - (off - c->win_start);
+        if (have > n) have = n;
+        memcpy(b->data, c->win + (off - c->win_start), have);
+    }
+    if (n > have) {
+        uint64_t foff = c->chunk_off + off + have;
+        int rc = icd_file_read_at(c->file, foff, b->data + have, n - have, err);
+        if (rc) return col_fail(c, rc, (int64_t)foff, err);
+    }
+    *out = b->data;
+    return 0;
+}
+
 /* Loads the next data page; *got = false at the end of the chunk. */
 static int load_page(pq_colreader *c, bool *got, icd_error *err)
 {
@@ -685,14 +831,13 @@ static int load_page(pq_colreader *c, bool *got, icd_error *err)
         int64_t foff = (int64_t)(c->chunk_off + c->pos);
         pq_page_header h;
         size_t hl;
-        int rc = pq_page_header_decode(c->chunk + c->pos, c->chunk_len - c->pos, &h, &hl,
-                                       c->file->location, foff, err);
-        if (rc) return col_fail(c, rc, foff, err);
+        const uint8_t *raw = NULL;
+        ICD_TRY(page_header(c, &h, &hl, foff, err));
         size_t body_off = c->pos + hl;
         if ((size_t)h.compressed_size > c->chunk_len - body_off)
             return corrupt(c, foff, err, "page of %d bytes runs past the column chunk",
                            h.compressed_size);
-        const uint8_t *raw = c->chunk + body_off;
+        ICD_TRY(page_raw(c, body_off, (size_t)h.compressed_size, &raw, err));
         c->pos = body_off + (size_t)h.compressed_size;
         if (h.has_crc) {
             uint32_t crc = (uint32_t)crc32(0L, raw, (uInt)h.compressed_size);

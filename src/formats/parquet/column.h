@@ -2,6 +2,11 @@
  * Column chunk reader (internal to the Parquet reader): reads one column chunk's bytes,
  * walks its pages, decompresses and decodes them one at a time, and appends whole rows of
  * levels and values to a batch column. Used by reader.c.
+ *
+ * The chunk's bytes come through a window: either the whole chunk in one read (window 0,
+ * or a chunk no larger than the window), or ranged reads of at most `window` bytes (a few
+ * pages at a time). A page larger than the window is read whole into a buffer shared by
+ * the reader's columns (its bytes are dead once the page is decoded).
  */
 #ifndef ICD_PQ_COLUMN_H
 #define ICD_PQ_COLUMN_H
@@ -31,10 +36,16 @@ typedef struct pq_colreader {
     int def_bw, rep_bw;
     size_t value_size;
 
-    /* The column chunk's bytes [chunk_off, chunk_off + chunk_len) of the file. */
-    uint8_t *chunk;
-    size_t chunk_cap, chunk_len;
+    /* The column chunk is bytes [chunk_off, chunk_off + chunk_len) of the file; the window
+     * holds chunk bytes [win_start, win_start + win_len). */
+    size_t chunk_len;
     uint64_t chunk_off;
+    uint8_t *win;
+    size_t win_cap, win_start, win_len;
+    size_t window; /* most bytes per read; 0 = the whole chunk in one read */
+    bool whole;    /* the window holds the whole chunk (raw page bytes stay valid) */
+    pq_pbuf *big;  /* pages larger than the window (shared; NULL: its own) */
+    pq_pbuf own_big;
     size_t pos;          /* next page header within chunk */
     int64_t values_left; /* level entries not yet loaded into a page */
     bool data_seen;      /* a data page was read (a dictionary page must come first) */
@@ -76,9 +87,16 @@ typedef struct pq_colreader {
 void pq_colreader_init(pq_colreader *c, icd_file *file, const pq_node *leaf);
 void pq_colreader_free(pq_colreader *c);
 
-/* Reads a column chunk's bytes and resets the page walk. */
+/* Checks a column chunk's location and resets the page walk. `window` bounds the chunk
+ * bytes held (0 = read the whole chunk at once); `big` (may be NULL) receives pages larger
+ * than the window. */
 int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_group,
-                       icd_error *err);
+                       size_t window, pq_pbuf *big, icd_error *err);
+/* Bytes of chunk data the reader holds (its window; not the shared big-page buffer). */
+size_t pq_colreader_window_bytes(const pq_colreader *c);
+/* Every buffer the reader holds (window, dictionary, decoded page arrays, page buffers),
+ * by capacity; levels only of the kinds the column has. */
+size_t pq_colreader_memory_bytes(const pq_colreader *c);
 
 /* Releases page buffers that only previous batches pointed into. */
 void pq_colreader_release(pq_colreader *c);

@@ -10,7 +10,8 @@
  * (nested columns only) and the dense non-null values typed by the physical type, plus the
  * file row position of its first row (0-based over the whole file; position deletes use
  * it). A batch never spans two row groups and never splits a row. Memory is bounded by the
- * compressed column chunks of the current row group plus the decoded pages of one batch.
+ * compressed column chunks of the current row group (or, with a read budget, by the budget
+ * plus the largest page) plus one decoded page per column and the batch.
  *
  * A batch and everything it points to stay valid until the next pq_reader_next or
  * pq_reader_close call.
@@ -138,6 +139,20 @@ int pq_reader_open(pq_file *pf, const int *leaves, size_t count, size_t batch_ro
 /* Row-group pruning: keep[rg] == 0 skips row group rg entirely (row positions of the
  * following row groups stay right). Call before the first pq_reader_next. */
 int pq_reader_select_row_groups(pq_reader *r, const uint8_t *keep, size_t n, icd_error *err);
+/* Bounds the compressed chunk bytes the reader holds at once (0 = none: every selected
+ * chunk of a row group is read whole, one read each, the fastest way). A row group whose
+ * selected chunks are larger than `bytes` is read through a window per column, its share
+ * of the budget by chunk size (at least 16 KiB), a few pages per ranged read; a page
+ * larger than its window is read whole into one buffer shared by the columns (pages are
+ * decompressed and decoded whole), so the reader holds at most about `bytes` plus its
+ * largest page. Decoded pages (one per column) are on top. Call before pq_reader_next;
+ * rows are the same with any budget. */
+void pq_reader_set_read_budget(pq_reader *r, size_t bytes);
+/* The compressed chunk bytes the reader's buffers hold now (windows + large-page buffer). */
+size_t pq_reader_read_bytes(const pq_reader *r);
+/* Every buffer the reader holds now, by capacity: chunk bytes, dictionaries, decoded
+ * pages, the batch arrays (a gauge of its decode memory, e.g. for a global budget). */
+size_t pq_reader_memory_bytes(const pq_reader *r);
 /* Next batch: 0 with *out set, or 0 with *out == NULL at the end. */
 int pq_reader_next(pq_reader *r, pq_batch **out, icd_error *err);
 void pq_reader_close(pq_reader *r);

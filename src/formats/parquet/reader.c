@@ -33,6 +33,8 @@ struct pq_reader {
     int64_t rg_rows_left;
     int64_t next_row; /* file row position of the next row */
     bool failed;
+    size_t read_budget; /* chunk bytes held at once; 0 = whole chunks */
+    pq_pbuf big;        /* pages larger than their column's window */
 };
 
 /* --- files --- */
@@ -391,12 +393,65 @@ int pq_reader_select_row_groups(pq_reader *r, const uint8_t *keep, size_t n, icd
     return 0;
 }
 
+void pq_reader_set_read_budget(pq_reader *r, size_t bytes)
+{
+    r->read_budget = bytes;
+}
+
+size_t pq_reader_read_bytes(const pq_reader *r)
+{
+    size_t n = r->big.cap;
+    for (size_t i = 0; i < r->ncols; i++)
+        n += pq_colreader_window_bytes(&r->cols[i]);
+    return n;
+}
+
+size_t pq_reader_memory_bytes(const pq_reader *r)
+{
+    size_t n = r->big.cap;
+    for (size_t i = 0; i < r->ncols; i++) {
+        const pq_colreader *c = &r->cols[i];
+        const pq_colbuf *b = &r->bufs[i];
+        n += pq_colreader_memory_bytes(c) + b->vals_cap * c->value_size;
+        if (c->max_def) n += b->lvl_cap * sizeof *b->def;
+        if (c->max_rep) n += b->lvl_cap * sizeof *b->rep;
+    }
+    return n;
+}
+
+/* A chunk's share of the read budget: in proportion to its size, so a large column reads
+ * as many pages per request as a small one, at least PQ_MIN_WINDOW. */
+#define PQ_MIN_WINDOW (16 * 1024)
+
+static size_t chunk_bytes(const pq_column_chunk *cc)
+{
+    int64_t n = cc->meta.total_compressed_size;
+    return n > 0 ? (size_t)n : 0;
+}
+
 static int open_row_group(pq_reader *r, icd_error *err)
 {
     const pq_row_group *g = &r->pf->meta.row_groups[r->rg];
+    size_t total = 0;
+    for (size_t i = 0; i < r->ncols; i++) {
+        size_t n = chunk_bytes(&g->columns[r->cols[i].leaf->leaf_index]);
+        total = n > SIZE_MAX - total ? SIZE_MAX : total + n;
+    }
+    bool whole = r->read_budget == 0 || total <= r->read_budget;
+    if (!whole && r->big.cap > r->read_budget) { /* a large page of an earlier row group */
+        free(r->big.data);
+        r->big.data = NULL;
+        r->big.cap = 0;
+    }
     for (size_t i = 0; i < r->ncols; i++) {
         int li = r->cols[i].leaf->leaf_index;
-        ICD_TRY(pq_colreader_start(&r->cols[i], &g->columns[li], r->rg, err));
+        size_t window = 0;
+        if (!whole) {
+            double share = (double)chunk_bytes(&g->columns[li]) / (double)total;
+            window = (size_t)((double)r->read_budget * share);
+            if (window < PQ_MIN_WINDOW) window = PQ_MIN_WINDOW;
+        }
+        ICD_TRY(pq_colreader_start(&r->cols[i], &g->columns[li], r->rg, window, &r->big, err));
     }
     r->rg_open = true;
     r->rg_rows_left = g->num_rows;
@@ -474,5 +529,6 @@ void pq_reader_close(pq_reader *r)
     free(r->bufs);
     free(r->colbatch);
     free(r->keep);
+    free(r->big.data);
     free(r);
 }

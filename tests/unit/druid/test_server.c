@@ -43,6 +43,9 @@ typedef struct tp {
     long slow_open_split; /* split_open of this split sleeps slow_open_us (slow storage) */
     unsigned slow_open_us;
     atomic_int opens, closes, live, max_live, nexts;
+    int admit_cap;                      /* split_admit: at most this many admitted at once */
+    int admitted, admits, max_admitted; /* split_admit/unadmit run under the server lock */
+    size_t tokens_out;                  /* tokens handed out and not given back */
 } tp;
 
 typedef struct tp_stream {
@@ -133,7 +136,8 @@ static void tp_close(void *stream)
 
 static dr_server_provider tp_provider(tp *t)
 {
-    dr_server_provider p = {t, tp_count, tp_spec, tp_open, tp_next, tp_close, NULL, NULL, NULL};
+    dr_server_provider p = {t,    tp_count, tp_spec, tp_open, tp_next, tp_close,
+                            NULL, NULL,     NULL,    NULL,    NULL};
     return p;
 }
 
@@ -571,6 +575,75 @@ static void test_concurrent_downloads(void)
     CHECK_EQ_INT(atomic_load(&t.opens), N);
     CHECK_EQ_INT(atomic_load(&t.closes), N);
     CHECK_EQ_INT(atomic_load(&l.errors), 0);
+}
+
+static bool tp_admit(void *ctx, size_t *token)
+{
+    tp *t = ctx;
+    if (t->admitted >= t->admit_cap) return false;
+    t->admitted++;
+    if (t->admitted > t->max_admitted) t->max_admitted = t->admitted;
+    *token = (size_t)++t->admits * 7;
+    t->tokens_out += *token;
+    return true;
+}
+
+static void tp_unadmit(void *ctx, size_t token)
+{
+    tp *t = ctx;
+    t->admitted--;
+    t->tokens_out -= token;
+}
+
+/* The provider's budget (split_admit): with room for 2 streams, 8 concurrent downloads
+ * wait in the queue for it (not 503), all complete, never more than 2 are admitted (or
+ * open) at once, and every token comes back. */
+static void test_admit_budget(void)
+{
+    enum { N = 8 };
+    tp t;
+    tp_init(&t, N);
+    t.delay_us = 500;
+    t.admit_cap = 2;
+    dr_server_provider p = tp_provider(&t);
+    p.split_admit = tp_admit;
+    p.split_unadmit = tp_unadmit;
+    dr_server_config cfg = {.threads = 4, .max_streams = 8};
+    dr_server *s = NULL;
+    icd_error err;
+    icd_error_clear(&err);
+    CHECK_EQ_INT(dr_server_start(&cfg, &p, &s, &err), 0);
+    if (!s) return;
+    curl_job jobs[N];
+    bool spawned[N];
+    for (size_t i = 0; i < N; i++) {
+        char url[256], path[64];
+        snprintf(path, sizeof path, "/splits/%zu", i);
+        url_of(url, sizeof url, s, path);
+        spawned[i] = curl_spawn(&jobs[i], url, NULL);
+        CHECK(spawned[i]);
+    }
+    for (size_t i = 0; i < N; i++) {
+        if (!spawned[i]) continue;
+        int code;
+        CHECK_EQ_INT(curl_wait(&jobs[i], &code), 0);
+        CHECK_EQ_INT(code, 200);
+        size_t len;
+        char *body = slurp(jobs[i].body, &len);
+        icd_buf want = ICD_BUF_INIT;
+        tp_expected(i, 1000 * (i + 1), &want);
+        CHECK(body && len == want.len && !memcmp(body, want.data, want.len));
+        free(body);
+        icd_buf_free(&want);
+    }
+    dr_server_stop(s);
+    CHECK_EQ_INT(t.admits, N);
+    CHECK(t.max_admitted <= 2);
+    CHECK(atomic_load(&t.max_live) <= 2);
+    CHECK_EQ_INT(t.admitted, 0);
+    CHECK_EQ_INT(t.tokens_out, 0);
+    CHECK_EQ_INT(atomic_load(&t.opens), N);
+    CHECK_EQ_INT(atomic_load(&t.closes), N);
 }
 
 static void test_provider_errors(void)
@@ -1218,8 +1291,9 @@ static void test_teardown(void)
 }
 
 TEST_MAIN(TEST(test_setup), TEST(test_listen_parsing), TEST(test_start_refusals), TEST(test_routes),
-          TEST(test_concurrent_downloads), TEST(test_provider_errors), TEST(test_auth),
-          TEST(test_disconnect), TEST(test_stop_while_streaming), TEST(test_public_url_and_ipv6),
-          TEST(test_slow_split_blocks_nothing), TEST(test_slot_free_before_next_request),
-          TEST(test_queue_instead_of_503), TEST(test_slowloris_limits),
-          TEST(test_nonreaders_bounded_and_dropped), TEST(test_teardown))
+          TEST(test_concurrent_downloads), TEST(test_admit_budget), TEST(test_provider_errors),
+          TEST(test_auth), TEST(test_disconnect), TEST(test_stop_while_streaming),
+          TEST(test_public_url_and_ipv6), TEST(test_slow_split_blocks_nothing),
+          TEST(test_slot_free_before_next_request), TEST(test_queue_instead_of_503),
+          TEST(test_slowloris_limits), TEST(test_nonreaders_bounded_and_dropped),
+          TEST(test_teardown))
