@@ -22,3 +22,14 @@ int icd_array_reserve(void *arrp, size_t *cap, size_t need, size_t elem_size, si
     *cap = n;
     return 0;
 }
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void icd_sort_ints(int *v, size_t n)
+{
+    if (n > 1) qsort(v, n, sizeof *v, cmp_int);
+}

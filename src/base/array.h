@@ -18,6 +18,9 @@
  * capacity *cap. 0, or -1 (out of memory or size overflow; nothing changed). */
 int icd_array_reserve(void *arrp, size_t *cap, size_t need, size_t elem_size, size_t min_cap);
 
+/* Sorts n ints ascending (the leaf indexes a Parquet reader is opened with). */
+void icd_sort_ints(int *v, size_t n);
+
 /* ICD_ARRAY_RESERVE(arr, cap, need, min_cap): `arr` a pointer lvalue (any element type),
  * `cap` a size_t lvalue. Evaluates to 0 or -1 as icd_array_reserve. */
 #define ICD_ARRAY_RESERVE(arr, cap, need, min_cap)                                                 \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "formats/parquet/parquet.h"
 #include "iceberg/adapter.h"
 
@@ -122,12 +123,6 @@ static const pq_node *top_level(const pq_schema *s, const char *name)
 
 static const ice_adapter_ops PQ_OPS = {pq_next, pq_close};
 
-static int cmp_int(const void *x, const void *y)
-{
-    int a = *(const int *)x, b = *(const int *)y;
-    return (a > b) - (a < b);
-}
-
 int ice_adapter_open_parquet(ice_adapter *a, const ice_adapter_opts *o, size_t *missing,
                              icd_error *err)
 {
@@ -177,7 +172,7 @@ int ice_adapter_open_parquet(ice_adapter *a, const ice_adapter_opts *o, size_t *
         leaves[c] = n->leaf_index;
     }
     /* the reader's batches hold each selected leaf once, in leaf order */
-    qsort(leaves, o->ncols, sizeof *leaves, cmp_int);
+    icd_sort_ints(leaves, o->ncols);
     size_t nuniq = 0;
     for (size_t i = 0; i < o->ncols; i++)
         if (!nuniq || leaves[nuniq - 1] != leaves[i]) leaves[nuniq++] = leaves[i];

@@ -276,12 +276,6 @@ static bool all_bound(const ice_nested *x, const anode *a)
     return true;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Leaf indexes in the tree -> local columns. */
 static void localise(ice_nested *x, anode *a)
 {
@@ -316,7 +310,7 @@ int ice_nested_new(const ice_field *f, const pq_schema *s, const pq_node *n, boo
         ice_nested_free(x);
         return rc;
     }
-    qsort(x->leaves, x->nleaves, sizeof *x->leaves, cmp_int);
+    icd_sort_ints(x->leaves, x->nleaves);
     x->col_of_leaf = malloc((s->num_leaves + 1) * sizeof *x->col_of_leaf);
     x->fc = malloc((s->num_nodes + 1) * sizeof *x->fc);
     x->ls = calloc(x->nleaves, sizeof *x->ls);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
 #include "formats/avro/container.h"
@@ -247,12 +248,6 @@ static int batch_col_of(const task_state *t, int leaf)
     for (size_t i = 0; i < t->nleaves; i++)
         if (t->leaves[i] == leaf) return (int)i;
     return -1;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* The identity-partition value of field id in the data file's partition, if any. */
@@ -739,7 +734,7 @@ static int read_parquet_task(task_state *t, icd_error *err)
     if (rc || (rc = map_columns(t, s, err)) ||
         (rc = ice_mor_init(&t->mor, r, t->task, t->stats, err)) || (rc = setup_equality(t, s, err)))
         goto done;
-    qsort(t->leaves, t->nleaves, sizeof *t->leaves, cmp_int);
+    icd_sort_ints(t->leaves, t->nleaves);
     for (size_t i = 0; i < t->ncols; i++) {
         out_col *c = &t->cols[i];
         if (c->kind == SRC_LEAF)
