@@ -30,6 +30,7 @@ struct icd_scan {
     ice_read_stats stats;
     icd_progress_fn progress;
     void *progress_ctx;
+    uint64_t data_bytes; /* the tasks' file sizes, added up once when planned */
 };
 
 void icd_scan_options_init(icd_scan_options *o)
@@ -127,6 +128,8 @@ int icd_scan_open(icd_scan **out, icd_table *t, const icd_scan_options *o, icd_e
         rc = ice_scan_reader_new(t->storage->io, t->md, ice_scan_plan_schema(s->plan),
                                  o->ncolumns ? names : NULL, o->ncolumns, &s->reader, err);
     free(names);
+    for (size_t i = 0; rc == 0 && i < ice_scan_plan_task_count(s->plan); i++)
+        s->data_bytes += (uint64_t)ice_scan_plan_task(s->plan, i)->data->file_size;
     if (rc) {
         icd_scan_free(s);
         return rc;
@@ -416,8 +419,7 @@ void icd_scan_get_plan_info(const icd_scan *s, icd_scan_plan_info *out)
     out->position_delete_files = c.position_delete_files;
     out->equality_delete_files = c.equality_delete_files;
     out->deletion_vectors = c.deletion_vectors;
-    for (size_t i = 0; i < ice_scan_plan_task_count(s->plan); i++)
-        out->data_bytes += (uint64_t)ice_scan_plan_task(s->plan, i)->data->file_size;
+    out->data_bytes = s->data_bytes;
 }
 
 void icd_scan_set_progress(icd_scan *s, icd_progress_fn fn, void *ctx)
