@@ -319,9 +319,8 @@ static int do_snappy(outwin *w, const uint8_t *in, size_t n, icd_error *err)
     size_t ulen;
     if (snappy_uncompressed_length((const char *)in, n, &ulen) != SNAPPY_OK)
         return corrupt(w, "no valid length at the start", err);
-    while (w->room < ulen) {
-        if (!w->buf) return too_large(w, err);
-        if (ulen > w->max) return too_large(w, err);
+    if (w->room < ulen) { /* the length is known up front: room for all of it, once */
+        if (!w->buf || ulen > w->max) return too_large(w, err);
         if (!icd_buf_grow(w->buf, ulen + 1)) return icd_fail_nomem(err);
         w->dst = (uint8_t *)w->buf->data + w->start;
         w->room = ulen;

@@ -105,10 +105,8 @@ static int load_equality(const ice_delete_load_ctx *c, const ice_content_file *d
                       "equality delete file lacks a column for field id %d (%s)",
                       (int)cols[missing].field_id, cols[missing].name);
     ice_rd_eqload el;
-    if (!rc)
-        rc = ice_rd_eqload_init(&el, e, df, err);
-    else
-        memset(&el, 0, sizeof el);
+    memset(&el, 0, sizeof el); /* freed below whether or not it was initialised */
+    if (!rc) rc = ice_rd_eqload_init(&el, e, df, err);
     while (!rc) {
         const ice_vbatch *b;
         if ((rc = ice_adapter_next(a, &b, err)) || !b) break;
