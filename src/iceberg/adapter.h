@@ -82,7 +82,7 @@ void ice_adapter_close(ice_adapter *a);
 
 #define ICE_ADAPTER_AVRO_BATCH 1024
 
-/* ---- for the format implementations (adapter_*.c, reader_orc.c) ---- */
+/* ---- for the format implementations (adapter_*.c, data_orc.c) ---- */
 
 /* What every implementation provides. */
 typedef struct ice_adapter_ops {

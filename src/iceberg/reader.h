@@ -19,7 +19,8 @@
  *   sharing      every delete file is read once per scan (ice_scan_reader caches it) and
  *                shared by all tasks it applies to, across threads
  *
- * ORC data files (reader_orc.c) follow the same rules: columns by the iceberg.id type
+ * Every format goes through one task loop (reader.c; data_parquet.c, data_orc.c,
+ * data_avro.c decode). ORC data files follow the same rules: columns by the iceberg.id type
  * attribute (or the name mapping), row positions from the batch's row_start; ORC
  * position and equality delete files feed the same delete cache.
  *

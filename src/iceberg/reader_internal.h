@@ -1,8 +1,9 @@
 /*
- * Internals of the merge-on-read reader shared by reader.c (Parquet and Avro data and
- * delete files), reader_orc.c (ORC data and delete files) and reader_mor.c (the one
- * merge-on-read step of every format). The delete cache and the loading rules are in
- * deletes/delete_cache.h. Not for use outside src/iceberg/reader*.c.
+ * Internals of the merge-on-read reader shared by reader.c (the scan reader and the one
+ * task loop of every format), reader_mor.c (the merge-on-read step), and the data sources
+ * of the formats: data_parquet.c, data_orc.c (also the ORC format adapter), data_avro.c.
+ * The delete cache and the loading rules are in deletes/delete_cache.h. Not for use
+ * outside src/iceberg/reader*.c and src/iceberg/data_*.c.
  */
 #ifndef ICD_ICE_READER_INTERNAL_H
 #define ICD_ICE_READER_INTERNAL_H
@@ -97,10 +98,61 @@ int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mo
                   void *ctx, ice_read_stats *stats, icd_error *err);
 void ice_mor_free(ice_mor *m);
 
-/* ---- reader_orc.c ---- */
+/* ---- the one task loop (reader.c) and the data source of each format ----
+ *
+ * ice_scan_reader_read_task reads every data file, whatever its format, as:
+ *
+ *   open      the file; its row count by footer or stripes, checked against the manifest
+ *             entry before any row is read (Avro: counted while reading, checked at the end)
+ *   bind      the read schema's fields to the file's columns (by field id, name mapping,
+ *             or constants: identity-partition value, initial-default, null)
+ *   ice_mor_init   the task's delete files, from the scan-wide cache
+ *   prepare   the key columns of each equality delete file (ice_mor.eq), row-group or
+ *             stripe pruning by the reader's filter, the format reader
+ *   for each batch:  next -> ice_mor_apply (positions, then the equality keys the
+ *             format's key callback encodes) -> emit the surviving rows
+ *   close     (also after a failure)
+ *
+ * The loop owns the cancel check, the selection, the row-count checks and the reporting
+ * of a key callback's failure; a format only decodes, encodes keys and emits rows.
+ */
 
-/* Reads one task whose data file is ORC. */
-int ice_rd_read_orc_task(ice_scan_reader *r, const ice_scan_task *task, const ice_row_sink *sink,
-                         ice_read_stats *stats, icd_error *err);
+typedef struct ice_rd_task {
+    ice_scan_reader *r;
+    const ice_scan_task *task;
+    const ice_row_sink *sink;
+    ice_read_stats *stats;
+    ice_mor mor;
+    void *src; /* the format's state (its close frees it) */
+    /* The first key value a key callback (which cannot fail) found out of its type's
+     * range: the loop reports it after ice_mor_apply. */
+    int key_rc;
+    icd_error key_err;
+} ice_rd_task;
+
+typedef struct ice_data_ops {
+    /* Opens t->task->data; *num_rows = its rows by its footer (or stripes), or -1 when
+     * the format tells only by reading them all. */
+    int (*open)(ice_rd_task *t, int64_t *num_rows, icd_error *err);
+    /* Binds the reader's fields to the file's columns (NULL: bound per record). */
+    int (*bind)(ice_rd_task *t, icd_error *err);
+    /* After ice_mor_init: binds the key columns of every t->mor.eq, opens the format's
+     * reader with pruning by t->r->filter (NULL: nothing to prepare). */
+    int (*prepare)(ice_rd_task *t, icd_error *err);
+    /* The next batch: the rows at file positions [*first_row, *first_row + *n). Returns 1
+     * with a batch, 0 after the last one, < 0 on error. */
+    int (*next)(ice_rd_task *t, uint64_t *first_row, size_t *n, icd_error *err);
+    /* The canonical key of a row of the current batch (ctx is the ice_rd_task). */
+    ice_mor_key_fn key;
+    /* The rows of the current batch with sel[i] != 0 to t->sink, counted in t->stats
+     * (rows_emitted, rows_skipped). */
+    int (*emit)(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err);
+    /* Frees t->src; adds what the format counts (row groups, stripes) to t->stats. */
+    void (*close)(ice_rd_task *t);
+} ice_data_ops;
+
+extern const ice_data_ops ice_data_parquet;
+extern const ice_data_ops ice_data_orc;
+extern const ice_data_ops ice_data_avro;
 
 #endif

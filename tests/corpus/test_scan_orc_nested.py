@@ -2,7 +2,7 @@
 """`icedruid scan` of the corpus ORC table with nested columns (struct, list, map, lists of
 maps, maps of structs of lists: hadoop_catalog/ice/complextypestbl_iceberg_orc, no delete
 files) against `icedruid cat` of its ORC data files. The two go through separate code:
-scan binds the Iceberg schema by field id and writes through the row sink (reader_orc.c,
+scan binds the Iceberg schema by field id and writes through the row sink (data_orc.c,
 scan_json.c), cat walks the ORC schema (orc_json.c, checked against the Impala oracles by
 test_orc_cat.py). With no deletes and the same column names, both must print the same
 multiset of rows. Also: every other ORC table of the corpus without an oracle scans (exit 0, one JSON

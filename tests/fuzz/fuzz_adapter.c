@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the format adapter (src/iceberg/adapter*.c, the ORC one in
- * reader_orc.c), the reader of every delete file: byte 0 chooses the format (bits 0-1:
+ * data_orc.c), the reader of every delete file: byte 0 chooses the format (bits 0-1:
  * Parquet, ORC, Avro) and the columns asked for (bit 2: a position delete's file_path and
  * pos with their fallback names; else equality-style columns by field id 1-5 read as
  * long, string, date, decimal(9,2) and timestamptz, bit 3 adding ids 6-7 as double and

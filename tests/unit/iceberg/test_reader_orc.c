@@ -1,5 +1,5 @@
 /*
- * Unit tests of the ORC path of the merge-on-read reader (src/iceberg/reader_orc.c) that
+ * Unit tests of the ORC path of the merge-on-read reader (src/iceberg/data_orc.c) that
  * `scan` cannot reach: stripe pruning with ice_scan_reader_set_filter. Reads the corpus
  * table hadoop_catalog/iceberg_partitioned_orc (20 ORC files of one stripe each, columns
  * id / user / action) through the library: first without a filter, recording every row's

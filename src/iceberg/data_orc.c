@@ -1,9 +1,9 @@
 /*
- * ORC data files and ORC delete files in the merge-on-read reader (reader.h). reader.c
- * dispatches here for ICE_FORMAT_ORC; the delete cache, key encoding and position sets
- * are shared with the Parquet and Avro paths (reader_internal.h).
+ * ORC files in the merge-on-read reader (reader.h): the data source of the one task loop
+ * (ice_data_orc, reader_internal.h) and the format adapter delete files are read through
+ * (ice_adapter_open_orc, adapter.h); both share the binding of field ids below.
  *
- * A task over an ORC data file:
+ * An ORC data file in the task loop:
  *   1. every ORC column gets the Iceberg field id it holds: its iceberg.id attribute; in
  *      files without any, the table's name mapping (by name at each level, "element" /
  *      "key" / "value" below lists and maps); without a mapping, Java's fallback of
@@ -11,10 +11,9 @@
  *   2. each output field binds to the top-level ORC column with its id, recursively by id
  *      through struct/list/map (missing struct members read as their initial-default), or
  *      to a constant (identity partition value / initial-default / null);
- *   3. batches of orc_reader_next() go through the merge-on-read step of every format
- *      (reader_mor.c: positions by orc_batch.row_start; equality keys, top-level or
- *      inside structs, in the same canonical bytes as Parquet/Avro keys); surviving rows
- *      go to the sink;
+ *   3. batches of orc_reader_next() go through the task loop's merge-on-read step
+ *      (positions by orc_batch.row_start; equality keys, top-level or inside structs, in
+ *      the same canonical bytes as Parquet/Avro keys); surviving rows go to the sink;
  *   4. with a filter (ice_scan_reader_set_filter), stripes whose statistics exclude it
  *      are skipped before they are read (ice_range_may_match, shared with Parquet row
  *      groups).
@@ -738,7 +737,7 @@ static bool keep_stripe(void *ctx, const orc_file *f, size_t stripe)
 }
 
 /* ======================================================================================
- * One task over an ORC data file.
+ * ORC data files in the one task loop (ice_data_orc).
  * ==================================================================================== */
 
 typedef struct ocol {
@@ -754,44 +753,59 @@ typedef struct oprobe { /* the key columns of equality delete file mor.eq[e] */
     size_t ncols;
 } oprobe;
 
-typedef struct otask {
-    ice_scan_reader *r;
-    const ice_scan_task *task;
-    const ice_row_sink *sink;
-    ice_read_stats *stats;
+/* The state of one ORC data file being read (ice_rd_task.src). */
+typedef struct orc_src {
     orc_file *f;
+    orc_reader *rd;
     int64_t *ids;
     icd_arena arena;
     ocol *cols;
     size_t ncols;
-    ice_mor mor; /* the task's deletes */
-    oprobe *eq;  /* parallel to mor.eq */
+    oprobe *eq; /* parallel to the task's mor.eq */
     size_t neq;
-    const orc_batch *cur; /* the batch being filtered (key callback) */
-    int key_rc; /* a key value out of range met by orc_key, reported after ice_mor_apply */
-    icd_error key_err;
+    const orc_batch *cur; /* the batch being read */
     colsel sel;
-    uint8_t *selv;
-    size_t selcap;
-} otask;
+    prune_ctx pc;
+} orc_src;
 
-static int map_columns(otask *t, icd_error *err)
+/* ice_data_ops.open */
+static int orc_open(ice_rd_task *t, int64_t *num_rows, icd_error *err)
 {
+    orc_src *p = calloc(1, sizeof *p);
+    if (!p) return icd_fail_nomem(err);
+    t->src = p;
+    p->arena = (icd_arena)ICD_ARENA_INIT;
+    icd_file *file;
+    ICD_TRY(ice_rd_open_entry(t->r, t->task->data, &file, err));
+    ICD_TRY(orc_file_open_file(&p->f, file, true, NULL, err));
+    *num_rows = (int64_t)orc_file_rows(p->f);
+    return 0;
+}
+
+/* ice_data_ops.bind */
+static int orc_bind(ice_rd_task *t, icd_error *err)
+{
+    orc_src *p = t->src;
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
-    t->ncols = r->nfields;
-    t->cols = calloc(t->ncols ? t->ncols : 1, sizeof *t->cols);
-    if (!t->cols) return icd_fail_nomem(err);
+    const orc_type *root = orc_file_root(p->f);
+    if (!root || root->kind != ORC_STRUCT)
+        return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
+                        "ORC file whose root type is not a struct");
+    ICD_TRY(compute_ids(r->schema, r->mapping, p->f, true, &p->ids, err));
+    p->ncols = r->nfields;
+    p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
+    if (!p->cols) return icd_fail_nomem(err);
     for (size_t i = 0; i < r->nfields; i++) {
-        ocol *c = &t->cols[i];
+        ocol *c = &p->cols[i];
         const ice_field *fld = r->fields[i];
         c->f = fld;
         c->name_len = strlen(fld->name);
-        const orc_type *top = top_column(t->f, t->ids, fld->id);
+        const orc_type *top = top_column(p->f, p->ids, fld->id);
         if (top) {
-            bind_ctx bc = {&t->arena, t->ids, df->path, fld->name, err};
+            bind_ctx bc = {&p->arena, p->ids, df->path, fld->name, err};
             ICD_TRY(bind(&bc, &c->b, fld, top, 0));
-            int k = select_col(&t->sel, top, err);
+            int k = select_col(&p->sel, top, err);
             if (k < 0) return k;
             c->batch_col = k;
             continue;
@@ -804,166 +818,134 @@ static int map_columns(otask *t, icd_error *err)
     return 0;
 }
 
-static int setup_equality(otask *t, icd_error *err)
+/* ice_data_ops.prepare */
+static int orc_prepare(ice_rd_task *t, icd_error *err)
 {
-    const ice_scan_task *task = t->task;
-    t->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *t->eq);
-    if (!t->eq) return icd_fail_nomem(err);
+    orc_src *p = t->src;
+    ice_scan_reader *r = t->r;
+    const ice_content_file *data = t->task->data;
+    p->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *p->eq);
+    if (!p->eq) return icd_fail_nomem(err);
     for (size_t d = 0; d < t->mor.neq; d++) {
         const ice_content_file *df = t->mor.eq[d].df;
-        oprobe *p = &t->eq[t->neq++];
-        p->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
-        p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
-        if (!p->cols) return icd_fail_nomem(err);
-        for (size_t k = 0; k < p->ncols; k++) {
+        oprobe *q = &p->eq[p->neq++];
+        q->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
+        q->cols = calloc(q->ncols ? q->ncols : 1, sizeof *q->cols);
+        if (!q->cols) return icd_fail_nomem(err);
+        for (size_t k = 0; k < q->ncols; k++) {
             const ice_field *fld;
-            ICD_TRY(ice_rd_equality_field(t->r, df, k, &fld, err));
-            int rc = bind_key(t->f, t->ids, fld->id, fld->name, fld->type, &p->cols[k], &t->sel,
-                              task->data->path, err);
+            ICD_TRY(ice_rd_equality_field(r, df, k, &fld, err));
+            int rc = bind_key(p->f, p->ids, fld->id, fld->name, fld->type, &q->cols[k], &p->sel,
+                              data->path, err);
             if (rc < 0) return rc;
             if (rc > 0) /* the data file predates the column */
-                p->cols[k].constant = ice_rd_absent_value(t->r, task->data, fld);
+                q->cols[k].constant = ice_rd_absent_value(r, data, fld);
         }
     }
-    return 0;
-}
-
-static int emit_row(otask *t, const orc_batch *b, size_t i, icd_error *err)
-{
-    const ice_row_sink *s = t->sink;
-    const char *path = t->task->data->path;
-    s->begin_row(s->ctx, path, (int64_t)(b->row_start + i));
-    for (size_t k = 0; k < t->ncols; k++) {
-        const ocol *c = &t->cols[k];
-        s->field(s->ctx, c->f->name, c->name_len);
-        if (c->batch_col >= 0)
-            ICD_TRY(
-                emit(s, &c->b, &b->cols[c->batch_col], i, path, (int64_t)(b->row_start + i), err));
-        else
-            ice_emit_literal(s, c->lit, c->f->type);
+    const orc_type *root = orc_file_root(p->f);
+    if (p->sel.n == 0 && orc_file_rows(p->f) > 0) {
+        /* no projected column is in the file: read one column to walk its rows */
+        if (root->nchildren == 0)
+            return icd_fail(err, ICD_EUNSUPPORTED, data->path, -1, "ORC file without columns");
+        int k = select_col(&p->sel, root->children[0], err);
+        if (k < 0) return k;
     }
-    int rc = s->end_row(s->ctx, err);
-    if (rc < 0) return rc;
-    if (rc > 0)
-        t->stats->rows_skipped++;
-    else
-        t->stats->rows_emitted++;
-    return 0;
+    if (p->sel.n == 0) return 0; /* no rows */
+    p->pc.filter = r->filter;
+    p->pc.ids = p->ids;
+    orc_read_opts ro = {0};
+    ro.columns = p->sel.cols;
+    ro.ncolumns = p->sel.n;
+    if (r->filter) {
+        ro.keep_stripe = keep_stripe;
+        ro.keep_ctx = &p->pc;
+    }
+    return orc_reader_open(&p->rd, p->f, &ro, err);
 }
 
-/* Appends the key of row `row` of the current batch for equality delete file e. */
+/* ice_data_ops.next */
+static int orc_next(ice_rd_task *t, uint64_t *first_row, size_t *nrows, icd_error *err)
+{
+    orc_src *p = t->src;
+    if (!p->rd) return 0;
+    orc_batch *b;
+    int rc = orc_reader_next(p->rd, &b, err);
+    if (rc <= 0) return rc;
+    for (size_t c = 0; c < b->ncols; c++)
+        if (b->cols[c].n != b->n)
+            return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
+                            "ORC batch column %zu has %zu entries for %zu rows", c, b->cols[c].n,
+                            b->n);
+    p->cur = b;
+    *first_row = b->row_start;
+    *nrows = b->n;
+    return 1;
+}
+
+/* ice_data_ops.key: the key of row `row` of the current batch for equality delete file e. */
 static void orc_key(void *ctx, size_t e, size_t row, icd_buf *k)
 {
-    otask *t = ctx;
-    const oprobe *p = &t->eq[e];
-    for (size_t c = 0; c < p->ncols; c++) {
+    ice_rd_task *t = ctx;
+    const orc_src *p = t->src;
+    const oprobe *q = &p->eq[e];
+    for (size_t c = 0; c < q->ncols; c++) {
         ice_tvalue tv = {0};
         if (!t->key_rc)
-            t->key_rc = key_value(&p->cols[c], t->cur, row, t->task->data->path, &tv, &t->key_err);
+            t->key_rc = key_value(&q->cols[c], p->cur, row, t->task->data->path, &tv, &t->key_err);
         ice_key_put(k, &tv);
     }
 }
 
-static int process_batch(otask *t, const orc_batch *b, icd_error *err)
+/* ice_data_ops.emit */
+static int orc_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err)
 {
-    size_t n = b->n;
-    for (size_t c = 0; c < b->ncols; c++)
-        if (b->cols[c].n != n)
-            return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
-                            "ORC batch column %zu has %zu entries for %zu rows", c, b->cols[c].n,
-                            n);
-    if (n > t->selcap) {
-        uint8_t *ns = realloc(t->selv, n);
-        if (!ns) return icd_fail_nomem(err);
-        t->selv = ns;
-        t->selcap = n;
+    const orc_src *p = t->src;
+    const orc_batch *b = p->cur;
+    const ice_row_sink *s = t->sink;
+    const char *path = t->task->data->path;
+    for (size_t i = 0; i < n; i++) {
+        if (!sel[i]) continue;
+        int64_t row = (int64_t)(b->row_start + i);
+        s->begin_row(s->ctx, path, row);
+        for (size_t k = 0; k < p->ncols; k++) {
+            const ocol *c = &p->cols[k];
+            s->field(s->ctx, c->f->name, c->name_len);
+            if (c->batch_col >= 0)
+                ICD_TRY(emit(s, &c->b, &b->cols[c->batch_col], i, path, row, err));
+            else
+                ice_emit_literal(s, c->lit, c->f->type);
+        }
+        int rc = s->end_row(s->ctx, err);
+        if (rc < 0) return rc;
+        if (rc > 0)
+            t->stats->rows_skipped++;
+        else
+            t->stats->rows_emitted++;
     }
-    uint8_t *sel = t->selv;
-    t->cur = b;
-    ICD_TRY(ice_mor_apply(&t->mor, b->row_start, n, sel, orc_key, t, t->stats, err));
-    if (t->key_rc) { /* a key value out of range (orc_key cannot fail) */
-        *err = t->key_err;
-        return t->key_rc;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (sel[i]) ICD_TRY(emit_row(t, b, i, err));
     return 0;
 }
 
-static int run_task(otask *t, icd_error *err)
+/* ice_data_ops.close: also counts the stripes read and skipped. */
+static void orc_close(ice_rd_task *t)
 {
-    ice_scan_reader *r = t->r;
-    const ice_content_file *df = t->task->data;
-    icd_file *file;
-    ICD_TRY(ice_rd_open_entry(r, df, &file, err));
-    ICD_TRY(orc_file_open_file(&t->f, file, true, NULL, err));
-    ICD_TRY(ice_rd_check_entry(df, 0, (int64_t)orc_file_rows(t->f), err));
-    const orc_type *root = orc_file_root(t->f);
-    if (!root || root->kind != ORC_STRUCT)
-        return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
-                        "ORC file whose root type is not a struct");
-    ICD_TRY(compute_ids(r->schema, r->mapping, t->f, true, &t->ids, err));
-    ICD_TRY(map_columns(t, err));
-    ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
-    ICD_TRY(setup_equality(t, err));
-    if (t->sel.n == 0 && orc_file_rows(t->f) > 0) {
-        /* no projected column is in the file: read one column to walk its rows */
-        if (root->nchildren == 0)
-            return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1, "ORC file without columns");
-        int k = select_col(&t->sel, root->children[0], err);
-        if (k < 0) return k;
+    orc_src *p = t->src;
+    if (!p) return;
+    if (p->rd) {
+        t->stats->row_groups_read += t->r->filter ? p->pc.stripes_read : orc_file_nstripes(p->f);
+        t->stats->row_groups_skipped += p->pc.stripes_skipped;
     }
-    if (t->sel.n == 0) return 0;
-    prune_ctx pc;
-    memset(&pc, 0, sizeof pc);
-    pc.filter = r->filter;
-    pc.ids = t->ids;
-    orc_read_opts ro = {0};
-    ro.columns = t->sel.cols;
-    ro.ncolumns = t->sel.n;
-    if (r->filter) {
-        ro.keep_stripe = keep_stripe;
-        ro.keep_ctx = &pc;
-    }
-    orc_reader *rd;
-    ICD_TRY(orc_reader_open(&rd, t->f, &ro, err));
-    int rc = 0;
-    for (;;) {
-        if (atomic_load(&r->canceled)) {
-            rc = icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
-            break;
-        }
-        orc_batch *b;
-        rc = orc_reader_next(rd, &b, err);
-        if (rc <= 0) break;
-        if ((rc = process_batch(t, b, err))) break;
-    }
-    orc_reader_free(rd);
-    t->stats->row_groups_read += r->filter ? pc.stripes_read : orc_file_nstripes(t->f);
-    t->stats->row_groups_skipped += pc.stripes_skipped;
-    return rc;
+    orc_reader_free(p->rd);
+    for (size_t e = 0; e < p->neq; e++)
+        free(p->eq[e].cols);
+    free(p->eq);
+    free(p->cols);
+    free((void *)p->sel.cols);
+    free(p->ids);
+    icd_arena_free(&p->arena);
+    orc_file_free(p->f);
+    free(p);
+    t->src = NULL;
 }
 
-int ice_rd_read_orc_task(ice_scan_reader *r, const ice_scan_task *task, const ice_row_sink *sink,
-                         ice_read_stats *stats, icd_error *err)
-{
-    otask t;
-    memset(&t, 0, sizeof t);
-    t.r = r;
-    t.task = task;
-    t.sink = sink;
-    t.stats = stats;
-    t.arena = (icd_arena)ICD_ARENA_INIT;
-    int rc = run_task(&t, err);
-    for (size_t e = 0; e < t.neq; e++)
-        free(t.eq[e].cols);
-    free(t.eq);
-    free(t.cols);
-    free((void *)t.sel.cols);
-    free(t.ids);
-    free(t.selv);
-    ice_mor_free(&t.mor);
-    icd_arena_free(&t.arena);
-    orc_file_free(t.f);
-    return rc;
-}
+const ice_data_ops ice_data_orc = {orc_open, orc_bind, orc_prepare, orc_next,
+                                   orc_key,  orc_emit, orc_close};
