@@ -2,7 +2,7 @@
 """Equality deletes keyed on every primitive type, with nulls and multi-column keys.
 
 The reader skips the canonical key and the hash-map probe for rows whose cheap key hash
-misses a per-delete-file Bloom filter (src/iceberg/reader.c, eq_bloom); a false negative
+misses the equality index's Bloom filter (src/iceberg/deletes/eq_index.c); a false negative
 there would silently keep a deleted row. This test writes (tests/tools/icewriter) one
 table with 4,000 rows of boolean, int, long, float, double, date, time, timestamp,
 timestamptz, string, binary and decimal columns (nulls in the optional ones; several row
