@@ -42,6 +42,11 @@ int icd_storage_set_environment(icd_storage *s, const char *const *envp, icd_err
     return icd_fileio_set_environment(s->io, envp, err);
 }
 
+void icd_storage_set_size_mismatch_warn(icd_storage *s, int warn)
+{
+    if (s) icd_fileio_set_size_mismatch_warns(s->io, warn != 0);
+}
+
 int icd_storage_add_remap(icd_storage *s, const char *from, const char *to, icd_error *err)
 {
     if (!s || !from || !to || !from[0])

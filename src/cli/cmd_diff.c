@@ -117,7 +117,7 @@ static int stage_listed(cli_spec_args *a, const diff_args *d, dr_plan *plan, con
                         const char *loc, icd_error *err)
 {
     dr_stage *st = NULL;
-    dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used};
+    dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used, getenv("TMPDIR")};
     ICD_TRY(dr_stage_run(plan, a->io, &so, &st, err));
     int rc = 0;
     if (strcmp(dr_stage_location(st), loc)) /* the statements name files under loc */
@@ -163,7 +163,7 @@ static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *o
     if (staging && !used) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
     if (staging && !rc) { /* nothing listed yet: checks the destination, gives its name */
         dr_stage *check = NULL;
-        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used};
+        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used, getenv("TMPDIR")};
         if (dr_stage_run(plan, a->io, &so, &check, err)) rc = cli_report(err);
         if (!rc && !(loc = strdup(dr_stage_location(check))))
             rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});

@@ -63,7 +63,7 @@ int cmd_stage(int argc, char **argv)
     icd_error_clear(&err);
     stage_progress sp = {.mu = PTHREAD_MUTEX_INITIALIZER};
     if (!rc) {
-        dr_stage_opts o = {a.to, a.threads, (size_t)part, NULL, NULL, NULL};
+        dr_stage_opts o = {a.to, a.threads, (size_t)part, NULL, NULL, NULL, getenv("TMPDIR")};
         if (cli_progress_wanted() && !dr_plan_decide(plan, &err)) {
             size_t files = 0;
             uint64_t bytes = 0;

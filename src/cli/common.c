@@ -77,12 +77,14 @@ static void report_retry(void *ctx, const char *location, int attempt, int max_a
     fprintf(stderr, "%s\n", line);
 }
 
-/* A FileIO with the process's environment (credential chain, ICEDRUID_HTTP_*) and the
- * global retry/timeout options; retries are reported on stderr. The library reads no
- * environment variable itself: the per-attempt deadline variables are read here. */
+/* A FileIO with the process's environment (credential chain, ICEDRUID_HTTP_*,
+ * ICEDRUID_SIZE_MISMATCH) and the global retry/timeout options; retries are reported on
+ * stderr. The library reads no environment variable itself: they are read here. */
 int cli_fileio_new(icd_fileio **io, icd_error *err)
 {
     ICD_TRY(icd_fileio_new(io, err));
+    const char *sm = getenv("ICEDRUID_SIZE_MISMATCH");
+    icd_fileio_set_size_mismatch_warns(*io, sm && !strcmp(sm, "warn"));
     if (icd_fileio_set_environment(*io, (const char *const *)environ, err)) {
         icd_fileio_free(*io);
         *io = NULL;

@@ -54,7 +54,7 @@ int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache
 static inline int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows,
                                      icd_error *err)
 {
-    return ice_delete_check_entry(df, size, rows, err);
+    return ice_delete_check_entry(df, size, rows, false, err);
 }
 static inline int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
                                     icd_error *err)

@@ -45,7 +45,18 @@ struct icd_fileio {
     size_t nrules;
     icd_remote *remote; /* HTTP/S3: curl handle pool and S3 settings (http.h, s3.h) */
     icd_io_counters *local;
+    bool size_mismatch_warns;
 };
+
+void icd_fileio_set_size_mismatch_warns(icd_fileio *io, bool warn)
+{
+    io->size_mismatch_warns = warn;
+}
+
+bool icd_fileio_size_mismatch_warns(const icd_fileio *io)
+{
+    return io && io->size_mismatch_warns;
+}
 
 uint64_t icd_fileio_local_bytes(const icd_fileio *io)
 {

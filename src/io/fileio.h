@@ -7,6 +7,7 @@
 #ifndef ICD_IO_FILEIO_H
 #define ICD_IO_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,12 @@ uint64_t icd_fileio_local_bytes(const icd_fileio *io);
 uint64_t icd_fileio_local_reads(const icd_fileio *io);
 int icd_fileio_new(icd_fileio **out, icd_error *err);
 void icd_fileio_free(icd_fileio *io);
+
+/* A delete file whose size differs from its manifest entry: an error (the default), or,
+ * once set, read with a warning when its record count and bounds agree (tables whose
+ * manifests were edited by hand; Impala's test data has two). Set before reading. */
+void icd_fileio_set_size_mismatch_warns(icd_fileio *io, bool warn);
+bool icd_fileio_size_mismatch_warns(const icd_fileio *io);
 
 /* Adds a rule: locations starting with `from` start with `to` instead. The longest
  * matching `from` wins. */

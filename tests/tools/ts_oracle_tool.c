@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "druid/rows/timestamp.h"
+#include "druid/rows/tzrules.h"
 
 static size_t unhex(const char *h, char *out)
 {
@@ -58,6 +59,7 @@ static int run(const char *fmt, const char *kind, const char *val, size_t vn, in
 
 int main(void)
 {
+    dr_tz_set_dir(getenv("TZDIR"));
     static char line[1 << 16], fmt[1 << 15], val[1 << 15];
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\n")] = '\0';

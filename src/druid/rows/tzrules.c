@@ -327,11 +327,22 @@ int dr_tz_parse(dr_tz **out, const uint8_t *p, size_t len, const char *what, icd
     return corrupt(err, what, "bad header");
 }
 
+static char tz_dir[1024];
+
+void dr_tz_set_dir(const char *dir)
+{
+    snprintf(tz_dir, sizeof tz_dir, "%s", dir ? dir : "");
+}
+
+const char *dr_tz_dir(void)
+{
+    return tz_dir[0] ? tz_dir : "/usr/share/zoneinfo";
+}
+
 int dr_tz_load(dr_tz **out, const char *id, icd_error *err)
 {
     *out = NULL;
-    const char *dir = getenv("TZDIR");
-    if (!dir || !*dir) dir = "/usr/share/zoneinfo";
+    const char *dir = dr_tz_dir();
     char path[1024];
     int pl = snprintf(path, sizeof path, "%s/%s", dir, id);
     if (pl < 0 || (size_t)pl >= sizeof path)
@@ -528,8 +539,7 @@ int dr_tz_list_ids(char ***ids, size_t *n, icd_error *err)
 {
     *ids = NULL;
     *n = 0;
-    const char *dir = getenv("TZDIR");
-    if (!dir || !*dir) dir = "/usr/share/zoneinfo";
+    const char *dir = dr_tz_dir();
     idlist l = {0};
     int rc = walk(dir, "", 0, &l, err);
     if (rc) {

@@ -1,7 +1,7 @@
 /*
  * Time-zone rules from the system tz database (TZif files, RFC 8536, as Debian's tzdata
- * installs them under $TZDIR or /usr/share/zoneinfo), answering what Joda-Time's
- * DateTimeZone answers for a Joda pattern's zone (ZZZ ids, z names): the offset at an
+ * installs them under /usr/share/zoneinfo, or the folder dr_tz_set_dir names), answering what
+ * Joda-Time's DateTimeZone answers for a Joda pattern's zone (ZZZ ids, z names): the offset at an
  * instant, the next / previous transition and Joda's getOffsetFromLocal (gap and overlap
  * rules). Times after the file's last transition follow its POSIX TZ footer. Leap-second
  * records are ignored (Joda has none). Internal to src/druid/.
@@ -18,7 +18,12 @@ typedef struct dr_tz dr_tz;
 
 /* Parses one TZif file's bytes; `what` names it in errors (ICD_ECORRUPT). */
 int dr_tz_parse(dr_tz **out, const uint8_t *data, size_t len, const char *what, icd_error *err);
-/* Loads $TZDIR/ID (default /usr/share/zoneinfo). */
+/* The tz database folder: /usr/share/zoneinfo unless set (the icedruid command passes
+ * $TZDIR; the library reads no environment variable). Set it before any zone is looked up:
+ * it is process-wide and not synchronized. NULL or "" restores the default. */
+void dr_tz_set_dir(const char *dir);
+const char *dr_tz_dir(void);
+/* Loads dr_tz_dir()/ID. */
 int dr_tz_load(dr_tz **out, const char *id, icd_error *err);
 /* A zone with one fixed offset and no transitions (Joda's UTC). */
 int dr_tz_fixed(dr_tz **out, int64_t offset_ms, icd_error *err);

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "druid/rows/tzrules.h"
+
 static const char *const jdk_legacy[] = {
     "ACT", "AET", "AGT", "ART", "AST", "BET", "BST", "CAT", "CNT", "CST", "CTT", "EAT", "ECT",
     "IET", "IST", "JST", "MIT", "NET", "NST", "PLT", "PNT", "PRT", "PST", "SST", "VST"};
@@ -61,8 +63,7 @@ bool dr_zone_in_tzdata(const char *s, size_t n)
         return false;
     if ((n > 6 && memcmp(s, "posix/", 6) == 0) || (n > 6 && memcmp(s, "right/", 6) == 0))
         return false;
-    const char *dir = getenv("TZDIR");
-    if (!dir || !*dir) dir = "/usr/share/zoneinfo";
+    const char *dir = dr_tz_dir();
     char path[512];
     int len = snprintf(path, sizeof path, "%s/%.*s", dir, (int)n, s);
     if (len < 0 || (size_t)len >= sizeof path) return false;

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* True when `s` (n bytes) is such an id: a zone of the system tz database ($TZDIR, else
- * /usr/share/zoneinfo) under a name the JDK also uses, or one of the JDK's own legacy
+/* True when `s` (n bytes) is such an id: a zone of the system tz database (dr_tz_dir(),
+ * tzrules.h) under a name the JDK also uses, or one of the JDK's own legacy
  * three-letter ids (PST, IST, JST, ...). */
 bool dr_zone_is_java_id(const char *s, size_t n);
 /* The same without the JDK's legacy ids: a zone of the system tz database. */

@@ -404,7 +404,7 @@ static int stage_one(void *ctx, size_t item, icd_error *err)
                                   &bytes, rs, err);
     } else { /* spooled to a local temporary file, then uploaded */
         char tmp[4096];
-        const char *td = getenv("TMPDIR");
+        const char *td = st->opts.tmp_dir;
         snprintf(tmp, sizeof tmp, "%s/.icd-stage-%ld-%zu.tmp", td && *td ? td : "/tmp",
                  (long)getpid(), ti);
         stage_src src = {st->io, dr_plan_metadata(st->plan), dr_plan_stage_cols(st->plan)->schema,

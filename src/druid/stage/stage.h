@@ -58,6 +58,9 @@ typedef struct dr_stage_opts {
      * that cannot be staged, i.e. ORC ones, listed or not); the other materialized files
      * are neither staged nor counted, have no location, and dr_stage_spec refuses the run. */
     const bool *only;
+    /* Where files bound for S3 are spooled before the upload; NULL or "": /tmp (the
+     * icedruid command passes TMPDIR). */
+    const char *tmp_dir;
 } dr_stage_opts;
 
 typedef struct dr_stage_stats {

@@ -95,19 +95,11 @@ size_t ice_delete_entry_memory(const cache_entry *e)
            (e->posset_cap ? sizeof *e->path_off : 0) + e->paths.cap;
 }
 
-/* ICEDRUID_SIZE_MISMATCH=warn: a delete file whose size differs from its manifest entry
- * is read (with a warning) when its record count and bounds agree. For tables whose
- * manifests were edited by hand (Impala's test data has two); the default is an error. */
-static bool size_mismatch_warns(void)
-{
-    const char *v = getenv("ICEDRUID_SIZE_MISMATCH");
-    return v && !strcmp(v, "warn");
-}
-
-int ice_delete_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err)
+int ice_delete_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, bool size_warns,
+                           icd_error *err)
 {
     if (size > 0 && df->file_size > 0 && size != (uint64_t)df->file_size) {
-        if (!size_mismatch_warns())
+        if (!size_warns)
             return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                             "the file has %llu bytes but its manifest entry says %lld "
                             "(truncated or replaced; ICEDRUID_SIZE_MISMATCH=warn reads it "
@@ -135,8 +127,10 @@ int ice_delete_open_entry(icd_fileio *io, const ice_content_file *df, icd_file *
      * file brings deleted rows back); data files only by their row count: a data file
      * whose size differs cannot return a deleted row, and tables exist whose manifests
      * disagree with their data files by a few bytes (Impala's test data). */
-    int rc =
-        df->content == ICE_CONTENT_DATA ? 0 : ice_delete_check_entry(df, icd_file_size(f), -1, err);
+    int rc = df->content == ICE_CONTENT_DATA
+                 ? 0
+                 : ice_delete_check_entry(df, icd_file_size(f), -1,
+                                          icd_fileio_size_mismatch_warns(io), err);
     if (rc) {
         icd_file_close(f);
         return rc;
@@ -291,7 +285,7 @@ void ice_rd_posload_null_path(ice_rd_posload *pl)
 int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err)
 {
     ICD_TRY(posload_flush(pl, err));
-    ICD_TRY(ice_delete_check_entry(pl->df, 0, pl->records, err));
+    ICD_TRY(ice_delete_check_entry(pl->df, 0, pl->records, false, err));
     ICD_TRY(ice_rd_check_nulls(pl->df, ICE_FIELD_DELETE_FILE_PATH, pl->null_paths, err));
     for (size_t i = 0; i < pl->e->nposset; i++)
         ICD_TRY(ice_posset_freeze(pl->e->possets[i], err));
@@ -348,7 +342,7 @@ int ice_rd_eqload_end_record(ice_rd_eqload *el, icd_error *err)
 
 int ice_rd_eqload_finish(ice_rd_eqload *el, icd_error *err)
 {
-    ICD_TRY(ice_delete_check_entry(el->df, 0, el->records, err));
+    ICD_TRY(ice_delete_check_entry(el->df, 0, el->records, false, err));
     for (size_t k = 0; k < el->nk; k++)
         ICD_TRY(ice_rd_check_nulls(el->df, el->df->equality_ids[k], el->nulls[k], err));
     return 0;
@@ -410,7 +404,8 @@ int ice_delete_read_dv(icd_fileio *io, const ice_content_file *df, cache_entry *
 {
     icd_file *f;
     ICD_TRY(icd_file_open(io, df->path, &f, err));
-    int rc = ice_delete_check_entry(df, icd_file_size(f), -1, err);
+    int rc =
+        ice_delete_check_entry(df, icd_file_size(f), -1, icd_fileio_size_mismatch_warns(io), err);
     if (!rc)
         rc = ice_dv_read_at(f, df->content_offset, df->content_size, df->referenced_data_file,
                             df->record_count, &e->dv, err);

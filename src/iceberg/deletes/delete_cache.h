@@ -76,8 +76,10 @@ int ice_delete_cache_get(ice_delete_cache *c, const ice_content_file *df, ice_de
 /* The one check of a file against the manifest entry that describes it (data files,
  * delete files, DVs): `size` bytes (0 = not checked) and `rows` rows or records (-1 = not
  * checked) must be the entry's file_size_in_bytes and record_count. A mismatch (a file
- * truncated, replaced or appended to) is an error naming the file. */
-int ice_delete_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, icd_error *err);
+ * truncated, replaced or appended to) is an error naming the file; a size mismatch only a
+ * warning when size_warns (icd_fileio_set_size_mismatch_warns) and the rows agree. */
+int ice_delete_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, bool size_warns,
+                           icd_error *err);
 /* Opens the file of a manifest entry and checks the size of delete files. */
 int ice_delete_open_entry(icd_fileio *io, const ice_content_file *df, icd_file **out,
                           icd_error *err);

@@ -30,7 +30,7 @@ static int open_adapter(const ice_delete_load_ctx *c, const ice_content_file *df
                           .mapping = c->mapping};
     ICD_TRY(ice_adapter_open(out, &o, missing, err));
     int64_t rows = ice_adapter_num_rows(*out);
-    int rc = rows >= 0 ? ice_delete_check_entry(df, 0, rows, err) : 0;
+    int rc = rows >= 0 ? ice_delete_check_entry(df, 0, rows, false, err) : 0;
     if (rc) {
         ice_adapter_close(*out);
         *out = NULL;

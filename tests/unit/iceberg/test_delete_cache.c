@@ -2,12 +2,17 @@
  * delete file that references one data file holds one position set and one path, no
  * map and no fixed pages (memory proportional to the content); with several data files
  * the sets stay in file_path order and each is found by its path (with or without the
- * file:// scheme); records out of the spec's order are an error naming the file. */
+ * file:// scheme); records out of the spec's order are an error naming the file. The size
+ * check of a delete file against its manifest entry: an error unless the FileIO was told
+ * to warn (icd_fileio_set_size_mismatch_warns, ICEDRUID_SIZE_MISMATCH=warn in the CLI);
+ * data files are never checked by size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iceberg/deletes/delete_cache.h"
+#include "io/fileio.h"
 #include "test.h"
 
 static ice_content_file pos_file(void)
@@ -88,4 +93,41 @@ static void test_order_is_checked(void)
     ice_delete_entry_free(e);
 }
 
-TEST_MAIN(TEST(test_one_data_file), TEST(test_many_data_files), TEST(test_order_is_checked))
+static void test_size_mismatch(void)
+{
+    char path[] = "/tmp/icd-size-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK(write(fd, "0123456789", 10) == 10);
+    close(fd);
+    ice_content_file df = pos_file();
+    df.path = path;
+    df.file_size = 12;
+    icd_fileio *io;
+    icd_error err;
+    CHECK(icd_fileio_new(&io, &err) == 0);
+    icd_file *f = NULL;
+    CHECK(!icd_fileio_size_mismatch_warns(io));
+    CHECK_EQ_INT(ice_delete_open_entry(io, &df, &f, &err), ICD_ECORRUPT);
+    CHECK(f == NULL);
+    CHECK(strstr(err.message, "10 bytes but its manifest entry says 12") != NULL);
+    CHECK_EQ_STR(err.file, path);
+    icd_fileio_set_size_mismatch_warns(io, true);
+    CHECK_EQ_INT(ice_delete_open_entry(io, &df, &f, &err), 0);
+    icd_file_close(f);
+    /* the rows still have to agree */
+    CHECK_EQ_INT(ice_delete_check_entry(&df, 10, 3, true, &err), 0);
+    df.record_count = 4;
+    CHECK_EQ_INT(ice_delete_check_entry(&df, 10, 3, true, &err), ICD_ECORRUPT);
+    /* a data file is checked by its row count only */
+    icd_fileio_set_size_mismatch_warns(io, false);
+    df.content = ICE_CONTENT_DATA;
+    f = NULL;
+    CHECK_EQ_INT(ice_delete_open_entry(io, &df, &f, &err), 0);
+    icd_file_close(f);
+    icd_fileio_free(io);
+    unlink(path);
+}
+
+TEST_MAIN(TEST(test_one_data_file), TEST(test_many_data_files), TEST(test_order_is_checked),
+          TEST(test_size_mismatch))
