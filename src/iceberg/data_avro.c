@@ -1,9 +1,9 @@
 /*
  * Avro data files in the one task loop of the merge-on-read reader (reader_internal.h,
  * ice_data_avro). Records are decoded in batches of at most AVRO_BATCH_ROWS, never across
- * a container block (the values point into it); fields are found by their field-id in
- * each record (an Avro data file's writer schema carries the ids), and a field the file
- * lacks reads as its identity-partition value, its initial-default, or null. The row
+ * a container block (the values point into it); fields are bound once per file by their
+ * field-id in the writer schema (an Avro data file's schema carries the ids), and a field
+ * the file lacks reads as its identity-partition value, its initial-default, or null. The row
  * count is known only once the file is read: the task loop checks it at the end.
  */
 #include <stdatomic.h>
@@ -22,9 +22,12 @@
 /* The state of one Avro data file being read (ice_rd_task.src). */
 typedef struct avro_src {
     icd_avro_reader *ar;
-    icd_avro_value *recs; /* the records of the current batch */
-    icd_arena arena;      /* their values */
-    int64_t first;        /* the file position of recs[0] */
+    icd_avro_value *recs;      /* the records of the current batch */
+    icd_arena arena;           /* their values */
+    int *field_at;             /* per reader field: its index in the file's record, or -1 */
+    size_t *name_len;          /* per reader field */
+    const icd_avro_schema *ws; /* the writer schema field_at indexes (a record) */
+    int64_t first;             /* the file position of recs[0] */
     size_t n;
     bool eof;
 } avro_src;
@@ -130,9 +133,10 @@ static int avro_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *er
         s->begin_row(s->ctx, df->path, pos);
         for (size_t k = 0; k < r->nfields; k++) {
             const ice_field *f = r->fields[k];
-            s->field(s->ctx, f->name, strlen(f->name));
-            const icd_avro_value *v =
-                rec->type == AVRO_RECORD ? icd_avro_value_field_by_id(rec, f->id) : NULL;
+            s->field(s->ctx, f->name, p->name_len[k]);
+            const icd_avro_value *v = rec->schema == p->ws
+                                          ? icd_avro_value_field_at(rec, p->field_at[k])
+                                          : icd_avro_value_field_by_id(rec, f->id);
             char what[96];
             if (v && !ice_avro_ts_in_range(v, f->type, what, sizeof what))
                 /* a value out of range: nothing of the row is ended */
@@ -144,12 +148,7 @@ static int avro_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *er
                 ice_emit_literal(s, l ? l : f->initial_default, f->type);
             }
         }
-        int erc = s->end_row(s->ctx, err);
-        if (erc < 0) return erc;
-        if (erc > 0)
-            t->stats->rows_skipped++;
-        else
-            t->stats->rows_emitted++;
+        ICD_TRY(ice_rd_end_row(t, err));
     }
     return 0;
 }
@@ -172,7 +171,17 @@ static int avro_open(ice_rd_task *t, int64_t *num_rows, icd_error *err)
     if (!(p->recs = malloc(AVRO_BATCH_ROWS * sizeof *p->recs))) return icd_fail_nomem(err);
     icd_file *file;
     ICD_TRY(ice_rd_open_entry(r, df, &file, err));
-    return icd_avro_reader_open_file(file, true, &p->ar, err);
+    ICD_TRY(icd_avro_reader_open_file(file, true, &p->ar, err));
+    size_t nf = r->nfields ? r->nfields : 1;
+    p->field_at = malloc(nf * sizeof *p->field_at);
+    p->name_len = malloc(nf * sizeof *p->name_len);
+    if (!p->field_at || !p->name_len) return icd_fail_nomem(err);
+    p->ws = icd_avro_reader_schema(p->ar);
+    for (size_t k = 0; k < r->nfields; k++) {
+        p->field_at[k] = icd_avro_schema_field_index_by_id(p->ws, r->fields[k]->id);
+        p->name_len[k] = strlen(r->fields[k]->name);
+    }
+    return 0;
 }
 
 /* ice_data_ops.next: up to AVRO_BATCH_ROWS records of one container block. */
@@ -200,6 +209,8 @@ static void avro_close(ice_rd_task *t)
     icd_arena_free(&p->arena);
     icd_avro_reader_free(p->ar);
     free(p->recs);
+    free(p->field_at);
+    free(p->name_len);
     free(p);
     t->src = NULL;
 }

@@ -915,12 +915,7 @@ static int orc_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err
             else
                 ice_emit_literal(s, c->lit, c->f->type);
         }
-        int rc = s->end_row(s->ctx, err);
-        if (rc < 0) return rc;
-        if (rc > 0)
-            t->stats->rows_skipped++;
-        else
-            t->stats->rows_emitted++;
+        ICD_TRY(ice_rd_end_row(t, err));
     }
     return 0;
 }

@@ -347,12 +347,7 @@ static int pq_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err)
                 break;
             }
         }
-        int rc = s->end_row(s->ctx, err);
-        if (rc < 0) return rc;
-        if (rc > 0)
-            t->stats->rows_skipped++;
-        else
-            t->stats->rows_emitted++;
+        ICD_TRY(ice_rd_end_row(t, err));
     }
     for (size_t k = 0; k < p->ncols; k++)
         if (p->cols[k].kind == SRC_NESTED) ICD_TRY(ice_nested_end(p->cols[k].nested, err));

@@ -151,6 +151,19 @@ typedef struct ice_data_ops {
     void (*close)(ice_rd_task *t);
 } ice_data_ops;
 
+/* Ends a row at the sink: counted as emitted, or as skipped when the sink says so (a
+ * Druid parse exception); < 0 when the sink fails. */
+static inline int ice_rd_end_row(ice_rd_task *t, icd_error *err)
+{
+    int rc = t->sink->end_row(t->sink->ctx, err);
+    if (rc < 0) return rc;
+    if (rc > 0)
+        t->stats->rows_skipped++;
+    else
+        t->stats->rows_emitted++;
+    return 0;
+}
+
 extern const ice_data_ops ice_data_parquet;
 extern const ice_data_ops ice_data_orc;
 extern const ice_data_ops ice_data_avro;
