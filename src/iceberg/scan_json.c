@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/jsonw.h"
 #include "iceberg/scan_json.h"
 
@@ -95,15 +96,9 @@ static const ice_scan_json_name *top_name(ice_scan_json *j, const char *name, si
         if (++k == j->nnames) k = 0;
     }
     if (j->names_oom) return NULL;
-    if (j->nnames == j->cap) {
-        size_t cap = j->cap ? 2 * j->cap : 64;
-        ice_scan_json_name *grown = realloc(j->names, cap * sizeof *grown);
-        if (!grown) {
-            j->names_oom = true;
-            return NULL;
-        }
-        j->names = grown;
-        j->cap = cap;
+    if (ICD_ARRAY_RESERVE(j->names, j->cap, j->nnames + 1, 64)) {
+        j->names_oom = true;
+        return NULL;
     }
     icd_buf t = ICD_BUF_INIT;
     icd_buf_putc(&t, ',');

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/datetime.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
@@ -99,13 +100,7 @@ static int bucket_get(bucket_set *s, int64_t start, int64_t end, bucket **out, i
     bool inserted;
     ICD_TRY(icd_map_upsert(s->index, &start, sizeof start, h, &val, &inserted, err));
     if (inserted) {
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 16;
-            bucket *v = realloc(s->v, cap * sizeof *v);
-            if (!v) return icd_fail_nomem(err);
-            s->v = v;
-            s->cap = cap;
-        }
+        if (ICD_ARRAY_RESERVE(s->v, s->cap, s->n + 1, 16)) return icd_fail_nomem(err);
         memset(&s->v[s->n], 0, sizeof s->v[s->n]);
         s->v[s->n].start = start;
         s->v[s->n].end = end;
@@ -170,13 +165,7 @@ typedef struct hrows {
 
 static int hrows_push(hrows *r, int64_t b, uint64_t h1, uint64_t h2, icd_error *err)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        hrow *v = realloc(r->v, cap * sizeof *v);
-        if (!v) return icd_fail_nomem(err);
-        r->v = v;
-        r->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(r->v, r->cap, r->n + 1, 64)) return icd_fail_nomem(err);
     r->v[r->n++] = (hrow){b, h1, h2};
     return 0;
 }

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "druid/rows/textscan.h"
 #include "druid/rows/timestamp.h"
 #include "druid/rows/tzrules.h"
@@ -201,15 +202,9 @@ static bool is_numeric_letter(char c, size_t len)
 
 static int push(dr_joda_pattern *p, size_t *cap, tok t, icd_error *err)
 {
-    if (p->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        tok *nt = realloc(p->toks, nc * sizeof *nt);
-        if (!nt) {
-            free(t.lit);
-            return icd_fail_nomem(err);
-        }
-        p->toks = nt;
-        *cap = nc;
+    if (ICD_ARRAY_RESERVE(p->toks, *cap, p->n + 1, 8)) {
+        free(t.lit);
+        return icd_fail_nomem(err);
     }
     p->toks[p->n++] = t;
     return 0;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/array.h"
 #include "base/datetime.h"
 
 #define DAY_MS 86400000LL
@@ -477,13 +478,7 @@ typedef struct idlist {
 
 static int id_push(idlist *l, const char *s, icd_error *err)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 256;
-        char **nv = realloc(l->v, nc * sizeof *nv);
-        if (!nv) return icd_fail_nomem(err);
-        l->v = nv;
-        l->cap = nc;
-    }
+    if (ICD_ARRAY_RESERVE(l->v, l->cap, l->n + 1, 256)) return icd_fail_nomem(err);
     if (!(l->v[l->n] = strdup(s))) return icd_fail_nomem(err);
     l->n++;
     return 0;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/jsonw.h"
 #include "druid/plan/catalog_load.h"
 #include "druid/plan/rewrite.h"
@@ -195,13 +196,7 @@ static void evict(dr_serve_files *sf, const char *keep)
         snprintf(path, sizeof path, "%s/%s", sf->dir, de->d_name);
         struct stat sb;
         if (stat(path, &sb)) continue;
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 64;
-            cached *nv = realloc(v, nc * sizeof *nv);
-            if (!nv) break;
-            v = nv;
-            cap = nc;
-        }
+        if (ICD_ARRAY_RESERVE(v, cap, n + 1, 64)) break;
         v[n].name = strdup(de->d_name);
         if (!v[n].name) break;
         v[n].size = (int64_t)sb.st_size;

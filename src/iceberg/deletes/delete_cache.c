@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "iceberg/deletes/dv.h"
 #include "iceberg/deletes/eq_key.h"
 
@@ -264,13 +265,7 @@ int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t
         icd_buf_append(&pl->path, path, len);
         if (!icd_buf_ok(&pl->path)) return icd_fail_nomem(err);
     }
-    if (pl->nrun == pl->runcap) {
-        size_t nc = pl->runcap ? pl->runcap * 2 : 64;
-        uint64_t *nr = realloc(pl->run, nc * sizeof *nr);
-        if (!nr) return icd_fail_nomem(err);
-        pl->run = nr;
-        pl->runcap = nc;
-    }
+    if (ICD_ARRAY_RESERVE(pl->run, pl->runcap, pl->nrun + 1, 64)) return icd_fail_nomem(err);
     pl->run[pl->nrun++] = (uint64_t)pos;
     pl->last_pos = pos;
     return 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/hash.h"
 #include "iceberg/deletes/delete_index.h"
 
@@ -147,13 +148,7 @@ const char *ice_position_delete_target(const ice_content_file *f, size_t *len)
 static int push(list *l, const ice_content_file *f, const char *path, size_t path_len,
                 icd_error *err)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        entry *v = realloc(l->v, cap * sizeof *v);
-        if (!v) return icd_fail_nomem(err);
-        l->v = v;
-        l->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(l->v, l->cap, l->n + 1, 16)) return icd_fail_nomem(err);
     if (!path) { /* partition-keyed lists */
         path = (const char *)f->partition_key;
         path_len = f->partition_key_len;
@@ -335,13 +330,7 @@ static int seq_before(const entry *e, const probe *p, int64_t min_seq)
 static int append(const ice_content_file ***out, size_t *n, size_t *cap, const ice_content_file *f,
                   icd_error *err)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 8;
-        const ice_content_file **v = realloc((void *)*out, c * sizeof *v);
-        if (!v) return icd_fail_nomem(err);
-        *out = v;
-        *cap = c;
-    }
+    if (ICD_ARRAY_RESERVE(*out, *cap, *n + 1, 8)) return icd_fail_nomem(err);
     (*out)[(*n)++] = f;
     return 0;
 }

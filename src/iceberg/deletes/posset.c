@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/bits.h"
 #include "iceberg/deletes/posset.h"
 #include "iceberg/deletes/roaring32.h"
@@ -70,13 +71,7 @@ static size_t lower_bound(const ice_posset *s, uint32_t key)
  * memory. */
 static pos_entry *insert_at(ice_posset *s, size_t i, uint32_t key)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4;
-        pos_entry *e = realloc(s->e, cap * sizeof *e);
-        if (!e) return NULL;
-        s->e = e;
-        s->cap = cap;
-    }
+    if (ICD_ARRAY_RESERVE(s->e, s->cap, s->n + 1, 4)) return NULL;
     memmove(s->e + i + 1, s->e + i, (s->n - i) * sizeof *s->e);
     memset(&s->e[i], 0, sizeof s->e[i]);
     s->e[i].key = key;
