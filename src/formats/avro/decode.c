@@ -138,10 +138,107 @@ static int skip_varint(icd_avro_cursor *c, icd_error *err)
 
 static int skip_rec(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err);
 
+/* One step of a flat value (see icd_avro_schema.skip_ops) the careful way: what skip_rec
+ * does for that primitive, with its checks and its error messages (AVRO_SKIP_KEY: a map
+ * key). */
+enum { AVRO_SKIP_KEY = 0 };
+
+static int skip_op_slow(icd_avro_cursor *c, uint8_t op, icd_error *err)
+{
+    const uint8_t *p;
+    size_t n;
+    switch (op) {
+    case AVRO_SKIP_VARINT:
+        return skip_varint(c, err);
+    case AVRO_SKIP_KEY:
+        return icd_avro_read_bytes(c, &p, &n, "a map key", err);
+    case AVRO_SKIP_STRING:
+        return icd_avro_read_bytes(c, &p, &n, "a string", err);
+    case AVRO_SKIP_BYTES:
+        return icd_avro_read_bytes(c, &p, &n, "a bytes value", err);
+    case AVRO_SKIP_BOOLEAN:
+        ICD_TRY(need(c, 1, "boolean", err));
+        c->p += 1;
+        return 0;
+    case AVRO_SKIP_FLOAT:
+        ICD_TRY(need(c, 4, "float", err));
+        c->p += 4;
+        return 0;
+    case AVRO_SKIP_DOUBLE:
+        ICD_TRY(need(c, 8, "double", err));
+        c->p += 8;
+        return 0;
+    }
+    return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown skip step %d", (int)op);
+}
+
+/* The end of the varint at p when it is a well-formed one that ends before `end`, else
+ * NULL (the careful path then says what is wrong with it). */
+static inline const uint8_t *varint_end(const uint8_t *p, const uint8_t *end)
+{
+    for (int i = 0; i < ICD_VARINT_MAX && p + i < end; i++)
+        if (!(p[i] & 0x80)) return i == ICD_VARINT_MAX - 1 && p[i] > 1 ? NULL : p + i + 1;
+    return NULL;
+}
+
+/* Steps over `count` items of an array or map whose values are flat (it->nskip_ops >= 0):
+ * a tight loop over the steps, each checked against the end of the data; a step that
+ * does not pass the quick checks is redone by skip_op_slow, which fails the same way
+ * skip_rec would (same message, same position). */
+static int skip_flat_items(const icd_avro_schema *it, bool map, icd_avro_cursor *c, int64_t count,
+                           icd_error *err)
+{
+    uint8_t ops[AVRO_SKIP_OPS_MAX + 1];
+    int nops = 0;
+    if (map) ops[nops++] = AVRO_SKIP_KEY;
+    memcpy(ops + nops, it->skip_ops, (size_t)it->nskip_ops);
+    nops += it->nskip_ops;
+    if (nops == 0) return 0; /* (nulls: no bytes) */
+    const uint8_t *p = c->p, *end = c->end;
+    for (int64_t i = 0; i < count; i++) {
+        for (int k = 0; k < nops; k++) {
+            const uint8_t *q = NULL;
+            switch (ops[k]) {
+            case AVRO_SKIP_VARINT:
+                q = varint_end(p, end);
+                break;
+            case AVRO_SKIP_KEY:
+            case AVRO_SKIP_STRING:
+            case AVRO_SKIP_BYTES: {
+                uint64_t v;
+                int n = icd_uleb128_decode(p, end, &v);
+                if (n > 0 && !(v & 1) && (v >> 1) <= (uint64_t)(end - p - n))
+                    q = p + n + (v >> 1); /* (an even zigzag value: a length >= 0) */
+                break;
+            }
+            case AVRO_SKIP_BOOLEAN:
+                q = end - p >= 1 ? p + 1 : NULL;
+                break;
+            case AVRO_SKIP_FLOAT:
+                q = end - p >= 4 ? p + 4 : NULL;
+                break;
+            case AVRO_SKIP_DOUBLE:
+                q = end - p >= 8 ? p + 8 : NULL;
+                break;
+            }
+            if (!q) { /* the careful way */
+                c->p = p;
+                ICD_TRY(skip_op_slow(c, ops[k], err));
+                q = c->p;
+            }
+            p = q;
+        }
+    }
+    c->p = p;
+    return 0;
+}
+
 static int skip_items(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err)
 {
     const icd_avro_schema *it = s->items;
     bool map = s->type == AVRO_MAP;
+    /* flat items skipped in one loop, when skip_rec would not hit its depth limit on them */
+    bool flat = it->nskip_ops >= 0 && depth + 1 + it->skip_ops_depth <= AVRO_MAX_DEPTH;
     for (;;) {
         int64_t count, bytes;
         ICD_TRY(read_block_count(c, map ? 1 + it->min_size : it->min_size, &count, &bytes, err));
@@ -155,6 +252,10 @@ static int skip_items(const icd_avro_schema *s, icd_avro_cursor *c, int depth, i
             uint64_t total = (uint64_t)count * (uint64_t)it->fixed_width;
             ICD_TRY(need(c, total, "array items", err));
             c->p += total;
+            continue;
+        }
+        if (flat) {
+            ICD_TRY(skip_flat_items(it, map, c, count, err));
             continue;
         }
         for (int64_t i = 0; i < count; i++) {
