@@ -754,14 +754,25 @@ static int entry_projection_init(entry_projection *p, const icd_avro_schema *roo
     }
     for (size_t i = 0; i < df->nfields; i++)
         p->keep[i] = data_file_field_used(df->fields[i].name, keep_stats, delete_manifest);
-    p->data_file = (icd_avro_projection){df, p->keep, NULL};
+    p->data_file = (icd_avro_projection){df, p->keep, NULL, NULL};
     p->nested[di] = &p->data_file;
-    p->top = (icd_avro_projection){root, NULL, p->nested};
+    p->top = (icd_avro_projection){root, NULL, p->nested, NULL};
+    icd_avro_plan *plan;
+    int rc = icd_avro_plan_compile(&p->top, &plan, err);
+    if (rc) {
+        free(p->nested);
+        free(p->keep);
+        p->nested = NULL;
+        p->keep = NULL;
+        return rc;
+    }
+    p->top.plan = plan;
     return 0;
 }
 
 static void entry_projection_free(entry_projection *p)
 {
+    icd_avro_plan_free((icd_avro_plan *)p->top.plan);
     free(p->nested);
     free(p->keep);
 }
