@@ -677,7 +677,11 @@ static int compile(const icd_avro_projection *proj, int level, icd_avro_plan **o
             st->kind = PK_STRING;
             break;
         case AVRO_RECORD:
-            if (nested && nested->record == st->vtype && level < PLAN_MAX_NEST) {
+            if (level < PLAN_MAX_NEST) {
+                /* (a projection of another record does not apply: the record is decoded
+                 * whole, as by a projection that keeps everything) */
+                icd_avro_projection whole = {st->vtype, NULL, NULL, NULL};
+                if (!nested || nested->record != st->vtype) nested = &whole;
                 int rc = compile(nested, level + 1, &st->sub, err);
                 if (rc) {
                     icd_avro_plan_free(p);
