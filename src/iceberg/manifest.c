@@ -856,6 +856,9 @@ static void entry_projection_free(entry_projection *p)
     free(p->keep);
 }
 
+/* The most entries a manifest's array is sized for from its manifest-list counts. */
+#define ENTRIES_IN_PLACE_MAX ((uint64_t)1 << 22)
+
 int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest_file *mf,
                       const ice_manifest_read_opts *opts, icd_arena *arena,
                       ice_manifest_entry **out, size_t *n, icd_error *err)
@@ -905,6 +908,19 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     size_t count = 0, cap = 0;
     int rc = 0;
     bool keep_deleted = opts && opts->keep_deleted;
+    /* The manifest list's file counts size the entry array, which is then read in place in
+     * the arena (no growing copies, no final copy); a count that is missing, implausible
+     * or too small leaves the rest to a growing vector, as without them. */
+    ice_manifest_entry *in_place = NULL;
+    if (mf->added_files >= 0 && mf->existing_files >= 0 && mf->deleted_files >= 0) {
+        uint64_t hint = (uint64_t)mf->added_files + (uint64_t)mf->existing_files +
+                        (keep_deleted ? (uint64_t)mf->deleted_files : 0) + 1;
+        if (hint <= ENTRIES_IN_PLACE_MAX &&
+            (in_place = icd_arena_alloc(arena, (size_t)hint * sizeof *in_place))) {
+            v = in_place;
+            cap = (size_t)hint;
+        }
+    }
     for (;;) {
         icd_avro_value rec;
         bool eof;
@@ -912,6 +928,16 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
+        }
+        if (v == in_place && count + 1 > cap) { /* (more entries than the list said) */
+            ice_manifest_entry *grown = malloc(cap * 2 * sizeof *grown);
+            if (!grown) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            memcpy(grown, in_place, count * sizeof *grown);
+            v = grown;
+            cap *= 2;
         }
         if (ICD_ARRAY_RESERVE(v, cap, count + 1, 64)) {
             rc = icd_fail_nomem(err);
@@ -926,7 +952,9 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     icd_map_free(c.parts);
     free(memo);
     entry_projection_free(&proj);
-    if (!rc && count) {
+    if (!rc && count && v == in_place) {
+        *out = in_place;
+    } else if (!rc && count) {
         ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
         if (!dst)
             rc = icd_fail_nomem(err);
@@ -934,7 +962,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
             memcpy(dst, v, count * sizeof *dst);
         *out = dst;
     }
-    free(v);
+    if (v != in_place) free(v);
     if (rc) {
         icd_error_set_file(err, mf->path);
         *out = NULL;
