@@ -270,6 +270,22 @@ static const uint8_t *quick_skip(const icd_avro_schema *s, const uint8_t *p, con
         p++;
         if (v == 0) return p;
         if ((uint64_t)v > (size_t)(end - p) / min) return NULL;
+        if (!map && it->skip_all_varints) { /* count the varints' last bytes */
+            uint64_t left = (uint64_t)v * (uint64_t)it->nskip_ops; /* (<= the bytes left) */
+            int run = 0; /* continuation bytes of the current varint */
+            while (left) {
+                if (p >= end) return NULL;
+                uint8_t b = *p++;
+                if (b < 0x80) {
+                    if (run == ICD_VARINT_MAX - 1 && b > 1) return NULL; /* over 64 bits */
+                    run = 0;
+                    left--;
+                } else if (++run >= ICD_VARINT_MAX) {
+                    return NULL;
+                }
+            }
+            continue;
+        }
         for (int64_t i = 0; i < v; i++) {
             if (map && !(p = quick_step(AVRO_SKIP_KEY, p, end))) return NULL;
             for (int k = 0; k < it->nskip_ops; k++)

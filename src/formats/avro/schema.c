@@ -478,6 +478,13 @@ static void compute_skip_ops(icd_avro_schema *s)
     s->nskip_ops = 1;
 }
 
+static void compute_skip_all_varints(icd_avro_schema *s)
+{
+    s->skip_all_varints = s->nskip_ops > 0;
+    for (int k = 0; k < s->nskip_ops; k++)
+        if (s->skip_ops[k] != AVRO_SKIP_VARINT) s->skip_all_varints = false;
+}
+
 /* Fills min_size and fixed_width bottom-up. A node met again on the current path (a
  * recursive type) counts as 0 bytes / variable width there, which keeps min_size a lower
  * bound. */
@@ -539,6 +546,7 @@ static void compute_sizes(icd_avro_schema *s)
     s->min_size = min;
     s->fixed_width = width;
     compute_skip_ops(s);
+    compute_skip_all_varints(s);
     s->visiting_ = 2;
 }
 

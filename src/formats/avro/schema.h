@@ -108,9 +108,10 @@ struct icd_avro_schema {
      * -1 when the value has unions, arrays, maps or more than AVRO_SKIP_OPS_MAX steps. */
     uint8_t skip_ops[AVRO_SKIP_OPS_MAX];
     int nskip_ops;
-    int skip_ops_depth; /* how many record levels the value nests (what icd_avro_skip's
-                         * depth limit counts) */
-    int visiting_;      /* internal: 0 new, 1 on the path, 2 sized */
+    int skip_ops_depth;    /* how many record levels the value nests (what icd_avro_skip's
+                            * depth limit counts) */
+    bool skip_all_varints; /* nskip_ops > 0 and every step is a varint */
+    int visiting_;         /* internal: 0 new, 1 on the path, 2 sized */
 };
 
 typedef struct icd_avro_schema_doc {
