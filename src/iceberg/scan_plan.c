@@ -468,7 +468,9 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
             if (deletes)
                 rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
             if (rc) break;
-            if (mode == DELS_RECORD) memo_record(&s->memo, rb->dels + before, rb->ndels - before);
+            if (mode == DELS_RECORD)
+                memo_record(&s->memo, rb->ndels > before ? rb->dels + before : NULL,
+                            rb->ndels - before);
             if (rb->ndels > before) s->has_deletes = true;
             for (size_t k = before; k < rb->ndels && !rc; k++)
                 rc = note_used(s, u, rb->dels[k], err);
