@@ -605,6 +605,84 @@ static int check_delete_bounds(const ice_content_file *f, const char *manifest, 
     return 0;
 }
 
+/* The fields read_entry reads, by number: each remembers its index in the record schema it
+ * was last looked up in (every entry of a manifest has the same schemas, so a lookup is a
+ * pointer compare instead of a name search or a hash probe per entry and field). */
+enum {
+    F_STATUS,
+    F_DATA_FILE,
+    F_SEQUENCE_NUMBER,
+    F_FILE_SEQUENCE_NUMBER,
+    F_SNAPSHOT_ID,
+    F_FILE_PATH,
+    F_CONTENT,
+    F_FILE_FORMAT,
+    F_RECORD_COUNT,
+    F_FILE_SIZE_IN_BYTES,
+    F_PARTITION,
+    F_EQUALITY_IDS,
+    F_REFERENCED_DATA_FILE,
+    F_CONTENT_OFFSET,
+    F_CONTENT_SIZE_IN_BYTES,
+    F_SORT_ORDER_ID,
+    F_FIRST_ROW_ID,
+    F_COUNT
+};
+static const char *const F_NAMES[F_COUNT] = {"status",
+                                             "data_file",
+                                             "sequence_number",
+                                             "file_sequence_number",
+                                             "snapshot_id",
+                                             "file_path",
+                                             "content",
+                                             "file_format",
+                                             "record_count",
+                                             "file_size_in_bytes",
+                                             "partition",
+                                             "equality_ids",
+                                             "referenced_data_file",
+                                             "content_offset",
+                                             "content_size_in_bytes",
+                                             "sort_order_id",
+                                             "first_row_id"};
+
+typedef struct bound_fields {
+    const icd_avro_schema *schema[F_COUNT];
+    int idx[F_COUNT];
+} bound_fields;
+
+/* Field k of a record as it is (a null union value too); NULL when absent. */
+static const icd_avro_value *bfield_raw(bound_fields *b, const icd_avro_value *rec, int k)
+{
+    if (!rec || rec->type != AVRO_RECORD) return NULL;
+    if (b->schema[k] != rec->schema) {
+        b->schema[k] = rec->schema;
+        b->idx[k] = icd_avro_schema_field_index(rec->schema, F_NAMES[k]);
+    }
+    return icd_avro_value_field_at(rec, b->idx[k]);
+}
+
+/* Field k, NULL when absent or null. */
+static const icd_avro_value *bfield(bound_fields *b, const icd_avro_value *rec, int k)
+{
+    const icd_avro_value *v = bfield_raw(b, rec, k);
+    return icd_avro_value_is_null(v) ? NULL : v;
+}
+
+static bool bget_long(bound_fields *b, const icd_avro_value *rec, int k, int64_t *out)
+{
+    const icd_avro_value *v = bfield(b, rec, k);
+    if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG)) return false;
+    *out = v->u.i64;
+    return true;
+}
+
+static int64_t blong_or(bound_fields *b, const icd_avro_value *rec, int k, int64_t dflt)
+{
+    int64_t v;
+    return bget_long(b, rec, k, &v) ? v : dflt;
+}
+
 typedef struct entry_ctx {
     const ice_metadata *md;
     const ice_manifest_file *mf;
@@ -616,6 +694,7 @@ typedef struct entry_ctx {
     icd_map *parts;      /* the manifest's partition tuples (read_partition) */
     int64_t next_row_id; /* first-row-id inheritance */
     field_memo *memo;
+    bound_fields bound;
 } entry_ctx;
 
 static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entry *e,
@@ -625,18 +704,18 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     ice_content_file *f = &e->file;
     memset(f, 0, sizeof *f);
     int64_t status;
-    if (!get_long(c->memo, rec, "status", &status) || status < 0 || status > 2)
+    if (!bget_long(&c->bound, rec, F_STATUS, &status) || status < 0 || status > 2)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no valid status");
     e->status = (int)status;
-    const icd_avro_value *df = field(c->memo, rec, "data_file");
+    const icd_avro_value *df = bfield(&c->bound, rec, F_DATA_FILE);
     if (!df || df->type != AVRO_RECORD)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no data_file record");
     f->manifest_path = path;
-    f->path = copy_str(c->a, field(c->memo, df, "file_path"));
+    f->path = copy_str(c->a, bfield(&c->bound, df, F_FILE_PATH));
     if (!f->path)
         return icd_fail(err, c->a ? ICD_ECORRUPT : ICD_ENOMEM, path, -1,
                         "manifest entry has no file_path");
-    int64_t content = long_or(c->memo, df, "content", 0);
+    int64_t content = blong_or(&c->bound, df, F_CONTENT, 0);
     if (content < 0 || content > 2)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown content type %lld", f->path,
                         (long long)content);
@@ -645,34 +724,34 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: a %s file in a %s manifest", f->path,
                         ice_content_name(f->content),
                         c->mf->is_delete_manifest ? "delete" : "data");
-    f->format = parse_format(field(c->memo, df, "file_format"));
+    f->format = parse_format(bfield(&c->bound, df, F_FILE_FORMAT));
     if (f->format == ICE_FORMAT_UNKNOWN) /* Java's FileFormat.fromString refuses it too */
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown file_format", f->path);
     f->spec_id = c->mf->spec_id;
-    f->record_count = long_or(c->memo, df, "record_count", -1);
-    f->file_size = long_or(c->memo, df, "file_size_in_bytes", -1);
+    f->record_count = blong_or(&c->bound, df, F_RECORD_COUNT, -1);
+    f->file_size = blong_or(&c->bound, df, F_FILE_SIZE_IN_BYTES, -1);
 
     /* Inheritance. A manifest whose list entry has sequence number 0 is a v1 manifest (or
      * was written before sequence numbers): its entries all read as 0. */
     int64_t seq;
     bool inherit_ok = e->status == 1 || c->mf->sequence_number == 0;
-    if (get_long(c->memo, rec, "sequence_number", &seq))
+    if (bget_long(&c->bound, rec, F_SEQUENCE_NUMBER, &seq))
         f->data_seq = seq;
     else if (inherit_ok)
         f->data_seq = c->mf->sequence_number;
     else
         return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: %s entry without a data sequence number",
                         f->path, e->status == 0 ? "EXISTING" : "DELETED");
-    if (get_long(c->memo, rec, "file_sequence_number", &seq))
+    if (bget_long(&c->bound, rec, F_FILE_SEQUENCE_NUMBER, &seq))
         f->file_seq = seq;
     else
         f->file_seq = inherit_ok ? c->mf->sequence_number : f->data_seq;
-    f->snapshot_id = long_or(c->memo, rec, "snapshot_id", c->mf->added_snapshot_id);
+    f->snapshot_id = blong_or(&c->bound, rec, F_SNAPSHOT_ID, c->mf->added_snapshot_id);
 
-    ICD_TRY(read_partition(field(c->memo, df, "partition"), c->spec, c->a, c->scratch, c->parts,
+    ICD_TRY(read_partition(bfield(&c->bound, df, F_PARTITION), c->spec, c->a, c->scratch, c->parts,
                            &c->key, f, path, err));
 
-    const icd_avro_value *eq = field(c->memo, df, "equality_ids");
+    const icd_avro_value *eq = bfield(&c->bound, df, F_EQUALITY_IDS);
     if (eq && eq->type == AVRO_ARRAY && eq->u.list.count) {
         int32_t *ids = icd_arena_alloc(c->a, eq->u.list.count * sizeof *ids);
         if (!ids) return icd_fail_nomem(err);
@@ -684,11 +763,11 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     if (f->content == ICE_CONTENT_EQUALITY_DELETES && f->nequality_ids == 0)
         return icd_fail(err, ICD_ECORRUPT, path, -1, "equality delete file %s has no equality_ids",
                         f->path);
-    f->referenced_data_file = copy_str(c->a, field(c->memo, df, "referenced_data_file"));
-    f->content_offset = long_or(c->memo, df, "content_offset", -1);
-    f->content_size = long_or(c->memo, df, "content_size_in_bytes", -1);
-    f->sort_order_id = (int32_t)long_or(c->memo, df, "sort_order_id", -1);
-    f->first_row_id = long_or(c->memo, df, "first_row_id", -1);
+    f->referenced_data_file = copy_str(c->a, bfield(&c->bound, df, F_REFERENCED_DATA_FILE));
+    f->content_offset = blong_or(&c->bound, df, F_CONTENT_OFFSET, -1);
+    f->content_size = blong_or(&c->bound, df, F_CONTENT_SIZE_IN_BYTES, -1);
+    f->sort_order_id = (int32_t)blong_or(&c->bound, df, F_SORT_ORDER_ID, -1);
+    f->first_row_id = blong_or(&c->bound, df, F_FIRST_ROW_ID, -1);
     if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
         e->status != 2) {
         f->first_row_id = c->next_row_id;
@@ -754,17 +833,31 @@ static int entry_projection_init(entry_projection *p, const icd_avro_schema *roo
     }
     for (size_t i = 0; i < df->nfields; i++)
         p->keep[i] = data_file_field_used(df->fields[i].name, keep_stats, delete_manifest);
-    p->data_file = (icd_avro_projection){df, p->keep, NULL};
+    p->data_file = (icd_avro_projection){df, p->keep, NULL, NULL};
     p->nested[di] = &p->data_file;
-    p->top = (icd_avro_projection){root, NULL, p->nested};
+    p->top = (icd_avro_projection){root, NULL, p->nested, NULL};
+    icd_avro_plan *plan;
+    int rc = icd_avro_plan_compile(&p->top, &plan, err);
+    if (rc) {
+        free(p->nested);
+        free(p->keep);
+        p->nested = NULL;
+        p->keep = NULL;
+        return rc;
+    }
+    p->top.plan = plan;
     return 0;
 }
 
 static void entry_projection_free(entry_projection *p)
 {
+    icd_avro_plan_free((icd_avro_plan *)p->top.plan);
     free(p->nested);
     free(p->keep);
 }
+
+/* The most entries a manifest's array is sized for from its manifest-list counts. */
+#define ENTRIES_IN_PLACE_MAX ((uint64_t)1 << 22)
 
 int ice_manifest_read(icd_fileio *io, const ice_metadata *md, const ice_manifest_file *mf,
                       const ice_manifest_read_opts *opts, icd_arena *arena,
@@ -802,7 +895,8 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
         entry_projection_free(&proj);
         return icd_fail_nomem(err);
     }
-    entry_ctx c = {md, mf, spec, opts, arena, ICD_BUF_INIT, NULL, NULL, mf->first_row_id, memo};
+    entry_ctx c = {
+        md, mf, spec, opts, arena, ICD_BUF_INIT, NULL, NULL, mf->first_row_id, memo, {{NULL}, {0}}};
     icd_arena tmp = ICD_ARENA_INIT;
     c.scratch = &tmp;
     if (spec->nfields && icd_map_new(&c.parts, 0, err)) {
@@ -814,6 +908,19 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     size_t count = 0, cap = 0;
     int rc = 0;
     bool keep_deleted = opts && opts->keep_deleted;
+    /* The manifest list's file counts size the entry array, which is then read in place in
+     * the arena (no growing copies, no final copy); a count that is missing, implausible
+     * or too small leaves the rest to a growing vector, as without them. */
+    ice_manifest_entry *in_place = NULL;
+    if (mf->added_files >= 0 && mf->existing_files >= 0 && mf->deleted_files >= 0) {
+        uint64_t hint = (uint64_t)mf->added_files + (uint64_t)mf->existing_files +
+                        (keep_deleted ? (uint64_t)mf->deleted_files : 0) + 1;
+        if (hint <= ENTRIES_IN_PLACE_MAX &&
+            (in_place = icd_arena_alloc(arena, (size_t)hint * sizeof *in_place))) {
+            v = in_place;
+            cap = (size_t)hint;
+        }
+    }
     for (;;) {
         icd_avro_value rec;
         bool eof;
@@ -821,6 +928,16 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
         if (rec.type != AVRO_RECORD) {
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
+        }
+        if (v == in_place && count + 1 > cap) { /* (more entries than the list said) */
+            ice_manifest_entry *grown = malloc(cap * 2 * sizeof *grown);
+            if (!grown) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            memcpy(grown, in_place, count * sizeof *grown);
+            v = grown;
+            cap *= 2;
         }
         if (ICD_ARRAY_RESERVE(v, cap, count + 1, 64)) {
             rc = icd_fail_nomem(err);
@@ -835,7 +952,9 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     icd_map_free(c.parts);
     free(memo);
     entry_projection_free(&proj);
-    if (!rc && count) {
+    if (!rc && count && v == in_place) {
+        *out = in_place;
+    } else if (!rc && count) {
         ice_manifest_entry *dst = icd_arena_alloc(arena, count * sizeof *dst);
         if (!dst)
             rc = icd_fail_nomem(err);
@@ -843,7 +962,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
             memcpy(dst, v, count * sizeof *dst);
         *out = dst;
     }
-    free(v);
+    if (v != in_place) free(v);
     if (rc) {
         icd_error_set_file(err, mf->path);
         *out = NULL;

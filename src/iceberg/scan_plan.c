@@ -6,12 +6,62 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "base/hash.h"
 #include "base/parallel.h"
 #include "iceberg/deletes/delete_index.h"
 #include "iceberg/expr.h"
 #include "iceberg/partition.h"
 #include "iceberg/scan_plan.h"
+
+/* The delete files of every task of a run with deletes, in task order. Runs of a stream
+ * visit the same manifests in the same order and make the same tasks, so the first such
+ * run records each task's list and later runs (the plan's counts, then its tasks; the
+ * plan's decisions, then its splits) replay them instead of looking every data file up in
+ * the delete index again -- with a million data files those lookups, each a few cache
+ * misses, were the biggest cost of a run after decoding. Held as long as the stream,
+ * within MEMO_MAX_BYTES (beyond it nothing is recorded and every run looks up). */
+#define MEMO_MAX_BYTES ((size_t)128 << 20)
+
+typedef struct dels_memo {
+    uint32_t *n; /* per task: how many delete files */
+    size_t ntasks, cap_n;
+    const ice_content_file **v; /* the lists, back to back */
+    size_t nv, cap_v;
+    size_t at_task, at_v; /* replay position */
+    bool complete;        /* a run recorded every task */
+    bool off;             /* not recorded (over the limit, or a materialized plan) */
+    /* what the recording run learnt about the delete files it used */
+    size_t delete_files, position_delete_files, equality_delete_files, deletion_vectors;
+    bool has_deletes;
+} dels_memo;
+
+static void memo_clear(dels_memo *m)
+{
+    free(m->n);
+    free((void *)m->v);
+    m->n = NULL;
+    m->v = NULL;
+    m->ntasks = m->cap_n = m->nv = m->cap_v = 0;
+    m->complete = false;
+}
+
+/* Appends one task's list while recording; over the limit, stops recording for good. */
+static void memo_record(dels_memo *m, const ice_content_file *const *dels, size_t n)
+{
+    if (m->off) return;
+    size_t bytes = (m->ntasks + 1) * sizeof *m->n + (m->nv + n) * sizeof *m->v;
+    if (n > UINT32_MAX || bytes > MEMO_MAX_BYTES ||
+        ICD_ARRAY_RESERVE(m->n, m->cap_n, m->ntasks + 1, 1024) ||
+        (n && ICD_ARRAY_RESERVE(m->v, m->cap_v, m->nv + n, 4096))) {
+        memo_clear(m);
+        m->off = true; /* (no memory for it is not an error: runs look up) */
+        return;
+    }
+    m->n[m->ntasks++] = (uint32_t)n;
+    if (n) memcpy((void *)(m->v + m->nv), dels, n * sizeof *dels);
+    m->nv += n;
+}
 
 struct ice_scan_stream {
     icd_fileio *io;
@@ -37,6 +87,7 @@ struct ice_scan_stream {
     bool residual;
     const char *residual_text;
     bool has_deletes;
+    dels_memo memo;
 };
 
 struct ice_scan_plan {
@@ -99,6 +150,7 @@ void ice_scan_stream_free(ice_scan_stream *s)
     free(s->del_arenas);
     free(s->data_mfs);
     free(s->projs);
+    memo_clear(&s->memo);
     icd_arena_free(&s->arena);
     free(s);
 }
@@ -365,9 +417,27 @@ typedef struct run_bufs {
     size_t ndels, cap_dels;
 } run_bufs;
 
+/* How a run with deletes gets each task's delete files (see dels_memo). */
+typedef enum { DELS_LOOKUP, DELS_RECORD, DELS_REPLAY } dels_mode;
+
+/* Task's delete files from the memo, appended to rb->dels. */
+static int memo_replay(dels_memo *m, run_bufs *rb, icd_error *err)
+{
+    if (m->at_task >= m->ntasks)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                        "a run of the scan made more tasks than the first one (%zu)", m->ntasks);
+    size_t n = m->n[m->at_task++];
+    if (ICD_ARRAY_RESERVE(rb->dels, rb->cap_dels, rb->ndels + n, 64)) return icd_fail_nomem(err);
+    if (n) memcpy((void *)(rb->dels + rb->ndels), m->v + m->at_v, n * sizeof *rb->dels);
+    rb->ndels += n;
+    m->at_v += n;
+    return 0;
+}
+
 /* One data manifest's entries -> its tasks in rb (pruned files are left out). */
 static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries, size_t n,
-                          run_bufs *rb, used_set *u, bool deletes, size_t *ntasks, icd_error *err)
+                          run_bufs *rb, used_set *u, bool deletes, dels_mode mode, size_t *ntasks,
+                          icd_error *err)
 {
     *ntasks = 0;
     if (n > rb->cap_tasks) {
@@ -391,11 +461,20 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
         /* the lists go back to back into one vector; the tasks point into it once it
          * stops moving */
         size_t before = rb->ndels;
-        if (deletes) rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
-        if (rc) break;
-        if (rb->ndels > before) s->has_deletes = true;
-        for (size_t k = before; k < rb->ndels && !rc; k++)
-            rc = note_used(s, u, rb->dels[k], err);
+        if (deletes && mode == DELS_REPLAY) {
+            /* (the counts of the delete files used are the recording run's) */
+            if ((rc = memo_replay(&s->memo, rb, err))) break;
+        } else {
+            if (deletes)
+                rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
+            if (rc) break;
+            if (mode == DELS_RECORD)
+                memo_record(&s->memo, rb->ndels > before ? rb->dels + before : NULL,
+                            rb->ndels - before);
+            if (rb->ndels > before) s->has_deletes = true;
+            for (size_t k = before; k < rb->ndels && !rc; k++)
+                rc = note_used(s, u, rb->dels[k], err);
+        }
         ice_scan_task *t = &rb->tasks[(*ntasks)++];
         *t = (ice_scan_task){f, NULL, rb->ndels - before, false};
         if (!rc) rc = set_residual(s, t, err);
@@ -423,6 +502,15 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     s->residual = false;
     if (deletes) s->has_deletes = false;
     if (!s->ndata_mfs) return 0;
+    dels_memo *memo = &s->memo;
+    dels_mode mode = DELS_LOOKUP;
+    if (deletes && memo->complete) {
+        mode = DELS_REPLAY;
+        memo->at_task = memo->at_v = 0;
+    } else if (deletes && !memo->off) {
+        mode = DELS_RECORD;
+        memo_clear(memo);
+    }
     /* a window of `threads` manifests read in parallel, then handed on in order */
     size_t window = (size_t)s->threads;
     if (window > s->ndata_mfs) window = s->ndata_mfs;
@@ -446,7 +534,8 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
         rc = icd_parallel_for(m, s->threads, read_one, &job, err);
         for (size_t k = 0; k < m && !rc; k++) {
             size_t nt = 0;
-            rc = manifest_tasks(s, job.entries[k], job.nentries[k], &rb, &u, deletes, &nt, err);
+            rc = manifest_tasks(s, job.entries[k], job.nentries[k], &rb, &u, deletes, mode, &nt,
+                                err);
             if (rc) break;
             ice_scan_batch b = {rb.tasks, nt, first, &job.arenas[k]};
             rc = fn(ctx, &b, err);
@@ -457,6 +546,26 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
             icd_arena_free(&job.arenas[k]);
     }
     s->counts.data_files = first;
+    if (mode == DELS_RECORD && !rc && !memo->off) {
+        memo->complete = true;
+        memo->delete_files = s->counts.delete_files;
+        memo->position_delete_files = s->counts.position_delete_files;
+        memo->equality_delete_files = s->counts.equality_delete_files;
+        memo->deletion_vectors = s->counts.deletion_vectors;
+        memo->has_deletes = s->has_deletes;
+    } else if (mode == DELS_RECORD) {
+        memo_clear(memo);
+    } else if (mode == DELS_REPLAY && !rc) {
+        if (memo->at_task != memo->ntasks)
+            rc = icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                          "a run of the scan made %zu tasks, the first one %zu", memo->at_task,
+                          memo->ntasks);
+        s->counts.delete_files = memo->delete_files;
+        s->counts.position_delete_files = memo->position_delete_files;
+        s->counts.equality_delete_files = memo->equality_delete_files;
+        s->counts.deletion_vectors = memo->deletion_vectors;
+        s->has_deletes = memo->has_deletes;
+    }
     free(rb.tasks);
     free((void *)rb.dels);
     icd_map_free(u.seen);
@@ -571,6 +680,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
         if (mf->existing_files > 0) hint += (size_t)mf->existing_files;
     }
     if (hint && (p->tasks = malloc(hint * sizeof *p->tasks))) p->cap_tasks = hint;
+    if (!rc) p->s->memo.off = true; /* (one run: the plan keeps the lists itself) */
     if (!rc) rc = ice_scan_stream_run(p->s, collect, p, err);
     if (rc) {
         ice_scan_plan_free(p);

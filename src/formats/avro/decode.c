@@ -5,6 +5,7 @@
  * the bytes left in the buffer before anything is allocated or read, so corrupt input
  * ends in an error naming the position, never in a wild read or a giant allocation.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/varint.h"
@@ -138,10 +139,178 @@ static int skip_varint(icd_avro_cursor *c, icd_error *err)
 
 static int skip_rec(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err);
 
+/* One step of a flat value (see icd_avro_schema.skip_ops) the careful way: what skip_rec
+ * does for that primitive, with its checks and its error messages (AVRO_SKIP_KEY: a map
+ * key). */
+enum { AVRO_SKIP_KEY = 0 };
+
+static int skip_op_slow(icd_avro_cursor *c, uint8_t op, icd_error *err)
+{
+    const uint8_t *p;
+    size_t n;
+    switch (op) {
+    case AVRO_SKIP_VARINT:
+        return skip_varint(c, err);
+    case AVRO_SKIP_KEY:
+        return icd_avro_read_bytes(c, &p, &n, "a map key", err);
+    case AVRO_SKIP_STRING:
+        return icd_avro_read_bytes(c, &p, &n, "a string", err);
+    case AVRO_SKIP_BYTES:
+        return icd_avro_read_bytes(c, &p, &n, "a bytes value", err);
+    case AVRO_SKIP_BOOLEAN:
+        ICD_TRY(need(c, 1, "boolean", err));
+        c->p += 1;
+        return 0;
+    case AVRO_SKIP_FLOAT:
+        ICD_TRY(need(c, 4, "float", err));
+        c->p += 4;
+        return 0;
+    case AVRO_SKIP_DOUBLE:
+        ICD_TRY(need(c, 8, "double", err));
+        c->p += 8;
+        return 0;
+    }
+    return icd_fail(err, ICD_EINTERNAL, NULL, -1, "unknown skip step %d", (int)op);
+}
+
+/* The end of the varint at p when it is a well-formed one that ends before `end`, else
+ * NULL (the careful path then says what is wrong with it). */
+static inline const uint8_t *varint_end(const uint8_t *p, const uint8_t *end)
+{
+    for (int i = 0; i < ICD_VARINT_MAX && p + i < end; i++)
+        if (!(p[i] & 0x80)) return i == ICD_VARINT_MAX - 1 && p[i] > 1 ? NULL : p + i + 1;
+    return NULL;
+}
+
+/* One step at p done quickly: where it ends, or NULL when it does not pass the quick
+ * checks (the data ends, a bad length, a long varint...). */
+static inline const uint8_t *quick_step(uint8_t op, const uint8_t *p, const uint8_t *end)
+{
+    switch (op) {
+    case AVRO_SKIP_VARINT:
+        return varint_end(p, end);
+    case AVRO_SKIP_KEY:
+    case AVRO_SKIP_STRING:
+    case AVRO_SKIP_BYTES: {
+        uint64_t v;
+        int n = icd_uleb128_decode(p, end, &v);
+        if (n > 0 && !(v & 1) && (v >> 1) <= (uint64_t)(end - p - n))
+            return p + n + (v >> 1); /* (an even zigzag value: a length >= 0) */
+        return NULL;
+    }
+    case AVRO_SKIP_BOOLEAN:
+        return end - p >= 1 ? p + 1 : NULL;
+    case AVRO_SKIP_FLOAT:
+        return end - p >= 4 ? p + 4 : NULL;
+    case AVRO_SKIP_DOUBLE:
+        return end - p >= 8 ? p + 8 : NULL;
+    }
+    return NULL;
+}
+
+/* Steps over `count` values that are each the steps ops[0..nops): a tight loop, each step
+ * checked against the end of the data; a step that does not pass the quick checks is
+ * redone by skip_op_slow, which fails the way skip_rec would (same message, position). */
+static int skip_flat(icd_avro_cursor *c, const uint8_t *ops, int nops, int64_t count,
+                     icd_error *err)
+{
+    if (nops == 0) return 0; /* (nulls: no bytes) */
+    const uint8_t *p = c->p, *end = c->end;
+    for (int64_t i = 0; i < count; i++) {
+        for (int k = 0; k < nops; k++) {
+            const uint8_t *q = quick_step(ops[k], p, end);
+            if (!q) { /* the careful way */
+                c->p = p;
+                ICD_TRY(skip_op_slow(c, ops[k], err));
+                q = c->p;
+            }
+            p = q;
+        }
+    }
+    c->p = p;
+    return 0;
+}
+
+/* Flat values nested deeper than this are left to skip_rec by quick_skip. */
+#define QUICK_FLAT_DEPTH 8
+
+/* A one-byte zigzag varint at p (values -64..63), or false. */
+static inline bool small_zigzag(const uint8_t *p, const uint8_t *end, int64_t *v)
+{
+    if (p >= end || *p >= 0x80) return false;
+    *v = (int64_t)(*p >> 1) ^ -(int64_t)(*p & 1);
+    return true;
+}
+
+/* Where a value of `s` at p ends, found quickly, or NULL when the quick way does not
+ * apply or its checks do not pass: then skip_rec does it (and says what is wrong). Only
+ * flat values, arrays and maps of flat values that take bytes, and unions of those, at
+ * most `levels` unions deep; nothing here has side effects, so giving up is free. */
+static const uint8_t *quick_skip(const icd_avro_schema *s, const uint8_t *p, const uint8_t *end,
+                                 int levels)
+{
+    if (s->nskip_ops >= 0 && s->skip_ops_depth <= QUICK_FLAT_DEPTH) {
+        for (int k = 0; k < s->nskip_ops && p; k++)
+            p = quick_step(s->skip_ops[k], p, end);
+        return p;
+    }
+    int64_t v;
+    if (s->type == AVRO_UNION) {
+        if (levels <= 0 || !small_zigzag(p, end, &v) || v < 0 || (uint64_t)v >= s->nbranches)
+            return NULL;
+        return quick_skip(s->branches[v], p + 1, end, levels - 1);
+    }
+    if (s->type != AVRO_ARRAY && s->type != AVRO_MAP) return NULL;
+    const icd_avro_schema *it = s->items;
+    bool map = s->type == AVRO_MAP;
+    size_t min = map ? 1 + it->min_size : it->min_size;
+    if (it->nskip_ops < 0 || it->skip_ops_depth > QUICK_FLAT_DEPTH || min == 0) return NULL;
+    for (;;) {
+        if (!small_zigzag(p, end, &v) || v < 0) return NULL; /* (sized blocks: skip_rec) */
+        p++;
+        if (v == 0) return p;
+        if ((uint64_t)v > (size_t)(end - p) / min) return NULL;
+        if (!map && it->skip_all_varints) { /* count the varints' last bytes */
+            uint64_t left = (uint64_t)v * (uint64_t)it->nskip_ops; /* (<= the bytes left) */
+            int run = 0; /* continuation bytes of the current varint */
+            while (left) {
+                if (p >= end) return NULL;
+                uint8_t b = *p++;
+                if (b < 0x80) {
+                    if (run == ICD_VARINT_MAX - 1 && b > 1) return NULL; /* over 64 bits */
+                    run = 0;
+                    left--;
+                } else if (++run >= ICD_VARINT_MAX) {
+                    return NULL;
+                }
+            }
+            continue;
+        }
+        for (int64_t i = 0; i < v; i++) {
+            if (map && !(p = quick_step(AVRO_SKIP_KEY, p, end))) return NULL;
+            for (int k = 0; k < it->nskip_ops; k++)
+                if (!(p = quick_step(it->skip_ops[k], p, end))) return NULL;
+        }
+    }
+}
+
+/* `count` items of an array or map whose values are flat (it->nskip_ops >= 0). */
+static int skip_flat_items(const icd_avro_schema *it, bool map, icd_avro_cursor *c, int64_t count,
+                           icd_error *err)
+{
+    if (!map) return skip_flat(c, it->skip_ops, it->nskip_ops, count, err);
+    uint8_t ops[AVRO_SKIP_OPS_MAX + 1];
+    ops[0] = AVRO_SKIP_KEY;
+    memcpy(ops + 1, it->skip_ops, (size_t)it->nskip_ops);
+    return skip_flat(c, ops, it->nskip_ops + 1, count, err);
+}
+
 static int skip_items(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err)
 {
     const icd_avro_schema *it = s->items;
     bool map = s->type == AVRO_MAP;
+    /* flat items skipped in one loop, when skip_rec would not hit its depth limit on them */
+    bool flat = it->nskip_ops >= 0 && depth + 1 + it->skip_ops_depth <= AVRO_MAX_DEPTH;
     for (;;) {
         int64_t count, bytes;
         ICD_TRY(read_block_count(c, map ? 1 + it->min_size : it->min_size, &count, &bytes, err));
@@ -155,6 +324,10 @@ static int skip_items(const icd_avro_schema *s, icd_avro_cursor *c, int depth, i
             uint64_t total = (uint64_t)count * (uint64_t)it->fixed_width;
             ICD_TRY(need(c, total, "array items", err));
             c->p += total;
+            continue;
+        }
+        if (flat) {
+            ICD_TRY(skip_flat_items(it, map, c, count, err));
             continue;
         }
         for (int64_t i = 0; i < count; i++) {
@@ -309,15 +482,20 @@ static int decode_items(dec_ctx *d, const icd_avro_schema *s, icd_avro_value *ou
     return 0;
 }
 
+static int run_plan(dec_ctx *d, const icd_avro_plan *p, icd_avro_value *out, int depth);
+static bool plan_fits(const icd_avro_plan *p, int depth);
+
 static int decode_record(dec_ctx *d, const icd_avro_schema *s, const icd_avro_projection *proj,
                          icd_avro_value *out, int depth)
 {
+    if (proj && proj->record != s) proj = NULL;
+    if (proj && proj->plan && plan_fits(proj->plan, depth))
+        return run_plan(d, proj->plan, out, depth);
     icd_avro_value *f = NULL;
     if (s->nfields) {
         f = tree_alloc(d, s->nfields * sizeof *f);
         if (!f) return tree_nomem(d);
     }
-    if (proj && proj->record != s) proj = NULL;
     for (size_t i = 0; i < s->nfields; i++) {
         const icd_avro_schema *ft = s->fields[i].type;
         if (proj && proj->keep && !proj->keep[i]) {
@@ -431,6 +609,217 @@ int icd_avro_decode_projected(const icd_avro_schema *s, const icd_avro_projectio
 {
     dec_ctx d = {c, arena, err};
     return decode_rec(&d, s, proj, out, 0);
+}
+
+/* ---- compiled projections ---------------------------------------------------------- */
+
+/* What a plan step does with its field (of a ["null", T] union: with T's value). */
+enum {
+    PK_SKIP, /* left out: quick_skip, else skip_rec */
+    PK_LONG,
+    PK_INT,
+    PK_STRING,  /* string or bytes */
+    PK_RECORD,  /* a projected record with a plan of its own */
+    PK_GENERIC, /* decode_rec on the field, with its nested projection */
+};
+
+/* Records nested deeper than this are decoded by decode_rec. */
+#define PLAN_MAX_NEST 4
+
+typedef struct plan_step {
+    uint8_t kind;
+    bool optional;                   /* a union of null and one other branch */
+    int32_t null_idx;                /* optional: the index of the null branch */
+    const icd_avro_schema *type;     /* the field's type (the union, when optional) */
+    const icd_avro_schema *vtype;    /* the value's type: `type` or its non-null branch */
+    const icd_avro_projection *proj; /* PK_GENERIC: the field's nested projection */
+    icd_avro_plan *sub;              /* PK_RECORD */
+} plan_step;
+
+struct icd_avro_plan {
+    const icd_avro_schema *record;
+    plan_step *steps; /* one per field */
+    int nest;         /* nested plan levels below this one */
+};
+
+void icd_avro_plan_free(icd_avro_plan *p)
+{
+    if (!p) return;
+    for (size_t i = 0; p->steps && i < p->record->nfields; i++)
+        icd_avro_plan_free(p->steps[i].sub);
+    free(p->steps);
+    free(p);
+}
+
+static int compile(const icd_avro_projection *proj, int level, icd_avro_plan **out, icd_error *err)
+{
+    *out = NULL;
+    const icd_avro_schema *rec = proj->record;
+    if (!rec || rec->type != AVRO_RECORD)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1, "a projection of a non-record schema");
+    icd_avro_plan *p = calloc(1, sizeof *p);
+    if (!p) return icd_fail_nomem(err);
+    p->record = rec;
+    p->steps = calloc(rec->nfields ? rec->nfields : 1, sizeof *p->steps);
+    if (!p->steps) {
+        free(p);
+        return icd_fail_nomem(err);
+    }
+    for (size_t i = 0; i < rec->nfields; i++) {
+        plan_step *st = &p->steps[i];
+        const icd_avro_schema *ft = rec->fields[i].type;
+        const icd_avro_projection *nested = proj->nested ? proj->nested[i] : NULL;
+        st->type = st->vtype = ft;
+        st->null_idx = -1;
+        if (proj->keep && !proj->keep[i]) {
+            st->kind = PK_SKIP;
+            continue;
+        }
+        if (ft->type == AVRO_UNION && ft->nbranches == 2 && ft->null_branch >= 0 &&
+            ft->branches[1 - ft->null_branch]->type != AVRO_NULL) {
+            st->optional = true;
+            st->null_idx = ft->null_branch;
+            st->vtype = ft->branches[1 - ft->null_branch];
+        }
+        switch (st->vtype->type) {
+        case AVRO_LONG:
+            st->kind = PK_LONG;
+            break;
+        case AVRO_INT:
+            st->kind = PK_INT;
+            break;
+        case AVRO_STRING:
+        case AVRO_BYTES:
+            st->kind = PK_STRING;
+            break;
+        case AVRO_RECORD:
+            if (level < PLAN_MAX_NEST) {
+                /* (a projection of another record does not apply: the record is decoded
+                 * whole, as by a projection that keeps everything) */
+                icd_avro_projection whole = {st->vtype, NULL, NULL, NULL};
+                if (!nested || nested->record != st->vtype) nested = &whole;
+                int rc = compile(nested, level + 1, &st->sub, err);
+                if (rc) {
+                    icd_avro_plan_free(p);
+                    return rc;
+                }
+                st->kind = PK_RECORD;
+                if (st->sub->nest + 1 > p->nest) p->nest = st->sub->nest + 1;
+                break;
+            }
+            /* fall through */
+        default:
+            st->kind = PK_GENERIC;
+        }
+        if (st->kind == PK_GENERIC) { /* the whole field, union and all */
+            st->optional = false;
+            st->null_idx = -1;
+            st->vtype = ft;
+            st->proj = nested;
+        }
+    }
+    *out = p;
+    return 0;
+}
+
+int icd_avro_plan_compile(const icd_avro_projection *proj, icd_avro_plan **out, icd_error *err)
+{
+    return compile(proj, 0, out, err);
+}
+
+/* Whether a plan run at `depth` stays below the depth limit everywhere it does the work
+ * itself (a record, its fields, a union's branch; quick skips: a field, two unions, an
+ * array and flat items), so that it fails exactly where decode_rec would; else decode_rec
+ * walks the record. */
+static bool plan_fits(const icd_avro_plan *p, int depth)
+{
+    return depth + 2 * (p->nest + 1) + QUICK_FLAT_DEPTH + 2 <= AVRO_MAX_DEPTH;
+}
+
+static void set_skipped(icd_avro_value *v, const icd_avro_schema *type)
+{
+    memset(v, 0, sizeof *v);
+    v->schema = type;
+    v->type = AVRO_NULL;
+    v->branch = -1;
+    v->skipped = true;
+}
+
+/* The record of plan p at `depth`: what decode_record does with p's projection. */
+static int run_plan(dec_ctx *d, const icd_avro_plan *p, icd_avro_value *out, int depth)
+{
+    icd_avro_cursor *c = d->c;
+    const icd_avro_schema *s = p->record;
+    icd_avro_value *f = NULL;
+    if (s->nfields) {
+        f = tree_alloc(d, s->nfields * sizeof *f);
+        if (!f) return tree_nomem(d);
+    }
+    for (size_t i = 0; i < s->nfields; i++) {
+        const plan_step *st = &p->steps[i];
+        icd_avro_value *v = &f[i];
+        switch (st->kind) {
+        case PK_SKIP: {
+            const uint8_t *q = quick_skip(st->type, c->p, c->end, 2);
+            if (q)
+                c->p = q;
+            else
+                ICD_TRY(skip_rec(st->type, c, depth + 1, d->err));
+            set_skipped(v, st->type);
+            continue;
+        }
+        case PK_GENERIC:
+            ICD_TRY(decode_rec(d, st->type, st->proj, v, depth + 1));
+            continue;
+        default:
+            break;
+        }
+        int vdepth = depth + 1;
+        int32_t idx = -1;
+        v->branch = -1;
+        v->skipped = false;
+        if (st->optional) {
+            const icd_avro_schema *b;
+            ICD_TRY(read_union_branch(st->type, c, &b, &idx, d->err));
+            if (idx == st->null_idx) {
+                v->schema = b;
+                v->type = AVRO_NULL;
+                v->branch = idx;
+                continue;
+            }
+            vdepth++;
+        }
+        const icd_avro_schema *vt = st->vtype;
+        v->schema = vt;
+        v->type = vt->type;
+        switch (st->kind) {
+        case PK_LONG:
+            ICD_TRY(icd_avro_read_long(c, &v->u.i64, d->err));
+            break;
+        case PK_INT: {
+            int32_t x = 0;
+            ICD_TRY(icd_avro_read_int(c, &x, d->err));
+            v->u.i64 = x;
+            break;
+        }
+        case PK_STRING:
+            ICD_TRY(icd_avro_read_bytes(c, &v->u.bytes.ptr, &v->u.bytes.len,
+                                        vt->type == AVRO_BYTES ? "a bytes value" : "a string",
+                                        d->err));
+            break;
+        default: /* PK_RECORD */
+            ICD_TRY(run_plan(d, st->sub, v, vdepth));
+            v->branch = -1;
+            v->skipped = false;
+            break;
+        }
+        v->branch = idx;
+    }
+    out->schema = s;
+    out->type = AVRO_RECORD;
+    out->u.list.items = f;
+    out->u.list.count = s->nfields;
+    return 0;
 }
 
 /* ---- lookups ----------------------------------------------------------------------- */

@@ -102,11 +102,23 @@ int icd_avro_decode(const icd_avro_schema *s, icd_avro_cursor *c, icd_arena *are
  * Fields left out are skipped (their encoding is still walked, so a damaged one is still
  * an error) and come back with `skipped` set and type AVRO_NULL. */
 typedef struct icd_avro_projection icd_avro_projection;
+typedef struct icd_avro_plan icd_avro_plan;
 struct icd_avro_projection {
     const icd_avro_schema *record;
     const bool *keep;
     const icd_avro_projection *const *nested;
+    /* optional: the projection compiled (icd_avro_plan_compile), which decodes the same
+     * tree with less work per value; NULL: walk the schema */
+    const icd_avro_plan *plan;
 };
+
+/* A projection compiled once per writer schema (a container file) into a flat program:
+ * per field one step -- skip (flat values in one loop), read a long / int / string, a
+ * ["null", T] union of those, a nested projected record -- and the generic decoder for
+ * the rest. Decoding with it gives the same tree and the same errors (message and
+ * offset) as without it. Freed with icd_avro_plan_free (NULL is fine). */
+int icd_avro_plan_compile(const icd_avro_projection *proj, icd_avro_plan **out, icd_error *err);
+void icd_avro_plan_free(icd_avro_plan *p);
 
 /* Like icd_avro_decode, decoding only what `proj` keeps of a record (NULL: everything). */
 int icd_avro_decode_projected(const icd_avro_schema *s, const icd_avro_projection *proj,

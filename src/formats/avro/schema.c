@@ -50,6 +50,7 @@ static icd_avro_schema *new_node(parse_ctx *c, icd_avro_type t)
     s->null_branch = -1;
     s->element_id = s->key_id = s->value_id = -1;
     s->fixed_width = -1;
+    s->nskip_ops = -1;
     return s;
 }
 
@@ -423,6 +424,67 @@ static size_t sat_add(size_t a, size_t b)
     return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
+/* Fills skip_ops of s from its (already sized) children; see schema.h. */
+static void compute_skip_ops(icd_avro_schema *s)
+{
+    s->nskip_ops = -1;
+    s->skip_ops_depth = 0;
+    uint8_t op = 0;
+    switch (s->type) {
+    case AVRO_NULL:
+        s->nskip_ops = 0;
+        return;
+    case AVRO_BOOLEAN:
+        op = AVRO_SKIP_BOOLEAN;
+        break;
+    case AVRO_INT:
+    case AVRO_LONG:
+    case AVRO_ENUM:
+        op = AVRO_SKIP_VARINT;
+        break;
+    case AVRO_FLOAT:
+        op = AVRO_SKIP_FLOAT;
+        break;
+    case AVRO_DOUBLE:
+        op = AVRO_SKIP_DOUBLE;
+        break;
+    case AVRO_BYTES:
+        op = AVRO_SKIP_BYTES;
+        break;
+    case AVRO_STRING:
+        op = AVRO_SKIP_STRING;
+        break;
+    case AVRO_RECORD: {
+        /* (a fixed-width record is jumped over whole, by its width: not a run of steps) */
+        if (s->fixed_width >= 0) return;
+        int n = 0, depth = 0;
+        for (size_t i = 0; i < s->nfields; i++) {
+            const icd_avro_schema *f = s->fields[i].type;
+            /* (a field on the current path is a recursive type: not flat) */
+            if (f->visiting_ != 2 || f->nskip_ops < 0 || n + f->nskip_ops > AVRO_SKIP_OPS_MAX)
+                return;
+            memcpy(s->skip_ops + n, f->skip_ops, (size_t)f->nskip_ops);
+            n += f->nskip_ops;
+            if (f->skip_ops_depth + 1 > depth) depth = f->skip_ops_depth + 1;
+        }
+        s->nskip_ops = n;
+        s->skip_ops_depth = depth;
+        return;
+    }
+    default: /* fixed (a size of its own), unions, arrays, maps */
+        return;
+    }
+    s->skip_ops[0] = op;
+    s->nskip_ops = 1;
+}
+
+static void compute_skip_all_varints(icd_avro_schema *s)
+{
+    s->skip_all_varints = s->nskip_ops > 0;
+    for (int k = 0; k < s->nskip_ops; k++)
+        if (s->skip_ops[k] != AVRO_SKIP_VARINT) s->skip_all_varints = false;
+}
+
 /* Fills min_size and fixed_width bottom-up. A node met again on the current path (a
  * recursive type) counts as 0 bytes / variable width there, which keeps min_size a lower
  * bound. */
@@ -483,6 +545,8 @@ static void compute_sizes(icd_avro_schema *s)
     if (s->type == AVRO_ARRAY || s->type == AVRO_MAP) compute_sizes(s->items);
     s->min_size = min;
     s->fixed_width = width;
+    compute_skip_ops(s);
+    compute_skip_all_varints(s);
     s->visiting_ = 2;
 }
 

@@ -59,6 +59,18 @@ typedef struct icd_avro_field {
     bool has_field_id;
 } icd_avro_field;
 
+/* The steps of icd_avro_schema.skip_ops: a varint (int, long, enum), a length-prefixed
+ * value (string, bytes), or the 1, 4 or 8 bytes of a boolean, float or double. */
+enum {
+    AVRO_SKIP_VARINT = 1,
+    AVRO_SKIP_STRING,
+    AVRO_SKIP_BYTES,
+    AVRO_SKIP_BOOLEAN,
+    AVRO_SKIP_FLOAT,
+    AVRO_SKIP_DOUBLE
+};
+#define AVRO_SKIP_OPS_MAX 8
+
 struct icd_avro_schema {
     icd_avro_type type;
     icd_avro_logical logical;
@@ -90,7 +102,16 @@ struct icd_avro_schema {
      * value has the same size (lets skipping jump over arrays of such values), or -1. */
     size_t min_size;
     int64_t fixed_width;
-    int visiting_; /* internal: 0 new, 1 on the path, 2 sized */
+    /* A value that is a flat run of primitives (an int, a string, a record of an int key
+     * and a long value, ...): the steps that skip it, so arrays and maps of such values
+     * are skipped in one tight loop instead of one recursive call per value. nskip_ops is
+     * -1 when the value has unions, arrays, maps or more than AVRO_SKIP_OPS_MAX steps. */
+    uint8_t skip_ops[AVRO_SKIP_OPS_MAX];
+    int nskip_ops;
+    int skip_ops_depth;    /* how many record levels the value nests (what icd_avro_skip's
+                            * depth limit counts) */
+    bool skip_all_varints; /* nskip_ops > 0 and every step is a varint */
+    int visiting_;         /* internal: 0 new, 1 on the path, 2 sized */
 };
 
 typedef struct icd_avro_schema_doc {

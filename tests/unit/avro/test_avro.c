@@ -314,7 +314,7 @@ static void test_skip_and_project(void)
         icd_avro_value v, p;
         CHECK_EQ_INT(icd_avro_decode(rec, &c1, &a, &v, &err), 0);
         CHECK_EQ_INT(icd_avro_skip(rec, &c2, &err), 0);
-        icd_avro_projection pj = {rec, keep, NULL};
+        icd_avro_projection pj = {rec, keep, NULL, NULL};
         CHECK_EQ_INT(icd_avro_decode_projected(rec, &pj, &c3, &a, &p, &err), 0);
         CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c2));
         CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c3));
@@ -370,9 +370,9 @@ static void test_nested_projection(void)
     aw_str(&data, "x");
     aw_long(&data, 9);
     bool keep_df[3] = {true, false, true};
-    icd_avro_projection dfp = {df, keep_df, NULL};
+    icd_avro_projection dfp = {df, keep_df, NULL, NULL};
     const icd_avro_projection *nested[3] = {NULL, &dfp, &dfp}; /* &dfp on "o": not its record */
-    icd_avro_projection top = {rec, NULL, nested};
+    icd_avro_projection top = {rec, NULL, nested, NULL};
     icd_avro_cursor c1, c2;
     icd_avro_cursor_init(&c1, data.data, data.len);
     icd_avro_cursor_init(&c2, data.data, data.len);
@@ -405,6 +405,205 @@ static void test_nested_projection(void)
     icd_arena_free(&a);
     icd_buf_free(&data);
     icd_avro_schema_doc_free(doc);
+}
+
+/* Two decoded trees are the same (values, schemas, branches, skipped marks). */
+static bool same_tree(const icd_avro_value *a, const icd_avro_value *b)
+{
+    if ((a->schema == NULL) != (b->schema == NULL) ||
+        (a->schema && a->schema->type != b->schema->type) || a->type != b->type ||
+        a->branch != b->branch || a->skipped != b->skipped)
+        return false;
+    switch (a->type) {
+    case AVRO_NULL:
+        return true;
+    case AVRO_BOOLEAN:
+        return a->u.boolean == b->u.boolean;
+    case AVRO_INT:
+    case AVRO_LONG:
+    case AVRO_ENUM:
+        return a->u.i64 == b->u.i64;
+    case AVRO_FLOAT:
+        return !memcmp(&a->u.f32, &b->u.f32, 4);
+    case AVRO_DOUBLE:
+        return !memcmp(&a->u.f64, &b->u.f64, 8);
+    case AVRO_BYTES:
+    case AVRO_STRING:
+    case AVRO_FIXED:
+        return a->u.bytes.ptr == b->u.bytes.ptr && a->u.bytes.len == b->u.bytes.len;
+    case AVRO_RECORD:
+    case AVRO_ARRAY:
+        if (a->u.list.count != b->u.list.count) return false;
+        for (size_t i = 0; i < a->u.list.count; i++)
+            if (!same_tree(&a->u.list.items[i], &b->u.list.items[i])) return false;
+        return true;
+    case AVRO_MAP:
+        if (a->u.map.count != b->u.map.count) return false;
+        for (size_t i = 0; i < a->u.map.count; i++)
+            if (a->u.map.keys[i].ptr != b->u.map.keys[i].ptr ||
+                !same_tree(&a->u.map.values[i], &b->u.map.values[i]))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Takes away the flat-value skip steps of every node (the decoder then walks values one
+ * by one, the reference the quick paths are held to). */
+static void unflatten(icd_avro_schema *s, int depth)
+{
+    if (depth > 32) return;
+    s->nskip_ops = -1;
+    for (size_t i = 0; i < s->nfields; i++)
+        unflatten(s->fields[i].type, depth + 1);
+    for (size_t i = 0; i < s->nbranches; i++)
+        unflatten(s->branches[i], depth + 1);
+    if (s->items) unflatten(s->items, depth + 1);
+}
+
+/* A compiled projection (icd_avro_plan) decodes what the schema walk decodes: the same
+ * tree, the same end position, and on every truncation and on damaged bytes the same
+ * error (message and offset) -- its quick skips of flat arrays give up to the careful
+ * path, never to a different answer. */
+static void test_plan_matches_walk(void)
+{
+    static const char *SCHEMA =
+        "{\"type\":\"record\",\"name\":\"entry\",\"fields\":["
+        "{\"name\":\"status\",\"type\":\"int\"},"
+        "{\"name\":\"snap\",\"type\":[\"null\",\"long\"]},"
+        "{\"name\":\"df\",\"type\":{\"type\":\"record\",\"name\":\"df\",\"fields\":["
+        "{\"name\":\"content\",\"type\":\"int\"},"
+        "{\"name\":\"path\",\"type\":\"string\"},"
+        "{\"name\":\"fmt\",\"type\":{\"type\":\"enum\",\"name\":\"f\",\"symbols\":[\"A\",\"B\"]}},"
+        "{\"name\":\"part\",\"type\":{\"type\":\"record\",\"name\":\"p\",\"fields\":["
+        "{\"name\":\"r\",\"type\":[\"null\",\"string\"]},{\"name\":\"d\",\"type\":\"int\"}]}},"
+        "{\"name\":\"count\",\"type\":\"long\"},"
+        "{\"name\":\"sizes\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":"
+        "\"record\",\"name\":\"kv\",\"fields\":[{\"name\":\"key\",\"type\":\"int\"},"
+        "{\"name\":\"value\",\"type\":\"long\"}]}}]},"
+        "{\"name\":\"lows\",\"type\":[\"null\",{\"type\":\"array\",\"items\":{\"type\":"
+        "\"record\",\"name\":\"kb\",\"fields\":[{\"name\":\"key\",\"type\":\"int\"},"
+        "{\"name\":\"value\",\"type\":\"bytes\"}]}}]},"
+        "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"double\"}},"
+        "{\"name\":\"fl\",\"type\":[\"null\",\"float\",\"boolean\"]},"
+        "{\"name\":\"offs\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\"}]},"
+        "{\"name\":\"eq\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"int\"}]},"
+        "{\"name\":\"so\",\"type\":[\"null\",\"int\"]},"
+        "{\"name\":\"ref\",\"type\":[\"null\",\"string\"]}]}}]}";
+    icd_avro_schema_doc *doc, *ref;
+    icd_error err;
+    CHECK_EQ_INT(icd_avro_schema_parse(SCHEMA, strlen(SCHEMA), &doc, &err), 0);
+    CHECK_EQ_INT(icd_avro_schema_parse(SCHEMA, strlen(SCHEMA), &ref, &err), 0);
+    if (!doc || !ref) return;
+    unflatten(ref->root, 0);
+    const icd_avro_schema *rec = doc->root, *rrec = ref->root;
+    const icd_avro_schema *df = rec->fields[2].type, *rdf = rrec->fields[2].type;
+    icd_buf data = ICD_BUF_INIT;
+    for (int k = 0; k < 3; k++) {
+        aw_long(&data, k);              /* status */
+        aw_long(&data, k == 1 ? 0 : 1); /* snap: null or a long */
+        if (k != 1) aw_long(&data, 7000000000000000001LL + k);
+        aw_long(&data, 0); /* content */
+        aw_str(&data, k == 2 ? "s3://bucket/a/long/path/that/takes/a/two/byte/length/prefix/"
+                               "data-00000-of-00001.parquet"
+                             : "a/b.parquet");
+        aw_long(&data, 1); /* fmt: B */
+        aw_long(&data, 1); /* part.r */
+        aw_str(&data, "r1");
+        aw_long(&data, -3);     /* part.d */
+        aw_long(&data, 100000); /* count */
+        aw_long(&data, 1);      /* sizes: 3 pairs, then (k == 2) a sized block */
+        aw_long(&data, 3);
+        for (int c = 1; c <= 3; c++) {
+            aw_long(&data, c);
+            aw_long(&data, c == 2 ? -1 : 1000000 + c);
+        }
+        if (k == 2) {
+            aw_long(&data, -1);
+            aw_long(&data, 2);
+            aw_long(&data, 4);
+            aw_long(&data, 5);
+        }
+        aw_long(&data, 0);
+        aw_long(&data, k == 1 ? 0 : 1); /* lows */
+        if (k != 1) {
+            aw_long(&data, 2);
+            aw_long(&data, 1);
+            aw_bytes(&data, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+            aw_long(&data, 2);
+            aw_str(&data, "r1");
+            aw_long(&data, 0);
+        }
+        aw_long(&data, 1); /* m: {"x": 1.5} */
+        aw_str(&data, "x");
+        icd_buf_append(&data, "\0\0\0\0\0\0\xf8\x3f", 8);
+        aw_long(&data, 0);
+        aw_long(&data, 2); /* fl: boolean true */
+        icd_buf_putc(&data, 1);
+        aw_long(&data, 1); /* offs: [4] */
+        aw_long(&data, 1);
+        aw_long(&data, 4);
+        aw_long(&data, 0);
+        aw_long(&data, k == 0 ? 1 : 0); /* eq: [1, 2] */
+        if (k == 0) {
+            aw_long(&data, 2);
+            aw_long(&data, 1);
+            aw_long(&data, 2);
+            aw_long(&data, 0);
+        }
+        aw_long(&data, 1); /* so: 0 */
+        aw_long(&data, 0);
+        aw_long(&data, 0); /* ref: null */
+    }
+    /* projections: manifest-like (maps, offsets, the float left out), and everything */
+    bool keep_df[14] = {true,  true,  true,  true, true, false, false,
+                        false, false, false, true, true, true};
+    for (int variant = 0; variant < 2; variant++) {
+        icd_avro_projection dfp = {df, variant ? NULL : keep_df, NULL, NULL};
+        const icd_avro_projection *nested[3] = {NULL, NULL, &dfp};
+        icd_avro_projection fast = {rec, NULL, nested, NULL};
+        icd_avro_plan *plan = NULL;
+        CHECK_EQ_INT(icd_avro_plan_compile(&fast, &plan, &err), 0);
+        fast.plan = plan;
+        /* the reference: the walk over the schema without flat skip steps */
+        icd_avro_projection rdfp = {rdf, variant ? NULL : keep_df, NULL, NULL};
+        const icd_avro_projection *rnested[3] = {NULL, NULL, &rdfp};
+        icd_avro_projection walk = {rrec, NULL, rnested, NULL};
+        icd_arena a = ICD_ARENA_INIT;
+        /* whole, every prefix, and with each byte damaged */
+        for (size_t cut = 0; cut <= data.len + data.len; cut++) {
+            icd_buf bytes = ICD_BUF_INIT;
+            icd_buf_append(&bytes, data.data, data.len);
+            size_t n = cut <= data.len ? cut : data.len;
+            if (cut > data.len) ((uint8_t *)bytes.data)[cut - data.len - 1] ^= 0xc1;
+            icd_avro_cursor c1, c2;
+            icd_avro_cursor_init(&c1, bytes.data, n);
+            icd_avro_cursor_init(&c2, bytes.data, n);
+            for (int k = 0; k < 3; k++) {
+                icd_avro_value v1, v2;
+                icd_error e1, e2;
+                icd_error_clear(&e1);
+                icd_error_clear(&e2);
+                int r1 = icd_avro_decode_projected(rrec, &walk, &c1, &a, &v1, &e1);
+                int r2 = icd_avro_decode_projected(rec, &fast, &c2, &a, &v2, &e2);
+                CHECK_EQ_INT(r1, r2);
+                CHECK_EQ_INT(e1.offset, e2.offset);
+                CHECK_EQ_STR(e1.message, e2.message);
+                CHECK_EQ_INT(icd_avro_cursor_pos(&c1), icd_avro_cursor_pos(&c2));
+                if (r1 || r2) break;
+                CHECK(same_tree(&v1, &v2));
+            }
+            if (cut == data.len) CHECK_EQ_INT(icd_avro_cursor_left(&c2), 0);
+            icd_buf_free(&bytes);
+            icd_arena_reset(&a);
+        }
+        icd_arena_free(&a);
+        icd_avro_plan_free(plan);
+    }
+    icd_buf_free(&data);
+    icd_avro_schema_doc_free(doc);
+    icd_avro_schema_doc_free(ref);
 }
 
 static void test_schema_names_and_recursion(void)
@@ -784,6 +983,6 @@ static void test_metadata(void)
 }
 
 TEST_MAIN(TEST(test_all_types_every_codec), TEST(test_multi_block), TEST(test_lookups),
-          TEST(test_skip_and_project), TEST(test_nested_projection),
+          TEST(test_skip_and_project), TEST(test_nested_projection), TEST(test_plan_matches_walk),
           TEST(test_schema_names_and_recursion), TEST(test_schema_errors), TEST(test_corrupt),
           TEST(test_depth_limit), TEST(test_metadata))
