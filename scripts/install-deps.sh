@@ -17,6 +17,7 @@ PKGS=(
                                     # Apache Thrift and the AWS SDK signer as test peers
   libmicrohttpd-dev                 # icedruid serve
   zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libbrotli-dev
+  libdeflate-dev                    # whole-buffer inflate (zlib stays for the rest)
   libroaring-dev                    # deletion vectors
   libxxhash-dev                     # hashing
   protobuf-c-compiler libprotobuf-c-dev  # ORC file tails (protoc-c at build time)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <brotli/decode.h>
+#include <libdeflate.h>
 #include <lz4.h>
 #include <lz4frame.h>
 #include <snappy-c.h>
@@ -142,8 +143,54 @@ static bool zlib_member_start(const uint8_t *p, size_t n)
     return (p[0] & 0x0f) == 8 && (p[0] >> 4) <= 7 && ((unsigned)p[0] << 8 | p[1]) % 31 == 0;
 }
 
+/* The quick way for a deflate, zlib or gzip stream in one piece: libdeflate decodes a
+ * whole buffer in one call, several times faster than zlib's streaming inflate. True when
+ * it did the whole job (the output accounted in w); false leaves w untouched for the
+ * streaming way: anything but one complete stream followed by nothing or zero bytes
+ * (several gzip members, damage, truncation), or output beyond the room there is --
+ * zlib then gives the output, or the error, it always gave. */
+static bool inflate_whole(outwin *w, const uint8_t *in, size_t n)
+{
+    if (!w->buf && !w->fixed) return false;
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d) return false;
+    size_t room = w->buf ? (n < SIZE_MAX / 4 ? n * 4 : SIZE_MAX) : w->cap;
+    bool done = false;
+    for (;;) {
+        uint8_t *dst = w->fixed;
+        if (w->buf) {
+            if (room < 4096) room = 4096;
+            if (room > w->max) room = w->max;
+            if (!icd_buf_grow(w->buf, room + 1)) break;
+            dst = (uint8_t *)w->buf->data + w->start;
+        }
+        size_t used = 0, out = 0;
+        enum libdeflate_result r;
+        if (w->codec == ICD_CODEC_DEFLATE)
+            r = libdeflate_deflate_decompress_ex(d, in, n, dst, room, &used, &out);
+        else if (n >= 2 && in[0] == 0x1f && in[1] == 0x8b)
+            r = libdeflate_gzip_decompress_ex(d, in, n, dst, room, &used, &out);
+        else
+            r = libdeflate_zlib_decompress_ex(d, in, n, dst, room, &used, &out);
+        if (r == LIBDEFLATE_SUCCESS) {
+            if (used < n && !all_zero(in + used, n - used)) break;
+            w->len = out;
+            w->dst = dst + out;
+            w->room = room - out;
+            done = true;
+            break;
+        }
+        /* growing mode: more room while the limit allows (a retry decodes again) */
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE || !w->buf || room >= w->max) break;
+        room = room < w->max / 4 ? room * 4 : w->max;
+    }
+    libdeflate_free_decompressor(d);
+    return done;
+}
+
 static int do_zlib(outwin *w, const uint8_t *in, size_t n, icd_error *err)
 {
+    if (inflate_whole(w, in, n)) return 0;
     bool raw = w->codec == ICD_CODEC_DEFLATE;
     z_stream zs;
     memset(&zs, 0, sizeof zs);

@@ -1,6 +1,9 @@
 /*
  * Decompression, the one copy every format uses (Parquet pages, ORC chunks, Avro blocks,
- * Puffin blobs, gzip metadata files), over Debian's codec libraries.
+ * Puffin blobs, gzip metadata files), over Debian's codec libraries. A deflate, zlib or
+ * gzip stream in one piece is decoded by libdeflate in one call; zlib's streaming inflate
+ * takes every other case (several members, damage, output beyond the room), so its
+ * output and its errors are the same either way.
  *
  *   icd_decompress       into a caller's buffer of `cap` bytes: *got is what came out; a
  *                        stream that would produce more than cap bytes is an error found

@@ -182,4 +182,44 @@ static void test_edges(void)
     icd_buf_free(&b);
 }
 
-TEST_MAIN(TEST(test_codecs), TEST(test_parts), TEST(test_edges))
+/* Deflate, zlib and gzip streams in one piece go through libdeflate, anything else through
+ * zlib: a growing buffer for output far beyond 4x the input (the quick way retries with
+ * more room), the limit met exactly and missed by one byte, and a zlib stream (not gzip). */
+static void test_deflate_whole(void)
+{
+    size_t n = 3u << 20; /* 3 MiB of zeros: about 1000x */
+    uint8_t *src = calloc(n, 1), *comp = malloc(n);
+    const icd_codec cs[] = {ICD_CODEC_DEFLATE, ICD_CODEC_ZLIB};
+    for (size_t i = 0; i < 2; i++) {
+        size_t clen = encode(cs[i], src, n, comp, n);
+        CHECK(clen > 0 && clen < n / 500);
+        icd_error err;
+        icd_buf b = ICD_BUF_INIT;
+        icd_buf_append(&b, "x", 1); /* appended after what is there */
+        CHECK_EQ_INT(icd_decompress_buf(cs[i], comp, clen, n, &b, &err), 0);
+        CHECK_EQ_INT(b.len, n + 1);
+        CHECK(b.data[0] == 'x' && b.data[1] == 0 && b.data[n] == 0 && b.data[n + 1] == '\0');
+        icd_buf_free(&b);
+        icd_buf c = ICD_BUF_INIT;
+        CHECK_EQ_INT(icd_decompress_buf(cs[i], comp, clen, n - 1, &c, &err), ICD_EUNSUPPORTED);
+        CHECK(strstr(err.message, "limit") != NULL);
+        icd_buf_free(&c);
+    }
+    /* a zlib (RFC 1950) stream, detected as such by ICD_CODEC_ZLIB */
+    uLongf zl = (uLongf)n;
+    CHECK(compress2(comp, &zl, src, 100000, 6) == Z_OK);
+    uint8_t *out = malloc(100000);
+    icd_error err;
+    size_t got;
+    CHECK_EQ_INT(icd_decompress(ICD_CODEC_ZLIB, comp, zl, out, 100000, true, &got, &err), 0);
+    CHECK(got == 100000 && out[99999] == 0);
+    /* one byte short of the output: the too-large error of the streaming way */
+    CHECK_EQ_INT(icd_decompress(ICD_CODEC_ZLIB, comp, zl, out, 99999, false, &got, &err),
+                 ICD_ECORRUPT);
+    CHECK(strstr(err.message, "more than 99999 bytes") != NULL);
+    free(out);
+    free(src);
+    free(comp);
+}
+
+TEST_MAIN(TEST(test_codecs), TEST(test_parts), TEST(test_edges), TEST(test_deflate_whole))
