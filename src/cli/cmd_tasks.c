@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/jsonw.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
@@ -64,10 +65,41 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
     icd_buf_putc(b, '}');
 }
 
+/* The JSON text of each delete file, written once: a delete file applies to many data
+ * files (a global equality delete to every one), and with a million data files the same
+ * texts were formatted millions of times. Keyed by the entry's address (delete files live
+ * as long as the stream); within DEL_TEXT_MAX bytes, beyond which texts are formatted each
+ * time. */
+#define DEL_TEXT_MAX ((size_t)64 << 20)
+
 typedef struct task_writer {
     icd_jsonw *w;
     const ice_metadata *md;
+    icd_map *dels; /* entry address -> offset << 24 | length in text; NULL: no cache */
+    icd_buf text;
 } task_writer;
+
+static void put_delete_cached(task_writer *tw, icd_buf *b, const ice_content_file *d)
+{
+    uintptr_t key = (uintptr_t)d;
+    uint64_t h = icd_hash_u64((uint64_t)key);
+    const uint64_t *v = tw->dels ? icd_map_find(tw->dels, &key, sizeof key, h) : NULL;
+    if (v) {
+        icd_buf_append(b, tw->text.data + (*v >> 24), (size_t)(*v & 0xFFFFFF));
+        return;
+    }
+    size_t at = b->len;
+    put_delete(b, d);
+    size_t len = b->len - at, off = tw->text.len;
+    if (!tw->dels || !icd_buf_ok(b) || len >= (1u << 24) || off + len > DEL_TEXT_MAX) return;
+    icd_buf_append(&tw->text, b->data + at, len);
+    icd_error err;
+    if (!icd_buf_ok(&tw->text) ||
+        icd_map_put(tw->dels, &key, sizeof key, h, (uint64_t)off << 24 | len, &err)) {
+        icd_map_free(tw->dels); /* out of memory: no cache, the output is the same */
+        tw->dels = NULL;
+    }
+}
 
 static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
@@ -98,7 +130,7 @@ static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
         icd_buf_puts(b, "},\"delete_files\":[");
         for (size_t k = 0; k < t->ndeletes; k++) {
             if (k) icd_buf_putc(b, ',');
-            put_delete(b, t->deletes[k]);
+            put_delete_cached(tw, b, t->deletes[k]);
         }
         icd_buf_puts(b, "],\"residual\":");
         icd_buf_puts(b, t->has_residual ? "true" : "false");
@@ -159,8 +191,13 @@ static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, i
     else
         icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"tasks\":[");
-    task_writer tw = {w, md};
-    ICD_TRY(ice_scan_stream_run(st, put_tasks, &tw, err));
+    task_writer tw = {w, md, NULL, ICD_BUF_INIT};
+    icd_error tmp;
+    if (icd_map_new(&tw.dels, 1024, &tmp)) tw.dels = NULL;
+    int rc = ice_scan_stream_run(st, put_tasks, &tw, err);
+    icd_map_free(tw.dels);
+    icd_buf_free(&tw.text);
+    ICD_TRY(rc);
     icd_buf_puts(b, "\n]}\n");
     return 0;
 }
