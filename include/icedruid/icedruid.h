@@ -5,11 +5,14 @@
  *   error.h   the error model (icd_error, icd_code)
  *   table.h   storage settings and opening a table (directly or through a catalog)
  *   scan.h    planning a snapshot and reading its rows, deletes applied
+ *   druid.h   a Druid ingestion spec: its plan, the spec to submit, phase 2 (diff and
+ *             re-ingestion statements)
  */
 #ifndef ICEDRUID_H
 #define ICEDRUID_H
 
 #include "icedruid/common.h"
+#include "icedruid/druid.h"
 #include "icedruid/error.h"
 #include "icedruid/scan.h"
 #include "icedruid/table.h"

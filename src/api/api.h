@@ -29,4 +29,15 @@ static inline void icd_api_wrap(icd_storage *st, icd_table *t, icd_fileio *io, i
     t->md = md;
 }
 
+/* The same for a spec: the public handle is the internal spec itself. */
+typedef struct dr_spec dr_spec;
+static inline icd_druid_spec *icd_api_druid_spec(dr_spec *s)
+{
+    return (icd_druid_spec *)s;
+}
+static inline dr_spec *icd_api_dr_spec(icd_druid_spec *s)
+{
+    return (dr_spec *)s;
+}
+
 #endif

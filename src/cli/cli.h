@@ -82,6 +82,10 @@ void cli_out_init(cli_out *o, FILE *fp);
 void cli_out_maybe_flush(cli_out *o);
 /* Flushes and frees the buffer; returns 0 or an error (e.g. disk full). */
 int cli_out_finish(cli_out *o, icd_error *err);
+/* An icd_write_fn (icedruid/druid.h) writing to the FILE `ctx`; cli_write_done flushes it
+ * and says whether every write went through. */
+int cli_write_file(void *ctx, const char *data, size_t len, icd_error *err);
+int cli_write_done(FILE *fp, icd_error *err);
 
 /* The file's format, from its first/last bytes (and name as a fallback). */
 typedef enum cli_format {

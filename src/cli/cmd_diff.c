@@ -19,18 +19,14 @@
  * materialize are ORC) reads the NDJSON splits of `serve --rows` instead.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/phase2/diff.h"
-#include "druid/phase2/emit.h"
-#include "druid/plan/rewrite.h"
-#include "druid/stage/stage.h"
-#include "druid/phase2/sync.h"
+#include "icedruid/icedruid.h"
 
 typedef struct diff_args {
     const char *from, *to, *granularity, *emit, *stage_to;
@@ -77,146 +73,62 @@ static int take_own_args(int argc, char **argv, diff_args *d, int *out_argc)
     return CLI_OK;
 }
 
-static int parse_granularity(const char *text, dr_granularity *g)
+/* --granularity is checked before anything is read (a usage error). */
+static int check_granularity(const char *text)
 {
     icd_error err;
     icd_error_clear(&err);
-    int rc;
-    if (text[0] == '{' || text[0] == '"') {
-        json_error_t je;
-        json_t *j = json_loads(text, JSON_DECODE_ANY, &je);
-        if (!j) return cli_usage_error("diff", "--granularity: invalid JSON (%s)", je.text);
-        rc = dr_granularity_parse(g, j, &err);
-        json_decref(j);
-    } else {
-        rc = dr_granularity_named(g, text, &err);
-    }
-    if (rc && !strncmp(err.message, "No enum constant", 16)) {
-        char names[400];
-        dr_granularity_names(names, sizeof names);
-        return cli_usage_error("diff",
-                               "--granularity expects one of %s (any case) or a granularity "
-                               "JSON object, got '%s'",
-                               names, text);
-    }
-    if (rc) return cli_usage_error("diff", "--granularity: %s", err.message);
+    if (icd_druid_granularity_check(text, &err))
+        return cli_usage_error("diff", "--%s", err.message);
     return CLI_OK;
 }
 
 /* Rows diff could not place (unparseable timestamps) are left out, as `read` leaves them. */
-static void warn_unparseable(const dr_diff *d)
+static void warn_unparseable(const icd_druid_diff *d)
 {
+    int64_t n = icd_druid_diff_rows_unparseable(d);
+    if (n <= 0) return;
     fprintf(stderr,
             "icedruid: warning: %lld rows read have a timestamp the timestampSpec cannot "
             "parse; like `read`, diff leaves them out (they are not in Druid)\n",
-            (long long)d->rows_unparseable);
+            (long long)n);
 }
 
-/* --stage-to: stages the materialized files the statements list (used[i]) and says so. */
-static int stage_listed(cli_spec_args *a, const diff_args *d, dr_plan *plan, const bool *used,
-                        const char *loc, icd_error *err)
+/* --emit msq|native: the statements that re-ingest what changed, files staged first with
+ * --stage-to (icd_druid_reingest_build checks what it can before the diff is computed). */
+static int emit_statements(cli_spec_args *a, const diff_args *d, const icd_druid_diff_options *opts,
+                           icd_error *err)
 {
-    dr_stage *st = NULL;
-    dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used, getenv("TMPDIR")};
-    ICD_TRY(dr_stage_run(plan, a->io, &so, &st, err));
-    int rc = 0;
-    if (strcmp(dr_stage_location(st), loc)) /* the statements name files under loc */
-        rc = icd_fail(err, ICD_EINTERNAL, loc, -1, "the stage location moved to %s",
-                      dr_stage_location(st));
-    const dr_stage_stats *s = dr_stage_get_stats(st);
-    if (!rc)
+    icd_druid_reingest_options o;
+    icd_druid_reingest_options_init(&o);
+    o.kind = !strcmp(d->emit, "msq") ? ICD_DRUID_MSQ : ICD_DRUID_NATIVE;
+    o.serve_url = a->serve_url;
+    o.auth_user = a->auth_user;
+    o.auth_password_env = a->auth_password_env;
+    o.rows = a->rows;
+    o.stage_to = d->stage_to;
+    o.tmp_dir = getenv("TMPDIR");
+    o.replace_only = d->replace_only;
+    o.project = a->project;
+    o.threads = a->threads;
+    icd_druid_reingest *r = NULL;
+    if (icd_druid_reingest_build(&r, a->dspec, a->storage, opts, &o, err)) return cli_report(err);
+    const icd_druid_diff *diff = icd_druid_reingest_diff(r);
+    warn_unparseable(diff);
+    icd_druid_stage_info si;
+    if (icd_druid_reingest_stage_info(r, &si))
         fprintf(stderr,
                 "icedruid diff: staged %zu materialized file%s the statements read to %s "
                 "(%zu written, %zu already there)\n",
-                s->staged_files, s->staged_files == 1 ? "" : "s", loc, s->written_files,
-                s->skipped_files);
-    dr_stage_free(st);
-    return rc;
-}
-
-/* --emit msq|native: plan B (the statements read it), diff A -> B, build the statements,
- * stage (--stage-to) the materialized files they list, print them. */
-static int emit_statements(cli_spec_args *a, const diff_args *d, dr_diff_opts *opts, icd_error *err)
-{
-    dr_plan *plan = NULL;
-    dr_spec *at = NULL;
-    json_t *pw = NULL;
-    dr_plan_opts po = {a->threads, false, a->project, false};
-    if (dr_plan_at_snapshot(a->spec, a->io, opts->has_to, opts->to_snapshot, &po, &plan, &at, err))
-        return cli_report(err);
-    const ice_snapshot *b = ice_scan_plan_snapshot(dr_plan_scan(plan));
+                si.staged_files, si.staged_files == 1 ? "" : "s", si.location, si.written_files,
+                si.skipped_files);
     int rc = CLI_OK;
-    if (!b) rc = cli_report(&(icd_error){ICD_ENOTFOUND, -1, "", "the table has no snapshot"});
-    if (!rc && a->auth_password_env &&
-        !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
-        rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-    if (!rc && (a->rows ? dr_plan_decide_rows(plan, err) : dr_plan_decide(plan, err)))
+    if (icd_druid_reingest_write(r, cli_write_file, stdout, err) || cli_write_done(stdout, err))
         rc = cli_report(err);
-    if (!rc && !a->rows) { /* files Druid would read raw: refused before the diff is computed */
-        dr_rewrite_opts ro = {a->serve_url, NULL, NULL, true, d->stage_to, NULL};
-        if (dr_rewrite_check_raw(plan, &ro, err)) rc = cli_report(err);
-    }
-    bool staging = !rc && d->stage_to && !a->rows;
-    size_t ntasks = ice_scan_plan_task_count(dr_plan_scan(plan));
-    bool *used = staging ? calloc(ntasks ? ntasks : 1, sizeof *used) : NULL;
-    char *loc = NULL;
-    if (staging && !used) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-    if (staging && !rc) { /* nothing listed yet: checks the destination, gives its name */
-        dr_stage *check = NULL;
-        dr_stage_opts so = {d->stage_to, a->threads, 0, NULL, NULL, used, getenv("TMPDIR")};
-        if (dr_stage_run(plan, a->io, &so, &check, err)) rc = cli_report(err);
-        if (!rc && !(loc = strdup(dr_stage_location(check))))
-            rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-        dr_stage_free(check);
-    }
-    dr_diff diff;
-    memset(&diff, 0, sizeof diff);
-    if (!rc) {
-        opts->has_to = true;
-        opts->to_snapshot = b->snapshot_id;
-        if (dr_diff_compute(a->spec, a->io, opts, &diff, err)) rc = cli_report(err);
-    }
-    if (!rc && diff.rows_unparseable > 0) warn_unparseable(&diff);
-    dr_emit_list list;
-    memset(&list, 0, sizeof list);
-    if (!rc) {
-        dr_emit_opts eo = {0};
-        eo.plan = plan;
-        eo.io = a->io;
-        eo.serve_url = a->serve_url;
-        eo.auth_user = a->auth_user;
-        eo.auth_password = pw;
-        eo.replace_only = d->replace_only;
-        eo.files = !a->rows;
-        eo.stage_to = loc;
-        eo.used = used;
-        const dr_spec *spec = at ? at : a->spec; /* the one the plan selected B with */
-        if (dr_emit_build(!strcmp(d->emit, "msq") ? DR_EMIT_MSQ : DR_EMIT_NATIVE, spec, &diff, &eo,
-                          &list, err))
-            rc = cli_report(err);
-    }
-    /* the statements are printed only once the files they list are staged */
-    if (!rc && staging && list.files && stage_listed(a, d, plan, used, loc, err))
-        rc = cli_report(err);
-    if (!rc) {
-        cli_out out;
-        cli_out_init(&out, stdout);
-        if (dr_emit_write(&list, &out.buf, err)) {
-            icd_buf_free(&out.buf);
-            rc = cli_report(err);
-        } else if (cli_out_finish(&out, err)) {
-            rc = cli_report(err);
-        }
-        if (!rc && !diff.n_replace && (d->replace_only || !diff.n_append))
-            fprintf(stderr, "icedruid diff: no interval to re-ingest\n");
-    }
-    dr_emit_list_free(&list);
-    dr_diff_free(&diff);
-    json_decref(pw);
-    free(used);
-    free(loc);
-    dr_plan_free(plan);
-    dr_spec_free(at);
+    if (!rc && !icd_druid_diff_count(diff, ICD_DRUID_REPLACE) &&
+        (d->replace_only || !icd_druid_diff_count(diff, ICD_DRUID_APPEND)))
+        fprintf(stderr, "icedruid diff: no interval to re-ingest\n");
+    icd_druid_reingest_free(r);
     return rc;
 }
 
@@ -250,13 +162,13 @@ int cmd_diff(int argc, char **argv)
     int nargc = 0;
     int rc = take_own_args(argc, argv, &d, &nargc);
     if (rc) return rc;
-    dr_diff_opts opts = {0};
-    dr_granularity g;
+    icd_druid_diff_options opts;
+    icd_druid_diff_options_init(&opts);
     if (!d.from) return cli_usage_error("diff", "expects --from-snapshot ID");
     if (!parse_id(d.from, &opts.from_snapshot))
         return cli_usage_error("diff", "--from-snapshot expects a snapshot id, got '%s'", d.from);
     if (d.to) {
-        opts.has_to = true;
+        opts.has_to = 1;
         if (!parse_id(d.to, &opts.to_snapshot))
             return cli_usage_error("diff", "--to-snapshot expects a snapshot id, got '%s'", d.to);
     }
@@ -264,9 +176,9 @@ int cmd_diff(int argc, char **argv)
         return cli_usage_error("diff", "--emit expects json, msq or native, got '%s'", d.emit);
     bool statements = d.emit && strcmp(d.emit, "json");
     if (d.granularity) {
-        rc = parse_granularity(d.granularity, &g);
+        rc = check_granularity(d.granularity);
         if (rc) return rc;
-        opts.granularity = &g;
+        opts.granularity = d.granularity;
     }
     cli_spec_args a;
     rc = cli_spec_args_parse(
@@ -282,8 +194,6 @@ int cmd_diff(int argc, char **argv)
         rc = cli_usage_error("diff", "--auth-user and --auth-password-env go together");
     if (!rc) rc = cli_spec_load(&a);
     opts.threads = a.threads;
-    dr_diff diff;
-    memset(&diff, 0, sizeof diff);
     icd_error err;
     icd_error_clear(&err);
     if (!rc && statements) {
@@ -299,8 +209,9 @@ int cmd_diff(int argc, char **argv)
         opts.on_file = on_file;
         opts.on_file_ctx = &dp;
     }
+    icd_druid_diff *diff = NULL;
     if (!rc) {
-        int drc = dr_diff_compute(a.spec, a.io, &opts, &diff, &err);
+        int drc = icd_druid_diff_compute(&diff, a.dspec, a.storage, &opts, &err);
         if (dp.started && !drc)
             cli_progress_end(&dp.p);
         else
@@ -308,18 +219,11 @@ int cmd_diff(int argc, char **argv)
         if (drc) rc = cli_report(&err);
     }
     pthread_mutex_destroy(&dp.lock);
-    if (!rc && diff.rows_unparseable > 0) warn_unparseable(&diff);
-    if (!rc) {
-        cli_out out;
-        cli_out_init(&out, stdout);
-        if (dr_diff_write_json(&diff, &out.buf, &err)) {
-            icd_buf_free(&out.buf);
-            rc = cli_report(&err);
-        } else if (cli_out_finish(&out, &err)) {
-            rc = cli_report(&err);
-        }
-    }
-    dr_diff_free(&diff);
+    if (!rc) warn_unparseable(diff);
+    if (!rc &&
+        (icd_druid_diff_write(diff, cli_write_file, stdout, &err) || cli_write_done(stdout, &err)))
+        rc = cli_report(&err);
+    icd_druid_diff_free(diff);
     cli_spec_args_free(&a);
     return rc;
 }

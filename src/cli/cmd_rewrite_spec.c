@@ -12,12 +12,11 @@
  * on the Druid side; icedruid never writes a password into a spec.
  */
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/plan/rewrite.h"
-#include "druid/serve/serve_files.h"
+#include "icedruid/icedruid.h"
 
 int cmd_rewrite_spec(int argc, char **argv)
 {
@@ -25,45 +24,37 @@ int cmd_rewrite_spec(int argc, char **argv)
     int rc = cli_spec_args_parse(
         &a, argc, argv,
         "threads,serve-url,rows,project,auth-user,auth-password-env,druid-locations", NULL);
-    dr_plan *plan = NULL;
-    json_t *pw = NULL, *doc = NULL;
+    icd_druid_plan *plan = NULL;
+    char *doc = NULL;
     if (!rc && !!a.auth_user != !!a.auth_password_env)
         rc = cli_usage_error(a.cmd, "--auth-user and --auth-password-env go together");
     if (!rc) rc = cli_spec_load(&a);
-    if (!rc) rc = cli_spec_plan(&a, &plan);
+    if (!rc) rc = cli_druid_plan(&a, &plan);
     icd_error err;
     icd_error_clear(&err);
-    if (!rc && a.auth_password_env) {
-        pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a.auth_password_env);
-        if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-    }
-    if (!rc && (a.rows ? dr_plan_decide_rows(plan, &err) : dr_plan_decide(plan, &err)))
-        rc = cli_report(&err);
     if (!rc) {
-        dr_rewrite_opts o = {a.serve_url, a.auth_user, pw, !a.rows, NULL, NULL};
-        if (dr_rewrite_spec(plan, &o, &doc, &err)) {
+        icd_druid_rewrite_options o;
+        icd_druid_rewrite_options_init(&o);
+        o.serve_url = a.serve_url;
+        o.auth_user = a.auth_user;
+        o.auth_password_env = a.auth_password_env;
+        o.rows = a.rows;
+        size_t norc = 0;
+        if (icd_druid_rewrite(&doc, &norc, plan, &o, &err)) {
             rc = cli_report(&err); /* one line: the error says what to give */
-        } else {
-            /* the spec was written: say why it reads splits rather than files */
-            const char *orc = NULL;
-            size_t norc = a.rows ? 0 : dr_serve_files_orc(plan, &orc);
-            if (norc)
-                fprintf(stderr,
-                        "icedruid rewrite-spec: %zu ORC data file%s must be materialized and "
-                        "icedruid has no ORC writer yet: the spec reads NDJSON splits (run "
-                        "`icedruid serve --rows`)\n",
-                        norc, norc == 1 ? "" : "s");
+        } else if (norc) { /* the spec was written: say why it reads splits rather than files */
+            fprintf(stderr,
+                    "icedruid rewrite-spec: %zu ORC data file%s must be materialized and "
+                    "icedruid has no ORC writer yet: the spec reads NDJSON splits (run "
+                    "`icedruid serve --rows`)\n",
+                    norc, norc == 1 ? "" : "s");
         }
     }
-    if (!rc) {
-        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (!text || fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout))
-            rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
-        free(text);
-    }
-    json_decref(doc);
-    json_decref(pw);
-    dr_plan_free(plan);
+    if (!rc && (cli_write_file(stdout, doc, strlen(doc), &err) ||
+                cli_write_file(stdout, "\n", 1, &err) || cli_write_done(stdout, &err)))
+        rc = cli_report(&err);
+    icd_string_free(doc);
+    icd_druid_plan_free(plan);
     cli_spec_args_free(&a);
     return rc;
 }

@@ -175,6 +175,18 @@ int cli_out_finish(cli_out *o, icd_error *err)
     return 0;
 }
 
+int cli_write_file(void *ctx, const char *data, size_t len, icd_error *err)
+{
+    if (fwrite(data, 1, len, ctx) == len) return 0;
+    return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output: %s", strerror(errno));
+}
+
+int cli_write_done(FILE *fp, icd_error *err)
+{
+    if (fflush(fp) == 0 && !ferror(fp)) return 0;
+    return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output: %s", strerror(errno));
+}
+
 /* Every data file allocates its column-chunk, page and batch buffers (a few MiB) and frees
  * them when it is done. With glibc's defaults that memory goes back to the kernel (munmap,
  * heap trimming) and the next file faults it in again, 4 KiB at a time: a third of the CPU

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "cli/cli.h"
 #include "cli/spec_args.h"
 
@@ -31,6 +32,10 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
     a->stream_memory = CLI_STREAM_MEMORY_DEFAULT;
     icd_error err;
     if (cli_fileio_new(&a->io, &err)) return cli_report(&err);
+    /* the public handle over the command's FileIO (its remaps and retry settings) */
+    if (!(a->storage = calloc(1, sizeof *a->storage)))
+        return cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    a->storage->io = a->io;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (serve) {
@@ -125,11 +130,18 @@ int cli_spec_load(cli_spec_args *a)
 {
     icd_error err;
     icd_error_clear(&err);
-    if (dr_spec_load(&a->spec, a->spec_path, NULL, &err)) {
-        icd_error_set_file(&err, a->spec_path);
-        return cli_report(&err);
-    }
+    if (icd_druid_spec_load(&a->dspec, a->spec_path, &err)) return cli_report(&err);
+    a->spec = icd_api_dr_spec(a->dspec);
     return CLI_OK;
+}
+
+static void warn_residual(const char *text)
+{
+    fprintf(stderr,
+            "icedruid: warning: the icebergFilter leaves a residual that needs row-level "
+            "filtering (%s); rows that do not match it are read too: filter them with a "
+            "transformSpec\n",
+            text);
 }
 
 int cli_spec_plan(cli_spec_args *a, dr_plan **out)
@@ -141,18 +153,39 @@ int cli_spec_plan(cli_spec_args *a, dr_plan **out)
     if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
     const char *text;
     if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)
-        fprintf(stderr,
-                "icedruid: warning: the icebergFilter leaves a residual that needs row-level "
-                "filtering (%s); rows that do not match it are read too: filter them with a "
-                "transformSpec\n",
-                text);
+        warn_residual(text);
+    return CLI_OK;
+}
+
+void cli_druid_plan_options(const cli_spec_args *a, icd_druid_plan_options *po)
+{
+    icd_druid_plan_options_init(po);
+    po->threads = a->threads;
+    po->original_locations = a->druid_locations && !strcmp(a->druid_locations, "original");
+    po->project = a->project;
+    po->stream = a->stream_plan;
+}
+
+int cli_druid_plan(cli_spec_args *a, icd_druid_plan **out)
+{
+    icd_error err;
+    icd_error_clear(&err);
+    icd_druid_plan_options po;
+    cli_druid_plan_options(a, &po);
+    if (icd_druid_plan_open(out, a->dspec, a->storage, &po, &err)) return cli_report(&err);
+    const char *text;
+    if (icd_druid_plan_residual(*out, &text) && icd_druid_plan_warns_residual(*out))
+        warn_residual(text);
     return CLI_OK;
 }
 
 void cli_spec_args_free(cli_spec_args *a)
 {
-    dr_spec_free(a->spec);
+    icd_druid_spec_free(a->dspec);
+    a->dspec = NULL;
     a->spec = NULL;
+    free(a->storage); /* the handle only: the FileIO is freed below */
+    a->storage = NULL;
     icd_fileio_free(a->io);
     a->io = NULL;
 }

@@ -10,6 +10,7 @@
 #include "cli/serve_common.h"
 #include "druid/plan/plan.h"
 #include "druid/spec/spec.h"
+#include "icedruid/icedruid.h"
 #include "io/fileio.h"
 
 typedef struct cli_spec_args {
@@ -35,6 +36,10 @@ typedef struct cli_spec_args {
     bool stream_plan;            /* cli_spec_plan: a streamed plan (dr_plan_opts.stream) */
     icd_fileio *io;
     dr_spec *spec;
+    /* The same FileIO and spec as handles of the public API (include/icedruid/), for the
+     * commands that are its clients (plan, rewrite-spec, diff). */
+    icd_storage *storage;
+    icd_druid_spec *dspec;
 } cli_spec_args;
 
 /* Parses argv (argv[0] = the command). `allowed` lists the long options the command
@@ -47,6 +52,10 @@ int cli_spec_load(cli_spec_args *a);
 /* Plans the spec's table; prints a residual-filter warning (warn mode) on stderr.
  * CLI_OK or CLI_FAILED after printing the error. */
 int cli_spec_plan(cli_spec_args *a, dr_plan **out);
+/* The same through the public API: the options from the arguments (threads,
+ * --druid-locations, --project, stream_plan). */
+void cli_druid_plan_options(const cli_spec_args *a, icd_druid_plan_options *po);
+int cli_druid_plan(cli_spec_args *a, icd_druid_plan **out);
 void cli_spec_args_free(cli_spec_args *a);
 
 #endif

@@ -1,0 +1,271 @@
+/*
+ * Druid's side: an ingestion spec whose input source is Druid's `iceberg` source, the plan
+ * icedruid makes of it, the spec to submit instead, and phase 2 (the Druid intervals two
+ * snapshots differ in, and the statements that re-ingest just those).
+ *
+ *   icd_druid_spec        a parsed ingestion spec, input source or task (design.md §1)
+ *   icd_druid_plan        the spec's table planned: v1 (no delete file: Druid reads the
+ *                         data files itself) or v2 (deletes: icedruid corrects some files)
+ *   icd_druid_plan_write  the plan as JSON (what `icedruid plan` prints), streamed
+ *   icd_druid_rewrite     the spec to submit to Druid (`icedruid rewrite-spec`)
+ *   icd_druid_check       the pre-flight checks (`icedruid plan --check`)
+ *   icd_druid_diff        the intervals that changed between two snapshots (`icedruid diff`)
+ *   icd_druid_reingest    the MSQ statements or native task that re-ingest them
+ *                         (`icedruid diff --emit msq|native`)
+ *
+ * Text results are handed to an icd_write_fn in pieces (each call a run of bytes of one
+ * document; a non-zero return stops the writer with that code) or returned as a string
+ * the caller frees with icd_string_free.
+ *
+ * Thread safety: a spec is immutable once parsed and may be shared. A plan, a diff and a
+ * re-ingestion are used from one thread at a time; the functions that take `threads`
+ * run their own worker threads inside the call.
+ */
+#ifndef ICEDRUID_DRUID_H
+#define ICEDRUID_DRUID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "icedruid/common.h"
+#include "icedruid/error.h"
+#include "icedruid/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct icd_druid_spec icd_druid_spec;
+typedef struct icd_druid_plan icd_druid_plan;
+typedef struct icd_druid_diff icd_druid_diff;
+typedef struct icd_druid_reingest icd_druid_reingest;
+
+/* A sink for text: `len` bytes at `data`. A non-zero return stops the writer, which then
+ * returns that code (fill err to say why). */
+typedef int (*icd_write_fn)(void *ctx, const char *data, size_t len, icd_error *err);
+
+/* Frees a string a function of this header returned. */
+ICD_EXTERN void icd_string_free(char *s);
+
+/* ---- the spec -------------------------------------------------------------------------- */
+
+/* Parses `len` bytes of JSON: an ingestion spec ({"type": "index_parallel", "spec": ...} or
+ * its "spec" object), or a bare iceberg input source. `origin` names the text in messages
+ * (a file name; may be NULL). Druid's own rules decide what is accepted (Jackson's
+ * coercions, Druid's defaults); a spec Druid would refuse is ICD_EINVALID, one line naming
+ * the field. */
+ICD_EXTERN int icd_druid_spec_parse(icd_druid_spec **out, const char *json, size_t len,
+                                    const char *origin, icd_error *err);
+/* Reads and parses the local file `path`. */
+ICD_EXTERN int icd_druid_spec_load(icd_druid_spec **out, const char *path, icd_error *err);
+ICD_EXTERN void icd_druid_spec_free(icd_druid_spec *s);
+
+/* The spec's dataSource (NULL for a bare input source), and the table it names. */
+ICD_EXTERN const char *icd_druid_spec_data_source(const icd_druid_spec *s);
+ICD_EXTERN const char *icd_druid_spec_namespace(const icd_druid_spec *s);
+ICD_EXTERN const char *icd_druid_spec_table_name(const icd_druid_spec *s);
+
+/* ---- the plan -------------------------------------------------------------------------- */
+
+#define ICD_DRUID_PLAN_OPTIONS_VERSION 1
+
+typedef struct icd_druid_plan_options {
+    int version; /* ICD_DRUID_PLAN_OPTIONS_VERSION */
+    int threads; /* manifests read in parallel (<= 1: one at a time) */
+    /* The locations handed to Druid: 0 = what the storage's remaps make of them (Druid reads
+     * the same copy as icedruid), 1 = the table's own locations. */
+    int original_locations;
+    /* Materialized files hold only the columns Druid's reader keeps for the spec. */
+    int project;
+    /* Streamed: nothing per data file is kept; the plan serves icd_druid_plan_write only
+     * (it reads the manifests again while writing). Memory stays flat for any table. */
+    int stream;
+} icd_druid_plan_options;
+
+ICD_EXTERN void icd_druid_plan_options_init(icd_druid_plan_options *o);
+
+/* Plans the spec's table (opened through the spec's icebergCatalog, read through
+ * `storage`), at the snapshot the spec selects. The spec and storage must outlive it. */
+ICD_EXTERN int icd_druid_plan_open(icd_druid_plan **out, const icd_druid_spec *spec,
+                                   icd_storage *storage, const icd_druid_plan_options *o,
+                                   icd_error *err);
+ICD_EXTERN void icd_druid_plan_free(icd_druid_plan *p);
+
+/* 1 when a data file has delete files (Druid must not read the files raw), else 0. */
+ICD_EXTERN int icd_druid_plan_is_v2(const icd_druid_plan *p);
+/* The data files planned (0 for a streamed plan). */
+ICD_EXTERN size_t icd_druid_plan_file_count(const icd_druid_plan *p);
+/* 1 when the spec's icebergFilter leaves a residual Iceberg cannot decide from partitions
+ * and statistics (rows outside it are read too); *text (may be NULL) gets it, owned by
+ * the plan. */
+ICD_EXTERN int icd_druid_plan_residual(const icd_druid_plan *p, const char **text);
+/* 1 when the spec asks for a warning about such a residual (filterResidual = "warn"). */
+ICD_EXTERN int icd_druid_plan_warns_residual(const icd_druid_plan *p);
+
+/* Writes the plan as one JSON document: v1 the input source Druid's warehouseSource
+ * builds; v2 one icebergFileTask split per data file. */
+ICD_EXTERN int icd_druid_plan_write(icd_druid_plan *p, icd_write_fn fn, void *ctx, icd_error *err);
+
+/* ---- the spec to submit ---------------------------------------------------------------- */
+
+#define ICD_DRUID_REWRITE_OPTIONS_VERSION 1
+
+typedef struct icd_druid_rewrite_options {
+    int version;                   /* ICD_DRUID_REWRITE_OPTIONS_VERSION */
+    const char *serve_url;         /* base URL of `icedruid serve` (files to materialize) */
+    const char *auth_user;         /* basic auth of Druid's http input source, or NULL */
+    const char *auth_password_env; /* the environment variable holding its password on the
+                                      Druid side (an `environment` PasswordProvider) */
+    /* 0: files mode — raw files through the warehouseSource and materialized files from
+     * serve_url, the user's inputFormat untouched; 1: NDJSON splits of `serve --rows`. */
+    int rows;
+} icd_druid_rewrite_options;
+
+ICD_EXTERN void icd_druid_rewrite_options_init(icd_druid_rewrite_options *o);
+
+/* The ingestion spec to submit (JSON, indented), in *out (icd_string_free). Decides, file
+ * by file, whether Druid can read it raw. A v2 plan without serve_url is ICD_EINVALID
+ * naming the first file that must be materialized and why. *orc_files (may be NULL) gets
+ * the ORC data files that must be materialized: icedruid writes no ORC, so such a spec
+ * reads NDJSON splits even in files mode. Needs a plan that is not streamed. */
+ICD_EXTERN int icd_druid_rewrite(char **out, size_t *orc_files, icd_druid_plan *p,
+                                 const icd_druid_rewrite_options *o, icd_error *err);
+
+/* ---- pre-flight ------------------------------------------------------------------------ */
+
+/* One check's outcome: what was checked ("catalog", "columns", "plan", "storage",
+ * "locations"), whether it passed, and a line saying what (failed: the error). */
+typedef void (*icd_druid_check_fn)(void *ctx, const char *what, int ok, const char *detail);
+
+/* Runs the pre-flight checks: the catalog finds the table, the spec's columns are in its
+ * schema, the manifests, the first data file and every delete file can be read, and the
+ * locations handed to Druid fit the warehouseSource. Each check is reported to fn (later
+ * checks are skipped when one they need failed). Returns 0 when every check passed,
+ * ICD_EINVALID when one failed (err: the first failure), another code when the checks
+ * could not run. */
+ICD_EXTERN int icd_druid_check(const icd_druid_spec *spec, icd_storage *storage,
+                               const icd_druid_plan_options *o, icd_druid_check_fn fn, void *ctx,
+                               icd_error *err);
+
+/* ---- phase 2: what changed ------------------------------------------------------------- */
+
+/* ICD_EINVALID, with a message listing the accepted names, unless `text` is a Druid
+ * granularity: a name (DAY, hour, ...) or a granularity JSON object. */
+ICD_EXTERN int icd_druid_granularity_check(const char *text, icd_error *err);
+
+#define ICD_DRUID_DIFF_OPTIONS_VERSION 1
+
+typedef struct icd_druid_diff_options {
+    int version;           /* ICD_DRUID_DIFF_OPTIONS_VERSION */
+    int64_t from_snapshot; /* A: the snapshot Druid holds */
+    int has_to;            /* 0: B is the table's current snapshot */
+    int64_t to_snapshot;   /* B */
+    /* A granularity name or JSON object; NULL: the spec's segmentGranularity. */
+    const char *granularity;
+    int threads;
+    /* Progress (may be NULL): called from the worker threads after each file phase 1
+     * (timestamps) or phase 2 (row contents) looked at, with the phase, the number of
+     * files of the phase and the file's bytes. The callee serializes. */
+    void (*on_file)(void *ctx, int phase, size_t nfiles, int64_t file_bytes);
+    void *on_file_ctx;
+} icd_druid_diff_options;
+
+ICD_EXTERN void icd_druid_diff_options_init(icd_druid_diff_options *o);
+
+/* Computes the Druid intervals whose rows differ between snapshots A and B. */
+ICD_EXTERN int icd_druid_diff_compute(icd_druid_diff **out, const icd_druid_spec *spec,
+                                      icd_storage *storage, const icd_druid_diff_options *o,
+                                      icd_error *err);
+ICD_EXTERN void icd_druid_diff_free(icd_druid_diff *d);
+
+typedef struct icd_druid_interval {
+    int64_t start_ms;     /* epoch milliseconds, inclusive */
+    int64_t end_ms;       /* exclusive */
+    int64_t rows_removed; /* rows of A not in B; -1 = unknown (decided from statistics) */
+    int64_t rows_added;   /* rows of B not in A */
+} icd_druid_interval;
+
+typedef enum icd_druid_change {
+    ICD_DRUID_REPLACE = 0, /* some row removed (maybe some added too): rebuild */
+    ICD_DRUID_APPEND = 1   /* rows only added */
+} icd_druid_change;
+
+/* The intervals of one kind, sorted by start and disjoint; an interval is of one kind. */
+ICD_EXTERN size_t icd_druid_diff_count(const icd_druid_diff *d, icd_druid_change kind);
+ICD_EXTERN const icd_druid_interval *icd_druid_diff_interval(const icd_druid_diff *d,
+                                                             icd_druid_change kind, size_t i);
+ICD_EXTERN int64_t icd_druid_diff_from_snapshot(const icd_druid_diff *d);
+ICD_EXTERN int64_t icd_druid_diff_to_snapshot(const icd_druid_diff *d);
+/* Rows read whose timestamp the spec's timestampSpec cannot parse (not in Druid). */
+ICD_EXTERN int64_t icd_druid_diff_rows_unparseable(const icd_druid_diff *d);
+
+/* The diff as one JSON document (what `icedruid diff` prints). */
+ICD_EXTERN int icd_druid_diff_write(const icd_druid_diff *d, icd_write_fn fn, void *ctx,
+                                    icd_error *err);
+
+/* ---- phase 2: re-ingesting it ---------------------------------------------------------- */
+
+typedef enum icd_druid_statement_kind {
+    ICD_DRUID_MSQ = 0,   /* REPLACE statements, one per contiguous range */
+    ICD_DRUID_NATIVE = 1 /* one index_parallel task with dropExisting */
+} icd_druid_statement_kind;
+
+#define ICD_DRUID_REINGEST_OPTIONS_VERSION 1
+
+typedef struct icd_druid_reingest_options {
+    int version; /* ICD_DRUID_REINGEST_OPTIONS_VERSION */
+    icd_druid_statement_kind kind;
+    /* As icd_druid_rewrite_options: where the materialized files of B are served, or
+     * (rows = 1) the NDJSON splits. */
+    const char *serve_url;
+    const char *auth_user;
+    const char *auth_password_env;
+    int rows;
+    /* Instead of serve_url: stage the materialized files the statements list under this
+     * location (a directory or s3://bucket/prefix; `icedruid stage`'s names, so staged
+     * files are reused) before they are returned, and list them there. */
+    const char *stage_to;
+    const char *tmp_dir; /* where files bound for S3 are spooled; NULL: /tmp */
+    int replace_only;    /* leave the append-only intervals out */
+    int project;         /* icd_druid_plan_options.project */
+    int threads;
+} icd_druid_reingest_options;
+
+ICD_EXTERN void icd_druid_reingest_options_init(icd_druid_reingest_options *o);
+
+/* Computes the diff A -> B of `diff` and the statements that re-ingest its intervals,
+ * reading snapshot B: Druid's iceberg source when no file of B must be materialized; else
+ * the user's inputFormat over B's raw files and its materialized files (served or staged),
+ * so re-ingested intervals are built like the first ingestion. The cheap refusals come
+ * before the diff is computed: a file Druid would read raw where Iceberg reads otherwise
+ * (ICD_EINVALID naming it), a stage location that cannot be written. With stage_to the
+ * materialized files the statements list are staged before this returns. */
+ICD_EXTERN int icd_druid_reingest_build(icd_druid_reingest **out, const icd_druid_spec *spec,
+                                        icd_storage *storage, const icd_druid_diff_options *diff,
+                                        const icd_druid_reingest_options *o, icd_error *err);
+ICD_EXTERN void icd_druid_reingest_free(icd_druid_reingest *r);
+
+/* The statements (MSQ: one per line, each ending in ';'; native: the task JSON), as
+ * `icedruid diff --emit` prints them. */
+ICD_EXTERN int icd_druid_reingest_write(const icd_druid_reingest *r, icd_write_fn fn, void *ctx,
+                                        icd_error *err);
+/* How many statements (or tasks) there are; 0 when nothing is to be re-ingested. */
+ICD_EXTERN size_t icd_druid_reingest_count(const icd_druid_reingest *r);
+/* The diff the statements re-ingest (owned by the re-ingestion). */
+ICD_EXTERN const icd_druid_diff *icd_druid_reingest_diff(const icd_druid_reingest *r);
+
+typedef struct icd_druid_stage_info {
+    const char *location; /* the stage location (owned by the re-ingestion) */
+    size_t staged_files;  /* materialized files the statements read from it */
+    size_t written_files; /* written by this call */
+    size_t skipped_files; /* already there */
+} icd_druid_stage_info;
+
+/* 1 and *out filled when files were staged (stage_to), else 0. */
+ICD_EXTERN int icd_druid_reingest_stage_info(const icd_druid_reingest *r,
+                                             icd_druid_stage_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
