@@ -1,0 +1,347 @@
+/*
+ * The public Druid API (include/icedruid/druid.h) used as a client would, on the bundled
+ * example table examples/warehouse/demo/orders (v2: 5 rows appended on 2024-06-01, then a
+ * position delete of 2 rows, then an equality delete of 1) and the example spec's shape:
+ * only public headers are included here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <icedruid/icedruid.h>
+
+#include "test.h"
+
+#define SNAP_APPEND 368824057566305891LL
+#define SNAP_EQDEL 3097981595695220017LL
+#define DAY_2024_06_01 1717200000000LL
+
+static char warehouse[4096];
+
+static icd_storage *storage(void)
+{
+    const char *src = getenv("ICD_SOURCE_DIR");
+    snprintf(warehouse, sizeof warehouse, "%s/examples/warehouse", src ? src : ".");
+    icd_storage *s = NULL;
+    icd_error err;
+    CHECK_EQ_INT(icd_storage_new(&s, &err), 0);
+    CHECK_EQ_INT(icd_storage_add_remap(s, "/tmp/icedruid-example/warehouse", warehouse, &err), 0);
+    return s;
+}
+
+/* The example spec (examples/orders.spec.json) with the warehouse where it lies. */
+static icd_druid_spec *spec(const char *granularity)
+{
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{\"type\":\"index_parallel\",\"spec\":{\"dataSchema\":{\"dataSource\":\"orders\","
+             "\"timestampSpec\":{\"column\":\"event_ts\",\"format\":\"auto\"},"
+             "\"dimensionsSpec\":{\"dimensions\":[{\"type\":\"long\",\"name\":\"order_id\"},"
+             "\"customer\",\"product\",{\"type\":\"double\",\"name\":\"amount\"},"
+             "{\"type\":\"long\",\"name\":\"quantity\"}]},"
+             "\"granularitySpec\":{\"segmentGranularity\":\"%s\",\"rollup\":false}},"
+             "\"ioConfig\":{\"type\":\"index_parallel\",\"inputSource\":{\"type\":\"iceberg\","
+             "\"tableName\":\"orders\",\"namespace\":\"demo\",\"icebergCatalog\":{\"type\":"
+             "\"local\",\"warehousePath\":\"%s\"},\"warehouseSource\":{\"type\":\"local\"}},"
+             "\"inputFormat\":{\"type\":\"parquet\"}}}}",
+             granularity, warehouse);
+    icd_druid_spec *s = NULL;
+    icd_error err;
+    int rc = icd_druid_spec_parse(&s, text, strlen(text), "orders.spec.json", &err);
+    if (rc) fprintf(stderr, "spec: %s\n", err.message);
+    CHECK_EQ_INT(rc, 0);
+    return s;
+}
+
+typedef struct text {
+    char data[1 << 16];
+    size_t len, calls;
+    int fail_with; /* non-zero: refuse the write with this code */
+} text;
+
+static int collect(void *ctx, const char *data, size_t len, icd_error *err)
+{
+    text *t = ctx;
+    t->calls++;
+    if (t->fail_with) {
+        snprintf(err->message, sizeof err->message, "the disk is full");
+        err->code = t->fail_with;
+        return t->fail_with;
+    }
+    CHECK(t->len + len < sizeof t->data);
+    memcpy(t->data + t->len, data, len);
+    t->len += len;
+    t->data[t->len] = '\0';
+    return 0;
+}
+
+static void test_spec(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    CHECK_EQ_STR(icd_druid_spec_data_source(s), "orders");
+    CHECK_EQ_STR(icd_druid_spec_namespace(s), "demo");
+    CHECK_EQ_STR(icd_druid_spec_table_name(s), "orders");
+    icd_druid_spec_free(s);
+
+    /* Druid's own refusal, one line naming the field */
+    const char *bad = "{\"type\":\"iceberg\",\"namespace\":\"demo\"}";
+    icd_error err;
+    icd_druid_spec *b = (icd_druid_spec *)1;
+    CHECK_EQ_INT(icd_druid_spec_parse(&b, bad, strlen(bad), "bad.json", &err), ICD_EINVALID);
+    CHECK(b == NULL);
+    CHECK(strstr(err.message, "tableName") != NULL);
+    CHECK_EQ_INT(icd_druid_spec_load(&b, "/nonexistent/spec.json", &err), ICD_ENOTFOUND);
+    CHECK(strstr(err.file, "/nonexistent/spec.json") != NULL);
+    icd_storage_free(st);
+}
+
+static void test_plan(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    icd_druid_plan_options po;
+    icd_druid_plan_options_init(&po);
+    icd_druid_plan *p = NULL;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, &po, &err), 0);
+    CHECK_EQ_INT(icd_druid_plan_is_v2(p), 1); /* deletes apply to the one data file */
+    CHECK_EQ_INT((int)icd_druid_plan_file_count(p), 1);
+    CHECK_EQ_INT(icd_druid_plan_residual(p, NULL), 0);
+    static text whole;
+    CHECK_EQ_INT(icd_druid_plan_write(p, collect, &whole, &err), 0);
+    CHECK(strstr(whole.data, "\"mode\":\"v2\"") != NULL);
+    CHECK(strstr(whole.data, "\"snapshotId\":3097981595695220017") != NULL);
+    CHECK(strstr(whole.data, "00001-data.parquet") != NULL);
+
+    /* a write refused by the caller stops the writer with the caller's code and words */
+    static text refuse = {.fail_with = ICD_EIO};
+    CHECK_EQ_INT(icd_druid_plan_write(p, collect, &refuse, &err), ICD_EIO);
+    CHECK_EQ_STR(err.message, "the disk is full");
+    icd_druid_plan_free(p);
+
+    /* streamed: the same document, nothing per file kept */
+    po.stream = 1;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, &po, &err), 0);
+    CHECK_EQ_INT((int)icd_druid_plan_file_count(p), 0);
+    static text streamed;
+    CHECK_EQ_INT(icd_druid_plan_write(p, collect, &streamed, &err), 0);
+    CHECK_EQ_STR(streamed.data, whole.data);
+    char *doc = NULL;
+    icd_druid_rewrite_options ro;
+    icd_druid_rewrite_options_init(&ro);
+    ro.serve_url = "http://icedruid:8000";
+    CHECK_EQ_INT(icd_druid_rewrite(&doc, NULL, p, &ro, &err), ICD_EINVALID);
+    CHECK(doc == NULL);
+    icd_druid_plan_free(p);
+
+    po.version = 99;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, &po, &err), ICD_EINVALID);
+    CHECK(p == NULL);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
+static void test_rewrite(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    icd_druid_plan *p = NULL;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, NULL, &err), 0);
+    icd_druid_rewrite_options ro;
+    icd_druid_rewrite_options_init(&ro);
+    char *doc = NULL;
+    size_t orc = 9;
+    /* v2 without a serve URL: the file with deletes would have nowhere to come from */
+    CHECK_EQ_INT(icd_druid_rewrite(&doc, &orc, p, &ro, &err), ICD_EINVALID);
+    CHECK(strstr(err.message, "serve") != NULL);
+    ro.serve_url = "http://icedruid:8000";
+    CHECK_EQ_INT(icd_druid_rewrite(&doc, &orc, p, &ro, &err), 0);
+    CHECK_EQ_INT((int)orc, 0);
+    CHECK(strstr(doc, "\"http\"") != NULL); /* no raw file: no combining source */
+    CHECK(strstr(doc, "http://icedruid:8000/files/demo.orders/3097981595695220017/") != NULL);
+    CHECK(strstr(doc, "\"parquet\"") != NULL); /* the user's inputFormat, untouched */
+    icd_string_free(doc);
+    ro.rows = 1; /* NDJSON splits */
+    ro.auth_user = "druid";
+    ro.auth_password_env = "ICEDRUID_PASSWORD";
+    CHECK_EQ_INT(icd_druid_rewrite(&doc, NULL, p, &ro, &err), 0);
+    CHECK(strstr(doc, "\"ICEDRUID_PASSWORD\"") != NULL);
+    CHECK(strstr(doc, "\"json\"") != NULL);
+    icd_string_free(doc);
+    ro.auth_password_env = NULL;
+    CHECK_EQ_INT(icd_druid_rewrite(&doc, NULL, p, &ro, &err), ICD_EINVALID);
+    icd_druid_plan_free(p);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
+typedef struct check_log {
+    char lines[8][64];
+    int n, failed;
+} check_log;
+
+static void on_check(void *ctx, const char *what, int ok, const char *detail)
+{
+    check_log *l = ctx;
+    CHECK(detail != NULL);
+    if (l->n < 8) snprintf(l->lines[l->n++], sizeof l->lines[0], "%s %s", ok ? "ok" : "FAIL", what);
+    l->failed += !ok;
+}
+
+static void test_check(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    check_log log = {0};
+    CHECK_EQ_INT(icd_druid_check(s, st, NULL, on_check, &log, &err), 0);
+    CHECK_EQ_INT(log.n, 5);
+    CHECK_EQ_STR(log.lines[0], "ok catalog");
+    CHECK_EQ_STR(log.lines[1], "ok columns");
+    CHECK_EQ_STR(log.lines[2], "ok plan");
+    CHECK_EQ_STR(log.lines[3], "ok storage");
+    CHECK_EQ_STR(log.lines[4], "ok locations");
+    icd_storage_free(st);
+
+    /* without the remap the table's files are not there: storage fails, the rest runs */
+    icd_storage *bare = NULL;
+    CHECK_EQ_INT(icd_storage_new(&bare, &err), 0);
+    check_log fail = {0};
+    CHECK_EQ_INT(icd_druid_check(s, bare, NULL, on_check, &fail, &err), ICD_EINVALID);
+    CHECK(fail.failed >= 1);
+    CHECK(err.code != 0);
+    icd_storage_free(bare);
+    icd_druid_spec_free(s);
+}
+
+static void test_diff(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    CHECK_EQ_INT(icd_druid_granularity_check("HOUR", &err), 0);
+    CHECK_EQ_INT(icd_druid_granularity_check("{\"type\":\"period\",\"period\":\"P1D\"}", &err), 0);
+    CHECK_EQ_INT(icd_druid_granularity_check("fortnight", &err), ICD_EINVALID);
+    CHECK(strstr(err.message, "DAY") != NULL && strstr(err.message, "'fortnight'") != NULL);
+
+    icd_druid_diff_options o;
+    icd_druid_diff_options_init(&o);
+    o.from_snapshot = SNAP_APPEND; /* B: the current snapshot */
+    icd_druid_diff *d = NULL;
+    CHECK_EQ_INT(icd_druid_diff_compute(&d, s, st, &o, &err), 0);
+    CHECK(icd_druid_diff_from_snapshot(d) == SNAP_APPEND);
+    CHECK(icd_druid_diff_to_snapshot(d) == SNAP_EQDEL);
+    CHECK_EQ_INT((int)icd_druid_diff_count(d, ICD_DRUID_REPLACE), 1);
+    CHECK_EQ_INT((int)icd_druid_diff_count(d, ICD_DRUID_APPEND), 0);
+    const icd_druid_interval *iv = icd_druid_diff_interval(d, ICD_DRUID_REPLACE, 0);
+    CHECK(iv && iv->start_ms == DAY_2024_06_01 && iv->end_ms == DAY_2024_06_01 + 86400000);
+    CHECK(iv && iv->rows_removed == 3 && iv->rows_added == 0);
+    CHECK(icd_druid_diff_interval(d, ICD_DRUID_REPLACE, 1) == NULL);
+    CHECK(icd_druid_diff_rows_unparseable(d) == 0);
+    static text j;
+    CHECK_EQ_INT(icd_druid_diff_write(d, collect, &j, &err), 0);
+    CHECK(strstr(j.data, "\"replaceIntervals\":[\"2024-06-01T00:00:00.000Z/2024-06-02") != NULL);
+    icd_druid_diff_free(d);
+
+    /* another granularity: the same change in hours */
+    o.granularity = "hour";
+    CHECK_EQ_INT(icd_druid_diff_compute(&d, s, st, &o, &err), 0);
+    iv = icd_druid_diff_interval(d, ICD_DRUID_REPLACE, 0);
+    CHECK(iv && iv->end_ms - iv->start_ms <= 3600000 * 24 && iv->start_ms >= DAY_2024_06_01);
+    icd_druid_diff_free(d);
+
+    /* A == B: nothing changed */
+    o.granularity = NULL;
+    o.has_to = 1;
+    o.to_snapshot = SNAP_APPEND;
+    CHECK_EQ_INT(icd_druid_diff_compute(&d, s, st, &o, &err), 0);
+    CHECK_EQ_INT((int)icd_druid_diff_count(d, ICD_DRUID_REPLACE), 0);
+    icd_druid_diff_free(d);
+
+    o.has_to = 0;
+    o.from_snapshot = 42; /* no such snapshot */
+    CHECK(icd_druid_diff_compute(&d, s, st, &o, &err) != 0);
+    CHECK(d == NULL);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
+static void test_reingest(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    icd_druid_diff_options o;
+    icd_druid_diff_options_init(&o);
+    o.from_snapshot = SNAP_APPEND;
+    icd_druid_reingest_options ro;
+    icd_druid_reingest_options_init(&ro);
+    icd_druid_reingest *r = NULL;
+    /* files with deletes, nowhere to serve or stage them: refused before the diff */
+    CHECK_EQ_INT(icd_druid_reingest_build(&r, s, st, &o, &ro, &err), ICD_EINVALID);
+    CHECK(r == NULL);
+
+    ro.serve_url = "http://icedruid:8000";
+    CHECK_EQ_INT(icd_druid_reingest_build(&r, s, st, &o, &ro, &err), 0);
+    CHECK_EQ_INT((int)icd_druid_reingest_count(r), 1);
+    CHECK_EQ_INT((int)icd_druid_diff_count(icd_druid_reingest_diff(r), ICD_DRUID_REPLACE), 1);
+    icd_druid_stage_info si;
+    CHECK_EQ_INT(icd_druid_reingest_stage_info(r, &si), 0);
+    static text msq;
+    CHECK_EQ_INT(icd_druid_reingest_write(r, collect, &msq, &err), 0);
+    CHECK(strstr(msq.data, "REPLACE INTO \"orders\"") != NULL);
+    CHECK(strstr(msq.data, "TIMESTAMP '2024-06-01 00:00:00.000'") != NULL);
+    CHECK(strstr(msq.data, "http://icedruid:8000/files/demo.orders/") != NULL);
+    icd_druid_reingest_free(r);
+
+    ro.kind = ICD_DRUID_NATIVE;
+    CHECK_EQ_INT(icd_druid_reingest_build(&r, s, st, &o, &ro, &err), 0);
+    static text native;
+    CHECK_EQ_INT(icd_druid_reingest_write(r, collect, &native, &err), 0);
+    CHECK(strstr(native.data, "\"index_parallel\"") != NULL);
+    CHECK(strstr(native.data, "\"dropExisting\": true") != NULL ||
+          strstr(native.data, "\"dropExisting\":true") != NULL);
+    icd_druid_reingest_free(r);
+
+    /* staged: the listed file is written once, then found */
+    char dir[] = "/tmp/icd_api_stage_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    ro.kind = ICD_DRUID_MSQ;
+    ro.serve_url = NULL;
+    ro.stage_to = dir;
+    CHECK_EQ_INT(icd_druid_reingest_build(&r, s, st, &o, &ro, &err), 0);
+    CHECK_EQ_INT(icd_druid_reingest_stage_info(r, &si), 1);
+    CHECK_EQ_INT((int)si.staged_files, 1);
+    CHECK_EQ_INT((int)si.written_files, 1);
+    CHECK(strstr(si.location, dir) != NULL);
+    static text staged;
+    CHECK_EQ_INT(icd_druid_reingest_write(r, collect, &staged, &err), 0);
+    CHECK(strstr(staged.data, dir) != NULL); /* the statements read the staged file */
+    icd_druid_reingest_free(r);
+    CHECK_EQ_INT(icd_druid_reingest_build(&r, s, st, &o, &ro, &err), 0);
+    CHECK_EQ_INT(icd_druid_reingest_stage_info(r, &si), 1);
+    CHECK_EQ_INT((int)si.written_files, 0);
+    CHECK_EQ_INT((int)si.skipped_files, 1);
+    icd_druid_reingest_free(r);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+
+    /* nothing changed: no statement */
+    ro.stage_to = NULL;
+    ro.serve_url = "http://icedruid:8000";
+    o.has_to = 1;
+    o.to_snapshot = SNAP_APPEND;
+    o.from_snapshot = SNAP_APPEND;
+    CHECK_EQ_INT(icd_druid_reingest_build(&r, s, st, &o, &ro, &err), 0);
+    CHECK_EQ_INT((int)icd_druid_reingest_count(r), 0);
+    icd_druid_reingest_free(r);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
+TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_check), TEST(test_diff),
+          TEST(test_reingest))
