@@ -12,6 +12,11 @@
  *   icd_druid_diff        the intervals that changed between two snapshots (`icedruid diff`)
  *   icd_druid_reingest    the MSQ statements or native task that re-ingest them
  *                         (`icedruid diff --emit msq|native`)
+ *   icd_druid_state       the state file of `icedruid sync`: per data source, the last
+ *                         snapshot Druid ingested
+ *   icd_druid_sync        one sync run: plan the current snapshot, diff it against the
+ *                         recorded one, the statements; submit them (icd_druid_client),
+ *                         then record the snapshot
  *
  * Text results are handed to an icd_write_fn in pieces (each call a run of bytes of one
  * document; a non-zero return stops the writer with that code) or returned as a string
@@ -39,6 +44,8 @@ typedef struct icd_druid_spec icd_druid_spec;
 typedef struct icd_druid_plan icd_druid_plan;
 typedef struct icd_druid_diff icd_druid_diff;
 typedef struct icd_druid_reingest icd_druid_reingest;
+typedef struct icd_druid_state icd_druid_state;
+typedef struct icd_druid_sync icd_druid_sync;
 
 /* A sink for text: `len` bytes at `data`. A non-zero return stops the writer, which then
  * returns that code (fill err to say why). */
@@ -264,6 +271,117 @@ typedef struct icd_druid_stage_info {
 /* 1 and *out filled when files were staged (stage_to), else 0. */
 ICD_EXTERN int icd_druid_reingest_stage_info(const icd_druid_reingest *r,
                                              icd_druid_stage_info *out);
+
+/* ---- phase 2: keeping a data source in step (sync) ------------------------------------- */
+
+/* Opens the state file at `path` (a missing file is an empty state) and takes its lock (an
+ * exclusive lock on "<path>.lock", held until icd_druid_state_close), so that runs on one
+ * state are serialised. When another process holds the lock: ICD_EIO and *busy = 1. */
+ICD_EXTERN int icd_druid_state_open(icd_druid_state **out, const char *path, int *busy,
+                                    icd_error *err);
+ICD_EXTERN void icd_druid_state_close(icd_druid_state *st);
+/* 1 and the recorded snapshot (and "namespace.table", owned by the state; may be NULL)
+ * when the data source has an entry, else 0. */
+ICD_EXTERN int icd_druid_state_lookup(const icd_druid_state *st, const char *data_source,
+                                      int64_t *snapshot_id, const char **table);
+
+/* Records `snapshot_id` of the spec's table as ingested into the spec's data source,
+ * without submitting anything (a data source ingested by other means): the snapshot must
+ * exist. The state file is written at once (atomically). */
+ICD_EXTERN int icd_druid_state_set_baseline(icd_druid_state *st, const icd_druid_spec *spec,
+                                            icd_storage *storage, int64_t snapshot_id,
+                                            icd_error *err);
+
+#define ICD_DRUID_SYNC_OPTIONS_VERSION 1
+
+typedef struct icd_druid_sync_options {
+    int version;                   /* ICD_DRUID_SYNC_OPTIONS_VERSION */
+    icd_druid_statement_kind kind; /* the statements (a native spec is synced natively) */
+    /* As icd_druid_reingest_options (where materialized files are served, NDJSON rows). */
+    const char *serve_url;
+    const char *auth_user;
+    const char *auth_password_env;
+    int rows;
+    int replace_only;
+    int project;
+    int threads;
+    /* Entries added to the MSQ query context / native task context (a JSON object), or
+     * NULL. */
+    const char *context_json;
+    int full; /* ignore the state: a full ingestion (REPLACE ... OVERWRITE ALL) */
+    /* The caller serves snapshot C's files itself at a URL it learns only later: prepare
+     * stops before the statements are built; call icd_druid_sync_emit with that URL. */
+    int serve_later;
+} icd_druid_sync_options;
+
+ICD_EXTERN void icd_druid_sync_options_init(icd_druid_sync_options *o);
+
+typedef enum icd_druid_sync_status {
+    ICD_DRUID_SYNC_NO_SNAPSHOT = 0, /* the table has no snapshot yet: nothing to ingest */
+    ICD_DRUID_SYNC_UP_TO_DATE = 1,  /* the recorded snapshot is the current one */
+    ICD_DRUID_SYNC_FULL = 2,        /* no entry (or full): ingest the whole snapshot */
+    ICD_DRUID_SYNC_CHANGES = 3      /* re-ingest the intervals the diff found */
+} icd_druid_sync_status;
+
+typedef struct icd_druid_sync_info {
+    icd_druid_sync_status status;
+    const char *data_source; /* owned by the run */
+    const char *table;       /* "namespace.table" */
+    int has_from;
+    int64_t from_snapshot; /* A, the recorded snapshot (has_from) */
+    int64_t to_snapshot;   /* C, the current one */
+    size_t submissions;    /* statements or tasks to submit */
+    size_t ranges;         /* merged time ranges they cover (0 when full) */
+    int rows_from_serve;   /* they read NDJSON splits from `icedruid serve` */
+    int needs_server;      /* serve_later: C has files the caller must serve */
+} icd_druid_sync_info;
+
+/* Plans the current snapshot C of the spec's table, looks up the recorded snapshot A of
+ * the spec's dataSource in `st`, diffs A -> C and builds the statements. */
+ICD_EXTERN int icd_druid_sync_prepare(icd_druid_sync **out, const icd_druid_spec *spec,
+                                      icd_storage *storage, const icd_druid_state *st,
+                                      const icd_druid_sync_options *o, icd_error *err);
+ICD_EXTERN void icd_druid_sync_free(icd_druid_sync *j);
+ICD_EXTERN void icd_druid_sync_get_info(const icd_druid_sync *j, icd_druid_sync_info *out);
+/* The diff A -> C (NULL for a full ingestion or when there is nothing to do). */
+ICD_EXTERN const icd_druid_diff *icd_druid_sync_diff(const icd_druid_sync *j);
+/* serve_later: builds the statements reading C's files from `serve_url`. On failure only
+ * icd_druid_sync_free may be called on the run. */
+ICD_EXTERN int icd_druid_sync_emit(icd_druid_sync *j, const char *serve_url, icd_error *err);
+/* The statements, as icd_druid_reingest_write writes them. */
+ICD_EXTERN int icd_druid_sync_write(const icd_druid_sync *j, icd_write_fn fn, void *ctx,
+                                    icd_error *err);
+
+/* A Druid cluster: the Router (or Overlord/Broker) that takes MSQ statements
+ * (/druid/v2/sql/task) and native tasks (/druid/indexer/v1/task). */
+#define ICD_DRUID_CLIENT_VERSION 1
+
+typedef struct icd_druid_client {
+    int version;          /* ICD_DRUID_CLIENT_VERSION */
+    const char *url;      /* e.g. http://localhost:8888 */
+    const char *user;     /* basic auth, or NULL */
+    const char *password; /* with user */
+    const char *ca_file;  /* CA bundle for https; NULL: the system's */
+    int max_attempts;     /* tries on connection errors, 429 and 5xx; 0: 3 */
+    long base_delay_ms;   /* the first retry's delay, doubling; 0: 500 */
+} icd_druid_client;
+
+ICD_EXTERN void icd_druid_client_init(icd_druid_client *c);
+
+/* Submits statement `i` (0 <= i < submissions) of the run; *task_id (icd_string_free)
+ * gets the id Druid gave the task. */
+ICD_EXTERN int icd_druid_sync_submit(const icd_druid_sync *j, const icd_druid_client *c, size_t i,
+                                     char **task_id, icd_error *err);
+/* Asks Druid for a task's status: *done = 1 when it succeeded, 0 while it runs; a failed
+ * task is an error saying why. */
+ICD_EXTERN int icd_druid_task_status(const icd_druid_client *c, const char *task_id, int *done,
+                                     icd_error *err);
+/* Records C as ingested (with the tasks that did it) and writes the state file
+ * atomically. Call it only once Druid accepted (or finished) every submission: a run
+ * stopped before leaves A recorded, and the next run re-ingests a superset of the same
+ * intervals, which is safe (a REPLACE of an interval from a snapshot is idempotent). */
+ICD_EXTERN int icd_druid_sync_record(const icd_druid_sync *j, icd_druid_state *st,
+                                     const char *const *task_ids, size_t n, icd_error *err);
 
 #ifdef __cplusplus
 }

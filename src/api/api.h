@@ -40,4 +40,9 @@ static inline dr_spec *icd_api_dr_spec(icd_druid_spec *s)
     return (dr_spec *)s;
 }
 
+/* The plan of snapshot C a sync run prepared (the CLI's in-process server serves it, sync
+ * --serve-listen); NULL once the run failed. */
+typedef struct dr_plan dr_plan;
+dr_plan *icd_api_sync_plan(const icd_druid_sync *j);
+
 #endif

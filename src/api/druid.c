@@ -20,6 +20,7 @@
 #include "druid/serve/serve_files.h"
 #include "druid/spec/period.h"
 #include "druid/spec/spec.h"
+#include "druid/rows/timestamp.h"
 #include "druid/spec/spec_columns.h"
 #include "druid/stage/stage.h"
 #include "iceberg/scan_plan.h"
@@ -711,4 +712,257 @@ int icd_druid_reingest_stage_info(const icd_druid_reingest *r, icd_druid_stage_i
     out->written_files = r->stage_stats.written_files;
     out->skipped_files = r->stage_stats.skipped_files;
     return 1;
+}
+
+/* ---- phase 2: sync ----------------------------------------------------------------------- */
+
+int icd_druid_state_open(icd_druid_state **out, const char *path, int *busy, icd_error *err)
+{
+    *out = NULL;
+    if (busy) *busy = 0;
+    if (!path || !path[0]) return icd_fail(err, ICD_EINVALID, NULL, -1, "no state file");
+    dr_state *st = NULL;
+    bool b = false;
+    int rc = dr_state_open(path, &st, &b, err);
+    if (busy) *busy = b;
+    if (rc) return rc;
+    *out = (icd_druid_state *)st;
+    return 0;
+}
+
+void icd_druid_state_close(icd_druid_state *st)
+{
+    dr_state_close((dr_state *)st);
+}
+
+int icd_druid_state_lookup(const icd_druid_state *st, const char *data_source, int64_t *snapshot_id,
+                           const char **table)
+{
+    return dr_state_lookup((const dr_state *)st, data_source, snapshot_id, table);
+}
+
+/* "namespace.table" of a spec. */
+static int table_name(const dr_spec *s, char **out, icd_error *err)
+{
+    const char *ns = dr_spec_namespace(s), *t = dr_spec_table_name(s);
+    size_t n = strlen(ns) + strlen(t) + 2;
+    if (!(*out = malloc(n))) return icd_fail_nomem(err);
+    snprintf(*out, n, "%s.%s", ns, t);
+    return 0;
+}
+
+int icd_druid_state_set_baseline(icd_druid_state *st, const icd_druid_spec *spec,
+                                 icd_storage *storage, int64_t snapshot_id, icd_error *err)
+{
+    if (!st || !spec || !storage)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "no state, spec or storage");
+    const dr_spec *s = dr_of(spec);
+    const char *ds = dr_spec_data_source(s);
+    if (!ds) return icd_fail(err, ICD_EINVALID, NULL, -1, "sync needs a whole ingestion spec");
+    ice_metadata *md = NULL;
+    ICD_TRY(dr_plan_load_metadata(s, storage->io, &md, err));
+    int rc = 0;
+    if (!ice_metadata_snapshot(md, snapshot_id))
+        rc = icd_fail(err, ICD_ENOTFOUND, ice_metadata_file(md), -1,
+                      "the table has no such snapshot");
+    ice_metadata_free(md);
+    char *table = NULL;
+    if (!rc) rc = table_name(s, &table, err);
+    if (!rc)
+        rc = dr_state_record((dr_state *)st, ds, snapshot_id, table, dr_now_ms(), NULL, 0, err);
+    if (!rc) rc = dr_state_save((dr_state *)st, err);
+    free(table);
+    return rc;
+}
+
+void icd_druid_sync_options_init(icd_druid_sync_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->version = ICD_DRUID_SYNC_OPTIONS_VERSION;
+    o->kind = ICD_DRUID_NATIVE;
+    o->threads = 1;
+}
+
+struct icd_druid_sync {
+    const dr_spec *spec; /* borrowed */
+    icd_fileio *io;      /* borrowed */
+    dr_sync_opts opts;
+    json_t *pw, *context;
+    dr_sync_job job;
+    bool prepared, needs_server;
+    icd_druid_diff diff; /* the public view of job.diff (its lists only) */
+};
+
+int icd_druid_sync_prepare(icd_druid_sync **out, const icd_druid_spec *spec, icd_storage *storage,
+                           const icd_druid_state *st, const icd_druid_sync_options *o,
+                           icd_error *err)
+{
+    *out = NULL;
+    if (!spec || !storage || !st)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "no spec, storage or state");
+    if (!o || o->version != ICD_DRUID_SYNC_OPTIONS_VERSION)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "unknown sync options version");
+    if (!!o->auth_user != !!o->auth_password_env)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "auth_user and auth_password_env go together");
+    icd_druid_sync *j = calloc(1, sizeof *j);
+    if (!j) return icd_fail_nomem(err);
+    j->spec = dr_of(spec);
+    j->io = storage->io;
+    int rc = password_provider(o->auth_password_env, &j->pw, err);
+    if (!rc && o->context_json) {
+        json_error_t je;
+        j->context = json_loads(o->context_json, 0, &je);
+        if (!json_is_object(j->context))
+            rc = icd_fail(err, ICD_EINVALID, NULL, -1, "the context must be a JSON object");
+    }
+    dr_sync_opts *so = &j->opts;
+    so->kind = o->kind == ICD_DRUID_MSQ ? DR_EMIT_MSQ : DR_EMIT_NATIVE;
+    so->emit.serve_url = o->serve_url;
+    so->emit.auth_user = o->auth_user;
+    so->emit.auth_password = j->pw;
+    so->emit.replace_only = o->replace_only != 0;
+    so->emit.files = !o->rows;
+    so->emit.context = j->context;
+    so->full = o->full != 0;
+    so->threads = o->threads;
+    so->project_staged = o->project != 0;
+    so->serve_later = o->serve_later != 0;
+    if (!rc) rc = dr_sync_prepare(j->spec, j->io, (const dr_state *)st, so, &j->job, err);
+    if (rc) {
+        json_decref(j->pw);
+        json_decref(j->context);
+        free(j);
+        return rc;
+    }
+    j->prepared = true;
+    dr_sync_job *job = &j->job;
+    if (so->serve_later && job->has_snapshot && !job->up_to_date) {
+        /* what the caller must serve: v2 splits, or (files mode) materialized files */
+        bool need = dr_plan_is_v2(job->plan);
+        if (!need && !o->rows) {
+            rc = dr_plan_decide(job->plan, err);
+            need = !rc && dr_plan_materialized_count(job->plan) > 0;
+        }
+        j->needs_server = need;
+    }
+    if (!rc && job->has_diff) {
+        j->diff.diff = job->diff; /* shallow: the job owns it */
+        rc = diff_publish(&j->diff, err);
+    }
+    if (rc) {
+        icd_druid_sync_free(j);
+        return rc;
+    }
+    *out = j;
+    return 0;
+}
+
+void icd_druid_sync_free(icd_druid_sync *j)
+{
+    if (!j) return;
+    free(j->diff.replace);
+    free(j->diff.append);
+    if (j->prepared) dr_sync_job_free(&j->job);
+    json_decref(j->pw);
+    json_decref(j->context);
+    free(j);
+}
+
+void icd_druid_sync_get_info(const icd_druid_sync *j, icd_druid_sync_info *out)
+{
+    const dr_sync_job *job = &j->job;
+    memset(out, 0, sizeof *out);
+    out->status = !job->has_snapshot ? ICD_DRUID_SYNC_NO_SNAPSHOT
+                  : job->up_to_date  ? ICD_DRUID_SYNC_UP_TO_DATE
+                  : job->full        ? ICD_DRUID_SYNC_FULL
+                                     : ICD_DRUID_SYNC_CHANGES;
+    out->data_source = job->data_source;
+    out->table = job->table;
+    out->has_from = job->has_from;
+    out->from_snapshot = job->from_snapshot;
+    out->to_snapshot = job->to_snapshot;
+    out->submissions = job->list.n;
+    out->ranges = job->list.n_ranges;
+    out->rows_from_serve = job->list.v2;
+    out->needs_server = j->needs_server;
+}
+
+const icd_druid_diff *icd_druid_sync_diff(const icd_druid_sync *j)
+{
+    return j->prepared && j->job.has_diff && !j->job.full ? &j->diff : NULL;
+}
+
+dr_plan *icd_api_sync_plan(const icd_druid_sync *j)
+{
+    return j->prepared ? j->job.plan : NULL;
+}
+
+int icd_druid_sync_emit(icd_druid_sync *j, const char *serve_url, icd_error *err)
+{
+    if (!j->opts.serve_later)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "the run was prepared with its statements");
+    j->opts.emit.serve_url = serve_url;
+    if (dr_sync_emit(j->spec, j->io, &j->opts, &j->job, err)) {
+        j->prepared = false; /* dr_sync_emit freed the job */
+        return err->code ? err->code : ICD_EINTERNAL;
+    }
+    return 0;
+}
+
+int icd_druid_sync_write(const icd_druid_sync *j, icd_write_fn fn, void *ctx, icd_error *err)
+{
+    if (!fn) return icd_fail(err, ICD_EINVALID, NULL, -1, "no writer");
+    icd_buf b = ICD_BUF_INIT;
+    int rc = dr_emit_write(&j->job.list, &b, err);
+    if (!rc) rc = write_buf(&b, fn, ctx, err);
+    icd_buf_free(&b);
+    return rc;
+}
+
+void icd_druid_client_init(icd_druid_client *c)
+{
+    memset(c, 0, sizeof *c);
+    c->version = ICD_DRUID_CLIENT_VERSION;
+}
+
+static int client_of(const icd_druid_client *c, dr_druid_client *d, icd_error *err)
+{
+    if (!c || c->version != ICD_DRUID_CLIENT_VERSION || !c->url)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "a Druid client needs a version and a URL");
+    *d = (dr_druid_client){c->url,          c->user,          c->user ? c->password : NULL,
+                           c->max_attempts, c->base_delay_ms, c->ca_file};
+    return 0;
+}
+
+int icd_druid_sync_submit(const icd_druid_sync *j, const icd_druid_client *c, size_t i,
+                          char **task_id, icd_error *err)
+{
+    *task_id = NULL;
+    dr_druid_client d;
+    ICD_TRY(client_of(c, &d, err));
+    if (i >= j->job.list.n)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "no submission %zu (the run has %zu)", i,
+                        j->job.list.n);
+    return dr_druid_submit(&d, &j->job.list.items[i], task_id, err);
+}
+
+int icd_druid_task_status(const icd_druid_client *c, const char *task_id, int *done, icd_error *err)
+{
+    *done = 0;
+    dr_druid_client d;
+    ICD_TRY(client_of(c, &d, err));
+    bool b = false;
+    ICD_TRY(dr_druid_task_status(&d, task_id, &b, err));
+    *done = b;
+    return 0;
+}
+
+int icd_druid_sync_record(const icd_druid_sync *j, icd_druid_state *st, const char *const *task_ids,
+                          size_t n, icd_error *err)
+{
+    const dr_sync_job *job = &j->job;
+    if (!job->has_snapshot || job->up_to_date) return 0; /* nothing new to record */
+    ICD_TRY(dr_state_record((dr_state *)st, job->data_source, job->to_snapshot, job->table,
+                            dr_now_ms(), task_ids, n, err));
+    return dr_state_save((dr_state *)st, err);
 }

@@ -23,15 +23,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/api.h"
 #include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/serve/plan_provider.h"
 #include "druid/plan/rewrite.h"
+#include "druid/serve/plan_provider.h"
 #include "druid/serve/serve_files.h"
 #include "druid/serve/server.h"
-#include "druid/phase2/sync.h"
-#include "druid/rows/timestamp.h"
+#include "icedruid/icedruid.h"
 
 #define CLI_BUSY 3
 #define DRUID_PASSWORD_ENV "ICEDRUID_DRUID_PASSWORD"
@@ -134,24 +134,31 @@ static int parse_long(const char *cmd, const char *opt, const char *text, long l
     return CLI_OK;
 }
 
-/* Polls every task until all SUCCEEDED (CLI_OK), one FAILED or the time is up. */
-static int wait_all(const dr_druid_client *c, const dr_sync_job *job, char **ids, long timeout_s,
-                    long poll_ms)
+static int64_t now_ms(void)
 {
-    int64_t deadline = dr_now_ms() + (int64_t)timeout_s * 1000;
-    for (size_t i = 0; i < job->list.n; i++) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Polls every task until all SUCCEEDED (CLI_OK), one FAILED or the time is up. */
+static int wait_all(const icd_druid_client *c, const icd_druid_sync_info *job, char **ids,
+                    long timeout_s, long poll_ms)
+{
+    int64_t deadline = now_ms() + (int64_t)timeout_s * 1000;
+    for (size_t i = 0; i < job->submissions; i++) {
         for (;;) {
             icd_error err;
             icd_error_clear(&err);
-            bool done = false;
-            if (dr_druid_task_status(c, ids[i], &done, &err)) {
+            int done = 0;
+            if (icd_druid_task_status(c, ids[i], &done, &err)) {
                 cli_report(&err);
                 fprintf(stderr, "icedruid sync: %s: state unchanged; running sync again is safe\n",
                         job->data_source);
                 return CLI_FAILED;
             }
             if (done) break;
-            if (dr_now_ms() >= deadline) {
+            if (now_ms() >= deadline) {
                 fprintf(stderr,
                         "icedruid sync: %s: task %s still running after %ld s; state "
                         "unchanged (the next run submits the re-ingestion again)\n",
@@ -178,70 +185,57 @@ static int parse_baseline(const char *cmd, const char *text, int64_t *out)
 }
 
 /* --baseline: the snapshot must exist in the table; record it without submitting. */
-static int run_baseline(cli_spec_args *a, dr_state *st, int64_t id)
+static int run_baseline(cli_spec_args *a, icd_druid_state *st, int64_t id)
 {
-    dr_plan *plan = NULL;
-    int rc = cli_spec_plan(a, &plan);
-    if (rc) return rc;
     icd_error err;
     icd_error_clear(&err);
-    const char *ds = dr_spec_data_source(a->spec);
-    char table[600];
-    snprintf(table, sizeof table, "%s.%s", dr_spec_namespace(a->spec), dr_spec_table_name(a->spec));
-    if (!ds)
-        rc = cli_report(&(icd_error){ICD_EINVALID, -1, "", "sync needs a whole ingestion spec"});
-    else if (!ice_metadata_snapshot(dr_plan_metadata(plan), id))
-        rc = cli_report(&(icd_error){ICD_ENOTFOUND, -1, "", "the table has no such snapshot"});
-    else if (dr_state_record(st, ds, id, table, dr_now_ms(), NULL, 0, &err) ||
-             dr_state_save(st, &err))
-        rc = cli_report(&err);
-    else
-        fprintf(stderr, "icedruid sync: %s: recorded snapshot %" PRId64 " as ingested\n", ds, id);
-    dr_plan_free(plan);
-    return rc;
+    if (icd_druid_state_set_baseline(st, a->dspec, a->storage, id, &err)) return cli_report(&err);
+    fprintf(stderr, "icedruid sync: %s: recorded snapshot %" PRId64 " as ingested\n",
+            icd_druid_spec_data_source(a->dspec), id);
+    return CLI_OK;
 }
 
-static void describe(const dr_sync_job *job)
+static void describe(const icd_druid_sync *j, const icd_druid_sync_info *job)
 {
-    if (job->full) {
+    if (job->status == ICD_DRUID_SYNC_FULL) {
         fprintf(stderr, "icedruid sync: %s: full ingestion of snapshot %" PRId64 "%s\n",
                 job->data_source, job->to_snapshot,
                 job->has_from ? " (--full)" : " (no snapshot recorded yet)");
         return;
     }
+    const icd_druid_diff *d = icd_druid_sync_diff(j);
     fprintf(stderr,
             "icedruid sync: %s: snapshot %" PRId64 " -> %" PRId64 ": %zu interval(s) with "
             "removed rows, %zu with new rows only; %zu range(s), %zu submission(s)%s\n",
-            job->data_source, job->from_snapshot, job->to_snapshot, job->diff.n_replace,
-            job->diff.n_append, job->list.n_ranges, job->list.n,
-            job->list.v2 ? ", rows from icedruid serve" : "");
-    if (job->diff.rows_unparseable > 0)
+            job->data_source, job->from_snapshot, job->to_snapshot,
+            d ? icd_druid_diff_count(d, ICD_DRUID_REPLACE) : 0,
+            d ? icd_druid_diff_count(d, ICD_DRUID_APPEND) : 0, job->ranges, job->submissions,
+            job->rows_from_serve ? ", rows from icedruid serve" : "");
+    if (d && icd_druid_diff_rows_unparseable(d) > 0)
         fprintf(stderr,
                 "icedruid sync: warning: %lld rows read have a timestamp the timestampSpec "
                 "cannot parse; they are left out, as Druid leaves them out\n",
-                (long long)job->diff.rows_unparseable);
+                (long long)icd_druid_diff_rows_unparseable(d));
 }
 
-static int print_list(const dr_emit_list *l)
+static int print_list(const icd_druid_sync *j)
 {
-    icd_buf b = ICD_BUF_INIT;
     icd_error err;
     icd_error_clear(&err);
-    int rc = dr_emit_write(l, &b, &err) ? cli_report(&err) : CLI_OK;
-    if (!rc && b.len && (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout)))
-        rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
-    icd_buf_free(&b);
-    return rc;
+    if (icd_druid_sync_write(j, cli_write_file, stdout, &err) || cli_write_done(stdout, &err))
+        return cli_report(&err);
+    return CLI_OK;
 }
 
 /* Submits every item; CLI_OK when Druid accepted all of them. */
-static int submit_all(const dr_druid_client *c, const dr_sync_job *job, char **ids)
+static int submit_all(const icd_druid_client *c, const icd_druid_sync *j,
+                      const icd_druid_sync_info *job, char **ids)
 {
-    for (size_t i = 0; i < job->list.n; i++) {
+    for (size_t i = 0; i < job->submissions; i++) {
         icd_error err;
         icd_error_clear(&err);
-        if (dr_druid_submit(c, &job->list.items[i], &ids[i], &err)) {
-            icd_error_wrap(&err, "submission %zu of %zu", i + 1, job->list.n);
+        if (icd_druid_sync_submit(j, c, i, &ids[i], &err)) {
+            icd_error_wrap(&err, "submission %zu of %zu", i + 1, job->submissions);
             cli_report(&err);
             fprintf(stderr,
                     "icedruid sync: %s: state unchanged (%s); running sync again is safe: "
@@ -265,17 +259,20 @@ static void serve_log(void *ctx, const char *line)
 }
 
 /* --serve-listen: the plan's splits served from this process for the tasks' lifetime. */
-static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job *job,
+static int start_server(cli_spec_args *a, const sync_args *s, const icd_druid_sync *j,
                         const json_t *pw, dr_plan_provider **pp, dr_serve_files **sf,
                         dr_server **srv)
 {
+    dr_plan *plan = icd_api_sync_plan(j);
+    icd_druid_sync_info job;
+    icd_druid_sync_get_info(j, &job);
     icd_error err;
     icd_error_clear(&err);
     dr_server_provider p;
     dr_rewrite_opts ro = {"http://x", NULL, NULL, !a->rows, NULL, NULL};
-    if (a->rows ? dr_plan_decide_rows(job->plan, &err) : dr_plan_decide(job->plan, &err))
+    if (a->rows ? dr_plan_decide_rows(plan, &err) : dr_plan_decide(plan, &err))
         return cli_report(&err);
-    if (dr_rewrite_uses_files(job->plan, &ro)) { /* the materialized files, by content address */
+    if (dr_rewrite_uses_files(plan, &ro)) { /* the materialized files, by content address */
         cli_serve_opts so;
         cli_serve_opts_init(&so);
         char *cache = cli_serve_cache_dir(&so);
@@ -284,14 +281,14 @@ static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job 
                                   .auth_user = a->auth_user,
                                   .auth_password = pw,
                                   .log = serve_log};
-        int r = cache ? dr_serve_files_new(job->plan, a->io, &fo, sf, &err) : icd_fail_nomem(&err);
+        int r = cache ? dr_serve_files_new(plan, a->io, &fo, sf, &err) : icd_fail_nomem(&err);
         free(cache);
         if (r) return cli_report(&err);
         dr_serve_files_get(*sf, &p);
     } else {
         dr_plan_provider_opts po = {
             .auth_user = a->auth_user, .auth_password = pw, .queue_chunks = 1, .log = serve_log};
-        if (dr_plan_provider_new(job->plan, a->io, &po, pp, &err)) return cli_report(&err);
+        if (dr_plan_provider_new(plan, a->io, &po, pp, &err)) return cli_report(&err);
         dr_plan_provider_get(*pp, &p);
     }
     dr_server_config cfg = {
@@ -313,69 +310,69 @@ static int start_server(cli_spec_args *a, const sync_args *s, const dr_sync_job 
         fprintf(stderr,
                 "icedruid sync: %s: serving %zu materialized file(s) of snapshot %" PRId64
                 " at %s\n",
-                job->data_source, dr_plan_materialized_count(job->plan), job->to_snapshot,
+                job.data_source, dr_plan_materialized_count(plan), job.to_snapshot,
                 dr_server_base_url(*srv));
     else
         fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
-                job->data_source, dr_plan_split_count(job->plan), job->to_snapshot,
+                job.data_source, dr_plan_split_count(plan), job.to_snapshot,
                 dr_server_base_url(*srv));
     return CLI_OK;
 }
 
-static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const json_t *ctx,
-                    const json_t *pw)
+static int run_sync(cli_spec_args *a, const sync_args *s, icd_druid_state *st)
 {
     icd_error err;
     icd_error_clear(&err);
-    dr_sync_opts o = {0};
+    icd_druid_sync_options o;
+    icd_druid_sync_options_init(&o);
     /* the default follows the user's spec, a native ingestion spec: native stays native */
-    o.kind = s->emit && !strcmp(s->emit, "msq") ? DR_EMIT_MSQ : DR_EMIT_NATIVE;
-    o.emit.serve_url = a->serve_url;
-    o.emit.auth_user = a->auth_user;
-    o.emit.auth_password = pw;
-    o.emit.replace_only = s->replace_only;
-    o.emit.files = !a->rows;
-    o.emit.context = ctx;
+    o.kind = s->emit && !strcmp(s->emit, "msq") ? ICD_DRUID_MSQ : ICD_DRUID_NATIVE;
+    o.serve_url = a->serve_url;
+    o.auth_user = a->auth_user;
+    o.auth_password_env = a->auth_password_env;
+    o.rows = a->rows;
+    o.replace_only = s->replace_only;
+    o.context_json = s->context_text;
     o.full = s->full;
     o.threads = a->threads;
-    o.project_staged = a->project;
+    o.project = a->project;
     o.serve_later = s->serve_listen != NULL;
-    dr_sync_job job;
-    if (dr_sync_prepare(a->spec, a->io, st, &o, &job, &err)) return cli_report(&err);
+    icd_druid_sync *j = NULL;
+    if (icd_druid_sync_prepare(&j, a->dspec, a->storage, st, &o, &err)) return cli_report(&err);
+    icd_druid_sync_info job;
+    icd_druid_sync_get_info(j, &job);
     dr_plan_provider *pp = NULL;
     dr_serve_files *sf = NULL;
     dr_server *srv = NULL;
-    if (o.serve_later && job.has_snapshot && !job.up_to_date) {
-        bool need = dr_plan_is_v2(job.plan);
-        if (!need && !a->rows) { /* files mode: also a v1 plan with a file to materialize */
-            if (dr_plan_decide(job.plan, &err)) {
-                dr_sync_job_free(&job);
-                return cli_report(&err);
-            }
-            need = dr_plan_materialized_count(job.plan) > 0;
-        }
-        int r = need ? start_server(a, s, &job, pw, &pp, &sf, &srv) : CLI_OK;
-        if (srv) o.emit.serve_url = dr_server_base_url(srv);
-        if (r || dr_sync_emit(a->spec, a->io, &o, &job, &err)) {
+    json_t *pw = NULL;
+    if (o.serve_later && job.status >= ICD_DRUID_SYNC_FULL) {
+        int r = CLI_OK;
+        if (a->auth_password_env &&
+            !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
+            r = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+        if (!r && job.needs_server) r = start_server(a, s, j, pw, &pp, &sf, &srv);
+        if (r || icd_druid_sync_emit(j, srv ? dr_server_base_url(srv) : NULL, &err)) {
             if (!r) cli_report(&err);
             dr_server_stop(srv);
             dr_plan_provider_free(pp);
             dr_serve_files_free(sf);
-            dr_sync_job_free(&job);
+            json_decref(pw);
+            icd_druid_sync_free(j);
             return CLI_FAILED;
         }
+        icd_druid_sync_get_info(j, &job);
     }
     int rc = CLI_OK;
-    if (!job.has_snapshot) {
+    if (job.status == ICD_DRUID_SYNC_NO_SNAPSHOT) {
         fprintf(stderr, "icedruid sync: %s: the table has no snapshot yet; nothing to ingest\n",
                 job.data_source);
-    } else if (job.up_to_date) {
+    } else if (job.status == ICD_DRUID_SYNC_UP_TO_DATE) {
         fprintf(stderr, "icedruid sync: %s: up to date at snapshot %" PRId64 "\n", job.data_source,
                 job.to_snapshot);
     } else {
-        describe(&job);
-        rc = print_list(&job.list);
-        char **ids = calloc(job.list.n + 1, sizeof *ids);
+        describe(j, &job);
+        rc = print_list(j);
+        char **ids = calloc(job.submissions + 1, sizeof *ids);
         if (!rc && !ids) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
         if (!rc && !s->druid)
             fprintf(stderr,
@@ -385,15 +382,17 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
         if (!rc && s->druid) {
             const char *ca = getenv("SSL_CERT_FILE");
             if (!ca || !ca[0]) ca = getenv("CURL_CA_BUNDLE");
-            dr_druid_client c = {
-                s->druid, s->druid_user, s->druid_user ? getenv(DRUID_PASSWORD_ENV) : NULL, 0, 0,
-                ca};
-            rc = submit_all(&c, &job, ids);
+            icd_druid_client c;
+            icd_druid_client_init(&c);
+            c.url = s->druid;
+            c.user = s->druid_user;
+            c.password = s->druid_user ? getenv(DRUID_PASSWORD_ENV) : NULL;
+            c.ca_file = ca;
+            rc = submit_all(&c, j, &job, ids);
             if (!rc && s->wait) rc = wait_all(&c, &job, ids, s->wait_secs, s->poll_every_ms);
             if (!rc && getenv(CRASH_HOOK_ENV)) raise(SIGKILL);
-            if (!rc && (dr_state_record(st, job.data_source, job.to_snapshot, job.table,
-                                        dr_now_ms(), (const char *const *)ids, job.list.n, &err) ||
-                        dr_state_save(st, &err))) {
+            if (!rc &&
+                icd_druid_sync_record(j, st, (const char *const *)ids, job.submissions, &err)) {
                 cli_report(&err);
                 fprintf(stderr,
                         "icedruid sync: %s: Druid accepted the re-ingestion but the "
@@ -406,14 +405,15 @@ static int run_sync(cli_spec_args *a, const sync_args *s, dr_state *st, const js
                         job.data_source, job.to_snapshot);
             }
         }
-        for (size_t i = 0; ids && i < job.list.n; i++)
-            free(ids[i]);
+        for (size_t i = 0; ids && i < job.submissions; i++)
+            icd_string_free(ids[i]);
         free(ids);
     }
     dr_server_stop(srv); /* Druid's tasks are done (--serve-listen implies --wait) */
     dr_plan_provider_free(pp);
     dr_serve_files_free(sf);
-    dr_sync_job_free(&job);
+    json_decref(pw);
+    icd_druid_sync_free(j);
     return rc;
 }
 
@@ -438,30 +438,24 @@ int cmd_sync(int argc, char **argv)
         rc = parse_long(argv[0], "--wait-timeout", s.wait_timeout, 1, 30L * 86400, &s.wait_secs);
     if (!rc) rc = parse_long(argv[0], "--poll-ms", s.poll_ms, 10, 600000, &s.poll_every_ms);
     if (s.wait_timeout || s.poll_ms || s.serve_listen) s.wait = true;
-    json_t *ctx = NULL, *pw = NULL;
     if (!rc && s.context_text) {
-        ctx = json_loads(s.context_text, 0, NULL);
+        json_t *ctx = json_loads(s.context_text, 0, NULL);
         if (!json_is_object(ctx)) rc = cli_usage_error(argv[0], "--context expects a JSON object");
-    }
-    if (!rc && a.auth_password_env) {
-        pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a.auth_password_env);
-        if (!pw) rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+        json_decref(ctx);
     }
     if (!rc) rc = cli_spec_load(&a);
-    dr_state *st = NULL;
+    icd_druid_state *st = NULL;
     if (!rc) {
         icd_error err;
         icd_error_clear(&err);
-        bool busy = false;
-        if (dr_state_open(s.state, &st, &busy, &err)) {
+        int busy = 0;
+        if (icd_druid_state_open(&st, s.state, &busy, &err)) {
             cli_report(&err);
             rc = busy ? CLI_BUSY : CLI_FAILED;
         }
     }
-    if (!rc) rc = s.baseline ? run_baseline(&a, st, baseline) : run_sync(&a, &s, st, ctx, pw);
-    dr_state_close(st);
-    json_decref(ctx);
-    json_decref(pw);
+    if (!rc) rc = s.baseline ? run_baseline(&a, st, baseline) : run_sync(&a, &s, st);
+    icd_druid_state_close(st);
     cli_spec_args_free(&a);
     free(rest);
     return rc;

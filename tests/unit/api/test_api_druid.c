@@ -343,5 +343,108 @@ static void test_reingest(void)
     icd_storage_free(st);
 }
 
+static void test_sync(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    char dir[] = "/tmp/icd_api_sync_XXXXXX", path[200];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    icd_druid_state *state = NULL, *other = NULL;
+    int busy = 7;
+    CHECK_EQ_INT(icd_druid_state_open(&state, path, &busy, &err), 0);
+    CHECK_EQ_INT(busy, 0);
+    CHECK_EQ_INT(icd_druid_state_open(&other, path, &busy, &err), ICD_EIO); /* the lock */
+    CHECK_EQ_INT(busy, 1);
+    CHECK(other == NULL);
+    int64_t snap = 0;
+    CHECK_EQ_INT(icd_druid_state_lookup(state, "orders", &snap, NULL), 0);
+
+    /* no entry: a full ingestion of the current snapshot */
+    icd_druid_sync_options o;
+    icd_druid_sync_options_init(&o);
+    o.kind = ICD_DRUID_MSQ;
+    o.serve_url = "http://icedruid:8000";
+    icd_druid_sync *j = NULL;
+    CHECK_EQ_INT(icd_druid_sync_prepare(&j, s, st, state, &o, &err), 0);
+    icd_druid_sync_info info;
+    icd_druid_sync_get_info(j, &info);
+    CHECK_EQ_INT(info.status, ICD_DRUID_SYNC_FULL);
+    CHECK_EQ_STR(info.data_source, "orders");
+    CHECK_EQ_STR(info.table, "demo.orders");
+    CHECK(info.to_snapshot == SNAP_EQDEL && !info.has_from);
+    CHECK_EQ_INT((int)info.submissions, 1);
+    CHECK(icd_druid_sync_diff(j) == NULL);
+    static text full;
+    CHECK_EQ_INT(icd_druid_sync_write(j, collect, &full, &err), 0);
+    CHECK(strstr(full.data, "OVERWRITE ALL") != NULL);
+    icd_druid_client c;
+    icd_druid_client_init(&c);
+    char *id = NULL;
+    CHECK_EQ_INT(icd_druid_sync_submit(j, &c, 0, &id, &err), ICD_EINVALID); /* no URL */
+    c.url = "http://127.0.0.1:9";
+    CHECK_EQ_INT(icd_druid_sync_submit(j, &c, 1, &id, &err), ICD_EINVALID); /* no such item */
+    icd_druid_sync_free(j);
+
+    /* a baseline: A recorded, so the run re-ingests the day A -> C changed */
+    CHECK(icd_druid_state_set_baseline(state, s, st, 42, &err) == ICD_ENOTFOUND);
+    CHECK_EQ_INT(icd_druid_state_set_baseline(state, s, st, SNAP_APPEND, &err), 0);
+    const char *table = NULL;
+    CHECK_EQ_INT(icd_druid_state_lookup(state, "orders", &snap, &table), 1);
+    CHECK(snap == SNAP_APPEND);
+    CHECK_EQ_STR(table, "demo.orders");
+    CHECK_EQ_INT(icd_druid_sync_prepare(&j, s, st, state, &o, &err), 0);
+    icd_druid_sync_get_info(j, &info);
+    CHECK_EQ_INT(info.status, ICD_DRUID_SYNC_CHANGES);
+    CHECK(info.has_from && info.from_snapshot == SNAP_APPEND);
+    CHECK_EQ_INT((int)info.submissions, 1);
+    CHECK_EQ_INT((int)info.ranges, 1);
+    const icd_druid_diff *d = icd_druid_sync_diff(j);
+    CHECK(d && icd_druid_diff_count(d, ICD_DRUID_REPLACE) == 1);
+    static text changes;
+    CHECK_EQ_INT(icd_druid_sync_write(j, collect, &changes, &err), 0);
+    CHECK(strstr(changes.data, "TIMESTAMP '2024-06-01 00:00:00.000'") != NULL);
+    const char *ids[] = {"task-1"};
+    CHECK_EQ_INT(icd_druid_sync_record(j, state, ids, 1, &err), 0);
+    icd_druid_sync_free(j);
+
+    /* recorded (and written: a new open sees it once the lock is free) */
+    icd_druid_state_close(state);
+    CHECK_EQ_INT(icd_druid_state_open(&state, path, &busy, &err), 0);
+    CHECK_EQ_INT(icd_druid_state_lookup(state, "orders", &snap, NULL), 1);
+    CHECK(snap == SNAP_EQDEL);
+    CHECK_EQ_INT(icd_druid_sync_prepare(&j, s, st, state, &o, &err), 0);
+    icd_druid_sync_get_info(j, &info);
+    CHECK_EQ_INT(info.status, ICD_DRUID_SYNC_UP_TO_DATE);
+    CHECK_EQ_INT((int)info.submissions, 0);
+    icd_druid_sync_free(j);
+
+    /* serve_later: the statements wait for the URL the caller serves at */
+    CHECK_EQ_INT(icd_druid_state_set_baseline(state, s, st, SNAP_APPEND, &err), 0);
+    o.serve_url = NULL;
+    o.serve_later = 1;
+    CHECK_EQ_INT(icd_druid_sync_prepare(&j, s, st, state, &o, &err), 0);
+    icd_druid_sync_get_info(j, &info);
+    CHECK_EQ_INT(info.needs_server, 1);
+    CHECK_EQ_INT((int)info.submissions, 0);
+    CHECK_EQ_INT(icd_druid_sync_emit(j, "http://127.0.0.1:8123", &err), 0);
+    icd_druid_sync_get_info(j, &info);
+    CHECK_EQ_INT((int)info.submissions, 1);
+    static text later;
+    CHECK_EQ_INT(icd_druid_sync_write(j, collect, &later, &err), 0);
+    CHECK(strstr(later.data, "http://127.0.0.1:8123/files/") != NULL);
+    icd_druid_sync_free(j);
+
+    o.context_json = "[1]";
+    CHECK_EQ_INT(icd_druid_sync_prepare(&j, s, st, state, &o, &err), ICD_EINVALID);
+    icd_druid_state_close(state);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
 TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_check), TEST(test_diff),
-          TEST(test_reingest))
+          TEST(test_reingest), TEST(test_sync))
