@@ -9,6 +9,8 @@
  *   icd_druid_plan_write  the plan as JSON (what `icedruid plan` prints), streamed
  *   icd_druid_rewrite     the spec to submit to Druid (`icedruid rewrite-spec`)
  *   icd_druid_check       the pre-flight checks (`icedruid plan --check`)
+ *   icd_druid_stage       materialized files written to a directory or S3 prefix, and the
+ *                         spec that lists them with the raw ones (`icedruid stage`)
  *   icd_druid_diff        the intervals that changed between two snapshots (`icedruid diff`)
  *   icd_druid_reingest    the MSQ statements or native task that re-ingest them
  *                         (`icedruid diff --emit msq|native`)
@@ -34,6 +36,7 @@
 
 #include "icedruid/common.h"
 #include "icedruid/error.h"
+#include "icedruid/scan.h"
 #include "icedruid/table.h"
 
 #ifdef __cplusplus
@@ -137,6 +140,58 @@ ICD_EXTERN void icd_druid_rewrite_options_init(icd_druid_rewrite_options *o);
  * reads NDJSON splits even in files mode. Needs a plan that is not streamed. */
 ICD_EXTERN int icd_druid_rewrite(char **out, size_t *orc_files, icd_druid_plan *p,
                                  const icd_druid_rewrite_options *o, icd_error *err);
+
+/* ---- staging ----------------------------------------------------------------------------- */
+
+#define ICD_DRUID_STAGE_OPTIONS_VERSION 1
+
+typedef struct icd_druid_stage_options {
+    int version;         /* ICD_DRUID_STAGE_OPTIONS_VERSION */
+    const char *to;      /* a local directory or s3://bucket/prefix */
+    int threads;         /* files written at once */
+    size_t part_bytes;   /* S3 multipart part size; 0: 8 MiB */
+    const char *tmp_dir; /* where files bound for S3 are spooled; NULL: /tmp */
+    /* Called after each materialized file, written or found already staged, from the
+     * writing threads (the callee serializes): the data file's size and the rows written
+     * (0 when found). May be NULL. */
+    void (*on_file)(void *ctx, int64_t source_bytes, uint64_t rows);
+    void *on_file_ctx;
+} icd_druid_stage_options;
+
+ICD_EXTERN void icd_druid_stage_options_init(icd_druid_stage_options *o);
+
+typedef struct icd_druid_stage_stats {
+    size_t raw_files;     /* data files Druid reads where they are */
+    size_t staged_files;  /* materialized files the spec lists */
+    size_t written_files; /* written by this run */
+    size_t skipped_files; /* already at their name (content-addressed) */
+    int64_t bytes_written;
+    int64_t rows_written;
+    int64_t raw_bytes;    /* sizes of the raw data files */
+    int64_t table_bytes;  /* sizes of all planned data files */
+    int64_t staged_bytes; /* sizes of all staged files */
+    int64_t source_bytes; /* sizes of the data files that were materialized */
+    icd_scan_stats read;  /* the rows of the files written by this run */
+} icd_druid_stage_stats;
+
+/* The materialized files of a plan (decided file by file): how many, and their data
+ * files' bytes (for a progress display). */
+ICD_EXTERN int icd_druid_plan_materialized(icd_druid_plan *p, size_t *files, uint64_t *bytes,
+                                           icd_error *err);
+
+/* Writes every file of the plan Druid cannot read raw, delete-applied in the data file's
+ * format, under o->to (skipping the ones already there), and gives the ingestion spec to
+ * submit (JSON, indented; icd_string_free): the user's spec reading raw and staged files
+ * through its warehouseSource. `stats` may be NULL. */
+ICD_EXTERN int icd_druid_stage(char **spec_out, icd_druid_stage_stats *stats, icd_druid_plan *p,
+                               icd_storage *storage, const icd_druid_stage_options *o,
+                               icd_error *err);
+
+/* Removes the plan's table's staged files under `to` that no snapshot after
+ * `after_snapshot` needs; *removed and *kept count them. */
+ICD_EXTERN int icd_druid_stage_gc(const icd_druid_plan *p, icd_storage *storage, const char *to,
+                                  int64_t after_snapshot, size_t *removed, size_t *kept,
+                                  icd_error *err);
 
 /* ---- pre-flight ------------------------------------------------------------------------ */
 

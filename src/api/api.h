@@ -40,6 +40,10 @@ static inline dr_spec *icd_api_dr_spec(icd_druid_spec *s)
     return (dr_spec *)s;
 }
 
+/* The public counters of a read. */
+struct ice_read_stats;
+void icd_api_read_stats(const struct ice_read_stats *in, icd_scan_stats *out);
+
 /* The plan of snapshot C a sync run prepared (the CLI's in-process server serves it, sync
  * --serve-listen); NULL once the run failed. */
 typedef struct dr_plan dr_plan;

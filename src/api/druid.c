@@ -276,6 +276,78 @@ int icd_druid_rewrite(char **out, size_t *orc_files, icd_druid_plan *p,
     return *out ? 0 : icd_fail_nomem(err);
 }
 
+/* ---- staging ----------------------------------------------------------------------------- */
+
+void icd_druid_stage_options_init(icd_druid_stage_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->version = ICD_DRUID_STAGE_OPTIONS_VERSION;
+    o->threads = 1;
+}
+
+int icd_druid_plan_materialized(icd_druid_plan *p, size_t *files, uint64_t *bytes, icd_error *err)
+{
+    *files = 0;
+    *bytes = 0;
+    const ice_scan_plan *scan = dr_plan_scan(p->plan);
+    if (!scan) return icd_fail(err, ICD_EINVALID, NULL, -1, "a streamed plan has no files");
+    ICD_TRY(dr_plan_decide(p->plan, err));
+    for (size_t i = 0; i < dr_plan_split_count(p->plan); i++) {
+        if (dr_plan_decision(p->plan, i)->raw) continue;
+        (*files)++;
+        *bytes += (uint64_t)ice_scan_plan_task(scan, i)->data->file_size;
+    }
+    return 0;
+}
+
+static void stage_stats(const dr_stage_stats *in, icd_druid_stage_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->raw_files = in->raw_files;
+    out->staged_files = in->staged_files;
+    out->written_files = in->written_files;
+    out->skipped_files = in->skipped_files;
+    out->bytes_written = in->bytes_written;
+    out->rows_written = in->rows_written;
+    out->raw_bytes = in->raw_bytes;
+    out->table_bytes = in->table_bytes;
+    out->staged_bytes = in->staged_bytes;
+    out->source_bytes = in->source_bytes;
+    icd_api_read_stats(&in->read, &out->read);
+}
+
+int icd_druid_stage(char **spec_out, icd_druid_stage_stats *stats, icd_druid_plan *p,
+                    icd_storage *storage, const icd_druid_stage_options *o, icd_error *err)
+{
+    *spec_out = NULL;
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!o || o->version != ICD_DRUID_STAGE_OPTIONS_VERSION || !o->to || !o->to[0])
+        return icd_fail(err, ICD_EINVALID, NULL, -1,
+                        "staging needs options of this version and a location");
+    if (!dr_plan_scan(p->plan))
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "a streamed plan cannot be staged");
+    dr_stage_opts so = {o->to,          o->threads, o->part_bytes, o->on_file,
+                        o->on_file_ctx, NULL,       o->tmp_dir};
+    dr_stage *st = NULL;
+    json_t *doc = NULL;
+    int rc = dr_stage_run(p->plan, storage->io, &so, &st, err);
+    if (!rc) rc = dr_stage_spec(st, &doc, err);
+    if (!rc && stats) stage_stats(dr_stage_get_stats(st), stats);
+    if (!rc && !(*spec_out = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
+        rc = icd_fail_nomem(err);
+    json_decref(doc);
+    dr_stage_free(st);
+    return rc;
+}
+
+int icd_druid_stage_gc(const icd_druid_plan *p, icd_storage *storage, const char *to,
+                       int64_t after_snapshot, size_t *removed, size_t *kept, icd_error *err)
+{
+    *removed = *kept = 0;
+    if (!to || !to[0]) return icd_fail(err, ICD_EINVALID, NULL, -1, "no stage location");
+    return dr_stage_gc(p->plan, storage->io, to, after_snapshot, removed, kept, err);
+}
+
 /* ---- pre-flight -------------------------------------------------------------------------- */
 
 typedef struct checks {

@@ -319,7 +319,7 @@ static const ice_row_sink COUNT_SINK = {
     .end_row = nop_end,
 };
 
-static void copy_stats(const ice_read_stats *in, icd_scan_stats *out)
+void icd_api_read_stats(const ice_read_stats *in, icd_scan_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->data_files = in->data_files;
@@ -363,7 +363,7 @@ static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
     icd_progress_fn progress = serialise ? s->progress : NULL; /* icd_scan_run only */
     void *pctx = s->progress_ctx;
     icd_scan_stats so_far;
-    if (progress) copy_stats(&s->stats, &so_far);
+    if (progress) icd_api_read_stats(&s->stats, &so_far);
     pthread_mutex_unlock(&s->lock);
     if (progress) {
         icd_task_info ti;
@@ -406,7 +406,7 @@ int icd_scan_run(icd_scan *s, int threads, icd_rows_fn fn, void *ctx, icd_error 
 void icd_scan_get_stats(icd_scan *s, icd_scan_stats *out)
 {
     pthread_mutex_lock(&s->lock);
-    copy_stats(&s->stats, out);
+    icd_api_read_stats(&s->stats, out);
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -12,10 +12,11 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/spec_args.h"
-#include "druid/stage/stage.h"
+#include "icedruid/icedruid.h"
 
 static int parse_i64(const char *cmd, const char *opt, const char *v, int64_t min, int64_t *out)
 {
@@ -54,30 +55,29 @@ int cmd_stage(int argc, char **argv)
     if (!rc && !a.to) rc = cli_usage_error(a.cmd, "expects --to LOCATION (a directory or s3://)");
     if (!rc && a.part_size) rc = parse_i64(a.cmd, "--part-size", a.part_size, 1024, &part);
     if (!rc && a.gc) rc = parse_i64(a.cmd, "--gc", a.gc, INT64_MIN, &gc_after);
-    dr_plan *plan = NULL;
-    dr_stage *st = NULL;
-    json_t *doc = NULL;
+    icd_druid_plan *plan = NULL;
+    char *doc = NULL;
     if (!rc) rc = cli_spec_load(&a);
-    if (!rc) rc = cli_spec_plan(&a, &plan);
+    if (!rc) rc = cli_druid_plan(&a, &plan);
     icd_error err;
     icd_error_clear(&err);
     stage_progress sp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    icd_druid_stage_stats s;
     if (!rc) {
-        dr_stage_opts o = {a.to, a.threads, (size_t)part, NULL, NULL, NULL, getenv("TMPDIR")};
-        if (cli_progress_wanted() && !dr_plan_decide(plan, &err)) {
-            size_t files = 0;
-            uint64_t bytes = 0;
-            const ice_scan_plan *scan = dr_plan_scan(plan);
-            for (size_t i = 0; i < dr_plan_split_count(plan); i++) {
-                if (dr_plan_decision(plan, i)->raw) continue;
-                files++;
-                bytes += (uint64_t)ice_scan_plan_task(scan, i)->data->file_size;
-            }
+        icd_druid_stage_options o;
+        icd_druid_stage_options_init(&o);
+        o.to = a.to;
+        o.threads = a.threads;
+        o.part_bytes = (size_t)part;
+        o.tmp_dir = getenv("TMPDIR");
+        size_t files = 0;
+        uint64_t bytes = 0;
+        if (cli_progress_wanted() && !icd_druid_plan_materialized(plan, &files, &bytes, &err)) {
             cli_progress_init(&sp.p, "stage", files, bytes);
             o.on_file = on_file;
             o.on_file_ctx = &sp;
         }
-        int failed = dr_stage_run(plan, a.io, &o, &st, &err) || dr_stage_spec(st, &doc, &err);
+        int failed = icd_druid_stage(&doc, &s, plan, a.storage, &o, &err);
         if (o.on_file) {
             if (failed)
                 cli_progress_clear(&sp.p);
@@ -86,36 +86,32 @@ int cmd_stage(int argc, char **argv)
         }
         if (failed) rc = cli_report(&err);
     }
+    if (!rc && (cli_write_file(stdout, doc, strlen(doc), &err) ||
+                cli_write_file(stdout, "\n", 1, &err) || cli_write_done(stdout, &err)))
+        rc = cli_report(&err);
     if (!rc) {
-        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (!text || fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 || fflush(stdout))
-            rc = cli_report(&(icd_error){ICD_EIO, -1, "", "cannot write the output"});
-        free(text);
         /* one JSON line: the files, then the row accounting of the files written (rows
          * read, removed by each kind of delete, emitted); on a terminal also the summary */
-        const dr_stage_stats *s = dr_stage_get_stats(st);
         char extra[512];
         snprintf(extra, sizeof extra,
                  "\"rawFiles\":%zu,\"stagedFiles\":%zu,\"writtenFiles\":%zu,\"skippedFiles\":%zu,"
                  "\"bytesWritten\":%" PRId64 ",\"rowsWritten\":%" PRId64 ",\"stagedBytes\":%" PRId64
                  ",\"materializedSourceBytes\":%" PRId64 ",\"rawBytes\":%" PRId64
                  ",\"tableBytes\":%" PRId64,
-                 s->raw_files, s->staged_files, s->written_files, s->skipped_files,
-                 s->bytes_written, s->rows_written, s->staged_bytes, s->source_bytes, s->raw_bytes,
-                 s->table_bytes);
-        cli_print_row_stats(&s->read, true, extra);
-        if (cli_progress_wanted()) cli_print_row_stats(&s->read, false, NULL);
+                 s.raw_files, s.staged_files, s.written_files, s.skipped_files, s.bytes_written,
+                 s.rows_written, s.staged_bytes, s.source_bytes, s.raw_bytes, s.table_bytes);
+        cli_print_scan_stats(&s.read, true, extra);
+        if (cli_progress_wanted()) cli_print_scan_stats(&s.read, false, NULL);
     }
     if (!rc && a.gc) {
         size_t removed = 0, kept = 0;
-        if (dr_stage_gc(plan, a.io, a.to, gc_after, &removed, &kept, &err))
+        if (icd_druid_stage_gc(plan, a.storage, a.to, gc_after, &removed, &kept, &err))
             rc = cli_report(&err);
         else
             fprintf(stderr, "{\"gcRemoved\":%zu,\"gcKept\":%zu}\n", removed, kept);
     }
-    json_decref(doc);
-    dr_stage_free(st);
-    dr_plan_free(plan);
+    icd_string_free(doc);
+    icd_druid_plan_free(plan);
     cli_spec_args_free(&a);
     return rc;
 }

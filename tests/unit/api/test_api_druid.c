@@ -178,6 +178,52 @@ static void test_rewrite(void)
     icd_storage_free(st);
 }
 
+static void test_stage(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    icd_druid_plan *p = NULL;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, NULL, &err), 0);
+    size_t files = 0;
+    uint64_t bytes = 0;
+    CHECK_EQ_INT(icd_druid_plan_materialized(p, &files, &bytes, &err), 0);
+    CHECK_EQ_INT((int)files, 1);
+    CHECK(bytes > 0);
+    char dir[] = "/tmp/icd_api_stage2_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    icd_druid_stage_options o;
+    icd_druid_stage_options_init(&o);
+    char *doc = NULL;
+    icd_druid_stage_stats stats;
+    CHECK_EQ_INT(icd_druid_stage(&doc, &stats, p, st, &o, &err), ICD_EINVALID); /* no `to` */
+    o.to = dir;
+    CHECK_EQ_INT(icd_druid_stage(&doc, &stats, p, st, &o, &err), 0);
+    CHECK(strstr(doc, dir) != NULL && strstr(doc, ".parquet") != NULL);
+    CHECK_EQ_INT((int)stats.staged_files, 1);
+    CHECK_EQ_INT((int)stats.written_files, 1);
+    CHECK_EQ_INT((int)stats.raw_files, 0);
+    /* 5 rows, 2 removed by the position delete, 1 by the equality delete */
+    CHECK(stats.read.rows_read == 5 && stats.read.rows_emitted == 2);
+    CHECK(stats.read.rows_deleted_position == 2 && stats.read.rows_deleted_equality == 1);
+    CHECK(stats.rows_written == 2);
+    icd_string_free(doc);
+    CHECK_EQ_INT(icd_druid_stage(&doc, &stats, p, st, &o, &err), 0);
+    CHECK_EQ_INT((int)stats.written_files, 0);
+    CHECK_EQ_INT((int)stats.skipped_files, 1);
+    icd_string_free(doc);
+    size_t removed = 9, kept = 9;
+    CHECK_EQ_INT(icd_druid_stage_gc(p, st, dir, SNAP_APPEND, &removed, &kept, &err), 0);
+    CHECK_EQ_INT((int)removed, 0); /* the current snapshot needs it */
+    CHECK_EQ_INT((int)kept, 1);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    icd_druid_plan_free(p);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
 typedef struct check_log {
     char lines[8][64];
     int n, failed;
@@ -446,5 +492,5 @@ static void test_sync(void)
     icd_storage_free(st);
 }
 
-TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_check), TEST(test_diff),
-          TEST(test_reingest), TEST(test_sync))
+TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_stage), TEST(test_check),
+          TEST(test_diff), TEST(test_reingest), TEST(test_sync))
