@@ -87,6 +87,24 @@ libs_private=$(sed -n 's/^Libs.private: //p' "$libdir/pkgconfig/libicedruid.pc")
   check_run "pkg-config --static" "$tmp/count_static" || bad "pkg-config static build"
 if ldd "$tmp/count_static" | grep -q libicedruid; then bad "static build links libicedruid.so"; fi
 
+# The Druid API: phase 2 of the example spec (A = the append; the deletes since then
+# touched 2024-06-01 and removed 3 rows).
+check_druid() { # label binary
+  local out
+  if out=$(cd "$ICD_SOURCE_DIR" && LD_LIBRARY_PATH="$libdir" "$2" examples/orders.spec.json \
+             368824057566305891 http://icedruid:8000 "$remap") &&
+     grep -qx 'replace 1717200000000/1717286400000 -3 +0' <<<"$out" &&
+     grep -q '^REPLACE INTO "orders"' <<<"$out"; then
+    ok "$1: the replaced interval and its statement"
+  else
+    bad "$1: got '$out'"
+  fi
+}
+dsrc=$ICD_SOURCE_DIR/examples/api/changed_intervals.c
+# shellcheck disable=SC2046
+"$cc" "${extra[@]}" -Wall -Werror "$dsrc" $(pkg-config --cflags --libs libicedruid) -o "$tmp/changed" &&
+  check_druid "Druid API, pkg-config" "$tmp/changed" || bad "changed_intervals build"
+
 mkdir -p "$tmp/cm"
 cat >"$tmp/cm/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.18)
@@ -94,10 +112,13 @@ project(count_rows C)
 find_package(icedruid 0 REQUIRED)
 add_executable(count_rows $src)
 target_link_libraries(count_rows PRIVATE icedruid::icedruid)
+add_executable(changed_intervals $dsrc)
+target_link_libraries(changed_intervals PRIVATE icedruid::icedruid)
 CMAKE
 if cmake -S "$tmp/cm" -B "$tmp/cm/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
      -DCMAKE_C_FLAGS="${extra[*]}" >"$tmp/cm.log" 2>&1 && cmake --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1; then
   check_run "find_package(icedruid)" "$tmp/cm/build/count_rows"
+  check_druid "Druid API, find_package(icedruid)" "$tmp/cm/build/changed_intervals"
 else
   bad "find_package build"; cat "$tmp/cm.log"
 fi
