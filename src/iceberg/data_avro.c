@@ -32,8 +32,6 @@ typedef struct avro_src {
     bool eof;
 } avro_src;
 
-static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_type *t);
-
 static void emit_avro(const ice_row_sink *s, const icd_avro_value *v, const ice_type *t)
 {
     if (icd_avro_value_is_null(v)) {

@@ -238,7 +238,7 @@ static int read_loop(ice_rd_task *t, const ice_data_ops *ops, uint8_t **sel, siz
     const ice_content_file *df = t->task->data;
     int64_t num_rows = -1;
     ICD_TRY(ops->open(t, &num_rows, err));
-    if (num_rows >= 0) ICD_TRY(ice_rd_check_entry(df, 0, num_rows, err));
+    if (num_rows >= 0) ICD_TRY(ice_rd_check_rows(df, num_rows, err));
     if (ops->bind) ICD_TRY(ops->bind(t, err));
     ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
     if (ops->prepare) ICD_TRY(ops->prepare(t, err));
@@ -266,7 +266,7 @@ static int read_loop(ice_rd_task *t, const ice_data_ops *ops, uint8_t **sel, siz
         rows += n;
     }
     /* a format that tells its row count only by reading every row */
-    if (num_rows < 0) ICD_TRY(ice_rd_check_entry(df, 0, (int64_t)rows, err));
+    if (num_rows < 0) ICD_TRY(ice_rd_check_rows(df, (int64_t)rows, err));
     return 0;
 }
 

@@ -50,11 +50,11 @@ ice_tvalue ice_rd_absent_value(const ice_scan_reader *r, const ice_content_file 
  * loaded wait for that file only). */
 int ice_rd_get_entry(ice_scan_reader *r, const ice_content_file *df, const cache_entry **out,
                      bool *loaded, icd_error *err);
-/* The manifest-entry checks (delete_cache.h), for the data-file paths. */
-static inline int ice_rd_check_entry(const ice_content_file *df, uint64_t size, int64_t rows,
-                                     icd_error *err)
+/* The manifest-entry check of a data file (delete_cache.h): its row count (a data file is
+ * not checked by size). */
+static inline int ice_rd_check_rows(const ice_content_file *df, int64_t rows, icd_error *err)
 {
-    return ice_delete_check_entry(df, size, rows, false, err);
+    return ice_delete_check_entry(df, 0, rows, false, err);
 }
 static inline int ice_rd_open_entry(ice_scan_reader *r, const ice_content_file *df, icd_file **out,
                                     icd_error *err)
