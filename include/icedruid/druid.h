@@ -9,6 +9,8 @@
  *   icd_druid_plan_write  the plan as JSON (what `icedruid plan` prints), streamed
  *   icd_druid_rewrite     the spec to submit to Druid (`icedruid rewrite-spec`)
  *   icd_druid_check       the pre-flight checks (`icedruid plan --check`)
+ *   icd_druid_read        the rows Druid would ingest, as Druid input rows (NDJSON), from
+ *                         the whole plan or one split (`icedruid read`)
  *   icd_druid_stage       materialized files written to a directory or S3 prefix, and the
  *                         spec that lists them with the raw ones (`icedruid stage`)
  *   icd_druid_diff        the intervals that changed between two snapshots (`icedruid diff`)
@@ -116,6 +118,10 @@ ICD_EXTERN int icd_druid_plan_warns_residual(const icd_druid_plan *p);
  * builds; v2 one icebergFileTask split per data file. */
 ICD_EXTERN int icd_druid_plan_write(icd_druid_plan *p, icd_write_fn fn, void *ctx, icd_error *err);
 
+/* The standalone icebergFileTask split of data file i of a v2 plan (not streamed), as
+ * `icedruid serve` serves it and icd_druid_read_split reads it (JSON; icd_string_free). */
+ICD_EXTERN int icd_druid_plan_split(char **out, const icd_druid_plan *p, size_t i, icd_error *err);
+
 /* ---- the spec to submit ---------------------------------------------------------------- */
 
 #define ICD_DRUID_REWRITE_OPTIONS_VERSION 1
@@ -140,6 +146,57 @@ ICD_EXTERN void icd_druid_rewrite_options_init(icd_druid_rewrite_options *o);
  * reads NDJSON splits even in files mode. Needs a plan that is not streamed. */
 ICD_EXTERN int icd_druid_rewrite(char **out, size_t *orc_files, icd_druid_plan *p,
                                  const icd_druid_rewrite_options *o, icd_error *err);
+
+/* ---- Druid input rows ---------------------------------------------------------------------- */
+
+#define ICD_DRUID_READ_OPTIONS_VERSION 1
+
+typedef struct icd_druid_read_options {
+    int version;    /* ICD_DRUID_READ_OPTIONS_VERSION */
+    int threads;    /* data files read at once */
+    uint64_t limit; /* stop after this many rows (0: every row); read on one thread */
+    /* Decode memory of one thread; an eighth of it bounds the compressed bytes read ahead.
+     * 0: 16 MiB. */
+    size_t stream_memory;
+    /* Skip Parquet row groups and ORC stripes the spec's icebergFilter excludes by their
+     * statistics (a plan read only). */
+    int prune_row_groups;
+    /* Each row whose timestamp the timestampSpec cannot parse (a Druid parse exception:
+     * the row is skipped; more than tuningConfig.maxParseExceptions fails the read), with
+     * the file and row. Calls are serialised. May be NULL. */
+    void (*on_parse_exception)(void *ctx, const icd_error *row);
+    /* After each data file (and once before the first, files_done = 0): calls are
+     * serialised and never overlap the rows callback. May be NULL. */
+    void (*on_progress)(void *ctx, size_t files_done, size_t files_total, uint64_t bytes_done,
+                        uint64_t bytes_total);
+    /* A warning (one line), e.g. a residual filter Druid's rows are not filtered by. */
+    void (*on_warning)(void *ctx, const char *message);
+    void *ctx; /* of the three callbacks */
+} icd_druid_read_options;
+
+ICD_EXTERN void icd_druid_read_options_init(icd_druid_read_options *o);
+
+/* Reads every data file of the plan (not streamed) as Druid input rows: the columns
+ * Druid's reader keeps for the spec, values as Druid's inputFormat reader gives them, the
+ * timestamp as the timestampSpec parses it; every delete applied. Each call of fn holds
+ * whole rows (NDJSON lines) of one file; calls never overlap. `stats` (may be NULL) gets
+ * the row accounting, rows_unparseable included. */
+ICD_EXTERN int icd_druid_read_plan(icd_druid_plan *p, icd_storage *storage,
+                                   const icd_druid_read_options *o, icd_rows_fn fn, void *ctx,
+                                   icd_scan_stats *stats, icd_error *err);
+
+/* The same for one icebergFileTask split (the JSON text `len` bytes long, as `icedruid
+ * plan` writes them and `icedruid serve` serves them) of the spec's table. A split with a
+ * residual filter fails with residualFilterMode "fail" and warns with "warn". */
+ICD_EXTERN int icd_druid_read_split(const icd_druid_spec *spec, icd_storage *storage,
+                                    const char *split_json, size_t len, const char *origin,
+                                    const icd_druid_read_options *o, icd_rows_fn fn, void *ctx,
+                                    icd_scan_stats *stats, icd_error *err);
+/* The same for a split file (at most 16 MiB). */
+ICD_EXTERN int icd_druid_read_split_file(const icd_druid_spec *spec, icd_storage *storage,
+                                         const char *path, const icd_druid_read_options *o,
+                                         icd_rows_fn fn, void *ctx, icd_scan_stats *stats,
+                                         icd_error *err);
 
 /* ---- staging ----------------------------------------------------------------------------- */
 

@@ -107,6 +107,8 @@ typedef struct icd_scan_stats {
     uint64_t rows_deleted_dv;       /* the part of rows_deleted_position due to DVs */
     uint64_t row_groups_read;       /* Parquet row groups and ORC stripes read */
     uint64_t row_groups_skipped;    /* ... and skipped by a filter's statistics */
+    uint64_t rows_unparseable;      /* rows skipped as Druid parse exceptions (a timestamp the
+                                       timestampSpec cannot parse; icd_druid_read_*) */
 } icd_scan_stats;
 
 /* Counters of everything this scan read so far (all threads). */

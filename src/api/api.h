@@ -44,9 +44,15 @@ static inline dr_spec *icd_api_dr_spec(icd_druid_spec *s)
 struct ice_read_stats;
 void icd_api_read_stats(const struct ice_read_stats *in, icd_scan_stats *out);
 
+typedef struct dr_plan dr_plan;
+
+struct icd_druid_plan {
+    dr_plan *plan;
+    const dr_spec *spec; /* borrowed */
+};
+
 /* The plan of snapshot C a sync run prepared (the CLI's in-process server serves it, sync
  * --serve-listen); NULL once the run failed. */
-typedef struct dr_plan dr_plan;
 dr_plan *icd_api_sync_plan(const icd_druid_sync *j);
 
 #endif

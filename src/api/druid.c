@@ -26,11 +26,6 @@
 #include "iceberg/scan_plan.h"
 #include "icedruid/druid.h"
 
-struct icd_druid_plan {
-    dr_plan *plan;
-    const dr_spec *spec; /* borrowed */
-};
-
 struct icd_druid_diff {
     dr_diff diff;
     icd_druid_interval *replace, *append; /* the public copies */
@@ -228,6 +223,18 @@ int icd_druid_plan_write(icd_druid_plan *p, icd_write_fn fn, void *ctx, icd_erro
         return write_result(&w, frc, err);
     }
     return 0;
+}
+
+int icd_druid_plan_split(char **out, const icd_druid_plan *p, size_t i, icd_error *err)
+{
+    *out = NULL;
+    if (!dr_plan_scan(p->plan) || !dr_plan_is_v2(p->plan) || i >= dr_plan_split_count(p->plan))
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "the plan has no split %zu", i);
+    icd_buf b = ICD_BUF_INIT;
+    int rc = dr_plan_split_json(p->plan, i, &b, err);
+    if (!rc && !(*out = icd_buf_detach(&b))) rc = icd_fail_nomem(err);
+    icd_buf_free(&b);
+    return rc;
 }
 
 /* ---- the spec to submit ------------------------------------------------------------------ */

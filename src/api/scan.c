@@ -331,6 +331,7 @@ void icd_api_read_stats(const ice_read_stats *in, icd_scan_stats *out)
     out->rows_deleted_dv = in->rows_deleted_dv;
     out->row_groups_read = in->row_groups_read;
     out->row_groups_skipped = in->row_groups_skipped;
+    out->rows_unparseable = in->rows_skipped;
 }
 
 static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,

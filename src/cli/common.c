@@ -318,6 +318,7 @@ void cli_print_scan_stats(const icd_scan_stats *s, bool json, const char *extra)
     r.rows_emitted = s->rows_emitted;
     r.row_groups_read = s->row_groups_read;
     r.row_groups_skipped = s->row_groups_skipped;
+    r.rows_skipped = s->rows_unparseable;
     cli_print_row_stats(&r, json, extra);
 }
 

@@ -178,6 +178,89 @@ static void test_rewrite(void)
     icd_storage_free(st);
 }
 
+typedef struct progress_log {
+    size_t calls, last_done, total;
+    uint64_t bytes_total;
+} progress_log;
+
+static void on_progress(void *ctx, size_t done, size_t total, uint64_t bytes_done,
+                        uint64_t bytes_total)
+{
+    progress_log *l = ctx;
+    CHECK(done <= total && bytes_done <= bytes_total);
+    l->calls++;
+    l->last_done = done;
+    l->total = total;
+    l->bytes_total = bytes_total;
+}
+
+static size_t lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void test_read(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    icd_druid_plan *p = NULL;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, NULL, &err), 0);
+    icd_druid_read_options o;
+    icd_druid_read_options_init(&o);
+    progress_log pl = {0};
+    o.on_progress = on_progress;
+    o.ctx = &pl;
+    o.threads = 2;
+    static text rows;
+    icd_scan_stats stats;
+    CHECK_EQ_INT(icd_druid_read_plan(p, st, &o, collect, &rows, &stats, &err), 0);
+    /* orders 1001 and 1003 survive: 1002 and 1004 by position, 1005 by equality */
+    CHECK_EQ_INT((int)lines(rows.data), 2);
+    CHECK(strstr(rows.data, "{\"__time\":1717233300000,\"order_id\":1001,") == rows.data);
+    CHECK(strstr(rows.data, "\"order_id\":1003") != NULL);
+    CHECK(strstr(rows.data, "1002") == NULL && strstr(rows.data, "1005") == NULL);
+    CHECK(stats.rows_read == 5 && stats.rows_emitted == 2 && stats.rows_unparseable == 0);
+    CHECK(stats.rows_deleted_position == 2 && stats.rows_deleted_equality == 1);
+    CHECK_EQ_INT((int)pl.calls, 2); /* before the first file, after the one file */
+    CHECK_EQ_INT((int)pl.last_done, 1);
+    CHECK_EQ_INT((int)pl.total, 1);
+    CHECK(pl.bytes_total > 0);
+
+    static text one;
+    o.limit = 1;
+    CHECK_EQ_INT(icd_druid_read_plan(p, st, &o, collect, &one, &stats, &err), 0);
+    CHECK_EQ_INT((int)lines(one.data), 1);
+    o.limit = 0;
+
+    static text refuse = {.fail_with = ICD_EIO};
+    CHECK_EQ_INT(icd_druid_read_plan(p, st, &o, collect, &refuse, NULL, &err), ICD_EIO);
+    CHECK_EQ_STR(err.message, "the disk is full");
+
+    /* the split of the plan's one data file gives the same rows */
+    char *split = NULL;
+    CHECK_EQ_INT(icd_druid_plan_split(&split, p, 1, &err), ICD_EINVALID);
+    CHECK_EQ_INT(icd_druid_plan_split(&split, p, 0, &err), 0);
+    static text from_split;
+    int rc = icd_druid_read_split(s, st, split, strlen(split), "split.json", &o, collect,
+                                  &from_split, &stats, &err);
+    if (rc) fprintf(stderr, "split: %s\n", err.message);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_STR(from_split.data, rows.data);
+    icd_string_free(split);
+    CHECK_EQ_INT(icd_druid_read_split(s, st, "{}", 2, "bad.json", &o, collect, &one, NULL, &err),
+                 ICD_EINVALID);
+    CHECK_EQ_INT(
+        icd_druid_read_split_file(s, st, "/nonexistent/split.json", &o, collect, &one, NULL, &err),
+        ICD_ENOTFOUND);
+    icd_druid_plan_free(p);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
 static void test_stage(void)
 {
     icd_storage *st = storage();
@@ -492,5 +575,5 @@ static void test_sync(void)
     icd_storage_free(st);
 }
 
-TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_stage), TEST(test_check),
-          TEST(test_diff), TEST(test_reingest), TEST(test_sync))
+TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_read), TEST(test_stage),
+          TEST(test_check), TEST(test_diff), TEST(test_reingest), TEST(test_sync))
