@@ -16,6 +16,8 @@
  *   icd_druid_diff        the intervals that changed between two snapshots (`icedruid diff`)
  *   icd_druid_reingest    the MSQ statements or native task that re-ingest them
  *                         (`icedruid diff --emit msq|native`)
+ *   icd_druid_server      an HTTP server handing Druid a plan's delete-applied files (or its
+ *                         splits' rows as NDJSON) and the spec reading them (`icedruid serve`)
  *   icd_druid_state       the state file of `icedruid sync`: per data source, the last
  *                         snapshot Druid ingested
  *   icd_druid_sync        one sync run: plan the current snapshot, diff it against the
@@ -49,6 +51,7 @@ typedef struct icd_druid_spec icd_druid_spec;
 typedef struct icd_druid_plan icd_druid_plan;
 typedef struct icd_druid_diff icd_druid_diff;
 typedef struct icd_druid_reingest icd_druid_reingest;
+typedef struct icd_druid_server icd_druid_server;
 typedef struct icd_druid_state icd_druid_state;
 typedef struct icd_druid_sync icd_druid_sync;
 
@@ -384,6 +387,75 @@ typedef struct icd_druid_stage_info {
 ICD_EXTERN int icd_druid_reingest_stage_info(const icd_druid_reingest *r,
                                              icd_druid_stage_info *out);
 
+/* ---- serving ------------------------------------------------------------------------------ */
+
+/* One request served (for an access log). */
+typedef struct icd_druid_access {
+    const char *method;
+    const char *path;   /* the request target, control and non-ASCII bytes escaped (\xHH) */
+    const char *client; /* "ADDR:PORT" of the peer */
+    int64_t time_ms;    /* the request's end, Unix milliseconds */
+    int status;
+    uint64_t bytes; /* body bytes sent */
+    double seconds; /* from the request's arrival to its end */
+    int completed;  /* 0: the client went away, the stream failed, or shutdown */
+} icd_druid_access;
+
+#define ICD_DRUID_SERVER_OPTIONS_VERSION 1
+
+typedef struct icd_druid_server_options {
+    int version;            /* ICD_DRUID_SERVER_OPTIONS_VERSION */
+    const char *listen;     /* "HOST:PORT" ("PORT" 0: any free port); NULL: 127.0.0.1:0 */
+    int allow_remote;       /* listen on addresses other than loopback */
+    const char *public_url; /* the base URL Druid reaches the server at; NULL: the listen one */
+    /* Basic auth the server asks for (both or neither), and the environment variable that
+     * holds the same password on the Druid side (written into the served spec). */
+    const char *auth_user;
+    const char *auth_password;
+    const char *auth_password_env;
+    /* 0: the materialized files by content address at /files/... (regenerated into
+     * cache_dir on demand); 1: every split's rows as NDJSON at /splits/N. A table whose
+     * files to materialize are ORC is served as splits either way. */
+    int rows;
+    const char *cache_dir;           /* files mode; required */
+    uint64_t cache_max_bytes;        /* 0: 10 GiB */
+    int metadata_max_age_ms;         /* how old the snapshot list may be; < 0: 5000 */
+    size_t stream_memory;            /* decode memory of one stream; 0: whole column chunks */
+    size_t decode_memory;            /* rows mode: over all streams; 0: no bound */
+    unsigned threads;                /* 0: 4 */
+    unsigned max_streams;            /* splits produced at once; 0: 64 */
+    unsigned producers;              /* decoding threads; 0: the server's default */
+    unsigned max_connections;        /* 0: 1000 */
+    unsigned max_connections_per_ip; /* 0: 64 */
+    unsigned header_timeout_s, idle_timeout_s, queue_timeout_s; /* 0: the defaults */
+    size_t stream_buffer_bytes;                  /* rows buffered per stream; 0: 1 MiB */
+    size_t buffer_bytes;                         /* over all streams; 0: 64 MiB */
+    void (*on_log)(void *ctx, const char *line); /* errors and events, from any thread */
+    void (*on_access)(void *ctx, const icd_druid_access *rec); /* may be NULL */
+    void *ctx;
+} icd_druid_server_options;
+
+ICD_EXTERN void icd_druid_server_options_init(icd_druid_server_options *o);
+
+/* Decides the plan (not streamed) file by file and serves it until icd_druid_server_stop.
+ * The plan and storage must outlive the server. */
+ICD_EXTERN int icd_druid_server_start(icd_druid_server **out, icd_druid_plan *p,
+                                      icd_storage *storage, const icd_druid_server_options *o,
+                                      icd_error *err);
+ICD_EXTERN const char *icd_druid_server_url(const icd_druid_server *s);
+/* 1 when it serves files, 0 when NDJSON splits. */
+ICD_EXTERN int icd_druid_server_serves_files(const icd_druid_server *s);
+/* The materialized files (files mode) or the splits (rows mode) it serves. */
+ICD_EXTERN size_t icd_druid_server_count(const icd_druid_server *s);
+/* The ORC data files that made a files-mode server serve splits (0: none). */
+ICD_EXTERN size_t icd_druid_server_orc_files(const icd_druid_server *s);
+/* Stops accepting and waits up to timeout_s for the streams in flight; returns how many
+ * were cut. */
+ICD_EXTERN unsigned icd_druid_server_drain(icd_druid_server *s, unsigned timeout_s);
+ICD_EXTERN unsigned icd_druid_server_streams_in_flight(icd_druid_server *s);
+/* Stops the server (cutting what is left) and frees it. */
+ICD_EXTERN void icd_druid_server_stop(icd_druid_server *s);
+
 /* ---- phase 2: keeping a data source in step (sync) ------------------------------------- */
 
 /* Opens the state file at `path` (a missing file is an empty state) and takes its lock (an
@@ -457,6 +529,9 @@ ICD_EXTERN void icd_druid_sync_free(icd_druid_sync *j);
 ICD_EXTERN void icd_druid_sync_get_info(const icd_druid_sync *j, icd_druid_sync_info *out);
 /* The diff A -> C (NULL for a full ingestion or when there is nothing to do). */
 ICD_EXTERN const icd_druid_diff *icd_druid_sync_diff(const icd_druid_sync *j);
+/* The plan of snapshot C (owned by the run; NULL when there is nothing to do or the run
+ * failed): serve_later callers serve it (icd_druid_server_start) before emitting. */
+ICD_EXTERN icd_druid_plan *icd_druid_sync_plan(icd_druid_sync *j);
 /* serve_later: builds the statements reading C's files from `serve_url`. On failure only
  * icd_druid_sync_free may be called on the run. */
 ICD_EXTERN int icd_druid_sync_emit(icd_druid_sync *j, const char *serve_url, icd_error *err);

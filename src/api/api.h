@@ -51,8 +51,4 @@ struct icd_druid_plan {
     const dr_spec *spec; /* borrowed */
 };
 
-/* The plan of snapshot C a sync run prepared (the CLI's in-process server serves it, sync
- * --serve-listen); NULL once the run failed. */
-dr_plan *icd_api_sync_plan(const icd_druid_sync *j);
-
 #endif

@@ -870,6 +870,7 @@ struct icd_druid_sync {
     dr_sync_job job;
     bool prepared, needs_server;
     icd_druid_diff diff; /* the public view of job.diff (its lists only) */
+    icd_druid_plan plan; /* the public view of job.plan */
 };
 
 int icd_druid_sync_prepare(icd_druid_sync **out, const icd_druid_spec *spec, icd_storage *storage,
@@ -971,9 +972,11 @@ const icd_druid_diff *icd_druid_sync_diff(const icd_druid_sync *j)
     return j->prepared && j->job.has_diff && !j->job.full ? &j->diff : NULL;
 }
 
-dr_plan *icd_api_sync_plan(const icd_druid_sync *j)
+icd_druid_plan *icd_druid_sync_plan(icd_druid_sync *j)
 {
-    return j->prepared ? j->job.plan : NULL;
+    if (!j->prepared || !j->job.plan) return NULL;
+    j->plan = (icd_druid_plan){j->job.plan, j->spec};
+    return &j->plan;
 }
 
 int icd_druid_sync_emit(icd_druid_sync *j, const char *serve_url, icd_error *err)

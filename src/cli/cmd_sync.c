@@ -23,14 +23,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/api.h"
 #include "base/redact.h"
 #include "cli/cli.h"
+#include "cli/serve_common.h"
 #include "cli/spec_args.h"
-#include "druid/plan/rewrite.h"
-#include "druid/serve/plan_provider.h"
-#include "druid/serve/serve_files.h"
-#include "druid/serve/server.h"
 #include "icedruid/icedruid.h"
 
 #define CLI_BUSY 3
@@ -258,64 +254,37 @@ static void serve_log(void *ctx, const char *line)
     fprintf(stderr, "icedruid sync: serve: %s\n", buf);
 }
 
-/* --serve-listen: the plan's splits served from this process for the tasks' lifetime. */
-static int start_server(cli_spec_args *a, const sync_args *s, const icd_druid_sync *j,
-                        const json_t *pw, dr_plan_provider **pp, dr_serve_files **sf,
-                        dr_server **srv)
+/* --serve-listen: snapshot C's files (or splits) served from this process for the tasks'
+ * lifetime. */
+static int start_server(cli_spec_args *a, const sync_args *s, icd_druid_sync *j,
+                        icd_druid_server **srv)
 {
-    dr_plan *plan = icd_api_sync_plan(j);
-    icd_druid_sync_info job;
-    icd_druid_sync_get_info(j, &job);
     icd_error err;
     icd_error_clear(&err);
-    dr_server_provider p;
-    dr_rewrite_opts ro = {"http://x", NULL, NULL, !a->rows, NULL, NULL};
-    if (a->rows ? dr_plan_decide_rows(plan, &err) : dr_plan_decide(plan, &err))
-        return cli_report(&err);
-    if (dr_rewrite_uses_files(plan, &ro)) { /* the materialized files, by content address */
-        cli_serve_opts so;
-        cli_serve_opts_init(&so);
-        char *cache = cli_serve_cache_dir(&so);
-        dr_serve_files_opts fo = {.cache_dir = cache,
-                                  .metadata_max_age_ms = -1,
-                                  .auth_user = a->auth_user,
-                                  .auth_password = pw,
-                                  .log = serve_log};
-        int r = cache ? dr_serve_files_new(plan, a->io, &fo, sf, &err) : icd_fail_nomem(&err);
-        free(cache);
-        if (r) return cli_report(&err);
-        dr_serve_files_get(*sf, &p);
-    } else {
-        dr_plan_provider_opts po = {
-            .auth_user = a->auth_user, .auth_password = pw, .queue_chunks = 1, .log = serve_log};
-        if (dr_plan_provider_new(plan, a->io, &po, pp, &err)) return cli_report(&err);
-        dr_plan_provider_get(*pp, &p);
-    }
-    dr_server_config cfg = {
-        .listen = s->serve_listen,
-        .allow_remote = s->serve_allow_remote,
-        .auth_user = a->auth_user,
-        .auth_password = a->auth_user ? getenv(a->auth_password_env) : NULL,
-        .public_url = s->serve_public_url,
-        .on_error = serve_log,
-    };
-    if (dr_server_start(&cfg, &p, srv, &err)) {
-        dr_plan_provider_free(*pp);
-        *pp = NULL;
-        dr_serve_files_free(*sf);
-        *sf = NULL;
-        return cli_report(&err);
-    }
-    if (*sf)
-        fprintf(stderr,
-                "icedruid sync: %s: serving %zu materialized file(s) of snapshot %" PRId64
-                " at %s\n",
-                job.data_source, dr_plan_materialized_count(plan), job.to_snapshot,
-                dr_server_base_url(*srv));
-    else
-        fprintf(stderr, "icedruid sync: %s: serving %zu split(s) of snapshot %" PRId64 " at %s\n",
-                job.data_source, dr_plan_split_count(plan), job.to_snapshot,
-                dr_server_base_url(*srv));
+    icd_druid_sync_info job;
+    icd_druid_sync_get_info(j, &job);
+    cli_serve_opts co;
+    cli_serve_opts_init(&co);
+    icd_druid_server_options so;
+    icd_druid_server_options_init(&so);
+    char *cache = cli_serve_cache_dir(&co);
+    if (!cache) return cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    so.cache_dir = cache;
+    so.listen = s->serve_listen;
+    so.allow_remote = s->serve_allow_remote;
+    so.public_url = s->serve_public_url;
+    so.auth_user = a->auth_user;
+    so.auth_password = a->auth_user ? getenv(a->auth_password_env) : NULL;
+    so.auth_password_env = a->auth_password_env;
+    so.rows = a->rows;
+    so.on_log = serve_log;
+    int rc = icd_druid_server_start(srv, icd_druid_sync_plan(j), a->storage, &so, &err);
+    free(cache);
+    if (rc) return cli_report(&err);
+    fprintf(stderr, "icedruid sync: %s: serving %zu %s of snapshot %" PRId64 " at %s\n",
+            job.data_source, icd_druid_server_count(*srv),
+            icd_druid_server_serves_files(*srv) ? "materialized file(s)" : "split(s)",
+            job.to_snapshot, icd_druid_server_url(*srv));
     return CLI_OK;
 }
 
@@ -341,22 +310,12 @@ static int run_sync(cli_spec_args *a, const sync_args *s, icd_druid_state *st)
     if (icd_druid_sync_prepare(&j, a->dspec, a->storage, st, &o, &err)) return cli_report(&err);
     icd_druid_sync_info job;
     icd_druid_sync_get_info(j, &job);
-    dr_plan_provider *pp = NULL;
-    dr_serve_files *sf = NULL;
-    dr_server *srv = NULL;
-    json_t *pw = NULL;
+    icd_druid_server *srv = NULL;
     if (o.serve_later && job.status >= ICD_DRUID_SYNC_FULL) {
-        int r = CLI_OK;
-        if (a->auth_password_env &&
-            !(pw = json_pack("{s:s,s:s}", "type", "environment", "variable", a->auth_password_env)))
-            r = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-        if (!r && job.needs_server) r = start_server(a, s, j, pw, &pp, &sf, &srv);
-        if (r || icd_druid_sync_emit(j, srv ? dr_server_base_url(srv) : NULL, &err)) {
+        int r = job.needs_server ? start_server(a, s, j, &srv) : CLI_OK;
+        if (r || icd_druid_sync_emit(j, srv ? icd_druid_server_url(srv) : NULL, &err)) {
             if (!r) cli_report(&err);
-            dr_server_stop(srv);
-            dr_plan_provider_free(pp);
-            dr_serve_files_free(sf);
-            json_decref(pw);
+            icd_druid_server_stop(srv);
             icd_druid_sync_free(j);
             return CLI_FAILED;
         }
@@ -409,10 +368,7 @@ static int run_sync(cli_spec_args *a, const sync_args *s, icd_druid_state *st)
             icd_string_free(ids[i]);
         free(ids);
     }
-    dr_server_stop(srv); /* Druid's tasks are done (--serve-listen implies --wait) */
-    dr_plan_provider_free(pp);
-    dr_serve_files_free(sf);
-    json_decref(pw);
+    icd_druid_server_stop(srv); /* Druid's tasks are done (--serve-listen implies --wait) */
     icd_druid_sync_free(j);
     return rc;
 }

@@ -1,6 +1,6 @@
 /*
- * `icedruid serve` options and run loop (serve_common.h): turns the command line into a
- * dr_server_config, reads the basic-auth password from a file or the environment (a
+ * `icedruid serve` options and run loop (serve_common.h): turns the command line into
+ * icd_druid_server_options (icedruid/druid.h), reads the basic-auth password from a file or the environment (a
  * command-line value would be visible to every local user through ps and /proc), starts
  * the split server and waits for SIGINT/SIGTERM/SIGHUP with sigwait, so no code runs in
  * a signal handler and shutdown happens on the main thread: SIGTERM/SIGINT drain the
@@ -312,7 +312,7 @@ void cli_serve_log_line(void *ctx, const char *line)
 
 /* One access-log line: ISO UTC time, client, method, "path" (escaped by the server),
  * status, body bytes, seconds, and "incomplete" for a cut response. */
-static void print_access_line(void *ctx, const dr_server_access *r)
+static void print_access_line(void *ctx, const icd_druid_access *r)
 {
     (void)ctx;
     time_t secs = (time_t)(r->time_ms / 1000);
@@ -336,33 +336,44 @@ static void raise_fd_limit(void)
     }
 }
 
-void cli_serve_fill_config(const cli_serve_opts *o, dr_server_config *cfg)
+int cli_serve_fill_options(const cli_serve_opts *o, icd_druid_server_options *so)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->listen = o->listen;
-    cfg->allow_remote = o->allow_remote;
-    cfg->threads = o->threads;
-    cfg->auth_user = o->auth_user;
-    cfg->auth_password = o->auth_password;
-    cfg->public_url = o->public_url;
-    cfg->max_streams = o->max_streams;
-    cfg->producers = o->decode_threads;
-    cfg->queue_timeout_s = o->queue_timeout_s;
-    cfg->idle_timeout_s = o->idle_timeout_s;
-    cfg->header_timeout_s = o->header_timeout_s;
-    cfg->max_connections = o->max_connections;
-    cfg->max_connections_per_ip = o->max_connections_per_ip;
-    cfg->stream_buffer_bytes = o->stream_buffer_bytes;
-    cfg->buffer_bytes = o->buffer_bytes;
-    cfg->on_error = cli_serve_log_line;
-    cfg->on_access = o->access_log ? print_access_line : NULL;
+    icd_druid_server_options_init(so);
+    so->listen = o->listen;
+    so->allow_remote = o->allow_remote;
+    so->threads = o->threads;
+    so->auth_user = o->auth_user;
+    so->auth_password = o->auth_password;
+    /* the spec Druid gets reads the password from the same variable on its side */
+    so->auth_password_env = o->auth_user ? CLI_SERVE_PASSWORD_ENV : NULL;
+    so->public_url = o->public_url;
+    so->max_streams = o->max_streams;
+    so->producers = o->decode_threads;
+    so->queue_timeout_s = o->queue_timeout_s;
+    so->idle_timeout_s = o->idle_timeout_s;
+    so->header_timeout_s = o->header_timeout_s;
+    so->max_connections = o->max_connections;
+    so->max_connections_per_ip = o->max_connections_per_ip;
+    so->stream_buffer_bytes = o->stream_buffer_bytes;
+    so->buffer_bytes = o->buffer_bytes;
+    so->rows = o->rows;
+    so->cache_max_bytes = o->cache_max_bytes;
+    so->metadata_max_age_ms = o->has_metadata_max_age ? (int)o->metadata_max_age_ms : -1;
+    so->stream_memory = o->stream_memory;
+    so->decode_memory = o->decode_memory;
+    so->on_log = cli_serve_log_line;
+    so->on_access = o->access_log ? print_access_line : NULL;
     raise_fd_limit();
+    return (so->cache_dir = cli_serve_cache_dir(o)) ? CLI_OK : CLI_FAILED;
 }
 
-int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
+int cli_serve_run(const cli_serve_opts *o, icd_druid_plan *plan, icd_storage *storage)
 {
-    dr_server_config cfg;
-    cli_serve_fill_config(o, &cfg);
+    icd_druid_server_options so;
+    char *cache = NULL;
+    if (cli_serve_fill_options(o, &so))
+        return cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
+    cache = (char *)so.cache_dir;
     /* Block the signals before the worker threads exist, so they inherit the mask and
      * only sigwait below receives them. */
     sigset_t stop_set, old_set;
@@ -374,26 +385,33 @@ int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
 
     icd_error err;
     icd_error_clear(&err);
-    dr_server *s = NULL;
-    if (dr_server_start(&cfg, p, &s, &err) < 0) {
+    icd_druid_server *s = NULL;
+    if (icd_druid_server_start(&s, plan, storage, &so, &err)) {
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+        free(cache);
         return cli_report(&err);
     }
-    size_t n = p->split_count(p->ctx);
-    printf("%s\n", dr_server_base_url(s));
+    size_t norc = icd_druid_server_orc_files(s);
+    if (norc)
+        fprintf(stderr,
+                "icedruid serve: %zu ORC data file%s must be materialized and icedruid "
+                "has no ORC writer yet: serving this table's rows as NDJSON splits "
+                "(/splits/N) instead of files\n",
+                norc, norc == 1 ? "" : "s");
+    const char *url = icd_druid_server_url(s);
+    printf("%s\n", url);
     fflush(stdout);
-    if (p->file_open)
+    size_t n = icd_druid_server_count(s);
+    if (icd_druid_server_serves_files(s))
         fprintf(stderr,
                 "icedruid serve: materialized files at %s/files/..., the Druid spec at %s/spec%s "
                 "(Ctrl-C stops)\n",
-                dr_server_base_url(s), dr_server_base_url(s),
-                o->auth_user ? ", basic auth on" : "");
+                url, url, o->auth_user ? ", basic auth on" : "");
     else
         fprintf(stderr,
                 "icedruid serve: %zu split%s at %s/splits, the Druid spec at %s/spec%s "
                 "(Ctrl-C stops)\n",
-                n, n == 1 ? "" : "s", dr_server_base_url(s), dr_server_base_url(s),
-                o->auth_user ? ", basic auth on" : "");
+                n, n == 1 ? "" : "s", url, url, o->auth_user ? ", basic auth on" : "");
     int sig = 0;
     for (;;) {
         if (sigwait(&stop_set, &sig) != 0) continue;
@@ -401,17 +419,18 @@ int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p)
         fprintf(stderr, "icedruid serve: SIGHUP ignored (nothing to reload; SIGTERM stops)\n");
     }
     unsigned drain = o->drain_timeout_s ? o->drain_timeout_s : 30;
-    unsigned inflight = dr_server_streams_in_flight(s);
+    unsigned inflight = icd_druid_server_streams_in_flight(s);
     fprintf(stderr,
             "icedruid serve: %s, no longer accepting; %u stream%s in flight (waiting up to %u "
             "s)\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", inflight, inflight == 1 ? "" : "s", drain);
-    unsigned left = dr_server_drain(s, drain);
+    unsigned left = icd_druid_server_drain(s, drain);
     if (left)
         fprintf(stderr, "icedruid serve: drain timeout, cutting %u stream%s\n", left,
                 left == 1 ? "" : "s");
     fprintf(stderr, "icedruid serve: stopped\n");
-    dr_server_stop(s);
+    icd_druid_server_stop(s);
     pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    free(cache);
     return CLI_OK;
 }

@@ -36,7 +36,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
-#include "druid/serve/server.h"
+#include "icedruid/icedruid.h"
 
 #define CLI_SERVE_PASSWORD_ENV "ICEDRUID_SERVE_PASSWORD"
 #define CLI_DECODE_MEMORY_DEFAULT ((size_t)512 << 20)
@@ -82,13 +82,12 @@ void cli_serve_opts_free(cli_serve_opts *o);
 
 /* The server configuration from the options (log sinks on stderr; raises the
  * descriptor limit for many connections). */
-void cli_serve_fill_config(const cli_serve_opts *o, dr_server_config *cfg);
-/* The error-log sink: "icedruid serve: LINE" on stderr, URL userinfo redacted. */
+/* The server options from the command's (cache_dir is malloc'd: free it); CLI_FAILED when
+ * out of memory. */
+int cli_serve_fill_options(const cli_serve_opts *o, icd_druid_server_options *so);
 void cli_serve_log_line(void *ctx, const char *line);
 
-/* Runs the split server for `p` until SIGINT or SIGTERM, then stops it cleanly (open
- * streams are closed). Prints the base URL on stdout (one line, flushed, so scripts can
- * read the port) and a human line on stderr. Returns CLI_OK or CLI_FAILED. */
-int cli_serve_run(const cli_serve_opts *o, const dr_server_provider *p);
+/* Serves the plan until SIGINT/SIGTERM, then drains. */
+int cli_serve_run(const cli_serve_opts *o, icd_druid_plan *plan, icd_storage *storage);
 
 #endif

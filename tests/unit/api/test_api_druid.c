@@ -307,6 +307,81 @@ static void test_stage(void)
     icd_storage_free(st);
 }
 
+/* GET url with curl (installed by scripts/install-deps.sh): the body into out. */
+static int http_get(const char *url, char *out, size_t n)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "curl -sf '%s'", url);
+    FILE *fp = popen(cmd, "r");
+    if (!fp) return -1;
+    size_t len = fread(out, 1, n - 1, fp);
+    out[len] = '\0';
+    return pclose(fp);
+}
+
+typedef struct access_log {
+    int requests, last_status;
+} access_log;
+
+static void on_access(void *ctx, const icd_druid_access *rec)
+{
+    access_log *l = ctx;
+    l->requests++;
+    l->last_status = rec->status;
+}
+
+static void test_server(void)
+{
+    icd_storage *st = storage();
+    icd_druid_spec *s = spec("day");
+    icd_error err;
+    icd_druid_plan *p = NULL;
+    CHECK_EQ_INT(icd_druid_plan_open(&p, s, st, NULL, &err), 0);
+    char dir[] = "/tmp/icd_api_serve_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    icd_druid_server_options o;
+    icd_druid_server_options_init(&o);
+    access_log log = {0};
+    o.on_access = on_access;
+    o.ctx = &log;
+    icd_druid_server *srv = NULL;
+    /* files mode needs somewhere to regenerate the files */
+    CHECK_EQ_INT(icd_druid_server_start(&srv, p, st, &o, &err), ICD_EINVALID);
+    CHECK(srv == NULL);
+    o.cache_dir = dir;
+    CHECK_EQ_INT(icd_druid_server_start(&srv, p, st, &o, &err), 0);
+    CHECK_EQ_INT(icd_druid_server_serves_files(srv), 1);
+    CHECK_EQ_INT((int)icd_druid_server_count(srv), 1);
+    CHECK_EQ_INT((int)icd_druid_server_orc_files(srv), 0);
+    const char *url = icd_druid_server_url(srv);
+    CHECK(strncmp(url, "http://127.0.0.1:", 17) == 0);
+    static char body[1 << 16];
+    char u[300];
+    snprintf(u, sizeof u, "%s/spec", url);
+    CHECK_EQ_INT(http_get(u, body, sizeof body), 0);
+    CHECK(strstr(body, "/files/demo.orders/3097981595695220017/") != NULL);
+    CHECK_EQ_INT(icd_druid_server_drain(srv, 5), 0);
+    icd_druid_server_stop(srv);
+    CHECK(log.requests >= 1 && log.last_status == 200);
+
+    /* rows mode: the split's rows as NDJSON */
+    o.rows = 1;
+    CHECK_EQ_INT(icd_druid_server_start(&srv, p, st, &o, &err), 0);
+    CHECK_EQ_INT(icd_druid_server_serves_files(srv), 0);
+    CHECK_EQ_INT((int)icd_druid_server_count(srv), 1);
+    snprintf(u, sizeof u, "%s/splits/0", icd_druid_server_url(srv));
+    CHECK_EQ_INT(http_get(u, body, sizeof body), 0);
+    CHECK_EQ_INT((int)lines(body), 2);
+    CHECK(strstr(body, "\"order_id\":1003") != NULL);
+    icd_druid_server_stop(srv);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+    icd_druid_plan_free(p);
+    icd_druid_spec_free(s);
+    icd_storage_free(st);
+}
+
 typedef struct check_log {
     char lines[8][64];
     int n, failed;
@@ -576,4 +651,5 @@ static void test_sync(void)
 }
 
 TEST_MAIN(TEST(test_spec), TEST(test_plan), TEST(test_rewrite), TEST(test_read), TEST(test_stage),
-          TEST(test_check), TEST(test_diff), TEST(test_reingest), TEST(test_sync))
+          TEST(test_server), TEST(test_check), TEST(test_diff), TEST(test_reingest),
+          TEST(test_sync))
