@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/serve_common.h"

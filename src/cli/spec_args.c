@@ -131,7 +131,6 @@ int cli_spec_load(cli_spec_args *a)
     icd_error err;
     icd_error_clear(&err);
     if (icd_druid_spec_load(&a->dspec, a->spec_path, &err)) return cli_report(&err);
-    a->spec = icd_api_dr_spec(a->dspec);
     return CLI_OK;
 }
 
@@ -142,19 +141,6 @@ static void warn_residual(const char *text)
             "filtering (%s); rows that do not match it are read too: filter them with a "
             "transformSpec\n",
             text);
-}
-
-int cli_spec_plan(cli_spec_args *a, dr_plan **out)
-{
-    icd_error err;
-    icd_error_clear(&err);
-    dr_plan_opts po = {a->threads, a->druid_locations && !strcmp(a->druid_locations, "original"),
-                       a->project, a->stream_plan};
-    if (dr_plan_build(a->spec, a->io, &po, out, &err)) return cli_report(&err);
-    const char *text;
-    if (dr_plan_residual(*out, &text) && dr_spec_residual_mode(a->spec) == DR_RESIDUAL_WARN)
-        warn_residual(text);
-    return CLI_OK;
 }
 
 void cli_druid_plan_options(const cli_spec_args *a, icd_druid_plan_options *po)
@@ -183,7 +169,6 @@ void cli_spec_args_free(cli_spec_args *a)
 {
     icd_druid_spec_free(a->dspec);
     a->dspec = NULL;
-    a->spec = NULL;
     free(a->storage); /* the handle only: the FileIO is freed below */
     a->storage = NULL;
     icd_fileio_free(a->io);

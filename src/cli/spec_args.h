@@ -8,8 +8,6 @@
 #include <stdbool.h>
 
 #include "cli/serve_common.h"
-#include "druid/plan/plan.h"
-#include "druid/spec/spec.h"
 #include "icedruid/icedruid.h"
 #include "io/fileio.h"
 
@@ -33,11 +31,10 @@ typedef struct cli_spec_args {
     bool rows;                   /* rewrite-spec/diff --rows: NDJSON splits, not files */
     bool project;                /* --project: materialized files hold Druid's columns only */
     const char *druid_locations; /* --druid-locations remapped|original */
-    bool stream_plan;            /* cli_spec_plan: a streamed plan (dr_plan_opts.stream) */
+    bool stream_plan;            /* cli_druid_plan: a streamed plan (icd_druid_plan_options) */
+    /* The command's FileIO (its remaps and retry settings) and the public API's handle over
+     * it, and the loaded spec. */
     icd_fileio *io;
-    dr_spec *spec;
-    /* The same FileIO and spec as handles of the public API (include/icedruid/), for the
-     * commands that are its clients (plan, rewrite-spec, diff). */
     icd_storage *storage;
     icd_druid_spec *dspec;
 } cli_spec_args;
@@ -49,12 +46,11 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
                         cli_serve_opts *serve);
 /* Loads and validates --spec; CLI_OK or CLI_FAILED after printing the error. */
 int cli_spec_load(cli_spec_args *a);
+/* The plan options from the arguments (threads, --druid-locations, --project,
+ * stream_plan). */
+void cli_druid_plan_options(const cli_spec_args *a, icd_druid_plan_options *po);
 /* Plans the spec's table; prints a residual-filter warning (warn mode) on stderr.
  * CLI_OK or CLI_FAILED after printing the error. */
-int cli_spec_plan(cli_spec_args *a, dr_plan **out);
-/* The same through the public API: the options from the arguments (threads,
- * --druid-locations, --project, stream_plan). */
-void cli_druid_plan_options(const cli_spec_args *a, icd_druid_plan_options *po);
 int cli_druid_plan(cli_spec_args *a, icd_druid_plan **out);
 void cli_spec_args_free(cli_spec_args *a);
 
