@@ -13,10 +13,21 @@
  * Parquet, ORC and Avro data files all go through ice_mor_apply; only the way a key is
  * read from a row differs.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iceberg/reader_internal.h"
+
+/* The planner's promise (delete_index.h, the spec's scan planning rules): a position
+ * delete or DV applies from the data file's own sequence number on, an equality delete
+ * only to data files written strictly before it. A task that breaks it would delete rows
+ * that were written after their delete. */
+static inline bool delete_applies(const ice_content_file *data, const ice_content_file *df)
+{
+    if (df->content == ICE_CONTENT_EQUALITY_DELETES) return df->data_seq > data->data_seq;
+    return df->data_seq >= data->data_seq;
+}
 
 int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
                  icd_error *err)
@@ -26,6 +37,7 @@ int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_
     ICD_TRY(ice_rd_task_positions(r, task, stats, &m->pos, &m->pos_owned, err));
     for (size_t d = 0; d < task->ndeletes; d++) {
         const ice_content_file *df = task->deletes[d];
+        assert(delete_applies(task->data, df));
         if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
         const cache_entry *e;
         bool loaded = false;
@@ -48,6 +60,7 @@ int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_
 int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mor_key_fn key,
                   void *ctx, ice_read_stats *stats, icd_error *err)
 {
+    assert(n == 0 || sel);
     memset(sel, 1, n);
     stats->rows_read += n;
     if (m->pos) stats->rows_deleted_position += ice_posset_apply(m->pos, first_row, n, sel);
@@ -69,8 +82,10 @@ int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mo
             m->offs[i + 1] = (uint32_t)m->keys.len;
         }
         if (!icd_buf_ok(&m->keys)) return icd_fail_nomem(err);
-        stats->rows_deleted_equality +=
+        size_t removed =
             ice_eq_set_remove_batch(m->eq[e].keys, (const uint8_t *)m->keys.data, m->offs, n, sel);
+        assert(removed <= n); /* each row is counted under the first delete removing it */
+        stats->rows_deleted_equality += removed;
     }
     return 0;
 }

@@ -6,6 +6,7 @@
  * frozen (its portable serialization plus a container index, queried by roaring32.c);
  * the batch filter (ice_posset_apply) is the merge-on-read hot path.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,8 +117,10 @@ static int freeze_entry(pos_entry *e, icd_error *err)
 
 int ice_posset_freeze(ice_posset *s, icd_error *err)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
+        assert(i == 0 || s->e[i - 1].key < s->e[i].key); /* lower_bound relies on it */
         ICD_TRY(freeze_entry(&s->e[i], err));
+    }
     return 0;
 }
 
