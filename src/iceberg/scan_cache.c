@@ -118,10 +118,60 @@ static bool copy_tuple(icd_arena *a, const ice_content_file *f, cached_tuple *t)
     return true;
 }
 
-static void put_signed(icd_buf *b, int64_t v)
+/* Writes the varint of v at p; returns the end (at most 10 bytes). */
+static inline uint8_t *put_u(uint8_t *p, uint64_t v)
 {
-    icd_uleb128_put(b, icd_zigzag64(v));
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
 }
+
+/* Tuple pointer -> its index in the record: open addressing, power-of-two slots. */
+typedef struct tuple_table {
+    struct {
+        const void *key;
+        size_t idx;
+    } * slot;
+    size_t mask, n;
+} tuple_table;
+
+static bool tuple_table_grow(tuple_table *t)
+{
+    size_t cap = t->slot ? (t->mask + 1) * 2 : 256;
+    tuple_table g = {calloc(cap, sizeof *t->slot), cap - 1, t->n};
+    if (!g.slot) return false;
+    for (size_t i = 0; t->slot && i <= t->mask; i++) {
+        if (!t->slot[i].key) continue;
+        size_t h = (size_t)icd_hash_u64((uint64_t)(uintptr_t)t->slot[i].key) & g.mask;
+        while (g.slot[h].key)
+            h = (h + 1) & g.mask;
+        g.slot[h] = t->slot[i];
+    }
+    free(t->slot);
+    *t = g;
+    return true;
+}
+
+/* The slot of `key` (NULL keys are kept at a fixed index by the caller). */
+static size_t *tuple_table_find(tuple_table *t, const void *key, bool *fresh)
+{
+    if ((t->n + 1) * 2 > t->mask + 1 && !tuple_table_grow(t)) return NULL;
+    size_t h = (size_t)icd_hash_u64((uint64_t)(uintptr_t)key) & t->mask;
+    while (t->slot[h].key && t->slot[h].key != key)
+        h = (h + 1) & t->mask;
+    *fresh = !t->slot[h].key;
+    if (*fresh) {
+        t->slot[h].key = key;
+        t->n++;
+    }
+    return &t->slot[h].idx;
+}
+
+/* The most bytes one entry's record takes besides the middle of its path. */
+#define ENTRY_FIXED_MAX (13 * 10)
 
 void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
                             const ice_manifest_entry *e, size_t n)
@@ -138,12 +188,13 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     cm->n = n;
     cm->npartition = n ? e[0].file.npartition : 0;
     icd_buf rec = ICD_BUF_INIT;
-    icd_map *seen = NULL; /* tuple pointer -> index */
+    tuple_table seen = {NULL, 0, 0};
+    size_t null_idx = SIZE_MAX; /* the index of the NULL tuple (unpartitioned) */
     cached_tuple *tuples = NULL;
     size_t ntuples = 0, cap_tuples = 0;
     const char *prev = "";
     size_t prev_len = 0;
-    bool ok = n == 0 || icd_map_new(&seen, 0, NULL) == 0;
+    bool ok = true;
     const ice_literal *last_vals = NULL;
     size_t last_idx = SIZE_MAX;
     for (size_t i = 0; i < n && ok; i++) {
@@ -156,13 +207,13 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
         if (last_idx != SIZE_MAX && f->partition == last_vals) {
             idx = last_idx;
         } else {
-            const void *key = f->partition;
-            uint64_t h = icd_hash_u64((uint64_t)(uintptr_t)key), *slot;
             bool fresh = false;
-            if (icd_map_upsert(seen, &key, sizeof key, h, &slot, &fresh, NULL)) {
+            size_t *slot = f->partition ? tuple_table_find(&seen, f->partition, &fresh) : &null_idx;
+            if (!slot) {
                 ok = false;
                 break;
             }
+            if (!f->partition) fresh = null_idx == SIZE_MAX;
             if (fresh) {
                 if (ICD_ARRAY_RESERVE(tuples, cap_tuples, ntuples + 1, 64) ||
                     !copy_tuple(&c->arena, f, &tuples[ntuples])) {
@@ -171,7 +222,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
                 }
                 *slot = ntuples++;
             }
-            idx = (size_t)*slot;
+            idx = *slot;
             last_vals = f->partition;
             last_idx = idx;
         }
@@ -183,30 +234,46 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
             break;
         }
         size_t len = strlen(f->path), same = 0, tail = 0;
+        while (same + 8 <= len && same + 8 <= prev_len) { /* (8 bytes at a time, then 1) */
+            uint64_t x, y;
+            memcpy(&x, f->path + same, 8);
+            memcpy(&y, prev + same, 8);
+            if (x != y) break;
+            same += 8;
+        }
         while (same < len && same < prev_len && f->path[same] == prev[same])
             same++;
         while (tail < len - same && tail < prev_len - same &&
                f->path[len - 1 - tail] == prev[prev_len - 1 - tail])
             tail++;
         if (len > cm->max_path) cm->max_path = len;
-        icd_uleb128_put(&rec, (uint64_t)e[i].status);
-        icd_uleb128_put(&rec, (uint64_t)f->format);
-        icd_uleb128_put(&rec, same);
-        icd_uleb128_put(&rec, tail);
-        icd_uleb128_put(&rec, len - same - tail);
-        icd_buf_append(&rec, f->path + same, len - same - tail);
-        icd_uleb128_put(&rec, idx);
-        put_signed(&rec, f->record_count);
-        put_signed(&rec, f->file_size);
-        put_signed(&rec, f->data_seq);
-        put_signed(&rec, f->file_seq);
-        icd_uleb128_put(&rec, (uint64_t)f->snapshot_id - (uint64_t)mf->added_snapshot_id);
-        put_signed(&rec, f->first_row_id);
-        put_signed(&rec, f->sort_order_id);
+        size_t mid = len - same - tail;
+        if (rec.len + mid + ENTRY_FIXED_MAX + 1 > rec.cap &&
+            !icd_buf_grow(&rec, mid + ENTRY_FIXED_MAX + 1)) {
+            ok = false;
+            break;
+        }
+        uint8_t *w = (uint8_t *)rec.data + rec.len;
+        w = put_u(w, (uint64_t)e[i].status);
+        w = put_u(w, (uint64_t)f->format);
+        w = put_u(w, same);
+        w = put_u(w, tail);
+        w = put_u(w, mid);
+        memcpy(w, f->path + same, mid);
+        w += mid;
+        w = put_u(w, idx);
+        w = put_u(w, icd_zigzag64(f->record_count));
+        w = put_u(w, icd_zigzag64(f->file_size));
+        w = put_u(w, icd_zigzag64(f->data_seq));
+        w = put_u(w, icd_zigzag64(f->file_seq));
+        w = put_u(w, (uint64_t)f->snapshot_id - (uint64_t)mf->added_snapshot_id);
+        w = put_u(w, icd_zigzag64(f->first_row_id));
+        w = put_u(w, icd_zigzag64(f->sort_order_id));
+        rec.len = (size_t)(w - (uint8_t *)rec.data);
         prev = f->path;
         prev_len = len;
     }
-    icd_map_free(seen);
+    free(seen.slot);
     if (ok && !icd_buf_ok(&rec)) ok = false;
     if (ok && rec.len) {
         uint8_t *r = icd_arena_alloc(&c->arena, rec.len);
@@ -232,8 +299,9 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
 }
 
 /* (the records are our own: only a bug makes one run short) */
-static uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
+static inline uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
 {
+    if (*p < end && **p < 0x80) return *(*p)++;
     uint64_t v = 0;
     int k = icd_uleb128_decode(*p, end, &v);
     if (k < 0) {
