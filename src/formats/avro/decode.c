@@ -824,13 +824,6 @@ static int run_plan(dec_ctx *d, const icd_avro_plan *p, icd_avro_value *out, int
 
 /* ---- lookups ----------------------------------------------------------------------- */
 
-const icd_avro_value *icd_avro_value_field_at(const icd_avro_value *rec, int idx)
-{
-    if (!rec || rec->type != AVRO_RECORD || idx < 0 || (size_t)idx >= rec->u.list.count)
-        return NULL;
-    return &rec->u.list.items[idx];
-}
-
 const icd_avro_value *icd_avro_value_field(const icd_avro_value *rec, const char *name)
 {
     if (!rec || rec->type != AVRO_RECORD) return NULL;
