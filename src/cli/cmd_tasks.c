@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "base/hash.h"
 #include "base/jsonw.h"
+#include "base/ptrtext.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
 #include "druid/rows/timestamp.h"
@@ -75,30 +75,15 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
 typedef struct task_writer {
     icd_jsonw *w;
     const ice_metadata *md;
-    icd_map *dels; /* entry address -> offset << 24 | length in text; NULL: no cache */
-    icd_buf text;
+    icd_ptr_text dels; /* entry address -> its text */
 } task_writer;
 
 static void put_delete_cached(task_writer *tw, icd_buf *b, const ice_content_file *d)
 {
-    uintptr_t key = (uintptr_t)d;
-    uint64_t h = icd_hash_u64((uint64_t)key);
-    const uint64_t *v = tw->dels ? icd_map_find(tw->dels, &key, sizeof key, h) : NULL;
-    if (v) {
-        icd_buf_append(b, tw->text.data + (*v >> 24), (size_t)(*v & 0xFFFFFF));
-        return;
-    }
+    if (icd_ptr_text_append(&tw->dels, b, d)) return;
     size_t at = b->len;
     put_delete(b, d);
-    size_t len = b->len - at, off = tw->text.len;
-    if (!tw->dels || !icd_buf_ok(b) || len >= (1u << 24) || off + len > DEL_TEXT_MAX) return;
-    icd_buf_append(&tw->text, b->data + at, len);
-    icd_error err;
-    if (!icd_buf_ok(&tw->text) ||
-        icd_map_put(tw->dels, &key, sizeof key, h, (uint64_t)off << 24 | len, &err)) {
-        icd_map_free(tw->dels); /* out of memory: no cache, the output is the same */
-        tw->dels = NULL;
-    }
+    if (icd_buf_ok(b)) icd_ptr_text_add(&tw->dels, d, b->data + at, b->len - at);
 }
 
 static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
@@ -191,12 +176,10 @@ static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, i
     else
         icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"tasks\":[");
-    task_writer tw = {w, md, NULL, ICD_BUF_INIT};
-    icd_error tmp;
-    if (icd_map_new(&tw.dels, 1024, &tmp)) tw.dels = NULL;
+    task_writer tw = {w, md, {0}};
+    icd_ptr_text_init(&tw.dels, DEL_TEXT_MAX);
     int rc = ice_scan_stream_run(st, put_tasks, &tw, err);
-    icd_map_free(tw.dels);
-    icd_buf_free(&tw.text);
+    icd_ptr_text_free(&tw.dels);
     ICD_TRY(rc);
     icd_buf_puts(b, "\n]}\n");
     return 0;

@@ -652,7 +652,7 @@ typedef struct bound_fields {
 } bound_fields;
 
 /* Field k of a record as it is (a null union value too); NULL when absent. */
-static const icd_avro_value *bfield_raw(bound_fields *b, const icd_avro_value *rec, int k)
+static inline const icd_avro_value *bfield_raw(bound_fields *b, const icd_avro_value *rec, int k)
 {
     if (!rec || rec->type != AVRO_RECORD) return NULL;
     if (b->schema[k] != rec->schema) {
@@ -663,13 +663,13 @@ static const icd_avro_value *bfield_raw(bound_fields *b, const icd_avro_value *r
 }
 
 /* Field k, NULL when absent or null. */
-static const icd_avro_value *bfield(bound_fields *b, const icd_avro_value *rec, int k)
+static inline const icd_avro_value *bfield(bound_fields *b, const icd_avro_value *rec, int k)
 {
     const icd_avro_value *v = bfield_raw(b, rec, k);
     return icd_avro_value_is_null(v) ? NULL : v;
 }
 
-static bool bget_long(bound_fields *b, const icd_avro_value *rec, int k, int64_t *out)
+static inline bool bget_long(bound_fields *b, const icd_avro_value *rec, int k, int64_t *out)
 {
     const icd_avro_value *v = bfield(b, rec, k);
     if (!v || (v->type != AVRO_INT && v->type != AVRO_LONG)) return false;
@@ -677,7 +677,7 @@ static bool bget_long(bound_fields *b, const icd_avro_value *rec, int k, int64_t
     return true;
 }
 
-static int64_t blong_or(bound_fields *b, const icd_avro_value *rec, int k, int64_t dflt)
+static inline int64_t blong_or(bound_fields *b, const icd_avro_value *rec, int k, int64_t dflt)
 {
     int64_t v;
     return bget_long(b, rec, k, &v) ? v : dflt;

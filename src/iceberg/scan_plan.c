@@ -12,6 +12,7 @@
 #include "iceberg/deletes/delete_index.h"
 #include "iceberg/expr.h"
 #include "iceberg/partition.h"
+#include "iceberg/scan_cache.h"
 #include "iceberg/scan_plan.h"
 
 /* The delete files of every task of a run with deletes, in task order. Runs of a stream
@@ -88,6 +89,7 @@ struct ice_scan_stream {
     const char *residual_text;
     bool has_deletes;
     dels_memo memo;
+    ice_entry_cache cache; /* the data manifests' entries, for the runs after the first */
 };
 
 struct ice_scan_plan {
@@ -151,6 +153,7 @@ void ice_scan_stream_free(ice_scan_stream *s)
     free(s->data_mfs);
     free(s->projs);
     memo_clear(&s->memo);
+    ice_entry_cache_clear(&s->cache);
     icd_arena_free(&s->arena);
     free(s);
 }
@@ -315,7 +318,8 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
         s->filter = bound;
     }
     s->keep_stats = opts->keep_stats || !filter_is_trivial(s);
-    if (rc || !s->snapshot) { /* a table without snapshots has no rows */
+    s->cache.off = s->keep_stats; /* (column statistics are not recorded) */
+    if (rc || !s->snapshot) {     /* a table without snapshots has no rows */
         if (rc) ice_scan_stream_free(s);
         *out = rc ? NULL : s;
         return rc;
@@ -511,6 +515,10 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
         mode = DELS_RECORD;
         memo_clear(memo);
     }
+    /* the data manifests' entries: read and recorded, or rebuilt from the record */
+    ice_entry_cache *cache = &s->cache;
+    bool replay = cache->complete, record = !replay && !cache->off;
+    if (record) ice_entry_cache_clear(cache);
     /* a window of `threads` manifests read in parallel, then handed on in order */
     size_t window = (size_t)s->threads;
     if (window > s->ndata_mfs) window = s->ndata_mfs;
@@ -531,7 +539,17 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     for (size_t w = 0; w < s->ndata_mfs && !rc; w += window) {
         size_t m = s->ndata_mfs - w < window ? s->ndata_mfs - w : window;
         job.which = s->data_mfs + w;
-        rc = icd_parallel_for(m, s->threads, read_one, &job, err);
+        if (replay) {
+            for (size_t k = 0; k < m && !rc; k++) {
+                job.arenas[k].large_own_chunks = true;
+                rc = ice_entry_cache_replay(cache, w + k, &s->mfs[job.which[k]], &job.arenas[k],
+                                            &job.entries[k], &job.nentries[k], err);
+            }
+        } else {
+            rc = icd_parallel_for(m, s->threads, read_one, &job, err);
+        }
+        for (size_t k = 0; k < m && !rc && record; k++)
+            ice_entry_cache_record(cache, &s->mfs[job.which[k]], job.entries[k], job.nentries[k]);
         for (size_t k = 0; k < m && !rc; k++) {
             size_t nt = 0;
             rc = manifest_tasks(s, job.entries[k], job.nentries[k], &rb, &u, deletes, mode, &nt,
@@ -546,6 +564,10 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
             icd_arena_free(&job.arenas[k]);
     }
     s->counts.data_files = first;
+    if (record && !rc && !cache->off)
+        cache->complete = true;
+    else if (record)
+        ice_entry_cache_clear(cache);
     if (mode == DELS_RECORD && !rc && !memo->off) {
         memo->complete = true;
         memo->delete_files = s->counts.delete_files;
@@ -681,6 +703,7 @@ int ice_scan_plan_build(icd_fileio *io, const ice_metadata *md, const ice_scan_o
     }
     if (hint && (p->tasks = malloc(hint * sizeof *p->tasks))) p->cap_tasks = hint;
     if (!rc) p->s->memo.off = true; /* (one run: the plan keeps the lists itself) */
+    if (!rc) p->s->cache.off = true;
     if (!rc) rc = ice_scan_stream_run(p->s, collect, p, err);
     if (rc) {
         ice_scan_plan_free(p);

@@ -13,6 +13,7 @@
 
 #include "base/hash.h"
 #include "base/jsonw.h"
+#include "base/ptrtext.h"
 #include "druid/plan/catalog_load.h"
 #include "druid/plan/stage_decide.h"
 #include "druid/plan/to_iceberg.h"
@@ -702,9 +703,16 @@ typedef struct spec_text {
     icd_buf text; /* the JSON string value, quoted */
 } spec_text;
 
+/* What put_split writes the same for many splits: each spec's JSON, and each delete
+ * file's JSON (a delete file applies to many data files, a global equality delete to
+ * every one), kept by the entry's address -- delete files live as long as the plan --
+ * within DEL_TEXT_MAX bytes, beyond which they are formatted each time. */
+#define DEL_TEXT_MAX ((size_t)64 << 20)
+
 typedef struct split_cache {
     spec_text *specs;
     size_t nspecs;
+    icd_ptr_text dels;
 } split_cache;
 
 static void split_cache_free(split_cache *c)
@@ -712,6 +720,7 @@ static void split_cache_free(split_cache *c)
     for (size_t i = 0; i < c->nspecs; i++)
         icd_buf_free(&c->specs[i].text);
     free(c->specs);
+    icd_ptr_text_free(&c->dels);
 }
 
 static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cache *c)
@@ -801,7 +810,11 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     icd_buf_putc(b, '[');
     for (size_t k = 0; k < t->ndeletes; k++) {
         if (k) icd_buf_putc(b, ',');
-        put_delete(b, t->deletes[k]);
+        const ice_content_file *del = t->deletes[k];
+        if (cache && icd_ptr_text_append(&cache->dels, b, del)) continue;
+        size_t at = b->len;
+        put_delete(b, del);
+        if (cache && icd_buf_ok(b)) icd_ptr_text_add(&cache->dels, del, b->data + at, b->len - at);
     }
     icd_buf_putc(b, ']');
     if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
@@ -942,7 +955,8 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {NULL, 0}};
+    splits_writer sw = {p, w, {NULL, 0, {0}}};
+    icd_ptr_text_init(&sw.cache.dels, DEL_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);
     if (rc) return rc;

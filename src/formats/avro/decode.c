@@ -67,6 +67,41 @@ int icd_avro_read_bytes(icd_avro_cursor *c, const uint8_t **p, size_t *n, const 
     return 0;
 }
 
+/* The readers above with their common case inline (a long of one byte, a string whose
+ * length fits): the manifest decoders call them for every field of every entry. Anything
+ * else goes to the full reader, which fails the same way. */
+static inline int read_long_q(icd_avro_cursor *c, int64_t *out, icd_error *err)
+{
+    if (c->p < c->end && *c->p < 0x80) {
+        *out = icd_unzigzag64(*c->p++);
+        return 0;
+    }
+    return icd_avro_read_long(c, out, err);
+}
+
+static inline int read_int_q(icd_avro_cursor *c, int32_t *out, icd_error *err)
+{
+    if (c->p < c->end && *c->p < 0x80) { /* (-64..63: in range) */
+        *out = (int32_t)icd_unzigzag64(*c->p++);
+        return 0;
+    }
+    return icd_avro_read_int(c, out, err);
+}
+
+static inline int read_bytes_q(icd_avro_cursor *c, const uint8_t **p, size_t *n, const char *what,
+                               icd_error *err)
+{
+    uint64_t v;
+    int k = icd_uleb128_decode(c->p, c->end, &v);
+    if (k > 0 && !(v & 1) && (v >> 1) <= (uint64_t)(c->end - c->p - k)) {
+        *p = c->p + k;
+        *n = (size_t)(v >> 1);
+        c->p += (size_t)k + (size_t)(v >> 1);
+        return 0;
+    }
+    return icd_avro_read_bytes(c, p, n, what, err);
+}
+
 static int need(icd_avro_cursor *c, size_t n, const char *what, icd_error *err)
 {
     if (icd_avro_cursor_left(c) < n)
@@ -80,7 +115,7 @@ static int read_union_branch(const icd_avro_schema *s, icd_avro_cursor *c,
 {
     const uint8_t *at = c->p;
     int64_t i;
-    ICD_TRY(icd_avro_read_long(c, &i, err));
+    ICD_TRY(read_long_q(c, &i, err));
     if (i < 0 || (uint64_t)i >= s->nbranches)
         return fail_at(err, c, at, "union branch index %lld is out of range (the union has %zu)",
                        (long long)i, s->nbranches);
@@ -794,18 +829,17 @@ static int run_plan(dec_ctx *d, const icd_avro_plan *p, icd_avro_value *out, int
         v->type = vt->type;
         switch (st->kind) {
         case PK_LONG:
-            ICD_TRY(icd_avro_read_long(c, &v->u.i64, d->err));
+            ICD_TRY(read_long_q(c, &v->u.i64, d->err));
             break;
         case PK_INT: {
             int32_t x = 0;
-            ICD_TRY(icd_avro_read_int(c, &x, d->err));
+            ICD_TRY(read_int_q(c, &x, d->err));
             v->u.i64 = x;
             break;
         }
         case PK_STRING:
-            ICD_TRY(icd_avro_read_bytes(c, &v->u.bytes.ptr, &v->u.bytes.len,
-                                        vt->type == AVRO_BYTES ? "a bytes value" : "a string",
-                                        d->err));
+            ICD_TRY(read_bytes_q(c, &v->u.bytes.ptr, &v->u.bytes.len,
+                                 vt->type == AVRO_BYTES ? "a bytes value" : "a string", d->err));
             break;
         default: /* PK_RECORD */
             ICD_TRY(run_plan(d, st->sub, v, vdepth));
@@ -823,13 +857,6 @@ static int run_plan(dec_ctx *d, const icd_avro_plan *p, icd_avro_value *out, int
 }
 
 /* ---- lookups ----------------------------------------------------------------------- */
-
-const icd_avro_value *icd_avro_value_field_at(const icd_avro_value *rec, int idx)
-{
-    if (!rec || rec->type != AVRO_RECORD || idx < 0 || (size_t)idx >= rec->u.list.count)
-        return NULL;
-    return &rec->u.list.items[idx];
-}
 
 const icd_avro_value *icd_avro_value_field(const icd_avro_value *rec, const char *name)
 {

@@ -133,8 +133,13 @@ int icd_avro_skip(const icd_avro_schema *s, icd_avro_cursor *c, icd_error *err);
 const icd_avro_value *icd_avro_value_field(const icd_avro_value *rec, const char *name);
 const icd_avro_value *icd_avro_value_field_by_id(const icd_avro_value *rec, int32_t field_id);
 /* The field at a schema index found once per file with icd_avro_schema_field_index; NULL for
- * idx < 0. */
-const icd_avro_value *icd_avro_value_field_at(const icd_avro_value *rec, int idx);
+ * idx < 0. (Inline: manifest readers call it for every field of every entry.) */
+static inline const icd_avro_value *icd_avro_value_field_at(const icd_avro_value *rec, int idx)
+{
+    if (!rec || rec->type != AVRO_RECORD || idx < 0 || (size_t)idx >= rec->u.list.count)
+        return NULL;
+    return &rec->u.list.items[idx];
+}
 
 static inline bool icd_avro_value_is_null(const icd_avro_value *v)
 {

@@ -1,0 +1,388 @@
+/*
+ * The entry cache of a scan stream (see scan_cache.h). One record per data manifest: its
+ * partition tuples copied once (files of one partition share one tuple, as the manifest
+ * reader made them), then per entry, as varints: status, format, the lengths of the
+ * prefix and of the suffix its path shares with the previous path (paths of one table
+ * mostly differ in a few characters), the middle of the path, the tuple's index,
+ * record count, file size, data and file sequence numbers, snapshot id (less the
+ * manifest's added snapshot id), first row id and sort order id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/array.h"
+#include "base/buf.h"
+#include "base/hash.h"
+#include "base/varint.h"
+#include "iceberg/literal.h"
+#include "iceberg/scan_cache.h"
+
+/* The most bytes the records of one stream may take (a million data files take ~40). */
+#define ENTRY_CACHE_MAX_BYTES ((size_t)128 << 20)
+
+/* Every field of ice_content_file is either recorded or checked to have the value a
+ * rebuilt entry gets: a new field must be added to both (this fails until it is). */
+_Static_assert(sizeof(ice_content_file) == 152, "ice_content_file changed: see scan_cache.c");
+
+typedef struct cached_tuple {
+    const ice_literal *vals;
+    const uint8_t *key;
+    uint32_t key_len;
+} cached_tuple;
+
+struct ice_cached_manifest {
+    const char *path; /* the manifest's (the same pointer on replay) */
+    const uint8_t *rec;
+    size_t len, n;
+    cached_tuple *tuples;
+    size_t ntuples;
+    int32_t npartition;
+    size_t max_path;
+};
+
+void ice_entry_cache_clear(ice_entry_cache *c)
+{
+    icd_arena_free(&c->arena);
+    free(c->m);
+    c->m = NULL;
+    c->nm = c->cap_m = 0;
+    c->bytes = 0;
+    c->complete = false;
+}
+
+static void turn_off(ice_entry_cache *c)
+{
+    ice_entry_cache_clear(c);
+    c->off = true;
+}
+
+/* An entry the record rebuilds exactly. */
+static bool recordable(const ice_manifest_file *mf, const ice_content_file *f, int32_t npartition)
+{
+    return f->content == ICE_CONTENT_DATA && f->path && f->manifest_path == mf->path &&
+           f->spec_id == mf->spec_id && f->npartition == npartition && f->nequality_ids == 0 &&
+           !f->equality_ids && !f->referenced_data_file && f->content_offset == -1 &&
+           f->content_size == -1 && !f->stats && f->nstats == 0 &&
+           (f->partition_key || f->partition_key_len == 0);
+}
+
+/* A copy of a partition tuple in the cache's arena; false when it holds a value that is
+ * not a plain one (or no memory). */
+static bool copy_tuple(icd_arena *a, const ice_content_file *f, cached_tuple *t)
+{
+    t->vals = NULL;
+    t->key = (const uint8_t *)"";
+    t->key_len = f->partition_key_len;
+    if (f->partition_key_len) {
+        uint8_t *k = icd_arena_alloc(a, f->partition_key_len);
+        if (!k) return false;
+        memcpy(k, f->partition_key, f->partition_key_len);
+        t->key = k;
+    }
+    if (!f->partition) return true;
+    size_t n = (size_t)f->npartition;
+    ice_literal *v = icd_arena_alloc(a, (n ? n : 1) * sizeof *v);
+    if (!v) return false;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = f->partition[i];
+        switch (v[i].kind) {
+        case ICE_T_STRING:
+        case ICE_T_UUID:
+        case ICE_T_FIXED:
+        case ICE_T_BINARY:
+        case ICE_T_DECIMAL:
+            if (!v[i].is_null && v[i].v.bytes.ptr && v[i].v.bytes.len) {
+                uint8_t *b = icd_arena_alloc(a, v[i].v.bytes.len);
+                if (!b) return false;
+                memcpy(b, v[i].v.bytes.ptr, v[i].v.bytes.len);
+                v[i].v.bytes.ptr = b;
+            }
+            break;
+        case ICE_T_BOOLEAN:
+        case ICE_T_INT:
+        case ICE_T_LONG:
+        case ICE_T_FLOAT:
+        case ICE_T_DOUBLE:
+        case ICE_T_DATE:
+        case ICE_T_TIME:
+        case ICE_T_TIMESTAMP:
+        case ICE_T_TIMESTAMPTZ:
+        case ICE_T_TIMESTAMP_NS:
+        case ICE_T_TIMESTAMPTZ_NS:
+            break;
+        default: /* (nested values and the v3 types are not partition values) */
+            return false;
+        }
+    }
+    t->vals = v;
+    return true;
+}
+
+/* Writes the varint of v at p; returns the end (at most 10 bytes). */
+static inline uint8_t *put_u(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* Tuple pointer -> its index in the record: open addressing, power-of-two slots. */
+typedef struct tuple_table {
+    struct {
+        const void *key;
+        size_t idx;
+    } * slot;
+    size_t mask, n;
+} tuple_table;
+
+static bool tuple_table_grow(tuple_table *t)
+{
+    size_t cap = t->slot ? (t->mask + 1) * 2 : 256;
+    tuple_table g = {calloc(cap, sizeof *t->slot), cap - 1, t->n};
+    if (!g.slot) return false;
+    for (size_t i = 0; t->slot && i <= t->mask; i++) {
+        if (!t->slot[i].key) continue;
+        size_t h = (size_t)icd_hash_u64((uint64_t)(uintptr_t)t->slot[i].key) & g.mask;
+        while (g.slot[h].key)
+            h = (h + 1) & g.mask;
+        g.slot[h] = t->slot[i];
+    }
+    free(t->slot);
+    *t = g;
+    return true;
+}
+
+/* The slot of `key` (NULL keys are kept at a fixed index by the caller). */
+static size_t *tuple_table_find(tuple_table *t, const void *key, bool *fresh)
+{
+    if ((t->n + 1) * 2 > t->mask + 1 && !tuple_table_grow(t)) return NULL;
+    size_t h = (size_t)icd_hash_u64((uint64_t)(uintptr_t)key) & t->mask;
+    while (t->slot[h].key && t->slot[h].key != key)
+        h = (h + 1) & t->mask;
+    *fresh = !t->slot[h].key;
+    if (*fresh) {
+        t->slot[h].key = key;
+        t->n++;
+    }
+    return &t->slot[h].idx;
+}
+
+/* The most bytes one entry's record takes besides the middle of its path. */
+#define ENTRY_FIXED_MAX (13 * 10)
+
+void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
+                            const ice_manifest_entry *e, size_t n)
+{
+    if (c->off) return;
+    c->arena.large_own_chunks = true; /* (filled once, then kept) */
+    if (ICD_ARRAY_RESERVE(c->m, c->cap_m, c->nm + 1, 64)) {
+        turn_off(c);
+        return;
+    }
+    ice_cached_manifest *cm = &c->m[c->nm];
+    memset(cm, 0, sizeof *cm);
+    cm->path = mf->path;
+    cm->n = n;
+    cm->npartition = n ? e[0].file.npartition : 0;
+    icd_buf rec = ICD_BUF_INIT;
+    tuple_table seen = {NULL, 0, 0};
+    size_t null_idx = SIZE_MAX; /* the index of the NULL tuple (unpartitioned) */
+    cached_tuple *tuples = NULL;
+    size_t ntuples = 0, cap_tuples = 0;
+    const char *prev = "";
+    size_t prev_len = 0;
+    bool ok = true;
+    const ice_literal *last_vals = NULL;
+    size_t last_idx = SIZE_MAX;
+    for (size_t i = 0; i < n && ok; i++) {
+        const ice_content_file *f = &e[i].file;
+        if (!recordable(mf, f, cm->npartition) || e[i].status < 0 || e[i].status > 2) {
+            ok = false;
+            break;
+        }
+        size_t idx;
+        if (last_idx != SIZE_MAX && f->partition == last_vals) {
+            idx = last_idx;
+        } else {
+            bool fresh = false;
+            size_t *slot = f->partition ? tuple_table_find(&seen, f->partition, &fresh) : &null_idx;
+            if (!slot) {
+                ok = false;
+                break;
+            }
+            if (!f->partition) fresh = null_idx == SIZE_MAX;
+            if (fresh) {
+                if (ICD_ARRAY_RESERVE(tuples, cap_tuples, ntuples + 1, 64) ||
+                    !copy_tuple(&c->arena, f, &tuples[ntuples])) {
+                    ok = false;
+                    break;
+                }
+                *slot = ntuples++;
+            }
+            idx = *slot;
+            last_vals = f->partition;
+            last_idx = idx;
+        }
+        /* (files that share a tuple pointer share its key: the reader made them so) */
+        if (tuples[idx].key_len != f->partition_key_len ||
+            (f->partition_key_len &&
+             memcmp(tuples[idx].key, f->partition_key, f->partition_key_len))) {
+            ok = false;
+            break;
+        }
+        size_t len = strlen(f->path), same = 0, tail = 0;
+        while (same + 8 <= len && same + 8 <= prev_len) { /* (8 bytes at a time, then 1) */
+            uint64_t x, y;
+            memcpy(&x, f->path + same, 8);
+            memcpy(&y, prev + same, 8);
+            if (x != y) break;
+            same += 8;
+        }
+        while (same < len && same < prev_len && f->path[same] == prev[same])
+            same++;
+        while (tail < len - same && tail < prev_len - same &&
+               f->path[len - 1 - tail] == prev[prev_len - 1 - tail])
+            tail++;
+        if (len > cm->max_path) cm->max_path = len;
+        size_t mid = len - same - tail;
+        if (rec.len + mid + ENTRY_FIXED_MAX + 1 > rec.cap &&
+            !icd_buf_grow(&rec, mid + ENTRY_FIXED_MAX + 1)) {
+            ok = false;
+            break;
+        }
+        uint8_t *w = (uint8_t *)rec.data + rec.len;
+        w = put_u(w, (uint64_t)e[i].status);
+        w = put_u(w, (uint64_t)f->format);
+        w = put_u(w, same);
+        w = put_u(w, tail);
+        w = put_u(w, mid);
+        memcpy(w, f->path + same, mid);
+        w += mid;
+        w = put_u(w, idx);
+        w = put_u(w, icd_zigzag64(f->record_count));
+        w = put_u(w, icd_zigzag64(f->file_size));
+        w = put_u(w, icd_zigzag64(f->data_seq));
+        w = put_u(w, icd_zigzag64(f->file_seq));
+        w = put_u(w, (uint64_t)f->snapshot_id - (uint64_t)mf->added_snapshot_id);
+        w = put_u(w, icd_zigzag64(f->first_row_id));
+        w = put_u(w, icd_zigzag64(f->sort_order_id));
+        rec.len = (size_t)(w - (uint8_t *)rec.data);
+        prev = f->path;
+        prev_len = len;
+    }
+    free(seen.slot);
+    if (ok && !icd_buf_ok(&rec)) ok = false;
+    if (ok && rec.len) {
+        uint8_t *r = icd_arena_alloc(&c->arena, rec.len);
+        cached_tuple *t = icd_arena_alloc(&c->arena, (ntuples ? ntuples : 1) * sizeof *t);
+        if (r && t) {
+            memcpy(r, rec.data, rec.len);
+            if (ntuples) memcpy(t, tuples, ntuples * sizeof *t);
+            cm->rec = r;
+            cm->len = rec.len;
+            cm->tuples = t;
+            cm->ntuples = ntuples;
+        } else {
+            ok = false;
+        }
+    }
+    icd_buf_free(&rec);
+    free(tuples);
+    if (!ok || c->arena.total > ENTRY_CACHE_MAX_BYTES) {
+        turn_off(c);
+        return;
+    }
+    c->nm++;
+}
+
+/* (the records are our own: only a bug makes one run short) */
+static inline uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
+{
+    if (*p < end && **p < 0x80) return *(*p)++;
+    uint64_t v = 0;
+    int k = icd_uleb128_decode(*p, end, &v);
+    if (k < 0) {
+        *bad = true;
+        return 0;
+    }
+    *p += k;
+    return v;
+}
+
+int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifest_file *mf,
+                           icd_arena *arena, ice_manifest_entry **out, size_t *n, icd_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (k >= c->nm || c->m[k].path != mf->path)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                        "the scan's entry cache does not hold manifest %s", mf->path);
+    const ice_cached_manifest *cm = &c->m[k];
+    if (!cm->n) return 0;
+    ice_manifest_entry *v = icd_arena_alloc(arena, cm->n * sizeof *v);
+    char *path = malloc(cm->max_path + 1);
+    if (!v || !path) {
+        free(path);
+        return icd_fail_nomem(err);
+    }
+    const uint8_t *p = cm->rec, *end = cm->rec + cm->len;
+    size_t prev_len = 0;
+    bool bad = false;
+    int rc = 0;
+    for (size_t i = 0; i < cm->n && !bad; i++) {
+        ice_manifest_entry *e = &v[i];
+        ice_content_file *f = &e->file;
+        memset(f, 0, sizeof *f);
+        e->status = (int)get_u(&p, end, &bad);
+        f->content = ICE_CONTENT_DATA;
+        f->format = (ice_file_format)get_u(&p, end, &bad);
+        uint64_t same = get_u(&p, end, &bad), tail = get_u(&p, end, &bad);
+        uint64_t mid = get_u(&p, end, &bad);
+        if (bad || same + tail > prev_len || same + mid + tail > cm->max_path ||
+            mid > (uint64_t)(end - p)) {
+            bad = true;
+            break;
+        }
+        /* (path holds the previous path: its prefix stays, its suffix moves) */
+        memmove(path + same + mid, path + prev_len - tail, tail);
+        memcpy(path + same, p, mid);
+        p += mid;
+        prev_len = same + mid + tail;
+        f->path = icd_arena_strndup(arena, path, prev_len);
+        if (!f->path) {
+            rc = icd_fail_nomem(err);
+            break;
+        }
+        f->manifest_path = mf->path;
+        uint64_t t = get_u(&p, end, &bad);
+        if (t >= cm->ntuples) {
+            bad = true;
+            break;
+        }
+        f->partition = cm->tuples[t].vals;
+        f->partition_key = cm->tuples[t].key;
+        f->partition_key_len = cm->tuples[t].key_len;
+        f->npartition = cm->npartition;
+        f->spec_id = mf->spec_id;
+        f->record_count = icd_unzigzag64(get_u(&p, end, &bad));
+        f->file_size = icd_unzigzag64(get_u(&p, end, &bad));
+        f->data_seq = icd_unzigzag64(get_u(&p, end, &bad));
+        f->file_seq = icd_unzigzag64(get_u(&p, end, &bad));
+        f->snapshot_id = (int64_t)(get_u(&p, end, &bad) + (uint64_t)mf->added_snapshot_id);
+        f->first_row_id = icd_unzigzag64(get_u(&p, end, &bad));
+        f->sort_order_id = (int32_t)icd_unzigzag64(get_u(&p, end, &bad));
+        f->content_offset = -1;
+        f->content_size = -1;
+    }
+    free(path);
+    if (!rc && (bad || p != end))
+        rc = icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                      "the scan's entry cache record of manifest %s is damaged", mf->path);
+    if (rc) return rc;
+    *out = v;
+    *n = cm->n;
+    return 0;
+}
