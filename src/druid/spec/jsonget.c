@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "druid/rows/timestamp.h"
+#include "base/javanum.h"
 
 void dr_path_key(char *out, const char *path, const char *key)
 {
@@ -95,7 +95,7 @@ int dr_scalar_text(const json_t *v, const char *path, char **out, icd_error *err
         s = tmp;
     } else if (json_is_real(v)) {
         icd_buf b = ICD_BUF_INIT;
-        dr_fmt_java_double(&b, json_real_value(v));
+        icd_java_fmt_double(&b, json_real_value(v));
         char *d = icd_buf_detach(&b);
         if (!d) return icd_fail_nomem(err);
         *out = d;
@@ -167,11 +167,11 @@ int dr_get_i64(const json_t *obj, const char *key, const char *path, int64_t def
     if (json_is_integer(v)) {
         *out = json_integer_value(v);
     } else if (json_is_real(v)) {
-        *out = dr_java_d2l(json_real_value(v));
+        *out = icd_java_d2l(json_real_value(v));
     } else if (json_is_string(v)) {
         const char *s = json_string_value(v);
         if (*s == '\0') return 0;
-        if (!dr_parse_java_long(s, json_string_length(v), out))
+        if (!icd_java_parse_long(s, json_string_length(v), out))
             return dr_fail_path(err, p, "expected an integer, found \"%.100s\"", s);
     } else {
         return dr_fail_path(err, p, "expected an integer, found %s", type_name(v));
