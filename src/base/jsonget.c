@@ -29,7 +29,7 @@ void icd_json_path_index(char *out, const char *path, size_t index)
     snprintf(out, ICD_JSON_PATH_MAX, "%s[%zu]", path ? path : "", index);
 }
 
-static int failv(const icd_json_reader *r, const char *path, const char *fmt, va_list ap)
+int icd_json_failv(const icd_json_reader *r, const char *path, const char *fmt, va_list ap)
 {
     char msg[768];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -46,7 +46,7 @@ int icd_json_fail(const icd_json_reader *r, const char *path, const char *fmt, .
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = failv(r, path, fmt, ap);
+    int rc = icd_json_failv(r, path, fmt, ap);
     va_end(ap);
     return rc;
 }

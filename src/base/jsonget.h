@@ -20,6 +20,7 @@
 #define ICD_BASE_JSONGET_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -60,6 +61,7 @@ void icd_json_path_index(char *out, const char *path, size_t index);
  * reader's code and file; returns the code. */
 int icd_json_fail(const icd_json_reader *r, const char *path, const char *fmt, ...)
     ICD_PRINTF(3, 4);
+int icd_json_failv(const icd_json_reader *r, const char *path, const char *fmt, va_list ap);
 /* "PATH: expected WANT, found ..." for the value `v` (NULL: null). */
 int icd_json_fail_type(const icd_json_reader *r, const char *path, const char *want,
                        const json_t *v);
