@@ -322,9 +322,9 @@ static void test_missing_fields(void)
                  "'manifest-list'");
     expect_error("{\"id\":4,\"name\":\"lat\",\"required\":false,\"type\":\"double\"}",
                  "{\"id\":4,\"name\":\"lat\",\"required\":false}", ICD_ECORRUPT,
-                 "field 'loc.lat': missing required field 'type'");
+                 "field 'loc.lat': type: required field is missing");
     expect_error("{\"id\":4,\"name\":\"lat\",", "{\"name\":\"lat\",", ICD_ECORRUPT,
-                 "field 'loc.lat': missing required field 'id'");
+                 "field 'loc.lat': id: required field is missing");
     expect_error("\"type\":\"double\"", "\"type\":\"double2\"", ICD_ECORRUPT, "double2");
     expect_error("\"current-snapshot-id\":13", "\"current-snapshot-id\":14", ICD_ECORRUPT,
                  "current-snapshot-id 14");
