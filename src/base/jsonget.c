@@ -236,7 +236,9 @@ int icd_json_get_str(const icd_json_reader *r, const json_t *obj, const char *pa
     *out = NULL;
     ICD_TRY(member(r, obj, path, key, need, &v));
     if (!v) return 0;
-    if (json_is_string(v) && r->mode == ICD_JSON_STRICT) { /* the common case */
+    if (json_is_string(v) && (r->mode == ICD_JSON_STRICT ||
+                              !memchr(json_string_value(v), '\0', json_string_length(v)))) {
+        /* the common case, without a path */
         *out = copy_text(arena, json_string_value(v), json_string_length(v));
         return *out ? 0 : icd_fail_nomem(r->err);
     }
@@ -267,7 +269,12 @@ int icd_json_get_bool(const icd_json_reader *r, const json_t *obj, const char *p
                 *out = strcasecmp(s, "true") == 0;
                 return 0;
             }
-            if (*s == '\0' && need == ICD_JSON_OPTIONAL) return 0; /* Jackson: "" is null */
+            if (*s == '\0') { /* Jackson: "" is null */
+                if (need == ICD_JSON_OPTIONAL) return 0;
+                char p[ICD_JSON_PATH_MAX];
+                icd_json_path_key(p, path, key);
+                return icd_json_fail(r, p, "required field is empty");
+            }
         }
     }
     char p[ICD_JSON_PATH_MAX];

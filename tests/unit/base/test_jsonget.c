@@ -225,6 +225,12 @@ static void test_lenient(void)
     CHECK(!b);
     CHECK_EQ_INT(icd_json_get_bool(&lenient_r, j, "spec", "z", ICD_JSON_OPTIONAL, true, &b), 0);
     CHECK(b);
+    CHECK_EQ_INT(icd_json_get_bool(&lenient_r, j, "spec", "z", ICD_JSON_REQUIRED, true, &b),
+                 ICD_EINVALID);
+    CHECK_EQ_STR(err.message, "spec.z: required field is empty");
+    CHECK_EQ_INT(icd_json_get_i64(&lenient_r, j, "spec", "z", ICD_JSON_REQUIRED, 0, &i64, NULL),
+                 ICD_EINVALID);
+    CHECK_EQ_STR(err.message, "spec.z: required field is empty");
     CHECK_EQ_INT(icd_json_get_bool(&lenient_r, j, "spec", "yes", ICD_JSON_OPTIONAL, false, &b),
                  ICD_EINVALID);
     CHECK_EQ_STR(err.message, "spec.yes: expected a boolean, found a string");
