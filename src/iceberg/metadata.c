@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "base/decompress.h"
+#include "base/jsonget.h"
 #include "iceberg/metadata.h"
 
 /* Bounds on what we accept: metadata files are small, but never trust a size. */
@@ -73,96 +74,86 @@ struct ice_metadata {
 typedef struct ctx {
     ice_metadata *md;
     icd_error *err;
-    char where[160]; /* "snapshot 3: " etc., prefixed to field errors */
+    icd_json_reader r; /* strict (ids given as integral doubles accepted), ICD_ECORRUPT */
+    char where[ICD_JSON_PATH_MAX]; /* JSON path of the object being read; "" = the root */
 } ctx;
 
 /* ---- field getters ------------------------------------------------------------------- */
 
+/* Members of the object at c->where, read by base/jsonget; an absent optional member
+ * leaves *out as it was. Errors read "PATH: message" ("snapshots[3].timestamp-ms:
+ * required field is missing"). */
+
+static int fail_at(ctx *c, const char *key, const char *fmt, const char *what)
+{
+    char p[ICD_JSON_PATH_MAX];
+    icd_json_path_key(p, c->where, key);
+    return icd_json_fail(&c->r, p, fmt, what);
+}
+
 static int missing(ctx *c, const char *key)
 {
-    return icd_fail(c->err, ICD_ECORRUPT, c->md->file, -1, "%smissing required field '%s'",
-                    c->where, key);
+    return fail_at(c, key, "%s", "required field is missing");
 }
 
-static int bad(ctx *c, const char *key, const char *what)
+static int bad_type(ctx *c, const char *path, const char *want, const json_t *v)
 {
-    return icd_fail(c->err, ICD_ECORRUPT, c->md->file, -1, "%sfield '%s' %s", c->where, key, what);
+    return icd_json_fail_type(&c->r, path, want, v);
 }
 
-/* A 64-bit integer. JSON integers are exact. A JSON real is accepted only when it holds an
- * integral value that a double represents exactly (some writers emit ids as doubles). */
-static int json_to_i64(const json_t *v, int64_t *out)
+static icd_json_need need(bool required)
 {
-    if (json_is_integer(v)) {
-        *out = (int64_t)json_integer_value(v);
-        return 0;
-    }
-    if (json_is_real(v)) {
-        double d = json_real_value(v);
-        if (isfinite(d) && d == floor(d) && d >= -9223372036854775808.0 &&
-            d < 9223372036854775808.0) {
-            *out = (int64_t)d;
-            return 0;
-        }
-    }
-    return -1;
+    return required ? ICD_JSON_REQUIRED : ICD_JSON_OPTIONAL;
 }
 
-/* Looks up an optional or required member; *v is NULL when absent or JSON null. */
-static int member(ctx *c, const json_t *obj, const char *key, bool required, json_t **v)
+static int member(ctx *c, const json_t *obj, const char *key, bool required, const json_t **v)
 {
-    *v = json_object_get(obj, key);
-    if (*v && json_is_null(*v)) *v = NULL;
-    if (!*v && required) return missing(c, key);
-    return 0;
+    return icd_json_get_value(&c->r, obj, c->where, key, need(required), v);
 }
 
 static int get_i64(ctx *c, const json_t *obj, const char *key, bool required, int64_t *out,
                    bool *present)
 {
-    json_t *v;
-    ICD_TRY(member(c, obj, key, required, &v));
-    if (present) *present = v != NULL;
-    if (!v) return 0;
-    if (json_to_i64(v, out)) return bad(c, key, "is not a 64-bit integer");
-    return 0;
+    return icd_json_get_i64(&c->r, obj, c->where, key, need(required), *out, out, present);
 }
 
 static int get_i32(ctx *c, const json_t *obj, const char *key, bool required, int32_t *out,
                    bool *present)
 {
-    int64_t v;
-    bool have = false;
-    ICD_TRY(get_i64(c, obj, key, required, &v, &have));
-    if (present) *present = have;
-    if (!have) return 0;
-    if (v < INT32_MIN || v > INT32_MAX) return bad(c, key, "is not a 32-bit integer");
-    *out = (int32_t)v;
-    return 0;
-}
-
-static int dup_str(ctx *c, const json_t *v, const char **out)
-{
-    *out = icd_arena_strndup(&c->md->arena, json_string_value(v), json_string_length(v));
-    return *out ? 0 : icd_fail_nomem(c->err);
+    return icd_json_get_i32(&c->r, obj, c->where, key, need(required), *out, out, present);
 }
 
 static int get_str(ctx *c, const json_t *obj, const char *key, bool required, const char **out)
 {
-    json_t *v;
-    *out = NULL;
-    ICD_TRY(member(c, obj, key, required, &v));
-    if (!v) return 0;
-    if (!json_is_string(v)) return bad(c, key, "is not a string");
-    return dup_str(c, v, out);
+    return icd_json_get_str(&c->r, obj, c->where, key, need(required), &c->md->arena, out);
 }
 
-/* An optional array member; *arr NULL when absent. */
-static int get_array(ctx *c, const json_t *obj, const char *key, bool required, json_t **arr)
+static int get_array(ctx *c, const json_t *obj, const char *key, bool required, const json_t **arr)
 {
-    ICD_TRY(member(c, obj, key, required, arr));
-    if (*arr && !json_is_array(*arr)) return bad(c, key, "is not a JSON array");
-    return 0;
+    return icd_json_get_array(&c->r, obj, c->where, key, need(required), arr);
+}
+
+static int get_object(ctx *c, const json_t *obj, const char *key, bool required, const json_t **out)
+{
+    return icd_json_get_object(&c->r, obj, c->where, key, need(required), out);
+}
+
+/* "PATH.KEY[I]" */
+static void element_path(char *out, const char *path, const char *key, size_t i)
+{
+    char k[ICD_JSON_PATH_MAX];
+    icd_json_path_key(k, path, key);
+    icd_json_path_index(out, k, i);
+}
+
+/* Element `i` of the array at c->where.key must be an object. */
+static int element_object(ctx *c, const json_t *arr, const char *key, size_t i, const json_t **out)
+{
+    *out = json_array_get(arr, i);
+    if (json_is_object(*out)) return 0;
+    char p[ICD_JSON_PATH_MAX];
+    element_path(p, c->where, key, i);
+    return bad_type(c, p, "an object", *out);
 }
 
 static void *arena_array(ctx *c, size_t n, size_t size)
@@ -178,26 +169,29 @@ static void *arena_array(ctx *c, size_t n, size_t size)
         if ((n) && !(ptr)) return icd_fail_nomem((c)->err);                                        \
     } while (0)
 
-/* A string -> string map (properties, snapshot summary). */
-static int parse_string_map(ctx *c, const json_t *obj, const char *key, ice_property **out,
+/* A string -> string map member (properties, snapshot summary); absent: none. */
+static int parse_string_map(ctx *c, const json_t *parent, const char *key, ice_property **out,
                             size_t *n)
 {
     *out = NULL;
     *n = 0;
-    if (!json_is_object(obj)) return bad(c, key, "is not a JSON object");
+    const json_t *obj;
+    ICD_TRY(get_object(c, parent, key, false, &obj));
+    if (!obj) return 0;
     size_t count = json_object_size(obj);
     ice_property *v;
     ALLOC_ARRAY(c, v, count);
+    char map[ICD_JSON_PATH_MAX], p[ICD_JSON_PATH_MAX];
+    icd_json_path_key(map, c->where, key);
     const char *k;
     json_t *val;
     size_t i = 0;
     json_object_foreach((json_t *)obj, k, val)
     {
-        if (!json_is_string(val))
-            return icd_fail(c->err, ICD_ECORRUPT, c->md->file, -1,
-                            "%s'%s' entry '%.200s' is not a string", c->where, key, k);
+        icd_json_path_key(p, map, k);
+        ICD_TRY(icd_json_as_str(&c->r, val, p, &c->md->arena, &v[i].value));
         v[i].key = icd_arena_strdup(&c->md->arena, k);
-        if (!v[i].key || dup_str(c, val, &v[i].value)) return icd_fail_nomem(c->err);
+        if (!v[i].key) return icd_fail_nomem(c->err);
         i++;
     }
     *out = v;
@@ -207,51 +201,39 @@ static int parse_string_map(ctx *c, const json_t *obj, const char *key, ice_prop
 
 /* ---- name mapping -------------------------------------------------------------------- */
 
-static int mapping_from_json(const json_t *j, icd_arena *a, const char *file, int depth,
-                             const ice_name_mapping **out, icd_error *err)
+/* The mapping's fields at `path` ("" for the top level, "[2].fields" below). */
+static int mapping_from_json(const icd_json_reader *r, const json_t *j, icd_arena *a,
+                             const char *path, int depth, const ice_name_mapping **out)
 {
-    if (depth > MAX_MAPPING_DEPTH)
-        return icd_fail(err, ICD_ECORRUPT, file, -1, "name mapping: nested too deep");
-    if (!json_is_array(j))
-        return icd_fail(err, ICD_ECORRUPT, file, -1, "name mapping: expected a JSON array");
+    if (depth > MAX_MAPPING_DEPTH) return icd_json_fail(r, path, "nested too deep");
+    if (!json_is_array(j)) return icd_json_fail_type(r, path, "an array", j);
     ice_name_mapping *m = icd_arena_calloc(a, sizeof *m);
     size_t n = json_array_size(j);
     ice_mapped_field *fields = n ? icd_arena_calloc(a, n * sizeof *fields) : NULL;
-    if (!m || (n && !fields)) return icd_fail_nomem(err);
+    if (!m || (n && !fields)) return icd_fail_nomem(r->err);
     for (size_t i = 0; i < n; i++) {
-        json_t *f = json_array_get(j, i);
-        if (!json_is_object(f))
-            return icd_fail(err, ICD_ECORRUPT, file, -1,
-                            "name mapping: entry %zu is not a JSON object", i);
-        json_t *names = json_object_get(f, "names");
-        if (!json_is_array(names))
-            return icd_fail(err, ICD_ECORRUPT, file, -1,
-                            "name mapping: entry %zu: missing required field 'names'", i);
+        char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX];
+        icd_json_path_index(p, path, i);
+        const json_t *f = json_array_get(j, i);
+        if (!json_is_object(f)) return icd_json_fail_type(r, p, "an object", f);
+        const json_t *names;
+        ICD_TRY(icd_json_get_array(r, f, p, "names", ICD_JSON_REQUIRED, &names));
         size_t nn = json_array_size(names);
         const char **nv = nn ? icd_arena_calloc(a, nn * sizeof *nv) : NULL;
-        if (nn && !nv) return icd_fail_nomem(err);
+        if (nn && !nv) return icd_fail_nomem(r->err);
         for (size_t k = 0; k < nn; k++) {
-            json_t *s = json_array_get(names, k);
-            if (!json_is_string(s))
-                return icd_fail(err, ICD_ECORRUPT, file, -1,
-                                "name mapping: entry %zu: a name is not a string", i);
-            if (!(nv[k] = icd_arena_strndup(a, json_string_value(s), json_string_length(s))))
-                return icd_fail_nomem(err);
+            element_path(q, p, "names", k);
+            ICD_TRY(icd_json_as_str(r, json_array_get(names, k), q, a, &nv[k]));
         }
         fields[i].names = nv;
         fields[i].n_names = nn;
-        json_t *id = json_object_get(f, "field-id");
-        if (id && !json_is_null(id)) {
-            if (!json_is_integer(id) || json_integer_value(id) < INT32_MIN ||
-                json_integer_value(id) > INT32_MAX)
-                return icd_fail(err, ICD_ECORRUPT, file, -1,
-                                "name mapping: entry %zu: 'field-id' is not a 32-bit integer", i);
-            fields[i].has_field_id = true;
-            fields[i].field_id = (int32_t)json_integer_value(id);
+        ICD_TRY(icd_json_get_i32(r, f, p, "field-id", ICD_JSON_OPTIONAL, 0, &fields[i].field_id,
+                                 &fields[i].has_field_id));
+        const json_t *sub = icd_json_field(f, "fields");
+        if (sub) {
+            icd_json_path_key(q, p, "fields");
+            ICD_TRY(mapping_from_json(r, sub, a, q, depth + 1, &fields[i].fields));
         }
-        json_t *sub = json_object_get(f, "fields");
-        if (sub && !json_is_null(sub))
-            ICD_TRY(mapping_from_json(sub, a, file, depth + 1, &fields[i].fields, err));
     }
     m->fields = fields;
     m->n = n;
@@ -268,7 +250,8 @@ int ice_name_mapping_parse(const char *json, size_t len, icd_arena *arena, const
     if (!root)
         return icd_fail(err, ICD_ECORRUPT, file, -1, "name mapping is not valid JSON: %s",
                         jerr.text);
-    int rc = mapping_from_json(root, arena, file, 0, out, err);
+    icd_json_reader r = {ICD_JSON_STRICT, 0, ICD_ECORRUPT, file, "name mapping", err};
+    int rc = mapping_from_json(&r, root, arena, "", 0, out);
     json_decref(root);
     return rc;
 }
@@ -286,7 +269,7 @@ const ice_mapped_field *ice_name_mapping_find(const ice_name_mapping *m, const c
 static int parse_schemas(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *arr;
+    const json_t *arr;
     ICD_TRY(get_array(c, root, "schemas", false, &arr));
     int32_t current = 0;
     if (arr) {
@@ -305,7 +288,7 @@ static int parse_schemas(ctx *c, const json_t *root)
     } else {
         /* v1 keeps the single current schema in "schema". */
         if (md->format_version > 1) return missing(c, "schemas");
-        json_t *one;
+        const json_t *one;
         ICD_TRY(member(c, root, "schema", true, &one));
         md->nschemas = 1;
         ALLOC_ARRAY(c, md->schemas, 1);
@@ -322,7 +305,7 @@ static int parse_schemas(ctx *c, const json_t *root)
 static int parse_specs(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *arr;
+    const json_t *arr;
     ICD_TRY(get_array(c, root, "partition-specs", false, &arr));
     int32_t def = 0;
     if (arr) {
@@ -330,10 +313,8 @@ static int parse_specs(ctx *c, const json_t *root)
         md->nspecs = json_array_size(arr);
         ALLOC_ARRAY(c, md->specs, md->nspecs);
         for (size_t i = 0; i < md->nspecs; i++) {
-            json_t *s = json_array_get(arr, i);
-            if (!json_is_object(s))
-                return icd_fail(c->err, ICD_ECORRUPT, md->file, -1,
-                                "partition-specs[%zu] is not a JSON object", i);
+            const json_t *s;
+            ICD_TRY(element_object(c, arr, "partition-specs", i, &s));
             ICD_TRY(
                 ice_partition_spec_from_json(s, 0, &md->arena, md->file, &md->specs[i], c->err));
             for (size_t k = 0; k < i; k++)
@@ -345,9 +326,8 @@ static int parse_specs(ctx *c, const json_t *root)
     } else {
         /* v1: "partition-spec" is the field array of spec 0. */
         if (md->format_version > 1) return missing(c, "partition-specs");
-        json_t *fields;
-        ICD_TRY(member(c, root, "partition-spec", true, &fields));
-        if (!json_is_array(fields)) return bad(c, "partition-spec", "is not a JSON array");
+        const json_t *fields;
+        ICD_TRY(get_array(c, root, "partition-spec", true, &fields));
         md->nspecs = 1;
         ALLOC_ARRAY(c, md->specs, 1);
         ICD_TRY(
@@ -374,27 +354,29 @@ static int parse_specs(ctx *c, const json_t *root)
 static int parse_sort_orders(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *arr;
+    const json_t *arr;
     ICD_TRY(get_array(c, root, "sort-orders", md->format_version > 1, &arr));
     if (!arr) return 0; /* v1 without sort orders: unsorted (order 0) */
     ICD_TRY(get_i32(c, root, "default-sort-order-id", true, &md->default_sort_order_id, NULL));
     md->nsort_orders = json_array_size(arr);
     ALLOC_ARRAY(c, md->sort_orders, md->nsort_orders);
     for (size_t i = 0; i < md->nsort_orders; i++) {
-        json_t *o = json_array_get(arr, i);
+        const json_t *o;
         ice_sort_order *so = &md->sort_orders[i];
-        snprintf(c->where, sizeof c->where, "sort-orders[%zu]: ", i);
-        if (!json_is_object(o)) return bad(c, "sort-orders", "holds a non-object");
-        json_t *fields;
+        c->where[0] = '\0';
+        ICD_TRY(element_object(c, arr, "sort-orders", i, &o));
+        snprintf(c->where, sizeof c->where, "sort-orders[%zu]", i);
+        const json_t *fields;
         ICD_TRY(get_i32(c, o, "order-id", true, &so->order_id, NULL));
         ICD_TRY(get_array(c, o, "fields", true, &fields));
         so->nfields = json_array_size(fields);
         ice_sort_field *sf;
         ALLOC_ARRAY(c, sf, so->nfields);
         for (size_t k = 0; k < so->nfields; k++) {
-            json_t *f = json_array_get(fields, k);
-            snprintf(c->where, sizeof c->where, "sort-orders[%zu].fields[%zu]: ", i, k);
-            if (!json_is_object(f)) return bad(c, "fields", "holds a non-object");
+            const json_t *f;
+            snprintf(c->where, sizeof c->where, "sort-orders[%zu]", i);
+            ICD_TRY(element_object(c, fields, "fields", k, &f));
+            snprintf(c->where, sizeof c->where, "sort-orders[%zu].fields[%zu]", i, k);
             const char *tr, *dir, *nulls;
             ICD_TRY(get_str(c, f, "transform", true, &tr));
             ICD_TRY(get_str(c, f, "direction", true, &dir));
@@ -402,17 +384,16 @@ static int parse_sort_orders(ctx *c, const json_t *root)
             ice_transform_parse(tr, &sf[k].transform);
             sf[k].descending = !strcmp(dir, "desc");
             sf[k].nulls_first = !strcmp(nulls, "nulls-first");
-            json_t *ids;
+            const json_t *ids;
             ICD_TRY(get_array(c, f, "source-ids", false, &ids));
             if (ids && json_array_size(ids)) {
                 sf[k].n_source_ids = json_array_size(ids);
                 int32_t *v;
                 ALLOC_ARRAY(c, v, sf[k].n_source_ids);
                 for (size_t m = 0; m < sf[k].n_source_ids; m++) {
-                    int64_t x;
-                    if (json_to_i64(json_array_get(ids, m), &x) || x < INT32_MIN || x > INT32_MAX)
-                        return bad(c, "source-ids", "holds a non-integer");
-                    v[m] = (int32_t)x;
+                    char p[ICD_JSON_PATH_MAX];
+                    element_path(p, c->where, "source-ids", m);
+                    ICD_TRY(icd_json_as_i32(&c->r, json_array_get(ids, m), p, &v[m]));
                 }
                 sf[k].source_ids = v;
             } else {
@@ -434,37 +415,36 @@ static int parse_sort_orders(ctx *c, const json_t *root)
 static int parse_snapshot(ctx *c, const json_t *j, size_t idx, ice_snapshot *s)
 {
     ice_metadata *md = c->md;
-    snprintf(c->where, sizeof c->where, "snapshots[%zu]: ", idx);
-    if (!json_is_object(j)) return bad(c, "snapshots", "holds a non-object");
+    if (!json_is_object(j)) {
+        char p[ICD_JSON_PATH_MAX];
+        icd_json_path_index(p, "snapshots", idx);
+        return bad_type(c, p, "an object", j);
+    }
+    snprintf(c->where, sizeof c->where, "snapshots[%zu]", idx);
     ICD_TRY(get_i64(c, j, "snapshot-id", true, &s->snapshot_id, NULL));
-    snprintf(c->where, sizeof c->where, "snapshot %lld: ", (long long)s->snapshot_id);
     ICD_TRY(get_i64(c, j, "parent-snapshot-id", false, &s->parent_snapshot_id, &s->has_parent));
     ICD_TRY(get_i64(c, j, "sequence-number", md->format_version > 1, &s->sequence_number, NULL));
     ICD_TRY(get_i64(c, j, "timestamp-ms", true, &s->timestamp_ms, NULL));
     ICD_TRY(get_str(c, j, "manifest-list", false, &s->manifest_list));
     if (!s->manifest_list) {
-        json_t *list;
+        const json_t *list;
         ICD_TRY(get_array(c, j, "manifests", false, &list));
         if (!list || md->format_version > 1) return missing(c, "manifest-list");
         s->n_manifests = json_array_size(list);
         const char **v;
         ALLOC_ARRAY(c, v, s->n_manifests);
         for (size_t i = 0; i < s->n_manifests; i++) {
-            json_t *e = json_array_get(list, i);
-            if (!json_is_string(e)) return bad(c, "manifests", "holds a non-string");
-            ICD_TRY(dup_str(c, e, &v[i]));
+            char p[ICD_JSON_PATH_MAX];
+            element_path(p, c->where, "manifests", i);
+            ICD_TRY(icd_json_as_str(&c->r, json_array_get(list, i), p, &md->arena, &v[i]));
         }
         s->manifests = v;
     }
-    json_t *summary;
-    ICD_TRY(member(c, j, "summary", false, &summary));
-    if (summary) {
-        ice_property *p;
-        ICD_TRY(parse_string_map(c, summary, "summary", &p, &s->n_summary));
-        s->summary = p;
-        for (size_t i = 0; i < s->n_summary; i++)
-            if (!strcmp(p[i].key, "operation")) s->operation = p[i].value;
-    }
+    ice_property *p;
+    ICD_TRY(parse_string_map(c, j, "summary", &p, &s->n_summary));
+    s->summary = p;
+    for (size_t i = 0; i < s->n_summary; i++)
+        if (!strcmp(p[i].key, "operation")) s->operation = p[i].value;
     ICD_TRY(get_i32(c, j, "schema-id", false, &s->schema_id, &s->has_schema_id));
     ICD_TRY(get_i64(c, j, "first-row-id", false, &s->first_row_id, &s->has_first_row_id));
     ICD_TRY(get_i64(c, j, "added-rows", false, &s->added_rows, &s->has_added_rows));
@@ -482,7 +462,7 @@ static int cmp_id_index(const void *a, const void *b)
 static int parse_snapshots(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *arr;
+    const json_t *arr;
     ICD_TRY(get_array(c, root, "snapshots", false, &arr));
     md->nsnapshots = arr ? json_array_size(arr) : 0;
     ALLOC_ARRAY(c, md->snapshots, md->nsnapshots);
@@ -515,9 +495,8 @@ static int parse_snapshots(ctx *c, const json_t *root)
 static int parse_refs(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *obj;
-    ICD_TRY(member(c, root, "refs", false, &obj));
-    if (obj && !json_is_object(obj)) return bad(c, "refs", "is not a JSON object");
+    const json_t *obj;
+    ICD_TRY(get_object(c, root, "refs", false, &obj));
     size_t n = obj ? json_object_size(obj) : 0;
     bool has_main = obj && json_object_get(obj, "main");
     ALLOC_ARRAY(c, md->refs, n + 1);
@@ -525,11 +504,11 @@ static int parse_refs(ctx *c, const json_t *root)
     json_t *r;
     size_t i = 0;
     if (obj) {
-        json_object_foreach(obj, name, r)
+        json_object_foreach((json_t *)obj, name, r)
         {
             ice_ref *ref = &md->refs[i++];
-            snprintf(c->where, sizeof c->where, "refs '%.100s': ", name);
-            if (!json_is_object(r)) return bad(c, name, "is not a JSON object");
+            snprintf(c->where, sizeof c->where, "refs.%.100s", name);
+            if (!json_is_object(r)) return bad_type(c, c->where, "an object", r);
             if (!(ref->name = icd_arena_strdup(&md->arena, name))) return icd_fail_nomem(c->err);
             const char *type;
             ICD_TRY(get_i64(c, r, "snapshot-id", true, &ref->snapshot_id, NULL));
@@ -539,7 +518,7 @@ static int parse_refs(ctx *c, const json_t *root)
             else if (!strcasecmp(type, "tag"))
                 ref->type = ICE_REF_TAG;
             else
-                return bad(c, "type", "is neither \"branch\" nor \"tag\"");
+                return fail_at(c, "type", "expected \"branch\" or \"tag\", found \"%.100s\"", type);
             ICD_TRY(get_i32(c, r, "min-snapshots-to-keep", false, &ref->min_snapshots_to_keep,
                             &ref->has_min_snapshots_to_keep));
             ICD_TRY(get_i64(c, r, "max-snapshot-age-ms", false, &ref->max_snapshot_age_ms,
@@ -572,25 +551,27 @@ static int parse_refs(ctx *c, const json_t *root)
 static int parse_logs(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *arr;
+    const json_t *arr;
     ICD_TRY(get_array(c, root, "snapshot-log", false, &arr));
     md->has_snapshot_log = arr != NULL;
     md->nsnapshot_log = arr ? json_array_size(arr) : 0;
     ALLOC_ARRAY(c, md->snapshot_log, md->nsnapshot_log);
     for (size_t i = 0; i < md->nsnapshot_log; i++) {
-        json_t *e = json_array_get(arr, i);
-        snprintf(c->where, sizeof c->where, "snapshot-log[%zu]: ", i);
-        if (!json_is_object(e)) return bad(c, "snapshot-log", "holds a non-object");
+        const json_t *e;
+        ICD_TRY(element_object(c, arr, "snapshot-log", i, &e));
+        snprintf(c->where, sizeof c->where, "snapshot-log[%zu]", i);
         ICD_TRY(get_i64(c, e, "timestamp-ms", true, &md->snapshot_log[i].timestamp_ms, NULL));
         ICD_TRY(get_i64(c, e, "snapshot-id", true, &md->snapshot_log[i].snapshot_id, NULL));
     }
+    c->where[0] = '\0';
     ICD_TRY(get_array(c, root, "metadata-log", false, &arr));
     md->nmetadata_log = arr ? json_array_size(arr) : 0;
     ALLOC_ARRAY(c, md->metadata_log, md->nmetadata_log);
     for (size_t i = 0; i < md->nmetadata_log; i++) {
-        json_t *e = json_array_get(arr, i);
-        snprintf(c->where, sizeof c->where, "metadata-log[%zu]: ", i);
-        if (!json_is_object(e)) return bad(c, "metadata-log", "holds a non-object");
+        const json_t *e;
+        c->where[0] = '\0';
+        ICD_TRY(element_object(c, arr, "metadata-log", i, &e));
+        snprintf(c->where, sizeof c->where, "metadata-log[%zu]", i);
         ICD_TRY(get_i64(c, e, "timestamp-ms", true, &md->metadata_log[i].timestamp_ms, NULL));
         ICD_TRY(get_str(c, e, "metadata-file", true, &md->metadata_log[i].metadata_file));
     }
@@ -601,15 +582,16 @@ static int parse_logs(ctx *c, const json_t *root)
 static int parse_keys(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *arr;
+    const json_t *arr;
     ICD_TRY(get_array(c, root, "encryption-keys", false, &arr));
     md->nkeys = arr ? json_array_size(arr) : 0;
     ALLOC_ARRAY(c, md->keys, md->nkeys);
     for (size_t i = 0; i < md->nkeys; i++) {
-        json_t *e = json_array_get(arr, i);
+        const json_t *e;
         ice_encryption_key *k = &md->keys[i];
-        snprintf(c->where, sizeof c->where, "encryption-keys[%zu]: ", i);
-        if (!json_is_object(e)) return bad(c, "encryption-keys", "holds a non-object");
+        c->where[0] = '\0';
+        ICD_TRY(element_object(c, arr, "encryption-keys", i, &e));
+        snprintf(c->where, sizeof c->where, "encryption-keys[%zu]", i);
         ICD_TRY(get_str(c, e, "key-id", true, &k->key_id));
         ICD_TRY(get_str(c, e, "encrypted-key-metadata", false, &k->encrypted_key_metadata));
         if (!k->encrypted_key_metadata) /* the spec's example spells it "key-metadata" */
@@ -623,9 +605,7 @@ static int parse_keys(ctx *c, const json_t *root)
 static int parse_properties(ctx *c, const json_t *root)
 {
     ice_metadata *md = c->md;
-    json_t *obj;
-    ICD_TRY(member(c, root, "properties", false, &obj));
-    if (obj) ICD_TRY(parse_string_map(c, obj, "properties", &md->props, &md->nprops));
+    ICD_TRY(parse_string_map(c, root, "properties", &md->props, &md->nprops));
     const char *nm = ice_metadata_property(md, "schema.name-mapping.default");
     if (nm) {
         icd_error nerr;
@@ -645,12 +625,13 @@ static int parse_root(ctx *c, const json_t *root)
     ice_metadata *md = c->md;
     if (!json_is_object(root))
         return icd_fail(c->err, ICD_ECORRUPT, md->file, -1, "table metadata is not a JSON object");
-    int32_t fv;
+    int32_t fv = 0;
     ICD_TRY(get_i32(c, root, "format-version", true, &fv, NULL));
     if (fv > 3)
         return icd_fail(c->err, ICD_EUNSUPPORTED, md->file, -1,
                         "format-version %d is not supported (icedruid reads 1 to 3)", (int)fv);
-    if (fv < 1) return bad(c, "format-version", "is not 1, 2 or 3");
+    if (fv < 1)
+        return icd_json_fail(&c->r, "format-version", "expected 1, 2 or 3, found %d", (int)fv);
     md->format_version = fv;
     ICD_TRY(get_str(c, root, "table-uuid", fv > 1, &md->table_uuid));
     ICD_TRY(get_str(c, root, "location", true, &md->location));
@@ -719,7 +700,8 @@ int ice_metadata_parse(const char *json, size_t len, const char *location, ice_m
     md->arena.chunk_size = 16384;
     md->file = icd_arena_strdup(&md->arena, location);
     int rc = md->file ? 0 : icd_fail_nomem(err);
-    ctx c = {md, err, ""};
+    ctx c = {
+        md, err, {ICD_JSON_STRICT, ICD_JSON_INTEGRAL_REALS, ICD_ECORRUPT, md->file, NULL, err}, ""};
     if (!rc) rc = parse_root(&c, root);
     json_decref(root);
     if (rc) {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "base/array.h"
+#include "base/jsonget.h"
 #include "iceberg/schema.h"
 
 #define MAX_TYPE_DEPTH 200
@@ -45,25 +46,41 @@ static char *join_name(parse_ctx *c, const char *parent, const char *name)
     return p;
 }
 
+/* Members read strictly by base/jsonget; its errors ("id: required field is missing")
+ * are put in the schema's context like fail_at's: "schema 3: field 'loc.lat': ...". */
+static int in_context(parse_ctx *c, const char *path, int rc)
+{
+    if (!rc || rc == ICD_ENOMEM) return rc;
+    if (path && *path)
+        return icd_error_wrap(c->err, "schema %d: field '%.300s'", (int)c->schema_id, path);
+    return icd_error_wrap(c->err, "schema %d", (int)c->schema_id);
+}
+
+static icd_json_reader reader(parse_ctx *c)
+{
+    return (icd_json_reader){ICD_JSON_STRICT, 0, ICD_ECORRUPT, c->file, NULL, c->err};
+}
+
 static int get_int32(parse_ctx *c, const json_t *obj, const char *key, const char *path,
                      int32_t *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v) return fail_at(c, path, "missing required field '%s'", key);
-    if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
-        json_integer_value(v) > INT32_MAX)
-        return fail_at(c, path, "'%s' is not a 32-bit integer", key);
-    *out = (int32_t)json_integer_value(v);
-    return 0;
+    icd_json_reader r = reader(c);
+    return in_context(c, path,
+                      icd_json_get_i32(&r, obj, NULL, key, ICD_JSON_REQUIRED, 0, out, NULL));
 }
 
 static int get_bool(parse_ctx *c, const json_t *obj, const char *key, const char *path, bool *out)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v) return fail_at(c, path, "missing required field '%s'", key);
-    if (!json_is_boolean(v)) return fail_at(c, path, "'%s' is not a boolean", key);
-    *out = json_is_true(v);
-    return 0;
+    icd_json_reader r = reader(c);
+    return in_context(c, path,
+                      icd_json_get_bool(&r, obj, NULL, key, ICD_JSON_REQUIRED, false, out));
+}
+
+static int get_value(parse_ctx *c, const json_t *obj, const char *key, const char *path,
+                     const json_t **out)
+{
+    icd_json_reader r = reader(c);
+    return in_context(c, path, icd_json_get_value(&r, obj, NULL, key, ICD_JSON_REQUIRED, out));
 }
 
 static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth, ice_type **out);
@@ -72,17 +89,15 @@ static int parse_type(parse_ctx *c, const json_t *j, const char *path, int depth
 static int parse_field(parse_ctx *c, const json_t *j, const char *parent, int depth, ice_field *f)
 {
     if (!json_is_object(j)) return fail_at(c, parent, "%s", "a struct field is not a JSON object");
-    json_t *name = json_object_get(j, "name");
-    if (!name) return fail_at(c, parent, "missing required field '%s' of a struct field", "name");
-    if (!json_is_string(name))
-        return fail_at(c, parent, "'%s' of a struct field is not a string", "name");
-    f->name = icd_arena_strndup(c->arena, json_string_value(name), json_string_length(name));
-    const char *path = f->name ? join_name(c, parent, f->name) : NULL;
+    icd_json_reader r = reader(c);
+    ICD_TRY(in_context(
+        c, parent, icd_json_get_str(&r, j, NULL, "name", ICD_JSON_REQUIRED, c->arena, &f->name)));
+    const char *path = join_name(c, parent, f->name);
     if (!path) return icd_fail_nomem(c->err);
     ICD_TRY(get_int32(c, j, "id", path, &f->id));
     ICD_TRY(get_bool(c, j, "required", path, &f->required));
-    json_t *type = json_object_get(j, "type");
-    if (!type) return fail_at(c, path, "missing required field '%s'", "type");
+    const json_t *type;
+    ICD_TRY(get_value(c, j, "type", path, &type));
     ICD_TRY(parse_type(c, type, path, depth + 1, &f->type));
     json_t *doc = json_object_get(j, "doc");
     if (json_is_string(doc) &&
@@ -108,10 +123,10 @@ static int parse_field(parse_ctx *c, const json_t *j, const char *parent, int de
 
 static int parse_struct(parse_ctx *c, const json_t *j, const char *path, int depth, ice_type *t)
 {
-    json_t *fields = json_object_get(j, "fields");
-    if (!fields) return fail_at(c, path, "missing required field '%s' of a struct", "fields");
-    if (!json_is_array(fields))
-        return fail_at(c, path, "'%s' of a struct is not an array", "fields");
+    const json_t *fields;
+    icd_json_reader r = reader(c);
+    ICD_TRY(
+        in_context(c, path, icd_json_get_array(&r, j, NULL, "fields", ICD_JSON_REQUIRED, &fields)));
     t->kind = ICE_T_STRUCT;
     t->nfields = json_array_size(fields);
     if (t->nfields) {
@@ -137,8 +152,8 @@ static int parse_child(parse_ctx *c, const json_t *j, const char *path, int dept
         ICD_TRY(get_bool(c, j, req_key, path, &f->required));
     else
         f->required = true; /* map keys are always required */
-    json_t *type = json_object_get(j, type_key);
-    if (!type) return fail_at(c, path, "missing required field '%s'", type_key);
+    const json_t *type;
+    ICD_TRY(get_value(c, j, type_key, path, &type));
     ICD_TRY(parse_type(c, type, cpath, depth + 1, &f->type));
     *out = f;
     return 0;
@@ -257,19 +272,19 @@ int ice_schema_from_json(const json_t *j, icd_arena *arena, const char *file, ic
     if (type && (!json_is_string(type) || strcasecmp(json_string_value(type), "struct")))
         return fail_at(&c, NULL, "%s", "a schema's 'type' must be \"struct\"");
     ICD_TRY(parse_struct(&c, j, NULL, 0, &s->root));
-    json_t *ids = json_object_get(j, "identifier-field-ids");
-    if (ids && !json_is_null(ids)) {
-        if (!json_is_array(ids))
-            return fail_at(&c, NULL, "'%s' is not an array", "identifier-field-ids");
+    const json_t *ids;
+    icd_json_reader r = reader(&c);
+    ICD_TRY(in_context(
+        &c, NULL,
+        icd_json_get_array(&r, j, NULL, "identifier-field-ids", ICD_JSON_OPTIONAL, &ids)));
+    if (ids) {
         size_t n = json_array_size(ids);
         int32_t *v = n ? icd_arena_alloc(arena, n * sizeof *v) : NULL;
         if (n && !v) return icd_fail_nomem(err);
         for (size_t i = 0; i < n; i++) {
-            json_t *e = json_array_get(ids, i);
-            if (!json_is_integer(e) || json_integer_value(e) < INT32_MIN ||
-                json_integer_value(e) > INT32_MAX)
-                return fail_at(&c, NULL, "'%s' holds a non-integer", "identifier-field-ids");
-            v[i] = (int32_t)json_integer_value(e);
+            char p[ICD_JSON_PATH_MAX];
+            icd_json_path_index(p, "identifier-field-ids", i);
+            ICD_TRY(in_context(&c, NULL, icd_json_as_i32(&r, json_array_get(ids, i), p, &v[i])));
         }
         s->identifier_field_ids = v;
         s->n_identifier_field_ids = n;

@@ -125,7 +125,7 @@ echo '{not json' >"$tmp/bad_split2.json"
     >/dev/null 2>"$tmp/err_bs2"; rcs2=$?
 set -e
 check "a split without dataFilePath fails" test "$rcs" -eq 1
-check "the error names the field" grep -q 'dataFilePath is missing' "$tmp/err_bs"
+check "the error names the field" grep -q 'split: dataFilePath: required field is missing' "$tmp/err_bs"
 check "a split that is not JSON fails" test "$rcs2" -eq 1
 check "the error says so" grep -q 'not valid JSON' "$tmp/err_bs2"
 

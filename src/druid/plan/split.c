@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "base/arena.h"
+#include "base/jsonget.h"
 #include "iceberg/literal.h"
 #include "iceberg/partition.h"
 #include "iceberg/schema.h"
@@ -37,6 +38,7 @@ typedef struct sctx {
     const char *origin;
     icd_error *err;
     icd_arena *arena;
+    icd_json_reader r; /* strict, ICD_EINVALID, "split: PATH: ..." */
 } sctx;
 
 static int bad(const sctx *c, const char *field, const char *what)
@@ -44,25 +46,19 @@ static int bad(const sctx *c, const char *field, const char *what)
     return icd_fail(c->err, ICD_EINVALID, c->origin, -1, "split: %s %s", field, what);
 }
 
-static int get_str(const sctx *c, const json_t *o, const char *key, bool required, const char **out)
+/* The split's members: strings in the split's arena, integers exact (no coercion). */
+static int get_str(const sctx *c, const json_t *o, const char *path, const char *key, bool required,
+                   const char **out)
 {
-    const json_t *v = json_object_get(o, key);
-    *out = NULL;
-    if (!v || json_is_null(v)) return required ? bad(c, key, "is missing") : 0;
-    if (!json_is_string(v)) return bad(c, key, "is not a string");
-    *out = icd_arena_strndup(c->arena, json_string_value(v), json_string_length(v));
-    return *out ? 0 : icd_fail_nomem(c->err);
+    return icd_json_get_str(&c->r, o, path, key, required ? ICD_JSON_REQUIRED : ICD_JSON_OPTIONAL,
+                            c->arena, out);
 }
 
-static int get_i64(const sctx *c, const json_t *o, const char *key, bool required, int64_t def,
-                   int64_t *out)
+static int get_i64(const sctx *c, const json_t *o, const char *path, const char *key, bool required,
+                   int64_t def, int64_t *out)
 {
-    const json_t *v = json_object_get(o, key);
-    *out = def;
-    if (!v || json_is_null(v)) return required ? bad(c, key, "is missing") : 0;
-    if (!json_is_integer(v)) return bad(c, key, "is not an integer");
-    *out = json_integer_value(v);
-    return 0;
+    return icd_json_get_i64(&c->r, o, path, key, required ? ICD_JSON_REQUIRED : ICD_JSON_OPTIONAL,
+                            def, out, NULL);
 }
 
 static ice_file_format parse_format(const char *s)
@@ -91,9 +87,9 @@ static int parse_delete(const sctx *c, const json_t *o, size_t i, ice_content_fi
     if (!json_is_object(o)) return bad(c, where, "is not an object");
     init_file(d);
     const char *content, *format;
-    ICD_TRY(get_str(c, o, "path", true, &d->path));
-    ICD_TRY(get_str(c, o, "content", true, &content));
-    ICD_TRY(get_str(c, o, "format", false, &format));
+    ICD_TRY(get_str(c, o, where, "path", true, &d->path));
+    ICD_TRY(get_str(c, o, where, "content", true, &content));
+    ICD_TRY(get_str(c, o, where, "format", false, &format));
     if (!strcmp(content, "POSITION_DELETES"))
         d->content = ICE_CONTENT_POSITION_DELETES;
     else if (!strcmp(content, "EQUALITY_DELETES"))
@@ -103,20 +99,19 @@ static int parse_delete(const sctx *c, const json_t *o, size_t i, ice_content_fi
                         "split: %s.content '%s' is not POSITION_DELETES or EQUALITY_DELETES", where,
                         content);
     d->format = format ? parse_format(format) : ICE_FORMAT_PARQUET;
-    ICD_TRY(get_i64(c, o, "fileSizeInBytes", false, -1, &d->file_size));
-    ICD_TRY(get_i64(c, o, "recordCount", false, -1, &d->record_count));
-    ICD_TRY(get_i64(c, o, "sequenceNumber", true, 0, &d->data_seq));
+    ICD_TRY(get_i64(c, o, where, "fileSizeInBytes", false, -1, &d->file_size));
+    ICD_TRY(get_i64(c, o, where, "recordCount", false, -1, &d->record_count));
+    ICD_TRY(get_i64(c, o, where, "sequenceNumber", true, 0, &d->data_seq));
     d->file_seq = d->data_seq;
-    ICD_TRY(get_str(c, o, "referencedDataFile", false, &d->referenced_data_file));
-    ICD_TRY(get_i64(c, o, "contentOffset", false, -1, &d->content_offset));
-    ICD_TRY(get_i64(c, o, "contentSizeInBytes", false, -1, &d->content_size));
+    ICD_TRY(get_str(c, o, where, "referencedDataFile", false, &d->referenced_data_file));
+    ICD_TRY(get_i64(c, o, where, "contentOffset", false, -1, &d->content_offset));
+    ICD_TRY(get_i64(c, o, where, "contentSizeInBytes", false, -1, &d->content_size));
     if (ice_is_dv(d) && (d->content_offset < 0 || d->content_size < 0 || !d->referenced_data_file))
         return bad(c, where,
                    "is a deletion vector without contentOffset, contentSizeInBytes and "
                    "referencedDataFile");
-    const json_t *ids = json_object_get(o, "equalityFieldIds");
-    if (ids && !json_is_null(ids) && !json_is_array(ids))
-        return bad(c, where, "equalityFieldIds is not an array");
+    const json_t *ids;
+    ICD_TRY(icd_json_get_array(&c->r, o, where, "equalityFieldIds", ICD_JSON_OPTIONAL, &ids));
     size_t n = ids ? json_array_size(ids) : 0;
     if (d->content == ICE_CONTENT_EQUALITY_DELETES && n == 0)
         return bad(c, where, "is an equality delete without equalityFieldIds");
@@ -124,10 +119,10 @@ static int parse_delete(const sctx *c, const json_t *o, size_t i, ice_content_fi
     int32_t *eq = icd_arena_alloc(c->arena, (n ? n : 1) * sizeof *eq);
     if (!eq) return icd_fail_nomem(c->err);
     for (size_t k = 0; k < n; k++) {
-        const json_t *v = json_array_get(ids, k);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
-            return bad(c, where, "equalityFieldIds holds a non-id");
-        eq[k] = (int32_t)json_integer_value(v);
+        char p[ICD_JSON_PATH_MAX];
+        snprintf(p, sizeof p, "%s.equalityFieldIds[%zu]", where, k);
+        ICD_TRY(icd_json_as_i32(&c->r, json_array_get(ids, k), p, &eq[k]));
+        if (eq[k] < 0) return bad(c, where, "equalityFieldIds holds a negative id");
     }
     d->equality_ids = eq;
     d->nequality_ids = (int32_t)n;
@@ -143,11 +138,11 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
         return bad(c, "tableSchemaJson",
                    "is missing (a split taken from `icedruid plan` output is the plan's "
                    "splitCommon members plus the split's own)");
-    ICD_TRY(get_str(c, j, "tableSchemaJson", true, &schema_text));
-    ICD_TRY(get_str(c, j, "partitionSpecJson", false, &spec_text));
-    ICD_TRY(get_str(c, j, "nameMappingJson", false, &mapping));
-    ICD_TRY(get_str(c, j, "tableLocation", false, &location));
-    ICD_TRY(get_i64(c, j, "formatVersion", false, 2, &fv));
+    ICD_TRY(get_str(c, j, NULL, "tableSchemaJson", true, &schema_text));
+    ICD_TRY(get_str(c, j, NULL, "partitionSpecJson", false, &spec_text));
+    ICD_TRY(get_str(c, j, NULL, "nameMappingJson", false, &mapping));
+    ICD_TRY(get_str(c, j, NULL, "tableLocation", false, &location));
+    ICD_TRY(get_i64(c, j, NULL, "formatVersion", false, 2, &fv));
     if (fv < 1 || fv > 3) return bad(c, "formatVersion", "is not 1, 2 or 3");
     json_error_t jerr;
     json_t *schema = json_loads(schema_text, 0, &jerr);
@@ -229,9 +224,8 @@ static int build_metadata(dr_split *s, const sctx *c, const json_t *j)
 static int parse_partition(dr_split *s, const sctx *c, const json_t *j)
 {
     const ice_partition_spec *spec = ice_metadata_spec(s->md, s->data.spec_id);
-    const json_t *part = json_object_get(j, "partition");
-    if (part && !json_is_null(part) && !json_is_object(part))
-        return bad(c, "partition", "is not an object");
+    const json_t *part;
+    ICD_TRY(icd_json_get_object(&c->r, j, NULL, "partition", ICD_JSON_OPTIONAL, &part));
     if (!spec || spec->nfields == 0) return 0;
     ice_literal *vals = icd_arena_calloc(&s->arena, spec->nfields * sizeof *vals);
     if (!vals) return icd_fail_nomem(c->err);
@@ -266,11 +260,11 @@ int dr_split_from_json(const json_t *j, const char *origin, dr_split **out, icd_
     dr_split *s = calloc(1, sizeof *s);
     if (!s) return icd_fail_nomem(err);
     s->arena.chunk_size = 8192;
-    sctx c = {origin, err, &s->arena};
+    sctx c = {origin, err, &s->arena, {ICD_JSON_STRICT, 0, ICD_EINVALID, origin, "split", err}};
     int rc = 0;
     const char *type = NULL, *format = NULL;
     if (!json_is_object(j)) rc = bad(&c, "document", "is not a JSON object");
-    if (!rc) rc = get_str(&c, j, "type", true, &type);
+    if (!rc) rc = get_str(&c, j, NULL, "type", true, &type);
     if (!rc && strcmp(type, "icebergFileTask"))
         rc = icd_fail(err, ICD_EINVALID, origin, -1,
                       "split: type is '%s', expected 'icebergFileTask'", type);
@@ -278,21 +272,20 @@ int dr_split_from_json(const json_t *j, const char *origin, dr_split **out, icd_
     init_file(d);
     d->content = ICE_CONTENT_DATA;
     int64_t spec_id = 0;
-    if (!rc) rc = get_str(&c, j, "dataFilePath", true, &d->path);
-    if (!rc) rc = get_str(&c, j, "fileFormat", false, &format);
+    if (!rc) rc = get_str(&c, j, NULL, "dataFilePath", true, &d->path);
+    if (!rc) rc = get_str(&c, j, NULL, "fileFormat", false, &format);
     if (!rc) {
         d->format = format ? parse_format(format) : ICE_FORMAT_PARQUET;
-        rc = get_i64(&c, j, "dataFileSizeInBytes", false, -1, &d->file_size);
+        rc = get_i64(&c, j, NULL, "dataFileSizeInBytes", false, -1, &d->file_size);
     }
-    if (!rc) rc = get_i64(&c, j, "dataFileRecordCount", false, -1, &d->record_count);
-    if (!rc) rc = get_i64(&c, j, "dataSequenceNumber", true, 0, &d->data_seq);
-    if (!rc) rc = get_i64(&c, j, "specId", false, 0, &spec_id);
+    if (!rc) rc = get_i64(&c, j, NULL, "dataFileRecordCount", false, -1, &d->record_count);
+    if (!rc) rc = get_i64(&c, j, NULL, "dataSequenceNumber", true, 0, &d->data_seq);
+    if (!rc) rc = get_i64(&c, j, NULL, "specId", false, 0, &spec_id);
     if (!rc && (spec_id < 0 || spec_id > INT32_MAX)) rc = bad(&c, "specId", "is out of range");
     d->spec_id = (int32_t)spec_id;
     d->file_seq = d->data_seq;
-    const json_t *dels = json_object_get(j, "deleteFiles");
-    if (!rc && dels && !json_is_null(dels) && !json_is_array(dels))
-        rc = bad(&c, "deleteFiles", "is not an array");
+    const json_t *dels = NULL;
+    if (!rc) rc = icd_json_get_array(&c.r, j, NULL, "deleteFiles", ICD_JSON_OPTIONAL, &dels);
     size_t n = dels ? json_array_size(dels) : 0;
     if (!rc) {
         s->dels = icd_arena_calloc(&s->arena, (n ? n : 1) * sizeof *s->dels);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/javanum.h"
 #include "base/jsonw.h"
 
 #define MAX_DEPTH 256
@@ -319,9 +320,9 @@ static void floating(dr_row_writer *w, double v, bool is_float)
     if (at_key(w)) {
         icd_buf_clear(&w->scratch);
         if (is_float)
-            dr_fmt_java_float(&w->scratch, (float)v);
+            icd_java_fmt_float(&w->scratch, (float)v);
         else
-            dr_fmt_java_double(&w->scratch, v);
+            icd_java_fmt_double(&w->scratch, v);
         emit_key(w, w->scratch.data ? w->scratch.data : "", w->scratch.len);
     } else {
         /* Java's Float/Double.toString text: always a '.' or an exponent, so Druid's JSON
@@ -329,9 +330,9 @@ static void floating(dr_row_writer *w, double v, bool is_float)
          * +-Infinity as Jackson's ALLOW_NON_NUMERIC_NUMBERS reads them (the rewritten
          * spec's json inputFormat turns that feature on) */
         if (is_float)
-            dr_fmt_java_float(w->out, (float)v);
+            icd_java_fmt_float(w->out, (float)v);
         else
-            dr_fmt_java_double(w->out, v);
+            icd_java_fmt_double(w->out, v);
         capture_double(w, v);
     }
     post_value(w);

@@ -97,17 +97,6 @@ int dr_timestamp_parse_text(const dr_timestamp_spec *ts, const char *s, size_t n
 #define DR_ISO_SPACE 1u
 int dr_parse_iso_datetime(const char *s, size_t n, unsigned flags, int64_t *out_ms, icd_error *err);
 
-/* Java's Long.parseLong (optional sign, digits, no spaces, no overflow). */
-bool dr_parse_java_long(const char *s, size_t n, int64_t *out);
-/* Java's Double.parseDouble over decimal text (also NaN, Infinity). */
-bool dr_parse_java_double(const char *s, size_t n, double *out);
-/* Java's Double.toString / Float.toString text (shortest digits; "1.0E10" style outside
- * [1e-3, 1e7)). Used where Druid stringifies numbers (map keys, timestamp patterns). */
-void dr_fmt_java_double(icd_buf *b, double v);
-void dr_fmt_java_float(icd_buf *b, float v);
-/* Java's (long) cast of a double: NaN → 0, saturating at the int64 range. */
-int64_t dr_java_d2l(double d);
-
 /* Civil fields → epoch millis, with range checks (false when out of range). */
 bool dr_ms_from_fields(int64_t year, int month, int day, int64_t ms_of_day, int64_t *out);
 /* Epoch millis → days since 1970-01-01 and millis within the day. */

@@ -76,8 +76,8 @@ static int need_column(dr_filter *f, const json_t *v, const char *path, const ch
 {
     ICD_TRY(dr_get_str(v, "filterColumn", path, &f->column, err));
     if (!f->column) {
-        char p[DR_PATH_MAX];
-        dr_path_key(p, path, "filterColumn");
+        char p[ICD_JSON_PATH_MAX];
+        icd_json_path_key(p, path, "filterColumn");
         return dr_fail_path(err, p, "You must specify a filter column on the %s filter", type);
     }
     return 0;
@@ -88,8 +88,8 @@ static int parse_equals(dr_filter *f, const json_t *v, const char *path, icd_err
     ICD_TRY(need_column(f, v, path, "equals", err));
     ICD_TRY(dr_get_str(v, "filterValue", path, &f->value, err));
     if (!f->value) {
-        char p[DR_PATH_MAX];
-        dr_path_key(p, path, "filterValue");
+        char p[ICD_JSON_PATH_MAX];
+        icd_json_path_key(p, path, "filterValue");
         return dr_fail_path(err, p, "You must specify a filter value on the equals filter");
     }
     return 0;
@@ -97,11 +97,11 @@ static int parse_equals(dr_filter *f, const json_t *v, const char *path, icd_err
 
 static int parse_interval(dr_filter *f, const json_t *v, const char *path, icd_error *err)
 {
-    char p[DR_PATH_MAX], q[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX];
     ICD_TRY(need_column(f, v, path, "interval", err));
     const json_t *arr;
     ICD_TRY(dr_get_array(v, "intervals", path, &arr, err));
-    dr_path_key(p, path, "intervals");
+    icd_json_path_key(p, path, "intervals");
     if (!arr || json_array_size(arr) == 0)
         return dr_fail_path(err, p, "You must specify intervals on the interval filter");
     size_t n = json_array_size(arr);
@@ -110,7 +110,7 @@ static int parse_interval(dr_filter *f, const json_t *v, const char *path, icd_e
     f->n_intervals = n;
     for (size_t i = 0; i < n; i++) {
         const json_t *s = json_array_get(arr, i);
-        dr_path_index(q, p, i);
+        icd_json_path_index(q, p, i);
         if (!json_is_string(s))
             return dr_fail_path(err, q, "an interval must be an ISO-8601 string \"start/end\"");
         if (dr_parse_interval(json_string_value(s), json_string_length(s), &f->intervals[i], err) <
@@ -123,12 +123,12 @@ static int parse_interval(dr_filter *f, const json_t *v, const char *path, icd_e
 static int range_bound(const json_t *v, const char *key, const char *path, json_t **out,
                        icd_error *err)
 {
-    const json_t *b = dr_field(v, key);
+    const json_t *b = icd_json_field(v, key);
     *out = NULL;
     if (!b) return 0;
     if (json_is_object(b) || json_is_array(b)) {
-        char p[DR_PATH_MAX];
-        dr_path_key(p, path, key);
+        char p[ICD_JSON_PATH_MAX];
+        icd_json_path_key(p, path, key);
         return dr_fail_path(err, p, "a range bound must be a string, number or boolean");
     }
     *out = json_incref((json_t *)b);
@@ -165,15 +165,15 @@ static int add_child(dr_filter *f, dr_filter *child, size_t *cap, icd_error *err
 /* and/or: the children, with children of the same type flattened into this node. */
 static int parse_junction(dr_filter *f, const json_t *v, const char *path, const fctx *c, int depth)
 {
-    char p[DR_PATH_MAX], q[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX];
     const json_t *arr;
     ICD_TRY(dr_get_array(v, "filters", path, &arr, c->err));
-    dr_path_key(p, path, "filters");
+    icd_json_path_key(p, path, "filters");
     if (!arr || json_array_size(arr) == 0)
         return dr_fail_path(c->err, p, "filter requires atleast one field");
     size_t cap = 0;
     for (size_t i = 0; i < json_array_size(arr); i++) {
-        dr_path_index(q, p, i);
+        icd_json_path_index(q, p, i);
         dr_filter *child = NULL;
         ICD_TRY(parse_node(&child, json_array_get(arr, i), q, c, depth + 1));
         if (child->type != f->type) {
@@ -197,9 +197,9 @@ static int parse_junction(dr_filter *f, const json_t *v, const char *path, const
 
 static int parse_not(dr_filter *f, const json_t *v, const char *path, const fctx *c, int depth)
 {
-    char p[DR_PATH_MAX];
-    dr_path_key(p, path, "filter");
-    const json_t *inner = dr_field(v, "filter");
+    char p[ICD_JSON_PATH_MAX];
+    icd_json_path_key(p, path, "filter");
+    const json_t *inner = icd_json_field(v, "filter");
     if (!inner) return dr_fail_path(c->err, p, "filter cannot be null");
     f->children = calloc(1, sizeof *f->children);
     if (!f->children) return icd_fail_nomem(c->err);
@@ -213,11 +213,11 @@ static int parse_not(dr_filter *f, const json_t *v, const char *path, const fctx
 static int parse_duration(const json_t *v, const char *key, const char *path, int64_t def,
                           int64_t *out, icd_error *err)
 {
-    char p[DR_PATH_MAX];
-    const json_t *d = dr_field(v, key);
+    char p[ICD_JSON_PATH_MAX];
+    const json_t *d = icd_json_field(v, key);
     *out = def;
     if (!d) return 0;
-    dr_path_key(p, path, key);
+    icd_json_path_key(p, path, key);
     if (json_is_integer(d)) {
         *out = json_integer_value(d);
         return 0;
@@ -234,14 +234,14 @@ static int parse_duration(const json_t *v, const char *key, const char *path, in
 
 static int parse_time_window(dr_filter *f, const json_t *v, const char *path, const fctx *c)
 {
-    char p[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX];
     ICD_TRY(need_column(f, v, path, "timeWindow", c->err));
     ICD_TRY(parse_duration(v, "lookbackDuration", path, 86400000, &f->lookback_ms, c->err));
     ICD_TRY(parse_duration(v, "lookaheadDuration", path, 0, &f->lookahead_ms, c->err));
-    const json_t *b = dr_field(v, "baseTime");
+    const json_t *b = icd_json_field(v, "baseTime");
     f->base_ms = c->now_ms;
     if (!b) return 0;
-    dr_path_key(p, path, "baseTime");
+    icd_json_path_key(p, path, "baseTime");
     if (json_is_integer(b)) {
         f->base_ms = json_integer_value(b);
     } else if (json_is_string(b)) {

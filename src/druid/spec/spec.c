@@ -22,7 +22,7 @@ struct dr_spec {
     json_t *doc;
     dr_doc_shape shape;
     json_t *input_source;
-    char is_path[DR_PATH_MAX];
+    char is_path[ICD_JSON_PATH_MAX];
     /* iceberg input source */
     char *table_name;
     char *namespace_;
@@ -89,7 +89,7 @@ void dr_spec_free(dr_spec *s)
 
 static int parse_catalog(dr_spec *s, const json_t *v, const char *path, icd_error *err)
 {
-    char p[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX];
     dr_catalog *c = &s->catalog;
     static const char *names[] = {"local", "rest", "hive", "glue"};
     const json_t *type = json_object_get(v, "type");
@@ -116,7 +116,7 @@ static int parse_catalog(dr_spec *s, const json_t *v, const char *path, icd_erro
     if (c->type == DR_CAT_LOCAL || c->type == DR_CAT_HIVE) {
         ICD_TRY(dr_get_str(v, "warehousePath", path, &c->warehouse_path, err));
         if (!c->warehouse_path) {
-            dr_path_key(p, path, "warehousePath");
+            icd_json_path_key(p, path, "warehousePath");
             return dr_fail_path(err, p,
                                 c->type == DR_CAT_LOCAL ? "warehousePath is null"
                                                         : "warehousePath cannot be null");
@@ -125,7 +125,7 @@ static int parse_catalog(dr_spec *s, const json_t *v, const char *path, icd_erro
     if (c->type == DR_CAT_REST || c->type == DR_CAT_HIVE) {
         ICD_TRY(dr_get_str(v, "catalogUri", path, &c->catalog_uri, err));
         if (!c->catalog_uri) {
-            dr_path_key(p, path, "catalogUri");
+            icd_json_path_key(p, path, "catalogUri");
             return dr_fail_path(err, p, "catalogUri cannot be null");
         }
     }
@@ -137,9 +137,9 @@ static int parse_catalog(dr_spec *s, const json_t *v, const char *path, icd_erro
 static int parse_warehouse_source(dr_spec *s, const json_t *is, const char *path, icd_error *err)
 {
     static const char *known[] = {"local", "s3", "hdfs", "google", "azureStorage", "azure", "http"};
-    char p[DR_PATH_MAX];
-    dr_path_key(p, path, "warehouseSource");
-    const json_t *w = dr_field(is, "warehouseSource");
+    char p[ICD_JSON_PATH_MAX];
+    icd_json_path_key(p, path, "warehouseSource");
+    const json_t *w = icd_json_field(is, "warehouseSource");
     if (!w) {
         if (!s->use_arrow_reader)
             return dr_fail_path(err, p,
@@ -182,8 +182,8 @@ static int parse_residual_mode(dr_spec *s, const json_t *is, const char *path, i
     else if (strcasecmp(m, "fail") == 0)
         s->residual_mode = DR_RESIDUAL_FAIL;
     else {
-        char p[DR_PATH_MAX];
-        dr_path_key(p, path, "residualFilterMode");
+        char p[ICD_JSON_PATH_MAX];
+        icd_json_path_key(p, path, "residualFilterMode");
         rc = dr_fail_path(
             err, p, "Unknown residualFilterMode: %.100s. Valid values are: ignore, warn, fail", m);
     }
@@ -195,11 +195,11 @@ static int parse_residual_mode(dr_spec *s, const json_t *is, const char *path, i
 static int parse_datetime(const json_t *obj, const char *key, const char *path, bool *has,
                           int64_t *ms, icd_error *err)
 {
-    char p[DR_PATH_MAX];
-    const json_t *v = dr_field(obj, key);
+    char p[ICD_JSON_PATH_MAX];
+    const json_t *v = icd_json_field(obj, key);
     *has = false;
     if (!v) return 0;
-    dr_path_key(p, path, key);
+    icd_json_path_key(p, path, key);
     if (json_is_integer(v)) {
         *ms = json_integer_value(v);
         *has = true;
@@ -221,7 +221,7 @@ static int parse_datetime(const json_t *obj, const char *key, const char *path, 
 static int parse_input_source(dr_spec *s, const json_t *is, const char *path, const pctx *c)
 {
     icd_error *err = c->err;
-    char p[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX];
     if (!json_is_object(is)) return dr_fail_path(err, path, "inputSource must be an object");
     const json_t *type = json_object_get(is, "type");
     if (!json_is_string(type))
@@ -234,22 +234,22 @@ static int parse_input_source(dr_spec *s, const json_t *is, const char *path, co
                             json_string_value(type));
     ICD_TRY(dr_get_str(is, "tableName", path, &s->table_name, err));
     if (!s->table_name) {
-        dr_path_key(p, path, "tableName");
+        icd_json_path_key(p, path, "tableName");
         return dr_fail_path(err, p, "tableName cannot be null");
     }
     ICD_TRY(dr_get_str(is, "namespace", path, &s->namespace_, err));
     if (!s->namespace_) {
-        dr_path_key(p, path, "namespace");
+        icd_json_path_key(p, path, "namespace");
         return dr_fail_path(err, p, "namespace cannot be null");
     }
     const json_t *cat;
     ICD_TRY(dr_get_object(is, "icebergCatalog", path, &cat, err));
-    dr_path_key(p, path, "icebergCatalog");
+    icd_json_path_key(p, path, "icebergCatalog");
     if (!cat) return dr_fail_path(err, p, "icebergCatalog cannot be null");
     ICD_TRY(parse_catalog(s, cat, p, err));
-    const json_t *f = dr_field(is, "icebergFilter");
+    const json_t *f = icd_json_field(is, "icebergFilter");
     if (f) {
-        dr_path_key(p, path, "icebergFilter");
+        icd_json_path_key(p, path, "icebergFilter");
         ICD_TRY(dr_filter_parse(&s->filter, f, p, c->now_ms, err));
     }
     ICD_TRY(dr_get_bool(is, "useArrowReader", path, false, &s->use_arrow_reader, err));
@@ -274,13 +274,13 @@ static int str_list_has(char *const *list, size_t n, const char *s)
 
 static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_error *err)
 {
-    char p[DR_PATH_MAX], q[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX];
     dr_dimensions_spec *d = &s->dims;
     if (!ds) return 0;
     if (!json_is_object(ds)) return dr_fail_path(err, path, "dimensionsSpec must be an object");
     const json_t *arr;
     ICD_TRY(dr_get_array(ds, "dimensions", path, &arr, err));
-    dr_path_key(p, path, "dimensions");
+    icd_json_path_key(p, path, "dimensions");
     size_t n = arr ? json_array_size(arr) : 0;
     if (n) {
         d->dims = calloc(n, sizeof *d->dims);
@@ -290,7 +290,7 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
         const json_t *e = json_array_get(arr, i);
         dr_dimension *dim = &d->dims[d->n_dims++];
         dim->json = e;
-        dr_path_index(q, p, i);
+        icd_json_path_index(q, p, i);
         if (json_is_object(e)) {
             ICD_TRY(dr_get_str(e, "name", q, &dim->name, err));
             ICD_TRY(dr_get_str(e, "type", q, &dim->type, err));
@@ -306,14 +306,14 @@ static int parse_dimensions(dr_spec *s, const json_t *ds, const char *path, icd_
                 return dr_fail_path(err, p, "Duplicate column entries found : [%.200s]", dim->name);
     }
     ICD_TRY(dr_get_array(ds, "dimensionExclusions", path, &arr, err));
-    dr_path_key(p, path, "dimensionExclusions");
+    icd_json_path_key(p, path, "dimensionExclusions");
     n = arr ? json_array_size(arr) : 0;
     if (n) {
         d->exclusions = calloc(n, sizeof *d->exclusions);
         if (!d->exclusions) return icd_fail_nomem(err);
     }
     for (size_t i = 0; i < n; i++) {
-        dr_path_index(q, p, i);
+        icd_json_path_index(q, p, i);
         char *x;
         ICD_TRY(dr_scalar_text(json_array_get(arr, i), q, &x, err));
         if (str_list_has(d->exclusions, d->n_exclusions, x)) {
@@ -346,22 +346,22 @@ static int add_metric_field(dr_spec *s, const json_t *v, const char *path, icd_e
 
 static int parse_metrics(dr_spec *s, const json_t *schema, const char *path, icd_error *err)
 {
-    char p[DR_PATH_MAX], q[DR_PATH_MAX], r[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX], r[ICD_JSON_PATH_MAX];
     ICD_TRY(dr_get_array(schema, "metricsSpec", path, &s->metrics, err));
     if (!s->metrics) return 0;
-    dr_path_key(p, path, "metricsSpec");
+    icd_json_path_key(p, path, "metricsSpec");
     for (size_t i = 0; i < json_array_size(s->metrics); i++) {
         const json_t *m = json_array_get(s->metrics, i);
-        dr_path_index(q, p, i);
+        icd_json_path_index(q, p, i);
         if (!json_is_object(m)) return dr_fail_path(err, q, "an aggregator must be an object");
-        const json_t *fn = dr_field(m, "fieldName");
+        const json_t *fn = icd_json_field(m, "fieldName");
         if (fn) {
-            dr_path_key(r, q, "fieldName");
+            icd_json_path_key(r, q, "fieldName");
             ICD_TRY(add_metric_field(s, fn, r, err));
         }
-        const json_t *fns = dr_field(m, "fieldNames");
+        const json_t *fns = icd_json_field(m, "fieldNames");
         if (json_is_array(fns)) {
-            dr_path_key(r, q, "fieldNames");
+            icd_json_path_key(r, q, "fieldNames");
             for (size_t k = 0; k < json_array_size(fns); k++)
                 ICD_TRY(add_metric_field(s, json_array_get(fns, k), r, err));
         }
@@ -372,7 +372,7 @@ static int parse_metrics(dr_spec *s, const json_t *schema, const char *path, icd
 static int parse_intervals(dr_interval **out, size_t *count, const json_t *arr, const char *path,
                            icd_error *err)
 {
-    char q[DR_PATH_MAX];
+    char q[ICD_JSON_PATH_MAX];
     size_t n = json_array_size(arr);
     *out = NULL;
     *count = 0;
@@ -381,7 +381,7 @@ static int parse_intervals(dr_interval **out, size_t *count, const json_t *arr, 
     if (!*out) return icd_fail_nomem(err);
     for (size_t i = 0; i < n; i++) {
         const json_t *v = json_array_get(arr, i);
-        dr_path_index(q, path, i);
+        icd_json_path_index(q, path, i);
         if (!json_is_string(v))
             return dr_fail_path(err, q, "an interval must be an ISO-8601 string \"start/end\"");
         if (dr_parse_interval(json_string_value(v), json_string_length(v), &(*out)[i], err) < 0)
@@ -394,10 +394,10 @@ static int parse_intervals(dr_interval **out, size_t *count, const json_t *arr, 
 static int parse_one_granularity(dr_granularity *g, const json_t *gs, const char *key,
                                  const char *def, const char *path, icd_error *err)
 {
-    char p[DR_PATH_MAX];
-    const json_t *v = dr_field(gs, key);
+    char p[ICD_JSON_PATH_MAX];
+    const json_t *v = icd_json_field(gs, key);
     if (!v) return dr_granularity_named(g, def, err);
-    dr_path_key(p, path, key);
+    icd_json_path_key(p, path, key);
     if (dr_granularity_parse(g, v, err) < 0) return icd_error_wrap(err, "%s", p);
     return 0;
 }
@@ -409,7 +409,7 @@ static int parse_granularity(dr_spec *s, const json_t *gs, const char *path, icd
     g->rollup = true;
     if (gs && !json_is_object(gs))
         return dr_fail_path(err, path, "granularitySpec must be an object");
-    const json_t *type = dr_field(gs, "type");
+    const json_t *type = icd_json_field(gs, "type");
     if (type) {
         if (!json_is_string(type) || (strcmp(json_string_value(type), "uniform") != 0 &&
                                       strcmp(json_string_value(type), "arbitrary") != 0))
@@ -424,8 +424,8 @@ static int parse_granularity(dr_spec *s, const json_t *gs, const char *path, icd
     const json_t *iv;
     ICD_TRY(dr_get_array(gs, "intervals", path, &iv, err));
     if (iv) {
-        char p[DR_PATH_MAX];
-        dr_path_key(p, path, "intervals");
+        char p[ICD_JSON_PATH_MAX];
+        icd_json_path_key(p, path, "intervals");
         ICD_TRY(parse_intervals(&g->intervals, &g->n_intervals, iv, p, err));
     }
     if (strcmp(g->type, "arbitrary") == 0 && g->n_intervals == 0)
@@ -441,7 +441,7 @@ static int parse_timestamp_spec(dr_spec *s, const json_t *ts, const char *path, 
         return dr_fail_path(c->err, path, "timestampSpec must be an object");
     /* missingValue as Druid's DateTime deserializer reads it: a JSON integer is epoch
      * millis, a string is ISO-8601 (see dr_timestamp_missing_from_text) */
-    const json_t *mv = dr_field(ts, "missingValue");
+    const json_t *mv = icd_json_field(ts, "missingValue");
     bool mv_int = mv && json_is_integer(mv);
     if ((rc = dr_get_str(ts, "column", path, &col, c->err)) == 0 &&
         (rc = dr_get_str(ts, "format", path, &fmt, c->err)) == 0 &&
@@ -482,46 +482,46 @@ static int validate_data_source(const char *ds, const char *path, icd_error *err
 
 static int parse_data_schema(dr_spec *s, const json_t *spec, const char *path, const pctx *c)
 {
-    char p[DR_PATH_MAX], q[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX];
     icd_error *err = c->err;
     const json_t *schema;
     ICD_TRY(dr_get_object(spec, "dataSchema", path, &schema, err));
-    dr_path_key(p, path, "dataSchema");
+    icd_json_path_key(p, path, "dataSchema");
     if (!schema) return dr_fail_path(err, p, "dataSchema cannot be null");
     ICD_TRY(dr_get_str(schema, "dataSource", p, &s->data_source, err));
-    dr_path_key(q, p, "dataSource");
+    icd_json_path_key(q, p, "dataSource");
     ICD_TRY(validate_data_source(s->data_source, q, err));
     const json_t *ts;
     ICD_TRY(dr_get_object(schema, "timestampSpec", p, &ts, err));
-    if (!ts && dr_field(schema, "parser"))
+    if (!ts && icd_json_field(schema, "parser"))
         return dr_fail_path_code(err, ICD_EUNSUPPORTED, p,
                                  "the legacy \"parser\" is not supported; use timestampSpec, "
                                  "dimensionsSpec and inputFormat");
-    dr_path_key(q, p, "timestampSpec");
+    icd_json_path_key(q, p, "timestampSpec");
     ICD_TRY(parse_timestamp_spec(s, ts, q, c));
     const json_t *ds;
     ICD_TRY(dr_get_object(schema, "dimensionsSpec", p, &ds, err));
-    dr_path_key(q, p, "dimensionsSpec");
+    icd_json_path_key(q, p, "dimensionsSpec");
     ICD_TRY(parse_dimensions(s, ds, q, err));
     ICD_TRY(parse_metrics(s, schema, p, err));
     ICD_TRY(dr_get_object(schema, "transformSpec", p, &s->transform_spec, err));
     if (s->transform_spec) {
         const json_t *tf;
-        dr_path_key(q, p, "transformSpec");
+        icd_json_path_key(q, p, "transformSpec");
         ICD_TRY(dr_get_object(s->transform_spec, "filter", q, &tf, err));
         ICD_TRY(dr_get_array(s->transform_spec, "transforms", q, &tf, err));
     }
     const json_t *gs;
     ICD_TRY(dr_get_object(schema, "granularitySpec", p, &gs, err));
-    dr_path_key(q, p, "granularitySpec");
+    icd_json_path_key(q, p, "granularitySpec");
     return parse_granularity(s, gs, q, err);
 }
 
 static int parse_tuning(dr_spec *s, const json_t *spec, const char *path, icd_error *err)
 {
-    char p[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX];
     ICD_TRY(dr_get_object(spec, "tuningConfig", path, &s->tuning, err));
-    dr_path_key(p, path, "tuningConfig");
+    icd_json_path_key(p, path, "tuningConfig");
     bool report = false, given = false;
     ICD_TRY(dr_get_bool(s->tuning, "reportParseExceptions", p, false, &report, err));
     ICD_TRY(dr_get_i64(s->tuning, "maxParseExceptions", p, INT64_MAX, &s->max_parse_exceptions,
@@ -532,8 +532,8 @@ static int parse_tuning(dr_spec *s, const json_t *spec, const char *path, icd_er
         s->max_parse_exceptions = INT64_MAX;
     ICD_TRY(dr_get_i64(s->tuning, "maxNumConcurrentSubTasks", p, 1, &s->max_subtasks, NULL, err));
     if (s->max_subtasks < 1) {
-        char q[DR_PATH_MAX];
-        dr_path_key(q, p, "maxNumConcurrentSubTasks");
+        char q[ICD_JSON_PATH_MAX];
+        icd_json_path_key(q, p, "maxNumConcurrentSubTasks");
         return dr_fail_path(err, q, "maxNumConcurrentSubTasks must be at least 1");
     }
     return 0;
@@ -542,16 +542,16 @@ static int parse_tuning(dr_spec *s, const json_t *spec, const char *path, icd_er
 /* {"dataSchema", "ioConfig", "tuningConfig"} at `path`. */
 static int parse_spec_body(dr_spec *s, json_t *spec, const char *path, const pctx *c)
 {
-    char p[DR_PATH_MAX], q[DR_PATH_MAX];
+    char p[ICD_JSON_PATH_MAX], q[ICD_JSON_PATH_MAX];
     icd_error *err = c->err;
     const json_t *io;
     ICD_TRY(dr_get_object(spec, "ioConfig", path, &io, err));
-    dr_path_key(p, path, "ioConfig");
+    icd_json_path_key(p, path, "ioConfig");
     if (!io) return dr_fail_path(err, p, "ioConfig cannot be null");
-    dr_path_key(q, p, "inputSource");
+    icd_json_path_key(q, p, "inputSource");
     json_t *is = json_object_get(io, "inputSource");
     if (!is || json_is_null(is)) {
-        if (dr_field(io, "firehose"))
+        if (icd_json_field(io, "firehose"))
             return dr_fail_path_code(
                 err, ICD_EUNSUPPORTED, p,
                 "firehose ingestion is not supported; use an iceberg inputSource");
@@ -810,12 +810,12 @@ const json_t *dr_spec_tuning_config(const dr_spec *s)
 
 const json_t *dr_spec_transform_filter(const dr_spec *s)
 {
-    return dr_field(s->transform_spec, "filter");
+    return icd_json_field(s->transform_spec, "filter");
 }
 
 const json_t *dr_spec_transforms(const dr_spec *s)
 {
-    return dr_field(s->transform_spec, "transforms");
+    return icd_json_field(s->transform_spec, "transforms");
 }
 
 size_t dr_spec_metric_fields(const dr_spec *s, const char *const **names)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/javanum.h"
 #include "druid/rows/joda.h"
 #include "druid/rows/timestamp.h"
 #include "test.h"
@@ -356,30 +357,30 @@ static void test_java_text(void)
              {0.0, "0.0"}};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
         icd_buf b = ICD_BUF_INIT;
-        dr_fmt_java_double(&b, d[i].v);
+        icd_java_fmt_double(&b, d[i].v);
         CHECK_EQ_STR(b.data, d[i].want);
         icd_buf_free(&b);
     }
     icd_buf b = ICD_BUF_INIT;
-    dr_fmt_java_float(&b, 1.1f);
+    icd_java_fmt_float(&b, 1.1f);
     CHECK_EQ_STR(b.data, "1.1");
     icd_buf_clear(&b);
-    dr_fmt_java_double(&b, NAN);
+    icd_java_fmt_double(&b, NAN);
     CHECK_EQ_STR(b.data, "NaN");
     icd_buf_clear(&b);
-    dr_fmt_java_double(&b, -INFINITY);
+    icd_java_fmt_double(&b, -INFINITY);
     CHECK_EQ_STR(b.data, "-Infinity");
     icd_buf_free(&b);
 
     int64_t v;
-    CHECK(dr_parse_java_long("-9223372036854775808", 20, &v) && v == INT64_MIN);
-    CHECK(dr_parse_java_long("+42", 3, &v) && v == 42);
-    CHECK(!dr_parse_java_long("9223372036854775808", 19, &v));
-    CHECK(!dr_parse_java_long("-", 1, &v));
-    CHECK(!dr_parse_java_long("1 ", 2, &v));
-    CHECK_EQ_INT(dr_java_d2l(NAN), 0);
-    CHECK_EQ_INT(dr_java_d2l(1e300), INT64_MAX);
-    CHECK_EQ_INT(dr_java_d2l(-1.9), -1);
+    CHECK(icd_java_parse_long("-9223372036854775808", 20, &v) && v == INT64_MIN);
+    CHECK(icd_java_parse_long("+42", 3, &v) && v == 42);
+    CHECK(!icd_java_parse_long("9223372036854775808", 19, &v));
+    CHECK(!icd_java_parse_long("-", 1, &v));
+    CHECK(!icd_java_parse_long("1 ", 2, &v));
+    CHECK_EQ_INT(icd_java_d2l(NAN), 0);
+    CHECK_EQ_INT(icd_java_d2l(1e300), INT64_MAX);
+    CHECK_EQ_INT(icd_java_d2l(-1.9), -1);
 }
 
 static void test_iceberg_conversions(void)
@@ -448,9 +449,9 @@ static void test_java_text_plain_range(void)
         java_plain_reference(v, is_float, want, sizeof want);
         icd_buf b = ICD_BUF_INIT;
         if (is_float)
-            dr_fmt_java_float(&b, (float)v);
+            icd_java_fmt_float(&b, (float)v);
         else
-            dr_fmt_java_double(&b, v);
+            icd_java_fmt_double(&b, v);
         n++;
         if (strcmp(b.data, want) != 0) {
             differ++;

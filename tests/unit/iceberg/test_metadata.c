@@ -306,32 +306,36 @@ static void expect_error(const char *from, const char *to, int code, const char 
 
 static void test_missing_fields(void)
 {
-    expect_error("\"last-sequence-number\":3,", "", ICD_ECORRUPT, "'last-sequence-number'");
-    expect_error("\"location\":\"s3://b/wh/t\",", "", ICD_ECORRUPT, "'location'");
+    expect_error("\"last-sequence-number\":3,", "", ICD_ECORRUPT,
+                 "last-sequence-number: required field is missing");
+    expect_error("\"location\":\"s3://b/wh/t\",", "", ICD_ECORRUPT,
+                 "location: required field is missing");
     expect_error("\"table-uuid\":\"9c12d441-03fe-4693-9a96-a0705ddf69c1\",", "", ICD_ECORRUPT,
-                 "'table-uuid'");
-    expect_error("\"current-schema-id\":1,", "", ICD_ECORRUPT, "'current-schema-id'");
-    expect_error("\"format-version\":2,", "", ICD_ECORRUPT, "'format-version'");
+                 "table-uuid: required field is missing");
+    expect_error("\"current-schema-id\":1,", "", ICD_ECORRUPT,
+                 "current-schema-id: required field is missing");
+    expect_error("\"format-version\":2,", "", ICD_ECORRUPT,
+                 "format-version: required field is missing");
     expect_error("\"format-version\":2,", "\"format-version\":4,", ICD_EUNSUPPORTED,
                  "format-version 4");
     expect_error("\"snapshot-id\":12,\"parent-snapshot-id\":11,\"sequence-number\":2,"
                  "\"timestamp-ms\":2000,",
                  "\"snapshot-id\":12,\"parent-snapshot-id\":11,\"sequence-number\":2,",
-                 ICD_ECORRUPT, "snapshot 12: missing required field 'timestamp-ms'");
+                 ICD_ECORRUPT, "snapshots[1].timestamp-ms: required field is missing");
     expect_error("\"manifest-list\":\"s3://b/wh/t/metadata/snap-11.avro\",", "", ICD_ECORRUPT,
-                 "'manifest-list'");
+                 "snapshots[0].manifest-list: required field is missing");
     expect_error("{\"id\":4,\"name\":\"lat\",\"required\":false,\"type\":\"double\"}",
                  "{\"id\":4,\"name\":\"lat\",\"required\":false}", ICD_ECORRUPT,
-                 "field 'loc.lat': missing required field 'type'");
+                 "field 'loc.lat': type: required field is missing");
     expect_error("{\"id\":4,\"name\":\"lat\",", "{\"name\":\"lat\",", ICD_ECORRUPT,
-                 "field 'loc.lat': missing required field 'id'");
+                 "field 'loc.lat': id: required field is missing");
     expect_error("\"type\":\"double\"", "\"type\":\"double2\"", ICD_ECORRUPT, "double2");
     expect_error("\"current-snapshot-id\":13", "\"current-snapshot-id\":14", ICD_ECORRUPT,
                  "current-snapshot-id 14");
     expect_error("\"t1\":{\"snapshot-id\":11", "\"t1\":{\"snapshot-id\":77", ICD_ECORRUPT,
                  "ref 't1'");
     expect_error("\"last-column-id\":4,", "\"last-column-id\":\"4\",", ICD_ECORRUPT,
-                 "'last-column-id' is not");
+                 "last-column-id: expected a 32-bit integer, found a string");
     expect_error("{\"id\":2,\"name\":\"data\",\"required\":false,\"type\":\"string\"}]},"
                  "{\"type\"",
                  "{\"id\":1,\"name\":\"data\",\"required\":false,\"type\":\"string\"}]},"
