@@ -63,6 +63,7 @@ int cmd_stage(int argc, char **argv)
     icd_error_clear(&err);
     stage_progress sp = {.mu = PTHREAD_MUTEX_INITIALIZER};
     icd_druid_stage_stats s;
+    memset(&s, 0, sizeof s);
     if (!rc) {
         icd_druid_stage_options o;
         icd_druid_stage_options_init(&o);

@@ -1,10 +1,10 @@
 /*
  * `icedruid serve` options and run loop (serve_common.h): turns the command line into
- * icd_druid_server_options (icedruid/druid.h), reads the basic-auth password from a file or the environment (a
- * command-line value would be visible to every local user through ps and /proc), starts
- * the split server and waits for SIGINT/SIGTERM/SIGHUP with sigwait, so no code runs in
- * a signal handler and shutdown happens on the main thread: SIGTERM/SIGINT drain the
- * server (streams in flight finish, bounded by --drain-timeout), SIGHUP is ignored.
+ * icd_druid_server_options (icedruid/druid.h), reads the basic-auth password from a file or the
+ * environment (a command-line value would be visible to every local user through ps and /proc),
+ * starts the split server and waits for SIGINT/SIGTERM/SIGHUP with sigwait, so no code runs in a
+ * signal handler and shutdown happens on the main thread: SIGTERM/SIGINT drain the server (streams
+ * in flight finish, bounded by --drain-timeout), SIGHUP is ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
