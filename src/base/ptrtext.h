@@ -14,6 +14,9 @@
 
 #include "base/buf.h"
 
+/* The byte limit both users (tasks, plan --spec) give it: delete files' JSON texts. */
+#define ICD_PTR_TEXT_MAX ((size_t)64 << 20)
+
 typedef struct icd_ptr_text_slot {
     const void *key;
     uint32_t off, len;
@@ -52,5 +55,15 @@ static inline bool icd_ptr_text_append(const icd_ptr_text *c, icd_buf *b, const 
 
 /* Keeps text[0, n) for `key` (not already kept), unless over the limit. */
 void icd_ptr_text_add(icd_ptr_text *c, const void *key, const char *text, size_t n);
+
+/* Appends the text kept for `key` to b, or writes it with write(b, key) and keeps it. */
+static inline void icd_ptr_text_put(icd_ptr_text *c, icd_buf *b, const void *key,
+                                    void (*write)(icd_buf *b, const void *key))
+{
+    if (icd_ptr_text_append(c, b, key)) return;
+    size_t at = b->len;
+    write(b, key);
+    if (icd_buf_ok(b)) icd_ptr_text_add(c, key, b->data + at, b->len - at);
+}
 
 #endif

@@ -30,8 +30,10 @@ static void put_partition(icd_buf *b, const ice_content_file *f, const ice_metad
     icd_buf_putc(b, '}');
 }
 
-static void put_delete(icd_buf *b, const ice_content_file *d)
+/* (an icd_ptr_text writer: key is the delete file) */
+static void put_delete(icd_buf *b, const void *key)
 {
+    const ice_content_file *d = key;
     icd_buf_puts(b, "{\"path\":");
     icd_json_cstr(b, d->path);
     icd_buf_puts(b, ",\"kind\":");
@@ -68,23 +70,14 @@ static void put_delete(icd_buf *b, const ice_content_file *d)
 /* The JSON text of each delete file, written once: a delete file applies to many data
  * files (a global equality delete to every one), and with a million data files the same
  * texts were formatted millions of times. Keyed by the entry's address (delete files live
- * as long as the stream); within DEL_TEXT_MAX bytes, beyond which texts are formatted each
+ * as long as the stream); within ICD_PTR_TEXT_MAX bytes, beyond which texts are formatted each
  * time. */
-#define DEL_TEXT_MAX ((size_t)64 << 20)
 
 typedef struct task_writer {
     icd_jsonw *w;
     const ice_metadata *md;
     icd_ptr_text dels; /* entry address -> its text */
 } task_writer;
-
-static void put_delete_cached(task_writer *tw, icd_buf *b, const ice_content_file *d)
-{
-    if (icd_ptr_text_append(&tw->dels, b, d)) return;
-    size_t at = b->len;
-    put_delete(b, d);
-    if (icd_buf_ok(b)) icd_ptr_text_add(&tw->dels, d, b->data + at, b->len - at);
-}
 
 static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
@@ -115,7 +108,7 @@ static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
         icd_buf_puts(b, "},\"delete_files\":[");
         for (size_t k = 0; k < t->ndeletes; k++) {
             if (k) icd_buf_putc(b, ',');
-            put_delete_cached(tw, b, t->deletes[k]);
+            icd_ptr_text_put(&tw->dels, b, t->deletes[k], put_delete);
         }
         icd_buf_puts(b, "],\"residual\":");
         icd_buf_puts(b, t->has_residual ? "true" : "false");
@@ -177,7 +170,7 @@ static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, i
         icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"tasks\":[");
     task_writer tw = {w, md, {0}};
-    icd_ptr_text_init(&tw.dels, DEL_TEXT_MAX);
+    icd_ptr_text_init(&tw.dels, ICD_PTR_TEXT_MAX);
     int rc = ice_scan_stream_run(st, put_tasks, &tw, err);
     icd_ptr_text_free(&tw.dels);
     ICD_TRY(rc);

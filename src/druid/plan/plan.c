@@ -616,8 +616,10 @@ static void put_format(icd_buf *b, ice_file_format f)
     }
 }
 
-static void put_delete(icd_buf *b, const ice_content_file *d)
+/* (an icd_ptr_text writer: key is the delete file) */
+static void put_delete(icd_buf *b, const void *key)
 {
+    const ice_content_file *d = key;
     icd_buf_putc(b, '{');
     put_lit(b, "\"path\":");
     icd_json_cstr(b, d->path);
@@ -706,8 +708,7 @@ typedef struct spec_text {
 /* What put_split writes the same for many splits: each spec's JSON, and each delete
  * file's JSON (a delete file applies to many data files, a global equality delete to
  * every one), kept by the entry's address -- delete files live as long as the plan --
- * within DEL_TEXT_MAX bytes, beyond which they are formatted each time. */
-#define DEL_TEXT_MAX ((size_t)64 << 20)
+ * within ICD_PTR_TEXT_MAX bytes, beyond which they are formatted each time. */
 
 typedef struct split_cache {
     spec_text *specs;
@@ -810,11 +811,10 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     icd_buf_putc(b, '[');
     for (size_t k = 0; k < t->ndeletes; k++) {
         if (k) icd_buf_putc(b, ',');
-        const ice_content_file *del = t->deletes[k];
-        if (cache && icd_ptr_text_append(&cache->dels, b, del)) continue;
-        size_t at = b->len;
-        put_delete(b, del);
-        if (cache && icd_buf_ok(b)) icd_ptr_text_add(&cache->dels, del, b->data + at, b->len - at);
+        if (cache)
+            icd_ptr_text_put(&cache->dels, b, t->deletes[k], put_delete);
+        else
+            put_delete(b, t->deletes[k]);
     }
     icd_buf_putc(b, ']');
     if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
@@ -956,7 +956,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
     splits_writer sw = {p, w, {NULL, 0, {0}}};
-    icd_ptr_text_init(&sw.cache.dels, DEL_TEXT_MAX);
+    icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);
     if (rc) return rc;
