@@ -5,6 +5,8 @@
 #ifndef ICD_API_API_H
 #define ICD_API_API_H
 
+#include <jansson.h>
+
 #include "base/error.h"
 #include "icedruid/icedruid.h"
 #include "iceberg/metadata.h"
@@ -39,6 +41,10 @@ static inline dr_spec *icd_api_dr_spec(icd_druid_spec *s)
 {
     return (dr_spec *)s;
 }
+
+/* The PasswordProvider that reads environment variable `var` on the Druid side (*out stays
+ * NULL for var NULL), for the specs the API writes (druid.c, druid_serve.c). */
+int icd_api_password_provider(const char *var, json_t **out, icd_error *err);
 
 /* The public counters of a read. */
 struct ice_read_stats;

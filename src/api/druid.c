@@ -245,8 +245,7 @@ void icd_druid_rewrite_options_init(icd_druid_rewrite_options *o)
     o->version = ICD_DRUID_REWRITE_OPTIONS_VERSION;
 }
 
-/* The PasswordProvider reading environment variable `var` on the Druid side. */
-static int password_provider(const char *var, json_t **out, icd_error *err)
+int icd_api_password_provider(const char *var, json_t **out, icd_error *err)
 {
     *out = NULL;
     if (!var) return 0;
@@ -266,7 +265,7 @@ int icd_druid_rewrite(char **out, size_t *orc_files, icd_druid_plan *p,
     if (!dr_plan_scan(p->plan))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "a streamed plan cannot be rewritten");
     json_t *pw = NULL, *doc = NULL;
-    ICD_TRY(password_provider(o->auth_password_env, &pw, err));
+    ICD_TRY(icd_api_password_provider(o->auth_password_env, &pw, err));
     int rc = o->rows ? dr_plan_decide_rows(p->plan, err) : dr_plan_decide(p->plan, err);
     if (!rc) {
         dr_rewrite_opts ro = {o->serve_url, o->auth_user, pw, !o->rows, NULL, NULL};
@@ -654,7 +653,7 @@ static int reingest_prepare(reingest_run *r, icd_druid_reingest *out, icd_error 
     const icd_druid_reingest_options *o = r->o;
     const ice_snapshot *b = ice_scan_plan_snapshot(dr_plan_scan(r->plan));
     if (!b) return icd_fail(err, ICD_ENOTFOUND, NULL, -1, "the table has no snapshot");
-    ICD_TRY(password_provider(o->auth_password_env, &r->pw, err));
+    ICD_TRY(icd_api_password_provider(o->auth_password_env, &r->pw, err));
     ICD_TRY(o->rows ? dr_plan_decide_rows(r->plan, err) : dr_plan_decide(r->plan, err));
     if (!o->rows) { /* files Druid would read raw: refused before the diff is computed */
         dr_rewrite_opts ro = {o->serve_url, NULL, NULL, true, o->stage_to, NULL};
@@ -888,7 +887,7 @@ int icd_druid_sync_prepare(icd_druid_sync **out, const icd_druid_spec *spec, icd
     if (!j) return icd_fail_nomem(err);
     j->spec = dr_of(spec);
     j->io = storage->io;
-    int rc = password_provider(o->auth_password_env, &j->pw, err);
+    int rc = icd_api_password_provider(o->auth_password_env, &j->pw, err);
     if (!rc && o->context_json) {
         json_error_t je;
         j->context = json_loads(o->context_json, 0, &je);

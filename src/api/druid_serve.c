@@ -116,10 +116,7 @@ int icd_druid_server_start(icd_druid_server **out, icd_druid_plan *p, icd_storag
     s->on_log = o->on_log;
     s->on_access = o->on_access;
     s->ctx = o->ctx;
-    int rc = 0;
-    if (o->auth_password_env &&
-        !(s->pw = json_pack("{s:s,s:s}", "type", "environment", "variable", o->auth_password_env)))
-        rc = icd_fail_nomem(err);
+    int rc = icd_api_password_provider(o->auth_password_env, &s->pw, err);
     bool files = false;
     dr_server_provider prov;
     if (!rc) rc = decide(s, o, &files, err);
