@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/array.h"
 #include "base/jsonw.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
@@ -56,15 +57,9 @@ static void grid_free(grid *g)
 static void grid_row(grid *g)
 {
     if (g->oom) return;
-    if (g->nrows == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 16;
-        const char **c = realloc(g->cells, cap * g->ncols * sizeof *c);
-        if (!c) {
-            g->oom = true;
-            return;
-        }
-        g->cells = c;
-        g->cap = cap;
+    if (ICD_ARRAY_RESERVE(g->cells, g->cap, (g->nrows + 1) * g->ncols, 16 * g->ncols)) {
+        g->oom = true;
+        return;
     }
     for (size_t i = 0; i < g->ncols; i++)
         g->cells[g->nrows * g->ncols + i] = NULL;

@@ -360,8 +360,8 @@ typedef struct sleaf {
     size_t width;
     int unit; /* TIME / TIMESTAMP leaves: PQ_UNIT_* of the leaf */
     uint32_t max_def, max_rep;
-    uint32_t *def, *rep; /* NULL when the leaf's max level is 0 */
-    size_t n, cap;
+    uint32_t *def, *rep;    /* NULL when the leaf's max level is 0 */
+    size_t n, cap, cap_rep; /* levels; the capacities of def and rep */
     icd_buf vals;
     uint32_t *lens; /* byte arrays */
     size_t nvals, cap_lens;
@@ -459,22 +459,8 @@ static void fail(ice_pqw_sink *s, int code, const char *fmt, const char *a, cons
     icd_fail(&s->err, code, NULL, -1, fmt, a, b);
 }
 
-static bool grow_levels(ice_pqw_sink *s, sleaf *l)
+static bool levels_oom(ice_pqw_sink *s)
 {
-    size_t n = l->cap ? l->cap * 2 : 1024;
-    if (l->max_def) {
-        uint32_t *d = realloc(l->def, n * sizeof *d);
-        if (!d) goto oom;
-        l->def = d;
-    }
-    if (l->max_rep) {
-        uint32_t *r = realloc(l->rep, n * sizeof *r);
-        if (!r) goto oom;
-        l->rep = r;
-    }
-    l->cap = n;
-    return true;
-oom:
     fail(s, ICD_ENOMEM, "out of memory%s%s", "", "");
     return false;
 }
@@ -482,7 +468,9 @@ oom:
 /* Levels are stored only where the leaf has them (flat required leaves just count). */
 static inline bool push_level(ice_pqw_sink *s, sleaf *l, uint32_t def, uint32_t rep)
 {
-    if (l->n == l->cap && (l->max_def || l->max_rep) && !grow_levels(s, l)) return false;
+    if ((l->max_def && ICD_ARRAY_RESERVE(l->def, l->cap, l->n + 1, 1024)) ||
+        (l->max_rep && ICD_ARRAY_RESERVE(l->rep, l->cap_rep, l->n + 1, 1024)))
+        return levels_oom(s);
     if (l->max_def) l->def[l->n] = def;
     if (l->max_rep) l->rep[l->n] = rep;
     l->n++;

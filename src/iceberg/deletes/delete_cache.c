@@ -92,8 +92,8 @@ const ice_posset *ice_delete_entry_positions(const cache_entry *e, const char *p
 
 size_t ice_delete_entry_memory(const cache_entry *e)
 {
-    return sizeof *e + e->posset_cap * (sizeof *e->possets + sizeof *e->path_off) +
-           (e->posset_cap ? sizeof *e->path_off : 0) + e->paths.cap;
+    return sizeof *e + e->posset_cap * sizeof *e->possets + e->path_off_cap * sizeof *e->path_off +
+           e->paths.cap;
 }
 
 int ice_delete_check_entry(const ice_content_file *df, uint64_t size, int64_t rows, bool size_warns,
@@ -192,17 +192,10 @@ static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset *
             return 0;
         }
     }
-    if (e->nposset == e->posset_cap) {
-        size_t nc = e->posset_cap ? e->posset_cap * 2 : 1;
-        ice_posset **np = realloc(e->possets, nc * sizeof *np);
-        if (!np) return icd_fail_nomem(err);
-        e->possets = np;
-        size_t *no = realloc(e->path_off, (nc + 1) * sizeof *no);
-        if (!no) return icd_fail_nomem(err);
-        e->path_off = no;
-        e->posset_cap = nc;
-        if (e->nposset == 0) e->path_off[0] = 0;
-    }
+    if (ICD_ARRAY_RESERVE(e->possets, e->posset_cap, e->nposset + 1, 1) ||
+        ICD_ARRAY_RESERVE(e->path_off, e->path_off_cap, e->nposset + 2, 2))
+        return icd_fail_nomem(err);
+    if (e->nposset == 0) e->path_off[0] = 0;
     ice_posset *ps;
     ICD_TRY(ice_posset_new(&ps, err));
     icd_buf_append(&e->paths, key, klen);
@@ -449,16 +442,10 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
             rc = icd_fail_nomem(err);
             goto out;
         }
-        if (r->nentries == r->cap) {
-            size_t nc = r->cap ? r->cap * 2 : 16;
-            cache_entry **ne = realloc(r->entries, nc * sizeof *ne);
-            if (!ne) {
-                free(e);
-                rc = icd_fail_nomem(err);
-                goto out;
-            }
-            r->entries = ne;
-            r->cap = nc;
+        if (ICD_ARRAY_RESERVE(r->entries, r->cap, r->nentries + 1, 16)) {
+            free(e);
+            rc = icd_fail_nomem(err);
+            goto out;
         }
         if ((rc = icd_map_put(r->cache, key.data, key.len, h, icd_map_from_ptr(e), err))) {
             free(e);

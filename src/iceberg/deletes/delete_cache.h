@@ -48,7 +48,7 @@ typedef struct cache_entry {
     ice_posset **possets;
     size_t *path_off; /* nposset + 1 entries */
     icd_buf paths;
-    size_t nposset, posset_cap;
+    size_t nposset, posset_cap, path_off_cap;
     ice_eq_set *keys; /* C_EQ: canonical key tuples */
     ice_posset *dv;   /* C_DV */
     bool loading;     /* being read by one task; others wait on the cache's `loaded` */
