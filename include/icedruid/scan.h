@@ -8,6 +8,9 @@
  *   icd_scan_read_task reads one task; rows are handed over as chunks of whole NDJSON
  *                      lines (the values of `icedruid scan`: design.md §3)
  *   icd_scan_run       reads every task on N threads (the driver `icedruid scan` uses)
+ *   icd_scan_read_task_batches, icd_scan_run_batches
+ *                      the same reads as batches of typed values (icd_batch): each value
+ *                      in its column's Iceberg type, with each row's position in its file
  *
  * Thread safety: icd_scan_read_task may be called from several threads at once (each
  * with its own callback context); delete files are read once per scan and shared. The
@@ -132,6 +135,112 @@ typedef void (*icd_progress_fn)(void *ctx, const icd_task_info *task, const icd_
 
 /* Sets (fn != NULL) or clears the progress callback of icd_scan_run. */
 ICD_EXTERN void icd_scan_set_progress(icd_scan *s, icd_progress_fn fn, void *ctx);
+
+/* ---- typed reads: rows as batches of Iceberg-typed values ---- */
+
+/* The Iceberg type of a column (the spec's primitive and nested types). */
+typedef enum icd_type_id {
+    ICD_TYPE_BOOLEAN = 1,
+    ICD_TYPE_INT,
+    ICD_TYPE_LONG,
+    ICD_TYPE_FLOAT,
+    ICD_TYPE_DOUBLE,
+    ICD_TYPE_DECIMAL,
+    ICD_TYPE_DATE,
+    ICD_TYPE_TIME,
+    ICD_TYPE_TIMESTAMP,
+    ICD_TYPE_TIMESTAMPTZ,
+    ICD_TYPE_TIMESTAMP_NS,
+    ICD_TYPE_TIMESTAMPTZ_NS,
+    ICD_TYPE_STRING,
+    ICD_TYPE_UUID,
+    ICD_TYPE_FIXED,
+    ICD_TYPE_BINARY,
+    ICD_TYPE_STRUCT,
+    ICD_TYPE_LIST,
+    ICD_TYPE_MAP,
+    ICD_TYPE_VARIANT,
+    ICD_TYPE_UNKNOWN, /* v3 `unknown`: always null */
+    ICD_TYPE_OTHER    /* a type icedruid cannot read (geometry, geography) */
+} icd_type_id;
+
+/* One column of the scan's output (a top-level field of the read schema). */
+typedef struct icd_column_info {
+    const char *name; /* points into the scan */
+    int32_t field_id;
+    icd_type_id type;
+    int32_t precision; /* decimal */
+    int32_t scale;     /* decimal */
+    int32_t length;    /* fixed */
+    int required;      /* 1 when the schema says the column is never null */
+} icd_column_info;
+
+/* The columns every batch holds, in order (the `columns` option, or the whole schema). */
+ICD_EXTERN size_t icd_scan_column_count(const icd_scan *s);
+/* Column i; ICD_EINVALID when i >= icd_scan_column_count. */
+ICD_EXTERN int icd_scan_column(const icd_scan *s, size_t i, icd_column_info *out, icd_error *err);
+
+/* How a value is held. By column type:
+ *   ICD_VALUE_NULL    a null (any type)
+ *   ICD_VALUE_BOOL    boolean: i is 0 or 1
+ *   ICD_VALUE_INT     int, long; date (days from 1970-01-01); time (microseconds of the
+ *                     day); timestamp / timestamptz (microseconds from the epoch) and the
+ *                     _ns types (nanoseconds); decimal of precision <= 18 (the unscaled
+ *                     value: 12.34 with scale 2 is 1234)
+ *   ICD_VALUE_DOUBLE  float (widened exactly) and double: d
+ *   ICD_VALUE_BYTES   p / n: string (UTF-8, not NUL-terminated), binary, fixed, uuid (its
+ *                     16 bytes), decimal of precision > 18 (the unscaled value, big-endian
+ *                     two's complement)
+ *   ICD_VALUE_JSON    p / n: struct, list, map and variant values as one JSON text, in the
+ *                     conventions of `icedruid scan` (a map is an array of {"key","value"})
+ * Promotions of schema evolution (int -> long, float -> double, decimal widening, date ->
+ * timestamp) are applied: a value always has its column's current type. */
+typedef enum icd_value_kind {
+    ICD_VALUE_NULL = 0,
+    ICD_VALUE_BOOL,
+    ICD_VALUE_INT,
+    ICD_VALUE_DOUBLE,
+    ICD_VALUE_BYTES,
+    ICD_VALUE_JSON
+} icd_value_kind;
+
+typedef struct icd_value {
+    icd_value_kind kind;
+    int64_t i;
+    double d;
+    const void *p; /* points into the batch: valid until the batch callback returns */
+    size_t n;
+} icd_value;
+
+/* Up to ICD_BATCH_MAX_ROWS surviving rows of one task: fewer for wide rows (a batch's
+ * values take about 2 MiB), when the rows' strings and nested values pass 4 MiB, and at
+ * the end of the task. A batch lives until its callback returns. */
+typedef struct icd_batch icd_batch;
+
+#define ICD_BATCH_MAX_ROWS 4096
+
+ICD_EXTERN size_t icd_batch_row_count(const icd_batch *b);
+ICD_EXTERN size_t icd_batch_column_count(const icd_batch *b);
+/* The task the rows belong to (icd_task_info.index) and its data file. */
+ICD_EXTERN size_t icd_batch_task(const icd_batch *b);
+ICD_EXTERN const char *icd_batch_data_file(const icd_batch *b);
+/* Row `row`'s 0-based position in its data file (the position a position delete names):
+ * increasing within a task; deleted positions are missing. */
+ICD_EXTERN int64_t icd_batch_position(const icd_batch *b, size_t row);
+/* The value of column `col` in row `row` (ICD_VALUE_NULL outside the batch). */
+ICD_EXTERN void icd_batch_get(const icd_batch *b, size_t row, size_t col, icd_value *out);
+
+/* A batch of rows. A non-zero return stops the read with that code (fill err to say why). */
+typedef int (*icd_batch_fn)(void *ctx, const icd_batch *batch, icd_error *err);
+
+/* Reads task `index` as batches (thread safety as icd_scan_read_task). */
+ICD_EXTERN int icd_scan_read_task_batches(icd_scan *s, size_t index, icd_batch_fn fn, void *ctx,
+                                          icd_error *err);
+
+/* Reads every task as batches on up to `threads` threads, like icd_scan_run: calls of fn
+ * never overlap, a task's batches come in row order, tasks in any order. */
+ICD_EXTERN int icd_scan_run_batches(icd_scan *s, int threads, icd_batch_fn fn, void *ctx,
+                                    icd_error *err);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #define ICD_API_API_H
 
 #include <jansson.h>
+#include <pthread.h>
 
 #include "base/error.h"
 #include "icedruid/icedruid.h"
@@ -49,6 +50,21 @@ int icd_api_password_provider(const char *var, json_t **out, icd_error *err);
 /* The public counters of a read. */
 struct ice_read_stats;
 void icd_api_read_stats(const struct ice_read_stats *in, icd_scan_stats *out);
+
+/* What a caller's callback returned (rc, with the error it filled in cb_err) as the
+ * read's result: 0, or its error (or "the WHAT callback stopped the read") with a
+ * negative code (ICD_ECANCELED for a positive rc). */
+int icd_api_callback_result(int rc, const icd_error *cb_err, const char *what, icd_error *err);
+
+/* The typed batch sink (batch.c) of one task's read: `sink` is filled with its callbacks;
+ * full batches go to fn (under `serialise` when not NULL); finish hands over the last one. */
+struct ice_field;
+struct ice_row_sink;
+int icd_api_batch_new(icd_batch **out, const struct ice_field *const *fields, size_t ncols,
+                      size_t task, icd_batch_fn fn, void *ctx, pthread_mutex_t *serialise,
+                      struct ice_row_sink *sink, icd_error *err);
+int icd_api_batch_finish(icd_batch *b, icd_error *err);
+void icd_api_batch_free(icd_batch *b);
 
 typedef struct dr_plan dr_plan;
 

@@ -17,6 +17,7 @@
 #include "iceberg/scan_json.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/schema.h"
+#include "iceberg/types.h"
 
 /* Chunks handed to the caller hold at least this many bytes (except the last of a task). */
 #define CHUNK_BYTES (1u << 18)
@@ -30,7 +31,9 @@ struct icd_scan {
     ice_read_stats stats;
     icd_progress_fn progress;
     void *progress_ctx;
-    uint64_t data_bytes; /* the tasks' file sizes, added up once when planned */
+    uint64_t data_bytes;      /* the tasks' file sizes, added up once when planned */
+    const ice_field **fields; /* the reader's columns, in output order */
+    size_t nfields;
 };
 
 void icd_scan_options_init(icd_scan_options *o)
@@ -130,6 +133,13 @@ int icd_scan_open(icd_scan **out, icd_table *t, const icd_scan_options *o, icd_e
     free(names);
     for (size_t i = 0; rc == 0 && i < ice_scan_plan_task_count(s->plan); i++)
         s->data_bytes += (uint64_t)ice_scan_plan_task(s->plan, i)->data->file_size;
+    if (rc == 0) {
+        s->nfields = ice_scan_reader_field_count(s->reader);
+        s->fields = malloc((s->nfields ? s->nfields : 1) * sizeof *s->fields);
+        if (!s->fields) rc = icd_fail_nomem(err);
+        for (size_t i = 0; rc == 0 && i < s->nfields; i++)
+            s->fields[i] = ice_scan_reader_field(s->reader, i);
+    }
     if (rc) {
         icd_scan_free(s);
         return rc;
@@ -143,6 +153,7 @@ void icd_scan_free(icd_scan *s)
     if (!s) return;
     ice_scan_reader_free(s->reader);
     ice_scan_plan_free(s->plan);
+    free(s->fields);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -202,6 +213,17 @@ typedef struct task_output {
     icd_error cb_err;
 } task_output;
 
+int icd_api_callback_result(int rc, const icd_error *cb_err, const char *what, icd_error *err)
+{
+    if (!rc) return 0;
+    int code = rc < 0 ? rc : ICD_ECANCELED;
+    if (cb_err->code) {
+        *err = *cb_err;
+        return code;
+    }
+    return icd_fail(err, code, NULL, -1, "the %s callback stopped the read (%d)", what, rc);
+}
+
 static int deliver(task_output *o, icd_error *err)
 {
     if (!icd_buf_ok(&o->buf)) return icd_fail_nomem(err);
@@ -211,16 +233,8 @@ static int deliver(task_output *o, icd_error *err)
     int rc = o->fn(o->ctx, o->buf.data, o->buf.len, &o->cb_err);
     if (o->serialise) pthread_mutex_unlock(o->serialise);
     icd_buf_clear(&o->buf);
-    if (rc) {
-        o->failed = rc;
-        if (o->cb_err.code)
-            *err = o->cb_err;
-        else
-            icd_fail(err, rc < 0 ? rc : ICD_ECANCELED, NULL, -1,
-                     "the row callback stopped the read (%d)", rc);
-        return rc < 0 ? rc : ICD_ECANCELED;
-    }
-    return 0;
+    if (rc) o->failed = rc;
+    return icd_api_callback_result(rc, &o->cb_err, "row", err);
 }
 
 static int on_row(void *ctx, icd_buf *b, icd_error *err)
@@ -334,16 +348,42 @@ void icd_api_read_stats(const ice_read_stats *in, icd_scan_stats *out)
     out->rows_unparseable = in->rows_skipped;
 }
 
-static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
-                     pthread_mutex_t *serialise, icd_error *err)
+/* Where a read's rows go: NDJSON chunks (rows), typed batches (batches), or nowhere
+ * (both NULL: counted only). */
+typedef struct read_target {
+    icd_rows_fn rows;
+    icd_batch_fn batches;
+    void *ctx;
+} read_target;
+
+static int read_batches(icd_scan *s, size_t index, const read_target *to,
+                        pthread_mutex_t *serialise, ice_read_stats *st, icd_error *err)
+{
+    icd_batch *b;
+    ice_row_sink sink;
+    ICD_TRY(icd_api_batch_new(&b, (const ice_field *const *)s->fields, s->nfields, index,
+                              to->batches, to->ctx, serialise, &sink, err));
+    int rc =
+        ice_scan_reader_read_task(s->reader, ice_scan_plan_task(s->plan, index), &sink, st, err);
+    if (rc == 0) rc = icd_api_batch_finish(b, err);
+    icd_api_batch_free(b);
+    return rc;
+}
+
+static int read_task(icd_scan *s, size_t index, const read_target *to, pthread_mutex_t *serialise,
+                     icd_error *err)
 {
     if (index >= ice_scan_plan_task_count(s->plan))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "task %zu does not exist (the scan has %zu)",
                         index, ice_scan_plan_task_count(s->plan));
     const ice_scan_task *task = ice_scan_plan_task(s->plan, index);
     ice_read_stats st = {0};
+    icd_rows_fn fn = to->rows;
+    void *ctx = to->ctx;
     int rc;
-    if (!fn) {
+    if (to->batches) {
+        rc = read_batches(s, index, to, serialise, &st, err);
+    } else if (!fn) {
         rc = ice_scan_reader_read_task(s->reader, task, &COUNT_SINK, &st, err);
     } else {
         task_output o = {fn, ctx, serialise, ICD_BUF_INIT, 0, {0}};
@@ -377,31 +417,126 @@ static int read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx,
 
 int icd_scan_read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx, icd_error *err)
 {
-    return read_task(s, index, fn, ctx, NULL, err);
+    read_target to = {fn, NULL, ctx};
+    return read_task(s, index, &to, NULL, err);
+}
+
+int icd_scan_read_task_batches(icd_scan *s, size_t index, icd_batch_fn fn, void *ctx,
+                               icd_error *err)
+{
+    if (!fn) return icd_fail(err, ICD_EINVALID, NULL, -1, "no batch callback");
+    read_target to = {NULL, fn, ctx};
+    return read_task(s, index, &to, NULL, err);
 }
 
 typedef struct run_ctx {
     icd_scan *scan;
-    icd_rows_fn fn;
-    void *ctx;
+    read_target to;
     pthread_mutex_t serialise;
 } run_ctx;
 
 static int run_one(void *ctx, size_t i, icd_error *err)
 {
     run_ctx *r = ctx;
-    int rc = read_task(r->scan, i, r->fn, r->ctx, &r->serialise, err);
+    int rc = read_task(r->scan, i, &r->to, &r->serialise, err);
     if (rc) ice_scan_reader_cancel(r->scan->reader);
+    return rc;
+}
+
+static int run(icd_scan *s, int threads, const read_target *to, icd_error *err)
+{
+    run_ctx r = {s, *to, PTHREAD_MUTEX_INITIALIZER};
+    int rc = icd_parallel_for(ice_scan_plan_task_count(s->plan), threads < 1 ? 1 : threads, run_one,
+                              &r, err);
+    pthread_mutex_destroy(&r.serialise);
     return rc;
 }
 
 int icd_scan_run(icd_scan *s, int threads, icd_rows_fn fn, void *ctx, icd_error *err)
 {
-    run_ctx r = {s, fn, ctx, PTHREAD_MUTEX_INITIALIZER};
-    int rc = icd_parallel_for(ice_scan_plan_task_count(s->plan), threads < 1 ? 1 : threads, run_one,
-                              &r, err);
-    pthread_mutex_destroy(&r.serialise);
-    return rc;
+    read_target to = {fn, NULL, ctx};
+    return run(s, threads, &to, err);
+}
+
+int icd_scan_run_batches(icd_scan *s, int threads, icd_batch_fn fn, void *ctx, icd_error *err)
+{
+    if (!fn) return icd_fail(err, ICD_EINVALID, NULL, -1, "no batch callback");
+    read_target to = {NULL, fn, ctx};
+    return run(s, threads, &to, err);
+}
+
+/* --- the columns --- */
+
+size_t icd_scan_column_count(const icd_scan *s)
+{
+    return s->nfields;
+}
+
+static icd_type_id type_id(ice_type_kind k)
+{
+    switch (k) {
+    case ICE_T_BOOLEAN:
+        return ICD_TYPE_BOOLEAN;
+    case ICE_T_INT:
+        return ICD_TYPE_INT;
+    case ICE_T_LONG:
+        return ICD_TYPE_LONG;
+    case ICE_T_FLOAT:
+        return ICD_TYPE_FLOAT;
+    case ICE_T_DOUBLE:
+        return ICD_TYPE_DOUBLE;
+    case ICE_T_DECIMAL:
+        return ICD_TYPE_DECIMAL;
+    case ICE_T_DATE:
+        return ICD_TYPE_DATE;
+    case ICE_T_TIME:
+        return ICD_TYPE_TIME;
+    case ICE_T_TIMESTAMP:
+        return ICD_TYPE_TIMESTAMP;
+    case ICE_T_TIMESTAMPTZ:
+        return ICD_TYPE_TIMESTAMPTZ;
+    case ICE_T_TIMESTAMP_NS:
+        return ICD_TYPE_TIMESTAMP_NS;
+    case ICE_T_TIMESTAMPTZ_NS:
+        return ICD_TYPE_TIMESTAMPTZ_NS;
+    case ICE_T_STRING:
+        return ICD_TYPE_STRING;
+    case ICE_T_UUID:
+        return ICD_TYPE_UUID;
+    case ICE_T_FIXED:
+        return ICD_TYPE_FIXED;
+    case ICE_T_BINARY:
+        return ICD_TYPE_BINARY;
+    case ICE_T_STRUCT:
+        return ICD_TYPE_STRUCT;
+    case ICE_T_LIST:
+        return ICD_TYPE_LIST;
+    case ICE_T_MAP:
+        return ICD_TYPE_MAP;
+    case ICE_T_VARIANT:
+        return ICD_TYPE_VARIANT;
+    case ICE_T_UNKNOWN:
+        return ICD_TYPE_UNKNOWN;
+    default:
+        return ICD_TYPE_OTHER;
+    }
+}
+
+int icd_scan_column(const icd_scan *s, size_t i, icd_column_info *out, icd_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= s->nfields)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "column %zu does not exist (the scan has %zu)",
+                        i, s->nfields);
+    const ice_field *f = s->fields[i];
+    out->name = f->name;
+    out->field_id = f->id;
+    out->type = type_id(f->type->kind);
+    out->precision = f->type->precision;
+    out->scale = f->type->scale;
+    out->length = f->type->length;
+    out->required = f->required;
+    return 0;
 }
 
 void icd_scan_get_stats(icd_scan *s, icd_scan_stats *out)
