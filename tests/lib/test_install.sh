@@ -4,7 +4,9 @@
 #   - every public header compiles alone as C99 -pedantic, as C17 and as C++;
 #   - examples/api/count_rows.c builds against the installed tree through pkg-config
 #     (shared, and static with --static) and through find_package(icedruid), and each
-#     build counts the example table's surviving rows exactly as `icedruid scan` does.
+#     build counts the example table's surviving rows exactly as `icedruid scan` does;
+#   - examples/api/changed_intervals.c (the Druid API) and column_summary.c (typed
+#     batches) build both ways and print what the example table holds.
 set -euo pipefail
 : "${ICD_BUILD_DIR:?}" "${ICD_SOURCE_DIR:?}" "${ICEDRUID:?}"
 tmp=$(mktemp -d)
@@ -105,6 +107,23 @@ dsrc=$ICD_SOURCE_DIR/examples/api/changed_intervals.c
 "$cc" "${extra[@]}" -Wall -Werror "$dsrc" $(pkg-config --cflags --libs libicedruid) -o "$tmp/changed" &&
   check_druid "Druid API, pkg-config" "$tmp/changed" || bad "changed_intervals build"
 
+# Typed batches: the example table's surviving orders 1001 and 1003 (19.99 and 39.98).
+check_summary() { # label binary
+  local out
+  if out=$(LD_LIBRARY_PATH="$libdir" "$2" "$table" "$remap") &&
+     grep -qx 'order_id: 2 values, min 1001, max 1003' <<<"$out" &&
+     grep -qx 'amount: 2 values, min 19.99, max 39.98' <<<"$out" &&
+     grep -qx 'customer: 2 values' <<<"$out"; then
+    ok "$1: typed batches"
+  else
+    bad "$1: got '$out'"
+  fi
+}
+ssrc=$ICD_SOURCE_DIR/examples/api/column_summary.c
+# shellcheck disable=SC2046
+"$cc" "${extra[@]}" -Wall -Werror "$ssrc" $(pkg-config --cflags --libs libicedruid) -o "$tmp/summary" &&
+  check_summary "batch API, pkg-config" "$tmp/summary" || bad "column_summary build"
+
 mkdir -p "$tmp/cm"
 cat >"$tmp/cm/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.18)
@@ -114,11 +133,14 @@ add_executable(count_rows $src)
 target_link_libraries(count_rows PRIVATE icedruid::icedruid)
 add_executable(changed_intervals $dsrc)
 target_link_libraries(changed_intervals PRIVATE icedruid::icedruid)
+add_executable(column_summary $ssrc)
+target_link_libraries(column_summary PRIVATE icedruid::icedruid)
 CMAKE
 if cmake -S "$tmp/cm" -B "$tmp/cm/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
      -DCMAKE_C_FLAGS="${extra[*]}" >"$tmp/cm.log" 2>&1 && cmake --build "$tmp/cm/build" >>"$tmp/cm.log" 2>&1; then
   check_run "find_package(icedruid)" "$tmp/cm/build/count_rows"
   check_druid "Druid API, find_package(icedruid)" "$tmp/cm/build/changed_intervals"
+  check_summary "batch API, find_package(icedruid)" "$tmp/cm/build/column_summary"
 else
   bad "find_package build"; cat "$tmp/cm.log"
 fi
