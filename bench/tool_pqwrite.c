@@ -68,6 +68,7 @@ static int read_json(ice_scan_reader *r, const ice_scan_task *t, icd_buf *out, F
     ice_scan_json_sink(&j, &g_json_sink);
     ice_row_sink s = g_json_sink;
     s.begin_row = pos_begin_row;
+    s.columns = NULL; /* row by row: whole batches call no begin_row */
     g_pos = pos;
     ice_read_stats st = {0};
     int rc = ice_scan_reader_read_task(r, t, &s, &st, err);

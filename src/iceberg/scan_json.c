@@ -8,6 +8,7 @@
 
 #include "base/array.h"
 #include "base/jsonw.h"
+#include "iceberg/tvalue.h"
 #include "iceberg/scan_json.h"
 
 static void pre_nested(ice_scan_json *j)
@@ -231,6 +232,122 @@ static int end_row(void *c, icd_error *err)
     return j->on_row ? j->on_row(j->on_row_ctx, j->out, err) : 0;
 }
 
+/* --- whole batches (ice_row_sink.columns) --- */
+
+/* How a column's values are written: straight from the Parquet values when their stored
+ * form is already the Iceberg value, else through ice_typed_value and the callbacks. */
+enum { COL_GENERIC, COL_CONST, COL_I32, COL_I64, COL_F64, COL_STR, COL_TS };
+
+static int plan_column(const ice_sink_column *c)
+{
+    if (!c->values) return COL_CONST;
+    ice_type_kind k = c->field->type->kind;
+    int pt = c->node->physical_type;
+    switch (k) {
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        return pt == PQ_INT32 ? COL_I32 : COL_I64;
+    case ICE_T_DOUBLE:
+        return pt == PQ_DOUBLE ? COL_F64 : COL_GENERIC;
+    case ICE_T_STRING:
+        return COL_STR;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        /* INT64 in the type's own unit: the stored value is the value */
+        int unit = c->node->eff.kind == PQ_LT_TIMESTAMP ? c->node->eff.unit : PQ_UNIT_MICROS;
+        int digits = unit == PQ_UNIT_NANOS ? 9 : unit == PQ_UNIT_MICROS ? 6 : 3;
+        return pt == PQ_INT64 && digits == ice_ts_digits(k) ? COL_TS : COL_GENERIC;
+    }
+    default:
+        return COL_GENERIC;
+    }
+}
+
+/* The rows of a batch, column by column into each row: the same bytes as the row-by-row
+ * callbacks give (the same name texts and value formatters), without a call per value
+ * for the common column kinds. */
+static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
+                   icd_error *err)
+{
+    ice_scan_json *j = ctx;
+    if (ICD_ARRAY_RESERVE(j->plan, j->plan_cap, ncols, 16)) return icd_fail_nomem(err);
+    /* each column's name text, from the writer's table (added to it first: pointers into
+     * the table are taken once it stops growing) */
+    bool names = true;
+    for (size_t k = 0; k < ncols; k++) {
+        const char *name = cols[k].field->name;
+        size_t n = strlen(name);
+        j->plan[k] = (struct ice_scan_json_col){plan_column(&cols[k]), n, NULL};
+        names = names && top_name(j, name, n);
+    }
+    for (size_t k = 0; k < ncols && names; k++)
+        j->plan[k].name = top_name(j, cols[k].field->name, j->plan[k].name_len);
+    ice_row_sink self;
+    ice_scan_json_sink(j, &self);
+    icd_buf *out = j->out;
+    for (size_t i = 0; i < nrows; i++) {
+        begin_row(j, NULL, 0);
+        for (size_t k = 0; k < ncols; k++) {
+            const ice_sink_column *c = &cols[k];
+            const ice_scan_json_name *e = j->plan[k].name;
+            if (e && !e->long_text && out->cap - out->len > ICE_SCAN_JSON_NAME_MAX) {
+                /* `,"name":` (without the comma for the first column): the whole slot is
+                 * copied, a fixed-size move, and only the text counted */
+                memcpy(out->data + out->len, e->text + (k == 0), ICE_SCAN_JSON_NAME_MAX - 1);
+                out->len += e->len - (k == 0);
+                out->data[out->len] = '\0';
+                j->first[0] = false;
+            } else if (e) {
+                icd_buf_append(out, name_text(e) + (k == 0), e->len - (k == 0));
+                j->first[0] = false;
+            } else {
+                field(j, c->field->name, j->plan[k].name_len);
+            }
+            int kind = j->plan[k].kind;
+            if (kind == COL_CONST) {
+                ice_emit_tvalue(&self, c->constant, c->field->type);
+                continue;
+            }
+            int32_t vi = c->vidx[i];
+            if (vi < 0) {
+                icd_buf_append(out, "null", 4);
+                continue;
+            }
+            const void *vals = c->values->values;
+            switch (kind) {
+            case COL_I32:
+                icd_json_i64(out, ((const int32_t *)vals)[vi]);
+                break;
+            case COL_I64:
+                icd_json_i64(out, ((const int64_t *)vals)[vi]);
+                break;
+            case COL_F64:
+                icd_json_double(out, ((const double *)vals)[vi]);
+                break;
+            case COL_STR:
+                icd_json_str(out, (const char *)((const pq_bytes *)vals)[vi].ptr,
+                             ((const pq_bytes *)vals)[vi].len);
+                break;
+            case COL_TS: {
+                ice_type_kind tk = c->field->type->kind;
+                icd_json_timestamp(out, ((const int64_t *)vals)[vi], ice_ts_digits(tk),
+                                   ice_is_utc_type(tk));
+                break;
+            }
+            default: {
+                ice_tvalue v = ice_typed_value(c->field->type, c->node, c->values, (size_t)vi);
+                ice_emit_tvalue(&self, &v, c->field->type);
+                break;
+            }
+            }
+        }
+        ICD_TRY(end_row(j, err));
+    }
+    return 0;
+}
+
 void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *s)
 {
     *s = (ice_row_sink){.ctx = j,
@@ -256,7 +373,8 @@ void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *s)
                         .map_begin = map_begin,
                         .map_end = map_end,
                         .raw_json = v_raw,
-                        .end_row = end_row};
+                        .end_row = end_row,
+                        .columns = columns};
 }
 
 void ice_scan_json_free(ice_scan_json *j)
@@ -265,6 +383,9 @@ void ice_scan_json_free(ice_scan_json *j)
         free(j->names[i].long_text);
     free(j->names);
     j->names = NULL;
+    free(j->plan);
+    j->plan = NULL;
+    j->plan_cap = 0;
     j->nnames = j->cap = j->next_name = 0;
     j->names_oom = false;
 }

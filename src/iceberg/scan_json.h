@@ -1,6 +1,11 @@
 /*
  * An ice_row_sink that writes rows as JSON objects in the `scan` conventions of
  * design.md §3 (one object per line) into an icd_buf.
+ *
+ * It also takes whole batches of primitive columns (ice_row_sink.columns): longs, ints,
+ * doubles, strings and timestamps stored in their type's unit are formatted straight from
+ * the Parquet values, every other value through ice_typed_value and the row callbacks,
+ * so that both ways write the same bytes.
  */
 #ifndef ICD_ICE_SCAN_JSON_H
 #define ICD_ICE_SCAN_JSON_H
@@ -39,9 +44,19 @@ typedef struct ice_scan_json {
     ice_scan_json_name *names;
     size_t nnames, cap, next_name;
     bool names_oom; /* the table could not grow: names are encoded per value from then on */
+    /* private: the columns of the batch being written (ice_row_sink.columns): how each is
+     * written, its name's length and text (NULL: through field()) */
+    struct ice_scan_json_col {
+        int kind;
+        size_t name_len;
+        const ice_scan_json_name *name;
+    } * plan;
+    size_t plan_cap;
 } ice_scan_json;
 
-/* Fills `sink` with callbacks writing into j->out. */
+/* Fills `sink` with callbacks writing into j->out. A caller that wraps one of the row
+ * callbacks (begin_row, to record positions) must clear sink->columns: whole batches
+ * call none of them. */
 void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *sink);
 
 /* Frees the writer's name table (not j->out). The struct may be reused after it. */
