@@ -17,6 +17,7 @@
 #include "api/api.h"
 #include "base/buf.h"
 #include "iceberg/scan_json.h"
+#include "iceberg/tvalue.h"
 #include "iceberg/types.h"
 
 /* A batch is handed over when its rows' bytes pass this much (after a whole row). */
@@ -111,13 +112,17 @@ static inline cell *cur(icd_batch *b)
     return &b->cells[b->col * b->cap + b->nrows];
 }
 
-static void put_bytes(icd_batch *b, icd_value_kind kind, const void *p, size_t n)
+static void set_bytes(icd_batch *b, cell *c, icd_value_kind kind, const void *p, size_t n)
 {
-    cell *c = cur(b);
     c->kind = kind;
     c->i = (int64_t)b->bytes.len;
     c->n = n;
     icd_buf_append(&b->bytes, p, n);
+}
+
+static void put_bytes(icd_batch *b, icd_value_kind kind, const void *p, size_t n)
+{
+    set_bytes(b, cur(b), kind, p, n);
 }
 
 static void begin_row(void *ctx, const char *file, int64_t pos)
@@ -129,6 +134,13 @@ static void begin_row(void *ctx, const char *file, int64_t pos)
     b->depth = 0;
     for (size_t k = 0; k < b->ncols; k++) /* a column the reader leaves out reads as null */
         b->cells[k * b->cap + b->nrows].kind = ICD_VALUE_NULL;
+}
+
+static void begin_file(void *ctx, const char *path, ice_file_format format)
+{
+    (void)format;
+    icd_batch *b = ctx;
+    b->file = path;
 }
 
 static void field(void *ctx, const char *name, size_t n)
@@ -209,13 +221,6 @@ static void v_f64(void *ctx, double v)
         put_double(b, v);
 }
 
-/* A decimal of precision > 18 as its unscaled big-endian two's complement (the 8 bytes
- * of an int64 when the reader had it as one). */
-static void put_decimal_be(icd_batch *b, const uint8_t *be, size_t n)
-{
-    put_bytes(b, ICD_VALUE_BYTES, be, n);
-}
-
 /* A decimal of precision <= 18 whose unscaled value came as big-endian bytes: as an int64
  * (a precision <= 18 value always fits; sign-extended from the first byte). */
 static int64_t be_to_i64(const uint8_t *be, size_t n)
@@ -226,27 +231,40 @@ static int64_t be_to_i64(const uint8_t *be, size_t n)
     return (int64_t)v;
 }
 
-static bool wide_decimal(const icd_batch *b)
+/* A decimal by its column's precision: <= 18 digits as the unscaled int64, more as the
+ * unscaled big-endian two's complement (the 8 bytes of an int64 when the reader had it
+ * as one). */
+static void set_dec64(icd_batch *b, cell *c, const ice_type *t, int64_t v)
 {
-    return b->fields[b->col]->type->precision > 18;
+    if (t->precision <= 18) {
+        c->kind = ICD_VALUE_INT;
+        c->i = v;
+        return;
+    }
+    uint8_t be[8];
+    uint64_t u = (uint64_t)v;
+    for (int k = 7; k >= 0; k--, u >>= 8)
+        be[k] = (uint8_t)u;
+    set_bytes(b, c, ICD_VALUE_BYTES, be, sizeof be);
+}
+
+static void set_decbe(icd_batch *b, cell *c, const ice_type *t, const uint8_t *p, size_t n)
+{
+    if (t->precision > 18) {
+        set_bytes(b, c, ICD_VALUE_BYTES, p, n);
+        return;
+    }
+    c->kind = ICD_VALUE_INT;
+    c->i = be_to_i64(p, n);
 }
 
 static void v_dec64(void *ctx, int64_t v, int scale)
 {
     icd_batch *b = ctx;
-    if (b->depth) {
+    if (b->depth)
         b->json_sink.decimal_i64(&b->json, v, scale);
-    } else if (TOP(b)) {
-        if (!wide_decimal(b)) {
-            put_int(b, ICD_VALUE_INT, v);
-            return;
-        }
-        uint8_t be[8];
-        uint64_t u = (uint64_t)v;
-        for (int k = 7; k >= 0; k--, u >>= 8)
-            be[k] = (uint8_t)u;
-        put_decimal_be(b, be, sizeof be);
-    }
+    else if (TOP(b))
+        set_dec64(b, cur(b), b->fields[b->col]->type, v);
 }
 
 static void v_decbe(void *ctx, const uint8_t *p, size_t n, int scale)
@@ -255,7 +273,7 @@ static void v_decbe(void *ctx, const uint8_t *p, size_t n, int scale)
     if (b->depth)
         b->json_sink.decimal_be(&b->json, p, n, scale);
     else if (TOP(b))
-        wide_decimal(b) ? put_decimal_be(b, p, n) : put_int(b, ICD_VALUE_INT, be_to_i64(p, n));
+        set_decbe(b, cur(b), b->fields[b->col]->type, p, n);
 }
 
 static void v_date(void *ctx, int32_t days)
@@ -380,6 +398,86 @@ static void map_end(void *ctx)
     unnest(b, b->json_sink.map_end);
 }
 
+/* --- whole batches (ice_row_sink.columns: every column primitive, Parquet) --- */
+
+/* A typed value of the reader into the cell of column `col`, row `row`. */
+static void put_tvalue(icd_batch *b, size_t col, size_t row, const ice_tvalue *v)
+{
+    cell *c = &b->cells[col * b->cap + row];
+    const ice_type *t = b->fields[col]->type;
+    switch (v->cls) {
+    case ICE_TV_NULL:
+        c->kind = ICD_VALUE_NULL;
+        return;
+    case ICE_TV_BOOL:
+        c->kind = ICD_VALUE_BOOL;
+        c->i = v->i != 0;
+        return;
+    case ICE_TV_INT:
+    case ICE_TV_DATE:
+    case ICE_TV_TIME:
+    case ICE_TV_TS: /* (an INT96's converted value; its 12 bytes are not kept) */
+        c->kind = ICD_VALUE_INT;
+        c->i = v->i;
+        return;
+    case ICE_TV_FLOAT:
+        c->kind = ICD_VALUE_DOUBLE;
+        c->d = (double)v->f;
+        return;
+    case ICE_TV_DOUBLE:
+        c->kind = ICD_VALUE_DOUBLE;
+        c->d = v->d;
+        return;
+    case ICE_TV_DEC64:
+        set_dec64(b, c, t, v->i);
+        return;
+    case ICE_TV_DECBE:
+        set_decbe(b, c, t, v->p, v->n);
+        return;
+    case ICE_TV_STRING:
+    case ICE_TV_UUID:
+    case ICE_TV_BINARY:
+        set_bytes(b, c, ICD_VALUE_BYTES, v->p, v->n);
+        return;
+    }
+}
+
+static int deliver(icd_batch *b, icd_error *err);
+
+/* The kept rows of a reader batch, cut into batches of at most cap rows. */
+static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
+                   const int64_t *positions, icd_error *err)
+{
+    icd_batch *b = ctx;
+    if (ncols != b->ncols)
+        return icd_fail(err, ICD_EINTERNAL, b->file, -1,
+                        "the reader gave %zu columns for the batch's %zu", ncols, b->ncols);
+    for (size_t done = 0; done < nrows;) {
+        size_t n = nrows - done, start = b->nrows;
+        if (n > b->cap - start) n = b->cap - start;
+        for (size_t i = 0; i < n; i++)
+            b->pos[start + i] = positions[done + i];
+        for (size_t k = 0; k < ncols; k++) {
+            const ice_sink_column *c = &cols[k];
+            for (size_t i = 0; i < n; i++) {
+                ice_tvalue v = {0};
+                if (!c->values) {
+                    v = *c->constant;
+                } else {
+                    int32_t vi = c->vidx[done + i];
+                    if (vi >= 0)
+                        v = ice_typed_value(c->field->type, c->node, c->values, (size_t)vi);
+                }
+                put_tvalue(b, k, start + i, &v);
+            }
+        }
+        b->nrows = start + n;
+        done += n;
+        if (b->nrows == b->cap || b->bytes.len >= BATCH_BYTES) ICD_TRY(deliver(b, err));
+    }
+    return 0;
+}
+
 /* Hands the batch's rows to the caller (under the run's lock) and empties it. */
 static int deliver(icd_batch *b, icd_error *err)
 {
@@ -457,7 +555,9 @@ int icd_api_batch_new(icd_batch **out, const ice_field *const *fields, size_t nc
                            .map_begin = map_begin,
                            .map_end = map_end,
                            .raw_json = v_raw,
-                           .end_row = end_row};
+                           .end_row = end_row,
+                           .begin_file = begin_file,
+                           .columns = columns};
     *out = b;
     return 0;
 }

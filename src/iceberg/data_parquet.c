@@ -75,15 +75,16 @@ typedef struct pq_src {
     int32_t *vbuf;
     size_t vcap;
     ice_sink_column *scols; /* the sink takes whole batches (ice_row_sink.columns) */
+    int64_t *pos;           /* ... and the file positions of a batch's kept rows */
+    size_t pos_cap;
+    size_t leaves_cap;
 } pq_src;
 
 static int add_leaf(pq_src *p, int leaf, icd_error *err)
 {
     for (size_t i = 0; i < p->nleaves; i++)
         if (p->leaves[i] == leaf) return 0;
-    int *nl = realloc(p->leaves, (p->nleaves + 1) * sizeof *nl);
-    if (!nl) return icd_fail_nomem(err);
-    p->leaves = nl;
+    if (ICD_ARRAY_RESERVE(p->leaves, p->leaves_cap, p->nleaves + 1, 16)) return icd_fail_nomem(err);
     p->leaves[p->nleaves++] = leaf;
     return 0;
 }
@@ -215,6 +216,9 @@ static int emit_columns(ice_rd_task *t, const pq_batch *b, const uint8_t *sel, i
     for (size_t i = 0; i < n; i++)
         m += sel[i] != 0;
     if (!m) return 0;
+    if (ICD_ARRAY_RESERVE(p->pos, p->pos_cap, m, 1024)) return icd_fail_nomem(err);
+    for (size_t i = 0, j = 0; i < n; i++)
+        if (sel[i]) p->pos[j++] = b->first_row + (int64_t)i;
     for (size_t k = 0; k < p->ncols; k++) {
         out_col *c = &p->cols[k];
         ice_sink_column *sc = &p->scols[k];
@@ -243,7 +247,7 @@ static int emit_columns(ice_rd_task *t, const pq_batch *b, const uint8_t *sel, i
                                         (size_t)vi);
         }
     }
-    ICD_TRY(t->sink->columns(t->sink->ctx, p->scols, p->ncols, m, err));
+    ICD_TRY(t->sink->columns(t->sink->ctx, p->scols, p->ncols, m, p->pos, err));
     t->stats->rows_emitted += m;
     return 0;
 }
@@ -368,6 +372,7 @@ static void pq_close(ice_rd_task *t)
     free(p->leaves);
     free(p->vbuf);
     free(p->scols);
+    free(p->pos);
     pq_reader_close(p->rd);
     pq_file_close(p->pf);
     free(p);

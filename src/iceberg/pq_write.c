@@ -1058,8 +1058,9 @@ static int put_stored(ice_pqw_sink *s, sleaf *l, const snode *n, const ice_sink_
  * take them as they are; every other column goes value by value through the typed
  * callbacks, exactly as a row-by-row emission would (the frame pointed at its field). */
 static int on_columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                      icd_error *err)
+                      const int64_t *positions, icd_error *err)
 {
+    (void)positions;
     ice_pqw_sink *s = ctx;
     if (s->failed || (s->rows && flush(s, err))) {
         if (!s->failed) {

@@ -77,10 +77,10 @@ typedef struct ice_row_sink {
      * Parquet batch at once, column by column, in place of begin_row ... end_row for each.
      * The reader uses it when every column of the read schema is primitive (none nested,
      * no nested default); values are range-checked as for row-by-row emission, and
-     * ice_typed_value gives any column's value as its Iceberg type. Rows cannot be skipped;
-     * a failure stops the scan. */
+     * ice_typed_value gives any column's value as its Iceberg type; positions[i] is row
+     * i's position in the data file. Rows cannot be skipped; a failure stops the scan. */
     int (*columns)(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                   icd_error *err);
+                   const int64_t *positions, icd_error *err);
 } ice_row_sink;
 
 #endif

@@ -269,8 +269,9 @@ static int plan_column(const ice_sink_column *c)
  * callbacks give (the same name texts and value formatters), without a call per value
  * for the common column kinds. */
 static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                   icd_error *err)
+                   const int64_t *positions, icd_error *err)
 {
+    (void)positions;
     ice_scan_json *j = ctx;
     if (ICD_ARRAY_RESERVE(j->plan, j->plan_cap, ncols, 16)) return icd_fail_nomem(err);
     /* each column's name text, from the writer's table (added to it first: pointers into
