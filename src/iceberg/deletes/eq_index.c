@@ -5,7 +5,8 @@
  * (multiply-shift range reduction, so tables need not be powers of two and stay close to
  * their load factor); bits 24..55 pick the Bloom block and the low 32 bits, multiplied by
  * eight odd constants, pick one bit in each word of the block; the high 32 bits are the
- * tag of a generic slot. XXH3 mixes every bit, so the fields are independent enough.
+ * tag of a generic slot. The hash (icd_hash_short) mixes every bit into all 64, so the
+ * fields are independent enough.
  *
  * Keys wait in their partition's bucket (chunks of length-prefixed keys) until the
  * partition is built; the bucket is freed as soon as its table exists, so a build holds
@@ -118,7 +119,7 @@ static const uint32_t SALT[8] = {0x47b6137bu, 0x44974d91u, 0x8824ad5bu, 0xa2b728
 
 uint64_t ice_eq_hash(const void *key, size_t len)
 {
-    return icd_hash_bytes(key, len);
+    return icd_hash_short(key, len); /* keys are mostly 9 bytes (a tag and a long) */
 }
 
 static inline uint32_t reduce(uint32_t x, uint32_t n)
