@@ -39,6 +39,8 @@ typedef struct key_col {
     ice_tvalue constant; /* the column's value when the file lacks it */
     int32_t *vidx;       /* per-row value index of the current batch */
     const char *name;    /* the field's name, for range errors */
+    int int_phys;        /* an int or long key stored as INT32 / INT64 (no conversion, no
+                            range to check): that physical type, else -1 */
 } key_col;
 
 typedef enum src_kind { SRC_LEAF, SRC_NESTED, SRC_CONST } src_kind;
@@ -167,6 +169,7 @@ static int setup_equality(ice_rd_task *t, icd_error *err)
             key_col *kc = &q->cols[k];
             kc->type = f->type;
             kc->name = f->name;
+            kc->int_phys = -1;
             const pq_node *n = ice_pq_find_node(s, has_ids, t->r->mapping, f->id);
             if (!n) { /* the data file predates the column */
                 kc->constant = ice_rd_absent_value(t->r, task->data, f);
@@ -178,6 +181,9 @@ static int setup_equality(ice_rd_task *t, icd_error *err)
                                 "equality key column %s cannot be read from this file", f->name);
             kc->leaf = n;
             kc->batch_col = n->leaf_index; /* a leaf for now; mapped after sorting */
+            if ((f->type->kind == ICE_T_INT || f->type->kind == ICE_T_LONG) &&
+                (n->physical_type == PQ_INT32 || n->physical_type == PQ_INT64))
+                kc->int_phys = n->physical_type;
             ICD_TRY(add_leaf(p, n->leaf_index, err));
         }
     }
@@ -197,6 +203,12 @@ static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
             continue;
         }
         int32_t vi = kc->vidx[row];
+        if (vi >= 0 && kc->int_phys >= 0) { /* the value as stored is the key's value */
+            const void *vals = ps->cur->columns[kc->batch_col].values;
+            ice_key_put_int(k, kc->int_phys == PQ_INT64 ? ((const int64_t *)vals)[vi]
+                                                        : ((const int32_t *)vals)[vi]);
+            continue;
+        }
         ice_tvalue v = {0};
         if (vi >= 0 && !t->key_rc)
             t->key_rc = ice_typed_value_checked(

@@ -25,16 +25,20 @@ static void put_bytes(icd_buf *k, const uint8_t *p, size_t n)
 
 void ice_key_put(icd_buf *k, const ice_tvalue *v)
 {
-    icd_buf_putc(k, v->cls == ICE_TV_NULL ? 0 : 1);
     switch (v->cls) {
-    case ICE_TV_NULL:
-        return;
     case ICE_TV_BOOL:
     case ICE_TV_INT:
     case ICE_TV_DATE:
     case ICE_TV_TIME:
     case ICE_TV_TS:
-        icd_buf_append(k, &v->i, 8);
+        ice_key_put_int(k, v->i);
+        return;
+    default:
+        break;
+    }
+    icd_buf_putc(k, v->cls == ICE_TV_NULL ? 0 : 1);
+    switch (v->cls) {
+    case ICE_TV_NULL:
         return;
     case ICE_TV_FLOAT:
     case ICE_TV_DOUBLE: {

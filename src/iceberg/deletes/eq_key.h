@@ -28,6 +28,7 @@
 #define ICD_ICE_DELETES_EQ_KEY_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "iceberg/literal.h"
@@ -39,6 +40,20 @@ uint64_t ice_key_double_bits(double d);
 
 /* Appends the canonical bytes of a typed value (the reader). */
 void ice_key_put(icd_buf *k, const ice_tvalue *v);
+
+/* The canonical bytes of a non-null integer-like value (boolean, int, long, date, time,
+ * timestamp): the presence byte and the 64-bit value. ice_key_put writes these for such
+ * values; a reader holding a stored int or long that needs no conversion calls it
+ * directly. */
+static inline void ice_key_put_int(icd_buf *k, int64_t v)
+{
+    if (k->len + 10 > k->cap && !icd_buf_grow(k, 10)) return;
+    uint8_t *o = (uint8_t *)k->data + k->len;
+    o[0] = 1;
+    memcpy(o + 1, &v, 8);
+    o[9] = 0;
+    k->len += 9;
+}
 
 /* Appends the canonical bytes of a literal of its own kind (the planner's partition
  * tuples): the same bytes as ice_key_put of the value read from a data file. */
