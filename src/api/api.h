@@ -31,6 +31,10 @@ static inline void icd_api_wrap(icd_storage *st, icd_table *t, icd_fileio *io, i
     t->md = md;
 }
 
+/* A table handle over metadata loaded by the API (owned by the handle from then on, freed
+ * on failure too). */
+int icd_api_table_new(icd_table **out, icd_storage *storage, ice_metadata *md, icd_error *err);
+
 /* The same for a spec: the public handle is the internal spec itself. */
 typedef struct dr_spec dr_spec;
 static inline icd_druid_spec *icd_api_druid_spec(dr_spec *s)
