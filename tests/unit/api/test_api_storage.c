@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <icedruid/icedruid.h>
@@ -394,21 +395,79 @@ static void test_redact(void)
 }
 
 static int warnings;
+static char warned_about[256];
 static void count_warning(void *ctx, const char *file, const char *message)
 {
     (void)ctx;
-    (void)file;
-    (void)message;
     warnings++;
+    snprintf(warned_about, sizeof warned_about, "%s: %s", file, message);
+}
+
+/* A table directory whose version-hint.text is unusable: opening it warns (and takes the
+ * newest listed metadata file). `dir` gets the directory (mkdtemp). */
+static int bad_hint_table(char *dir, size_t n)
+{
+    char src[4096]; /* absolute: the links point at it */
+    if (!realpath(getenv("ICD_SOURCE_DIR") ? getenv("ICD_SOURCE_DIR") : ".", src)) return -1;
+    snprintf(dir, n, "/tmp/icd_api_storage_XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    char path[4096], target[8192];
+    snprintf(path, sizeof path, "%s/metadata", dir);
+    if (mkdir(path, 0700)) return -1;
+    for (int v = 1; v <= 4; v++) {
+        snprintf(target, sizeof target,
+                 "%s/examples/warehouse/demo/orders/metadata/v%d.metadata.json", src, v);
+        snprintf(path, sizeof path, "%s/metadata/v%d.metadata.json", dir, v);
+        if (symlink(target, path)) return -1;
+    }
+    snprintf(path, sizeof path, "%s/metadata/version-hint.text", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs("not a hint\n", f);
+    return fclose(f) ? -1 : 0;
+}
+
+static void remove_table(const char *dir)
+{
+    char path[4096];
+    for (int v = 1; v <= 4; v++) {
+        snprintf(path, sizeof path, "%s/metadata/v%d.metadata.json", dir, v);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/metadata/version-hint.text", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/metadata", dir);
+    rmdir(path);
+    rmdir(dir);
 }
 
 static void test_process_settings(void)
 {
-    /* the handler is installed and removed; the tz folder set and restored (the Druid
-     * timestamp tests cover what they change) */
+    char dir[256];
+    CHECK_EQ_INT(bad_hint_table(dir, sizeof dir), 0);
+    icd_error err;
+    icd_storage *s = NULL;
+    CHECK_EQ_INT(icd_storage_new(&s, &err), 0);
+    icd_table *t = NULL;
+    /* the handler gets the warning ... */
     icd_set_warn_handler(count_warning, NULL);
+    int rc = icd_table_open(&t, s, dir, &err);
+    if (rc) fprintf(stderr, "open: %s\n", err.message);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(warnings, 1);
+    CHECK(strstr(warned_about, "version-hint.text") != NULL);
+    if (t) CHECK(strstr(icd_table_metadata_location(t), "v4.metadata.json") != NULL);
+    icd_table_free(t);
+    /* ... and none once removed */
     icd_set_warn_handler(NULL, NULL);
-    CHECK_EQ_INT(warnings, 0);
+    rc = icd_table_open(&t, s, dir, &err);
+    if (rc) fprintf(stderr, "open again: %s: %s\n", err.file, err.message);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(warnings, 1);
+    icd_table_free(t);
+    icd_storage_free(s);
+    remove_table(dir);
+    /* the tz folder: set and restored (the Druid timestamp tests cover zone rules) */
     icd_druid_set_tz_dir("/usr/share/zoneinfo");
     icd_druid_set_tz_dir(NULL);
     icd_druid_set_tz_dir("");
