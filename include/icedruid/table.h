@@ -109,10 +109,11 @@ ICD_EXTERN int icd_storage_set_http_deadline(icd_storage *s, double base_seconds
 
 /* A delete file whose size differs from the size its manifest entry records (a file
  * truncated or replaced: a smaller valid file in its place would bring deleted rows back)
- * fails the read (warn = 0, the default); with warn != 0 it is read, with a warning on
- * stderr, when its record count and bounds agree with the entry (tables whose manifests
- * were edited by hand). Data files are checked by their row count only. (The icedruid
- * command sets it from ICEDRUID_SIZE_MISMATCH=warn.) Set it before opening tables. */
+ * fails the read (warn = 0, the default); with warn != 0 it is read, with a warning (to
+ * the icd_set_warn_handler handler), when its record count and bounds agree with the entry
+ * (tables whose manifests were edited by hand). Data files are checked by their row count
+ * only. (The icedruid command sets it from ICEDRUID_SIZE_MISMATCH=warn.) Set it before
+ * opening tables. */
 ICD_EXTERN void icd_storage_set_size_mismatch_warn(icd_storage *s, int warn);
 
 /* Reads done through a storage so far (metadata, manifests, data and delete files). */
