@@ -30,10 +30,10 @@ internal_headers() {
   local deps
   deps=$("$cc" -std=c17 -D_GNU_SOURCE -I"$src/include" -I"$src/src" -I"$build/generated" \
     -M "$1" | sed -e 's/^[^:]*://' -e 's/\\$//' | tr ' ' '\n' | sed '/^$/d')
-  local d real name
-  while read -r d; do
-    real=$(realpath "$d")
-    [ "$real" = "$(realpath "$1")" ] && continue
+  local self real name
+  self=$(realpath "$1")
+  while read -r real; do
+    [ "$real" = "$self" ] && continue
     case "$real" in
     "$src"/include/icedruid/*.h | "$build"/generated/icedruid/*.h) continue ;;
     "$src"/src/cli/*.h)
@@ -42,7 +42,7 @@ internal_headers() {
       echo "${real#"$src"/}" ;;
     "$src"/* | "$build"/*) echo "${real#"$src"/}" ;;
     esac
-  done <<<"$deps"
+  done < <(xargs realpath <<<"$deps")
 }
 
 n=0
