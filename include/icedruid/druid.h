@@ -79,6 +79,31 @@ ICD_EXTERN void icd_druid_spec_free(icd_druid_spec *s);
 ICD_EXTERN const char *icd_druid_spec_data_source(const icd_druid_spec *s);
 ICD_EXTERN const char *icd_druid_spec_namespace(const icd_druid_spec *s);
 ICD_EXTERN const char *icd_druid_spec_table_name(const icd_druid_spec *s);
+/* The icebergCatalog's caseSensitive (Druid's default: 1): 1 when column names must match
+ * the table's exactly, 0 when they match whatever their case. */
+ICD_EXTERN int icd_druid_spec_case_sensitive(const icd_druid_spec *s);
+
+/* Parses a catalog document (`len` bytes of JSON; `origin` names it in messages, may be
+ * NULL): either a bare icebergCatalog object ({"type": "local"|"rest"|"hive"|"glue", ...})
+ * and `table` the table in it as NAMESPACE.TABLE (split at the last dot), or anything
+ * icd_druid_spec_parse takes, which names its table itself (`table` must then be NULL).
+ * What `icedruid scan --catalog FILE [TABLE]` reads. ICD_EINVALID naming the problem. */
+ICD_EXTERN int icd_druid_spec_parse_catalog(icd_druid_spec **out, const char *json, size_t len,
+                                            const char *origin, const char *table, icd_error *err);
+
+/* Opens the spec's table (its namespace and tableName) through its icebergCatalog, at its
+ * current metadata; catalog-vended storage settings go to `storage`, which must outlive
+ * the table. The table does not refer to the spec. */
+ICD_EXTERN int icd_druid_spec_open_table(icd_table **out, const icd_druid_spec *spec,
+                                         icd_storage *storage, icd_error *err);
+
+/* The folder of the tz database (TZif files) that Druid timestamp formats naming a zone
+ * load their rules from: /usr/share/zoneinfo unless set; NULL or "" restores that default.
+ * `dir` is copied (up to 1023 bytes). The library reads no TZDIR variable itself (the
+ * icedruid command passes $TZDIR). Process-wide and not synchronized: call it once at
+ * start-up, before any spec is planned or read, never while another thread uses the
+ * library. */
+ICD_EXTERN void icd_druid_set_tz_dir(const char *dir);
 
 /* ---- the plan -------------------------------------------------------------------------- */
 

@@ -47,6 +47,23 @@ ICD_EXTERN const char *icd_code_name(int code);
  * left out). Returns the length that the full line needs, like snprintf. */
 ICD_EXTERN size_t icd_error_format(const icd_error *err, char *buf, size_t size);
 
+/* Warnings: input that is read correctly but deserves a note (e.g. position delete records
+ * with a null file_path, which delete nothing, or a delete file whose size differs from its
+ * manifest entry when the storage only warns). The library never prints: the handler gets
+ * the file concerned ("" when none) and a one-line message. With no handler (the default)
+ * warnings are dropped. The handler is process-wide: install it once at start-up, before
+ * any other call (the setting is not synchronized); it may then be called from any thread,
+ * several at once. fn NULL removes it. */
+typedef void (*icd_warn_fn)(void *ctx, const char *file, const char *message);
+ICD_EXTERN void icd_set_warn_handler(icd_warn_fn fn, void *ctx);
+
+/* Rewrites the NUL-terminated text in `s` (a buffer of `cap` bytes) in place: the userinfo
+ * of every "SCHEME://USERINFO@HOST" becomes "***", so that a password inside a table or
+ * endpoint URL is not shown (icd_error_format does it already). The result is cut to
+ * cap - 1 bytes if it grew (a one- or two-byte userinfo). Returns 1 when something was
+ * redacted, else 0. Thread-safe. */
+ICD_EXTERN int icd_redact_userinfo(char *s, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,20 +55,65 @@ ICD_EXTERN int icd_storage_set_s3(icd_storage *s, const char *access_key_id,
                                   const char *secret_access_key, const char *session_token,
                                   const char *region, const char *endpoint, icd_error *err);
 
-/* The deadline of one attempt of a remote read (HTTP, S3): `base_seconds` plus the bytes
- * asked for at `min_rate` bytes/s, so that a trickling server cannot keep a read alive for
- * ever. Defaults 30 s and 65536 B/s; base_seconds <= 0: no deadline; min_rate <= 0 keeps
- * the current rate. (The icedruid command sets them from ICEDRUID_HTTP_TIMEOUT and
- * ICEDRUID_HTTP_MIN_RATE.) */
+/* Called before each retry of a remote request, from the thread doing the request (any
+ * thread; calls may overlap when several threads read): the location read (it may hold a
+ * URL's userinfo as the table or remap wrote it: pass what you print through
+ * icd_redact_userinfo), the attempt that failed (1 for the first), the attempts allowed,
+ * the delay before the next attempt in milliseconds and why it failed ("HTTP 503", a
+ * connection error). It must not call back into the storage. */
+typedef void (*icd_retry_fn)(void *ctx, const char *location, int attempt, int max_attempts,
+                             long delay_ms, const char *reason);
+
+#define ICD_STORAGE_REMOTE_OPTIONS_VERSION 1
+
+/* Retries and timeouts of remote reads (HTTP, S3, REST/Glue catalogs). Retried:
+ * connection errors, timeouts, HTTP 429 and 5xx; the delay starts at base_delay_ms and
+ * doubles, capped at max_delay_ms. icd_storage_remote_options_init gives the defaults
+ * below, icd_storage_get_remote_options a storage's current settings. */
+typedef struct icd_storage_remote_options {
+    int version;             /* ICD_STORAGE_REMOTE_OPTIONS_VERSION */
+    int max_attempts;        /* tries of one request, >= 1 (1: no retry); default 4 */
+    long base_delay_ms;      /* delay before the first retry, >= 0; default 200 */
+    long max_delay_ms;       /* cap of the doubled delay, >= 0; default 5000 */
+    long connect_timeout_ms; /* connecting to the server, > 0; default 10000 */
+    long stall_timeout_s;    /* an attempt slower than 1 byte/s for this long is cut (and
+                              * retried), >= 0 (0: never); default 30 */
+    long total_timeout_s;    /* one whole attempt, >= 0 (0: no limit, the default) */
+    /* The deadline of one attempt: deadline_seconds plus the bytes asked for at
+     * deadline_min_rate bytes/s, so that a trickling server cannot keep a read alive for
+     * ever. Defaults 30 s and 65536 B/s; deadline_seconds <= 0: no deadline;
+     * deadline_min_rate must be > 0. */
+    double deadline_seconds;
+    long deadline_min_rate;
+    icd_retry_fn on_retry; /* may be NULL (the default): retries are silent */
+    void *on_retry_ctx;
+} icd_storage_remote_options;
+
+/* The defaults above (the settings of a new storage). */
+ICD_EXTERN void icd_storage_remote_options_init(icd_storage_remote_options *o);
+/* The storage's current settings (o->version is set). */
+ICD_EXTERN void icd_storage_get_remote_options(const icd_storage *s, icd_storage_remote_options *o);
+/* Replaces the storage's settings with `o` (all of its fields: start from
+ * icd_storage_remote_options_init or icd_storage_get_remote_options). ICD_EINVALID, the
+ * storage unchanged, for an unknown version or a value out of range. Set them before
+ * opening tables: requests already running keep the settings they started with. (The
+ * icedruid command sets them from --retries, --connect-timeout, --request-timeout,
+ * --stall-timeout, ICEDRUID_HTTP_TIMEOUT and ICEDRUID_HTTP_MIN_RATE.) */
+ICD_EXTERN int icd_storage_set_remote_options(icd_storage *s, const icd_storage_remote_options *o,
+                                              icd_error *err);
+
+/* Only the deadline of the remote options (deadline_seconds = base_seconds; min_rate <= 0
+ * keeps the current rate); the other settings are kept. */
 ICD_EXTERN int icd_storage_set_http_deadline(icd_storage *s, double base_seconds, long min_rate,
                                              icd_error *err);
 
 /* A delete file whose size differs from the size its manifest entry records (a file
  * truncated or replaced: a smaller valid file in its place would bring deleted rows back)
- * fails the read (warn = 0, the default); with warn != 0 it is read, with a warning on
- * stderr, when its record count and bounds agree with the entry (tables whose manifests
- * were edited by hand). Data files are checked by their row count only. (The icedruid
- * command sets it from ICEDRUID_SIZE_MISMATCH=warn.) Set it before opening tables. */
+ * fails the read (warn = 0, the default); with warn != 0 it is read, with a warning (to
+ * the icd_set_warn_handler handler), when its record count and bounds agree with the entry
+ * (tables whose manifests were edited by hand). Data files are checked by their row count
+ * only. (The icedruid command sets it from ICEDRUID_SIZE_MISMATCH=warn.) Set it before
+ * opening tables. */
 ICD_EXTERN void icd_storage_set_size_mismatch_warn(icd_storage *s, int warn);
 
 /* Reads done through a storage so far (metadata, manifests, data and delete files). */
@@ -93,6 +138,11 @@ ICD_EXTERN int icd_table_open_catalog(icd_table **out, icd_storage *storage,
                                       icd_error *err);
 
 ICD_EXTERN void icd_table_free(icd_table *t);
+
+/* Parses a point in time as Iceberg's timestamp literals are written
+ * ("2024-06-01T12:00:00Z", "2024-06-01T14:00:00.250+02:00"; no offset: UTC) into epoch
+ * milliseconds, e.g. for icd_scan_options' as_of_ms. ICD_EINVALID for anything else. */
+ICD_EXTERN int icd_timestamp_parse(const char *text, int64_t *epoch_ms, icd_error *err);
 
 /* The metadata file the table was read from. */
 ICD_EXTERN const char *icd_table_metadata_location(const icd_table *t);

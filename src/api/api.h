@@ -22,15 +22,9 @@ struct icd_table {
     ice_metadata *md;
 };
 
-/* The icedruid command's bridge into the public API: handles over a FileIO and metadata
- * it loaded itself (--catalog files, --remap, its retry settings); both stay the
- * caller's, and st / t must not be passed to icd_storage_free / icd_table_free. */
-static inline void icd_api_wrap(icd_storage *st, icd_table *t, icd_fileio *io, ice_metadata *md)
-{
-    st->io = io;
-    t->storage = st;
-    t->md = md;
-}
+/* A table handle over metadata loaded by the API (owned by the handle from then on, freed
+ * on failure too). */
+int icd_api_table_new(icd_table **out, icd_storage *storage, ice_metadata *md, icd_error *err);
 
 /* The same for a spec: the public handle is the internal spec itself. */
 typedef struct dr_spec dr_spec;

@@ -15,12 +15,14 @@
 #include "druid/phase2/diff.h"
 #include "druid/phase2/emit.h"
 #include "druid/phase2/sync.h"
+#include "druid/plan/catalog_load.h"
 #include "druid/plan/plan.h"
 #include "druid/plan/rewrite.h"
 #include "druid/serve/serve_files.h"
 #include "druid/spec/period.h"
 #include "druid/spec/spec.h"
 #include "druid/rows/timestamp.h"
+#include "druid/rows/tzrules.h"
 #include "druid/spec/spec_columns.h"
 #include "druid/stage/stage.h"
 #include "iceberg/scan_plan.h"
@@ -134,6 +136,40 @@ const char *icd_druid_spec_namespace(const icd_druid_spec *s)
 const char *icd_druid_spec_table_name(const icd_druid_spec *s)
 {
     return dr_spec_table_name(dr_of(s));
+}
+
+int icd_druid_spec_case_sensitive(const icd_druid_spec *s)
+{
+    return dr_spec_case_sensitive(dr_of(s)) ? 1 : 0;
+}
+
+int icd_druid_spec_parse_catalog(icd_druid_spec **out, const char *json, size_t len,
+                                 const char *origin, const char *table, icd_error *err)
+{
+    *out = NULL;
+    if (!json) return icd_fail(err, ICD_EINVALID, origin, -1, "no catalog text");
+    dr_spec *s = NULL;
+    ICD_TRY(dr_catalog_file_parse(json, len, origin, table, &s, err));
+    *out = spec_of(s);
+    return 0;
+}
+
+int icd_druid_spec_open_table(icd_table **out, const icd_druid_spec *spec, icd_storage *storage,
+                              icd_error *err)
+{
+    *out = NULL;
+    if (!spec || !storage)
+        return icd_fail(err, ICD_EINVALID, NULL, -1, "opening a spec's table needs a storage");
+    const dr_spec *s = dr_of(spec);
+    ice_metadata *md = NULL;
+    ICD_TRY(dr_catalog_load(dr_spec_catalog(s), dr_spec_namespace(s), dr_spec_table_name(s),
+                            storage->io, &md, err));
+    return icd_api_table_new(out, storage, md, err);
+}
+
+void icd_druid_set_tz_dir(const char *dir)
+{
+    dr_tz_set_dir(dir);
 }
 
 /* ---- the plan ---------------------------------------------------------------------------- */

@@ -32,13 +32,8 @@ int icd_error_append(icd_error *err, const char *fmt, ...) ICD_PRINTF(2, 3);
 /* Sets the file of an error that has none yet (lower layers often do not know it). */
 void icd_error_set_file(icd_error *err, const char *file);
 
-/* Warnings: input that is read correctly but deserves a note (e.g. position delete records
- * with a null file_path, which delete nothing). The library never prints; the handler the
- * program installed once at startup (cli/ prints "icedruid: warning: FILE: MESSAGE") gets
- * one line. With no handler, warnings are dropped. The handler may be called from any
- * thread. */
-typedef void (*icd_warn_fn)(void *ctx, const char *file, const char *message);
-void icd_set_warn_handler(icd_warn_fn fn, void *ctx);
+/* A warning to the handler the program installed (icd_set_warn_handler, public:
+ * icedruid/error.h); dropped without one. */
 void icd_warn(const char *file, const char *fmt, ...) ICD_PRINTF(2, 3);
 
 #define ICD_TRY(expr)                                                                              \

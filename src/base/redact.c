@@ -35,16 +35,16 @@ bool icd_url_has_userinfo(const char *url)
     return p && userinfo_len(p + 3, &alen) > 0;
 }
 
-bool icd_redact_userinfo(char *s, size_t cap)
+int icd_redact_userinfo(char *s, size_t cap)
 {
-    if (!s || cap == 0 || !strstr(s, "://")) return false;
+    if (!s || cap == 0 || !strstr(s, "://")) return 0;
     size_t n = strlen(s);
     char *out = malloc(n * 2 + 8); /* each redaction grows by at most 3 bytes per 4 read */
     if (!out) {
         /* no memory: cut the text at the first URL rather than print a secret */
         char *p = strstr(s, "://");
         p[3] = '\0';
-        return true;
+        return 1;
     }
     size_t o = 0;
     bool any = false;
@@ -68,5 +68,5 @@ bool icd_redact_userinfo(char *s, size_t cap)
     memcpy(s, out, o);
     s[o] = '\0';
     free(out);
-    return any;
+    return any ? 1 : 0;
 }

@@ -10,10 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Rewrites the NUL-terminated text in `s` (a buffer of `cap` bytes) in place: the userinfo
- * of every "SCHEME://USERINFO@HOST" becomes "***". The result is cut to cap - 1 bytes if
- * it grew (a one- or two-byte userinfo). Returns true when something was redacted. */
-bool icd_redact_userinfo(char *s, size_t cap);
+#include "icedruid/error.h"
+
+/* icd_redact_userinfo (rewriting a text in place) is public: icedruid/error.h. */
 /* True when `url` has a userinfo part ("SCHEME://...@HOST"). */
 bool icd_url_has_userinfo(const char *url);
 

@@ -10,7 +10,7 @@
 #include "base/jsonw.h"
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "formats/avro/container.h"
 #include "formats/avro/json.h"
 

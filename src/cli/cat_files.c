@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "base/parallel.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 
 enum { CAT_QUEUE_MAX = 4 << 20 };
 

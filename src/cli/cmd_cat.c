@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/inspect.h"
 
 static int run_file(int (*fn)(icd_fileio *, const char *, cli_out *, icd_error *), const char *name,
                     int argc, char **argv)

@@ -29,7 +29,7 @@ static int write_rows(void *ctx, const char *ndjson, size_t len, icd_error *err)
     read_out *o = ctx;
     if (fwrite(ndjson, 1, len, o->out) != len) {
         o->failed = true;
-        return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output");
+        return cli_fail(err, ICD_EIO, NULL, "cannot write the output");
     }
     for (const char *p = ndjson, *end = ndjson + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
         o->progress.rows++;

@@ -4,13 +4,12 @@
  * (design.md §2/§3). A client of the public scan API (include/icedruid/scan.h):
  * icd_scan_run reads the tasks on up to N threads and hands over whole-row chunks, so
  * rows of different tasks never interleave within a line; its progress callback drives
- * the progress line. The table itself is loaded by the command's own table arguments
- * (catalog files, --remap) and wrapped for the API (api/api.h).
+ * the progress line. The table is opened by the command's table arguments (TABLE or a
+ * --catalog file, --remap) through the public API too (cli_table_open).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
 #include "icedruid/icedruid.h"
@@ -26,7 +25,7 @@ static int write_rows(void *ctx, const char *ndjson, size_t len, icd_error *err)
     scan_out *o = ctx;
     if (fwrite(ndjson, 1, len, o->out) != len) {
         o->failed = true;
-        return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output");
+        return cli_fail(err, ICD_EIO, NULL, "cannot write the output");
     }
     return 0;
 }
@@ -80,20 +79,6 @@ static void print_stats(icd_scan *scan, const icd_storage *storage, double secs)
     cli_print_scan_stats(&s, true, extra);
 }
 
-static icd_snapshot_kind snapshot_kind(ice_snapshot_select_kind k)
-{
-    switch (k) {
-    case ICE_SELECT_ID:
-        return ICD_SNAPSHOT_ID;
-    case ICE_SELECT_AS_OF:
-        return ICD_SNAPSHOT_AS_OF;
-    case ICE_SELECT_REF:
-        return ICD_SNAPSHOT_REF;
-    default:
-        return ICD_SNAPSHOT_CURRENT;
-    }
-}
-
 int cmd_scan(int argc, char **argv)
 {
     double t0 = cli_now_s();
@@ -106,7 +91,7 @@ int cmd_scan(int argc, char **argv)
     }
     icd_error err;
     icd_error_clear(&err);
-    ice_metadata *md = NULL;
+    icd_table *table = NULL;
     icd_scan *scan = NULL;
     char *copy = NULL;
     const char **names = NULL;
@@ -118,24 +103,21 @@ int cmd_scan(int argc, char **argv)
         rc = cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
         goto done;
     }
-    if (cli_table_load(&a, &md, &err)) {
+    if (cli_table_open(&a, &table, &err)) {
         rc = cli_report(&err);
         goto done;
     }
-    icd_storage storage;
-    icd_table table;
-    icd_api_wrap(&storage, &table, a.io, md);
     icd_scan_options opts;
     icd_scan_options_init(&opts);
-    opts.snapshot = snapshot_kind(a.select.kind);
-    opts.snapshot_id = a.select.snapshot_id;
-    opts.as_of_ms = a.select.timestamp_ms;
-    opts.ref = a.select.ref;
+    opts.snapshot = a.snapshot;
+    opts.snapshot_id = a.snapshot_id;
+    opts.as_of_ms = a.as_of_ms;
+    opts.ref = a.ref;
     opts.columns = names;
     opts.ncolumns = ncols;
     opts.threads = a.threads;
     opts.case_insensitive = !a.case_sensitive;
-    if (icd_scan_open(&scan, &table, &opts, &err)) {
+    if (icd_scan_open(&scan, table, &opts, &err)) {
         rc = cli_report(&err);
         goto done;
     }
@@ -158,7 +140,7 @@ int cmd_scan(int argc, char **argv)
     if (!rc) rc = crc;
     if (rc) goto done;
     if (a.stats) {
-        print_stats(scan, &storage, cli_now_s() - t0);
+        print_stats(scan, a.storage, cli_now_s() - t0);
     } else if (o.progress.on) {
         icd_scan_stats s;
         icd_scan_get_stats(scan, &s);
@@ -166,7 +148,7 @@ int cmd_scan(int argc, char **argv)
     }
 done:
     icd_scan_free(scan);
-    ice_metadata_free(md);
+    icd_table_free(table);
     free(copy);
     free(names);
     cli_table_args_free(&a);

@@ -25,7 +25,6 @@
 
 #include <jansson.h>
 
-#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/serve_common.h"
 #include "cli/spec_args.h"
@@ -233,7 +232,13 @@ static int submit_all(const icd_druid_client *c, const icd_druid_sync *j,
         icd_error err;
         icd_error_clear(&err);
         if (icd_druid_sync_submit(j, c, i, &ids[i], &err)) {
-            icd_error_wrap(&err, "submission %zu of %zu", i + 1, job->submissions);
+            char msg[sizeof err.message + 64]; /* "submission I of N: " before the message */
+            snprintf(msg, sizeof msg, "submission %zu of %zu: %s", i + 1, job->submissions,
+                     err.message);
+            size_t len = strlen(msg);
+            if (len >= sizeof err.message) len = sizeof err.message - 1;
+            memcpy(err.message, msg, len);
+            err.message[len] = '\0';
             cli_report(&err);
             fprintf(stderr,
                     "icedruid sync: %s: state unchanged (%s); running sync again is safe: "

@@ -2,7 +2,7 @@
  * Table inspection commands, as users know them from DuckDB (iceberg_snapshots,
  * iceberg_metadata) and pyiceberg (describe, schema, spec, files, list-refs):
  *   icedruid snapshots|history|refs|schema|partitions|files TABLE [--format table|json]
- * Each loads the table (cli_table_load: directory, metadata file or --catalog), fills a
+ * Each opens the table (cli_table_open: directory, metadata file or --catalog), fills a
  * grid of rows and prints it as aligned columns (the default on a terminal) or as one JSON
  * array of objects (the default on a pipe). Ids (snapshot ids, parents) are printed in JSON
  * both as numbers and as strings ("snapshot-id-str"): a 64-bit id does not survive tools
@@ -15,7 +15,7 @@
 #include "base/arena.h"
 #include "base/array.h"
 #include "base/jsonw.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "cli/table_args.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/schema.h"
@@ -350,9 +350,9 @@ static void file_row(grid *g, const ice_content_file *f)
 
 static int fill_files(cli_table_args *a, const ice_metadata *md, grid *g, icd_error *err)
 {
-    ice_scan_opts opts = {a->select, NULL, true, a->threads, false};
+    ice_scan_opts opts = {cli_table_selector(a), NULL, true, a->threads, false};
     ice_scan_plan *plan;
-    ICD_TRY(ice_scan_plan_build(a->io, md, &opts, &plan, err));
+    ICD_TRY(ice_scan_plan_build(cli_storage_fileio(a->storage), md, &opts, &plan, err));
     size_t n = ice_scan_plan_task_count(plan), nd = 0;
     for (size_t i = 0; i < n; i++)
         nd += ice_scan_plan_task(plan, i)->ndeletes;
@@ -388,15 +388,15 @@ static int run_info(int argc, char **argv, const char *allowed, const grid_col *
     }
     icd_error err;
     icd_error_clear(&err);
-    ice_metadata *md = NULL;
+    icd_table *t = NULL;
     grid g;
     grid_init(&g, cols, ncols);
-    if (cli_table_load(&a, &md, &err) || fill(&a, md, &g, &err))
+    if (cli_table_open(&a, &t, &err) || fill(&a, cli_table_metadata(t), &g, &err))
         rc = cli_report(&err);
     else
         rc = grid_print(&g, &a);
     grid_free(&g);
-    ice_metadata_free(md);
+    icd_table_free(t);
     cli_table_args_free(&a);
     return rc;
 }

@@ -9,7 +9,7 @@
 
 #include "base/jsonw.h"
 #include "base/ptrtext.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "cli/table_args.h"
 #include "druid/rows/timestamp.h"
 #include "druid/plan/to_iceberg.h"
@@ -202,7 +202,8 @@ int cmd_tasks(int argc, char **argv)
     }
     icd_error err;
     icd_error_clear(&err);
-    ice_metadata *md = NULL;
+    icd_table *table = NULL;
+    const ice_metadata *md = NULL;
     ice_scan_stream *plan = NULL;
     icd_arena farena = ICD_ARENA_INIT;
     const ice_expr *filter = NULL;
@@ -210,12 +211,13 @@ int cmd_tasks(int argc, char **argv)
         rc = cli_report(&err);
         goto done;
     }
-    if (cli_table_load(&a, &md, &err)) {
+    if (cli_table_open(&a, &table, &err)) {
         rc = cli_report(&err);
         goto done;
     }
-    ice_scan_opts opts = {a.select, filter, true, a.threads, false};
-    if (ice_scan_stream_open(a.io, md, &opts, &plan, &err) ||
+    md = cli_table_metadata(table);
+    ice_scan_opts opts = {cli_table_selector(&a), filter, true, a.threads, false};
+    if (ice_scan_stream_open(cli_storage_fileio(a.storage), md, &opts, &plan, &err) ||
         ice_scan_stream_run(plan, count_only, NULL, &err)) {
         rc = cli_report(&err);
         goto done;
@@ -236,7 +238,7 @@ int cmd_tasks(int argc, char **argv)
 done:
     ice_scan_stream_free(plan);
     icd_arena_free(&farena);
-    ice_metadata_free(md);
+    icd_table_free(table);
     cli_table_args_free(&a);
     return rc;
 }

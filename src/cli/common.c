@@ -1,5 +1,7 @@
 /*
- * Helpers shared by the subcommands: error reporting, buffered output, format sniffing.
+ * Helpers shared by the subcommands: error reporting, the storage every command reads
+ * through, output files, the progress line. Public API only (cli.h); the inspection
+ * commands' own helpers are in inspect_common.c.
  */
 #include <errno.h>
 #ifdef __GLIBC__
@@ -12,14 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "iceberg/reader.h"
-
-#include "base/redact.h"
 #include "cli/cli.h"
-#include "icedruid/scan.h"
 #include "cli/commands.h"
-#include "io/http.h"
-#include "io/s3.h"
+#include "icedruid/icedruid.h"
 
 extern char **environ;
 
@@ -66,6 +63,19 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+int cli_fail(icd_error *err, int code, const char *file, const char *fmt, ...)
+{
+    if (!err) return code;
+    err->code = code;
+    err->offset = -1;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
 static void report_retry(void *ctx, const char *location, int attempt, int max_attempts,
                          long delay_ms, const char *reason)
 {
@@ -77,38 +87,52 @@ static void report_retry(void *ctx, const char *location, int attempt, int max_a
     fprintf(stderr, "%s\n", line);
 }
 
-/* A FileIO with the process's environment (credential chain, ICEDRUID_HTTP_*,
- * ICEDRUID_SIZE_MISMATCH) and the global retry/timeout options; retries are reported on
- * stderr. The library reads no environment variable itself: they are read here. */
-int cli_fileio_new(icd_fileio **io, icd_error *err)
+/* The retry/timeout settings from the global options and ICEDRUID_HTTP_*. */
+static int set_remote_options(icd_storage *s, icd_error *err)
 {
-    ICD_TRY(icd_fileio_new(io, err));
-    const char *sm = getenv("ICEDRUID_SIZE_MISMATCH");
-    icd_fileio_set_size_mismatch_warns(*io, sm && !strcmp(sm, "warn"));
-    if (icd_fileio_set_environment(*io, (const char *const *)environ, err)) {
-        icd_fileio_free(*io);
-        *io = NULL;
-        return -1;
-    }
-    icd_remote *r = icd_fileio_remote(*io);
-    if (!r) return 0;
-    icd_http_policy p;
-    icd_http_get_policy(r, &p);
+    icd_storage_remote_options o;
+    icd_storage_get_remote_options(s, &o);
     const char *v = getenv("ICEDRUID_HTTP_TIMEOUT"); /* SECONDS, may be fractional */
-    if (v && *v) p.deadline_base_ms = (long)(strtod(v, NULL) * 1000);
+    if (v && *v) o.deadline_seconds = strtod(v, NULL);
     if ((v = getenv("ICEDRUID_HTTP_MIN_RATE")) && *v) { /* BYTES_PER_SECOND */
         long rate = strtol(v, NULL, 10);
-        if (rate > 0) p.deadline_min_rate = rate;
+        if (rate > 0) o.deadline_min_rate = rate;
     }
-    if (cli_global.retries >= 0) p.max_attempts = cli_global.retries + 1;
+    if (cli_global.retries >= 0) o.max_attempts = cli_global.retries + 1;
     if (cli_global.connect_timeout_s > 0)
-        p.connect_timeout_ms = cli_global.connect_timeout_s * 1000;
-    if (cli_global.request_timeout_s >= 0) p.total_timeout_s = cli_global.request_timeout_s;
-    if (cli_global.stall_timeout_s > 0) p.low_speed_time_s = cli_global.stall_timeout_s;
-    p.on_retry = report_retry;
-    p.on_retry_ctx = NULL;
-    icd_http_set_policy(r, &p);
-    return 0;
+        o.connect_timeout_ms = cli_global.connect_timeout_s * 1000;
+    if (cli_global.request_timeout_s >= 0) o.total_timeout_s = cli_global.request_timeout_s;
+    if (cli_global.stall_timeout_s > 0) o.stall_timeout_s = cli_global.stall_timeout_s;
+    o.on_retry = report_retry;
+    o.on_retry_ctx = NULL;
+    return icd_storage_set_remote_options(s, &o, err);
+}
+
+int cli_storage_new(icd_storage **out, icd_error *err)
+{
+    int rc = icd_storage_new(out, err);
+    if (rc) return rc;
+    const char *sm = getenv("ICEDRUID_SIZE_MISMATCH");
+    icd_storage_set_size_mismatch_warn(*out, sm && !strcmp(sm, "warn"));
+    rc = icd_storage_set_environment(*out, (const char *const *)environ, err);
+    if (rc == 0) rc = set_remote_options(*out, err);
+    if (rc) {
+        icd_storage_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int cli_storage_add_remap_arg(icd_storage *s, const char *arg, icd_error *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq) return cli_fail(err, ICD_EINVALID, NULL, "--remap expects FROM=TO, got '%s'", arg);
+    if (eq == arg) return cli_fail(err, ICD_EINVALID, NULL, "--remap: the FROM prefix is empty");
+    char *from = strndup(arg, (size_t)(eq - arg));
+    if (!from) return cli_fail(err, ICD_ENOMEM, NULL, "out of memory");
+    int rc = icd_storage_add_remap(s, from, eq + 1, err);
+    free(from);
+    return rc;
 }
 
 int cli_open_output(const char *path, FILE **out)
@@ -119,7 +143,7 @@ int cli_open_output(const char *path, FILE **out)
     if (*out) return CLI_OK;
     *out = stdout;
     icd_error err;
-    icd_fail(&err, ICD_EIO, path, -1, "cannot create the output file: %s", strerror(errno));
+    cli_fail(&err, ICD_EIO, path, "cannot create the output file: %s", strerror(errno));
     return cli_report(&err);
 }
 
@@ -128,7 +152,7 @@ int cli_close_output(FILE *fp, const char *path)
     if (fp == stdout) return CLI_OK;
     if (fclose(fp) == 0) return CLI_OK;
     icd_error err;
-    icd_fail(&err, ICD_EIO, path, -1, "cannot write the output file: %s", strerror(errno));
+    cli_fail(&err, ICD_EIO, path, "cannot write the output file: %s", strerror(errno));
     return cli_report(&err);
 }
 
@@ -137,54 +161,16 @@ bool cli_progress_wanted(void)
     return !cli_global.no_progress && isatty(STDERR_FILENO);
 }
 
-void cli_out_init(cli_out *o, FILE *fp)
-{
-    o->fp = fp;
-    o->buf = (icd_buf)ICD_BUF_INIT;
-    o->failed = false;
-    o->write = NULL;
-    o->ctx = NULL;
-}
-
-static void out_write(cli_out *o)
-{
-    if (o->write) {
-        if (o->buf.len && !o->failed) o->write(o);
-        icd_buf_clear(&o->buf);
-        return;
-    }
-    if (o->buf.len && !o->failed && fwrite(o->buf.data, 1, o->buf.len, o->fp) != o->buf.len)
-        o->failed = true;
-    icd_buf_clear(&o->buf);
-}
-
-void cli_out_maybe_flush(cli_out *o)
-{
-    if (o->buf.len >= (1u << 18)) out_write(o);
-}
-
-int cli_out_finish(cli_out *o, icd_error *err)
-{
-    bool oom = o->buf.oom;
-    out_write(o);
-    icd_buf_free(&o->buf);
-    if (o->fp && fflush(o->fp) != 0) o->failed = true;
-    if (oom) return icd_fail_nomem(err);
-    if (o->failed)
-        return icd_fail(err, ICD_EIO, NULL, -1, "cannot write output: %s", strerror(errno));
-    return 0;
-}
-
 int cli_write_file(void *ctx, const char *data, size_t len, icd_error *err)
 {
     if (fwrite(data, 1, len, ctx) == len) return 0;
-    return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output: %s", strerror(errno));
+    return cli_fail(err, ICD_EIO, NULL, "cannot write the output: %s", strerror(errno));
 }
 
 int cli_write_done(FILE *fp, icd_error *err)
 {
     if (fflush(fp) == 0 && !ferror(fp)) return 0;
-    return icd_fail(err, ICD_EIO, NULL, -1, "cannot write the output: %s", strerror(errno));
+    return cli_fail(err, ICD_EIO, NULL, "cannot write the output: %s", strerror(errno));
 }
 
 /* Every data file allocates its column-chunk, page and batch buffers (a few MiB) and frees
@@ -198,38 +184,6 @@ void cli_keep_freed_memory(void)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
-}
-
-int cli_detect_format(icd_fileio *io, const char *path, cli_format *fmt, icd_error *err)
-{
-    *fmt = CLI_FMT_UNKNOWN;
-    icd_file *f;
-    ICD_TRY(icd_file_open(io, path, &f, err));
-    unsigned char head[4] = {0};
-    size_t n = icd_file_size(f) < 4 ? (size_t)icd_file_size(f) : 4;
-    int rc = icd_file_read_at(f, 0, head, n, err);
-    icd_file_close(f);
-    if (rc) return rc;
-    if (n >= 4 && !memcmp(head, "PAR1", 4))
-        *fmt = CLI_FMT_PARQUET;
-    else if (n >= 4 && !memcmp(head, "PARE", 4))
-        *fmt = CLI_FMT_PARQUET; /* encrypted footer; the reader reports it */
-    else if (n >= 4 && !memcmp(head, "Obj\x01", 4))
-        *fmt = CLI_FMT_AVRO;
-    else if (n >= 4 && !memcmp(head, "PFA1", 4))
-        *fmt = CLI_FMT_PUFFIN;
-    else if (n >= 3 && !memcmp(head, "ORC", 3))
-        *fmt = CLI_FMT_ORC;
-    else if (n >= 1 && (head[0] == '{' || head[0] == ' ' || head[0] == '\n'))
-        *fmt = CLI_FMT_JSON;
-    else {
-        const char *dot = strrchr(path, '.');
-        if (dot && (!strcmp(dot, ".parquet") || !strcmp(dot, ".parq")))
-            *fmt = CLI_FMT_PARQUET; /* let the Parquet reader explain what is wrong */
-        else if (dot && !strcmp(dot, ".avro"))
-            *fmt = CLI_FMT_AVRO;
-    }
-    return 0;
 }
 
 double cli_now_s(void)
@@ -308,22 +262,6 @@ void cli_progress_end(cli_progress *p)
 
 void cli_print_scan_stats(const icd_scan_stats *s, bool json, const char *extra)
 {
-    ice_read_stats r = {0};
-    r.data_files = s->data_files;
-    r.delete_files_loaded = s->delete_files_loaded;
-    r.rows_read = s->rows_read;
-    r.rows_deleted_position = s->rows_deleted_position;
-    r.rows_deleted_dv = s->rows_deleted_dv;
-    r.rows_deleted_equality = s->rows_deleted_equality;
-    r.rows_emitted = s->rows_emitted;
-    r.row_groups_read = s->row_groups_read;
-    r.row_groups_skipped = s->row_groups_skipped;
-    r.rows_skipped = s->rows_unparseable;
-    cli_print_row_stats(&r, json, extra);
-}
-
-void cli_print_row_stats(const ice_read_stats *s, bool json, const char *extra)
-{
     unsigned long long pos = s->rows_deleted_position - s->rows_deleted_dv;
     if (json) {
         fprintf(
@@ -335,7 +273,7 @@ void cli_print_row_stats(const ice_read_stats *s, bool json, const char *extra)
             "\n",
             (unsigned long long)s->rows_read, pos, (unsigned long long)s->rows_deleted_equality,
             (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_emitted,
-            (unsigned long long)s->rows_skipped, (unsigned long long)s->row_groups_read,
+            (unsigned long long)s->rows_unparseable, (unsigned long long)s->row_groups_read,
             (unsigned long long)s->row_groups_skipped, extra && *extra ? "," : "",
             extra ? extra : "");
         return;
@@ -344,6 +282,6 @@ void cli_print_row_stats(const ice_read_stats *s, bool json, const char *extra)
             "icedruid: %llu rows read, %llu removed by position deletes, %llu by equality "
             "deletes, %llu by deletion vectors, %llu unparseable, %llu emitted\n",
             (unsigned long long)s->rows_read, pos, (unsigned long long)s->rows_deleted_equality,
-            (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_skipped,
+            (unsigned long long)s->rows_deleted_dv, (unsigned long long)s->rows_unparseable,
             (unsigned long long)s->rows_emitted);
 }

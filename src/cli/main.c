@@ -10,7 +10,6 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "druid/rows/tzrules.h"
 #include "icedruid/icedruid.h"
 
 static int unknown_command(const char *name)
@@ -42,8 +41,8 @@ static void print_warning(void *ctx, const char *file, const char *message)
 int main(int argc, char **argv)
 {
     icd_set_warn_handler(print_warning, NULL);
-    dr_tz_set_dir(getenv("TZDIR")); /* the library reads no environment variable */
-    cli_keep_freed_memory();        /* every command that reads or writes files reuses buffers */
+    icd_druid_set_tz_dir(getenv("TZDIR")); /* the library reads no environment variable */
+    cli_keep_freed_memory(); /* every command that reads or writes files reuses buffers */
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         if (argc >= 3) {

@@ -13,7 +13,7 @@
 
 #include "base/jsonw.h"
 #include "catalog/local.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "iceberg/metadata.h"
 
 bool cli_inspect_is_metadata(icd_fileio *io, const char *path)

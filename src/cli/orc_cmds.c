@@ -6,7 +6,7 @@
  */
 #include "base/datetime.h"
 #include "base/jsonw.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "formats/orc/orc.h"
 #include "formats/orc/orc_codec.h"
 #include "formats/orc/orc_json.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/jsonw.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "formats/parquet/codec.h"
 #include "formats/parquet/json.h"
 #include "formats/parquet/parquet.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/jsonw.h"
-#include "cli/cli.h"
+#include "cli/inspect.h"
 #include "iceberg/deletes/dv.h"
 #include "iceberg/deletes/puffin.h"
 

@@ -17,8 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/buf.h"
-#include "base/redact.h"
 #include "cli/cli.h"
 #include "cli/serve_common.h"
 
@@ -286,19 +284,27 @@ int cli_serve_finish_opts(cli_serve_opts *o)
     return 0;
 }
 
+/* A malloc'd "<a><b>" (b NULL: a alone), or NULL out of memory. */
+static char *join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = b ? strlen(b) : 0;
+    char *s = malloc(la + lb + 1);
+    if (!s) return NULL;
+    memcpy(s, a, la);
+    if (lb) memcpy(s + la, b, lb);
+    s[la + lb] = '\0';
+    return s;
+}
+
 char *cli_serve_cache_dir(const cli_serve_opts *o)
 {
-    icd_buf b = ICD_BUF_INIT;
     const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-    if (o->cache_dir)
-        icd_buf_puts(&b, o->cache_dir);
-    else if (x && x[0] == '/')
-        icd_buf_printf(&b, "%s/icedruid/serve", x);
-    else if (h && h[0] == '/')
-        icd_buf_printf(&b, "%s/.cache/icedruid/serve", h);
-    else
-        icd_buf_printf(&b, "/tmp/icedruid-serve-%ld", (long)getuid());
-    return icd_buf_detach(&b);
+    if (o->cache_dir) return join(o->cache_dir, NULL);
+    if (x && x[0] == '/') return join(x, "/icedruid/serve");
+    if (h && h[0] == '/') return join(h, "/.cache/icedruid/serve");
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "/tmp/icedruid-serve-%ld", (long)getuid());
+    return join(tmp, NULL);
 }
 
 void cli_serve_log_line(void *ctx, const char *line)

@@ -35,7 +35,6 @@
 
 #include <stdbool.h>
 
-#include "base/error.h"
 #include "icedruid/icedruid.h"
 
 #define CLI_SERVE_PASSWORD_ENV "ICEDRUID_SERVE_PASSWORD"

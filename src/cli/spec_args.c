@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
 #include "cli/cli.h"
 #include "cli/spec_args.h"
 
@@ -31,11 +30,7 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
     a->threads = 1;
     a->stream_memory = CLI_STREAM_MEMORY_DEFAULT;
     icd_error err;
-    if (cli_fileio_new(&a->io, &err)) return cli_report(&err);
-    /* the public handle over the command's FileIO (its remaps and retry settings) */
-    if (!(a->storage = calloc(1, sizeof *a->storage)))
-        return cli_report(&(icd_error){ICD_ENOMEM, -1, "", "out of memory"});
-    a->storage->io = a->io;
+    if (cli_storage_new(&a->storage, &err)) return cli_report(&err);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (serve) {
@@ -71,7 +66,7 @@ int cli_spec_args_parse(cli_spec_args *a, int argc, char **argv, const char *all
         if (!strcmp(name, "spec")) {
             a->spec_path = v;
         } else if (!strcmp(name, "remap")) {
-            if (icd_fileio_add_remap_arg(a->io, v, &err))
+            if (cli_storage_add_remap_arg(a->storage, v, &err))
                 return cli_usage_error(a->cmd, "%s", err.message);
         } else if (!strcmp(name, "threads")) {
             char *end;
@@ -169,8 +164,6 @@ void cli_spec_args_free(cli_spec_args *a)
 {
     icd_druid_spec_free(a->dspec);
     a->dspec = NULL;
-    free(a->storage); /* the handle only: the FileIO is freed below */
+    icd_storage_free(a->storage);
     a->storage = NULL;
-    icd_fileio_free(a->io);
-    a->io = NULL;
 }

@@ -9,7 +9,6 @@
 
 #include "cli/serve_common.h"
 #include "icedruid/icedruid.h"
-#include "io/fileio.h"
 
 typedef struct cli_spec_args {
     const char *cmd;
@@ -32,9 +31,8 @@ typedef struct cli_spec_args {
     bool project;                /* --project: materialized files hold Druid's columns only */
     const char *druid_locations; /* --druid-locations remapped|original */
     bool stream_plan;            /* cli_druid_plan: a streamed plan (icd_druid_plan_options) */
-    /* The command's FileIO (its remaps and retry settings) and the public API's handle over
-     * it, and the loaded spec. */
-    icd_fileio *io;
+    /* The command's storage (cli_storage_new: its remaps and retry settings) and the
+     * loaded spec. */
     icd_storage *storage;
     icd_druid_spec *dspec;
 } cli_spec_args;

@@ -1,19 +1,16 @@
 /*
- * Parsing of the table options shared by scan and tasks (see table_args.h), and loading
- * the table they name: directly (local layout) or through a catalog (--catalog, which goes
- * through the same druid/plan/catalog_load.c as `plan` and `read`).
+ * Parsing of the table options shared by scan, tasks and the table information commands
+ * (see table_args.h), and opening the table they name through the public API: directly
+ * (icd_table_open) or through a catalog (--catalog: icd_druid_spec_parse_catalog and
+ * icd_druid_spec_open_table, the same catalog loading as `plan` and `read`).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog/local.h"
 #include "cli/cli.h"
 #include "cli/table_args.h"
-#include "druid/plan/catalog_load.h"
-#include "druid/spec/spec.h"
-#include "iceberg/literal.h"
 
 /* A catalog file is a small JSON document. */
 #define CATALOG_FILE_MAX (1u << 20)
@@ -44,11 +41,11 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
 {
     const char *cmd = argv[0];
     memset(a, 0, sizeof *a);
-    a->select.kind = ICE_SELECT_CURRENT;
+    a->snapshot = ICD_SNAPSHOT_CURRENT;
     a->threads = 1;
     a->case_sensitive = true;
     icd_error err;
-    if (cli_fileio_new(&a->io, &err)) return cli_report(&err);
+    if (cli_storage_new(&a->storage, &err)) return cli_report(&err);
     int selections = 0;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -67,22 +64,21 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
         if (i + 1 >= argc) return cli_usage_error(cmd, "option '%s' needs a value", o);
         const char *v = argv[++i];
         if (!strcmp(o, "--remap")) {
-            if (icd_fileio_add_remap_arg(a->io, v, &err))
+            if (cli_storage_add_remap_arg(a->storage, v, &err))
                 return cli_usage_error(cmd, "%s", err.message);
         } else if (!strcmp(o, "--catalog")) {
             a->catalog_file = v;
         } else if (!strcmp(o, "--snapshot-id")) {
-            if (!parse_i64(v, &a->select.snapshot_id))
+            if (!parse_i64(v, &a->snapshot_id))
                 return cli_usage_error(cmd, "--snapshot-id expects a number, got '%s'", v);
-            a->select.kind = ICE_SELECT_ID;
+            a->snapshot = ICD_SNAPSHOT_ID;
             selections++;
         } else if (!strcmp(o, "--ref")) {
-            a->select.kind = ICE_SELECT_REF;
-            a->select.ref = v;
+            a->snapshot = ICD_SNAPSHOT_REF;
+            a->ref = v;
             selections++;
         } else if (!strcmp(o, "--as-of")) {
             int64_t ms;
-            bool zone;
             char day[32];
             const char *t = v;
             /* a plain date means its midnight UTC */
@@ -90,14 +86,14 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
                 snprintf(day, sizeof day, "%sT00:00:00Z", v);
                 t = day;
             }
-            if (!parse_i64(v, &ms) && !ice_parse_timestamp(t, strlen(t), 3, &zone, &ms))
+            if (!parse_i64(v, &ms) && icd_timestamp_parse(t, &ms, &err))
                 return cli_usage_error(cmd,
                                        "--as-of expects epoch milliseconds, an ISO-8601 "
                                        "timestamp (UTC unless it has an offset) or a date "
                                        "(YYYY-MM-DD), got '%s'",
                                        v);
-            a->select.kind = ICE_SELECT_AS_OF;
-            a->select.timestamp_ms = ms;
+            a->snapshot = ICD_SNAPSHOT_AS_OF;
+            a->as_of_ms = ms;
             selections++;
         } else if (!strcmp(o, "--columns")) {
             a->columns = v;
@@ -125,17 +121,18 @@ int cli_table_args_parse(cli_table_args *a, int argc, char **argv, const char *a
 
 void cli_table_args_free(cli_table_args *a)
 {
-    icd_fileio_free(a->io);
-    a->io = NULL;
+    icd_storage_free(a->storage);
+    a->storage = NULL;
 }
 
-/* Reads the --catalog file and parses it as a spec (druid/plan/catalog_load.h). */
-static int read_catalog_file(const char *path, const char *table, dr_spec **out, icd_error *err)
+/* Reads the --catalog file (a small JSON document) into a malloc'd buffer. */
+static int read_catalog_file(const char *path, char **text, size_t *len, icd_error *err)
 {
-    *out = NULL;
+    *text = NULL;
+    *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return icd_fail(err, ICD_ENOTFOUND, path, -1, "cannot open the catalog file: %s",
+        return cli_fail(err, ICD_ENOTFOUND, path, "cannot open the catalog file: %s",
                         strerror(errno));
     char *buf = malloc(CATALOG_FILE_MAX + 1);
     size_t n = buf ? fread(buf, 1, CATALOG_FILE_MAX + 1, f) : 0;
@@ -143,33 +140,39 @@ static int read_catalog_file(const char *path, const char *table, dr_spec **out,
     fclose(f);
     int rc = 0;
     if (!buf)
-        rc = icd_fail_nomem(err);
+        rc = cli_fail(err, ICD_ENOMEM, NULL, "out of memory");
     else if (rerr)
-        rc = icd_fail(err, ICD_EIO, path, -1, "cannot read the catalog file");
+        rc = cli_fail(err, ICD_EIO, path, "cannot read the catalog file");
     else if (n > CATALOG_FILE_MAX)
-        rc = icd_fail(err, ICD_EINVALID, path, -1, "the catalog file is larger than %u bytes",
+        rc = cli_fail(err, ICD_EINVALID, path, "the catalog file is larger than %u bytes",
                       CATALOG_FILE_MAX);
-    else
-        rc = dr_catalog_file_parse(buf, n, path, table, out, err);
-    free(buf);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+static int open_through_catalog(cli_table_args *a, icd_table **out, icd_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_catalog_file(a->catalog_file, &text, &len, err);
+    if (rc) return rc;
+    icd_druid_spec *spec = NULL;
+    rc = icd_druid_spec_parse_catalog(&spec, text, len, a->catalog_file, a->table, err);
+    free(text);
+    if (rc == 0) rc = icd_druid_spec_open_table(out, spec, a->storage, err);
+    if (rc == 0) a->case_sensitive = icd_druid_spec_case_sensitive(spec) != 0;
+    icd_druid_spec_free(spec);
     return rc;
 }
 
-static int load_through_catalog(cli_table_args *a, ice_metadata **md, icd_error *err)
+int cli_table_open(cli_table_args *a, icd_table **out, icd_error *err)
 {
-    dr_spec *spec = NULL;
-    int rc = read_catalog_file(a->catalog_file, a->table, &spec, err);
-    if (rc == 0)
-        rc = dr_catalog_load(dr_spec_catalog(spec), dr_spec_namespace(spec),
-                             dr_spec_table_name(spec), a->io, md, err);
-    if (rc == 0) a->case_sensitive = dr_spec_case_sensitive(spec);
-    dr_spec_free(spec);
-    return rc;
-}
-
-int cli_table_load(cli_table_args *a, ice_metadata **md, icd_error *err)
-{
-    *md = NULL;
-    if (a->catalog_file) return load_through_catalog(a, md, err);
-    return cat_local_load(a->io, a->table, md, err);
+    *out = NULL;
+    if (a->catalog_file) return open_through_catalog(a, out, err);
+    return icd_table_open(out, a->storage, a->table, err);
 }
