@@ -6,9 +6,10 @@
  *   - Handles are opaque; each has an icd_*_free that accepts NULL.
  *   - Strings passed in are borrowed for the call unless a function says otherwise;
  *     strings returned point into the handle and live until it is freed.
- *   - The library never prints or exits: the caller prints errors itself. Settings are
- *     passed in; the one exception today is icd_storage_new (table.h), which starts from
- *     the standard AWS_* variables as the AWS tools do.
+ *   - The library never prints or exits: the caller prints errors itself (warnings go to
+ *     the handler of icd_set_warn_handler, error.h). It reads no environment variable:
+ *     settings are passed in (icd_storage_set_environment hands it an environment
+ *     snapshot for the AWS credential chain).
  *
  * The headers are C99 and C++ clean; only the functions declared with ICD_EXTERN are
  * exported from the shared library.
