@@ -929,7 +929,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
             rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
             break;
         }
-        if (v == in_place && count + 1 > cap) { /* (more entries than the list said) */
+        if (in_place && v == in_place && count + 1 > cap) { /* (more than the list said) */
             ice_manifest_entry *grown = malloc(cap * 2 * sizeof *grown);
             if (!grown) {
                 rc = icd_fail_nomem(err);
