@@ -19,10 +19,12 @@
 #include <strings.h>
 
 #include "base/bits.h"
+#include "base/varint.h"
 #include "iceberg/manifest_fast.h"
 
 enum {
     OP_SKIP,      /* left out by the generic projection: skipped by size */
+    OP_SKIP_FLAT, /* the same, a (maybe null) array of flat items or a flat value: inline */
     OP_STEP_OVER, /* decoded by the generic path but unused: skipping checks the same */
     OP_LONG,      /* an int or a long into e->v[slot] */
     OP_BYTES,     /* a string or bytes: slot 0 file_path, 1 referenced_data_file */
@@ -46,6 +48,12 @@ typedef struct mstep {
     uint8_t slot;
     opt_type t;
     int depth; /* OP_SKIP: the nesting the generic skip runs at */
+    /* OP_SKIP_FLAT: the value's (or the array items') skip steps (schema.h skip_ops) */
+    bool array;
+    bool all_varints; /* every step a varint (counts maps, split offsets) */
+    uint8_t nops;
+    uint8_t ops[AVRO_SKIP_OPS_MAX];
+    size_t item_min;
     /* OP_STATS: the items' record: which field is the key, how each is read */
     int key_idx;
     bool key_int;
@@ -202,6 +210,30 @@ static bool compile_stats(mstep *st, bool bounds)
     return is_intlike(v);
 }
 
+/* A skipped field that is a flat value or an array of flat items (of at least one byte,
+ * none of them nested), maybe in a union with null: OP_SKIP_FLAT, skipped inline (column
+ * sizes, split offsets, key metadata, the unread stats maps). */
+static void compile_flat_skip(mstep *st, const icd_avro_schema *ft)
+{
+    opt_type o;
+    if (!resolve_opt(ft, &o) || !o.vs) return;
+    const icd_avro_schema *v = o.vs, *flat = v;
+    bool array = v->type == AVRO_ARRAY;
+    if (array) flat = v->items;
+    if (flat->nskip_ops <= 0 || flat->skip_ops_depth > 2 || (array && flat->min_size == 0)) return;
+    for (int k = 0; k < flat->nskip_ops; k++)
+        if (flat->skip_ops[k] != AVRO_SKIP_VARINT && flat->skip_ops[k] != AVRO_SKIP_STRING &&
+            flat->skip_ops[k] != AVRO_SKIP_BYTES)
+            return;
+    st->op = OP_SKIP_FLAT;
+    st->t = o;
+    st->array = array;
+    st->nops = (uint8_t)flat->nskip_ops;
+    memcpy(st->ops, flat->skip_ops, (size_t)flat->nskip_ops);
+    st->item_min = flat->min_size;
+    st->all_varints = flat->skip_all_varints;
+}
+
 /* The data_file fields the entry reader uses (manifest.c data_file_field_used). */
 static const struct {
     const char *name;
@@ -307,6 +339,7 @@ static bool compile_record(const icd_avro_schema *rec, bool top, const bool stat
         if (st->op == OP_STEP_OVER && !skip_checks_as_decode(ft, 0)) return false;
         if (st->op == OP_SKIP || st->op == OP_STEP_OVER) {
             st->t.type = ft;
+            if (st->op == OP_SKIP) compile_flat_skip(st, ft);
             continue;
         }
         if (!resolve_opt(ft, &st->t)) return false;
@@ -630,12 +663,100 @@ static int read_partition(const ice_mfast *m, icd_avro_cursor *c, icd_arena *a, 
     return 0;
 }
 
+/* The end of the varint at p, or NULL when it is not a well-formed one before `end`. */
+static inline const uint8_t *varint_skip(const uint8_t *p, const uint8_t *end)
+{
+    if (end - p >= ICD_VARINT_MAX) {
+        for (int i = 0; i < ICD_VARINT_MAX - 1; i++)
+            if (!(p[i] & 0x80)) return p + i + 1;
+        return p[ICD_VARINT_MAX - 1] <= 1 ? p + ICD_VARINT_MAX : NULL;
+    }
+    for (int i = 0; i < ICD_VARINT_MAX && p + i < end; i++)
+        if (!(p[i] & 0x80)) return i == ICD_VARINT_MAX - 1 && p[i] > 1 ? NULL : p + i + 1;
+    return NULL;
+}
+
+/* The end of `n` varints at p, eight bytes at a time where a word holds only whole varints
+ * of the run (its last byte ends one, so none of them is longer than 8 bytes): the ends are
+ * the bytes without the high bit. NULL when a varint is not well-formed before `end`. */
+static inline const uint8_t *varints_skip(const uint8_t *p, const uint8_t *end, uint64_t n)
+{
+    while (n) {
+        if (end - p >= 8) {
+            uint64_t w = icd_load_le64(p);
+            uint64_t ends = ~w & 0x8080808080808080ull;
+            uint64_t k = ((ends >> 7) * 0x0101010101010101ull) >> 56; /* (the bytes' sum) */
+            if (!(w >> 63) && k <= n) {
+                n -= k;
+                p += 8;
+                continue;
+            }
+        }
+        if (!(p = varint_skip(p, end))) return NULL;
+        n--;
+    }
+    return p;
+}
+
+/* One flat value (its skip steps) at p: its end, or NULL when a check does not pass. */
+static inline const uint8_t *flat_skip(const mstep *st, const uint8_t *p, const uint8_t *end)
+{
+    for (int k = 0; k < st->nops && p; k++) {
+        if (st->ops[k] == AVRO_SKIP_VARINT) {
+            p = varint_skip(p, end);
+        } else { /* a length (a zigzag varint, even: >= 0), then the bytes */
+            const uint8_t *q = varint_skip(p, end);
+            if (!q) return NULL;
+            uint64_t z = 0;
+            for (const uint8_t *b = q; b-- > p;)
+                z = z << 7 | (*b & 0x7f);
+            if ((z & 1) || (z >> 1) > (uint64_t)(end - q)) return NULL;
+            p = q + (z >> 1);
+        }
+    }
+    return p;
+}
+
+/* OP_SKIP_FLAT at p: where the field ends, or NULL when the quick checks do not pass (the
+ * caller then skips it the careful way, which says what is wrong). */
+static const uint8_t *skip_flat_field(const mstep *st, const uint8_t *p, const uint8_t *end)
+{
+    if (st->t.is_union) {
+        if (p >= end || *p >= 0x80 || (*p & 1) || (uint32_t)(*p >> 1) >= st->t.type->nbranches)
+            return NULL;
+        if ((int32_t)(*p++ >> 1) != st->t.val_idx) return p;
+    }
+    if (!st->array) return flat_skip(st, p, end);
+    for (;;) {
+        if (p >= end || *p >= 0x80 || (*p & 1)) return NULL; /* (sized blocks: careful way) */
+        uint64_t count = *p++ >> 1;
+        if (count == 0) return p;
+        if (count > (uint64_t)(end - p) / st->item_min) return NULL;
+        if (st->all_varints) {
+            p = varints_skip(p, end, count * st->nops); /* (<= the bytes left) */
+            if (!p) return NULL;
+            continue;
+        }
+        for (uint64_t i = 0; i < count && p; i++)
+            p = flat_skip(st, p, end);
+        if (!p) return NULL;
+    }
+}
+
 static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena *a,
                ice_raw_entry *e, icd_error *err)
 {
     for (size_t i = 0; i < p->n; i++) {
         const mstep *st = &p->steps[i];
-        if (st->op == OP_SKIP || st->op == OP_STEP_OVER) {
+        if (st->op == OP_SKIP_FLAT) {
+            const uint8_t *q = skip_flat_field(st, c->p, c->end);
+            if (q) {
+                c->p = q;
+                continue;
+            }
+            /* (fall through to the careful way) */
+        }
+        if (st->op <= OP_STEP_OVER) {
             ICD_TRY(icd_avro_skip_at(st->t.type, c, st->depth, err));
             continue;
         }
