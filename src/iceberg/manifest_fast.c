@@ -16,7 +16,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/bits.h"
 #include "base/varint.h"
@@ -122,12 +121,24 @@ ice_type_kind ice_avro_partition_kind(const icd_avro_schema *s)
     }
 }
 
+/* s[0..n) equals the lower-case `lit` of length n, ignoring ASCII case (strncasecmp's
+ * answer in the C locale, without a call per entry). */
+static bool eq_nocase(const char *s, const char *lit, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 'A' && ch <= 'Z') ch = (unsigned char)(ch - 'A' + 'a');
+        if (ch != (unsigned char)lit[i]) return false;
+    }
+    return true;
+}
+
 ice_file_format ice_file_format_from_name(const char *s, size_t n)
 {
-    if (n == 7 && !strncasecmp(s, "parquet", 7)) return ICE_FORMAT_PARQUET;
-    if (n == 4 && !strncasecmp(s, "avro", 4)) return ICE_FORMAT_AVRO;
-    if (n == 3 && !strncasecmp(s, "orc", 3)) return ICE_FORMAT_ORC;
-    if (n == 6 && !strncasecmp(s, "puffin", 6)) return ICE_FORMAT_PUFFIN;
+    if (n == 7 && eq_nocase(s, "parquet", 7)) return ICE_FORMAT_PARQUET;
+    if (n == 4 && eq_nocase(s, "avro", 4)) return ICE_FORMAT_AVRO;
+    if (n == 3 && eq_nocase(s, "orc", 3)) return ICE_FORMAT_ORC;
+    if (n == 6 && eq_nocase(s, "puffin", 6)) return ICE_FORMAT_PUFFIN;
     return ICE_FORMAT_UNKNOWN;
 }
 
@@ -585,9 +596,10 @@ static int read_stats(const mstep *st, icd_avro_cursor *c, icd_arena *a, ice_raw
 static int read_partition(const ice_mfast *m, icd_avro_cursor *c, icd_arena *a, ice_raw_entry *e,
                           icd_error *err)
 {
+    /* the record's values, then the spec's (one allocation) */
     ice_literal *lit = NULL;
-    if (m->npf) {
-        lit = icd_arena_alloc(a, m->npf * sizeof *lit);
+    if (m->npf + m->nspec) {
+        lit = icd_arena_alloc(a, (m->npf + m->nspec) * sizeof *lit);
         if (!lit) return icd_fail_nomem(err);
     }
     for (size_t j = 0; j < m->npf; j++) {
@@ -651,12 +663,12 @@ static int read_partition(const ice_mfast *m, icd_avro_cursor *c, icd_arena *a, 
             break;
         }
     }
-    ice_literal *vals = NULL;
-    if (m->nspec) {
-        vals = icd_arena_calloc(a, m->nspec * sizeof *vals);
-        if (!vals) return icd_fail_nomem(err);
-        for (size_t i = 0; i < m->nspec; i++)
-            if (m->spec_idx[i] >= 0) vals[i] = lit[m->spec_idx[i]];
+    ice_literal *vals = m->nspec ? lit + m->npf : NULL;
+    for (size_t i = 0; i < m->nspec; i++) {
+        if (m->spec_idx[i] >= 0)
+            vals[i] = lit[m->spec_idx[i]];
+        else
+            memset(&vals[i], 0, sizeof vals[i]);
     }
     e->has_partition = true;
     e->pvals = vals;

@@ -158,10 +158,22 @@ int icd_avro_skip_at(const icd_avro_schema *s, icd_avro_cursor *c, int depth, ic
  * way. */
 static inline int icd_avro_read_long_q(icd_avro_cursor *c, int64_t *out, icd_error *err)
 {
-    if (c->p < c->end && *c->p < 0x80) {
+    const uint8_t *p = c->p;
+    if (p < c->end && *p < 0x80) {
         uint8_t b = *c->p++;
         *out = (int64_t)(b >> 1) ^ -(int64_t)(b & 1);
         return 0;
+    }
+    if (c->end - p >= 10) { /* up to 9 bytes without bounds checks (sequence numbers, ids) */
+        uint64_t v = 0;
+        for (int i = 0; i < 9; i++) {
+            v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+            if (!(p[i] & 0x80)) {
+                c->p = p + i + 1;
+                *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+                return 0;
+            }
+        }
     }
     return icd_avro_read_long(c, out, err);
 }
