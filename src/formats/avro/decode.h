@@ -164,9 +164,10 @@ static inline int icd_avro_read_long_q(icd_avro_cursor *c, int64_t *out, icd_err
         *out = (int64_t)(b >> 1) ^ -(int64_t)(b & 1);
         return 0;
     }
-    if (c->end - p >= 10) { /* up to 9 bytes without bounds checks (sequence numbers, ids) */
+    if (c->end - p >= 10) { /* without bounds checks (sequence numbers, snapshot ids) */
         uint64_t v = 0;
-        for (int i = 0; i < 9; i++) {
+        for (int i = 0; i < 10; i++) {
+            if (i == 9 && p[i] > 1) break; /* (bits beyond 64: the full reader says so) */
             v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
             if (!(p[i] & 0x80)) {
                 c->p = p + i + 1;
@@ -197,6 +198,15 @@ static inline int icd_avro_read_bytes_q(icd_avro_cursor *c, const uint8_t **p, s
         *p = c->p + 1;
         c->p += 1 + *n;
         return 0;
+    }
+    if (c->end - c->p >= 2 && (c->p[0] & 0x80) && c->p[1] < 0x80 && !(c->p[0] & 1)) {
+        size_t len = (size_t)(((c->p[0] & 0x7f) | (size_t)c->p[1] << 7) >> 1); /* (paths) */
+        if (len <= (size_t)(c->end - c->p - 2)) {
+            *n = len;
+            *p = c->p + 2;
+            c->p += 2 + len;
+            return 0;
+        }
     }
     return icd_avro_read_bytes(c, p, n, what, err);
 }
