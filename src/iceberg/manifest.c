@@ -22,6 +22,7 @@
 #include "formats/avro/container.h"
 #include "iceberg/deletes/eq_key.h"
 #include "iceberg/manifest.h"
+#include "iceberg/manifest_fast.h"
 #include "iceberg/partition.h"
 
 /* ---- small Avro accessors ---------------------------------------------------------- */
@@ -249,40 +250,9 @@ int ice_manifest_list_read_from(icd_avro_reader *r, const char *path, icd_arena 
 
 /* ---- partition tuples ---------------------------------------------------------------- */
 
-/* The Iceberg type kind an Avro partition value stands for. */
 static ice_type_kind partition_kind(const icd_avro_schema *s)
 {
-    switch (s->type) {
-    case AVRO_BOOLEAN:
-        return ICE_T_BOOLEAN;
-    case AVRO_INT:
-        return s->logical == AVRO_LT_DATE ? ICE_T_DATE : ICE_T_INT;
-    case AVRO_LONG:
-        switch (s->logical) {
-        case AVRO_LT_TIME_MICROS:
-            return ICE_T_TIME;
-        case AVRO_LT_TIMESTAMP_MICROS:
-        case AVRO_LT_TIMESTAMP_MILLIS:
-            return s->utc ? ICE_T_TIMESTAMPTZ : ICE_T_TIMESTAMP;
-        case AVRO_LT_TIMESTAMP_NANOS:
-            return s->utc ? ICE_T_TIMESTAMPTZ_NS : ICE_T_TIMESTAMP_NS;
-        default:
-            return ICE_T_LONG;
-        }
-    case AVRO_FLOAT:
-        return ICE_T_FLOAT;
-    case AVRO_DOUBLE:
-        return ICE_T_DOUBLE;
-    case AVRO_STRING:
-        return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_STRING;
-    case AVRO_BYTES:
-        return s->logical == AVRO_LT_DECIMAL ? ICE_T_DECIMAL : ICE_T_BINARY;
-    case AVRO_FIXED:
-        if (s->logical == AVRO_LT_DECIMAL) return ICE_T_DECIMAL;
-        return s->logical == AVRO_LT_UUID ? ICE_T_UUID : ICE_T_FIXED;
-    default:
-        return ICE_T_UNKNOWN;
-    }
+    return ice_avro_partition_kind(s);
 }
 
 /* The non-null branch of a ["null", T] union, or the schema itself. */
@@ -313,7 +283,9 @@ static int to_literal(const icd_avro_value *v, const icd_avro_schema *declared, 
         *out = ice_lit_i32(k, (int32_t)v->u.i64);
         return 0;
     case AVRO_LONG:
-        *out = ice_lit_i64(k, s->logical == AVRO_LT_TIMESTAMP_MILLIS ? v->u.i64 * 1000 : v->u.i64);
+        *out = ice_lit_i64(k, s->logical == AVRO_LT_TIMESTAMP_MILLIS
+                                  ? (int64_t)((uint64_t)v->u.i64 * 1000u) /* (wraps, no UB) */
+                                  : v->u.i64);
         return 0;
     case AVRO_FLOAT:
         *out = ice_lit_float(v->u.f32);
@@ -560,11 +532,7 @@ static ice_file_format parse_format(const icd_avro_value *v)
         s = (const char *)v->u.bytes.ptr;
         n = v->u.bytes.len;
     }
-    if (n == 7 && !strncasecmp(s, "parquet", 7)) return ICE_FORMAT_PARQUET;
-    if (n == 4 && !strncasecmp(s, "avro", 4)) return ICE_FORMAT_AVRO;
-    if (n == 3 && !strncasecmp(s, "orc", 3)) return ICE_FORMAT_ORC;
-    if (n == 6 && !strncasecmp(s, "puffin", 6)) return ICE_FORMAT_PUFFIN;
-    return ICE_FORMAT_UNKNOWN;
+    return ice_file_format_from_name(s, n);
 }
 
 /* The bounds a position delete file's entry records about its own columns are checked
@@ -782,6 +750,227 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     return check_delete_bounds(f, path, err);
 }
 
+/* ---- entries from the manifest-entry decoder (manifest_fast.h) -------------------------
+ * The same rules as read_entry, read_partition and read_stats, in the same order (so the
+ * same error comes first), over the raw entry the decoder filled instead of a value tree. */
+
+static inline bool raw_long(const ice_raw_entry *r, int k, int64_t *out)
+{
+    if (!r->has[k]) return false;
+    *out = r->v[k];
+    return true;
+}
+
+static inline int64_t raw_long_or(const ice_raw_entry *r, int k, int64_t dflt)
+{
+    return r->has[k] ? r->v[k] : dflt;
+}
+
+/* A literal with its bytes copied into `a` (copy_bytes). */
+static int keep_literal(icd_arena *a, const ice_literal *in, ice_literal *out, icd_error *err)
+{
+    *out = *in;
+    bool bytes = in->kind == ICE_T_STRING || in->kind == ICE_T_UUID || in->kind == ICE_T_FIXED ||
+                 in->kind == ICE_T_BINARY || in->kind == ICE_T_DECIMAL;
+    if (!in->is_null && bytes) {
+        uint8_t *p = icd_arena_alloc(a, in->v.bytes.len ? in->v.bytes.len : 1);
+        if (!p) return icd_fail_nomem(err);
+        if (in->v.bytes.len) memcpy(p, in->v.bytes.ptr, in->v.bytes.len);
+        out->v.bytes.ptr = p;
+    }
+    return 0;
+}
+
+static int raw_partition(entry_ctx *c, const ice_mfast *m, const ice_raw_entry *r,
+                         ice_content_file *f, const char *path, icd_error *err)
+{
+    const ice_partition_spec *spec = c->spec;
+    size_t nf = spec ? spec->nfields : 0;
+    icd_buf *key = &c->key;
+    f->npartition = (int32_t)nf;
+    f->partition = NULL;
+    icd_buf_clear(key);
+    if (nf == 0) {
+        f->partition_key = (const uint8_t *)"";
+        f->partition_key_len = 0;
+        return 0;
+    }
+    if (!r->has_partition)
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "entry for %s has no partition record but spec %d has %zu fields", f->path,
+                        (int)spec->spec_id, nf);
+    int miss = ice_mfast_missing_partition_field(m);
+    if (miss >= 0)
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "partition record of %s lacks partition field %d (%s)", f->path,
+                        (int)spec->fields[miss].field_id, spec->fields[miss].name);
+    for (size_t i = 0; i < nf; i++)
+        ice_key_put_literal(key, &r->pvals[i]);
+    if (!icd_buf_ok(key)) return icd_fail_nomem(err);
+    uint64_t h = icd_hash_bytes(key->data, key->len), *slot;
+    bool fresh;
+    ICD_TRY(icd_map_upsert(c->parts, key->data, key->len, h, &slot, &fresh, err));
+    if (!fresh) {
+        const part_copy *pc = icd_map_to_ptr(*slot);
+        f->partition = pc->vals;
+        f->partition_key = pc->key;
+        f->partition_key_len = (uint32_t)key->len;
+        return 0;
+    }
+    /* first file of this partition: its values and key kept in the arena */
+    part_copy *pc = icd_arena_alloc(c->a, sizeof *pc);
+    if (!pc) return icd_fail_nomem(err);
+    *slot = icd_map_from_ptr(pc);
+    ice_literal *vals = icd_arena_calloc(c->a, nf * sizeof *vals);
+    if (!vals) return icd_fail_nomem(err);
+    for (size_t i = 0; i < nf; i++)
+        ICD_TRY(keep_literal(c->a, &r->pvals[i], &vals[i], err));
+    uint8_t *k = icd_arena_alloc(c->a, key->len ? key->len : 1);
+    if (!k) return icd_fail_nomem(err);
+    memcpy(k, key->data, key->len);
+    pc->vals = f->partition = vals;
+    pc->key = f->partition_key = k;
+    f->partition_key_len = (uint32_t)key->len;
+    return 0;
+}
+
+static int raw_stats(const ice_raw_entry *r, bool all, icd_arena *a, ice_content_file *f,
+                     icd_error *err)
+{
+    stats_acc s = {NULL, 0, 0, a, 0, all ? NULL : f};
+    int rc = 0;
+    for (int w = 0; w < 5 && !rc; w++) {
+        if (!stat_map_read(w, all, f->content != ICE_CONTENT_DATA) || !r->stats[w].present)
+            continue;
+        for (size_t i = 0; i < r->stats[w].n && !rc; i++) {
+            const ice_raw_kv *kv = &r->stats[w].kv[i];
+            if (s.only && !keep_bounds(s.only, kv->id)) continue; /* never copied */
+            ice_col_stats *col = stats_slot(&s, kv->id);
+            if (!col) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            if (kv->null) continue;
+            if (w < 3) {
+                *(w == 0   ? &col->value_count
+                  : w == 1 ? &col->null_count
+                           : &col->nan_count) = kv->i64;
+                continue;
+            }
+            uint8_t *p = kv->len <= UINT32_MAX ? icd_arena_alloc(a, kv->len ? kv->len : 1) : NULL;
+            if (!p) {
+                rc = icd_fail_nomem(err);
+                break;
+            }
+            if (kv->len) memcpy(p, kv->ptr, kv->len);
+            if (w == 3) {
+                col->lower = p;
+                col->lower_len = (uint32_t)kv->len;
+                col->has_lower = true;
+            } else {
+                col->upper = p;
+                col->upper_len = (uint32_t)kv->len;
+                col->has_upper = true;
+            }
+        }
+    }
+    if (!rc && s.n) {
+        ice_col_stats *v = icd_arena_alloc(a, s.n * sizeof *v);
+        if (!v)
+            rc = icd_fail_nomem(err);
+        else {
+            memcpy(v, s.v, s.n * sizeof *v);
+            qsort(v, s.n, sizeof *v, cmp_stats);
+            f->stats = v;
+            f->nstats = (int32_t)s.n;
+        }
+    }
+    free(s.v);
+    return rc;
+}
+
+static int read_raw_entry(entry_ctx *c, const ice_mfast *m, const ice_raw_entry *r,
+                          ice_manifest_entry *e, icd_error *err)
+{
+    const char *path = c->mf->path;
+    ice_content_file *f = &e->file;
+    memset(f, 0, sizeof *f);
+    int64_t status;
+    if (!raw_long(r, MR_STATUS, &status) || status < 0 || status > 2)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no valid status");
+    e->status = (int)status;
+    if (!r->has_data_file)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "manifest entry has no data_file record");
+    f->manifest_path = path;
+    f->path = r->has_path ? icd_arena_strndup(c->a, (const char *)r->path, r->path_len) : NULL;
+    if (!f->path)
+        return icd_fail(err, c->a ? ICD_ECORRUPT : ICD_ENOMEM, path, -1,
+                        "manifest entry has no file_path");
+    int64_t content = raw_long_or(r, MR_CONTENT, 0);
+    if (content < 0 || content > 2)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown content type %lld", f->path,
+                        (long long)content);
+    f->content = (ice_content)content;
+    if ((f->content != ICE_CONTENT_DATA) != c->mf->is_delete_manifest)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: a %s file in a %s manifest", f->path,
+                        ice_content_name(f->content),
+                        c->mf->is_delete_manifest ? "delete" : "data");
+    f->format = r->format;
+    if (f->format == ICE_FORMAT_UNKNOWN) /* Java's FileFormat.fromString refuses it too */
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: unknown file_format", f->path);
+    f->spec_id = c->mf->spec_id;
+    f->record_count = raw_long_or(r, MR_RECORD_COUNT, -1);
+    f->file_size = raw_long_or(r, MR_FILE_SIZE, -1);
+
+    int64_t seq;
+    bool inherit_ok = e->status == 1 || c->mf->sequence_number == 0;
+    if (raw_long(r, MR_SEQUENCE_NUMBER, &seq))
+        f->data_seq = seq;
+    else if (inherit_ok)
+        f->data_seq = c->mf->sequence_number;
+    else
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "%s: %s entry without a data sequence number",
+                        f->path, e->status == 0 ? "EXISTING" : "DELETED");
+    if (raw_long(r, MR_FILE_SEQUENCE_NUMBER, &seq))
+        f->file_seq = seq;
+    else
+        f->file_seq = inherit_ok ? c->mf->sequence_number : f->data_seq;
+    f->snapshot_id = raw_long_or(r, MR_SNAPSHOT_ID, c->mf->added_snapshot_id);
+
+    ICD_TRY(raw_partition(c, m, r, f, path, err));
+
+    if (r->has_eq && r->neq) {
+        int32_t *ids = icd_arena_alloc(c->a, r->neq * sizeof *ids);
+        if (!ids) return icd_fail_nomem(err);
+        memcpy(ids, r->eq, r->neq * sizeof *ids);
+        f->equality_ids = ids;
+        f->nequality_ids = (int32_t)r->neq;
+    }
+    if (f->content == ICE_CONTENT_EQUALITY_DELETES && f->nequality_ids == 0)
+        return icd_fail(err, ICD_ECORRUPT, path, -1, "equality delete file %s has no equality_ids",
+                        f->path);
+    if (r->has_ref) {
+        f->referenced_data_file = icd_arena_strndup(c->a, (const char *)r->ref, r->ref_len);
+        if (!f->referenced_data_file) return icd_fail_nomem(err);
+    }
+    f->content_offset = raw_long_or(r, MR_CONTENT_OFFSET, -1);
+    f->content_size = raw_long_or(r, MR_CONTENT_SIZE, -1);
+    f->sort_order_id = (int32_t)raw_long_or(r, MR_SORT_ORDER_ID, -1);
+    f->first_row_id = raw_long_or(r, MR_FIRST_ROW_ID, -1);
+    if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
+        e->status != 2) {
+        f->first_row_id = c->next_row_id;
+        c->next_row_id += f->record_count > 0 ? f->record_count : 0;
+    }
+    if (ice_is_dv(f) && (f->content_offset < 0 || f->content_size < 0 || !f->referenced_data_file))
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "deletion vector %s lacks referenced_data_file, content_offset or "
+                        "content_size_in_bytes",
+                        f->path);
+    ICD_TRY(raw_stats(r, c->opts && c->opts->keep_stats, c->a, f, err));
+    return check_delete_bounds(f, path, err);
+}
+
 /* What of a manifest entry is decoded: its data_file's fields that read_entry uses (a
  * data file's column metrics only for filters; a delete file's null counts and bounds,
  * which read_entry checks), the rest skipped: column sizes, split offsets and -- without a
@@ -883,8 +1072,19 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
                         "define",
                         (int)mf->spec_id);
     const icd_avro_schema *root = icd_avro_reader_schema(r);
+    /* The manifest-entry decoder, when it handles the writer schema; else (or for tests
+     * comparing the two) the generic value trees with a projection. */
+    ice_mfast *fast = NULL;
+    if (!(opts && opts->generic_decoder)) {
+        bool stat_read[5];
+        for (int w = 0; w < 5; w++)
+            stat_read[w] = stat_map_read(w, opts && opts->keep_stats, mf->is_delete_manifest);
+        ICD_TRY(ice_mfast_compile(root, spec, stat_read, &fast, err));
+    }
     entry_projection proj;
-    if (root->type == AVRO_RECORD)
+    if (fast)
+        memset(&proj, 0, sizeof proj);
+    else if (root->type == AVRO_RECORD)
         ICD_TRY(entry_projection_init(&proj, root, opts && opts->keep_stats, mf->is_delete_manifest,
                                       err));
     else
@@ -893,6 +1093,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     field_memo *memo = calloc(1, sizeof *memo);
     if (!memo) {
         entry_projection_free(&proj);
+        ice_mfast_free(fast);
         return icd_fail_nomem(err);
     }
     entry_ctx c = {
@@ -902,6 +1103,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     if (spec->nfields && icd_map_new(&c.parts, 0, err)) {
         free(memo);
         entry_projection_free(&proj);
+        ice_mfast_free(fast);
         return ICD_ENOMEM;
     }
     ice_manifest_entry *v = NULL;
@@ -923,13 +1125,22 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     }
     for (;;) {
         icd_avro_value rec;
+        ice_raw_entry raw;
         bool eof;
-        if ((rc = icd_avro_reader_next_projected(r, pj, &tmp, &rec, &eof, err)) || eof) break;
-        if (rec.type != AVRO_RECORD) {
-            rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
-            break;
+        if (fast) {
+            icd_avro_cursor *cur;
+            if ((rc = icd_avro_reader_raw_next(r, &cur, &eof, err)) || eof) break;
+            if ((rc =
+                     icd_avro_reader_raw_end(r, ice_mfast_decode(fast, cur, &tmp, &raw, err), err)))
+                break;
+        } else {
+            if ((rc = icd_avro_reader_next_projected(r, pj, &tmp, &rec, &eof, err)) || eof) break;
+            if (rec.type != AVRO_RECORD) {
+                rc = icd_fail(err, ICD_ECORRUPT, mf->path, -1, "manifest records are not records");
+                break;
+            }
         }
-        if (v == in_place && count + 1 > cap) { /* (more entries than the list said) */
+        if (in_place && v == in_place && count + 1 > cap) { /* (more than the list said) */
             ice_manifest_entry *grown = malloc(cap * 2 * sizeof *grown);
             if (!grown) {
                 rc = icd_fail_nomem(err);
@@ -943,7 +1154,9 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
             rc = icd_fail_nomem(err);
             break;
         }
-        if ((rc = read_entry(&c, &rec, &v[count], err))) break;
+        if ((rc = fast ? read_raw_entry(&c, fast, &raw, &v[count], err)
+                       : read_entry(&c, &rec, &v[count], err)))
+            break;
         if (v[count].status != 2 || keep_deleted) count++;
         icd_arena_reset(&tmp);
     }
@@ -952,6 +1165,7 @@ int ice_manifest_read_from(icd_avro_reader *r, const ice_metadata *md, const ice
     icd_map_free(c.parts);
     free(memo);
     entry_projection_free(&proj);
+    ice_mfast_free(fast);
     if (!rc && count && v == in_place) {
         *out = in_place;
     } else if (!rc && count) {

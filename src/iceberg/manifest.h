@@ -56,6 +56,9 @@ int ice_manifest_list_read(icd_fileio *io, const ice_metadata *md, const ice_sna
 typedef struct ice_manifest_read_opts {
     bool keep_stats;   /* value/null/nan counts and bounds of every column */
     bool keep_deleted; /* also return DELETED entries (for diffs); normally false */
+    /* read every entry through the generic Avro value tree instead of the manifest-entry
+     * decoder (manifest_fast.h); for tests that compare the two */
+    bool generic_decoder;
 } ice_manifest_read_opts;
 
 /* A manifest's entries, with their status (0 existing, 1 added, 2 deleted). */

@@ -127,7 +127,7 @@ static int read_one(void *ctx, size_t i, icd_error *err)
     const ice_manifest_file *mf = &j->mfs[j->which[i]];
     /* file_path bounds of position deletes are always kept; other stats only matter for
      * filters, which the pruning step reads */
-    ice_manifest_read_opts opts = {j->keep_stats && !mf->is_delete_manifest, false};
+    ice_manifest_read_opts opts = {j->keep_stats && !mf->is_delete_manifest, false, false};
     j->arenas[i].large_own_chunks = true; /* filled once, then kept or freed */
     int rc = ice_manifest_read(j->io, j->md, mf, &opts, &j->arenas[i], &j->entries[i],
                                &j->nentries[i], err);

@@ -513,6 +513,22 @@ int icd_avro_reader_next_projected(icd_avro_reader *r, const icd_avro_projection
     return 0;
 }
 
+int icd_avro_reader_raw_next(icd_avro_reader *r, icd_avro_cursor **cur, bool *eof, icd_error *err)
+{
+    *cur = NULL;
+    ICD_TRY(ready(r, eof, err));
+    if (!*eof) *cur = &r->cur;
+    return 0;
+}
+
+int icd_avro_reader_raw_end(icd_avro_reader *r, int rc, icd_error *err)
+{
+    if (rc) return block_error(r, err);
+    r->block_read++;
+    r->records++;
+    return 0;
+}
+
 int icd_avro_reader_next(icd_avro_reader *r, icd_arena *arena, icd_avro_value *out, bool *eof,
                          icd_error *err)
 {

@@ -70,6 +70,13 @@ int icd_avro_reader_next(icd_avro_reader *r, icd_arena *arena, icd_avro_value *o
 int icd_avro_reader_next_projected(icd_avro_reader *r, const icd_avro_projection *proj,
                                    icd_arena *arena, icd_avro_value *out, bool *eof,
                                    icd_error *err);
+/* For decoders of their own (the manifest-entry decoder): positions the reader on the
+ * next record and gives the cursor over its block, at the record; the caller reads exactly
+ * one record from it and then calls icd_avro_reader_raw_end with its result, which counts
+ * the record (rc 0) or turns a decoder error (offset = position in the block) into a file
+ * position as icd_avro_reader_next does, and returns rc. *eof as icd_avro_reader_next. */
+int icd_avro_reader_raw_next(icd_avro_reader *r, icd_avro_cursor **cur, bool *eof, icd_error *err);
+int icd_avro_reader_raw_end(icd_avro_reader *r, int rc, icd_error *err);
 /* Steps over the next record without decoding it. */
 int icd_avro_reader_skip(icd_avro_reader *r, bool *eof, icd_error *err);
 

@@ -438,6 +438,63 @@ int icd_avro_skip(const icd_avro_schema *s, icd_avro_cursor *c, icd_error *err)
     return skip_rec(s, c, 0, err);
 }
 
+/* ---- primitives for specialised decoders (decode.h) ----------------------------------- */
+
+int icd_avro_read_branch(const icd_avro_schema *s, icd_avro_cursor *c, int32_t *idx, icd_error *err)
+{
+    const icd_avro_schema *b;
+    return read_union_branch(s, c, &b, idx, err);
+}
+
+int icd_avro_need(icd_avro_cursor *c, size_t n, const char *what, icd_error *err)
+{
+    return need(c, n, what, err);
+}
+
+int icd_avro_read_boolean(icd_avro_cursor *c, bool *out, icd_error *err)
+{
+    ICD_TRY(need(c, 1, "boolean", err));
+    if (*c->p > 1) return fail_at(err, c, c->p, "boolean byte is %u, not 0 or 1", *c->p);
+    *out = *c->p++ == 1;
+    return 0;
+}
+
+int icd_avro_read_enum(const icd_avro_schema *s, icd_avro_cursor *c, int64_t *out, icd_error *err)
+{
+    const uint8_t *at = c->p;
+    int64_t v;
+    ICD_TRY(icd_avro_read_long(c, &v, err));
+    if (v < 0 || (uint64_t)v >= s->nsymbols)
+        return fail_at(err, c, at, "enum index %lld is out of range (%zu symbols)", (long long)v,
+                       s->nsymbols);
+    *out = v;
+    return 0;
+}
+
+int icd_avro_read_block_count(icd_avro_cursor *c, size_t min_size, int64_t *count, int64_t *bytes,
+                              icd_error *err)
+{
+    return read_block_count(c, min_size, count, bytes, err);
+}
+
+int icd_avro_check_block_size(icd_avro_cursor *c, const uint8_t *block_start, int64_t bytes,
+                              icd_error *err)
+{
+    if (bytes < 0 || c->p == block_start + bytes) return 0;
+    return fail_at(err, c, c->p, "array/map block size says %lld bytes but its items took %lld",
+                   (long long)bytes, (long long)(c->p - block_start));
+}
+
+int icd_avro_skip_at(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err)
+{
+    const uint8_t *q = quick_skip(s, c->p, c->end, 2);
+    if (q) {
+        c->p = q;
+        return 0;
+    }
+    return skip_rec(s, c, depth, err);
+}
+
 /* ---- value trees ------------------------------------------------------------------- */
 
 typedef struct dec_ctx {

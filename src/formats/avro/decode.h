@@ -127,6 +127,90 @@ int icd_avro_decode_projected(const icd_avro_schema *s, const icd_avro_projectio
 /* Steps over one value of schema `s`. */
 int icd_avro_skip(const icd_avro_schema *s, icd_avro_cursor *c, icd_error *err);
 
+/* ---- primitives for decoders specialised to one schema ---------------------------------
+ * (the manifest-entry decoder, src/iceberg/manifest_fast.c): each reads or checks what
+ * icd_avro_decode does for that value, with the same error message and position, so a
+ * specialised decoder fails exactly where and how the generic one would. */
+/* The union branch at the cursor (its index checked against s->nbranches). */
+int icd_avro_read_branch(const icd_avro_schema *s, icd_avro_cursor *c, int32_t *idx,
+                         icd_error *err);
+/* Fails unless n bytes are left ("truncated: <what> needs ..."). */
+int icd_avro_need(icd_avro_cursor *c, size_t n, const char *what, icd_error *err);
+/* A boolean byte (0 or 1). */
+int icd_avro_read_boolean(icd_avro_cursor *c, bool *out, icd_error *err);
+/* An enum symbol index, checked against s->nsymbols. */
+int icd_avro_read_enum(const icd_avro_schema *s, icd_avro_cursor *c, int64_t *out, icd_error *err);
+/* One block header of an array or map whose items take at least min_size bytes each (a
+ * map's: 1 + the value's min_size): *count items (0 ends the value) and, when the writer
+ * gave it, *bytes (else -1); the count is checked against the bytes left. */
+int icd_avro_read_block_count(icd_avro_cursor *c, size_t min_size, int64_t *count, int64_t *bytes,
+                              icd_error *err);
+/* The check icd_avro_decode makes after a sized array/map block: its items took exactly
+ * `bytes` bytes from block_start. */
+int icd_avro_check_block_size(icd_avro_cursor *c, const uint8_t *block_start, int64_t bytes,
+                              icd_error *err);
+/* Steps over a value of `s` as a field at nesting `depth` of a record (what a projection
+ * that leaves the field out does: the quick way when it applies, else the careful one). */
+int icd_avro_skip_at(const icd_avro_schema *s, icd_avro_cursor *c, int depth, icd_error *err);
+
+/* The common cases of icd_avro_read_long / _int / _bytes inline (a long of one byte, a
+ * string whose length fits); anything else goes to the full reader, which fails the same
+ * way. */
+static inline int icd_avro_read_long_q(icd_avro_cursor *c, int64_t *out, icd_error *err)
+{
+    const uint8_t *p = c->p;
+    if (p < c->end && *p < 0x80) {
+        uint8_t b = *c->p++;
+        *out = (int64_t)(b >> 1) ^ -(int64_t)(b & 1);
+        return 0;
+    }
+    if (c->end - p >= 10) { /* without bounds checks (sequence numbers, snapshot ids) */
+        uint64_t v = 0;
+        for (int i = 0; i < 10; i++) {
+            if (i == 9 && p[i] > 1) break; /* (bits beyond 64: the full reader says so) */
+            v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+            if (!(p[i] & 0x80)) {
+                c->p = p + i + 1;
+                *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+                return 0;
+            }
+        }
+    }
+    return icd_avro_read_long(c, out, err);
+}
+
+static inline int icd_avro_read_int_q(icd_avro_cursor *c, int32_t *out, icd_error *err)
+{
+    if (c->p < c->end && *c->p < 0x80) { /* (-64..63: in range) */
+        uint8_t b = *c->p++;
+        *out = (int32_t)((int64_t)(b >> 1) ^ -(int64_t)(b & 1));
+        return 0;
+    }
+    return icd_avro_read_int(c, out, err);
+}
+
+static inline int icd_avro_read_bytes_q(icd_avro_cursor *c, const uint8_t **p, size_t *n,
+                                        const char *what, icd_error *err)
+{
+    if (c->p < c->end && *c->p < 0x80 && !(*c->p & 1) &&
+        (size_t)(*c->p >> 1) <= (size_t)(c->end - c->p - 1)) {
+        *n = (size_t)(*c->p >> 1);
+        *p = c->p + 1;
+        c->p += 1 + *n;
+        return 0;
+    }
+    if (c->end - c->p >= 2 && (c->p[0] & 0x80) && c->p[1] < 0x80 && !(c->p[0] & 1)) {
+        size_t len = (size_t)(((c->p[0] & 0x7f) | (size_t)c->p[1] << 7) >> 1); /* (paths) */
+        if (len <= (size_t)(c->end - c->p - 2)) {
+            *n = len;
+            *p = c->p + 2;
+            c->p += 2 + len;
+            return 0;
+        }
+    }
+    return icd_avro_read_bytes(c, p, n, what, err);
+}
+
 /* Field lookups on a record value. NULL means the field is not in the writer schema (an
  * older manifest version, say); a field that is present but null comes back as a value
  * with type AVRO_NULL. */
