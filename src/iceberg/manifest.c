@@ -491,6 +491,25 @@ static bool stat_map_read(int w, bool all, bool delete_file)
     return all || (delete_file && (w == 1 || w >= 3));
 }
 
+/* The end of a statistics read (rc its result so far): the columns gathered, sorted by
+ * field id, become f's (in the arena); the accumulator is freed either way. */
+static int stats_finish(stats_acc *s, ice_content_file *f, int rc, icd_error *err)
+{
+    if (!rc && s->n) {
+        ice_col_stats *v = icd_arena_alloc(s->a, s->n * sizeof *v);
+        if (!v) {
+            rc = icd_fail_nomem(err);
+        } else {
+            memcpy(v, s->v, s->n * sizeof *v);
+            qsort(v, s->n, sizeof *v, cmp_stats);
+            f->stats = v;
+            f->nstats = (int32_t)s->n;
+        }
+    }
+    free(s->v);
+    return rc;
+}
+
 static int read_stats(field_memo *fm, const icd_avro_value *df, bool all, icd_arena *a,
                       ice_content_file *f, icd_error *err)
 {
@@ -503,19 +522,7 @@ static int read_stats(field_memo *fm, const icd_avro_value *df, bool all, icd_ar
         s.which = w;
         rc = each_kv(fm, m, stats_add, &s, err);
     }
-    if (!rc && s.n) {
-        ice_col_stats *v = icd_arena_alloc(a, s.n * sizeof *v);
-        if (!v)
-            rc = icd_fail_nomem(err);
-        else {
-            memcpy(v, s.v, s.n * sizeof *v);
-            qsort(v, s.n, sizeof *v, cmp_stats);
-            f->stats = v;
-            f->nstats = (int32_t)s.n;
-        }
-    }
-    free(s.v);
-    return rc;
+    return stats_finish(&s, f, rc, err);
 }
 
 /* ---- manifests ----------------------------------------------------------------------- */
@@ -874,19 +881,7 @@ static int raw_stats(const ice_raw_entry *r, bool all, icd_arena *a, ice_content
             }
         }
     }
-    if (!rc && s.n) {
-        ice_col_stats *v = icd_arena_alloc(a, s.n * sizeof *v);
-        if (!v)
-            rc = icd_fail_nomem(err);
-        else {
-            memcpy(v, s.v, s.n * sizeof *v);
-            qsort(v, s.n, sizeof *v, cmp_stats);
-            f->stats = v;
-            f->nstats = (int32_t)s.n;
-        }
-    }
-    free(s.v);
-    return rc;
+    return stats_finish(&s, f, rc, err);
 }
 
 static int read_raw_entry(entry_ctx *c, const ice_mfast *m, const ice_raw_entry *r,
