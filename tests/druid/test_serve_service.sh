@@ -190,10 +190,14 @@ if [[ -d "$bench" ]]; then
     size=$(stat -c %s "$tmp/bread0.ndjson")
 
     start_server drain --drain-timeout 180
-    curl -s --limit-rate $((size / 3 + 1)) "$URL/splits/0" -o "$tmp/slow.ndjson" &
+    curl -s --limit-rate $((size / 6 + 1)) "$URL/splits/0" -o "$tmp/slow.ndjson" &
     slow=$!
-    sleep 1
-    curl -sf "$URL/metrics" >"$tmp/metrics_mid.txt"
+    # wait until the stream is in flight (a fixed sleep raced the request on a busy machine)
+    for _ in $(seq 1 100); do
+        curl -sf "$URL/metrics" >"$tmp/metrics_mid.txt" || true
+        grep -qx 'icedruid_serve_streams_in_flight 1' "$tmp/metrics_mid.txt" && break
+        sleep 0.1
+    done
     check "/metrics during the ingestion: one stream in flight" grep -qx 'icedruid_serve_streams_in_flight 1' "$tmp/metrics_mid.txt"
     curl -sf "$URL/health" >"$tmp/health_mid.json"
     check "/health during the ingestion: streamsInFlight 1" grep -q '"streamsInFlight":1' "$tmp/health_mid.json"
