@@ -672,6 +672,25 @@ typedef struct entry_ctx {
     bound_fields bound;
 } entry_ctx;
 
+/* The rules applied after an entry's fields are read (whichever decoder read them): a
+ * live data file without first_row_id inherits the manifest's next row id (v3), and a
+ * deletion vector must name its data file and blob range. */
+static int inherit_row_id_check_dv(entry_ctx *c, const ice_manifest_entry *e, ice_content_file *f,
+                                   const char *path, icd_error *err)
+{
+    if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
+        e->status != 2) {
+        f->first_row_id = c->next_row_id;
+        c->next_row_id += f->record_count > 0 ? f->record_count : 0;
+    }
+    if (ice_is_dv(f) && (f->content_offset < 0 || f->content_size < 0 || !f->referenced_data_file))
+        return icd_fail(err, ICD_ECORRUPT, path, -1,
+                        "deletion vector %s lacks referenced_data_file, content_offset or "
+                        "content_size_in_bytes",
+                        f->path);
+    return 0;
+}
+
 static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entry *e,
                       icd_error *err)
 {
@@ -743,16 +762,7 @@ static int read_entry(entry_ctx *c, const icd_avro_value *rec, ice_manifest_entr
     f->content_size = blong_or(&c->bound, df, F_CONTENT_SIZE_IN_BYTES, -1);
     f->sort_order_id = (int32_t)blong_or(&c->bound, df, F_SORT_ORDER_ID, -1);
     f->first_row_id = blong_or(&c->bound, df, F_FIRST_ROW_ID, -1);
-    if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
-        e->status != 2) {
-        f->first_row_id = c->next_row_id;
-        c->next_row_id += f->record_count > 0 ? f->record_count : 0;
-    }
-    if (ice_is_dv(f) && (f->content_offset < 0 || f->content_size < 0 || !f->referenced_data_file))
-        return icd_fail(err, ICD_ECORRUPT, path, -1,
-                        "deletion vector %s lacks referenced_data_file, content_offset or "
-                        "content_size_in_bytes",
-                        f->path);
+    ICD_TRY(inherit_row_id_check_dv(c, e, f, path, err));
     ICD_TRY(read_stats(c->memo, df, c->opts && c->opts->keep_stats, c->a, f, err));
     return check_delete_bounds(f, path, err);
 }
@@ -952,16 +962,7 @@ static int read_raw_entry(entry_ctx *c, const ice_mfast *m, const ice_raw_entry 
     f->content_size = raw_long_or(r, MR_CONTENT_SIZE, -1);
     f->sort_order_id = (int32_t)raw_long_or(r, MR_SORT_ORDER_ID, -1);
     f->first_row_id = raw_long_or(r, MR_FIRST_ROW_ID, -1);
-    if (f->content == ICE_CONTENT_DATA && f->first_row_id < 0 && c->next_row_id >= 0 &&
-        e->status != 2) {
-        f->first_row_id = c->next_row_id;
-        c->next_row_id += f->record_count > 0 ? f->record_count : 0;
-    }
-    if (ice_is_dv(f) && (f->content_offset < 0 || f->content_size < 0 || !f->referenced_data_file))
-        return icd_fail(err, ICD_ECORRUPT, path, -1,
-                        "deletion vector %s lacks referenced_data_file, content_offset or "
-                        "content_size_in_bytes",
-                        f->path);
+    ICD_TRY(inherit_row_id_check_dv(c, e, f, path, err));
     ICD_TRY(raw_stats(r, c->opts && c->opts->keep_stats, c->a, f, err));
     return check_delete_bounds(f, path, err);
 }
