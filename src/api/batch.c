@@ -398,7 +398,7 @@ static void map_end(void *ctx)
     unnest(b, b->json_sink.map_end);
 }
 
-/* --- whole batches (ice_row_sink.columns: every column primitive, Parquet) --- */
+/* --- whole batches (ice_row_sink.columns: every column primitive) --- */
 
 /* A typed value of the reader into the cell of column `col`, row `row`. */
 static void put_tvalue(icd_batch *b, size_t col, size_t row, const ice_tvalue *v)
@@ -446,7 +446,7 @@ static int deliver(icd_batch *b, icd_error *err);
 
 /* The kept rows of a reader batch, cut into batches of at most cap rows. */
 static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                   const int64_t *positions, icd_error *err)
+                   const uint32_t *rows, const int64_t *positions, icd_error *err)
 {
     icd_batch *b = ctx;
     if (ncols != b->ncols)
@@ -459,17 +459,8 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
             b->pos[start + i] = positions[done + i];
         for (size_t k = 0; k < ncols; k++) {
             const ice_sink_column *c = &cols[k];
-            for (size_t i = 0; i < n; i++) {
-                ice_tvalue v = {0};
-                if (!c->values) {
-                    v = *c->constant;
-                } else {
-                    int32_t vi = c->vidx[done + i];
-                    if (vi >= 0)
-                        v = ice_typed_value(c->field->type, c->node, c->values, (size_t)vi);
-                }
-                put_tvalue(b, k, start + i, &v);
-            }
+            for (size_t i = 0; i < n; i++)
+                put_tvalue(b, k, start + i, c->values ? &c->values[rows[done + i]] : c->constant);
         }
         b->nrows = start + n;
         done += n;

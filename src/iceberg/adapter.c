@@ -18,6 +18,7 @@ int ice_adapter_reserve(ice_adapter *a, size_t n, icd_error *err)
         ice_tvalue *nv = realloc(a->vals[c], cap * sizeof *nv);
         if (!nv) return icd_fail_nomem(err);
         a->vals[c] = nv;
+        a->vcols[c].v = nv;
     }
     a->cap = cap;
     return 0;
@@ -36,9 +37,11 @@ int ice_adapter_open(ice_adapter **out, const ice_adapter_opts *o, size_t *missi
     *out = NULL;
     ice_adapter *a = calloc(1, sizeof *a);
     ice_tvalue **vals = calloc(o->ncols ? o->ncols : 1, sizeof *vals);
-    if (!a || !vals) {
+    ice_vcol *vcols = calloc(o->ncols ? o->ncols : 1, sizeof *vcols);
+    if (!a || !vals || !vcols) {
         free(a);
         free(vals);
+        free(vcols);
         icd_file_close(o->file);
         return icd_fail_nomem(err);
     }
@@ -47,7 +50,11 @@ int ice_adapter_open(ice_adapter **out, const ice_adapter_opts *o, size_t *missi
     a->ncols = o->ncols;
     a->vals = vals;
     a->num_rows = -1;
-    a->batch.cols = (const ice_tvalue *const *)vals;
+    for (size_t c = 0; c < o->ncols; c++)
+        vcols[c].kind = ICE_VCOL_VALUES; /* (field NULL: the adapter's columns are ids) */
+    a->vcols = vcols;
+    a->batch.cols = vcols;
+    a->batch.ncols = o->ncols;
     int rc;
     switch (o->format) {
     case ICE_FORMAT_PARQUET:
@@ -94,5 +101,6 @@ void ice_adapter_close(ice_adapter *a)
     for (size_t c = 0; c < a->ncols; c++)
         free(a->vals[c]);
     free(a->vals);
+    free(a->vcols);
     free(a);
 }

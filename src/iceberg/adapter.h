@@ -38,6 +38,7 @@
 #include "iceberg/metadata.h"
 #include "iceberg/schema.h"
 #include "iceberg/tvalue.h"
+#include "iceberg/vbatch.h"
 #include "io/fileio.h"
 
 /* One requested column. */
@@ -59,13 +60,10 @@ typedef struct ice_adapter_opts {
     const ice_name_mapping *mapping; /* schema.name-mapping.default, or NULL */
 } ice_adapter_opts;
 
-/* A batch: nrows rows starting at file row position first_row; column c's value of row
- * i is cols[c][i] (class ICE_TV_NULL for null). */
-typedef struct ice_vbatch {
-    int64_t first_row;
-    size_t nrows;
-    const ice_tvalue *const *cols;
-} ice_vbatch;
+/* A batch (vbatch.h, the data files' batch): nrows rows starting at file row position
+ * first_row; column c (a VALUES column) holds row i's value in cols[c].v[i] (class
+ * ICE_TV_NULL for null). A value out of its type's range fails the batch at once: every
+ * row of a delete file counts. */
 
 typedef struct ice_adapter ice_adapter;
 
@@ -99,6 +97,7 @@ struct ice_adapter {
     int64_t num_rows;
     ice_tvalue **vals; /* ncols arrays of cap values */
     size_t cap;
+    ice_vcol *vcols; /* the batch's columns (VALUES over vals) */
     ice_vbatch batch;
 };
 

@@ -100,14 +100,12 @@ static int pq_next(ice_adapter *a, icd_error *err)
                             "column %s: inconsistent definition levels in row group %u", col->name,
                             (unsigned)b->row_group);
         ice_tvalue *out = a->vals[c];
-        for (size_t i = 0; i < n; i++) {
-            if (p->vidx[i] < 0) {
-                out[i] = (ice_tvalue){0};
-                continue;
-            }
-            ICD_TRY(ice_typed_value_checked(col->type, p->leaf[c], cb, (size_t)p->vidx[i], a->path,
-                                            col->name, b->first_row + (int64_t)i, &out[i], err));
-        }
+        if (!ice_typed_values(col->type, p->leaf[c], cb, p->vidx, n, out)) continue;
+        for (size_t i = 0; i < n; i++) /* a value out of range: the error of the first */
+            if (ice_tv_is_out_of_range(&out[i]))
+                return ice_typed_value_checked(col->type, p->leaf[c], cb, (size_t)p->vidx[i],
+                                               a->path, col->name, b->first_row + (int64_t)i,
+                                               &out[i], err);
     }
     a->batch.first_row = b->first_row;
     a->batch.nrows = n;

@@ -11,9 +11,10 @@
  *   2. each output field binds to the top-level ORC column with its id, recursively by id
  *      through struct/list/map (missing struct members read as their initial-default), or
  *      to a constant (identity partition value / initial-default / null);
- *   3. batches of orc_reader_next() go through the task loop's merge-on-read step
- *      (positions by orc_batch.row_start; equality keys, top-level or inside structs, in
- *      the same canonical bytes as Parquet/Avro keys); surviving rows go to the sink;
+ *   3. batches of orc_reader_next() become the format-neutral batch (vbatch.h): primitive
+ *      columns and equality key columns (top-level or inside structs) as typed VALUES,
+ *      nested ones as NESTED cursors over the ORC vectors, missing ones as CONST; the
+ *      task loop applies the deletes and emits the surviving rows;
  *   4. with a filter (ice_scan_reader_set_filter), stripes whose statistics exclude it
  *      are skipped before they are read (ice_range_may_match, shared with Parquet row
  *      groups).
@@ -741,17 +742,10 @@ static bool keep_stripe(void *ctx, const orc_file *f, size_t stripe)
  * ==================================================================================== */
 
 typedef struct ocol {
-    const ice_field *f;
-    size_t name_len;
+    okey k;        /* a primitive column: its values (VALUES) */
+    obind b;       /* a nested one: its binding (NESTED) */
     int batch_col; /* -1: constant */
-    obind b;
-    const ice_literal *lit;
 } ocol;
-
-typedef struct oprobe { /* the key columns of equality delete file mor.eq[e] */
-    okey *cols;
-    size_t ncols;
-} oprobe;
 
 /* The state of one ORC data file being read (ice_rd_task.src). */
 typedef struct orc_src {
@@ -759,14 +753,30 @@ typedef struct orc_src {
     orc_reader *rd;
     int64_t *ids;
     icd_arena arena;
-    ocol *cols;
-    size_t ncols;
-    oprobe *eq; /* parallel to the task's mor.eq */
-    size_t neq;
+    ocol *ocols;          /* per output column: its ORC side */
+    okey *okeys;          /* per key column: its ORC side */
     const orc_batch *cur; /* the batch being read */
     colsel sel;
     prune_ctx pc;
 } orc_src;
+
+/* ice_vcol.range_error of a VALUES column (impl: its okey) */
+static int orc_range_error(ice_rd_task *t, const ice_vcol *c, size_t row, icd_error *err)
+{
+    const orc_src *p = t->src;
+    ice_tvalue tv;
+    int rc = key_value(c->impl, p->cur, row, t->task->data->path, &tv, err);
+    return rc ? rc : icd_fail(err, ICD_EINTERNAL, t->task->data->path, -1, "value in range");
+}
+
+/* ice_vcol.nested_row (impl: its ocol) */
+static int orc_nested_row(ice_rd_task *t, ice_vcol *c, size_t row, icd_error *err)
+{
+    const orc_src *p = t->src;
+    const ocol *oc = c->impl;
+    return emit(t->sink, &oc->b, &p->cur->cols[oc->batch_col], row, t->task->data->path,
+                (int64_t)(p->cur->row_start + row), err);
+}
 
 /* ice_data_ops.open */
 static int orc_open(ice_rd_task *t, int64_t *num_rows, icd_error *err)
@@ -793,27 +803,38 @@ static int orc_bind(ice_rd_task *t, icd_error *err)
         return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                         "ORC file whose root type is not a struct");
     ICD_TRY(compute_ids(r->schema, r->mapping, p->f, true, &p->ids, err));
-    p->ncols = r->nfields;
-    p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
-    if (!p->cols) return icd_fail_nomem(err);
-    for (size_t i = 0; i < r->nfields; i++) {
-        ocol *c = &p->cols[i];
-        const ice_field *fld = r->fields[i];
-        c->f = fld;
-        c->name_len = strlen(fld->name);
+    p->ocols = calloc(t->batch.ncols ? t->batch.ncols : 1, sizeof *p->ocols);
+    if (!p->ocols) return icd_fail_nomem(err);
+    for (size_t i = 0; i < t->batch.ncols; i++) {
+        ice_vcol *c = &t->batch.cols[i];
+        ocol *oc = &p->ocols[i];
+        const ice_field *fld = c->field;
         const orc_type *top = top_column(p->f, p->ids, fld->id);
         if (top) {
             bind_ctx bc = {&p->arena, p->ids, df->path, fld->name, err};
-            ICD_TRY(bind(&bc, &c->b, fld, top, 0));
+            ICD_TRY(bind(&bc, &oc->b, fld, top, 0));
             int k = select_col(&p->sel, top, err);
             if (k < 0) return k;
-            c->batch_col = k;
+            oc->batch_col = k;
+            if (ice_type_is_primitive(fld->type)) {
+                c->kind = ICE_VCOL_VALUES;
+                c->impl = &oc->k;
+                c->range_error = orc_range_error;
+                oc->k = (okey){.type = fld->type, .name = fld->name, .batch_col = k};
+                oc->k.path.top = oc->k.path.node = top;
+            } else {
+                c->kind = ICE_VCOL_NESTED;
+                c->impl = oc;
+                c->nested_row = orc_nested_row;
+            }
             continue;
         }
         /* Not in the file: identity partition value, initial-default, or null. */
-        c->batch_col = -1;
+        oc->batch_col = -1;
+        c->kind = ICE_VCOL_CONST;
         c->lit = ice_rd_partition_value(r, df, fld->id);
         if (!c->lit) c->lit = fld->initial_default;
+        if (ice_type_is_primitive(fld->type)) c->constant = ice_literal_tvalue(c->lit, fld->type);
     }
     return 0;
 }
@@ -824,23 +845,22 @@ static int orc_prepare(ice_rd_task *t, icd_error *err)
     orc_src *p = t->src;
     ice_scan_reader *r = t->r;
     const ice_content_file *data = t->task->data;
-    p->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *p->eq);
-    if (!p->eq) return icd_fail_nomem(err);
-    for (size_t d = 0; d < t->mor.neq; d++) {
-        const ice_content_file *df = t->mor.eq[d].df;
-        oprobe *q = &p->eq[p->neq++];
-        q->ncols = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
-        q->cols = calloc(q->ncols ? q->ncols : 1, sizeof *q->cols);
-        if (!q->cols) return icd_fail_nomem(err);
-        for (size_t k = 0; k < q->ncols; k++) {
-            const ice_field *fld;
-            ICD_TRY(ice_rd_equality_field(r, df, k, &fld, err));
-            int rc = bind_key(p->f, p->ids, fld->id, fld->name, fld->type, &q->cols[k], &p->sel,
-                              data->path, err);
-            if (rc < 0) return rc;
-            if (rc > 0) /* the data file predates the column */
-                q->cols[k].constant = ice_rd_absent_value(r, data, fld);
+    p->okeys = calloc(t->nkcols ? t->nkcols : 1, sizeof *p->okeys);
+    if (!p->okeys) return icd_fail_nomem(err);
+    for (size_t j = 0; j < t->nkcols; j++) {
+        ice_vcol *kc = &t->kcols[j];
+        const ice_field *fld = kc->field;
+        int rc = bind_key(p->f, p->ids, fld->id, fld->name, fld->type, &p->okeys[j], &p->sel,
+                          data->path, err);
+        if (rc < 0) return rc;
+        if (rc > 0) { /* the data file predates the column */
+            kc->kind = ICE_VCOL_CONST;
+            kc->constant = ice_rd_absent_value(r, data, fld);
+            continue;
         }
+        kc->kind = ICE_VCOL_VALUES;
+        kc->impl = &p->okeys[j];
+        kc->range_error = orc_range_error;
     }
     const orc_type *root = orc_file_root(p->f);
     if (p->sel.n == 0 && orc_file_rows(p->f) > 0) {
@@ -863,61 +883,38 @@ static int orc_prepare(ice_rd_task *t, icd_error *err)
     return orc_reader_open(&p->rd, p->f, &ro, err);
 }
 
-/* ice_data_ops.next */
-static int orc_next(ice_rd_task *t, uint64_t *first_row, size_t *nrows, icd_error *err)
+/* ice_data_ops.next: a batch of the ORC reader, every VALUES column's cells filled by
+ * key_value (a value out of its type's range is marked). */
+static int orc_next(ice_rd_task *t, icd_error *err)
 {
     orc_src *p = t->src;
     if (!p->rd) return 0;
     orc_batch *b;
     int rc = orc_reader_next(p->rd, &b, err);
     if (rc <= 0) return rc;
+    const char *path = t->task->data->path;
     for (size_t c = 0; c < b->ncols; c++)
         if (b->cols[c].n != b->n)
-            return icd_fail(err, ICD_ECORRUPT, t->task->data->path, -1,
+            return icd_fail(err, ICD_ECORRUPT, path, -1,
                             "ORC batch column %zu has %zu entries for %zu rows", c, b->cols[c].n,
                             b->n);
     p->cur = b;
-    *first_row = b->row_start;
-    *nrows = b->n;
-    return 1;
-}
-
-/* ice_data_ops.key: the key of row `row` of the current batch for equality delete file e. */
-static void orc_key(void *ctx, size_t e, size_t row, icd_buf *k)
-{
-    ice_rd_task *t = ctx;
-    const orc_src *p = t->src;
-    const oprobe *q = &p->eq[e];
-    for (size_t c = 0; c < q->ncols; c++) {
-        ice_tvalue tv = {0};
-        if (!t->key_rc)
-            t->key_rc = key_value(&q->cols[c], p->cur, row, t->task->data->path, &tv, &t->key_err);
-        ice_key_put(k, &tv);
-    }
-}
-
-/* ice_data_ops.emit */
-static int orc_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err)
-{
-    const orc_src *p = t->src;
-    const orc_batch *b = p->cur;
-    const ice_row_sink *s = t->sink;
-    const char *path = t->task->data->path;
-    for (size_t i = 0; i < n; i++) {
-        if (!sel[i]) continue;
-        int64_t row = (int64_t)(b->row_start + i);
-        s->begin_row(s->ctx, path, row);
-        for (size_t k = 0; k < p->ncols; k++) {
-            const ocol *c = &p->cols[k];
-            s->field(s->ctx, c->f->name, c->name_len);
-            if (c->batch_col >= 0)
-                ICD_TRY(emit(s, &c->b, &b->cols[c->batch_col], i, path, row, err));
-            else
-                ice_emit_literal(s, c->lit, c->f->type);
+    size_t n = b->n;
+    ICD_TRY(ice_rd_batch_begin(t, n, err));
+    for (size_t k = 0; k < t->batch.ncols + t->nkcols; k++) {
+        ice_vcol *c = ice_rd_col(t, k);
+        if (c->kind != ICE_VCOL_VALUES) continue;
+        for (size_t i = 0; i < n; i++) {
+            icd_error e;
+            if (key_value(c->impl, b, i, path, &c->v[i], &e)) {
+                ice_tv_mark_out_of_range(&c->v[i]);
+                c->out_of_range = true;
+            }
         }
-        ICD_TRY(ice_rd_end_row(t, err));
     }
-    return 0;
+    t->batch.first_row = (int64_t)b->row_start;
+    t->batch.nrows = n;
+    return 1;
 }
 
 /* ice_data_ops.close: also counts the stripes read and skipped. */
@@ -930,10 +927,8 @@ static void orc_close(ice_rd_task *t)
         t->stats->row_groups_skipped += p->pc.stripes_skipped;
     }
     orc_reader_free(p->rd);
-    for (size_t e = 0; e < p->neq; e++)
-        free(p->eq[e].cols);
-    free(p->eq);
-    free(p->cols);
+    free(p->ocols);
+    free(p->okeys);
     free((void *)p->sel.cols);
     free(p->ids);
     icd_arena_free(&p->arena);
@@ -942,5 +937,4 @@ static void orc_close(ice_rd_task *t)
     t->src = NULL;
 }
 
-const ice_data_ops ice_data_orc = {orc_open, orc_bind, orc_prepare, orc_next,
-                                   orc_key,  orc_emit, orc_close};
+const ice_data_ops ice_data_orc = {orc_open, orc_bind, orc_prepare, orc_next, orc_close};

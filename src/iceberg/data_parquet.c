@@ -1,20 +1,18 @@
 /*
  * Parquet data files in the one task loop of the merge-on-read reader (reader_internal.h,
- * ice_data_parquet):
+ * ice_data_parquet), decoded into the format-neutral batch (vbatch.h):
  *
- *   bind      every output field gets a source: a Parquet leaf (by field id, else the name
- *             mapping, else Java's positional ids), a nested group assembled by Iceberg
- *             type (nested.h: struct, list, map, variant), or a constant (identity
- *             partition value / initial-default / null)
- *   prepare   equality key columns: leaves of the same batch, or constants when the file
- *             predates the column; row groups whose statistics exclude the reader's filter
- *             are not read
- *   next      a batch of the Parquet reader, with each used leaf's per-row value index
- *   emit      the surviving rows value by value to the sink, or, when the sink takes whole
- *             batches (ice_row_sink.columns) and no column needs assembling, the batch
- *             itself with its value indexes compacted to the surviving rows
+ *   bind      every output field gets a column: a Parquet leaf (by field id, else the name
+ *             mapping, else Java's positional ids) read as VALUES, a nested group
+ *             assembled by Iceberg type (nested.h: struct, list, map, variant) read through
+ *             a NESTED cursor, or a CONST (identity partition value / initial-default / null)
+ *   prepare   equality key columns: leaves of the same batch (VALUES), or constants when
+ *             the file predates the column; row groups whose statistics exclude the
+ *             reader's filter are not read
+ *   next      a batch of the Parquet reader: each VALUES column's typed values, through
+ *             its leaf's per-row value indexes (ice_typed_values)
  *
- * Values are converted once, by ice_typed_value(), from the file's physical type to the
+ * Values are converted once, by ice_typed_values(), from the file's physical type to the
  * column's Iceberg type. The same conversion feeds both the sink and the equality keys, so
  * a key written as INT64 in a delete file matches an INT32 value in an older data file.
  */
@@ -31,54 +29,34 @@
 #include "iceberg/reader_internal.h"
 #include "iceberg/tvalue.h"
 
-/* An equality key column of the data file: a leaf of the batch, or a constant. */
-typedef struct key_col {
-    const ice_type *type;
-    const pq_node *leaf;
-    int batch_col;       /* column in the batch, or -1 for a constant */
-    ice_tvalue constant; /* the column's value when the file lacks it */
-    int32_t *vidx;       /* per-row value index of the current batch */
-    const char *name;    /* the field's name, for range errors */
-    int int_phys;        /* an int or long key stored as INT32 / INT64 (no conversion, no
-                            range to check): that physical type, else -1 */
-} key_col;
-
-typedef enum src_kind { SRC_LEAF, SRC_NESTED, SRC_CONST } src_kind;
-
-typedef struct out_col {
+/* A leaf of the file read as a VALUES column of the batch (an output field or an equality
+ * key column; ice_vcol.impl). */
+typedef struct leaf_col {
     const ice_field *field;
-    size_t name_len;
-    src_kind kind;
     const pq_node *node;
-    int batch_col;          /* SRC_LEAF: column in the batch */
-    ice_tvalue constant;    /* SRC_CONST */
-    const ice_literal *lit; /* SRC_CONST with a nested default */
-    ice_nested *nested;     /* SRC_NESTED: struct, list, map or variant */
-    int32_t *vidx;
-} out_col;
+    int batch_col; /* the leaf until the leaves are sorted, then its column in the batch */
+    int32_t *vidx; /* per-row value index of the current batch (-1: null) */
+} leaf_col;
 
-typedef struct eq_probe { /* the key columns of equality delete file mor.eq[e] */
-    key_col *cols;
-    size_t ncols;
-} eq_probe;
+/* An output field assembled from several leaves (ice_vcol.impl of a NESTED column). */
+typedef struct nested_col {
+    ice_nested *nested;
+    size_t next_row; /* the next row of the batch the walk is at */
+} nested_col;
 
 /* The state of one Parquet data file being read (ice_rd_task.src). */
 typedef struct pq_src {
     pq_file *pf;
     pq_reader *rd;
     const pq_schema *s;
-    out_col *cols; /* one per field of the reader */
-    size_t ncols;
-    eq_probe *eq; /* parallel to the task's mor.eq */
-    size_t neq;
+    leaf_col *outleaves; /* per output column: its leaf (VALUES) */
+    nested_col *nested;  /* per output column: its assembly (NESTED) */
+    leaf_col *keyleaves; /* per key column: its leaf (VALUES) */
     const pq_batch *cur; /* the batch being read */
     int *leaves;         /* sorted, distinct leaves to read */
     size_t nleaves;
     int32_t *vbuf;
     size_t vcap;
-    ice_sink_column *scols; /* the sink takes whole batches (ice_row_sink.columns) */
-    int64_t *pos;           /* ... and the file positions of a batch's kept rows */
-    size_t pos_cap;
     size_t leaves_cap;
 } pq_src;
 
@@ -98,6 +76,47 @@ static int batch_col_of(const pq_src *p, int leaf)
     return -1;
 }
 
+/* ice_vcol.range_error of a leaf column */
+static int leaf_range_error(ice_rd_task *t, const ice_vcol *c, size_t row, icd_error *err)
+{
+    const pq_src *p = t->src;
+    const leaf_col *lc = c->impl;
+    const pq_column_batch *cb = &p->cur->columns[lc->batch_col];
+    return ice_time_range_error(err, t->task->data->path, lc->field->name,
+                                p->cur->first_row + (int64_t)row, lc->field->type, lc->node, cb,
+                                (size_t)lc->vidx[row]);
+}
+
+/* A VALUES column of leaf n (added to the leaves to read). */
+static int leaf_column(pq_src *p, ice_vcol *c, leaf_col *lc, const ice_field *f, const pq_node *n,
+                       icd_error *err)
+{
+    *lc = (leaf_col){.field = f, .node = n, .batch_col = n->leaf_index};
+    c->kind = ICE_VCOL_VALUES;
+    c->impl = lc;
+    c->range_error = leaf_range_error;
+    return add_leaf(p, n->leaf_index, err);
+}
+
+/* ice_vcol.nested_row: the walk skips the rows not asked for */
+static int nested_row(ice_rd_task *t, ice_vcol *c, size_t row, icd_error *err)
+{
+    nested_col *nc = c->impl;
+    for (; nc->next_row < row; nc->next_row++)
+        ICD_TRY(ice_nested_skip_row(nc->nested, err));
+    nc->next_row++;
+    return ice_nested_row(nc->nested, t->sink, err);
+}
+
+/* ice_vcol.nested_done */
+static int nested_done(ice_rd_task *t, ice_vcol *c, icd_error *err)
+{
+    nested_col *nc = c->impl;
+    for (; nc->next_row < t->batch.nrows; nc->next_row++)
+        ICD_TRY(ice_nested_skip_row(nc->nested, err));
+    return ice_nested_end(nc->nested, err);
+}
+
 /* ice_data_ops.bind */
 static int pq_bind(ice_rd_task *t, icd_error *err)
 {
@@ -106,17 +125,15 @@ static int pq_bind(ice_rd_task *t, icd_error *err)
     ice_scan_reader *r = t->r;
     const ice_content_file *df = t->task->data;
     bool has_ids = ice_pq_schema_has_ids(s);
-    p->ncols = r->nfields;
-    p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
-    if (!p->cols) return icd_fail_nomem(err);
-    for (size_t i = 0; i < r->nfields; i++) {
-        out_col *c = &p->cols[i];
-        const ice_field *f = r->fields[i];
-        c->field = f;
-        c->name_len = strlen(f->name);
+    size_t nf = t->batch.ncols ? t->batch.ncols : 1;
+    p->nested = calloc(nf, sizeof *p->nested);
+    p->outleaves = calloc(nf, sizeof *p->outleaves);
+    if (!p->nested || !p->outleaves) return icd_fail_nomem(err);
+    for (size_t i = 0; i < t->batch.ncols; i++) {
+        ice_vcol *c = &t->batch.cols[i];
+        const ice_field *f = c->field;
         const pq_node *n = ice_pq_find_node(s, has_ids, r->mapping, f->id);
         if (n && (!has_ids || n->parent == s->root)) {
-            c->node = n;
             bool assembled = !ice_type_is_primitive(f->type) || f->type->kind == ICE_T_VARIANT;
             if (n->leaf_index >= 0 && !assembled) {
                 if (!ice_leaf_readable_as(n, f->type))
@@ -124,13 +141,16 @@ static int pq_bind(ice_rd_task *t, icd_error *err)
                                     "column %s: Parquet %s column '%s' cannot be read as %s",
                                     f->name, pq_type_name(n->physical_type), n->dotted,
                                     ice_type_kind_name(f->type->kind));
-                c->kind = SRC_LEAF;
-                ICD_TRY(add_leaf(p, n->leaf_index, err));
+                ICD_TRY(leaf_column(p, c, &p->outleaves[i], f, n, err));
             } else if (n->leaf_index < 0 && assembled) {
-                c->kind = SRC_NESTED;
-                ICD_TRY(ice_nested_new(f, s, n, has_ids, r->mapping, df->path, &c->nested, err));
-                for (size_t k = 0; k < ice_nested_leaf_count(c->nested); k++)
-                    ICD_TRY(add_leaf(p, ice_nested_leaf(c->nested, k), err));
+                nested_col *nc = &p->nested[i];
+                c->kind = ICE_VCOL_NESTED;
+                c->impl = nc;
+                c->nested_row = nested_row;
+                c->nested_done = nested_done;
+                ICD_TRY(ice_nested_new(f, s, n, has_ids, r->mapping, df->path, &nc->nested, err));
+                for (size_t k = 0; k < ice_nested_leaf_count(nc->nested); k++)
+                    ICD_TRY(add_leaf(p, ice_nested_leaf(nc->nested, k), err));
             } else {
                 return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                                 "column %s (field id %d) is %s in the table but %s in the file",
@@ -140,7 +160,7 @@ static int pq_bind(ice_rd_task *t, icd_error *err)
             continue;
         }
         /* Not in the file: identity partition value, initial-default, or null. */
-        c->kind = SRC_CONST;
+        c->kind = ICE_VCOL_CONST;
         const ice_literal *l = ice_rd_partition_value(r, df, f->id);
         if (!l) l = f->initial_default;
         c->lit = l;
@@ -149,124 +169,36 @@ static int pq_bind(ice_rd_task *t, icd_error *err)
     return 0;
 }
 
+/* The key columns of the task's equality delete files: leaves of the same batch, or
+ * constants when the file predates the column. */
 static int setup_equality(ice_rd_task *t, icd_error *err)
 {
     pq_src *p = t->src;
     const pq_schema *s = p->s;
-    const ice_scan_task *task = t->task;
+    const ice_content_file *data = t->task->data;
     bool has_ids = ice_pq_schema_has_ids(s);
-    p->eq = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *p->eq);
-    if (!p->eq) return icd_fail_nomem(err);
-    for (size_t d = 0; d < t->mor.neq; d++) {
-        const ice_content_file *df = t->mor.eq[d].df;
-        eq_probe *q = &p->eq[p->neq++];
-        q->ncols = (size_t)df->nequality_ids;
-        q->cols = calloc(q->ncols, sizeof *q->cols);
-        if (!q->cols) return icd_fail_nomem(err);
-        for (size_t k = 0; k < q->ncols; k++) {
-            const ice_field *f;
-            ICD_TRY(ice_rd_equality_field(t->r, df, k, &f, err));
-            key_col *kc = &q->cols[k];
-            kc->type = f->type;
-            kc->name = f->name;
-            kc->int_phys = -1;
-            const pq_node *n = ice_pq_find_node(s, has_ids, t->r->mapping, f->id);
-            if (!n) { /* the data file predates the column */
-                kc->constant = ice_rd_absent_value(t->r, task->data, f);
-                kc->batch_col = -1;
-                continue;
-            }
-            if (n->leaf_index < 0 || n->rep_level > 0 || !ice_leaf_readable_as(n, f->type))
-                return icd_fail(err, ICD_EUNSUPPORTED, task->data->path, -1,
-                                "equality key column %s cannot be read from this file", f->name);
-            kc->leaf = n;
-            kc->batch_col = n->leaf_index; /* a leaf for now; mapped after sorting */
-            if ((f->type->kind == ICE_T_INT || f->type->kind == ICE_T_LONG) &&
-                (n->physical_type == PQ_INT32 || n->physical_type == PQ_INT64))
-                kc->int_phys = n->physical_type;
-            ICD_TRY(add_leaf(p, n->leaf_index, err));
+    p->keyleaves = calloc(t->nkcols ? t->nkcols : 1, sizeof *p->keyleaves);
+    if (!p->keyleaves) return icd_fail_nomem(err);
+    for (size_t j = 0; j < t->nkcols; j++) {
+        ice_vcol *kc = &t->kcols[j];
+        const ice_field *f = kc->field;
+        const pq_node *n = ice_pq_find_node(s, has_ids, t->r->mapping, f->id);
+        if (!n) { /* the data file predates the column */
+            kc->kind = ICE_VCOL_CONST;
+            kc->constant = ice_rd_absent_value(t->r, data, f);
+            continue;
         }
+        if (n->leaf_index < 0 || n->rep_level > 0 || !ice_leaf_readable_as(n, f->type))
+            return icd_fail(err, ICD_EUNSUPPORTED, data->path, -1,
+                            "equality key column %s cannot be read from this file", f->name);
+        ICD_TRY(leaf_column(p, kc, &p->keyleaves[j], f, n, err));
     }
     return 0;
 }
 
-/* Appends the key of row `row` of the current batch for equality delete file e. */
-static void pq_key(void *ctx, size_t e, size_t row, icd_buf *k)
-{
-    ice_rd_task *t = ctx;
-    const pq_src *ps = t->src;
-    const eq_probe *p = &ps->eq[e];
-    for (size_t c = 0; c < p->ncols; c++) {
-        const key_col *kc = &p->cols[c];
-        if (kc->batch_col < 0) {
-            ice_key_put(k, &kc->constant);
-            continue;
-        }
-        int32_t vi = kc->vidx[row];
-        if (vi >= 0 && kc->int_phys >= 0) { /* the value as stored is the key's value */
-            const void *vals = ps->cur->columns[kc->batch_col].values;
-            ice_key_put_int(k, kc->int_phys == PQ_INT64 ? ((const int64_t *)vals)[vi]
-                                                        : ((const int32_t *)vals)[vi]);
-            continue;
-        }
-        ice_tvalue v = {0};
-        if (vi >= 0 && !t->key_rc)
-            t->key_rc = ice_typed_value_checked(
-                kc->type, kc->leaf, &ps->cur->columns[kc->batch_col], (size_t)vi,
-                t->task->data->path, kc->name, ps->cur->first_row + (int64_t)row, &v, &t->key_err);
-        ice_key_put(k, &v);
-    }
-}
-
-/* The surviving rows of batch b to a sink that takes whole batches: each leaf column's
- * value indexes are compacted to the kept rows in place, its values range-checked as the
- * row-by-row path checks them. */
-static int emit_columns(ice_rd_task *t, const pq_batch *b, const uint8_t *sel, icd_error *err)
-{
-    pq_src *p = t->src;
-    size_t n = b->num_rows, m = 0;
-    for (size_t i = 0; i < n; i++)
-        m += sel[i] != 0;
-    if (!m) return 0;
-    if (ICD_ARRAY_RESERVE(p->pos, p->pos_cap, m, 1024)) return icd_fail_nomem(err);
-    for (size_t i = 0, j = 0; i < n; i++)
-        if (sel[i]) p->pos[j++] = b->first_row + (int64_t)i;
-    for (size_t k = 0; k < p->ncols; k++) {
-        out_col *c = &p->cols[k];
-        ice_sink_column *sc = &p->scols[k];
-        sc->field = c->field;
-        if (c->kind != SRC_LEAF) {
-            sc->constant = &c->constant;
-            continue;
-        }
-        const pq_column_batch *cb = &b->columns[c->batch_col];
-        sc->node = c->node;
-        sc->values = cb;
-        sc->vidx = c->vidx;
-        if (m < n)
-            for (size_t i = 0, j = 0; i < n; i++)
-                if (sel[i]) c->vidx[j++] = c->vidx[i];
-        if (!ice_type_kind_is_timestamp(c->field->type->kind)) continue;
-        for (size_t j = 0; j < m; j++) {
-            int32_t vi = c->vidx[j];
-            if (vi < 0 || ice_typed_value_in_range(c->field->type, c->node, cb, (size_t)vi))
-                continue;
-            size_t i = 0; /* the batch row of kept row j, for the message */
-            for (size_t left = j + 1;; i++)
-                if (sel[i] && !--left) break;
-            return ice_time_range_error(err, t->task->data->path, c->field->name,
-                                        b->first_row + (int64_t)i, c->field->type, c->node, cb,
-                                        (size_t)vi);
-        }
-    }
-    ICD_TRY(t->sink->columns(t->sink->ctx, p->scols, p->ncols, m, p->pos, err));
-    t->stats->rows_emitted += m;
-    return 0;
-}
-
-/* ice_data_ops.next: a batch of the Parquet reader, with the per-row value index of every
- * leaf column used (output and keys). */
-static int pq_next(ice_rd_task *t, uint64_t *first_row, size_t *nrows, icd_error *err)
+/* ice_data_ops.next: a batch of the Parquet reader, every VALUES column's cells filled
+ * from its leaf through the per-row value indexes. */
+static int pq_next(ice_rd_task *t, icd_error *err)
 {
     pq_src *p = t->src;
     const char *path = t->task->data->path;
@@ -276,98 +208,34 @@ static int pq_next(ice_rd_task *t, uint64_t *first_row, size_t *nrows, icd_error
     t->stats->decode_bytes = pq_reader_memory_bytes(p->rd);
     if (b->num_rows > PQ_DEFAULT_BATCH_ROWS)
         return icd_fail(err, ICD_EINTERNAL, path, -1, "batch larger than requested");
-    size_t n = b->num_rows;
-    size_t need = n * (p->ncols + 1);
-    for (size_t e = 0; e < p->neq; e++)
-        need += n * p->eq[e].ncols;
-    if (need > p->vcap) {
-        int32_t *nv = realloc(p->vbuf, need * sizeof *nv);
+    size_t n = b->num_rows, nl = t->batch.ncols + t->nkcols;
+    if (n * nl > p->vcap) {
+        int32_t *nv = realloc(p->vbuf, n * nl * sizeof *nv);
         if (!nv) return icd_fail_nomem(err);
         p->vbuf = nv;
-        p->vcap = need;
+        p->vcap = n * nl;
     }
-    int32_t *vb = p->vbuf;
-    for (size_t i = 0; i < p->ncols; i++) {
-        out_col *c = &p->cols[i];
-        if (c->kind != SRC_LEAF) continue;
-        c->vidx = vb;
-        vb += n;
-        if (ice_pq_fill_vidx(&b->columns[c->batch_col], n, c->vidx))
-            return icd_fail(err, ICD_ECORRUPT, path, -1,
-                            "column %s: levels do not match the row count", c->field->name);
-    }
-    for (size_t e = 0; e < p->neq; e++) {
-        eq_probe *q = &p->eq[e];
-        for (size_t k = 0; k < q->ncols; k++) {
-            if (q->cols[k].batch_col < 0) continue;
-            q->cols[k].vidx = vb;
-            vb += n;
-            if (ice_pq_fill_vidx(&b->columns[q->cols[k].batch_col], n, q->cols[k].vidx))
-                return icd_fail(err, ICD_ECORRUPT, path, -1,
-                                "equality key column: levels do not match the row count");
-        }
-    }
+    ICD_TRY(ice_rd_batch_begin(t, n, err));
     p->cur = b;
-    *first_row = (uint64_t)b->first_row;
-    *nrows = n;
-    return 1;
-}
-
-/* ice_data_ops.emit */
-static int pq_emit(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err)
-{
-    pq_src *p = t->src;
-    const pq_batch *b = p->cur;
-    const ice_row_sink *s = t->sink;
-    if (p->scols) return emit_columns(t, b, sel, err);
-    /* nested columns walk every row, kept or not */
-    for (size_t i = 0; i < p->ncols; i++)
-        if (p->cols[i].kind == SRC_NESTED) ice_nested_begin(p->cols[i].nested, b);
-    const char *path = t->task->data->path;
-    for (size_t i = 0; i < n; i++) {
-        if (!sel[i]) {
-            for (size_t k = 0; k < p->ncols; k++)
-                if (p->cols[k].kind == SRC_NESTED)
-                    ICD_TRY(ice_nested_skip_row(p->cols[k].nested, err));
-            continue;
+    for (size_t k = 0; k < nl; k++) {
+        ice_vcol *c = ice_rd_col(t, k);
+        if (c->kind == ICE_VCOL_NESTED) {
+            nested_col *nc = c->impl;
+            ice_nested_begin(nc->nested, b);
+            nc->next_row = 0;
         }
-        s->begin_row(s->ctx, path, b->first_row + (int64_t)i);
-        for (size_t k = 0; k < p->ncols; k++) {
-            out_col *c = &p->cols[k];
-            s->field(s->ctx, c->field->name, c->name_len);
-            switch (c->kind) {
-            case SRC_LEAF: {
-                int32_t vi = c->vidx[i];
-                if (vi < 0) {
-                    s->null_value(s->ctx);
-                } else {
-                    if (!ice_typed_value_in_range(c->field->type, c->node,
-                                                  &b->columns[c->batch_col], (size_t)vi))
-                        return ice_time_range_error(err, path, c->field->name,
-                                                    b->first_row + (int64_t)i, c->field->type,
-                                                    c->node, &b->columns[c->batch_col], (size_t)vi);
-                    ice_tvalue v = ice_typed_value(c->field->type, c->node,
-                                                   &b->columns[c->batch_col], (size_t)vi);
-                    ice_emit_tvalue(s, &v, c->field->type);
-                }
-                break;
-            }
-            case SRC_NESTED:
-                ICD_TRY(ice_nested_row(c->nested, s, err));
-                break;
-            case SRC_CONST:
-                if (ice_type_is_primitive(c->field->type))
-                    ice_emit_tvalue(s, &c->constant, c->field->type);
-                else
-                    ice_emit_literal(s, c->lit, c->field->type);
-                break;
-            }
-        }
-        ICD_TRY(ice_rd_end_row(t, err));
+        if (c->kind != ICE_VCOL_VALUES) continue;
+        leaf_col *lc = c->impl;
+        const pq_column_batch *cb = &b->columns[lc->batch_col];
+        lc->vidx = p->vbuf + k * n;
+        if (ice_pq_fill_vidx(cb, n, lc->vidx))
+            return icd_fail(err, ICD_ECORRUPT, path, -1,
+                            "column %s: levels do not match the row count", lc->field->name);
+        c->out_of_range = ice_typed_values(lc->field->type, lc->node, cb, lc->vidx, n, c->v);
     }
-    for (size_t k = 0; k < p->ncols; k++)
-        if (p->cols[k].kind == SRC_NESTED) ICD_TRY(ice_nested_end(p->cols[k].nested, err));
-    return 0;
+    t->batch.first_row = b->first_row;
+    t->batch.nrows = n;
+    return 1;
 }
 
 /* ice_data_ops.close */
@@ -375,16 +243,13 @@ static void pq_close(ice_rd_task *t)
 {
     pq_src *p = t->src;
     if (!p) return;
-    for (size_t i = 0; i < p->ncols; i++)
-        ice_nested_free(p->cols[i].nested);
-    free(p->cols);
-    for (size_t e = 0; e < p->neq; e++)
-        free(p->eq[e].cols);
-    free(p->eq);
+    for (size_t i = 0; p->nested && i < t->batch.ncols; i++)
+        ice_nested_free(p->nested[i].nested);
+    free(p->nested);
+    free(p->outleaves);
+    free(p->keyleaves);
     free(p->leaves);
     free(p->vbuf);
-    free(p->scols);
-    free(p->pos);
     pq_reader_close(p->rd);
     pq_file_close(p->pf);
     free(p);
@@ -553,26 +418,17 @@ static int pq_prepare(ice_rd_task *t, icd_error *err)
     const ice_content_file *df = t->task->data;
     ICD_TRY(setup_equality(t, err));
     icd_sort_ints(p->leaves, p->nleaves);
-    for (size_t i = 0; i < p->ncols; i++) {
-        out_col *c = &p->cols[i];
-        if (c->kind == SRC_LEAF)
-            c->batch_col = batch_col_of(p, c->node->leaf_index);
-        else if (c->kind == SRC_NESTED)
-            for (size_t k = 0; k < ice_nested_leaf_count(c->nested); k++)
-                ice_nested_set_batch_column(c->nested, k,
-                                            batch_col_of(p, ice_nested_leaf(c->nested, k)));
+    for (size_t k = 0; k < t->batch.ncols + t->nkcols; k++) {
+        ice_vcol *c = ice_rd_col(t, k);
+        if (c->kind == ICE_VCOL_VALUES) {
+            leaf_col *lc = c->impl;
+            lc->batch_col = batch_col_of(p, lc->batch_col);
+        } else if (c->kind == ICE_VCOL_NESTED) {
+            ice_nested *x = ((nested_col *)c->impl)->nested;
+            for (size_t i = 0; i < ice_nested_leaf_count(x); i++)
+                ice_nested_set_batch_column(x, i, batch_col_of(p, ice_nested_leaf(x, i)));
+        }
     }
-    for (size_t e = 0; e < p->neq; e++)
-        for (size_t k = 0; k < p->eq[e].ncols; k++)
-            if (p->eq[e].cols[k].batch_col >= 0)
-                p->eq[e].cols[k].batch_col = batch_col_of(p, p->eq[e].cols[k].batch_col);
-    /* whole batches to a sink that takes them, when no column needs assembling */
-    bool columnar = t->sink->columns != NULL;
-    for (size_t i = 0; i < p->ncols && columnar; i++)
-        columnar = p->cols[i].kind == SRC_LEAF ||
-                   (p->cols[i].kind == SRC_CONST && ice_type_is_primitive(p->cols[i].field->type));
-    if (columnar && p->ncols && !(p->scols = calloc(p->ncols, sizeof *p->scols)))
-        return icd_fail_nomem(err);
     /* A file with no projected column still has rows: read its smallest column to count
      * them. */
     if (p->nleaves == 0 && p->s->num_leaves > 0) ICD_TRY(add_leaf(p, 0, err));
@@ -584,5 +440,4 @@ static int pq_prepare(ice_rd_task *t, icd_error *err)
     return 0;
 }
 
-const ice_data_ops ice_data_parquet = {pq_open, pq_bind, pq_prepare, pq_next,
-                                       pq_key,  pq_emit, pq_close};
+const ice_data_ops ice_data_parquet = {pq_open, pq_bind, pq_prepare, pq_next, pq_close};

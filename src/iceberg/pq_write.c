@@ -14,8 +14,9 @@
  * ICE_PQW_BATCH_ROWS rows (or sooner when the buffered values grow large).
  *
  * Whole batches (on_columns) skip the per-value dispatch: each reader batch becomes one
- * pq_writer_write_batch call, with the copied columns' values taken from the reader's
- * batch and the converted ones shredded as above with the frame pointed at their field.
+ * pq_writer_write_batch call, with the copied columns' values gathered from the reader's
+ * typed values and the converted ones shredded as above with the frame pointed at their
+ * field.
  */
 #include <math.h>
 #include <stdio.h>
@@ -961,104 +962,166 @@ static int on_end_row(void *ctx, icd_error *err)
 
 /* ---------------------------------------------------------------- whole batches */
 
-/* Does a data file leaf hold its values exactly as leaf `to`, read as type t, stores them
- * (so they can be copied without a conversion)? Same physical type, length and logical
- * annotation, and none of the forms the typed path rewrites: INT96 (flooring to micros),
- * unsigned integers (checked against the signed leaf), decimals in a BYTE_ARRAY (whose
- * redundant sign bytes are stripped), time or timestamp units finer than the type's. */
-static bool stored_as_is(const pq_node *from, const pq_node *to, const ice_type *t)
+/* The class of the values leaf l takes by a plain copy, giving the bytes the typed
+ * callbacks would write, for a column of type t; -1 when none. By copy: integers and
+ * decimals in INT32 (within its range) or INT64, dates, times, timestamps in the leaf's
+ * own unit, doubles, floats, booleans, strings and binaries in a BYTE_ARRAY, fixed and
+ * uuid values of the leaf's width. Not: conversions (float to double, unit changes,
+ * INT96) and decimals in bytes (whose redundant sign bytes are stripped). */
+static int copy_class(const sleaf *l, const ice_type *t)
 {
-    const pq_logical_type *a = &from->eff, *b = &to->eff;
-    if (from->physical_type != to->physical_type || from->physical_type == PQ_INT96) return false;
-    if (from->physical_type == PQ_FIXED_LEN_BYTE_ARRAY && from->type_length != to->type_length)
-        return false;
-    if (a->kind != b->kind) return false;
-    switch (a->kind) {
-    case PQ_LT_INTEGER:
-        return a->is_signed && b->is_signed && a->bit_width == b->bit_width;
-    case PQ_LT_DECIMAL:
-        return from->physical_type != PQ_BYTE_ARRAY && a->scale == b->scale &&
-               a->precision == b->precision;
-    case PQ_LT_TIME:
-        return a->unit == b->unit && a->utc == b->utc && a->unit == PQ_UNIT_MICROS;
-    case PQ_LT_TIMESTAMP:
-        return a->unit == b->unit && a->utc == b->utc &&
-               (a->unit != PQ_UNIT_NANOS || ice_ts_digits(t->kind) == 9);
+    bool ints = l->type == PQ_INT32 || l->type == PQ_INT64;
+    switch (t->kind) {
+    case ICE_T_BOOLEAN:
+        return l->type == PQ_BOOLEAN ? ICE_TV_BOOL : -1;
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        return ints ? ICE_TV_INT : -1;
+    case ICE_T_DECIMAL:
+        return ints ? ICE_TV_DEC64 : -1;
+    case ICE_T_DATE:
+        return l->type == PQ_INT32 ? ICE_TV_DATE : -1;
+    case ICE_T_TIME:
+        return l->type == PQ_INT64 ? ICE_TV_TIME : -1;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS: {
+        int digits = l->unit == PQ_UNIT_NANOS ? 9 : l->unit == PQ_UNIT_MICROS ? 6 : 3;
+        return l->type == PQ_INT64 && digits == ice_ts_digits(t->kind) ? ICE_TV_TS : -1;
+    }
+    case ICE_T_FLOAT:
+        return l->type == PQ_FLOAT ? ICE_TV_FLOAT : -1;
+    case ICE_T_DOUBLE:
+        return l->type == PQ_DOUBLE ? ICE_TV_DOUBLE : -1;
+    case ICE_T_STRING:
+        return l->type == PQ_BYTE_ARRAY ? ICE_TV_STRING : -1;
+    case ICE_T_BINARY:
+        return l->type == PQ_BYTE_ARRAY ? ICE_TV_BINARY : -1;
+    case ICE_T_FIXED:
+        return l->type == PQ_FIXED_LEN_BYTE_ARRAY ? ICE_TV_BINARY : -1;
+    case ICE_T_UUID:
+        return l->type == PQ_FIXED_LEN_BYTE_ARRAY ? ICE_TV_UUID : -1;
     default:
-        return true;
+        return -1;
     }
 }
 
-/* Leaf l takes column c's values as stored: levels from the value indexes, values
- * gathered from the reader's batch (or pointed at when they are one contiguous run). */
-static int put_stored(ice_pqw_sink *s, sleaf *l, const snode *n, const ice_sink_column *c,
-                      size_t nrows, pq_column_batch *out, icd_error *err)
+/* The state of gather_values. */
+typedef struct gather {
+    const ice_tvalue *vals;
+    const uint32_t *rows;
+    size_t nrows;
+    int cls;
+    sleaf *l;
+    const snode *n;
+    uint8_t *dst; /* fixed-width values */
+    size_t k;     /* values gathered */
+} gather;
+
+/* The kept rows' levels and values into leaf g->l, stored as `type` (the leaf's physical
+ * type, or PQ_BYTE_ARRAY for both byte-array kinds; a constant at each call, so that the
+ * loop is one per type); false at the first value not of the copy class. */
+static inline bool gather_values(gather *g, int type)
 {
-    const int32_t *vidx = c->vidx;
-    size_t nv = 0;
-    int32_t first = -1, last = -1;
-    for (size_t r = 0; r < nrows; r++) {
-        if (vidx[r] < 0) continue;
-        if (first < 0) first = vidx[r];
-        last = vidx[r];
-        nv++;
+    sleaf *l = g->l;
+    uint32_t null_def = g->n->null_def, max_def = l->max_def;
+    uint8_t *dst = g->dst;
+    size_t k = 0;
+    for (size_t r = 0; r < g->nrows; r++) {
+        const ice_tvalue *v = &g->vals[g->rows[r]];
+        if ((int)v->cls != g->cls) {
+            if (v->cls != ICE_TV_NULL || ice_tv_is_out_of_range(v)) return false;
+            if (max_def) l->def[r] = null_def;
+            continue;
+        }
+        if (max_def) l->def[r] = max_def;
+        if (type == PQ_BOOLEAN) {
+            dst[k] = v->i != 0;
+        } else if (type == PQ_INT32) {
+            if (v->i < INT32_MIN || v->i > INT32_MAX) return false;
+            int32_t x = (int32_t)v->i;
+            memcpy(dst + 4 * k, &x, 4);
+        } else if (type == PQ_FLOAT) {
+            memcpy(dst + 4 * k, &v->f, 4);
+        } else if (type == PQ_DOUBLE) {
+            memcpy(dst + 8 * k, &v->d, 8);
+        } else if (type == PQ_INT64) {
+            memcpy(dst + 8 * k, &v->i, 8);
+        } else {
+            if (v->n > UINT32_MAX || (l->type == PQ_FIXED_LEN_BYTE_ARRAY && v->n != l->width))
+                return false;
+            l->pb[k] = (pq_bytes){v->p, (uint32_t)v->n};
+        }
+        k++;
     }
-    if (nv < nrows && n->required)
+    g->k = k;
+    return true;
+}
+
+/* Leaf l takes column c's values by copy when every kept value is of the copy class
+ * (levels from the nulls, values gathered from the typed cells); *done false: take them
+ * value by value. */
+static int put_copied(ice_pqw_sink *s, sleaf *l, const snode *n, const ice_sink_column *c,
+                      size_t nrows, const uint32_t *rows, pq_column_batch *out, bool *done,
+                      icd_error *err)
+{
+    *done = false;
+    int cls = copy_class(l, c->field->type);
+    if (cls < 0) return 0;
+    bool bytes = l->type == PQ_BYTE_ARRAY || l->type == PQ_FIXED_LEN_BYTE_ARRAY;
+    size_t w = bytes                                        ? 0
+               : l->type == PQ_BOOLEAN                      ? 1
+               : l->type == PQ_INT32 || l->type == PQ_FLOAT ? 4
+                                                            : 8;
+    if ((l->max_def && ICD_ARRAY_RESERVE(l->def, l->cap, nrows, 1024)) ||
+        (bytes && ICD_ARRAY_RESERVE(l->pb, l->cap_pb, nrows ? nrows : 1, 1024)))
+        return icd_fail_nomem(err);
+    icd_buf_clear(&l->vals);
+    if (!bytes && !icd_buf_grow(&l->vals, nrows * w + 1)) return icd_fail_nomem(err);
+    gather g = {c->values, rows, nrows, cls, l, n, (uint8_t *)l->vals.data, 0};
+    bool ok;
+    switch (l->type) { /* (one loop per stored form: each copy one move) */
+    case PQ_BOOLEAN:
+        ok = gather_values(&g, PQ_BOOLEAN);
+        break;
+    case PQ_INT32:
+        ok = gather_values(&g, PQ_INT32);
+        break;
+    case PQ_FLOAT:
+        ok = gather_values(&g, PQ_FLOAT);
+        break;
+    case PQ_DOUBLE:
+        ok = gather_values(&g, PQ_DOUBLE);
+        break;
+    case PQ_INT64:
+        ok = gather_values(&g, PQ_INT64);
+        break;
+    default:
+        ok = gather_values(&g, PQ_BYTE_ARRAY);
+        break;
+    }
+    if (!ok) return 0;
+    size_t k = g.k;
+    if (k < nrows && n->required)
         return icd_fail(err, ICD_EUNSUPPORTED, NULL, -1,
                         "column %s: a null in a field the Parquet schema has as %s", n->pn->dotted,
                         pq_repetition_name(n->pn->repetition));
     memset(out, 0, sizeof *out);
     out->num_levels = nrows;
-    out->num_values = nv;
-    if (l->max_def) {
-        if (ICD_ARRAY_RESERVE(l->def, l->cap, nrows, 1024)) return icd_fail_nomem(err);
-        for (size_t r = 0; r < nrows; r++)
-            l->def[r] = vidx[r] < 0 ? n->null_def : l->max_def;
-        out->def = l->def;
-    }
-    bool bytes = l->type == PQ_BYTE_ARRAY || l->type == PQ_FIXED_LEN_BYTE_ARRAY;
-    size_t w = bytes                                        ? sizeof(pq_bytes)
-               : l->type == PQ_BOOLEAN                      ? 1
-               : l->type == PQ_INT32 || l->type == PQ_FLOAT ? 4
-                                                            : 8;
-    const uint8_t *src = c->values->values;
-    if (!nv) {
-        out->values = "";
-    } else if ((size_t)(last - first) + 1 == nv) { /* values in one run: no copy */
-        out->values = src + (size_t)first * w;
-    } else if (bytes) {
-        if (ICD_ARRAY_RESERVE(l->pb, l->cap_pb, nv, 1024)) return icd_fail_nomem(err);
-        const pq_bytes *v = (const pq_bytes *)src;
-        for (size_t r = 0, k = 0; r < nrows; r++)
-            if (vidx[r] >= 0) l->pb[k++] = v[vidx[r]];
-        out->values = l->pb;
-    } else {
-        icd_buf_clear(&l->vals);
-        if (!icd_buf_grow(&l->vals, nv * w)) return icd_fail_nomem(err);
-        uint8_t *dst = (uint8_t *)l->vals.data;
-        size_t k = 0;
-        /* (constant widths, so that each copy is one move) */
-        if (w == 8) {
-            for (size_t r = 0; r < nrows; r++)
-                if (vidx[r] >= 0) memcpy(dst + 8 * k++, src + 8 * (size_t)vidx[r], 8);
-        } else if (w == 4) {
-            for (size_t r = 0; r < nrows; r++)
-                if (vidx[r] >= 0) memcpy(dst + 4 * k++, src + 4 * (size_t)vidx[r], 4);
-        } else {
-            for (size_t r = 0; r < nrows; r++)
-                if (vidx[r] >= 0) dst[k++] = src[vidx[r]];
-        }
-        out->values = l->vals.data;
-    }
+    out->num_values = k;
+    out->def = l->max_def ? l->def : NULL;
+    out->values = bytes ? (const void *)l->pb : l->vals.data;
     l->direct = true;
+    *done = true;
     return 0;
 }
 
-/* ice_row_sink.columns: the leaves whose values are stored as the written leaf holds them
- * take them as they are; every other column goes value by value through the typed
- * callbacks, exactly as a row-by-row emission would (the frame pointed at its field). */
+/* ice_row_sink.columns: the columns whose values the leaf takes by copy are copied (see
+ * copyable); every other column goes value by value through the typed callbacks, exactly
+ * as a row-by-row emission would (the frame pointed at its field). */
 static int on_columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                      const int64_t *positions, icd_error *err)
+                      const uint32_t *rows, const int64_t *positions, icd_error *err)
 {
     (void)positions;
     ice_pqw_sink *s = ctx;
@@ -1083,19 +1146,16 @@ static int on_columns(void *ctx, const ice_sink_column *cols, size_t ncols, size
             break;
         }
         sleaf *l = &s->leaves[n->first_leaf];
-        if (c->node && stored_as_is(c->node, n->pn, c->field->type)) {
-            rc = put_stored(s, l, n, c, nrows, &s->cb[n->first_leaf], err);
-            continue;
+        if (c->values) {
+            bool done;
+            rc = put_copied(s, l, n, c, nrows, rows, &s->cb[n->first_leaf], &done, err);
+            if (rc || done) continue;
         }
         for (size_t r = 0; r < nrows && !s->failed; r++) {
             s->depth = 1;
             s->stack[0] = (frame){.n = &s->root, .cur = k, .next = k + 1};
-            ice_tvalue v = {0};
-            if (!c->node)
-                v = *c->constant;
-            else if (c->vidx[r] >= 0)
-                v = ice_typed_value(c->field->type, c->node, c->values, (size_t)c->vidx[r]);
-            ice_emit_tvalue(&s->sink, &v, c->field->type);
+            const ice_tvalue *v = c->values ? &c->values[rows[r]] : c->constant;
+            ice_emit_tvalue(&s->sink, v, c->field->type);
         }
         if (s->failed) {
             *err = s->err;

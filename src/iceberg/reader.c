@@ -10,14 +10,16 @@
  *   the merge-on-read step (reader_mor.c: clear the deleted positions, probe the
  *   surviving rows' canonical keys) and the surviving rows to the sink.
  *
- * The formats supply only decoding, key encoding and emission (ice_data_ops):
- * data_parquet.c, data_orc.c, data_avro.c.
+ * The formats supply only binding and decoding into the format-neutral batch
+ * (ice_data_ops, ice_vbatch): data_parquet.c, data_orc.c, data_avro.c. The keys and the
+ * emission, row by row or as whole batches, are written once, here and in reader_mor.c.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "iceberg/deletes/delete_load.h"
 #include "iceberg/deletes/dv.h"
 #include "iceberg/deletes/posset.h"
@@ -230,6 +232,139 @@ int ice_rd_task_positions(ice_scan_reader *r, const ice_scan_task *task, ice_rea
     return 0;
 }
 
+int ice_rd_batch_begin(ice_rd_task *t, size_t n, icd_error *err)
+{
+    size_t ncols = t->batch.ncols + t->nkcols;
+    if (ncols && n > SIZE_MAX / sizeof(ice_tvalue) / ncols) return icd_fail_nomem(err);
+    if (ICD_ARRAY_RESERVE(t->cells, t->cells_cap, ncols * n, 1024)) return icd_fail_nomem(err);
+    for (size_t k = 0; k < ncols; k++) {
+        ice_vcol *c = ice_rd_col(t, k);
+        if (c->kind != ICE_VCOL_VALUES) continue;
+        c->v = t->cells + k * n;
+        c->out_of_range = false;
+    }
+    return 0;
+}
+
+/* The batch's columns, one per field of the reader, with their field (before bind). */
+static int alloc_columns(ice_rd_task *t, icd_error *err)
+{
+    ice_scan_reader *r = t->r;
+    t->batch.cols = calloc(r->nfields ? r->nfields : 1, sizeof *t->batch.cols);
+    if (!t->batch.cols) return icd_fail_nomem(err);
+    t->batch.ncols = r->nfields;
+    for (size_t k = 0; k < r->nfields; k++) {
+        t->batch.cols[k].field = r->fields[k];
+        t->batch.cols[k].name_len = strlen(r->fields[k]->name);
+    }
+    return 0;
+}
+
+/* The key columns of every equality delete file of the task, with their field (before
+ * prepare): keys[e] is the first of mor.eq[e], in equality_ids order. */
+static int alloc_keys(ice_rd_task *t, icd_error *err)
+{
+    size_t nk = 0;
+    for (size_t e = 0; e < t->mor.neq; e++)
+        nk += (size_t)t->mor.eq[e].df->nequality_ids;
+    t->kcols = calloc(nk ? nk : 1, sizeof *t->kcols);
+    t->batch.keys = calloc(t->mor.neq ? t->mor.neq : 1, sizeof *t->batch.keys);
+    if (!t->kcols || !t->batch.keys) return icd_fail_nomem(err);
+    t->nkcols = nk;
+    ice_vcol *kc = t->kcols;
+    for (size_t e = 0; e < t->mor.neq; e++) {
+        const ice_content_file *df = t->mor.eq[e].df;
+        t->batch.keys[e] = kc;
+        for (size_t k = 0; k < (size_t)df->nequality_ids; k++, kc++) {
+            const ice_field *f;
+            ICD_TRY(ice_rd_equality_field(t->r, df, k, &f, err));
+            kc->field = f;
+            kc->name_len = strlen(f->name);
+        }
+    }
+    return 0;
+}
+
+/* The surviving rows of the batch, row by row through the sink's typed callbacks. */
+static int emit_rows(ice_rd_task *t, const uint8_t *sel, icd_error *err)
+{
+    ice_vbatch *b = &t->batch;
+    const ice_row_sink *s = t->sink;
+    const char *path = t->task->data->path;
+    for (size_t i = 0; i < b->nrows; i++) {
+        if (!sel[i]) continue;
+        s->begin_row(s->ctx, path, b->first_row + (int64_t)i);
+        for (size_t k = 0; k < b->ncols; k++) {
+            ice_vcol *c = &b->cols[k];
+            s->field(s->ctx, c->field->name, c->name_len);
+            switch (c->kind) {
+            case ICE_VCOL_VALUES:
+                if (c->out_of_range && ice_tv_is_out_of_range(&c->v[i]))
+                    return c->range_error(t, c, i, err); /* (the row is not ended) */
+                ice_emit_tvalue(s, &c->v[i], c->field->type);
+                break;
+            case ICE_VCOL_CONST:
+                if (ice_type_is_primitive(c->field->type))
+                    ice_emit_tvalue(s, &c->constant, c->field->type);
+                else
+                    ice_emit_literal(s, c->lit, c->field->type);
+                break;
+            case ICE_VCOL_NESTED:
+                ICD_TRY(c->nested_row(t, c, i, err));
+                break;
+            }
+        }
+        ICD_TRY(ice_rd_end_row(t, err));
+    }
+    return 0;
+}
+
+/* Can the sink take this file's batches whole: no column needs walking? */
+static bool whole_batches(const ice_rd_task *t)
+{
+    if (!t->sink->columns || !t->batch.ncols) return false; /* (no columns: rows one by one) */
+    for (size_t k = 0; k < t->batch.ncols; k++) {
+        const ice_vcol *c = &t->batch.cols[k];
+        if (c->kind == ICE_VCOL_NESTED) return false;
+        if (c->kind == ICE_VCOL_CONST && !ice_type_is_primitive(c->field->type)) return false;
+    }
+    return true;
+}
+
+/* The surviving rows of the batch to a sink that takes whole batches: the kept rows'
+ * indexes and positions, every column's values as they are; out-of-range values of kept
+ * rows fail as they do row by row. */
+static int emit_columns(ice_rd_task *t, const uint8_t *sel, icd_error *err)
+{
+    ice_vbatch *b = &t->batch;
+    size_t n = b->nrows, m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += sel[i] != 0;
+    if (!m) return 0;
+    if (ICD_ARRAY_RESERVE(t->rows, t->rows_cap, m, 1024) ||
+        ICD_ARRAY_RESERVE(t->pos, t->pos_cap, m, 1024))
+        return icd_fail_nomem(err);
+    for (size_t i = 0, j = 0; i < n; i++)
+        if (sel[i]) {
+            t->rows[j] = (uint32_t)i;
+            t->pos[j++] = b->first_row + (int64_t)i;
+        }
+    for (size_t k = 0; k < b->ncols; k++) {
+        const ice_vcol *c = &b->cols[k];
+        ice_sink_column *sc = &t->scols[k];
+        sc->field = c->field;
+        sc->values = c->kind == ICE_VCOL_VALUES ? c->v : NULL;
+        sc->constant = c->kind == ICE_VCOL_CONST ? &c->constant : NULL;
+        if (!c->out_of_range) continue;
+        for (size_t j = 0; j < m; j++)
+            if (ice_tv_is_out_of_range(&c->v[t->rows[j]]))
+                return c->range_error(t, c, t->rows[j], err);
+    }
+    ICD_TRY(t->sink->columns(t->sink->ctx, t->scols, b->ncols, m, t->rows, t->pos, err));
+    t->stats->rows_emitted += m;
+    return 0;
+}
+
 /* The one task loop of every format (reader_internal.h). */
 static int read_loop(ice_rd_task *t, const ice_data_ops *ops, uint8_t **sel, size_t *selcap,
                      icd_error *err)
@@ -239,30 +374,34 @@ static int read_loop(ice_rd_task *t, const ice_data_ops *ops, uint8_t **sel, siz
     int64_t num_rows = -1;
     ICD_TRY(ops->open(t, &num_rows, err));
     if (num_rows >= 0) ICD_TRY(ice_rd_check_rows(df, num_rows, err));
-    if (ops->bind) ICD_TRY(ops->bind(t, err));
+    ICD_TRY(alloc_columns(t, err));
+    ICD_TRY(ops->bind(t, err));
     ICD_TRY(ice_mor_init(&t->mor, r, t->task, t->stats, err));
-    if (ops->prepare) ICD_TRY(ops->prepare(t, err));
+    ICD_TRY(alloc_keys(t, err));
+    ICD_TRY(ops->prepare(t, err));
+    bool whole = whole_batches(t);
+    if (whole && !(t->scols = calloc(t->batch.ncols ? t->batch.ncols : 1, sizeof *t->scols)))
+        return icd_fail_nomem(err);
+    ice_vbatch *b = &t->batch;
     uint64_t rows = 0;
     for (;;) {
         if (atomic_load(&r->canceled))
             return icd_fail(err, ICD_ECANCELED, df->path, -1, "scan canceled");
-        uint64_t first = 0;
-        size_t n = 0;
-        int rc = ops->next(t, &first, &n, err);
+        int rc = ops->next(t, err);
         if (rc < 0) return rc;
         if (rc == 0) break;
+        size_t n = b->nrows;
         if (n > *selcap) {
             uint8_t *ns = realloc(*sel, n);
             if (!ns) return icd_fail_nomem(err);
             *sel = ns;
             *selcap = n;
         }
-        ICD_TRY(ice_mor_apply(&t->mor, first, n, *sel, ops->key, t, t->stats, err));
-        if (t->key_rc) { /* a key value out of range (key callbacks cannot fail) */
-            *err = t->key_err;
-            return t->key_rc;
-        }
-        ICD_TRY(ops->emit(t, *sel, n, err));
+        ICD_TRY(ice_mor_apply(t, *sel, err));
+        ICD_TRY(whole ? emit_columns(t, *sel, err) : emit_rows(t, *sel, err));
+        for (size_t k = 0; k < b->ncols; k++)
+            if (b->cols[k].kind == ICE_VCOL_NESTED && b->cols[k].nested_done)
+                ICD_TRY(b->cols[k].nested_done(t, &b->cols[k], err));
         rows += n;
     }
     /* a format that tells its row count only by reading every row */
@@ -277,6 +416,13 @@ static int read_data_file(ice_rd_task *t, const ice_data_ops *ops, icd_error *er
     int rc = read_loop(t, ops, &sel, &selcap, err);
     ops->close(t);
     free(sel);
+    free(t->cells);
+    free(t->batch.cols);
+    free(t->batch.keys);
+    free(t->kcols);
+    free(t->scols);
+    free(t->rows);
+    free(t->pos);
     return rc;
 }
 

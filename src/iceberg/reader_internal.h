@@ -19,6 +19,7 @@
 #include "iceberg/deletes/posset.h"
 #include "iceberg/reader.h"
 #include "iceberg/tvalue.h"
+#include "iceberg/vbatch.h"
 
 struct ice_scan_reader {
     icd_fileio *io;
@@ -84,19 +85,19 @@ typedef struct ice_mor {
     size_t offcap;
 } ice_mor;
 
-/* Appends the canonical key (ice_key_put of each equality column, in equality_ids order)
- * of row `row` of the current batch for equality delete file m->eq[e]. */
-typedef void (*ice_mor_key_fn)(void *ctx, size_t e, size_t row, icd_buf *key);
-
 /* Fetches the task's delete files from the cache (loading them once per scan). */
 int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_read_stats *stats,
                  icd_error *err);
-/* The batch of rows at file positions [first_row, first_row + n): sel[i] = 1 for the
- * rows that survive every delete of the task, 0 for the others (counted in stats, with
- * rows_read). */
-int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mor_key_fn key,
-                  void *ctx, ice_read_stats *stats, icd_error *err);
+struct ice_rd_task;
+/* The deletes of task t applied to its current batch (t->batch): sel[i] = 1 for the rows
+ * that survive every delete of the task, 0 for the others (counted in t->stats, with
+ * rows_read). An equality key value out of its type's range is an error. */
+int ice_mor_apply(struct ice_rd_task *t, uint8_t *sel, icd_error *err);
 void ice_mor_free(ice_mor *m);
+
+/* A batch of n rows begins: every VALUES column (outputs and keys) gets room for n values
+ * (v) and out_of_range false, for the format to fill. */
+int ice_rd_batch_begin(ice_rd_task *t, size_t n, icd_error *err);
 
 /* ---- the one task loop (reader.c) and the data source of each format ----
  *
@@ -105,48 +106,59 @@ void ice_mor_free(ice_mor *m);
  *   open      the file; its row count by footer or stripes, checked against the manifest
  *             entry before any row is read (Avro: counted while reading, checked at the end)
  *   bind      the read schema's fields to the file's columns (by field id, name mapping,
- *             or constants: identity-partition value, initial-default, null)
+ *             or constants: identity-partition value, initial-default, null): batch.cols
  *   ice_mor_init   the task's delete files, from the scan-wide cache
- *   prepare   the key columns of each equality delete file (ice_mor.eq), row-group or
+ *   prepare   the key columns of each equality delete file (batch.keys), row-group or
  *             stripe pruning by the reader's filter, the format reader
- *   for each batch:  next -> ice_mor_apply (positions, then the equality keys the
- *             format's key callback encodes) -> emit the surviving rows
+ *   for each batch:  next (decodes into batch) -> ice_mor_apply (positions, then the
+ *             canonical keys of the key columns) -> the surviving rows to the sink
  *   close     (also after a failure)
  *
- * The loop owns the cancel check, the selection, the row-count checks and the reporting
- * of a key callback's failure; a format only decodes, encodes keys and emits rows.
+ * The loop owns the cancel check, the selection, the row-count checks, the key encoding
+ * and the emission; a format only binds and decodes into the neutral batch.
  */
 
-typedef struct ice_rd_task {
+struct ice_rd_task {
     ice_scan_reader *r;
     const ice_scan_task *task;
     const ice_row_sink *sink;
     ice_read_stats *stats;
     ice_mor mor;
+    /* The batch: the loop allocates the columns, with their field and name_len, before
+     * bind (one per field of the reader) and prepare (one per equality key column, keys[e]
+     * the first of delete file mor.eq[e]); the format binds them (kind, impl, callbacks). */
+    ice_vbatch batch;
+    ice_vcol *kcols;
+    size_t nkcols;
     void *src; /* the format's state (its close frees it) */
-    /* The first key value a key callback (which cannot fail) found out of its type's
-     * range: the loop reports it after ice_mor_apply. */
-    int key_rc;
-    icd_error key_err;
-} ice_rd_task;
+    ice_tvalue *cells;
+    size_t cells_cap;
+    /* whole-batch emission: the kept rows' batch indexes and file positions */
+    ice_sink_column *scols;
+    uint32_t *rows;
+    int64_t *pos;
+    size_t rows_cap, pos_cap;
+};
+
+/* Column k of the batch: the output columns first (batch.cols), then the key columns
+ * (t->kcols). */
+static inline ice_vcol *ice_rd_col(ice_rd_task *t, size_t k)
+{
+    return k < t->batch.ncols ? &t->batch.cols[k] : &t->kcols[k - t->batch.ncols];
+}
 
 typedef struct ice_data_ops {
     /* Opens t->task->data; *num_rows = its rows by its footer (or stripes), or -1 when
      * the format tells only by reading them all. */
     int (*open)(ice_rd_task *t, int64_t *num_rows, icd_error *err);
-    /* Binds the reader's fields to the file's columns (NULL: bound per record). */
+    /* Binds the reader's fields to the file's columns: t->batch.cols. */
     int (*bind)(ice_rd_task *t, icd_error *err);
-    /* After ice_mor_init: binds the key columns of every t->mor.eq, opens the format's
-     * reader with pruning by t->r->filter (NULL: nothing to prepare). */
+    /* After ice_mor_init: binds the key columns (t->kcols), opens the format's reader with
+     * pruning by t->r->filter. */
     int (*prepare)(ice_rd_task *t, icd_error *err);
-    /* The next batch: the rows at file positions [*first_row, *first_row + *n). Returns 1
-     * with a batch, 0 after the last one, < 0 on error. */
-    int (*next)(ice_rd_task *t, uint64_t *first_row, size_t *n, icd_error *err);
-    /* The canonical key of a row of the current batch (ctx is the ice_rd_task). */
-    ice_mor_key_fn key;
-    /* The rows of the current batch with sel[i] != 0 to t->sink, counted in t->stats
-     * (rows_emitted, rows_skipped). */
-    int (*emit)(ice_rd_task *t, const uint8_t *sel, size_t n, icd_error *err);
+    /* The next batch into t->batch: first_row, nrows and, after ice_rd_batch_begin, every
+     * VALUES column's values. Returns 1 with a batch, 0 after the last one, < 0 on error. */
+    int (*next)(ice_rd_task *t, icd_error *err);
     /* Frees t->src; adds what the format counts (row groups, stripes) to t->stats. */
     void (*close)(ice_rd_task *t);
 } ice_data_ops;

@@ -6,12 +6,12 @@
  *
  *   selection = all rows; clear the deleted positions (one ice_posset_apply per batch);
  *   for each equality delete file: the canonical keys of the rows still selected
- *   (eq_key.h, built by the format's key callback from its own columns) are probed as one
+ *   (eq_key.h, from the batch's key columns) are probed as one
  *   batch (ice_eq_set_remove_batch); a row is counted under the first delete that
  *   removes it.
  *
- * Parquet, ORC and Avro data files all go through ice_mor_apply; only the way a key is
- * read from a row differs.
+ * Parquet, ORC and Avro data files all go through ice_mor_apply on the format-neutral
+ * batch (reader_internal.h): the keys are encoded here, from the key columns' typed values.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -57,13 +57,40 @@ int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_
     return 0;
 }
 
-int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mor_key_fn key,
-                  void *ctx, ice_read_stats *stats, icd_error *err)
+/* Appends the canonical key of row `row` of the batch (ice_key_put of each key column,
+ * in equality_ids order). */
+static int put_key(ice_rd_task *t, ice_vcol *const cols, size_t ncols, size_t row, icd_buf *k,
+                   icd_error *err)
 {
+    for (size_t c = 0; c < ncols; c++) {
+        const ice_vcol *kc = &cols[c];
+        if (kc->kind == ICE_VCOL_CONST) {
+            ice_key_put(k, &kc->constant);
+            continue;
+        }
+        assert(kc->kind == ICE_VCOL_VALUES);
+        const ice_tvalue *v = &kc->v[row];
+        if (v->cls == ICE_TV_INT) {
+            ice_key_put_int(k, v->i);
+            continue;
+        }
+        if (kc->out_of_range && ice_tv_is_out_of_range(v)) return kc->range_error(t, kc, row, err);
+        ice_key_put(k, v);
+    }
+    return 0;
+}
+
+int ice_mor_apply(ice_rd_task *t, uint8_t *sel, icd_error *err)
+{
+    ice_mor *m = &t->mor;
+    ice_read_stats *stats = t->stats;
+    size_t n = t->batch.nrows;
     assert(n == 0 || sel);
     memset(sel, 1, n);
     stats->rows_read += n;
-    if (m->pos) stats->rows_deleted_position += ice_posset_apply(m->pos, first_row, n, sel);
+    if (m->pos)
+        stats->rows_deleted_position +=
+            ice_posset_apply(m->pos, (uint64_t)t->batch.first_row, n, sel);
     if (!m->neq) return 0;
     if (n + 1 > m->offcap) {
         uint32_t *no = realloc(m->offs, (n + 1) * sizeof *no);
@@ -72,12 +99,15 @@ int ice_mor_apply(ice_mor *m, uint64_t first_row, size_t n, uint8_t *sel, ice_mo
         m->offcap = n + 1;
     }
     for (size_t e = 0; e < m->neq; e++) {
+        const ice_content_file *df = m->eq[e].df;
+        ice_vcol *cols = t->batch.keys[e];
+        size_t ncols = (size_t)df->nequality_ids;
         icd_buf_clear(&m->keys);
         m->offs[0] = 0;
         for (size_t i = 0; i < n; i++) {
-            if (sel[i]) key(ctx, e, i, &m->keys);
+            if (sel[i]) ICD_TRY(put_key(t, cols, ncols, i, &m->keys, err));
             if (m->keys.len > UINT32_MAX)
-                return icd_fail(err, ICD_EUNSUPPORTED, m->eq[e].df->path, -1,
+                return icd_fail(err, ICD_EUNSUPPORTED, df->path, -1,
                                 "equality keys of one batch exceed 4 GiB");
             m->offs[i + 1] = (uint32_t)m->keys.len;
         }

@@ -16,19 +16,13 @@
 
 struct ice_field;
 struct ice_tvalue;
-struct pq_node;
-struct pq_column_batch;
 
 /* One column of a batch handed to ice_row_sink.columns: a primitive field of the read
- * schema, either a leaf of the data file or a constant. */
+ * schema, either the batch's typed values (row rows[i] of `values` for kept row i) or one
+ * constant (partition value, initial-default or null). */
 typedef struct ice_sink_column {
     const struct ice_field *field;
-    /* a column of the data file (NULL for a constant): its leaf, the reader's batch of its
-     * values, and per row the index of the row's value in it, or -1 for a null */
-    const struct pq_node *node;
-    const struct pq_column_batch *values;
-    const int32_t *vidx;
-    /* a constant column (partition value, initial-default or null) */
+    const struct ice_tvalue *values; /* NULL for a constant */
     const struct ice_tvalue *constant;
 } ice_sink_column;
 
@@ -74,13 +68,14 @@ typedef struct ice_row_sink {
     void (*timestamp_int96)(void *ctx, int64_t v, int unit_digits, bool utc, int32_t julian_day,
                             int64_t nanos_of_day);
     /* Optional (may be NULL: rows are emitted one by one): `nrows` surviving rows of a
-     * Parquet batch at once, column by column, in place of begin_row ... end_row for each.
-     * The reader uses it when every column of the read schema is primitive (none nested,
-     * no nested default); values are range-checked as for row-by-row emission, and
-     * ice_typed_value gives any column's value as its Iceberg type; positions[i] is row
-     * i's position in the data file. Rows cannot be skipped; a failure stops the scan. */
+     * batch at once, column by column, in place of begin_row ... end_row for each, whatever
+     * the file's format. The reader uses it when every column of the read schema is
+     * primitive (none nested, no nested default). Kept row i is row rows[i] of each
+     * column's values, at position positions[i] in the data file; values are typed and
+     * range-checked as for row-by-row emission. Rows cannot be skipped; a failure stops
+     * the scan. */
     int (*columns)(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                   const int64_t *positions, icd_error *err);
+                   const uint32_t *rows, const int64_t *positions, icd_error *err);
 } ice_row_sink;
 
 #endif

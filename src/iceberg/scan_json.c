@@ -234,32 +234,26 @@ static int end_row(void *c, icd_error *err)
 
 /* --- whole batches (ice_row_sink.columns) --- */
 
-/* How a column's values are written: straight from the Parquet values when their stored
- * form is already the Iceberg value, else through ice_typed_value and the callbacks. */
-enum { COL_GENERIC, COL_CONST, COL_I32, COL_I64, COL_F64, COL_STR, COL_TS };
+/* How a column's values are written: constants and the common kinds straight from the
+ * typed value, the others through the callbacks. */
+enum { COL_GENERIC, COL_CONST, COL_INT, COL_F64, COL_STR, COL_TS };
 
 static int plan_column(const ice_sink_column *c)
 {
     if (!c->values) return COL_CONST;
-    ice_type_kind k = c->field->type->kind;
-    int pt = c->node->physical_type;
-    switch (k) {
+    switch (c->field->type->kind) {
     case ICE_T_INT:
     case ICE_T_LONG:
-        return pt == PQ_INT32 ? COL_I32 : COL_I64;
+        return COL_INT;
     case ICE_T_DOUBLE:
-        return pt == PQ_DOUBLE ? COL_F64 : COL_GENERIC;
+        return COL_F64;
     case ICE_T_STRING:
         return COL_STR;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS: {
-        /* INT64 in the type's own unit: the stored value is the value */
-        int unit = c->node->eff.kind == PQ_LT_TIMESTAMP ? c->node->eff.unit : PQ_UNIT_MICROS;
-        int digits = unit == PQ_UNIT_NANOS ? 9 : unit == PQ_UNIT_MICROS ? 6 : 3;
-        return pt == PQ_INT64 && digits == ice_ts_digits(k) ? COL_TS : COL_GENERIC;
-    }
+    case ICE_T_TIMESTAMPTZ_NS:
+        return COL_TS;
     default:
         return COL_GENERIC;
     }
@@ -269,7 +263,7 @@ static int plan_column(const ice_sink_column *c)
  * callbacks give (the same name texts and value formatters), without a call per value
  * for the common column kinds. */
 static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                   const int64_t *positions, icd_error *err)
+                   const uint32_t *rows, const int64_t *positions, icd_error *err)
 {
     (void)positions;
     ice_scan_json *j = ctx;
@@ -311,37 +305,29 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
                 ice_emit_tvalue(&self, c->constant, c->field->type);
                 continue;
             }
-            int32_t vi = c->vidx[i];
-            if (vi < 0) {
+            const ice_tvalue *v = &c->values[rows[i]];
+            if (v->cls == ICE_TV_NULL) {
                 icd_buf_append(out, "null", 4);
                 continue;
             }
-            const void *vals = c->values->values;
             switch (kind) {
-            case COL_I32:
-                icd_json_i64(out, ((const int32_t *)vals)[vi]);
-                break;
-            case COL_I64:
-                icd_json_i64(out, ((const int64_t *)vals)[vi]);
+            case COL_INT:
+                icd_json_i64(out, v->i);
                 break;
             case COL_F64:
-                icd_json_double(out, ((const double *)vals)[vi]);
+                icd_json_double(out, v->d);
                 break;
             case COL_STR:
-                icd_json_str(out, (const char *)((const pq_bytes *)vals)[vi].ptr,
-                             ((const pq_bytes *)vals)[vi].len);
+                icd_json_str(out, (const char *)v->p, v->n);
                 break;
             case COL_TS: {
                 ice_type_kind tk = c->field->type->kind;
-                icd_json_timestamp(out, ((const int64_t *)vals)[vi], ice_ts_digits(tk),
-                                   ice_is_utc_type(tk));
+                icd_json_timestamp(out, v->i, ice_ts_digits(tk), ice_is_utc_type(tk));
                 break;
             }
-            default: {
-                ice_tvalue v = ice_typed_value(c->field->type, c->node, c->values, (size_t)vi);
-                ice_emit_tvalue(&self, &v, c->field->type);
+            default:
+                ice_emit_tvalue(&self, v, c->field->type);
                 break;
-            }
             }
         }
         ICD_TRY(end_row(j, err));

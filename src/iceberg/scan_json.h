@@ -2,10 +2,10 @@
  * An ice_row_sink that writes rows as JSON objects in the `scan` conventions of
  * design.md §3 (one object per line) into an icd_buf.
  *
- * It also takes whole batches of primitive columns (ice_row_sink.columns): longs, ints,
- * doubles, strings and timestamps stored in their type's unit are formatted straight from
- * the Parquet values, every other value through ice_typed_value and the row callbacks,
- * so that both ways write the same bytes.
+ * It also takes whole batches of primitive columns (ice_row_sink.columns, any file
+ * format): longs, ints, doubles, strings and timestamps are formatted straight from the
+ * typed values, every other value through ice_emit_tvalue and the row callbacks, so that
+ * both ways write the same bytes.
  */
 #ifndef ICD_ICE_SCAN_JSON_H
 #define ICD_ICE_SCAN_JSON_H

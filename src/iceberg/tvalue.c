@@ -246,6 +246,82 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
     }
 }
 
+int ice_typed_values(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                     const int32_t *vidx, size_t n, ice_tvalue *out)
+{
+    const void *vals = cb->values;
+    int pt = leaf->physical_type;
+    int bad = 0;
+    switch (t->kind) {
+    case ICE_T_INT:
+    case ICE_T_LONG:
+        if (pt == PQ_INT64) {
+            for (size_t i = 0; i < n; i++)
+                out[i] = vidx[i] < 0 ? (ice_tvalue){0}
+                                     : (ice_tvalue){.cls = ICE_TV_INT,
+                                                    .i = ((const int64_t *)vals)[vidx[i]]};
+        } else {
+            for (size_t i = 0; i < n; i++)
+                out[i] = vidx[i] < 0 ? (ice_tvalue){0}
+                                     : (ice_tvalue){.cls = ICE_TV_INT,
+                                                    .i = ((const int32_t *)vals)[vidx[i]]};
+        }
+        return 0;
+    case ICE_T_STRING:
+        for (size_t i = 0; i < n; i++)
+            out[i] = vidx[i] < 0 ? (ice_tvalue){0}
+                                 : (ice_tvalue){.cls = ICE_TV_STRING,
+                                                .p = ((const pq_bytes *)vals)[vidx[i]].ptr,
+                                                .n = ((const pq_bytes *)vals)[vidx[i]].len};
+        return 0;
+    case ICE_T_DOUBLE:
+        if (pt != PQ_DOUBLE) break;
+        for (size_t i = 0; i < n; i++)
+            out[i] = vidx[i] < 0
+                         ? (ice_tvalue){0}
+                         : (ice_tvalue){.cls = ICE_TV_DOUBLE, .d = ((const double *)vals)[vidx[i]]};
+        return 0;
+    case ICE_T_DATE:
+        for (size_t i = 0; i < n; i++)
+            out[i] = vidx[i] < 0
+                         ? (ice_tvalue){0}
+                         : (ice_tvalue){.cls = ICE_TV_DATE, .i = ((const int32_t *)vals)[vidx[i]]};
+        return 0;
+    case ICE_T_TIMESTAMP:
+    case ICE_T_TIMESTAMPTZ:
+    case ICE_T_TIMESTAMP_NS:
+    case ICE_T_TIMESTAMPTZ_NS:
+        if (pt == PQ_INT64) { /* stored in the type's own unit: the value as it is */
+            int unit = leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS;
+            if ((unit == PQ_UNIT_NANOS    ? 9
+                 : unit == PQ_UNIT_MICROS ? 6
+                                          : 3) == ice_ts_digits(t->kind)) {
+                for (size_t i = 0; i < n; i++)
+                    out[i] = vidx[i] < 0 ? (ice_tvalue){0}
+                                         : (ice_tvalue){.cls = ICE_TV_TS,
+                                                        .i = ((const int64_t *)vals)[vidx[i]]};
+                return 0;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (vidx[i] < 0) {
+                out[i] = (ice_tvalue){0};
+            } else if (!ice_typed_value_in_range(t, leaf, cb, (size_t)vidx[i])) {
+                ice_tv_mark_out_of_range(&out[i]);
+                bad = 1;
+            } else {
+                out[i] = ice_typed_value(t, leaf, cb, (size_t)vidx[i]);
+            }
+        }
+        return bad;
+    default:
+        break;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = vidx[i] < 0 ? (ice_tvalue){0} : ice_typed_value(t, leaf, cb, (size_t)vidx[i]);
+    return 0;
+}
+
 /* A literal (constant column, partition value, default) as a typed value. */
 ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t)
 {

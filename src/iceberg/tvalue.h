@@ -36,12 +36,26 @@ typedef enum ice_tv_class {
 
 typedef struct ice_tvalue {
     ice_tv_class cls;
-    int64_t i;
-    double d;
-    float f;
-    const uint8_t *p;
+    union { /* by class: i (BOOL, INT, DEC64, DATE, TIME, TS), f (FLOAT), d (DOUBLE) */
+        int64_t i;
+        double d;
+        float f;
+    };
+    const uint8_t *p; /* STRING, UUID, BINARY, DECBE; TS: an INT96's stored 12 bytes */
     size_t n;
-} ice_tvalue;
+} ice_tvalue; /* 32 bytes: a batch holds one per row and column */
+
+/* A cell of a reader batch may hold a value outside its type's int64 range, which is never
+ * a value: it is marked (class ICE_TV_NULL, n SIZE_MAX) and reported as an error when a
+ * surviving row or a probed key uses it. */
+static inline void ice_tv_mark_out_of_range(ice_tvalue *v)
+{
+    *v = (ice_tvalue){.cls = ICE_TV_NULL, .n = SIZE_MAX};
+}
+static inline bool ice_tv_is_out_of_range(const ice_tvalue *v)
+{
+    return v->cls == ICE_TV_NULL && v->n == SIZE_MAX;
+}
 
 /* INT96 (nanos of day + Julian day, as Spark and Impala write timestamps) as a timestamp with
  * `digits` fraction digits (6: micros, 9: nanos), exactly (flooring nanos to micros); false
@@ -61,6 +75,11 @@ bool ice_leaf_readable_as(const pq_node *leaf, const ice_type *t);
  * (the leaf must be readable as t). */
 ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                            size_t vi);
+/* The values of n rows of a column batch as type t, row i's from vidx[i] (-1: null), into
+ * out[0..n). A value outside the type's int64 range is marked (out[i].cls ICE_TV_NULL and
+ * out[i].n SIZE_MAX, see reader_internal.h) and makes the result 1; else 0. */
+int ice_typed_values(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
+                     const int32_t *vidx, size_t n, ice_tvalue *out);
 /* False when value vi cannot be represented as type t: a timestamp outside the type's
  * int64 range (INT96 far from 1970, a huge date promoted to timestamp, milliseconds or
  * microseconds scaled up). Readers check this before ice_typed_value and report

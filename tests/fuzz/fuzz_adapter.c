@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (rows < 100000 && !ice_adapter_next(a, &b, &err) && b) {
         for (size_t c = 0; c < o.ncols; c++)
             for (size_t i = 0; i < b->nrows; i++) {
-                const ice_tvalue *v = &b->cols[c][i];
+                const ice_tvalue *v = &b->cols[c].v[i];
                 sum += (uint64_t)v->i + v->n + (uint64_t)v->cls;
                 if (v->p && v->n) sum += v->p[v->n - 1];
             }

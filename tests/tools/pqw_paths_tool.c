@@ -36,13 +36,13 @@ static int buf_write(void *ctx, const void *p, size_t n, icd_error *err)
 
 /* counts the whole batches the reader hands over, then passes them on */
 static size_t batches;
-static int (*next_columns)(void *, const ice_sink_column *, size_t, size_t, const int64_t *,
-                           icd_error *);
+static int (*next_columns)(void *, const ice_sink_column *, size_t, size_t, const uint32_t *,
+                           const int64_t *, icd_error *);
 static int count_columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t nrows,
-                         const int64_t *positions, icd_error *err)
+                         const uint32_t *rows, const int64_t *positions, icd_error *err)
 {
     batches++;
-    return next_columns(ctx, cols, ncols, nrows, positions, err);
+    return next_columns(ctx, cols, ncols, nrows, rows, positions, err);
 }
 
 static int write_one(icd_fileio *io, const ice_scan_plan *plan, ice_scan_reader *r,

@@ -56,7 +56,7 @@ static int load_positions(const ice_delete_load_ctx *c, const ice_content_file *
     while (!rc) {
         const ice_vbatch *b;
         if ((rc = ice_adapter_next(a, &b, err)) || !b) break;
-        const ice_tvalue *path = b->cols[0], *pos = b->cols[1];
+        const ice_tvalue *path = b->cols[0].v, *pos = b->cols[1].v;
         for (size_t i = 0; i < b->nrows && !rc; i++) {
             int64_t row = b->first_row + (int64_t)i;
             if (path[i].cls == ICE_TV_NULL)
@@ -113,7 +113,7 @@ static int load_equality(const ice_delete_load_ctx *c, const ice_content_file *d
         for (size_t i = 0; i < b->nrows && !rc; i++) {
             int64_t row = b->first_row + (int64_t)i;
             for (size_t k = 0; k < nk && !rc; k++)
-                rc = ice_rd_eqload_value(&el, &b->cols[k][i], row, err);
+                rc = ice_rd_eqload_value(&el, &b->cols[k].v[i], row, err);
             if (!rc) rc = ice_rd_eqload_end_record(&el, err);
         }
     }
