@@ -318,8 +318,9 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
         s->filter = bound;
     }
     s->keep_stats = opts->keep_stats || !filter_is_trivial(s);
-    s->cache.off = s->keep_stats; /* (column statistics are not recorded) */
-    if (rc || !s->snapshot) {     /* a table without snapshots has no rows */
+    s->cache.off = s->keep_stats || opts->single_run; /* (column statistics are not recorded) */
+    s->memo.off = opts->single_run;
+    if (rc || !s->snapshot) { /* a table without snapshots has no rows */
         if (rc) ice_scan_stream_free(s);
         *out = rc ? NULL : s;
         return rc;
