@@ -76,6 +76,9 @@ static void put_delete(icd_buf *b, const void *key)
  * as long as the stream); within ICD_PTR_TEXT_MAX bytes, beyond which texts are formatted each
  * time. */
 
+/* A constant piece of text: its length is known at compile time. */
+#define put_lit(b, text) icd_buf_append((b), (text), sizeof(text) - 1)
+
 typedef struct task_writer {
     icd_jsonw *w;
     const ice_metadata *md;
@@ -91,12 +94,16 @@ static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
         const ice_scan_task *t = &batch->tasks[j];
         const ice_content_file *d = t->data;
         ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
-        icd_buf_puts(b, batch->first + j ? ",\n{" : "\n{");
-        icd_buf_puts(b, "\"data_file\":{\"path\":");
+        /* (the literal pieces in as few appends as they can go; a format name needs no
+         * escaping) */
+        if (batch->first + j)
+            put_lit(b, ",\n{\"data_file\":{\"path\":");
+        else
+            put_lit(b, "\n{\"data_file\":{\"path\":");
         icd_json_cstr(b, d->path);
-        icd_buf_puts(b, ",\"format\":");
-        icd_json_cstr(b, ice_file_format_name(d->format));
-        icd_buf_puts(b, ",\"file_size_in_bytes\":");
+        put_lit(b, ",\"format\":\"");
+        icd_buf_puts(b, ice_file_format_name(d->format));
+        put_lit(b, "\",\"file_size_in_bytes\":");
         icd_json_i64(b, d->file_size);
         icd_buf_puts(b, ",\"record_count\":");
         icd_json_i64(b, d->record_count);
