@@ -152,6 +152,8 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
     size_t i = 0;
     while (i + 8 <= n && plain8(p + i))
         i += 8;
+    /* the tail as the last 8 bytes (overlapping plain ones), not byte by byte */
+    if (i < n && n >= 8 && i + 8 > n && plain8(p + n - 8)) i = n;
     while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
         i++;
     char *o = b->data + b->len;

@@ -350,7 +350,7 @@ static void file_row(grid *g, const ice_content_file *f)
 
 static int fill_files(cli_table_args *a, const ice_metadata *md, grid *g, icd_error *err)
 {
-    ice_scan_opts opts = {cli_table_selector(a), NULL, true, a->threads, false};
+    ice_scan_opts opts = {cli_table_selector(a), NULL, true, a->threads, false, false};
     ice_scan_plan *plan;
     ICD_TRY(ice_scan_plan_build(cli_storage_fileio(a->storage), md, &opts, &plan, err));
     size_t n = ice_scan_plan_task_count(plan), nd = 0;

@@ -1,10 +1,13 @@
 /*
  * `icedruid tasks TABLE [--snapshot-id ID | --as-of TIME | --ref NAME] [--filter FILTER.json]
  * [--remap FROM=TO]...`: the scan plan as JSON — the snapshot, its schema, and per data file
- * the delete files that apply to it (design.md §2). FILTER.json is a Druid icebergFilter
- * object; it prunes data files by partition values and column metrics, and the output
- * tells which tasks keep a residual (rows the filter still has to be checked on).
+ * the delete files that apply to it (design.md §2), then the plan's counts and residual
+ * (after the tasks: the plan is streamed in one pass over the data manifests). FILTER.json
+ * is a Druid icebergFilter object; it prunes data files by partition values and column
+ * metrics, and the output tells which tasks keep a residual (rows the filter still has to
+ * be checked on).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "base/jsonw.h"
@@ -73,6 +76,9 @@ static void put_delete(icd_buf *b, const void *key)
  * as long as the stream); within ICD_PTR_TEXT_MAX bytes, beyond which texts are formatted each
  * time. */
 
+/* A constant piece of text: its length is known at compile time. */
+#define put_lit(b, text) icd_buf_append((b), (text), sizeof(text) - 1)
+
 typedef struct task_writer {
     icd_jsonw *w;
     const ice_metadata *md;
@@ -88,12 +94,16 @@ static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
         const ice_scan_task *t = &batch->tasks[j];
         const ice_content_file *d = t->data;
         ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
-        icd_buf_puts(b, batch->first + j ? ",\n{" : "\n{");
-        icd_buf_puts(b, "\"data_file\":{\"path\":");
+        /* (the literal pieces in as few appends as they can go; a format name needs no
+         * escaping) */
+        if (batch->first + j)
+            put_lit(b, ",\n{\"data_file\":{\"path\":");
+        else
+            put_lit(b, "\n{\"data_file\":{\"path\":");
         icd_json_cstr(b, d->path);
-        icd_buf_puts(b, ",\"format\":");
-        icd_json_cstr(b, ice_file_format_name(d->format));
-        icd_buf_puts(b, ",\"file_size_in_bytes\":");
+        put_lit(b, ",\"format\":\"");
+        icd_buf_puts(b, ice_file_format_name(d->format));
+        put_lit(b, "\",\"file_size_in_bytes\":");
         icd_json_i64(b, d->file_size);
         icd_buf_puts(b, ",\"record_count\":");
         icd_json_i64(b, d->record_count);
@@ -118,23 +128,14 @@ static int put_tasks(void *ctx, ice_scan_batch *batch, icd_error *err)
     return 0;
 }
 
-static int count_only(void *ctx, ice_scan_batch *batch, icd_error *err)
-{
-    (void)ctx;
-    (void)batch;
-    (void)err;
-    return 0;
-}
-
-/* Streams the plan: memory is the delete files and a window of data manifests, plus one
- * task's JSON and the stream's chunk, whatever the number of tasks. The counts come
- * first in the document, so the stream has run once for them (count_only) before. */
+/* Streams the plan in one run: memory is the delete files and a window of data manifests,
+ * plus one task's JSON and the stream's chunk, whatever the number of tasks. The counts
+ * and the residual are known once every task is out, so they follow the task list. */
 static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, icd_error *err)
 {
     icd_buf *b = &w->buf;
     const ice_snapshot *s = ice_scan_stream_snapshot(st);
     const ice_schema *schema = ice_scan_stream_schema(st);
-    ice_scan_counts c = ice_scan_stream_counts(st);
     icd_buf_puts(b, "{\"snapshot_id\":");
     if (s)
         icd_json_i64(b, s->snapshot_id);
@@ -153,8 +154,15 @@ static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, i
         icd_buf_puts(b, "null");
     icd_buf_puts(b, ",\"schema_id\":");
     icd_json_i64(b, schema ? schema->schema_id : -1);
+    icd_buf_puts(b, ",\"tasks\":[");
+    task_writer tw = {w, md, {0}};
+    icd_ptr_text_init(&tw.dels, ICD_PTR_TEXT_MAX);
+    int rc = ice_scan_stream_run(st, put_tasks, &tw, err);
+    icd_ptr_text_free(&tw.dels);
+    ICD_TRY(rc);
+    ice_scan_counts c = ice_scan_stream_counts(st);
     icd_buf_printf(b,
-                   ",\"counts\":{\"manifests\":%zu,\"manifests_read\":%zu,\"data_files\":%zu,"
+                   "\n],\"counts\":{\"manifests\":%zu,\"manifests_read\":%zu,\"data_files\":%zu,"
                    "\"delete_files\":%zu,\"delete_files_applied\":%zu,"
                    "\"position_delete_files\":%zu,\"equality_delete_files\":%zu,"
                    "\"deletion_vectors\":%zu,\"manifests_pruned\":%zu,"
@@ -168,13 +176,7 @@ static int put_plan(icd_jsonw *w, ice_scan_stream *st, const ice_metadata *md, i
         icd_json_cstr(b, residual);
     else
         icd_buf_puts(b, "null");
-    icd_buf_puts(b, ",\"tasks\":[");
-    task_writer tw = {w, md, {0}};
-    icd_ptr_text_init(&tw.dels, ICD_PTR_TEXT_MAX);
-    int rc = ice_scan_stream_run(st, put_tasks, &tw, err);
-    icd_ptr_text_free(&tw.dels);
-    ICD_TRY(rc);
-    icd_buf_puts(b, "\n]}\n");
+    icd_buf_puts(b, "}\n");
     return 0;
 }
 
@@ -216,9 +218,8 @@ int cmd_tasks(int argc, char **argv)
         goto done;
     }
     md = cli_table_metadata(table);
-    ice_scan_opts opts = {cli_table_selector(&a), filter, true, a.threads, false};
-    if (ice_scan_stream_open(cli_storage_fileio(a.storage), md, &opts, &plan, &err) ||
-        ice_scan_stream_run(plan, count_only, NULL, &err)) {
+    ice_scan_opts opts = {cli_table_selector(&a), filter, true, a.threads, false, true};
+    if (ice_scan_stream_open(cli_storage_fileio(a.storage), md, &opts, &plan, &err)) {
         rc = cli_report(&err);
         goto done;
     }
@@ -226,15 +227,22 @@ int cmd_tasks(int argc, char **argv)
     if ((rc = cli_open_output(a.output, &fp))) goto done;
     icd_jsonw out;
     icd_jsonw_init_file(&out, fp);
+    bool failed = false;
     if (put_plan(&out, plan, md, &err)) {
+        /* A damaged data manifest is only met while the tasks are written: the text not
+         * yet handed on is dropped, so a plan within one chunk leaves no output at all and
+         * a longer one stops mid-document (the exit code and the message say why). */
+        failed = true;
         rc = cli_report(&err);
         icd_error_clear(&err);
+        icd_buf_clear(&out.buf);
         icd_jsonw_finish(&out, &err);
     } else if (icd_jsonw_finish(&out, &err)) {
         rc = cli_report(&err);
     }
     int crc = cli_close_output(fp, a.output);
     if (!rc) rc = crc;
+    if (failed && fp != stdout) remove(a.output); /* (no partial plan left as FILE) */
 done:
     ice_scan_stream_free(plan);
     icd_arena_free(&farena);

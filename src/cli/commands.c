@@ -344,7 +344,10 @@ static const cli_command COMMANDS[] = {
      "TABLE is a table directory (Hadoop layout) or a *.metadata.json file, local, s3://, "
      "s3a:// or http(s)://.",
      SCAN_OPTS},
-    {"tasks", cmd_tasks, "TABLE", "the scan plan: data files and the delete files that apply", NULL,
+    {"tasks", cmd_tasks, "TABLE", "the scan plan: data files and the delete files that apply",
+     "One JSON object: the snapshot and schema ids, \"tasks\" (one line per data file, with "
+     "the delete files that apply to it), then \"counts\" and \"residual\", which follow the "
+     "tasks because the plan is written as the data manifests are read, in one pass.",
      TASKS_OPTS},
     {"snapshots", cmd_snapshots, "TABLE",
      "the table's snapshots: id, parent, time, operation, sequence number, schema, manifest "

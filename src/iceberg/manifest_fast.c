@@ -135,6 +135,8 @@ static bool eq_nocase(const char *s, const char *lit, size_t n)
 
 ice_file_format ice_file_format_from_name(const char *s, size_t n)
 {
+    /* (writers spell it as Iceberg's enum does: one 7-byte compare per entry) */
+    if (n == 7 && !memcmp(s, "PARQUET", 7)) return ICE_FORMAT_PARQUET;
     if (n == 7 && eq_nocase(s, "parquet", 7)) return ICE_FORMAT_PARQUET;
     if (n == 4 && eq_nocase(s, "avro", 4)) return ICE_FORMAT_AVRO;
     if (n == 3 && eq_nocase(s, "orc", 3)) return ICE_FORMAT_ORC;

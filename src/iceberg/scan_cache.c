@@ -243,6 +243,13 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
         }
         while (same < len && same < prev_len && f->path[same] == prev[same])
             same++;
+        while (tail + 8 <= len - same && tail + 8 <= prev_len - same) { /* (the same way) */
+            uint64_t x, y;
+            memcpy(&x, f->path + len - tail - 8, 8);
+            memcpy(&y, prev + prev_len - tail - 8, 8);
+            if (x != y) break;
+            tail += 8;
+        }
         while (tail < len - same && tail < prev_len - same &&
                f->path[len - 1 - tail] == prev[prev_len - 1 - tail])
             tail++;

@@ -78,6 +78,8 @@ struct ice_scan_stream {
     size_t ndata_mfs;
     icd_arena *del_arenas; /* the delete manifests' entries, kept as long as the stream */
     size_t ndel_arenas;
+    struct del_range *del_ranges; /* where each delete manifest's entries are, by address */
+    size_t ndel_ranges, ndels;
     ice_delete_index *ix;
     int threads;
     bool keep_stats;
@@ -150,6 +152,7 @@ void ice_scan_stream_free(ice_scan_stream *s)
     for (size_t i = 0; i < s->ndel_arenas; i++)
         icd_arena_free(&s->del_arenas[i]);
     free(s->del_arenas);
+    free(s->del_ranges);
     free(s->data_mfs);
     free(s->projs);
     memo_clear(&s->memo);
@@ -260,6 +263,39 @@ static int build_index(ice_scan_stream *s, const ice_content_file **dels, size_t
     return rc;
 }
 
+/* A delete manifest's entries: a delete file's number among the stream's delete files is
+ * `base` plus its entry's place in the manifest (runs count the distinct delete files they use by
+ * number). */
+typedef struct del_range {
+    uintptr_t start, end; /* the addresses of the first entry and of the end */
+    size_t base;
+} del_range;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const del_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int index_ranges(ice_scan_stream *s, ice_manifest_entry *const *entries,
+                        const size_t *nentries, size_t n, icd_error *err)
+{
+    s->del_ranges = malloc((n ? n : 1) * sizeof *s->del_ranges);
+    if (!s->del_ranges) return icd_fail_nomem(err);
+    size_t base = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!nentries[i]) continue;
+        del_range *r = &s->del_ranges[s->ndel_ranges++];
+        r->start = (uintptr_t)entries[i];
+        r->end = (uintptr_t)(entries[i] + nentries[i]);
+        r->base = base;
+        base += nentries[i];
+    }
+    s->ndels = base;
+    qsort(s->del_ranges, s->ndel_ranges, sizeof *s->del_ranges, cmp_range);
+    return 0;
+}
+
 /* Reads the delete manifests among `which` (in parallel) and indexes their files. */
 static int read_deletes(ice_scan_stream *s, const size_t *which, size_t n, icd_error *err)
 {
@@ -292,6 +328,8 @@ static int read_deletes(ice_scan_stream *s, const size_t *which, size_t n, icd_e
         for (size_t k = 0; k < job.nentries[i]; k++)
             dels[xi++] = &job.entries[i][k].file;
     s->base.delete_files_total = ndels;
+    rc = index_ranges(s, job.entries, job.nentries, n, err);
+    if (rc) goto done;
     rc = build_index(s, dels, ndels, err);
 done:
     free((void *)dels);
@@ -318,8 +356,9 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
         s->filter = bound;
     }
     s->keep_stats = opts->keep_stats || !filter_is_trivial(s);
-    s->cache.off = s->keep_stats; /* (column statistics are not recorded) */
-    if (rc || !s->snapshot) {     /* a table without snapshots has no rows */
+    s->cache.off = s->keep_stats || opts->single_run; /* (column statistics are not recorded) */
+    s->memo.off = opts->single_run;
+    if (rc || !s->snapshot) { /* a table without snapshots has no rows */
         if (rc) ice_scan_stream_free(s);
         *out = rc ? NULL : s;
         return rc;
@@ -385,24 +424,36 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
 
 /* ---- running: the data manifests, one window at a time ------------------------------- */
 
-/* The distinct delete files some task uses, by kind: a set of their pointers (the (data,
- * delete) pairs can be millions, the delete files far fewer), with a small cache in front
- * of it (neighbouring data files mostly share their delete files). */
+/* The distinct delete files some task uses, by kind: one flag per delete file of the
+ * stream, found by the file's address (the (data, delete) pairs can be millions, the
+ * delete files far fewer). */
 typedef struct used_set {
-    icd_map *seen;
-    const ice_content_file *recent[256];
+    uint8_t *seen; /* s->ndels flags */
+    const del_range *last;
 } used_set;
 
 static int note_used(ice_scan_stream *s, used_set *u, const ice_content_file *f, icd_error *err)
 {
-    uint64_t h = icd_hash_u64((uint64_t)(uintptr_t)f);
-    const ice_content_file **r = &u->recent[h & 255];
-    if (*r == f) return 0;
-    *r = f;
-    bool fresh = false;
-    uint64_t *slot;
-    ICD_TRY(icd_map_upsert(u->seen, &f, sizeof f, h, &slot, &fresh, err));
-    if (!fresh) return 0;
+    uintptr_t a = (uintptr_t)f;
+    const del_range *r = u->last;
+    if (!r || a < r->start || a >= r->end) {
+        size_t lo = 0, hi = s->ndel_ranges;
+        while (lo < hi) { /* the last range starting at or before a */
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->del_ranges[mid].start <= a)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        r = lo ? &s->del_ranges[lo - 1] : NULL;
+        if (!r || a >= r->end)
+            return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                            "a task's delete file %s is not one the scan read", f->path);
+        u->last = r;
+    }
+    size_t i = r->base + (size_t)(a - r->start) / sizeof(ice_manifest_entry);
+    if (u->seen[i]) return 0;
+    u->seen[i] = 1;
     s->counts.delete_files++;
     if (ice_is_dv(f))
         s->counts.deletion_vectors++;
@@ -533,8 +584,8 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     int rc = 0;
     if (!job.arenas || !job.entries || !job.nentries)
         rc = icd_fail_nomem(err);
-    else
-        rc = icd_map_new(&u.seen, 0, err);
+    else if (!(u.seen = calloc(s->ndels ? s->ndels : 1, 1)))
+        rc = icd_fail_nomem(err);
     size_t first = 0;
     for (size_t w = 0; w < s->ndata_mfs && !rc; w += window) {
         size_t m = s->ndata_mfs - w < window ? s->ndata_mfs - w : window;
@@ -590,7 +641,7 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     }
     free(rb.tasks);
     free((void *)rb.dels);
-    icd_map_free(u.seen);
+    free(u.seen);
     free(job.arenas);
     free(job.entries);
     free(job.nentries);

@@ -45,6 +45,7 @@ typedef struct ice_scan_opts {
     bool case_sensitive;    /* how filter column names bind */
     int threads;            /* manifests read in parallel; <= 1 = serially */
     bool keep_stats;        /* keep data files' column metrics even without a filter */
+    bool single_run;        /* the stream is run once: nothing is recorded for later runs */
 } ice_scan_opts;
 
 typedef struct ice_scan_counts {
@@ -84,9 +85,10 @@ typedef int (*ice_scan_consumer)(void *ctx, ice_scan_batch *batch, icd_error *er
 
 int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_opts *opts,
                          ice_scan_stream **out, icd_error *err);
-/* Produces every task, in plan order. May be run again (the same tasks): a caller that
- * prints totals before the tasks runs it once for the totals. The counts, the residual and
- * has_deletes describe the last complete run. */
+/* Produces every task, in plan order. May be run again (the same tasks; the first run
+ * records what later runs replay, unless opts->single_run): a caller that needs totals
+ * before the tasks runs it once for the totals. The counts, the residual and has_deletes
+ * describe the last complete run. */
 int ice_scan_stream_run(ice_scan_stream *s, ice_scan_consumer fn, void *ctx, icd_error *err);
 /* The same without looking up delete files: every task has ndeletes 0 (for a consumer
  * that needs the data files only); the delete counts and has_deletes stay those of the

@@ -82,7 +82,7 @@ static int run_tasks(icd_fileio *io, const char *metadata, int threads, bool *sa
 {
     ice_metadata *md = NULL;
     ICD_TRY(ice_metadata_load(io, metadata, &md, err));
-    ice_scan_opts opts = {{0}, NULL, true, threads, false};
+    ice_scan_opts opts = {{0}, NULL, true, threads, false, false};
     opts.select.kind = ICE_SELECT_CURRENT;
     ice_scan_plan *plan = NULL;
     ice_scan_stream *st = NULL;
