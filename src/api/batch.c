@@ -344,9 +344,7 @@ static void nest(icd_batch *b, void (*open)(void *ctx))
 {
     if (b->depth == 0) {
         b->json_start = b->bytes.len;
-        b->json.depth = 0;
-        b->json.kind[0] = 'v'; /* neither object, array nor map: no separators */
-        b->json.first[0] = true;
+        ice_scan_json_begin_value(&b->json);
     }
     b->depth++;
     open(&b->json);

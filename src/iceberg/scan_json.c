@@ -82,6 +82,13 @@ static void begin_row(void *c, const char *file, int64_t pos)
     icd_buf_putc(j->out, '{');
 }
 
+void ice_scan_json_begin_value(ice_scan_json *j)
+{
+    j->depth = 0;
+    j->kind[0] = 'v'; /* neither object, array nor map: no separators */
+    j->first[0] = true;
+}
+
 /* The pre-encoded `,"name":` of a top-level field, added to the table when new (NULL when
  * memory ran out). Fields come in the same order in every row, so the slot after the last
  * hit is tried first; a miss (a name out of order) searches the whole table. */

@@ -33,7 +33,7 @@ typedef struct ice_scan_json {
     icd_buf *out;
     int depth;
     bool first[ICE_SCAN_JSON_MAX_DEPTH];
-    char kind[ICE_SCAN_JSON_MAX_DEPTH];  /* 'o' object, 'a' array, 'm' map */
+    char kind[ICE_SCAN_JSON_MAX_DEPTH];  /* 'o' object, 'a' array, 'm' map, 'v' a bare value */
     char state[ICE_SCAN_JSON_MAX_DEPTH]; /* maps: 0 next is a key, 1 in key, 2 in value */
     /* Called after each row with the row's buffer; may flush it. */
     int (*on_row)(void *ctx, icd_buf *out, icd_error *err);
@@ -58,6 +58,10 @@ typedef struct ice_scan_json {
  * callbacks (begin_row, to record positions) must clear sink->columns: whole batches
  * call none of them. */
 void ice_scan_json_sink(ice_scan_json *j, ice_row_sink *sink);
+
+/* Starts one bare JSON value outside any row: the next value, struct, list or map
+ * callback writes it with no separator before it (how a nested value is rendered alone). */
+void ice_scan_json_begin_value(ice_scan_json *j);
 
 /* Frees the writer's name table (not j->out). The struct may be reused after it. */
 void ice_scan_json_free(ice_scan_json *j);
