@@ -246,81 +246,74 @@ ice_tvalue ice_typed_value(const ice_type *t, const pq_node *leaf, const pq_colu
     }
 }
 
+/* out[i] = VALUE, an expression of vi (row i's index among the dense values), for each
+ * row with a value; a null for the others. */
+#define FILL_ROWS(VALUE)                                                                           \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        if (vidx[i] < 0) {                                                                         \
+            out[i] = (ice_tvalue){0};                                                              \
+            continue;                                                                              \
+        }                                                                                          \
+        size_t vi = (size_t)vidx[i];                                                               \
+        out[i] = VALUE;                                                                            \
+    }
+
 int ice_typed_values(const ice_type *t, const pq_node *leaf, const pq_column_batch *cb,
                      const int32_t *vidx, size_t n, ice_tvalue *out)
 {
     const void *vals = cb->values;
     int pt = leaf->physical_type;
-    int bad = 0;
-    switch (t->kind) {
+    switch (t->kind) { /* the common stored forms: one loop each, no conversion call */
     case ICE_T_INT:
     case ICE_T_LONG:
-        if (pt == PQ_INT64) {
-            for (size_t i = 0; i < n; i++)
-                out[i] = vidx[i] < 0 ? (ice_tvalue){0}
-                                     : (ice_tvalue){.cls = ICE_TV_INT,
-                                                    .i = ((const int64_t *)vals)[vidx[i]]};
-        } else {
-            for (size_t i = 0; i < n; i++)
-                out[i] = vidx[i] < 0 ? (ice_tvalue){0}
-                                     : (ice_tvalue){.cls = ICE_TV_INT,
-                                                    .i = ((const int32_t *)vals)[vidx[i]]};
-        }
+        if (pt == PQ_INT64)
+            FILL_ROWS(((ice_tvalue){.cls = ICE_TV_INT, .i = ((const int64_t *)vals)[vi]}))
+        else
+            FILL_ROWS(((ice_tvalue){.cls = ICE_TV_INT, .i = ((const int32_t *)vals)[vi]}))
         return 0;
     case ICE_T_STRING:
-        for (size_t i = 0; i < n; i++)
-            out[i] = vidx[i] < 0 ? (ice_tvalue){0}
-                                 : (ice_tvalue){.cls = ICE_TV_STRING,
-                                                .p = ((const pq_bytes *)vals)[vidx[i]].ptr,
-                                                .n = ((const pq_bytes *)vals)[vidx[i]].len};
+        FILL_ROWS(((ice_tvalue){.cls = ICE_TV_STRING,
+                                .p = ((const pq_bytes *)vals)[vi].ptr,
+                                .n = ((const pq_bytes *)vals)[vi].len}))
         return 0;
     case ICE_T_DOUBLE:
         if (pt != PQ_DOUBLE) break;
-        for (size_t i = 0; i < n; i++)
-            out[i] = vidx[i] < 0
-                         ? (ice_tvalue){0}
-                         : (ice_tvalue){.cls = ICE_TV_DOUBLE, .d = ((const double *)vals)[vidx[i]]};
+        FILL_ROWS(((ice_tvalue){.cls = ICE_TV_DOUBLE, .d = ((const double *)vals)[vi]}))
         return 0;
     case ICE_T_DATE:
-        for (size_t i = 0; i < n; i++)
-            out[i] = vidx[i] < 0
-                         ? (ice_tvalue){0}
-                         : (ice_tvalue){.cls = ICE_TV_DATE, .i = ((const int32_t *)vals)[vidx[i]]};
+        FILL_ROWS(((ice_tvalue){.cls = ICE_TV_DATE, .i = ((const int32_t *)vals)[vi]}))
         return 0;
     case ICE_T_TIMESTAMP:
     case ICE_T_TIMESTAMPTZ:
     case ICE_T_TIMESTAMP_NS:
-    case ICE_T_TIMESTAMPTZ_NS:
-        if (pt == PQ_INT64) { /* stored in the type's own unit: the value as it is */
-            int unit = leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS;
-            if ((unit == PQ_UNIT_NANOS    ? 9
-                 : unit == PQ_UNIT_MICROS ? 6
-                                          : 3) == ice_ts_digits(t->kind)) {
-                for (size_t i = 0; i < n; i++)
-                    out[i] = vidx[i] < 0 ? (ice_tvalue){0}
-                                         : (ice_tvalue){.cls = ICE_TV_TS,
-                                                        .i = ((const int64_t *)vals)[vidx[i]]};
-                return 0;
-            }
+    case ICE_T_TIMESTAMPTZ_NS: {
+        int unit = leaf->eff.kind == PQ_LT_TIMESTAMP ? leaf->eff.unit : PQ_UNIT_MICROS;
+        int digits = unit == PQ_UNIT_NANOS ? 9 : unit == PQ_UNIT_MICROS ? 6 : 3;
+        if (pt == PQ_INT64 && digits == ice_ts_digits(t->kind)) { /* the value as stored */
+            FILL_ROWS(((ice_tvalue){.cls = ICE_TV_TS, .i = ((const int64_t *)vals)[vi]}))
+            return 0;
         }
+        int bad = 0; /* INT96, a date, or a unit scaled up: may not fit */
         for (size_t i = 0; i < n; i++) {
             if (vidx[i] < 0) {
                 out[i] = (ice_tvalue){0};
-            } else if (!ice_typed_value_in_range(t, leaf, cb, (size_t)vidx[i])) {
+            } else if (ice_typed_value_in_range(t, leaf, cb, (size_t)vidx[i])) {
+                out[i] = ice_typed_value(t, leaf, cb, (size_t)vidx[i]);
+            } else {
                 ice_tv_mark_out_of_range(&out[i]);
                 bad = 1;
-            } else {
-                out[i] = ice_typed_value(t, leaf, cb, (size_t)vidx[i]);
             }
         }
         return bad;
+    }
     default:
         break;
     }
-    for (size_t i = 0; i < n; i++)
-        out[i] = vidx[i] < 0 ? (ice_tvalue){0} : ice_typed_value(t, leaf, cb, (size_t)vidx[i]);
+    FILL_ROWS(ice_typed_value(t, leaf, cb, vi))
     return 0;
 }
+
+#undef FILL_ROWS
 
 /* A literal (constant column, partition value, default) as a typed value. */
 ice_tvalue ice_literal_tvalue(const ice_literal *l, const ice_type *t)
