@@ -486,6 +486,31 @@ static int key_value(const okey *k, const orc_batch *b, size_t i, const char *fi
     return 0;
 }
 
+/* The typed values of column k in every row of batch b into out (key_value's values, a
+ * column at a time); a value out of its type's range is marked, and makes it true. */
+static bool fill_values(const okey *k, const orc_batch *b, ice_tvalue *out)
+{
+    bool bad = false;
+    for (size_t i = 0; i < b->n; i++) {
+        const orc_vec *v = &b->cols[k->batch_col];
+        bool null = is_null(v, i);
+        for (size_t s = 0; s < k->path.nsteps && !null; s++) {
+            v = &v->children[k->path.steps[s]];
+            null = is_null(v, i);
+        }
+        char what[96];
+        if (null) {
+            out[i] = (ice_tvalue){0};
+        } else if (!orc_ts_in_range(k->type, v, i, what, sizeof what)) {
+            ice_tv_mark_out_of_range(&out[i]);
+            bad = true;
+        } else {
+            out[i] = orc_tvalue(k->type, v, i);
+        }
+    }
+    return bad;
+}
+
 typedef struct colsel {
     const orc_type **cols;
     size_t n;
@@ -903,14 +928,7 @@ static int orc_next(ice_rd_task *t, icd_error *err)
     ICD_TRY(ice_rd_batch_begin(t, n, err));
     for (size_t k = 0; k < t->batch.ncols + t->nkcols; k++) {
         ice_vcol *c = ice_rd_col(t, k);
-        if (c->kind != ICE_VCOL_VALUES) continue;
-        for (size_t i = 0; i < n; i++) {
-            icd_error e;
-            if (key_value(c->impl, b, i, path, &c->v[i], &e)) {
-                ice_tv_mark_out_of_range(&c->v[i]);
-                c->out_of_range = true;
-            }
-        }
+        if (c->kind == ICE_VCOL_VALUES) c->out_of_range = fill_values(c->impl, b, c->v);
     }
     t->batch.first_row = (int64_t)b->row_start;
     t->batch.nrows = n;
