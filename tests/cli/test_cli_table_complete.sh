@@ -12,8 +12,8 @@ bash_comp=$("$I" --help-completion bash)
 cmds=$("$I" --help | sed -n '/^commands:/,/^$/p' | awk '/^  [a-z]/ {print $1}')
 for fn in $(grep -ohE '^int cmd_[a-z_]+\(int argc' "$src"/src/cli/*.h | sed 's/^int cmd_//; s/(int argc//' | sort -u); do
     name=${fn//_/-}
-    if echo "$cmds" | grep -qx -- "$name"; then echo "ok   command $name is in the table"
-    else echo "FAIL cmd_$fn has no entry '$name' in the command table"; fail=1; fi
+    if grep -qx -- "$name" <<<"$cmds"; then echo "ok   command $name is in the table"
+    else echo "FAIL cmd_$fn has no entry '$name' in the command table (the table: $(echo $cmds))"; fail=1; fi
 done
 # options the parsers look for (commands.c itself excluded: it is the table)
 for opt in $(grep -ohE '"--[a-z][a-z0-9-]*' $(ls "$src"/src/cli/*.c | grep -v '/commands.c$') | tr -d '"' | sort -u); do
