@@ -591,9 +591,12 @@ static int orc_adapter_next(ice_adapter *a, icd_error *err)
     int rc = orc_reader_next(p->rd, &b, err);
     if (rc <= 0) return rc;
     ICD_TRY(ice_adapter_reserve(a, b->n, err));
-    for (size_t c = 0; c < a->ncols; c++)
-        for (size_t i = 0; i < b->n; i++)
-            ICD_TRY(key_value(&p->keys[c], b, i, a->path, &a->vals[c][i], err));
+    for (size_t c = 0; c < a->ncols; c++) {
+        if (!fill_values(&p->keys[c], b, a->vals[c])) continue;
+        for (size_t i = 0; i < b->n; i++) /* a value out of range: the error of the first */
+            if (ice_tv_is_out_of_range(&a->vals[c][i]))
+                return key_value(&p->keys[c], b, i, a->path, &a->vals[c][i], err);
+    }
     a->batch.first_row = (int64_t)b->row_start;
     a->batch.nrows = b->n;
     return 0;

@@ -11,7 +11,7 @@
  *   removes it.
  *
  * Parquet, ORC and Avro data files all go through ice_mor_apply on the format-neutral
- * batch (reader_internal.h): the keys are encoded here, from the key columns' typed values.
+ * batch (vbatch.h): the keys are encoded here, from the key columns' typed values.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -43,10 +43,8 @@ int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_
         bool loaded = false;
         ICD_TRY(ice_rd_get_entry(r, df, &e, &loaded, err));
         if (loaded) stats->delete_files_loaded++;
-        for (int32_t k = 0; k < df->nequality_ids; k++) {
-            const ice_field *f;
-            ICD_TRY(ice_rd_equality_field(r, df, (size_t)k, &f, err));
-        }
+        /* (its key columns' fields are looked up, and checked, as the task loop binds
+         * them: alloc_keys in reader.c) */
         ice_mor_eq *ne = realloc(m->eq, (m->neq + 1) * sizeof *ne);
         if (!ne) return icd_fail_nomem(err);
         m->eq = ne;
