@@ -50,6 +50,7 @@ int ice_adapter_open(ice_adapter **out, const ice_adapter_opts *o, size_t *missi
     a->ncols = o->ncols;
     a->vals = vals;
     a->num_rows = -1;
+    a->num_units = 1;
     for (size_t c = 0; c < o->ncols; c++)
         vcols[c].kind = ICE_VCOL_VALUES; /* (field NULL: the adapter's columns are ids) */
     a->vcols = vcols;
@@ -85,10 +86,29 @@ int64_t ice_adapter_num_rows(const ice_adapter *a)
     return a->num_rows;
 }
 
+size_t ice_adapter_num_units(const ice_adapter *a)
+{
+    return a->num_units;
+}
+
+int ice_adapter_select_units(ice_adapter *a, size_t first, size_t count, icd_error *err)
+{
+    if (first > a->num_units || count > a->num_units - first)
+        return icd_fail(err, ICD_EINTERNAL, a->path, -1, "units %zu..%zu of a file of %zu", first,
+                        first + count, a->num_units);
+    if (!a->ops->select_units) { /* one unit: a restart is a new read */
+        if (first == 0 && count == 1 && !a->started) return 0;
+        return icd_fail(err, ICD_EINTERNAL, a->path, -1,
+                        "a file of one unit cannot be read again through the same adapter");
+    }
+    return a->ops->select_units(a, first, count, err);
+}
+
 int ice_adapter_next(ice_adapter *a, const ice_vbatch **out, icd_error *err)
 {
     *out = NULL;
     a->batch.nrows = 0;
+    a->started = true;
     ICD_TRY(a->ops->next(a, err));
     if (a->batch.nrows) *out = &a->batch;
     return 0;

@@ -74,6 +74,14 @@ typedef struct ice_adapter ice_adapter;
 int ice_adapter_open(ice_adapter **out, const ice_adapter_opts *o, size_t *missing, icd_error *err);
 /* Rows in the file by its footer / stripes (-1: not known before reading, Avro). */
 int64_t ice_adapter_num_rows(const ice_adapter *a);
+/* The pieces a file can be read in independently, in file order: Parquet row groups, ORC
+ * stripes; an Avro file is one unit. */
+size_t ice_adapter_num_units(const ice_adapter *a);
+/* Reads only units [first, first + count) from here on: ice_adapter_next then gives their
+ * rows (with their file row positions) and ends after them. May be called again after
+ * that end for other units (several tasks that load one delete file share its units this
+ * way, each through its own adapter). */
+int ice_adapter_select_units(ice_adapter *a, size_t first, size_t count, icd_error *err);
 /* The next batch, or *out == NULL after the last one. */
 int ice_adapter_next(ice_adapter *a, const ice_vbatch **out, icd_error *err);
 void ice_adapter_close(ice_adapter *a);
@@ -86,6 +94,9 @@ void ice_adapter_close(ice_adapter *a);
 typedef struct ice_adapter_ops {
     int (*next)(ice_adapter *a, icd_error *err); /* fills a->batch; nrows 0 at the end */
     void (*close)(ice_adapter *a);
+    /* restarts reading at units [first, first + count) (checked against num_units);
+     * NULL for formats of one unit */
+    int (*select_units)(ice_adapter *a, size_t first, size_t count, icd_error *err);
 } ice_adapter_ops;
 
 struct ice_adapter {
@@ -95,6 +106,8 @@ struct ice_adapter {
     const ice_adapter_col *cols;
     size_t ncols;
     int64_t num_rows;
+    size_t num_units;
+    bool started;      /* ice_adapter_next was called */
     ice_tvalue **vals; /* ncols arrays of cap values */
     size_t cap;
     ice_vcol *vcols; /* the batch's columns (VALUES over vals) */

@@ -302,7 +302,7 @@ static int avro_next(ice_adapter *a, icd_error *err)
     return 0;
 }
 
-static const ice_adapter_ops AVRO_OPS = {avro_next, avro_close};
+static const ice_adapter_ops AVRO_OPS = {avro_next, avro_close, NULL};
 
 int ice_adapter_open_avro(ice_adapter *a, const ice_adapter_opts *o, size_t *missing,
                           icd_error *err)

@@ -58,7 +58,9 @@ typedef struct pq_adapter {
     pq_reader *rd;
     const pq_node **leaf; /* per requested column */
     size_t *batch_col;    /* per requested column: its column in the reader's batches */
-    int32_t *vidx;        /* one batch of value indexes */
+    int *leaves;          /* the reader's leaves (distinct, sorted) */
+    size_t nleaves;
+    int32_t *vidx; /* one batch of value indexes */
     size_t vcap;
 } pq_adapter;
 
@@ -69,6 +71,7 @@ static void pq_free(pq_adapter *p)
     pq_file_close(p->pf);
     free((void *)p->leaf);
     free(p->batch_col);
+    free(p->leaves);
     free(p->vidx);
     free(p);
 }
@@ -82,6 +85,7 @@ static int pq_next(ice_adapter *a, icd_error *err)
 {
     pq_adapter *p = a->impl;
     pq_batch *b;
+    if (!p->rd) return icd_fail(err, ICD_EINTERNAL, a->path, -1, "no reader (a failed restart)");
     ICD_TRY(pq_reader_next(p->rd, &b, err));
     if (!b) return 0;
     size_t n = b->num_rows;
@@ -119,7 +123,24 @@ static const pq_node *top_level(const pq_schema *s, const char *name)
     return NULL;
 }
 
-static const ice_adapter_ops PQ_OPS = {pq_next, pq_close};
+/* A new reader over the same leaves that keeps row groups [first, first + count). */
+static int pq_select_units(ice_adapter *a, size_t first, size_t count, icd_error *err)
+{
+    pq_adapter *p = a->impl;
+    size_t n = a->num_units;
+    uint8_t *keep = calloc(n ? n : 1, 1);
+    if (!keep) return icd_fail_nomem(err);
+    for (size_t u = first; u < first + count; u++)
+        keep[u] = 1;
+    pq_reader_close(p->rd);
+    p->rd = NULL;
+    int rc = pq_reader_open(p->pf, p->leaves, p->nleaves, 0, &p->rd, err);
+    if (!rc) rc = pq_reader_select_row_groups(p->rd, keep, n, err);
+    free(keep);
+    return rc;
+}
+
+static const ice_adapter_ops PQ_OPS = {pq_next, pq_close, pq_select_units};
 
 int ice_adapter_open_parquet(ice_adapter *a, const ice_adapter_opts *o, size_t *missing,
                              icd_error *err)
@@ -178,8 +199,10 @@ int ice_adapter_open_parquet(ice_adapter *a, const ice_adapter_opts *o, size_t *
         for (size_t j = 0; j < nuniq; j++)
             if (leaves[j] == p->leaf[c]->leaf_index) p->batch_col[c] = j;
     if ((rc = pq_reader_open(p->pf, leaves, nuniq, 0, &p->rd, err))) goto fail;
-    free(leaves);
+    p->leaves = leaves;
+    p->nleaves = nuniq;
     a->num_rows = pq_file_num_rows(p->pf);
+    a->num_units = pq_file_num_row_groups(p->pf);
     a->impl = p;
     a->ops = &PQ_OPS;
     return 0;

@@ -566,6 +566,7 @@ typedef struct orc_adapter {
     int64_t *ids;
     okey *keys; /* per requested column */
     colsel cs;
+    size_t first, end; /* the stripes read (ice_adapter_select_units) */
 } orc_adapter;
 
 static void orc_adapter_free(orc_adapter *p)
@@ -588,6 +589,7 @@ static int orc_adapter_next(ice_adapter *a, icd_error *err)
 {
     orc_adapter *p = a->impl;
     orc_batch *b;
+    if (!p->rd) return icd_fail(err, ICD_EINTERNAL, a->path, -1, "no reader (a failed restart)");
     int rc = orc_reader_next(p->rd, &b, err);
     if (rc <= 0) return rc;
     ICD_TRY(ice_adapter_reserve(a, b->n, err));
@@ -602,7 +604,36 @@ static int orc_adapter_next(ice_adapter *a, icd_error *err)
     return 0;
 }
 
-static const ice_adapter_ops ORC_OPS = {orc_adapter_next, orc_adapter_close};
+static bool keep_selected(void *ctx, const orc_file *f, size_t stripe)
+{
+    (void)f;
+    const orc_adapter *p = ctx;
+    return stripe >= p->first && stripe < p->end;
+}
+
+static int open_reader(orc_adapter *p, icd_error *err)
+{
+    orc_read_opts ro = {0};
+    ro.columns = p->cs.cols;
+    ro.ncolumns = p->cs.n;
+    ro.keep_stripe = keep_selected;
+    ro.keep_ctx = p;
+    return orc_reader_open(&p->rd, p->f, &ro, err);
+}
+
+/* A new reader over the same columns that keeps stripes [first, first + count). */
+static int orc_adapter_select_units(ice_adapter *a, size_t first, size_t count, icd_error *err)
+{
+    orc_adapter *p = a->impl;
+    orc_reader_free(p->rd);
+    p->rd = NULL;
+    p->first = first;
+    p->end = first + count;
+    return open_reader(p, err);
+}
+
+static const ice_adapter_ops ORC_OPS = {orc_adapter_next, orc_adapter_close,
+                                        orc_adapter_select_units};
 
 int ice_adapter_open_orc(ice_adapter *a, const ice_adapter_opts *o, size_t *missing, icd_error *err)
 {
@@ -639,17 +670,15 @@ int ice_adapter_open_orc(ice_adapter *a, const ice_adapter_opts *o, size_t *miss
             rc = ice_adapter_missing(o, c, missing, err);
         }
     }
-    if (!rc) {
-        orc_read_opts ro = {0};
-        ro.columns = p->cs.cols;
-        ro.ncolumns = p->cs.n;
-        rc = orc_reader_open(&p->rd, p->f, &ro, err);
-    }
+    p->first = 0;
+    p->end = SIZE_MAX;
+    if (!rc) rc = open_reader(p, err);
     if (rc) {
         orc_adapter_free(p);
         return rc;
     }
     a->num_rows = (int64_t)orc_file_rows(p->f);
+    a->num_units = orc_file_nstripes(p->f);
     a->impl = p;
     a->ops = &ORC_OPS;
     return 0;

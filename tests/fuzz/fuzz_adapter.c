@@ -4,7 +4,9 @@
  * Parquet, ORC, Avro) and the columns asked for (bit 2: a position delete's file_path and
  * pos with their fallback names; else equality-style columns by field id 1-5 read as
  * long, string, date, decimal(9,2) and timestamptz, bit 3 adding ids 6-7 as double and
- * binary); the rest is the file. Every batch's values are touched. Errors are expected;
+ * binary; bit 4 reads the file's units -- row groups, stripes -- one at a time, last first,
+ * as the tasks sharing a delete file do); the rest is the file. Every batch's values are
+ * touched. Errors are expected;
  * crashes, leaks and sanitizer reports are bugs. With FUZZ_ADAPTER_DEBUG set, the replay
  * prints the rows read or the open error (how the seeds of gen_adapter_seeds.py are checked).
  */
@@ -61,14 +63,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint64_t sum = 0, rows = 0;
     const ice_vbatch *b;
-    while (rows < 100000 && !ice_adapter_next(a, &b, &err) && b) {
-        for (size_t c = 0; c < o.ncols; c++)
-            for (size_t i = 0; i < b->nrows; i++) {
-                const ice_tvalue *v = &b->cols[c].v[i];
-                sum += (uint64_t)v->i + v->n + (uint64_t)v->cls;
-                if (v->p && v->n) sum += v->p[v->n - 1];
-            }
-        rows += b->nrows;
+    size_t units = mode & 16 ? ice_adapter_num_units(a) : 1;
+    for (size_t u = units; u-- > 0 && rows < 100000;) {
+        if ((mode & 16) && ice_adapter_select_units(a, u, 1, &err)) break;
+        while (rows < 100000 && !ice_adapter_next(a, &b, &err) && b) {
+            for (size_t c = 0; c < o.ncols; c++)
+                for (size_t i = 0; i < b->nrows; i++) {
+                    const ice_tvalue *v = &b->cols[c].v[i];
+                    sum += (uint64_t)v->i + v->n + (uint64_t)v->cls;
+                    if (v->p && v->n) sum += v->p[v->n - 1];
+                }
+            rows += b->nrows;
+        }
     }
     if (getenv("FUZZ_ADAPTER_DEBUG"))
         fprintf(stderr, "rows %llu err %s\n", (unsigned long long)rows, err.message);

@@ -292,54 +292,61 @@ void ice_rd_posload_free(ice_rd_posload *pl)
     pl->run = NULL;
 }
 
-int ice_rd_eqload_init(ice_rd_eqload *el, cache_entry *e, const ice_content_file *df,
+int ice_rd_eqload_init(ice_rd_eqload *el, ice_eq_set *set, const ice_content_file *df,
                        icd_error *err)
 {
     memset(el, 0, sizeof *el);
-    el->e = e;
+    el->set = set;
     el->df = df;
     el->key = (icd_buf)ICD_BUF_INIT;
     el->nk = df->nequality_ids > 0 ? (size_t)df->nequality_ids : 0;
     el->nulls = calloc(el->nk ? el->nk : 1, sizeof *el->nulls);
-    if (!el->nulls) return icd_fail_nomem(err);
-    return ice_eq_set_new(&e->keys, (size_t)(df->record_count > 0 ? df->record_count : 16), err);
-}
-
-int ice_rd_eqload_value(ice_rd_eqload *el, const ice_tvalue *v, int64_t row, icd_error *err)
-{
-    if (el->k >= el->nk)
-        return icd_fail(err, ICD_EINTERNAL, el->df->path, -1, "more key values than key columns");
-    ICD_TRY(ice_rd_check_key_bounds(el->df, el->k, v, row, el->nulls, err));
-    ice_key_put(&el->key, v);
-    el->k++;
-    return 0;
-}
-
-int ice_rd_eqload_end_record(ice_rd_eqload *el, icd_error *err)
-{
-    if (el->k != el->nk)
-        return icd_fail(err, ICD_EINTERNAL, el->df->path, -1,
-                        "a record without all its key values");
-    if (!icd_buf_ok(&el->key)) return icd_fail_nomem(err);
-    ICD_TRY(ice_eq_set_add(el->e->keys, el->key.data, el->key.len, err));
-    icd_buf_clear(&el->key);
-    el->k = 0;
-    el->records++;
-    return 0;
-}
-
-int ice_rd_eqload_finish(ice_rd_eqload *el, icd_error *err)
-{
-    ICD_TRY(ice_delete_check_entry(el->df, 0, el->records, false, err));
+    el->st = calloc(el->nk ? el->nk : 1, sizeof *el->st);
+    if (!el->nulls || !el->st) return icd_fail_nomem(err);
     for (size_t k = 0; k < el->nk; k++)
-        ICD_TRY(ice_rd_check_nulls(el->df, el->df->equality_ids[k], el->nulls[k], err));
+        el->st[k] = ice_content_file_stats(df, df->equality_ids[k]);
+    return 0;
+}
+
+static int check_bounds(const ice_content_file *df, int32_t field_id, const ice_col_stats *st,
+                        const ice_tvalue *v, int64_t row, icd_error *err);
+
+int ice_rd_eqload_batch(ice_rd_eqload *el, const ice_vbatch *b, icd_error *err)
+{
+    icd_buf *key = &el->key;
+    for (size_t i = 0; i < b->nrows; i++) {
+        key->len = 0;
+        for (size_t k = 0; k < el->nk; k++) {
+            const ice_tvalue *v = &b->cols[k].v[i];
+            if (v->cls == ICE_TV_NULL)
+                el->nulls[k]++;
+            else if (el->st[k])
+                ICD_TRY(check_bounds(el->df, el->df->equality_ids[k], el->st[k], v,
+                                     b->first_row + (int64_t)i, err));
+            ice_key_put(key, v);
+        }
+        if (!icd_buf_ok(key)) return icd_fail_nomem(err);
+        ICD_TRY(ice_eq_set_add(el->set, key->data, key->len, err));
+        el->records++;
+    }
+    return 0;
+}
+
+int ice_rd_eqload_check(const ice_content_file *df, int64_t records, const int64_t *nulls,
+                        icd_error *err)
+{
+    ICD_TRY(ice_delete_check_entry(df, 0, records, false, err));
+    for (int32_t k = 0; k < df->nequality_ids; k++)
+        ICD_TRY(ice_rd_check_nulls(df, df->equality_ids[k], nulls[k], err));
     return 0;
 }
 
 void ice_rd_eqload_free(ice_rd_eqload *el)
 {
     free(el->nulls);
+    free((void *)el->st);
     el->nulls = NULL;
+    el->st = NULL;
     icd_buf_free(&el->key);
 }
 
@@ -361,6 +368,13 @@ int ice_rd_check_key_bounds(const ice_content_file *df, size_t k, const ice_tval
     int32_t field_id = df->equality_ids[k];
     if (v->cls == ICE_TV_NULL) nulls[k]++;
     if (v->cls == ICE_TV_NULL || !(st = ice_content_file_stats(df, field_id))) return 0;
+    return check_bounds(df, field_id, st, v, row, err);
+}
+
+/* A non-null key value against its column's metrics `st`. */
+static int check_bounds(const ice_content_file *df, int32_t field_id, const ice_col_stats *st,
+                        const ice_tvalue *v, int64_t row, icd_error *err)
+{
     bool below = false, above = false;
     int64_t b;
     switch (v->cls) {
@@ -401,6 +415,29 @@ int ice_delete_read_dv(icd_fileio *io, const ice_content_file *df, cache_entry *
     return rc;
 }
 
+void ice_delete_job_share(cache_entry *e, ice_load_job *j)
+{
+    pthread_mutex_lock(&e->cache->lock);
+    j->active = 0;
+    j->closed = false;
+    e->job = j;
+    pthread_cond_broadcast(&e->cache->loaded);
+    pthread_mutex_unlock(&e->cache->lock);
+}
+
+void ice_delete_job_close(cache_entry *e)
+{
+    ice_delete_cache *r = e->cache;
+    pthread_mutex_lock(&r->lock);
+    if (e->job) {
+        e->job->closed = true;
+        while (e->job->active)
+            pthread_cond_wait(&r->loaded, &r->lock);
+        e->job = NULL;
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
 /* The loaded form of a delete file, loading it on first use. Each file is read exactly
  * once even when tasks race for it: the first task inserts an entry marked `loading` and
  * reads the file without holding the scan-wide lock, so a slow delete file delays only
@@ -423,6 +460,16 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
     if (slot) {
         e = icd_map_to_ptr(*slot);
         while (e->loading) {
+            ice_load_job *j = e->job;
+            if (j && !j->closed && atomic_load(&j->next) < j->nunits) {
+                j->active++; /* the loader shares the file's units: read some of them */
+                pthread_mutex_unlock(&r->lock);
+                j->help(j);
+                pthread_mutex_lock(&r->lock);
+                j->active--;
+                pthread_cond_broadcast(&r->loaded);
+                continue;
+            }
             if (e->building) { /* an equality index being built: help instead of waiting */
                 e->helpers++;
                 pthread_mutex_unlock(&r->lock);
@@ -453,6 +500,7 @@ int ice_delete_cache_get(ice_delete_cache *r, const ice_content_file *df, ice_de
         }
         r->entries[r->nentries++] = e;
         e->loading = true;
+        e->cache = r;
         pthread_mutex_unlock(&r->lock);
         icd_error lerr;
         icd_error_clear(&lerr);

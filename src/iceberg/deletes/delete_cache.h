@@ -24,6 +24,7 @@
 #define ICD_ICE_DELETES_DELETE_CACHE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,9 +35,24 @@
 #include "iceberg/deletes/eq_set.h"
 #include "iceberg/deletes/posset.h"
 #include "iceberg/tvalue.h"
+#include "iceberg/vbatch.h"
 #include "io/fileio.h"
 
 typedef enum cache_kind { C_POS, C_EQ, C_DV } cache_kind;
+
+typedef struct ice_delete_cache ice_delete_cache;
+
+/* Work on a delete file being loaded that the tasks waiting for that file share: the
+ * file's units (ice_adapter_num_units), claimed one at a time. The loader publishes it on
+ * the file's entry (ice_delete_job_share); a task that needs the file calls `help` while
+ * units are left to claim, instead of waiting idle. */
+typedef struct ice_load_job {
+    size_t nunits;
+    atomic_size_t next;                   /* the next unit to claim */
+    void (*help)(struct ice_load_job *j); /* a waiting task's share of the work */
+    unsigned active;                      /* tasks inside help (under the cache's lock) */
+    bool closed;                          /* no task may enter help (under the cache's lock) */
+} ice_load_job;
 
 /* One loaded delete file of the scan-wide cache. */
 typedef struct cache_entry {
@@ -49,12 +65,20 @@ typedef struct cache_entry {
     size_t *path_off; /* nposset + 1 entries */
     icd_buf paths;
     size_t nposset, posset_cap, path_off_cap;
-    ice_eq_set *keys; /* C_EQ: canonical key tuples */
-    ice_posset *dv;   /* C_DV */
-    bool loading;     /* being read by one task; others wait on the cache's `loaded` */
-    bool building;    /* C_EQ, still loading: keys sealed, waiting tasks may help build */
-    unsigned helpers; /* tasks inside ice_eq_set_help on `keys` */
+    ice_eq_set *keys;        /* C_EQ: canonical key tuples */
+    ice_posset *dv;          /* C_DV */
+    bool loading;            /* being read by one task; others wait on the cache's `loaded` */
+    bool building;           /* C_EQ, still loading: keys sealed, waiting tasks may help build */
+    unsigned helpers;        /* tasks inside ice_eq_set_help on `keys` */
+    ice_delete_cache *cache; /* the cache holding the entry */
+    ice_load_job *job;       /* while loading: work the waiting tasks share, or NULL */
 } cache_entry;
+
+/* Publishes j on e (being loaded by the caller): tasks waiting for e help with it. */
+void ice_delete_job_share(cache_entry *e, ice_load_job *j);
+/* Lets no more tasks into j->help and waits until those inside have left; j may then be
+ * freed. */
+void ice_delete_job_close(cache_entry *e);
 
 /* The position set of data file `path` in a C_POS entry, or NULL. */
 const ice_posset *ice_delete_entry_positions(const cache_entry *e, const char *path, size_t len);
@@ -62,7 +86,6 @@ const ice_posset *ice_delete_entry_positions(const cache_entry *e, const char *p
 size_t ice_delete_entry_memory(const cache_entry *e);
 void ice_delete_entry_free(cache_entry *e);
 
-typedef struct ice_delete_cache ice_delete_cache;
 /* Reads delete file df into e (e->kind still to set); `ctx` is the loader's. */
 typedef int (*ice_delete_loader)(void *ctx, const ice_content_file *df, cache_entry *e,
                                  icd_error *err);
@@ -114,26 +137,30 @@ void ice_rd_posload_null_path(ice_rd_posload *pl);
 int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err);
 void ice_rd_posload_free(ice_rd_posload *pl);
 
-/* Loading an equality delete file (Parquet, ORC, Avro: one copy of the rules). For each
- * record, its key columns in equality_ids order (ice_rd_eqload_value, which checks the
- * value against the entry's bounds and counts nulls), then ice_rd_eqload_end_record adds
- * the record's canonical key (eq_key.h) to the entry's key set. ice_rd_eqload_finish
- * checks the record count and the null counts against the entry. */
+/* Loading an equality delete file (Parquet, ORC, Avro: one copy of the rules). Batches of
+ * records, their key columns in equality_ids order, go through ice_rd_eqload_batch: each
+ * value is checked against the entry's bounds (ice_rd_check_key_bounds' rule) and nulls
+ * are counted; the record's canonical key (eq_key.h) goes to the loader's key set. A file
+ * may be loaded in parts (its units, on several threads, each into its own set);
+ * ice_rd_eqload_check then checks the record count and the null counts of all parts
+ * against the entry. */
 typedef struct ice_rd_eqload {
-    cache_entry *e;
+    ice_eq_set *set;
     const ice_content_file *df;
-    size_t nk, k;   /* key columns; the next one of the current record */
-    int64_t *nulls; /* per key column */
+    size_t nk;                /* key columns */
+    const ice_col_stats **st; /* per key column: the entry's metrics, or NULL */
+    int64_t *nulls;           /* per key column */
     int64_t records;
     icd_buf key;
 } ice_rd_eqload;
 
-int ice_rd_eqload_init(ice_rd_eqload *el, cache_entry *e, const ice_content_file *df,
+int ice_rd_eqload_init(ice_rd_eqload *el, ice_eq_set *set, const ice_content_file *df,
                        icd_error *err);
-/* Key column el->k of the current record, in row `row` of the file (for messages). */
-int ice_rd_eqload_value(ice_rd_eqload *el, const ice_tvalue *v, int64_t row, icd_error *err);
-int ice_rd_eqload_end_record(ice_rd_eqload *el, icd_error *err);
-int ice_rd_eqload_finish(ice_rd_eqload *el, icd_error *err);
+/* The records of a batch whose columns are the key columns (in key order). */
+int ice_rd_eqload_batch(ice_rd_eqload *el, const ice_vbatch *b, icd_error *err);
+/* The whole file's records and per-key-column null counts against its entry. */
+int ice_rd_eqload_check(const ice_content_file *df, int64_t records, const int64_t *nulls,
+                        icd_error *err);
 void ice_rd_eqload_free(ice_rd_eqload *el);
 
 /* Equality-delete key bounds: a key value outside the lower/upper bound the manifest

@@ -1,8 +1,11 @@
 /*
  * Loading a delete file into the scan-wide cache, written once for every file format
  * (delete_load.h): the file is read through the format adapter (adapter.h), its records
- * go through the one set of rules of delete_cache.h (posload, eqload).
+ * go through the one set of rules of delete_cache.h (posload, eqload). An equality delete
+ * file is read in its units by every task waiting for it (eq_job below).
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +19,8 @@ static const ice_type T_LONG = {.kind = ICE_T_LONG};
 /* Opens df (its size checked against the entry) through the adapter; its footer's row
  * count, where the format has one, is checked before anything is read. */
 static int open_adapter(const ice_delete_load_ctx *c, const ice_content_file *df,
-                        const ice_adapter_col *cols, size_t ncols, ice_adapter **out,
-                        size_t *missing, icd_error *err)
+                        const ice_adapter_col *cols, size_t ncols, bool check_rows,
+                        ice_adapter **out, size_t *missing, icd_error *err)
 {
     icd_file *f;
     ICD_TRY(ice_delete_open_entry(c->io, df, &f, err));
@@ -30,7 +33,7 @@ static int open_adapter(const ice_delete_load_ctx *c, const ice_content_file *df
                           .mapping = c->mapping};
     ICD_TRY(ice_adapter_open(out, &o, missing, err));
     int64_t rows = ice_adapter_num_rows(*out);
-    int rc = rows >= 0 ? ice_delete_check_entry(df, 0, rows, false, err) : 0;
+    int rc = check_rows && rows >= 0 ? ice_delete_check_entry(df, 0, rows, false, err) : 0;
     if (rc) {
         ice_adapter_close(*out);
         *out = NULL;
@@ -46,7 +49,7 @@ static int load_positions(const ice_delete_load_ctx *c, const ice_content_file *
         {ICE_FIELD_DELETE_POS, &T_LONG, "pos", "pos"}};
     ice_adapter *a;
     size_t missing = SIZE_MAX; /* set when a column is missing (not when the file is) */
-    int rc = open_adapter(c, df, cols, 2, &a, &missing, err);
+    int rc = open_adapter(c, df, cols, 2, true, &a, &missing, err);
     if (rc == ICD_ENOTFOUND && missing != SIZE_MAX)
         return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                         "position delete file lacks the file_path (string) and pos (long) columns");
@@ -74,6 +77,93 @@ static int load_positions(const ice_delete_load_ctx *c, const ice_content_file *
     return rc;
 }
 
+/* Loading an equality delete file in units (Parquet row groups, ORC stripes): the loader
+ * reads them in order, and tasks waiting for the same file claim units too (the cache's
+ * ice_load_job), each into its own key set; the sets are merged as each task leaves.
+ * The error reported is the one of the first failing unit in file order -- the error a
+ * reading in one pass reports -- since units are claimed in order and a failure stops
+ * only the claiming of later ones. */
+typedef struct eq_job {
+    ice_load_job base;
+    const ice_delete_load_ctx *c;
+    const ice_content_file *df;
+    const ice_adapter_col *cols;
+    size_t nk;
+    size_t expected; /* the key sets' size hint (all must match to merge) */
+    cache_entry *e;
+    atomic_bool failed; /* stop claiming */
+    pthread_mutex_t mu; /* guards what follows */
+    int64_t records;
+    int64_t *nulls; /* per key column */
+    int rc;
+    size_t err_unit; /* the unit of rc's error */
+    icd_error err;
+} eq_job;
+
+/* The keys of the batches of `a` (its selected units) into el. */
+static int read_keys(ice_adapter *a, ice_rd_eqload *el, icd_error *err)
+{
+    int rc = 0;
+    while (!rc) {
+        const ice_vbatch *b;
+        if ((rc = ice_adapter_next(a, &b, err)) || !b) break;
+        rc = ice_rd_eqload_batch(el, b, err);
+    }
+    return rc;
+}
+
+/* One task's share: claims units until none is left (or one failed), reading them
+ * through `a` (the loader's adapter), or through an adapter of its own when `a` is NULL;
+ * then hands its keys and counts to the job. */
+static void eq_share(eq_job *j, ice_adapter *a)
+{
+    bool own = !a;
+    ice_eq_set *set = NULL;
+    ice_rd_eqload el;
+    icd_error err;
+    icd_error_clear(&err);
+    int rc = ice_rd_eqload_init(&el, NULL, j->df, &err);
+    size_t unit = 0;
+    bool any = false;
+    while (!rc && !atomic_load(&j->failed)) {
+        size_t u = atomic_fetch_add(&j->base.next, 1);
+        if (u >= j->base.nunits) break;
+        unit = u;
+        any = true;
+        if (!a) rc = open_adapter(j->c, j->df, j->cols, j->nk, false, &a, NULL, &err);
+        if (!rc && !set && !(rc = ice_eq_set_new(&set, j->expected, &err))) el.set = set;
+        if (!rc) rc = ice_adapter_select_units(a, u, 1, &err);
+        if (!rc) rc = read_keys(a, &el, &err);
+    }
+    pthread_mutex_lock(&j->mu);
+    if (!rc && set) {
+        rc = ice_eq_set_merge(j->e->keys, set, &err);
+        set = NULL;
+        unit = 0; /* (out of memory: before any unit's error) */
+    }
+    if (rc) {
+        if (!j->rc || unit < j->err_unit) {
+            j->rc = rc;
+            j->err = err;
+            j->err_unit = unit;
+        }
+        atomic_store(&j->failed, true);
+    } else if (any) {
+        j->records += el.records;
+        for (size_t k = 0; k < j->nk; k++)
+            j->nulls[k] += el.nulls[k];
+    }
+    pthread_mutex_unlock(&j->mu);
+    ice_eq_set_free(set);
+    ice_rd_eqload_free(&el);
+    if (own) ice_adapter_close(a);
+}
+
+static void eq_help(ice_load_job *base)
+{
+    eq_share((eq_job *)base, NULL);
+}
+
 static int load_equality(const ice_delete_load_ctx *c, const ice_content_file *df, cache_entry *e,
                          icd_error *err)
 {
@@ -99,26 +189,33 @@ static int load_equality(const ice_delete_load_ctx *c, const ice_content_file *d
     }
     ice_adapter *a = NULL;
     size_t missing = SIZE_MAX; /* set when a column is missing (not when the file is) */
-    if (!rc) rc = open_adapter(c, df, cols, nk, &a, &missing, err);
+    if (!rc) rc = open_adapter(c, df, cols, nk, true, &a, &missing, err);
     if (rc == ICD_ENOTFOUND && missing != SIZE_MAX)
         rc = icd_fail(err, ICD_ECORRUPT, df->path, -1,
                       "equality delete file lacks a column for field id %d (%s)",
                       (int)cols[missing].field_id, cols[missing].name);
-    ice_rd_eqload el;
-    memset(&el, 0, sizeof el); /* freed below whether or not it was initialised */
-    if (!rc) rc = ice_rd_eqload_init(&el, e, df, err);
-    while (!rc) {
-        const ice_vbatch *b;
-        if ((rc = ice_adapter_next(a, &b, err)) || !b) break;
-        for (size_t i = 0; i < b->nrows && !rc; i++) {
-            int64_t row = b->first_row + (int64_t)i;
-            for (size_t k = 0; k < nk && !rc; k++)
-                rc = ice_rd_eqload_value(&el, &b->cols[k].v[i], row, err);
-            if (!rc) rc = ice_rd_eqload_end_record(&el, err);
-        }
+    eq_job j = {.c = c, .df = df, .cols = cols, .nk = nk, .e = e};
+    j.expected = (size_t)(df->record_count > 0 ? df->record_count : 16);
+    if (!rc) rc = ice_eq_set_new(&e->keys, j.expected, err);
+    if (!rc && !(j.nulls = calloc(nk, sizeof *j.nulls))) rc = icd_fail_nomem(err);
+    if (!rc) {
+        j.base.nunits = ice_adapter_num_units(a);
+        j.base.help = eq_help;
+        atomic_init(&j.base.next, 0);
+        atomic_init(&j.failed, false);
+        pthread_mutex_init(&j.mu, NULL);
+        icd_error_clear(&j.err);
+        bool shared = e->cache && j.base.nunits > 1;
+        if (shared) ice_delete_job_share(e, &j.base);
+        eq_share(&j, a);
+        if (shared) ice_delete_job_close(e); /* every helper has handed its keys over */
+        pthread_mutex_destroy(&j.mu);
+        rc = j.rc;
+        if (rc) *err = j.err;
+        /* rows decoded (the footer's count too) and null counts, of the whole file */
+        if (!rc) rc = ice_rd_eqload_check(df, j.records, j.nulls, err);
     }
-    if (!rc) rc = ice_rd_eqload_finish(&el, err); /* rows decoded (the footer's count too) */
-    ice_rd_eqload_free(&el);
+    free(j.nulls);
     ice_adapter_close(a);
     free(cols);
     return rc;

@@ -46,6 +46,19 @@ int ice_eq_set_add(ice_eq_set *s, const void *key, size_t len, icd_error *err)
     return ice_eq_builder_add(s->b, key, len, err);
 }
 
+int ice_eq_set_merge(ice_eq_set *into, ice_eq_set *from, icd_error *err)
+{
+    int rc = 0;
+    if (!into->b || !from->b) {
+        rc = icd_fail(err, ICD_EINTERNAL, NULL, -1, "equality key sets merged after finish");
+    } else {
+        rc = ice_eq_builder_merge(into->b, from->b, err);
+        if (!rc) from->b = NULL; /* (freed by the merge) */
+    }
+    ice_eq_set_free(from);
+    return rc;
+}
+
 void ice_eq_set_seal(ice_eq_set *s)
 {
     if (s->b) ice_eq_builder_seal(s->b);

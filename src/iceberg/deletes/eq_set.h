@@ -24,6 +24,10 @@ int ice_eq_set_new(ice_eq_set **out, size_t expected, icd_error *err);
 void ice_eq_set_free(ice_eq_set *s);
 /* Adds a key (copied); duplicates count once. */
 int ice_eq_set_add(ice_eq_set *s, const void *key, size_t len, icd_error *err);
+/* Moves the keys of `from` into `into` and frees `from`: the tasks that load one delete
+ * file's units on several threads each fill their own set. Both made with the same
+ * `expected`, neither sealed; `from` is freed on failure too. */
+int ice_eq_set_merge(ice_eq_set *into, ice_eq_set *from, icd_error *err);
 /* After the last ice_eq_set_add, before the first probe: builds the index (a set never
  * finished probes as empty). Fails when out of memory. */
 int ice_eq_set_finish(ice_eq_set *s, icd_error *err);

@@ -702,11 +702,13 @@ class Table:
                         partition=tuple(partition), referenced_data_file=referenced_data_file, **kw)
 
     def write_equality_deletes(self, rows, equality_columns, *, columns=None, spec_id=None,
-                               partition=None, name="eq-deletes", codec=None, file_format="PARQUET"):
+                               partition=None, name="eq-deletes", codec=None, file_format="PARQUET",
+                               row_group_rows=None):
         """Write an equality delete file.
 
         ``equality_columns`` name the key columns (their ids become equality_ids); ``columns``
         (default: the key columns) are the columns stored in the file, in table order.
+        ``row_group_rows`` cuts a Parquet file into row groups, an ORC file into stripes.
         The partition defaults to the one computed from the rows (they must agree).
         """
         stored = columns or equality_columns
@@ -719,7 +721,7 @@ class Table:
                 raise ValueError("delete rows span partitions (or none): pass partition")
             partition = parts.pop()
         rel, kw = self._write_file((spec, partition, name), delete_schema, dict_rows, file_format,
-                                   codec=codec)
+                                   codec=codec, row_group_rows=row_group_rows)
         ids = [self.schema.field(n).id for n in equality_columns]
         return DataFile(EQUALITY_DELETES, self.abs_path(rel), spec_id=spec.spec_id,
                         partition=tuple(partition), equality_ids=ids, sort_order_id=0, **kw)
