@@ -351,7 +351,7 @@ int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *
 
 static size_t table_size(size_t n)
 {
-    return n ? n + n * 3 / 7 + 1 : 0; /* load <= 0.7 */
+    return n ? 2 * n + 1 : 0; /* load <= 0.5 */
 }
 
 /* The sizes of partition p's parts; false when a part would not fit its 32-bit counts. */
@@ -656,6 +656,12 @@ size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, co
     size_t tested = 0, passed = 0;
     uint32_t idx[BLOCK];
     uint64_t hs[BLOCK];
+    const part *pts[BLOCK];
+    const void *home[BLOCK];
+    const bool fixed = ix->fixed;
+    const uint32_t flen = ix->flen;
+    uint8_t pfx[8];
+    memcpy(pfx, ix->pfx, sizeof pfx);
     for (size_t base = 0; base < n; base += BLOCK) {
         size_t end = base + BLOCK < n ? base + BLOCK : n;
         size_t m = 0;
@@ -682,23 +688,44 @@ size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, co
             m = m2;
             if (tested >= SAMPLE && passed * 4 > tested) filter = false;
         }
-        /* 2. the tables, prefetched AHEAD keys ahead */
-        for (size_t j = 0; j < m && j < AHEAD; j++) {
-            size_t i = idx[j];
-            const void *line = home_of(ix, &ix->parts[part_of(ix, hs[j])], keys + offs[i],
-                                       offs[i + 1] - offs[i], hs[j]);
-            if (line) __builtin_prefetch(line);
-        }
+        /* 2. the tables: each key's partition and first slot worked out once, the slots
+         * prefetched AHEAD keys ahead; a key of the fixed form is looked for inline */
         for (size_t j = 0; j < m; j++) {
-            if (j + AHEAD < m) {
-                size_t i = idx[j + AHEAD];
-                const void *line = home_of(ix, &ix->parts[part_of(ix, hs[j + AHEAD])],
-                                           keys + offs[i], offs[i + 1] - offs[i], hs[j + AHEAD]);
-                if (line) __builtin_prefetch(line);
-            }
             size_t i = idx[j];
             const part *pt = &ix->parts[part_of(ix, hs[j])];
-            if (part_contains(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j])) {
+            pts[j] = pt;
+            home[j] = home_of(ix, pt, keys + offs[i], offs[i + 1] - offs[i], hs[j]);
+        }
+        for (size_t j = 0; j < m && j < AHEAD; j++)
+            if (home[j]) __builtin_prefetch(home[j]);
+        for (size_t j = 0; j < m; j++) {
+            if (j + AHEAD < m && home[j + AHEAD]) __builtin_prefetch(home[j + AHEAD]);
+            size_t i = idx[j];
+            const uint8_t *key = keys + offs[i];
+            size_t len = offs[i + 1] - offs[i];
+            const part *pt = pts[j];
+            bool hit;
+            if (fixed && form_matches(flen, pfx, key, len)) {
+                uint64_t w = key_word(key, len);
+                if (w == 0) {
+                    hit = pt->has_zero;
+                } else if (!pt->nwords) {
+                    hit = false;
+                } else { /* linear probing from the home slot */
+                    const uint64_t *q = home[j], *qend = pt->words + pt->nwords;
+                    for (;;) {
+                        uint64_t sw = *q;
+                        if (sw == w || !sw) {
+                            hit = sw == w;
+                            break;
+                        }
+                        if (++q == qend) q = pt->words;
+                    }
+                }
+            } else {
+                hit = part_contains(ix, pt, key, len, hs[j]);
+            }
+            if (hit) {
                 sel[i] = 0;
                 removed++;
             }
