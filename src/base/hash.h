@@ -34,7 +34,8 @@ uint64_t icd_hash_u64(uint64_t v);
 
 /* A hash of short keys, inlined: up to 16 bytes are read as two (overlapping) words and
  * folded through two 64x64->128-bit multiplications, every input bit reaching all 64
- * output bits; longer keys go to icd_hash_bytes. Not the same values as icd_hash_bytes:
+ * output bits (17 to 32 bytes: four words, folded pairwise first); longer keys go to
+ * icd_hash_bytes. Not the same values as icd_hash_bytes:
  * for in-memory indexes whose keys are mostly short (equality-delete keys), never for
  * anything stored. */
 static inline uint64_t icd_hash_fold(uint64_t a, uint64_t b)
@@ -61,6 +62,14 @@ static inline uint64_t icd_hash_short(const void *p, size_t n)
         b = 0;
     } else if (n == 0) {
         a = b = 0;
+    } else if (n > 16 && n <= 32) { /* (string keys: a tag, a length and the bytes) */
+        uint64_t c, d;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        memcpy(&c, s + n - 16, 8);
+        memcpy(&d, s + n - 8, 8);
+        a = icd_hash_fold(a ^ 0x8ebc6af09c88c6e3ULL, b ^ 0x589965cc75374cc3ULL ^ n);
+        b = icd_hash_fold(c ^ 0x1d8e4e27c47d124fULL, d ^ 0x3c79ac492ba7b653ULL);
     } else {
         return icd_hash_bytes(p, n);
     }

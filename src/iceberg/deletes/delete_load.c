@@ -134,6 +134,7 @@ static void eq_share(eq_job *j, ice_adapter *a)
         if (!rc && !set && !(rc = ice_eq_set_new(&set, j->expected, &err))) el.set = set;
         if (!rc) rc = ice_adapter_select_units(a, u, 1, &err);
         if (!rc) rc = read_keys(a, &el, &err);
+        if (rc) atomic_store(&j->failed, true); /* no later unit is claimed */
     }
     pthread_mutex_lock(&j->mu);
     if (!rc && set) {

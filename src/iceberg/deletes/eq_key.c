@@ -4,6 +4,7 @@
 #include "iceberg/deletes/eq_key.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "iceberg/types.h"
@@ -16,11 +17,22 @@ uint64_t ice_key_double_bits(double d)
     return bits;
 }
 
-static void put_bytes(icd_buf *k, const uint8_t *p, size_t n)
+/* A present value's canonical bytes: the presence byte, then the 4-byte length when
+ * `var`, then the n bytes; one room check (keys are built for every row probed). */
+static inline void put_value(icd_buf *k, const void *p, size_t n, bool var)
 {
-    uint32_t len = (uint32_t)n;
-    icd_buf_append(k, &len, 4);
-    if (n) icd_buf_append(k, p, n);
+    size_t need = (var ? 5u : 1u) + n;
+    if (k->len + need + 1 > k->cap && !icd_buf_grow(k, need + 1)) return;
+    uint8_t *o = (uint8_t *)k->data + k->len;
+    *o++ = 1;
+    if (var) {
+        uint32_t len = (uint32_t)n;
+        memcpy(o, &len, 4);
+        o += 4;
+    }
+    if (n) memcpy(o, p, n);
+    o[n] = 0;
+    k->len += need;
 }
 
 void ice_key_put(icd_buf *k, const ice_tvalue *v)
@@ -33,31 +45,26 @@ void ice_key_put(icd_buf *k, const ice_tvalue *v)
     case ICE_TV_TS:
         ice_key_put_int(k, v->i);
         return;
-    default:
-        break;
-    }
-    icd_buf_putc(k, v->cls == ICE_TV_NULL ? 0 : 1);
-    switch (v->cls) {
     case ICE_TV_NULL:
+        icd_buf_putc(k, 0);
         return;
     case ICE_TV_FLOAT:
     case ICE_TV_DOUBLE: {
         uint64_t bits = ice_key_double_bits(v->cls == ICE_TV_FLOAT ? (double)v->f : v->d);
-        icd_buf_append(k, &bits, 8);
+        put_value(k, &bits, 8, false);
         return;
     }
     case ICE_TV_DEC64:
     case ICE_TV_DECBE: {
         ice_i128 x = v->i;
-        if (v->cls == ICE_TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x)) {
-            put_bytes(k, v->p, v->n); /* over 16 bytes (cannot occur for P <= 38) */
-            return;
-        }
-        icd_buf_append(k, &x, sizeof x);
+        if (v->cls == ICE_TV_DECBE && !ice_decimal_to_i128(v->p, v->n, &x))
+            put_value(k, v->p, v->n, true); /* over 16 bytes (cannot occur for P <= 38) */
+        else
+            put_value(k, &x, sizeof x, false);
         return;
     }
     default:
-        put_bytes(k, v->p, v->n);
+        put_value(k, v->p, v->n, true);
     }
 }
 
