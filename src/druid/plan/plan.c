@@ -188,11 +188,45 @@ static int check_residual(dr_plan *p, icd_error *err)
 
 /* The per-file raw / materialized decisions (stage_decide.h) of a run of tasks, appended
  * to p->decisions. */
+#define REASON_MEMO 256 /* (a power of two) */
+
 typedef struct decide_run {
     dr_plan *p;
     dr_decide_ctx *c;
     size_t cap;
+    /* reason key (stage_decide.h) -> its text in p->reasons: direct-mapped, so the tasks
+     * whose reason is one of a few delete-count texts skip the hashing of it */
+    struct {
+        uint64_t key;
+        const char *text;
+    } memo[REASON_MEMO];
 } decide_run;
+
+/* The one copy in p->reasons of the decision's reason. */
+static int intern_reason(decide_run *r, const dr_file_decision *fd, const char **out,
+                         icd_error *err)
+{
+    dr_plan *p = r->p;
+    size_t m = fd->reason_key
+                   ? (size_t)((fd->reason_key * 0x9E3779B97F4A7C15ull) >> 56) & (REASON_MEMO - 1)
+                   : 0;
+    if (fd->reason_key && r->memo[m].key == fd->reason_key) {
+        *out = r->memo[m].text;
+        return 0;
+    }
+    size_t len = strlen(fd->reason) + 1;
+    uint64_t *slot;
+    bool fresh;
+    ICD_TRY(icd_map_upsert(p->reasons, fd->reason, len, icd_hash_bytes(fd->reason, len), &slot,
+                           &fresh, err));
+    if (fresh) *slot = icd_map_count(p->reasons) - 1;
+    *out = (const char *)icd_map_at(p->reasons, *slot).key;
+    if (fd->reason_key) {
+        r->memo[m].key = fd->reason_key;
+        r->memo[m].text = *out;
+    }
+    return 0;
+}
 
 static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
@@ -215,14 +249,9 @@ static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
         const ice_scan_task *t = &batch->tasks[j];
         ICD_TRY(dr_decide_task(r->c, t, &fd, err));
         /* a million tasks share a few hundred reason texts: keep each once */
-        size_t len = strlen(fd.reason) + 1;
-        uint64_t *slot;
-        bool fresh;
-        ICD_TRY(icd_map_upsert(p->reasons, fd.reason, len, icd_hash_bytes(fd.reason, len), &slot,
-                               &fresh, err));
-        if (fresh) *slot = icd_map_count(p->reasons) - 1;
-        p->decisions[batch->first + j] =
-            (dr_plan_file){fd.raw, fd.from_footer, (const char *)icd_map_at(p->reasons, *slot).key};
+        const char *reason;
+        ICD_TRY(intern_reason(r, &fd, &reason, err));
+        p->decisions[batch->first + j] = (dr_plan_file){fd.raw, fd.from_footer, reason};
         /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
          * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
         ice_file_format f = t->data->format;
@@ -238,12 +267,18 @@ static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
 int dr_plan_decide(dr_plan *p, icd_error *err)
 {
     if (p->decisions) return 0;
-    decide_run r = {p, NULL, 0};
+    decide_run *r = calloc(1, sizeof *r);
+    if (!r) return icd_fail_nomem(err);
+    r->p = p;
     p->ndecisions = 0;
     p->decisions = calloc(1, sizeof *p->decisions);
-    if (!p->decisions) return icd_fail_nomem(err);
-    int rc = each_task(p, decide_batch, &r, err);
-    dr_decide_free(r.c);
+    if (!p->decisions) {
+        free(r);
+        return icd_fail_nomem(err);
+    }
+    int rc = each_task(p, decide_batch, r, err);
+    dr_decide_free(r->c);
+    free(r);
     if (rc) {
         free(p->decisions);
         p->decisions = NULL;

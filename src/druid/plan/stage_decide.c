@@ -487,12 +487,17 @@ static void deletes_reason(dr_file_decision *d, size_t pos, size_t eq, size_t dv
     o = put_count(o + 11, dv);
     memcpy(o, " deletion vector", 17); /* (with the NUL) */
     d->raw = false;
+    if (pos < ((size_t)1 << 21) && eq < ((size_t)1 << 21) && dv < ((size_t)1 << 21))
+        d->reason_key = (uint64_t)1 << 63 | (uint64_t)pos | (uint64_t)eq << 21 | (uint64_t)dv << 42;
 }
 
 int dr_decide_task(dr_decide_ctx *c, const ice_scan_task *t, dr_file_decision *out, icd_error *err)
 {
-    memset(out, 0, sizeof *out);
+    /* (not a memset of the reason: a million tasks) */
     out->raw = true;
+    out->from_footer = false;
+    out->reason[0] = '\0';
+    out->reason_key = 0;
     if (t->ndeletes) {
         size_t pos = 0, eq = 0, dv = 0;
         for (size_t i = 0; i < t->ndeletes; i++) {

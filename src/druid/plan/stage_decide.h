@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "iceberg/metadata.h"
@@ -53,6 +54,9 @@ typedef struct dr_file_decision {
     bool raw;
     bool from_footer; /* the file's footer/header was read to decide */
     char reason[240]; /* why not raw ("" when raw) */
+    /* nonzero: the reason is a function of this value alone (the counts of a task's delete
+     * files), so a caller keeping the distinct reasons can look the text up by it */
+    uint64_t reason_key;
 } dr_file_decision;
 
 /* A decider for tasks read with `schema` (the read schema). Borrows io, md and schema;
