@@ -12,6 +12,10 @@
 #include "base/datetime.h"
 #include "base/jsonw.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 static const char HEX[] = "0123456789abcdef";
 
 /* Room for n more bytes (and the NUL after them) at the end of b: the writers below put
@@ -49,7 +53,18 @@ static inline void copy_short(char *d, const char *s, size_t n)
     } else if (n < 4) {
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
-    } else {
+    }
+#ifdef __SSE2__
+    else if (n <= 64) { /* (paths: 16 bytes at a time, the last 16 overlapping) */
+        size_t i = 0;
+        for (; i + 16 < n; i += 16)
+            _mm_storeu_si128((__m128i *)(void *)(d + i),
+                             _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)));
+    }
+#endif
+    else {
         memcpy(d, s, n);
     }
 }
@@ -87,6 +102,18 @@ static inline bool plain8(const unsigned char *p)
     uint64_t t = (x - ones * 0x20) | (q - ones) | (bs - ones) | x;
     return (t & high) == 0;
 }
+
+#ifdef __SSE2__
+/* plain8 for 16 bytes: a signed byte below 0x20 is a control byte or has its high bit set. */
+static inline bool plain16(const unsigned char *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                            _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    return _mm_movemask_epi8(bad) == 0;
+}
+#endif
 
 /* The general case: escapes and UTF-8 repair, from byte i on (bytes before i are plain
  * and already in place up to `run`). */
@@ -150,6 +177,11 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
     /* Fast path: find the first byte that needs a look, 8 bytes at a time; plain text
      * (the common case) is copied in one piece. */
     size_t i = 0;
+#ifdef __SSE2__
+    while (i + 16 <= n && plain16(p + i))
+        i += 16;
+    if (i < n && n >= 16 && i + 16 > n && plain16(p + n - 16)) i = n; /* (as below) */
+#endif
     while (i + 8 <= n && plain8(p + i))
         i += 8;
     /* the tail as the last 8 bytes (overlapping plain ones), not byte by byte */
