@@ -103,6 +103,17 @@ static inline bool plain8(const unsigned char *p)
     return (t & high) == 0;
 }
 
+/* plain8 for 4 bytes (the short strings: partition values, keys). */
+static inline bool plain4(const unsigned char *p)
+{
+    uint32_t x;
+    memcpy(&x, p, 4);
+    const uint32_t ones = 0x01010101u, high = 0x80808080u;
+    uint32_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    uint32_t t = (x - ones * 0x20) | (q - ones) | (bs - ones) | x;
+    return (t & high) == 0;
+}
+
 #ifdef __SSE2__
 /* plain8 for 16 bytes: a signed byte below 0x20 is a control byte or has its high bit set. */
 static inline bool plain16(const unsigned char *p)
@@ -186,6 +197,7 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
         i += 8;
     /* the tail as the last 8 bytes (overlapping plain ones), not byte by byte */
     if (i < n && n >= 8 && i + 8 > n && plain8(p + n - 8)) i = n;
+    if (n >= 4 && n < 8 && plain4(p) && plain4(p + n - 4)) i = n; /* (two overlapping) */
     while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
         i++;
     char *o = b->data + b->len;
@@ -274,9 +286,45 @@ static inline int num_digits(uint64_t v)
     }
 }
 
+/* digits_before and num_digits for values that fit 32 bits (most counts, sizes and ids
+ * of a plan): 32-bit division by 100 is a cheaper multiply, the digit count a few compares. */
+static inline void digits_before32(char *e, uint32_t v)
+{
+    while (v >= 100) {
+        e -= 2;
+        memcpy(e, DIG2 + (v % 100) * 2, 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(e - 2, DIG2 + v * 2, 2);
+    else
+        e[-1] = (char)('0' + v);
+}
+
+static inline int num_digits32(uint32_t v)
+{
+    if (v < 100000) {
+        if (v < 100) return v < 10 ? 1 : 2;
+        if (v < 1000) return 3;
+        return v < 10000 ? 4 : 5;
+    }
+    if (v < 10000000) return v < 1000000 ? 6 : 7;
+    if (v < 1000000000) return v < 100000000 ? 8 : 9;
+    return 10;
+}
+
 /* The digits of v at p (room for 20); returns the end. */
 static inline char *put_u64(char *p, uint64_t v)
 {
+    if (v < 10) {
+        *p = (char)('0' + v);
+        return p + 1;
+    }
+    if (v <= UINT32_MAX) {
+        char *e = p + num_digits32((uint32_t)v);
+        digits_before32(e, (uint32_t)v);
+        return e;
+    }
     char *e = p + num_digits(v);
     digits_before(e, v);
     return e;
