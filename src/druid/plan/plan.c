@@ -202,14 +202,17 @@ typedef struct decide_run {
     } memo[REASON_MEMO];
 } decide_run;
 
+static size_t memo_slot(uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 56) & (REASON_MEMO - 1);
+}
+
 /* The one copy in p->reasons of the decision's reason. */
 static int intern_reason(decide_run *r, const dr_file_decision *fd, const char **out,
                          icd_error *err)
 {
     dr_plan *p = r->p;
-    size_t m = fd->reason_key
-                   ? (size_t)((fd->reason_key * 0x9E3779B97F4A7C15ull) >> 56) & (REASON_MEMO - 1)
-                   : 0;
+    size_t m = memo_slot(fd->reason_key);
     if (fd->reason_key && r->memo[m].key == fd->reason_key) {
         *out = r->memo[m].text;
         return 0;
@@ -247,15 +250,25 @@ static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
     dr_file_decision fd;
     for (size_t j = 0; j < batch->ntasks; j++) {
         const ice_scan_task *t = &batch->tasks[j];
-        ICD_TRY(dr_decide_task(r->c, t, &fd, err));
-        /* a million tasks share a few hundred reason texts: keep each once */
-        const char *reason;
-        ICD_TRY(intern_reason(r, &fd, &reason, err));
-        p->decisions[batch->first + j] = (dr_plan_file){fd.raw, fd.from_footer, reason};
+        dr_plan_file *dec = &p->decisions[batch->first + j];
+        /* a task its delete files decide, whose reason text is known already: the decision
+         * dr_decide_task would make (materialized, from the metadata), without making the
+         * text again */
+        uint64_t key = dr_decide_deletes_key(t);
+        size_t m = memo_slot(key);
+        if (key && r->memo[m].key == key) {
+            *dec = (dr_plan_file){false, false, r->memo[m].text};
+        } else {
+            ICD_TRY(dr_decide_task(r->c, t, &fd, err));
+            /* a million tasks share a few hundred reason texts: keep each once */
+            const char *reason;
+            ICD_TRY(intern_reason(r, &fd, &reason, err));
+            *dec = (dr_plan_file){fd.raw, fd.from_footer, reason};
+        }
         /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
          * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
         ice_file_format f = t->data->format;
-        if (!fd.raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
+        if (!dec->raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
     }
     p->ndecisions = n;
     return 0;

@@ -68,4 +68,9 @@ void dr_decide_free(dr_decide_ctx *c);
 /* Decides one task. Errors only for a footer that cannot be read. */
 int dr_decide_task(dr_decide_ctx *c, const ice_scan_task *t, dr_file_decision *out, icd_error *err);
 
+/* The reason key dr_decide_task gives a task its delete files decide (materialized, from
+ * the metadata), without making the reason's text; 0 when they do not decide it (none) or
+ * the key is not kept. A caller holding the text of a key can skip dr_decide_task. */
+uint64_t dr_decide_deletes_key(const ice_scan_task *t);
+
 #endif
