@@ -488,6 +488,7 @@ typedef struct run_bufs {
     size_t cap_tasks;
     const ice_content_file **dels;
     size_t ndels, cap_dels;
+    ice_delete_memo *dmemo; /* the index's partition lookups (NULL: none) */
 } run_bufs;
 
 /* How a run with deletes gets each task's delete files (see dels_memo). */
@@ -520,6 +521,7 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
         rb->cap_tasks = n;
     }
     rb->ndels = 0;
+    ice_delete_memo_clear(rb->dmemo); /* (another manifest's partition keys) */
     s->counts.data_files_total += n;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -539,7 +541,8 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
             if ((rc = memo_replay(&s->memo, rb, err))) break;
         } else {
             if (deletes)
-                rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
+                rc = ice_delete_index_for_memo(s->ix, rb->dmemo, f, &rb->dels, &rb->ndels,
+                                               &rb->cap_dels, err);
             if (rc) break;
             if (mode == DELS_RECORD)
                 memo_record(&s->memo, rb->ndels > before ? rb->dels + before : NULL,
@@ -598,13 +601,15 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     job.nentries = calloc(window, sizeof *job.nentries);
     used_set u;
     memset(&u, 0, sizeof u);
-    run_bufs rb = {NULL, 0, NULL, 0, 0};
+    run_bufs rb = {NULL, 0, NULL, 0, 0, NULL};
     int rc = 0;
     if (!job.arenas || !job.entries || !job.nentries)
         rc = icd_fail_nomem(err);
     else if (!(u.seen = calloc(s->ndels ? s->ndels : 1, 1)))
         rc = icd_fail_nomem(err);
     if (!rc && deletes && s->ndels) u.memo = calloc(USED_MEMO, sizeof *u.memo); /* (optional) */
+    if (!rc && deletes && mode != DELS_REPLAY && s->ix)
+        rb.dmemo = ice_delete_memo_new(); /* (too) */
     size_t first = 0;
     for (size_t w = 0; w < s->ndata_mfs && !rc; w += window) {
         size_t m = s->ndata_mfs - w < window ? s->ndata_mfs - w : window;
@@ -660,6 +665,7 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     }
     free(rb.tasks);
     free((void *)rb.dels);
+    ice_delete_memo_free(rb.dmemo);
     free(u.seen);
     free(u.memo);
     free(job.arenas);
