@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/bits.h"
 #include "base/buf.h"
 #include "base/hash.h"
 #include "base/varint.h"
@@ -207,6 +208,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     cm->n = n;
     cm->npartition = n ? e[0].file.npartition : 0;
     icd_buf rec = ICD_BUF_INIT;
+    if (n) icd_buf_grow(&rec, n * 24); /* (about what an entry takes: fewer regrowths) */
     tuple_table seen = {NULL, 0, 0};
     size_t null_idx = SIZE_MAX; /* the index of the NULL tuple (unpartitioned) */
     cached_tuple *tuples = NULL;
@@ -254,23 +256,34 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
             break;
         }
         size_t len = strlen(f->path), same = 0, tail = 0;
-        while (same + 8 <= len && same + 8 <= prev_len) { /* (8 bytes at a time, then 1) */
-            uint64_t x, y;
-            memcpy(&x, f->path + same, 8);
-            memcpy(&y, prev + same, 8);
-            if (x != y) break;
+        /* 8 bytes at a time; the first word that differs says how many of its bytes agree
+         * (little-endian loads: the lowest set bit of the difference is the first byte
+         * that differs, its highest the last), else 1 byte at a time near the ends */
+        bool done = false;
+        while (same + 8 <= len && same + 8 <= prev_len) {
+            uint64_t d = icd_load_le64((const uint8_t *)f->path + same) ^
+                         icd_load_le64((const uint8_t *)prev + same);
+            if (d) {
+                same += (size_t)__builtin_ctzll(d) / 8;
+                done = true;
+                break;
+            }
             same += 8;
         }
-        while (same < len && same < prev_len && f->path[same] == prev[same])
+        while (!done && same < len && same < prev_len && f->path[same] == prev[same])
             same++;
-        while (tail + 8 <= len - same && tail + 8 <= prev_len - same) { /* (the same way) */
-            uint64_t x, y;
-            memcpy(&x, f->path + len - tail - 8, 8);
-            memcpy(&y, prev + prev_len - tail - 8, 8);
-            if (x != y) break;
+        done = false;
+        while (tail + 8 <= len - same && tail + 8 <= prev_len - same) {
+            uint64_t d = icd_load_le64((const uint8_t *)f->path + len - tail - 8) ^
+                         icd_load_le64((const uint8_t *)prev + prev_len - tail - 8);
+            if (d) {
+                tail += (size_t)__builtin_clzll(d) / 8;
+                done = true;
+                break;
+            }
             tail += 8;
         }
-        while (tail < len - same && tail < prev_len - same &&
+        while (!done && tail < len - same && tail < prev_len - same &&
                f->path[len - 1 - tail] == prev[prev_len - 1 - tail])
             tail++;
         if (len > cm->max_path) cm->max_path = len;
