@@ -891,7 +891,46 @@ typedef struct files_writer {
     icd_jsonw *w;
     char **own; /* v1 */
     size_t nown, cap_own;
+    icd_ptr_text reasons; /* each interned reason's JSON string, by its address */
 } files_writer;
+
+/* (an icd_ptr_text writer: key is an interned reason text) */
+static void put_reason(icd_buf *b, const void *key)
+{
+    icd_json_cstr(b, key);
+}
+
+/* A file's "decision" to "delivery" fields, as one text per case: raw or materialized,
+ * decided by the footer or the metadata, and how Druid gets the file -- raw through the
+ * warehouseSource, materialized files staged (Parquet, Avro) or served as NDJSON rows
+ * (ORC: no ORC writer yet). */
+static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
+{
+#define DELIVERY(dec, by, del)                                                                     \
+    ",\"decision\":\"" dec "\",\"decidedBy\":\"" by "\",\"delivery\":\"" del "\""
+    static const char *const TEXT[6] = {
+        DELIVERY("raw", "footer", "warehouseSource"),
+        DELIVERY("raw", "metadata", "warehouseSource"),
+        DELIVERY("materialized", "footer", "staged"),
+        DELIVERY("materialized", "footer", "served (ORC: no ORC writer yet)"),
+        DELIVERY("materialized", "metadata", "staged"),
+        DELIVERY("materialized", "metadata", "served (ORC: no ORC writer yet)"),
+    };
+#define DELIVERY_LEN(dec, by, del) (sizeof(DELIVERY(dec, by, del)) - 1)
+    static const size_t LEN[6] = {
+        DELIVERY_LEN("raw", "footer", "warehouseSource"),
+        DELIVERY_LEN("raw", "metadata", "warehouseSource"),
+        DELIVERY_LEN("materialized", "footer", "staged"),
+        DELIVERY_LEN("materialized", "footer", "served (ORC: no ORC writer yet)"),
+        DELIVERY_LEN("materialized", "metadata", "staged"),
+        DELIVERY_LEN("materialized", "metadata", "served (ORC: no ORC writer yet)"),
+    };
+#undef DELIVERY_LEN
+#undef DELIVERY
+    size_t i = fd->raw ? (fd->from_footer ? 0 : 1)
+                       : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
+    icd_buf_append(b, TEXT[i], LEN[i]);
+}
 
 static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
@@ -912,22 +951,17 @@ static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
             return icd_fail(err, ICD_EINVALID, NULL, -1, "the plan changed while it was written");
         const dr_plan_file *fd = &fw->p->decisions[i];
         if (!fw->p->v2 && !(fw->own[fw->nown++] = strdup(d->path))) return icd_fail_nomem(err);
-        icd_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
+        if (i)
+            put_lit(b, ",\n{\"path\":");
+        else
+            put_lit(b, "\n{\"path\":");
         icd_json_cstr(b, d->path);
-        icd_buf_puts(b, ",\"format\":");
+        put_lit(b, ",\"format\":");
         put_format(b, d->format);
-        icd_buf_puts(b, fd->raw ? ",\"decision\":\"raw\"" : ",\"decision\":\"materialized\"");
-        icd_buf_puts(b,
-                     fd->from_footer ? ",\"decidedBy\":\"footer\"" : ",\"decidedBy\":\"metadata\"");
-        /* how Druid gets the file: raw through the warehouseSource, materialized files
-         * staged (Parquet, Avro) or served as NDJSON rows (ORC: no ORC writer yet) */
-        icd_buf_puts(b, fd->raw ? ",\"delivery\":\"warehouseSource\""
-                        : d->format == ICE_FORMAT_ORC
-                            ? ",\"delivery\":\"served (ORC: no ORC writer yet)\""
-                            : ",\"delivery\":\"staged\"");
+        put_delivery(b, fd, d->format);
         if (!fd->raw) {
-            icd_buf_puts(b, ",\"reason\":");
-            icd_json_cstr(b, fd->reason);
+            put_lit(b, ",\"reason\":");
+            icd_ptr_text_put(&fw->reasons, b, fd->reason, put_reason);
         }
         icd_buf_putc(b, '}');
         icd_jsonw_maybe_flush(fw->w);
@@ -989,8 +1023,10 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     size_t nmat = dr_plan_materialized_count(p);
     icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
                    c.data_files - nmat, nmat);
-    files_writer fw = {p, w, NULL, 0, 0};
+    files_writer fw = {p, w, NULL, 0, 0, {0}};
+    icd_ptr_text_init(&fw.reasons, ICD_PTR_TEXT_MAX);
     int rc = each_data_file(p, put_files, &fw, err);
+    icd_ptr_text_free(&fw.reasons);
     if (!rc) {
         icd_buf_puts(b, "\n]");
         if (!p->v2) rc = put_v1_source(p, &fw, b, err);
