@@ -704,21 +704,14 @@ static void put_delete(icd_buf *b, const void *key)
     icd_buf_putc(b, '}');
 }
 
-/* The partition tuple as {name: single-value JSON}, in spec order. */
-static void put_partition(icd_buf *b, const ice_content_file *f, const ice_partition_spec *spec)
-{
-    icd_buf_putc(b, '{');
-    for (int32_t i = 0; i < f->npartition; i++) {
-        put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
-        ice_literal_to_single_value_json(b, &f->partition[i]);
-    }
-    icd_buf_putc(b, '}');
-}
-
 /* Schemas other than the selected one that define an equality-delete key field the
  * selected schema lacks (a dropped column still keys old deletes). */
+#define KNOWN_IDS 16
+
+/* known (may be NULL): *nknown equality field ids found in `schema` before, kept here for
+ * the next call (a plan's deletes share their key fields). */
 static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema *schema,
-                            const ice_metadata *md)
+                            const ice_metadata *md, int32_t *known_ids, size_t *nknown)
 {
     const ice_schema *extra[16];
     size_t n = 0;
@@ -726,7 +719,14 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
         const ice_content_file *d = t->deletes[k];
         for (int32_t i = 0; i < d->nequality_ids; i++) {
             int32_t id = d->equality_ids[i];
-            if (ice_schema_field(schema, id)) continue;
+            bool known = false;
+            for (size_t j = 0; known_ids && j < *nknown && !known; j++)
+                known = known_ids[j] == id;
+            if (known) continue;
+            if (ice_schema_field(schema, id)) {
+                if (known_ids && *nknown < KNOWN_IDS) known_ids[(*nknown)++] = id;
+                continue;
+            }
             bool have = false;
             for (size_t e = 0; e < n; e++)
                 have |= ice_schema_field(extra[e], id) != NULL;
@@ -751,6 +751,13 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
 typedef struct spec_text {
     int32_t spec_id;
     icd_buf text; /* the JSON string value, quoted */
+    /* what a split of the spec writes around it: after its delete files, up to its key
+     * schemas (`],"partitionSpecJson":` text `,"equalityKeySchemasJson":`) */
+    icd_buf tail;
+    /* its partition fields' keys as put_key writes them, back to back: field i's ends at
+     * key_end[i] */
+    icd_buf keys;
+    size_t *key_end, nkeys;
 } spec_text;
 
 /* What put_split writes the same for many splits: each spec's JSON, and each delete
@@ -762,14 +769,68 @@ typedef struct split_cache {
     spec_text *specs;
     size_t nspecs;
     icd_ptr_text dels;
+    /* equality field ids found in the read schema (put_key_schemas looks them up once) */
+    int32_t known_ids[KNOWN_IDS];
+    size_t nknown;
 } split_cache;
 
 static void split_cache_free(split_cache *c)
 {
-    for (size_t i = 0; i < c->nspecs; i++)
+    for (size_t i = 0; i < c->nspecs; i++) {
         icd_buf_free(&c->specs[i].text);
+        icd_buf_free(&c->specs[i].tail);
+        icd_buf_free(&c->specs[i].keys);
+        free(c->specs[i].key_end);
+    }
     free(c->specs);
     icd_ptr_text_free(&c->dels);
+}
+
+/* The partition tuple as {name: single-value JSON}, in spec order; `st` (may be NULL)
+ * holds the spec's keys as put_key writes them. */
+static void put_partition(icd_buf *b, const ice_content_file *f, const ice_partition_spec *spec,
+                          const spec_text *st)
+{
+    icd_buf_putc(b, '{');
+    for (int32_t i = 0; i < f->npartition; i++) {
+        if (st && (size_t)i < st->nkeys) {
+            size_t from = i ? st->key_end[i - 1] : 0;
+            icd_buf_append(b, st->keys.data + from, st->key_end[i] - from);
+        } else {
+            put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
+        }
+        ice_literal_to_single_value_json(b, &f->partition[i]);
+    }
+    icd_buf_putc(b, '}');
+}
+
+/* The cached texts of `spec` (made on first use); NULL when out of memory (b->oom set). */
+static spec_text *spec_cached(split_cache *c, const ice_partition_spec *spec, icd_buf *b)
+{
+    for (size_t i = 0; i < c->nspecs; i++)
+        if (c->specs[i].spec_id == spec->spec_id) return &c->specs[i];
+    spec_text *v = realloc(c->specs, (c->nspecs + 1) * sizeof *v);
+    if (!v) {
+        b->oom = true;
+        return NULL;
+    }
+    c->specs = v;
+    spec_text *t = &v[c->nspecs++];
+    memset(t, 0, sizeof *t);
+    t->spec_id = spec->spec_id;
+    put_json_as_string(&t->text, spec_json, spec);
+    put_lit(&t->tail, "],\"partitionSpecJson\":");
+    icd_buf_append(&t->tail, t->text.data, t->text.len);
+    put_lit(&t->tail, ",\"equalityKeySchemasJson\":");
+    t->key_end = malloc((spec->nfields ? spec->nfields : 1) * sizeof *t->key_end);
+    if (!t->key_end) b->oom = true;
+    for (size_t i = 0; t->key_end && i < spec->nfields; i++) {
+        put_key(&t->keys, spec->fields[i].name, i == 0);
+        t->key_end[i] = t->keys.len;
+    }
+    if (t->key_end) t->nkeys = spec->nfields;
+    if (!icd_buf_ok(&t->text) || !icd_buf_ok(&t->tail) || !icd_buf_ok(&t->keys)) b->oom = true;
+    return b->oom ? NULL : t;
 }
 
 static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cache *c)
@@ -782,23 +843,8 @@ static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cach
         put_json_as_string(b, spec_json, spec);
         return;
     }
-    for (size_t i = 0; i < c->nspecs; i++)
-        if (c->specs[i].spec_id == spec->spec_id) {
-            icd_buf_append(b, c->specs[i].text.data, c->specs[i].text.len);
-            return;
-        }
-    spec_text *v = realloc(c->specs, (c->nspecs + 1) * sizeof *v);
-    if (!v) {
-        b->oom = true;
-        return;
-    }
-    c->specs = v;
-    spec_text *t = &v[c->nspecs++];
-    t->spec_id = spec->spec_id;
-    t->text = (icd_buf)ICD_BUF_INIT;
-    put_json_as_string(&t->text, spec_json, spec);
-    if (!icd_buf_ok(&t->text)) b->oom = true;
-    icd_buf_append(b, t->text.data, t->text.len);
+    spec_text *t = spec_cached(c, spec, b);
+    if (t) icd_buf_append(b, t->text.data, t->text.len);
 }
 
 /* The fields every split of a plan shares. In `plan` output they are written once, as
@@ -840,8 +886,7 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     const ice_content_file *d = t->data;
     const ice_schema *schema = plan_schema(p);
     const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
-    icd_buf_puts(b, "{\"type\":\"icebergFileTask\"");
-    put_lit(b, ",\"dataFilePath\":");
+    put_lit(b, "{\"type\":\"icebergFileTask\",\"dataFilePath\":");
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
     put_format(b, d->format);
@@ -853,8 +898,9 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     icd_json_i64(b, d->data_seq);
     put_lit(b, ",\"specId\":");
     icd_json_i64(b, d->spec_id);
+    spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
-    put_partition(b, d, spec);
+    put_partition(b, d, spec, st);
     put_lit(b, ",\"deleteFiles\":");
     icd_buf_putc(b, '[');
     for (size_t k = 0; k < t->ndeletes; k++) {
@@ -864,15 +910,21 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
         else
             put_delete(b, t->deletes[k]);
     }
-    icd_buf_putc(b, ']');
-    if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
-    put_lit(b, ",\"partitionSpecJson\":");
-    put_spec_json(b, spec, cache);
-    put_lit(b, ",\"equalityKeySchemasJson\":");
-    put_key_schemas(b, t, schema, p->md);
-    put_lit(b, ",\"hasResidual\":");
-    icd_buf_puts(b, p->residual || t->has_residual ? "true" : "false");
-    icd_buf_putc(b, '}');
+    if (st) { /* `]`, the spec's JSON and the next key, kept as one text */
+        icd_buf_append(b, st->tail.data, st->tail.len);
+    } else {
+        icd_buf_putc(b, ']');
+        if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
+        put_lit(b, ",\"partitionSpecJson\":");
+        put_spec_json(b, spec, cache);
+        put_lit(b, ",\"equalityKeySchemasJson\":");
+    }
+    put_key_schemas(b, t, schema, p->md, cache ? cache->known_ids : NULL,
+                    cache ? &cache->nknown : NULL);
+    if (p->residual || t->has_residual)
+        put_lit(b, ",\"hasResidual\":true}");
+    else
+        put_lit(b, ",\"hasResidual\":false}");
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
 }
 
@@ -1039,7 +1091,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {NULL, 0, {0}}};
+    splits_writer sw = {p, w, {NULL, 0, {0}, {0}, 0}};
     icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);
