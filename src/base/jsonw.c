@@ -349,7 +349,15 @@ void icd_json_u64(icd_buf *b, uint64_t v)
 void icd_json_i64(icd_buf *b, int64_t v)
 {
     char *p = room(b, 21);
-    if (p) commit(b, put_i64(p, v));
+    if (!p) return;
+    if (v >= 0 && v <= (int64_t)UINT32_MAX) { /* (sizes, counts, ids: written in place) */
+        uint32_t u = (uint32_t)v;
+        char *e = p + num_digits32(u);
+        digits_before32(e, u);
+        commit(b, e);
+        return;
+    }
+    commit(b, put_i64(p, v));
 }
 
 static bool nonfinite(icd_buf *b, double v)
