@@ -314,8 +314,8 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
         memcpy(w, f->path + same, mid);
         w += mid;
         w = put_u(w, icd_zigzag64(f->file_size));
-        for (int k = 0; k < V_FLAGS; k++)
-            if (flags & (1u << k)) w = put_u(w, v[k]);
+        for (unsigned f8 = flags; f8; f8 &= f8 - 1) /* (the set flags, lowest first) */
+            w = put_u(w, v[__builtin_ctz(f8)]);
         if (flags & (1u << V_ROW_ID)) w = put_u(w, v[V_SORT_ORDER]);
         memcpy(prev_v, v, sizeof v);
         rec.len = (size_t)(w - (uint8_t *)rec.data);
@@ -364,11 +364,14 @@ static inline uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
 /* Copies n bytes without a library call for the short runs a path is made of. */
 static inline void copy_bytes(char *d, const char *s, size_t n)
 {
-    if (n >= 8) {
+    if (n >= 16) {
         size_t i = 0;
-        for (; i + 8 < n; i += 8)
-            memcpy(d + i, s + i, 8);
-        memcpy(d + n - 8, s + n - 8, 8); /* (the last 8, overlapping) */
+        for (; i + 16 < n; i += 16)
+            memcpy(d + i, s + i, 16);
+        memcpy(d + n - 16, s + n - 16, 16); /* (the last 16, overlapping) */
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
     } else if (n >= 4) {
         memcpy(d, s, 4);
         memcpy(d + n - 4, s + n - 4, 4);
@@ -430,8 +433,8 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
         f->path = path;
         f->manifest_path = mf->path;
         f->file_size = icd_unzigzag64(get_u(&p, end, &bad));
-        for (int j = 0; j < V_FLAGS; j++)
-            if (flags & (1u << j)) cur[j] = get_u(&p, end, &bad);
+        for (unsigned f8 = flags; f8; f8 &= f8 - 1) /* (the set flags, lowest first) */
+            cur[__builtin_ctz(f8)] = get_u(&p, end, &bad);
         if (flags & (1u << V_ROW_ID)) cur[V_SORT_ORDER] = get_u(&p, end, &bad);
         if (bad || cur[V_TUPLE] >= cm->ntuples) {
             bad = true;
