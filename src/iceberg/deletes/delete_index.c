@@ -50,7 +50,60 @@ typedef struct list {
 
 struct ice_delete_index {
     list dvs, path_pos, part_pos, part_eq, global_eq;
+    /* A bit per fingerprint of the paths dvs and path_pos are keyed by (mask + 1 bits;
+     * NULL: none): a data file whose path's bit is clear has no run in either, so its
+     * lookup skips the probe hash and both map lookups (most data files have no delete
+     * file of their own). */
+    uint64_t *path_bits;
+    size_t path_mask;
 };
+
+/* A cheap fingerprint of a path (its length and its last 32 bytes: paths of one table
+ * differ near their ends). */
+static uint64_t path_fp(const char *p, size_t n)
+{
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull;
+    if (n >= 8) {
+        for (size_t k = 1; k <= 4; k++) {
+            size_t off = n >= 8 * k ? n - 8 * k : 0;
+            uint64_t w;
+            memcpy(&w, p + off, 8);
+            h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 29;
+            if (off == 0) break;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ (uint8_t)p[i]) * 0xBF58476D1CE4E5B9ull;
+    }
+    h = (h ^ (h >> 32)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+/* The fingerprint bits of dvs' and path_pos' keys; without memory, none (no skipping). */
+static void path_bits_build(ice_delete_index *ix)
+{
+    size_t n = ix->dvs.n + ix->path_pos.n, bits = 1024;
+    while (bits < n * 16 && bits < ((size_t)1 << 30))
+        bits *= 2;
+    ix->path_bits = calloc(bits / 64, sizeof *ix->path_bits);
+    if (!ix->path_bits) return;
+    ix->path_mask = bits - 1;
+    const list *ls[2] = {&ix->dvs, &ix->path_pos};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < ls[l]->n; i++) {
+            size_t b = (size_t)path_fp(ls[l]->v[i].path, ls[l]->v[i].path_len) & ix->path_mask;
+            ix->path_bits[b / 64] |= (uint64_t)1 << (b % 64);
+        }
+}
+
+/* False only when no run of dvs or path_pos has the key. */
+static bool path_may_have(const ice_delete_index *ix, const char *key, size_t len)
+{
+    if (!ix->path_bits) return true;
+    size_t b = (size_t)path_fp(key, len) & ix->path_mask;
+    return (ix->path_bits[b / 64] >> (b % 64)) & 1;
+}
 
 /* The run key of (spec id, key bytes) in `buf` (at least 4 + len bytes). */
 static size_t run_key(uint8_t *buf, int32_t spec_id, const char *key, size_t len)
@@ -283,6 +336,7 @@ void ice_delete_index_free(ice_delete_index *ix)
     icd_map_free(ix->path_pos.runs);
     icd_map_free(ix->part_pos.runs);
     icd_map_free(ix->part_eq.runs);
+    free(ix->path_bits);
     free(ix);
 }
 
@@ -355,6 +409,7 @@ int ice_delete_index_build(const ice_content_file *const *deletes, size_t n,
         ice_delete_index_free(ix);
         return rc;
     }
+    if (ix->dvs.n || ix->path_pos.n) path_bits_build(ix);
     *out = ix;
     return 0;
 }
@@ -415,7 +470,10 @@ int ice_delete_index_for_memo(const ice_delete_index *ix, ice_delete_memo *memo,
 
     /* A DV with seq >= seq(D) replaces every position delete file for D. */
     bool have_dv = false;
-    if (ix->dvs.runs || ix->path_pos.runs) {
+    /* (a key too long for the probe's own room is looked up as before: without memory
+     * for it the lists are scanned whole) */
+    bool may = plen + 4 > sizeof(((run_probe *)NULL)->small) || path_may_have(ix, pkey, plen);
+    if ((ix->dvs.runs || ix->path_pos.runs) && may) {
         run_probe by_path;
         run_probe_init(&by_path, 0, pkey, plen);
         find_run(&ix->dvs, &by_path, seq, &lo, &hi);
