@@ -58,25 +58,26 @@ struct ice_delete_index {
     size_t path_mask;
 };
 
-/* A cheap fingerprint of a path (its length and its last 32 bytes: paths of one table
- * differ near their ends). */
+/* A cheap fingerprint of a path: its length and its last 32 bytes (paths of one table
+ * differ near their ends), folded with rotations and one multiplication. */
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+    return x << r | x >> (64 - r);
+}
+
 static uint64_t path_fp(const char *p, size_t n)
 {
-    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)n;
     if (n >= 8) {
-        for (size_t k = 1; k <= 4; k++) {
-            size_t off = n >= 8 * k ? n - 8 * k : 0;
-            uint64_t w;
-            memcpy(&w, p + off, 8);
-            h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-            h ^= h >> 29;
-            if (off == 0) break;
-        }
+        uint64_t w[4];
+        for (size_t k = 0; k < 4; k++) /* (overlapping from the start when shorter) */
+            memcpy(&w[k], p + (n >= 8 * (k + 1) ? n - 8 * (k + 1) : 0), 8);
+        h ^= w[0] ^ rotl64(w[1], 17) ^ rotl64(w[2], 31) ^ rotl64(w[3], 47);
     } else {
         for (size_t i = 0; i < n; i++)
-            h = (h ^ (uint8_t)p[i]) * 0xBF58476D1CE4E5B9ull;
+            h = rotl64(h, 8) ^ (uint8_t)p[i];
     }
-    h = (h ^ (h >> 32)) * 0x94D049BB133111EBull;
+    h *= 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
 
@@ -436,8 +437,8 @@ static int seq_before(const entry *e, const probe *p, int64_t min_seq)
     return e->seq < min_seq;
 }
 
-static int append(const ice_content_file ***out, size_t *n, size_t *cap, const ice_content_file *f,
-                  icd_error *err)
+static inline int append(const ice_content_file ***out, size_t *n, size_t *cap,
+                         const ice_content_file *f, icd_error *err)
 {
     if (ICD_ARRAY_RESERVE(*out, *cap, *n + 1, 8)) return icd_fail_nomem(err);
     (*out)[(*n)++] = f;
