@@ -59,7 +59,7 @@ struct ice_delete_index {
 };
 
 /* A cheap fingerprint of a path: its length and its last 32 bytes (paths of one table
- * differ near their ends), folded with rotations and one multiplication. */
+ * differ near their ends), folded with rotations, then mixed. */
 static inline uint64_t rotl64(uint64_t x, int r)
 {
     return x << r | x >> (64 - r);
@@ -77,8 +77,9 @@ static uint64_t path_fp(const char *p, size_t n)
         for (size_t i = 0; i < n; i++)
             h = rotl64(h, 8) ^ (uint8_t)p[i];
     }
-    h *= 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull; /* (splitmix64's finalizer) */
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
 }
 
 /* The fingerprint bits of dvs' and path_pos' keys; without memory, none (no skipping). */
