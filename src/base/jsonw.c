@@ -346,6 +346,17 @@ void icd_json_u64(icd_buf *b, uint64_t v)
     if (p) commit(b, put_u64(p, v));
 }
 
+char *icd_json_i64_at(char *p, int64_t v)
+{
+    if (v >= 0 && v <= (int64_t)UINT32_MAX) {
+        uint32_t u = (uint32_t)v;
+        char *e = p + num_digits32(u);
+        digits_before32(e, u);
+        return e;
+    }
+    return put_i64(p, v);
+}
+
 void icd_json_i64(icd_buf *b, int64_t v)
 {
     char *p = room(b, 21);

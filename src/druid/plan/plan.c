@@ -799,7 +799,11 @@ static void put_partition(icd_buf *b, const ice_content_file *f, const ice_parti
         } else {
             put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
         }
-        ice_literal_to_single_value_json(b, &f->partition[i]);
+        const ice_literal *l = &f->partition[i];
+        if (!l->is_null && l->kind == ICE_T_STRING) /* (what the call below writes for it) */
+            icd_json_str(b, (const char *)l->v.bytes.ptr, l->v.bytes.len);
+        else
+            ice_literal_to_single_value_json(b, l);
     }
     icd_buf_putc(b, '}');
 }
@@ -879,6 +883,30 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
     return 0;
 }
 
+/* A constant text at o (no NUL); the end. */
+#define AT_LIT(o, text) (memcpy((o), (text), sizeof(text) - 1), (o) + sizeof(text) - 1)
+
+/* A split's size, count, sequence number and spec id fields, written into room made once
+ * for all four (their keys' lengths are known, their digits at most ICD_JSON_I64_MAX). */
+static void put_counts(icd_buf *b, const ice_content_file *d)
+{
+    static const char K1[] = ",\"dataFileSizeInBytes\":", K2[] = ",\"dataFileRecordCount\":",
+                      K3[] = ",\"dataSequenceNumber\":", K4[] = ",\"specId\":";
+    size_t most = sizeof K1 + sizeof K2 + sizeof K3 + sizeof K4 + 4 * ICD_JSON_I64_MAX;
+    if (b->len + most + 1 > b->cap && !icd_buf_grow(b, most + 1)) return;
+    char *o = b->data + b->len;
+    o = AT_LIT(o, K1);
+    o = icd_json_i64_at(o, d->file_size);
+    o = AT_LIT(o, K2);
+    o = icd_json_i64_at(o, d->record_count);
+    o = AT_LIT(o, K3);
+    o = icd_json_i64_at(o, d->data_seq);
+    o = AT_LIT(o, K4);
+    o = icd_json_i64_at(o, d->spec_id);
+    *o = '\0';
+    b->len = (size_t)(o - b->data);
+}
+
 /* Split i; `cache` NULL = self-contained (with the common fields). */
 static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split_cache *cache,
                      icd_error *err)
@@ -890,14 +918,7 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
     put_format(b, d->format);
-    put_lit(b, ",\"dataFileSizeInBytes\":");
-    icd_json_i64(b, d->file_size);
-    put_lit(b, ",\"dataFileRecordCount\":");
-    icd_json_i64(b, d->record_count);
-    put_lit(b, ",\"dataSequenceNumber\":");
-    icd_json_i64(b, d->data_seq);
-    put_lit(b, ",\"specId\":");
-    icd_json_i64(b, d->spec_id);
+    put_counts(b, d);
     spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
     put_partition(b, d, spec, st);
