@@ -87,6 +87,11 @@ char *icd_arena_strndup(icd_arena *a, const char *s, size_t n)
     return p;
 }
 
+char *icd_arena_stralloc(icd_arena *a, size_t n)
+{
+    return n < SIZE_MAX ? take(a, n + 1, 1) : NULL;
+}
+
 char *icd_arena_strdup(icd_arena *a, const char *s)
 {
     return icd_arena_strndup(a, s, strlen(s));

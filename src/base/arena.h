@@ -32,6 +32,8 @@ void *icd_arena_alloc(icd_arena *a, size_t n);
 void *icd_arena_calloc(icd_arena *a, size_t n);
 /* Strings are packed without alignment (a million paths of a plan). */
 char *icd_arena_strndup(icd_arena *a, const char *s, size_t n);
+/* Room for a string of n bytes and its NUL, packed the same way (the caller fills it). */
+char *icd_arena_stralloc(icd_arena *a, size_t n);
 char *icd_arena_strdup(icd_arena *a, const char *s);
 /* Releases every allocation but keeps one chunk for reuse. */
 void icd_arena_reset(icd_arena *a);

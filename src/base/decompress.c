@@ -155,6 +155,10 @@ static bool inflate_whole(outwin *w, const uint8_t *in, size_t n)
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     if (!d) return false;
     size_t room = w->buf ? (n < SIZE_MAX / 4 ? n * 4 : SIZE_MAX) : w->cap;
+    /* a reused buffer (the blocks of one Avro file) offers the room the last output took:
+     * the first try then mostly fits, where a too-small one decodes twice */
+    if (w->buf && w->buf->cap > w->start + 1 && w->buf->cap - w->start - 1 > room)
+        room = w->buf->cap - w->start - 1;
     bool done = false;
     for (;;) {
         uint8_t *dst = w->fixed;

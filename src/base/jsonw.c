@@ -12,6 +12,10 @@
 #include "base/datetime.h"
 #include "base/jsonw.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 static const char HEX[] = "0123456789abcdef";
 
 /* Room for n more bytes (and the NUL after them) at the end of b: the writers below put
@@ -49,7 +53,18 @@ static inline void copy_short(char *d, const char *s, size_t n)
     } else if (n < 4) {
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
-    } else {
+    }
+#ifdef __SSE2__
+    else if (n <= 64) { /* (paths: 16 bytes at a time, the last 16 overlapping) */
+        size_t i = 0;
+        for (; i + 16 < n; i += 16)
+            _mm_storeu_si128((__m128i *)(void *)(d + i),
+                             _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16)));
+    }
+#endif
+    else {
         memcpy(d, s, n);
     }
 }
@@ -87,6 +102,29 @@ static inline bool plain8(const unsigned char *p)
     uint64_t t = (x - ones * 0x20) | (q - ones) | (bs - ones) | x;
     return (t & high) == 0;
 }
+
+/* plain8 for 4 bytes (the short strings: partition values, keys). */
+static inline bool plain4(const unsigned char *p)
+{
+    uint32_t x;
+    memcpy(&x, p, 4);
+    const uint32_t ones = 0x01010101u, high = 0x80808080u;
+    uint32_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    uint32_t t = (x - ones * 0x20) | (q - ones) | (bs - ones) | x;
+    return (t & high) == 0;
+}
+
+#ifdef __SSE2__
+/* plain8 for 16 bytes: a signed byte below 0x20 is a control byte or has its high bit set. */
+static inline bool plain16(const unsigned char *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                            _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    return _mm_movemask_epi8(bad) == 0;
+}
+#endif
 
 /* The general case: escapes and UTF-8 repair, from byte i on (bytes before i are plain
  * and already in place up to `run`). */
@@ -150,10 +188,16 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
     /* Fast path: find the first byte that needs a look, 8 bytes at a time; plain text
      * (the common case) is copied in one piece. */
     size_t i = 0;
+#ifdef __SSE2__
+    while (i + 16 <= n && plain16(p + i))
+        i += 16;
+    if (i < n && n >= 16 && i + 16 > n && plain16(p + n - 16)) i = n; /* (as below) */
+#endif
     while (i + 8 <= n && plain8(p + i))
         i += 8;
     /* the tail as the last 8 bytes (overlapping plain ones), not byte by byte */
     if (i < n && n >= 8 && i + 8 > n && plain8(p + n - 8)) i = n;
+    if (n >= 4 && n < 8 && plain4(p) && plain4(p + n - 4)) i = n; /* (two overlapping) */
     while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
         i++;
     char *o = b->data + b->len;
@@ -242,9 +286,45 @@ static inline int num_digits(uint64_t v)
     }
 }
 
+/* digits_before and num_digits for values that fit 32 bits (most counts, sizes and ids
+ * of a plan): 32-bit division by 100 is a cheaper multiply, the digit count a few compares. */
+static inline void digits_before32(char *e, uint32_t v)
+{
+    while (v >= 100) {
+        e -= 2;
+        memcpy(e, DIG2 + (v % 100) * 2, 2);
+        v /= 100;
+    }
+    if (v >= 10)
+        memcpy(e - 2, DIG2 + v * 2, 2);
+    else
+        e[-1] = (char)('0' + v);
+}
+
+static inline int num_digits32(uint32_t v)
+{
+    if (v < 100000) {
+        if (v < 100) return v < 10 ? 1 : 2;
+        if (v < 1000) return 3;
+        return v < 10000 ? 4 : 5;
+    }
+    if (v < 10000000) return v < 1000000 ? 6 : 7;
+    if (v < 1000000000) return v < 100000000 ? 8 : 9;
+    return 10;
+}
+
 /* The digits of v at p (room for 20); returns the end. */
 static inline char *put_u64(char *p, uint64_t v)
 {
+    if (v < 10) {
+        *p = (char)('0' + v);
+        return p + 1;
+    }
+    if (v <= UINT32_MAX) {
+        char *e = p + num_digits32((uint32_t)v);
+        digits_before32(e, (uint32_t)v);
+        return e;
+    }
     char *e = p + num_digits(v);
     digits_before(e, v);
     return e;
@@ -266,10 +346,29 @@ void icd_json_u64(icd_buf *b, uint64_t v)
     if (p) commit(b, put_u64(p, v));
 }
 
+char *icd_json_i64_at(char *p, int64_t v)
+{
+    if (v >= 0 && v <= (int64_t)UINT32_MAX) {
+        uint32_t u = (uint32_t)v;
+        char *e = p + num_digits32(u);
+        digits_before32(e, u);
+        return e;
+    }
+    return put_i64(p, v);
+}
+
 void icd_json_i64(icd_buf *b, int64_t v)
 {
     char *p = room(b, 21);
-    if (p) commit(b, put_i64(p, v));
+    if (!p) return;
+    if (v >= 0 && v <= (int64_t)UINT32_MAX) { /* (sizes, counts, ids: written in place) */
+        uint32_t u = (uint32_t)v;
+        char *e = p + num_digits32(u);
+        digits_before32(e, u);
+        commit(b, e);
+        return;
+    }
+    commit(b, put_i64(p, v));
 }
 
 static bool nonfinite(icd_buf *b, double v)

@@ -23,6 +23,10 @@ void icd_json_base64(icd_buf *b, const uint8_t *p, size_t n);
 void icd_base64_raw(icd_buf *b, const uint8_t *p, size_t n);
 
 void icd_json_i64(icd_buf *b, int64_t v);
+/* The digits of v (with a '-' when negative) at p, which has room for ICD_JSON_I64_MAX
+ * bytes; returns the end. No NUL: for writers that make room for several values at once. */
+#define ICD_JSON_I64_MAX 21
+char *icd_json_i64_at(char *p, int64_t v);
 void icd_json_u64(icd_buf *b, uint64_t v);
 /* Shortest text that reads back as the same double / float; NaN and infinities as the
  * strings "NaN", "Infinity", "-Infinity". */

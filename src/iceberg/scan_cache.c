@@ -5,12 +5,16 @@
  * prefix and of the suffix its path shares with the previous path (paths of one table
  * mostly differ in a few characters), the middle of the path, the tuple's index,
  * record count, file size, data and file sequence numbers, snapshot id (less the
- * manifest's added snapshot id), first row id and sort order id.
+ * manifest's added snapshot id), first row id and sort order id. A flags byte first says
+ * which of these values differ from the previous entry's: only those are written (the
+ * path's three parts and the file size always are), since files of one manifest mostly
+ * share their status, format, counts, sequence numbers and snapshot.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/array.h"
+#include "base/bits.h"
 #include "base/buf.h"
 #include "base/hash.h"
 #include "base/varint.h"
@@ -171,7 +175,23 @@ static size_t *tuple_table_find(tuple_table *t, const void *key, bool *fresh)
 }
 
 /* The most bytes one entry's record takes besides the middle of its path. */
-#define ENTRY_FIXED_MAX (13 * 10)
+#define ENTRY_FIXED_MAX (1 + 13 * 10)
+
+/* The values of an entry the flags byte covers, in record order (as varints: zigzag for
+ * the signed ones), and the flag of each; V_ROW_ID's flag covers V_SORT_ORDER too. */
+enum {
+    V_STATUS,
+    V_FORMAT,
+    V_TUPLE,
+    V_RECORDS,
+    V_DATA_SEQ,
+    V_FILE_SEQ,
+    V_SNAPSHOT,
+    V_ROW_ID,
+    V_SORT_ORDER,
+    V_COUNT
+};
+#define V_FLAGS 8
 
 void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
                             const ice_manifest_entry *e, size_t n)
@@ -188,6 +208,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     cm->n = n;
     cm->npartition = n ? e[0].file.npartition : 0;
     icd_buf rec = ICD_BUF_INIT;
+    if (n) icd_buf_grow(&rec, n * 24); /* (about what an entry takes: fewer regrowths) */
     tuple_table seen = {NULL, 0, 0};
     size_t null_idx = SIZE_MAX; /* the index of the NULL tuple (unpartitioned) */
     cached_tuple *tuples = NULL;
@@ -197,6 +218,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     bool ok = true;
     const ice_literal *last_vals = NULL;
     size_t last_idx = SIZE_MAX;
+    uint64_t prev_v[V_COUNT] = {0}; /* (the previous entry's values; zeros before the first) */
     for (size_t i = 0; i < n && ok; i++) {
         const ice_content_file *f = &e[i].file;
         if (!recordable(mf, f, cm->npartition) || e[i].status < 0 || e[i].status > 2) {
@@ -234,23 +256,34 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
             break;
         }
         size_t len = strlen(f->path), same = 0, tail = 0;
-        while (same + 8 <= len && same + 8 <= prev_len) { /* (8 bytes at a time, then 1) */
-            uint64_t x, y;
-            memcpy(&x, f->path + same, 8);
-            memcpy(&y, prev + same, 8);
-            if (x != y) break;
+        /* 8 bytes at a time; the first word that differs says how many of its bytes agree
+         * (little-endian loads: the lowest set bit of the difference is the first byte
+         * that differs, its highest the last), else 1 byte at a time near the ends */
+        bool done = false;
+        while (same + 8 <= len && same + 8 <= prev_len) {
+            uint64_t d = icd_load_le64((const uint8_t *)f->path + same) ^
+                         icd_load_le64((const uint8_t *)prev + same);
+            if (d) {
+                same += (size_t)__builtin_ctzll(d) / 8;
+                done = true;
+                break;
+            }
             same += 8;
         }
-        while (same < len && same < prev_len && f->path[same] == prev[same])
+        while (!done && same < len && same < prev_len && f->path[same] == prev[same])
             same++;
-        while (tail + 8 <= len - same && tail + 8 <= prev_len - same) { /* (the same way) */
-            uint64_t x, y;
-            memcpy(&x, f->path + len - tail - 8, 8);
-            memcpy(&y, prev + prev_len - tail - 8, 8);
-            if (x != y) break;
+        done = false;
+        while (tail + 8 <= len - same && tail + 8 <= prev_len - same) {
+            uint64_t d = icd_load_le64((const uint8_t *)f->path + len - tail - 8) ^
+                         icd_load_le64((const uint8_t *)prev + prev_len - tail - 8);
+            if (d) {
+                tail += (size_t)__builtin_clzll(d) / 8;
+                done = true;
+                break;
+            }
             tail += 8;
         }
-        while (tail < len - same && tail < prev_len - same &&
+        while (!done && tail < len - same && tail < prev_len - same &&
                f->path[len - 1 - tail] == prev[prev_len - 1 - tail])
             tail++;
         if (len > cm->max_path) cm->max_path = len;
@@ -260,22 +293,31 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
             ok = false;
             break;
         }
+        uint64_t v[V_COUNT] = {(uint64_t)e[i].status,
+                               (uint64_t)f->format,
+                               idx,
+                               icd_zigzag64(f->record_count),
+                               icd_zigzag64(f->data_seq),
+                               icd_zigzag64(f->file_seq),
+                               (uint64_t)f->snapshot_id - (uint64_t)mf->added_snapshot_id,
+                               icd_zigzag64(f->first_row_id),
+                               icd_zigzag64(f->sort_order_id)};
+        unsigned flags = 0;
+        for (int k = 0; k < V_FLAGS; k++)
+            if (v[k] != prev_v[k]) flags |= 1u << k;
+        if (v[V_SORT_ORDER] != prev_v[V_SORT_ORDER]) flags |= 1u << V_ROW_ID;
         uint8_t *w = (uint8_t *)rec.data + rec.len;
-        w = put_u(w, (uint64_t)e[i].status);
-        w = put_u(w, (uint64_t)f->format);
+        *w++ = (uint8_t)flags;
         w = put_u(w, same);
         w = put_u(w, tail);
         w = put_u(w, mid);
         memcpy(w, f->path + same, mid);
         w += mid;
-        w = put_u(w, idx);
-        w = put_u(w, icd_zigzag64(f->record_count));
         w = put_u(w, icd_zigzag64(f->file_size));
-        w = put_u(w, icd_zigzag64(f->data_seq));
-        w = put_u(w, icd_zigzag64(f->file_seq));
-        w = put_u(w, (uint64_t)f->snapshot_id - (uint64_t)mf->added_snapshot_id);
-        w = put_u(w, icd_zigzag64(f->first_row_id));
-        w = put_u(w, icd_zigzag64(f->sort_order_id));
+        for (unsigned f8 = flags; f8; f8 &= f8 - 1) /* (the set flags, lowest first) */
+            w = put_u(w, v[__builtin_ctz(f8)]);
+        if (flags & (1u << V_ROW_ID)) w = put_u(w, v[V_SORT_ORDER]);
+        memcpy(prev_v, v, sizeof v);
         rec.len = (size_t)(w - (uint8_t *)rec.data);
         prev = f->path;
         prev_len = len;
@@ -319,6 +361,26 @@ static inline uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
     return v;
 }
 
+/* Copies n bytes without a library call for the short runs a path is made of. */
+static inline void copy_bytes(char *d, const char *s, size_t n)
+{
+    if (n >= 16) {
+        size_t i = 0;
+        for (; i + 16 < n; i += 16)
+            memcpy(d + i, s + i, 16);
+        memcpy(d + n - 16, s + n - 16, 16); /* (the last 16, overlapping) */
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
 int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifest_file *mf,
                            icd_arena *arena, ice_manifest_entry **out, size_t *n, icd_error *err)
 {
@@ -330,22 +392,22 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
     const ice_cached_manifest *cm = &c->m[k];
     if (!cm->n) return 0;
     ice_manifest_entry *v = icd_arena_alloc(arena, cm->n * sizeof *v);
-    char *path = malloc(cm->max_path + 1);
-    if (!v || !path) {
-        free(path);
-        return icd_fail_nomem(err);
-    }
+    if (!v) return icd_fail_nomem(err);
     const uint8_t *p = cm->rec, *end = cm->rec + cm->len;
+    const char *prev = ""; /* the previous entry's path (in the arena) */
     size_t prev_len = 0;
+    uint64_t cur[V_COUNT] = {0}; /* (as the record's writer started) */
     bool bad = false;
     int rc = 0;
     for (size_t i = 0; i < cm->n && !bad; i++) {
         ice_manifest_entry *e = &v[i];
         ice_content_file *f = &e->file;
         memset(f, 0, sizeof *f);
-        e->status = (int)get_u(&p, end, &bad);
-        f->content = ICE_CONTENT_DATA;
-        f->format = (ice_file_format)get_u(&p, end, &bad);
+        if (p >= end) {
+            bad = true;
+            break;
+        }
+        unsigned flags = *p++;
         uint64_t same = get_u(&p, end, &bad), tail = get_u(&p, end, &bad);
         uint64_t mid = get_u(&p, end, &bad);
         if (bad || same + tail > prev_len || same + mid + tail > cm->max_path ||
@@ -353,38 +415,49 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
             bad = true;
             break;
         }
-        /* (path holds the previous path: its prefix stays, its suffix moves) */
-        memmove(path + same + mid, path + prev_len - tail, tail);
-        memcpy(path + same, p, mid);
-        p += mid;
-        prev_len = same + mid + tail;
-        f->path = icd_arena_strndup(arena, path, prev_len);
-        if (!f->path) {
+        /* the path straight into the arena: the previous one's prefix and suffix around
+         * the record's middle */
+        size_t len = (size_t)(same + mid + tail);
+        char *path = icd_arena_stralloc(arena, len);
+        if (!path) {
             rc = icd_fail_nomem(err);
             break;
         }
+        copy_bytes(path, prev, (size_t)same);
+        copy_bytes(path + same, (const char *)p, (size_t)mid);
+        copy_bytes(path + same + mid, prev + prev_len - tail, (size_t)tail);
+        path[len] = '\0';
+        p += mid;
+        prev = path;
+        prev_len = len;
+        f->path = path;
         f->manifest_path = mf->path;
-        uint64_t t = get_u(&p, end, &bad);
-        if (t >= cm->ntuples) {
+        f->file_size = icd_unzigzag64(get_u(&p, end, &bad));
+        for (unsigned f8 = flags; f8; f8 &= f8 - 1) /* (the set flags, lowest first) */
+            cur[__builtin_ctz(f8)] = get_u(&p, end, &bad);
+        if (flags & (1u << V_ROW_ID)) cur[V_SORT_ORDER] = get_u(&p, end, &bad);
+        if (bad || cur[V_TUPLE] >= cm->ntuples) {
             bad = true;
             break;
         }
-        f->partition = cm->tuples[t].vals;
-        f->partition_key = cm->tuples[t].key;
-        f->partition_key_len = cm->tuples[t].key_len;
+        e->status = (int)cur[V_STATUS];
+        f->content = ICE_CONTENT_DATA;
+        f->format = (ice_file_format)cur[V_FORMAT];
+        const cached_tuple *t = &cm->tuples[cur[V_TUPLE]];
+        f->partition = t->vals;
+        f->partition_key = t->key;
+        f->partition_key_len = t->key_len;
         f->npartition = cm->npartition;
         f->spec_id = mf->spec_id;
-        f->record_count = icd_unzigzag64(get_u(&p, end, &bad));
-        f->file_size = icd_unzigzag64(get_u(&p, end, &bad));
-        f->data_seq = icd_unzigzag64(get_u(&p, end, &bad));
-        f->file_seq = icd_unzigzag64(get_u(&p, end, &bad));
-        f->snapshot_id = (int64_t)(get_u(&p, end, &bad) + (uint64_t)mf->added_snapshot_id);
-        f->first_row_id = icd_unzigzag64(get_u(&p, end, &bad));
-        f->sort_order_id = (int32_t)icd_unzigzag64(get_u(&p, end, &bad));
+        f->record_count = icd_unzigzag64(cur[V_RECORDS]);
+        f->data_seq = icd_unzigzag64(cur[V_DATA_SEQ]);
+        f->file_seq = icd_unzigzag64(cur[V_FILE_SEQ]);
+        f->snapshot_id = (int64_t)(cur[V_SNAPSHOT] + (uint64_t)mf->added_snapshot_id);
+        f->first_row_id = icd_unzigzag64(cur[V_ROW_ID]);
+        f->sort_order_id = (int32_t)icd_unzigzag64(cur[V_SORT_ORDER]);
         f->content_offset = -1;
         f->content_size = -1;
     }
-    free(path);
     if (!rc && (bad || p != end))
         rc = icd_fail(err, ICD_EINTERNAL, NULL, -1,
                       "the scan's entry cache record of manifest %s is damaged", mf->path);

@@ -427,31 +427,49 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
 /* The distinct delete files some task uses, by kind: one flag per delete file of the
  * stream, found by the file's address (the (data, delete) pairs can be millions, the
  * delete files far fewer). */
+#define USED_MEMO 65536 /* (a power of two; 1 MiB) */
+
 typedef struct used_set {
     uint8_t *seen; /* s->ndels flags */
     const del_range *last;
+    /* delete file address -> its flag, direct-mapped: a delete file applies to many tasks
+     * (the binary search over the ranges is for the first time, mostly) */
+    struct {
+        uintptr_t a;
+        size_t i;
+    } * memo;
 } used_set;
 
 static int note_used(ice_scan_stream *s, used_set *u, const ice_content_file *f, icd_error *err)
 {
     uintptr_t a = (uintptr_t)f;
-    const del_range *r = u->last;
-    if (!r || a < r->start || a >= r->end) {
-        size_t lo = 0, hi = s->ndel_ranges;
-        while (lo < hi) { /* the last range starting at or before a */
-            size_t mid = lo + (hi - lo) / 2;
-            if (s->del_ranges[mid].start <= a)
-                lo = mid + 1;
-            else
-                hi = mid;
+    size_t m = (size_t)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> 32) & (USED_MEMO - 1);
+    size_t i;
+    if (u->memo && u->memo[m].a == a) {
+        i = u->memo[m].i; /* (an address the search below found) */
+    } else {
+        const del_range *r = u->last;
+        if (!r || a < r->start || a >= r->end) {
+            size_t lo = 0, hi = s->ndel_ranges;
+            while (lo < hi) { /* the last range starting at or before a */
+                size_t mid = lo + (hi - lo) / 2;
+                if (s->del_ranges[mid].start <= a)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            r = lo ? &s->del_ranges[lo - 1] : NULL;
+            if (!r || a >= r->end)
+                return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                                "a task's delete file %s is not one the scan read", f->path);
+            u->last = r;
         }
-        r = lo ? &s->del_ranges[lo - 1] : NULL;
-        if (!r || a >= r->end)
-            return icd_fail(err, ICD_EINTERNAL, NULL, -1,
-                            "a task's delete file %s is not one the scan read", f->path);
-        u->last = r;
+        i = r->base + (size_t)(a - r->start) / sizeof(ice_manifest_entry);
+        if (u->memo) {
+            u->memo[m].a = a;
+            u->memo[m].i = i;
+        }
     }
-    size_t i = r->base + (size_t)(a - r->start) / sizeof(ice_manifest_entry);
     if (u->seen[i]) return 0;
     u->seen[i] = 1;
     s->counts.delete_files++;
@@ -470,6 +488,7 @@ typedef struct run_bufs {
     size_t cap_tasks;
     const ice_content_file **dels;
     size_t ndels, cap_dels;
+    ice_delete_memo *dmemo; /* the index's partition lookups (NULL: none) */
 } run_bufs;
 
 /* How a run with deletes gets each task's delete files (see dels_memo). */
@@ -502,6 +521,7 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
         rb->cap_tasks = n;
     }
     rb->ndels = 0;
+    ice_delete_memo_clear(rb->dmemo); /* (another manifest's partition keys) */
     s->counts.data_files_total += n;
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -521,7 +541,8 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
             if ((rc = memo_replay(&s->memo, rb, err))) break;
         } else {
             if (deletes)
-                rc = ice_delete_index_for(s->ix, f, &rb->dels, &rb->ndels, &rb->cap_dels, err);
+                rc = ice_delete_index_for_memo(s->ix, rb->dmemo, f, &rb->dels, &rb->ndels,
+                                               &rb->cap_dels, err);
             if (rc) break;
             if (mode == DELS_RECORD)
                 memo_record(&s->memo, rb->ndels > before ? rb->dels + before : NULL,
@@ -580,12 +601,15 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     job.nentries = calloc(window, sizeof *job.nentries);
     used_set u;
     memset(&u, 0, sizeof u);
-    run_bufs rb = {NULL, 0, NULL, 0, 0};
+    run_bufs rb = {NULL, 0, NULL, 0, 0, NULL};
     int rc = 0;
     if (!job.arenas || !job.entries || !job.nentries)
         rc = icd_fail_nomem(err);
     else if (!(u.seen = calloc(s->ndels ? s->ndels : 1, 1)))
         rc = icd_fail_nomem(err);
+    if (!rc && deletes && s->ndels) u.memo = calloc(USED_MEMO, sizeof *u.memo); /* (optional) */
+    if (!rc && deletes && mode != DELS_REPLAY && s->ix)
+        rb.dmemo = ice_delete_memo_new(); /* (too) */
     size_t first = 0;
     for (size_t w = 0; w < s->ndata_mfs && !rc; w += window) {
         size_t m = s->ndata_mfs - w < window ? s->ndata_mfs - w : window;
@@ -641,7 +665,9 @@ static int run(ice_scan_stream *s, bool deletes, ice_scan_consumer fn, void *ctx
     }
     free(rb.tasks);
     free((void *)rb.dels);
+    ice_delete_memo_free(rb.dmemo);
     free(u.seen);
+    free(u.memo);
     free(job.arenas);
     free(job.entries);
     free(job.nentries);

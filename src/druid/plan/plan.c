@@ -188,11 +188,48 @@ static int check_residual(dr_plan *p, icd_error *err)
 
 /* The per-file raw / materialized decisions (stage_decide.h) of a run of tasks, appended
  * to p->decisions. */
+#define REASON_MEMO 256 /* (a power of two) */
+
 typedef struct decide_run {
     dr_plan *p;
     dr_decide_ctx *c;
     size_t cap;
+    /* reason key (stage_decide.h) -> its text in p->reasons: direct-mapped, so the tasks
+     * whose reason is one of a few delete-count texts skip the hashing of it */
+    struct {
+        uint64_t key;
+        const char *text;
+    } memo[REASON_MEMO];
 } decide_run;
+
+static size_t memo_slot(uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 56) & (REASON_MEMO - 1);
+}
+
+/* The one copy in p->reasons of the decision's reason. */
+static int intern_reason(decide_run *r, const dr_file_decision *fd, const char **out,
+                         icd_error *err)
+{
+    dr_plan *p = r->p;
+    size_t m = memo_slot(fd->reason_key);
+    if (fd->reason_key && r->memo[m].key == fd->reason_key) {
+        *out = r->memo[m].text;
+        return 0;
+    }
+    size_t len = strlen(fd->reason) + 1;
+    uint64_t *slot;
+    bool fresh;
+    ICD_TRY(icd_map_upsert(p->reasons, fd->reason, len, icd_hash_bytes(fd->reason, len), &slot,
+                           &fresh, err));
+    if (fresh) *slot = icd_map_count(p->reasons) - 1;
+    *out = (const char *)icd_map_at(p->reasons, *slot).key;
+    if (fd->reason_key) {
+        r->memo[m].key = fd->reason_key;
+        r->memo[m].text = *out;
+    }
+    return 0;
+}
 
 static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
@@ -213,20 +250,25 @@ static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
     dr_file_decision fd;
     for (size_t j = 0; j < batch->ntasks; j++) {
         const ice_scan_task *t = &batch->tasks[j];
-        ICD_TRY(dr_decide_task(r->c, t, &fd, err));
-        /* a million tasks share a few hundred reason texts: keep each once */
-        size_t len = strlen(fd.reason) + 1;
-        uint64_t *slot;
-        bool fresh;
-        ICD_TRY(icd_map_upsert(p->reasons, fd.reason, len, icd_hash_bytes(fd.reason, len), &slot,
-                               &fresh, err));
-        if (fresh) *slot = icd_map_count(p->reasons) - 1;
-        p->decisions[batch->first + j] =
-            (dr_plan_file){fd.raw, fd.from_footer, (const char *)icd_map_at(p->reasons, *slot).key};
+        dr_plan_file *dec = &p->decisions[batch->first + j];
+        /* a task its delete files decide, whose reason text is known already: the decision
+         * dr_decide_task would make (materialized, from the metadata), without making the
+         * text again */
+        uint64_t key = dr_decide_deletes_key(t);
+        size_t m = memo_slot(key);
+        if (key && r->memo[m].key == key) {
+            *dec = (dr_plan_file){false, false, r->memo[m].text};
+        } else {
+            ICD_TRY(dr_decide_task(r->c, t, &fd, err));
+            /* a million tasks share a few hundred reason texts: keep each once */
+            const char *reason;
+            ICD_TRY(intern_reason(r, &fd, &reason, err));
+            *dec = (dr_plan_file){fd.raw, fd.from_footer, reason};
+        }
         /* A file that must be materialized in a format icedruid cannot write (ORC) reaches
          * Druid as NDJSON splits, deletes or not: its raw read is not the Iceberg read. */
         ice_file_format f = t->data->format;
-        if (!fd.raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
+        if (!dec->raw && f != ICE_FORMAT_PARQUET && f != ICE_FORMAT_AVRO) p->v2 = true;
     }
     p->ndecisions = n;
     return 0;
@@ -238,12 +280,18 @@ static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
 int dr_plan_decide(dr_plan *p, icd_error *err)
 {
     if (p->decisions) return 0;
-    decide_run r = {p, NULL, 0};
+    decide_run *r = calloc(1, sizeof *r);
+    if (!r) return icd_fail_nomem(err);
+    r->p = p;
     p->ndecisions = 0;
     p->decisions = calloc(1, sizeof *p->decisions);
-    if (!p->decisions) return icd_fail_nomem(err);
-    int rc = each_task(p, decide_batch, &r, err);
-    dr_decide_free(r.c);
+    if (!p->decisions) {
+        free(r);
+        return icd_fail_nomem(err);
+    }
+    int rc = each_task(p, decide_batch, r, err);
+    dr_decide_free(r->c);
+    free(r);
     if (rc) {
         free(p->decisions);
         p->decisions = NULL;
@@ -656,21 +704,14 @@ static void put_delete(icd_buf *b, const void *key)
     icd_buf_putc(b, '}');
 }
 
-/* The partition tuple as {name: single-value JSON}, in spec order. */
-static void put_partition(icd_buf *b, const ice_content_file *f, const ice_partition_spec *spec)
-{
-    icd_buf_putc(b, '{');
-    for (int32_t i = 0; i < f->npartition; i++) {
-        put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
-        ice_literal_to_single_value_json(b, &f->partition[i]);
-    }
-    icd_buf_putc(b, '}');
-}
-
 /* Schemas other than the selected one that define an equality-delete key field the
  * selected schema lacks (a dropped column still keys old deletes). */
+#define KNOWN_IDS 16
+
+/* known (may be NULL): *nknown equality field ids found in `schema` before, kept here for
+ * the next call (a plan's deletes share their key fields). */
 static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema *schema,
-                            const ice_metadata *md)
+                            const ice_metadata *md, int32_t *known_ids, size_t *nknown)
 {
     const ice_schema *extra[16];
     size_t n = 0;
@@ -678,7 +719,14 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
         const ice_content_file *d = t->deletes[k];
         for (int32_t i = 0; i < d->nequality_ids; i++) {
             int32_t id = d->equality_ids[i];
-            if (ice_schema_field(schema, id)) continue;
+            bool known = false;
+            for (size_t j = 0; known_ids && j < *nknown && !known; j++)
+                known = known_ids[j] == id;
+            if (known) continue;
+            if (ice_schema_field(schema, id)) {
+                if (known_ids && *nknown < KNOWN_IDS) known_ids[(*nknown)++] = id;
+                continue;
+            }
             bool have = false;
             for (size_t e = 0; e < n; e++)
                 have |= ice_schema_field(extra[e], id) != NULL;
@@ -703,6 +751,13 @@ static void put_key_schemas(icd_buf *b, const ice_scan_task *t, const ice_schema
 typedef struct spec_text {
     int32_t spec_id;
     icd_buf text; /* the JSON string value, quoted */
+    /* what a split of the spec writes around it: after its delete files, up to its key
+     * schemas (`],"partitionSpecJson":` text `,"equalityKeySchemasJson":`) */
+    icd_buf tail;
+    /* its partition fields' keys as put_key writes them, back to back: field i's ends at
+     * key_end[i] */
+    icd_buf keys;
+    size_t *key_end, nkeys;
 } spec_text;
 
 /* What put_split writes the same for many splits: each spec's JSON, and each delete
@@ -714,14 +769,72 @@ typedef struct split_cache {
     spec_text *specs;
     size_t nspecs;
     icd_ptr_text dels;
+    /* equality field ids found in the read schema (put_key_schemas looks them up once) */
+    int32_t known_ids[KNOWN_IDS];
+    size_t nknown;
 } split_cache;
 
 static void split_cache_free(split_cache *c)
 {
-    for (size_t i = 0; i < c->nspecs; i++)
+    for (size_t i = 0; i < c->nspecs; i++) {
         icd_buf_free(&c->specs[i].text);
+        icd_buf_free(&c->specs[i].tail);
+        icd_buf_free(&c->specs[i].keys);
+        free(c->specs[i].key_end);
+    }
     free(c->specs);
     icd_ptr_text_free(&c->dels);
+}
+
+/* The partition tuple as {name: single-value JSON}, in spec order; `st` (may be NULL)
+ * holds the spec's keys as put_key writes them. */
+static void put_partition(icd_buf *b, const ice_content_file *f, const ice_partition_spec *spec,
+                          const spec_text *st)
+{
+    icd_buf_putc(b, '{');
+    for (int32_t i = 0; i < f->npartition; i++) {
+        if (st && (size_t)i < st->nkeys) {
+            size_t from = i ? st->key_end[i - 1] : 0;
+            icd_buf_append(b, st->keys.data + from, st->key_end[i] - from);
+        } else {
+            put_key(b, spec && (size_t)i < spec->nfields ? spec->fields[i].name : "?", i == 0);
+        }
+        const ice_literal *l = &f->partition[i];
+        if (!l->is_null && l->kind == ICE_T_STRING) /* (what the call below writes for it) */
+            icd_json_str(b, (const char *)l->v.bytes.ptr, l->v.bytes.len);
+        else
+            ice_literal_to_single_value_json(b, l);
+    }
+    icd_buf_putc(b, '}');
+}
+
+/* The cached texts of `spec` (made on first use); NULL when out of memory (b->oom set). */
+static spec_text *spec_cached(split_cache *c, const ice_partition_spec *spec, icd_buf *b)
+{
+    for (size_t i = 0; i < c->nspecs; i++)
+        if (c->specs[i].spec_id == spec->spec_id) return &c->specs[i];
+    spec_text *v = realloc(c->specs, (c->nspecs + 1) * sizeof *v);
+    if (!v) {
+        b->oom = true;
+        return NULL;
+    }
+    c->specs = v;
+    spec_text *t = &v[c->nspecs++];
+    memset(t, 0, sizeof *t);
+    t->spec_id = spec->spec_id;
+    put_json_as_string(&t->text, spec_json, spec);
+    put_lit(&t->tail, "],\"partitionSpecJson\":");
+    icd_buf_append(&t->tail, t->text.data, t->text.len);
+    put_lit(&t->tail, ",\"equalityKeySchemasJson\":");
+    t->key_end = malloc((spec->nfields ? spec->nfields : 1) * sizeof *t->key_end);
+    if (!t->key_end) b->oom = true;
+    for (size_t i = 0; t->key_end && i < spec->nfields; i++) {
+        put_key(&t->keys, spec->fields[i].name, i == 0);
+        t->key_end[i] = t->keys.len;
+    }
+    if (t->key_end) t->nkeys = spec->nfields;
+    if (!icd_buf_ok(&t->text) || !icd_buf_ok(&t->tail) || !icd_buf_ok(&t->keys)) b->oom = true;
+    return b->oom ? NULL : t;
 }
 
 static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cache *c)
@@ -734,23 +847,8 @@ static void put_spec_json(icd_buf *b, const ice_partition_spec *spec, split_cach
         put_json_as_string(b, spec_json, spec);
         return;
     }
-    for (size_t i = 0; i < c->nspecs; i++)
-        if (c->specs[i].spec_id == spec->spec_id) {
-            icd_buf_append(b, c->specs[i].text.data, c->specs[i].text.len);
-            return;
-        }
-    spec_text *v = realloc(c->specs, (c->nspecs + 1) * sizeof *v);
-    if (!v) {
-        b->oom = true;
-        return;
-    }
-    c->specs = v;
-    spec_text *t = &v[c->nspecs++];
-    t->spec_id = spec->spec_id;
-    t->text = (icd_buf)ICD_BUF_INIT;
-    put_json_as_string(&t->text, spec_json, spec);
-    if (!icd_buf_ok(&t->text)) b->oom = true;
-    icd_buf_append(b, t->text.data, t->text.len);
+    spec_text *t = spec_cached(c, spec, b);
+    if (t) icd_buf_append(b, t->text.data, t->text.len);
 }
 
 /* The fields every split of a plan shares. In `plan` output they are written once, as
@@ -785,6 +883,30 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
     return 0;
 }
 
+/* A constant text at o (no NUL); the end. */
+#define AT_LIT(o, text) (memcpy((o), (text), sizeof(text) - 1), (o) + sizeof(text) - 1)
+
+/* A split's size, count, sequence number and spec id fields, written into room made once
+ * for all four (their keys' lengths are known, their digits at most ICD_JSON_I64_MAX). */
+static void put_counts(icd_buf *b, const ice_content_file *d)
+{
+    static const char K1[] = ",\"dataFileSizeInBytes\":", K2[] = ",\"dataFileRecordCount\":",
+                      K3[] = ",\"dataSequenceNumber\":", K4[] = ",\"specId\":";
+    size_t most = sizeof K1 + sizeof K2 + sizeof K3 + sizeof K4 + 4 * ICD_JSON_I64_MAX;
+    if (b->len + most + 1 > b->cap && !icd_buf_grow(b, most + 1)) return;
+    char *o = b->data + b->len;
+    o = AT_LIT(o, K1);
+    o = icd_json_i64_at(o, d->file_size);
+    o = AT_LIT(o, K2);
+    o = icd_json_i64_at(o, d->record_count);
+    o = AT_LIT(o, K3);
+    o = icd_json_i64_at(o, d->data_seq);
+    o = AT_LIT(o, K4);
+    o = icd_json_i64_at(o, d->spec_id);
+    *o = '\0';
+    b->len = (size_t)(o - b->data);
+}
+
 /* Split i; `cache` NULL = self-contained (with the common fields). */
 static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split_cache *cache,
                      icd_error *err)
@@ -792,21 +914,14 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     const ice_content_file *d = t->data;
     const ice_schema *schema = plan_schema(p);
     const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
-    icd_buf_puts(b, "{\"type\":\"icebergFileTask\"");
-    put_lit(b, ",\"dataFilePath\":");
+    put_lit(b, "{\"type\":\"icebergFileTask\",\"dataFilePath\":");
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
     put_format(b, d->format);
-    put_lit(b, ",\"dataFileSizeInBytes\":");
-    icd_json_i64(b, d->file_size);
-    put_lit(b, ",\"dataFileRecordCount\":");
-    icd_json_i64(b, d->record_count);
-    put_lit(b, ",\"dataSequenceNumber\":");
-    icd_json_i64(b, d->data_seq);
-    put_lit(b, ",\"specId\":");
-    icd_json_i64(b, d->spec_id);
+    put_counts(b, d);
+    spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
-    put_partition(b, d, spec);
+    put_partition(b, d, spec, st);
     put_lit(b, ",\"deleteFiles\":");
     icd_buf_putc(b, '[');
     for (size_t k = 0; k < t->ndeletes; k++) {
@@ -816,15 +931,21 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
         else
             put_delete(b, t->deletes[k]);
     }
-    icd_buf_putc(b, ']');
-    if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
-    put_lit(b, ",\"partitionSpecJson\":");
-    put_spec_json(b, spec, cache);
-    put_lit(b, ",\"equalityKeySchemasJson\":");
-    put_key_schemas(b, t, schema, p->md);
-    put_lit(b, ",\"hasResidual\":");
-    icd_buf_puts(b, p->residual || t->has_residual ? "true" : "false");
-    icd_buf_putc(b, '}');
+    if (st) { /* `]`, the spec's JSON and the next key, kept as one text */
+        icd_buf_append(b, st->tail.data, st->tail.len);
+    } else {
+        icd_buf_putc(b, ']');
+        if (!cache) ICD_TRY(put_common_fields(p, b, false, err));
+        put_lit(b, ",\"partitionSpecJson\":");
+        put_spec_json(b, spec, cache);
+        put_lit(b, ",\"equalityKeySchemasJson\":");
+    }
+    put_key_schemas(b, t, schema, p->md, cache ? cache->known_ids : NULL,
+                    cache ? &cache->nknown : NULL);
+    if (p->residual || t->has_residual)
+        put_lit(b, ",\"hasResidual\":true}");
+    else
+        put_lit(b, ",\"hasResidual\":false}");
     return icd_buf_ok(b) ? 0 : icd_fail_nomem(err);
 }
 
@@ -843,7 +964,46 @@ typedef struct files_writer {
     icd_jsonw *w;
     char **own; /* v1 */
     size_t nown, cap_own;
+    icd_ptr_text reasons; /* each interned reason's JSON string, by its address */
 } files_writer;
+
+/* (an icd_ptr_text writer: key is an interned reason text) */
+static void put_reason(icd_buf *b, const void *key)
+{
+    icd_json_cstr(b, key);
+}
+
+/* A file's "decision" to "delivery" fields, as one text per case: raw or materialized,
+ * decided by the footer or the metadata, and how Druid gets the file -- raw through the
+ * warehouseSource, materialized files staged (Parquet, Avro) or served as NDJSON rows
+ * (ORC: no ORC writer yet). */
+static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
+{
+#define DELIVERY(dec, by, del)                                                                     \
+    ",\"decision\":\"" dec "\",\"decidedBy\":\"" by "\",\"delivery\":\"" del "\""
+    static const char *const TEXT[6] = {
+        DELIVERY("raw", "footer", "warehouseSource"),
+        DELIVERY("raw", "metadata", "warehouseSource"),
+        DELIVERY("materialized", "footer", "staged"),
+        DELIVERY("materialized", "footer", "served (ORC: no ORC writer yet)"),
+        DELIVERY("materialized", "metadata", "staged"),
+        DELIVERY("materialized", "metadata", "served (ORC: no ORC writer yet)"),
+    };
+#define DELIVERY_LEN(dec, by, del) (sizeof(DELIVERY(dec, by, del)) - 1)
+    static const size_t LEN[6] = {
+        DELIVERY_LEN("raw", "footer", "warehouseSource"),
+        DELIVERY_LEN("raw", "metadata", "warehouseSource"),
+        DELIVERY_LEN("materialized", "footer", "staged"),
+        DELIVERY_LEN("materialized", "footer", "served (ORC: no ORC writer yet)"),
+        DELIVERY_LEN("materialized", "metadata", "staged"),
+        DELIVERY_LEN("materialized", "metadata", "served (ORC: no ORC writer yet)"),
+    };
+#undef DELIVERY_LEN
+#undef DELIVERY
+    size_t i = fd->raw ? (fd->from_footer ? 0 : 1)
+                       : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
+    icd_buf_append(b, TEXT[i], LEN[i]);
+}
 
 static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
@@ -864,22 +1024,17 @@ static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
             return icd_fail(err, ICD_EINVALID, NULL, -1, "the plan changed while it was written");
         const dr_plan_file *fd = &fw->p->decisions[i];
         if (!fw->p->v2 && !(fw->own[fw->nown++] = strdup(d->path))) return icd_fail_nomem(err);
-        icd_buf_puts(b, i ? ",\n{\"path\":" : "\n{\"path\":");
+        if (i)
+            put_lit(b, ",\n{\"path\":");
+        else
+            put_lit(b, "\n{\"path\":");
         icd_json_cstr(b, d->path);
-        icd_buf_puts(b, ",\"format\":");
+        put_lit(b, ",\"format\":");
         put_format(b, d->format);
-        icd_buf_puts(b, fd->raw ? ",\"decision\":\"raw\"" : ",\"decision\":\"materialized\"");
-        icd_buf_puts(b,
-                     fd->from_footer ? ",\"decidedBy\":\"footer\"" : ",\"decidedBy\":\"metadata\"");
-        /* how Druid gets the file: raw through the warehouseSource, materialized files
-         * staged (Parquet, Avro) or served as NDJSON rows (ORC: no ORC writer yet) */
-        icd_buf_puts(b, fd->raw ? ",\"delivery\":\"warehouseSource\""
-                        : d->format == ICE_FORMAT_ORC
-                            ? ",\"delivery\":\"served (ORC: no ORC writer yet)\""
-                            : ",\"delivery\":\"staged\"");
+        put_delivery(b, fd, d->format);
         if (!fd->raw) {
-            icd_buf_puts(b, ",\"reason\":");
-            icd_json_cstr(b, fd->reason);
+            put_lit(b, ",\"reason\":");
+            icd_ptr_text_put(&fw->reasons, b, fd->reason, put_reason);
         }
         icd_buf_putc(b, '}');
         icd_jsonw_maybe_flush(fw->w);
@@ -941,8 +1096,10 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     size_t nmat = dr_plan_materialized_count(p);
     icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
                    c.data_files - nmat, nmat);
-    files_writer fw = {p, w, NULL, 0, 0};
+    files_writer fw = {p, w, NULL, 0, 0, {0}};
+    icd_ptr_text_init(&fw.reasons, ICD_PTR_TEXT_MAX);
     int rc = each_data_file(p, put_files, &fw, err);
+    icd_ptr_text_free(&fw.reasons);
     if (!rc) {
         icd_buf_puts(b, "\n]");
         if (!p->v2) rc = put_v1_source(p, &fw, b, err);
@@ -955,7 +1112,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {NULL, 0, {0}}};
+    splits_writer sw = {p, w, {NULL, 0, {0}, {0}, 0}};
     icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);

@@ -473,6 +473,32 @@ static char *put_count(char *o, size_t v)
     return o;
 }
 
+/* The counts of a task's delete files by kind, packed as its reason key (stage_decide.h);
+ * pos, eq, dv receive them. 0 when the task has none. */
+static uint64_t deletes_counts(const ice_scan_task *t, size_t *pos, size_t *eq, size_t *dv)
+{
+    *pos = *eq = *dv = 0;
+    for (size_t i = 0; i < t->ndeletes; i++) {
+        const ice_content_file *d = t->deletes[i];
+        if (ice_is_dv(d))
+            (*dv)++;
+        else if (d->content == ICE_CONTENT_EQUALITY_DELETES)
+            (*eq)++;
+        else
+            (*pos)++;
+    }
+    if (!t->ndeletes) return 0;
+    const size_t lim = (size_t)1 << 21; /* (larger counts get no key: the text is made) */
+    if (*pos >= lim || *eq >= lim || *dv >= lim) return 0;
+    return (uint64_t)1 << 63 | (uint64_t)*pos | (uint64_t)*eq << 21 | (uint64_t)*dv << 42;
+}
+
+uint64_t dr_decide_deletes_key(const ice_scan_task *t)
+{
+    size_t pos, eq, dv;
+    return deletes_counts(t, &pos, &eq, &dv);
+}
+
 /* "deletes apply: %zu position, %zu equality, %zu deletion vector" without vsnprintf (the
  * reason of every data file with deletes: a million of them in big plans). */
 static void deletes_reason(dr_file_decision *d, size_t pos, size_t eq, size_t dv)
@@ -491,19 +517,14 @@ static void deletes_reason(dr_file_decision *d, size_t pos, size_t eq, size_t dv
 
 int dr_decide_task(dr_decide_ctx *c, const ice_scan_task *t, dr_file_decision *out, icd_error *err)
 {
-    memset(out, 0, sizeof *out);
+    /* (not a memset of the reason: a million tasks) */
     out->raw = true;
+    out->from_footer = false;
+    out->reason[0] = '\0';
+    out->reason_key = 0;
     if (t->ndeletes) {
-        size_t pos = 0, eq = 0, dv = 0;
-        for (size_t i = 0; i < t->ndeletes; i++) {
-            const ice_content_file *d = t->deletes[i];
-            if (ice_is_dv(d))
-                dv++;
-            else if (d->content == ICE_CONTENT_EQUALITY_DELETES)
-                eq++;
-            else
-                pos++;
-        }
+        size_t pos, eq, dv;
+        out->reason_key = deletes_counts(t, &pos, &eq, &dv);
         deletes_reason(out, pos, eq, dv);
         return 0;
     }

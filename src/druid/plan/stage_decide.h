@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "iceberg/metadata.h"
@@ -53,6 +54,9 @@ typedef struct dr_file_decision {
     bool raw;
     bool from_footer; /* the file's footer/header was read to decide */
     char reason[240]; /* why not raw ("" when raw) */
+    /* nonzero: the reason is a function of this value alone (the counts of a task's delete
+     * files), so a caller keeping the distinct reasons can look the text up by it */
+    uint64_t reason_key;
 } dr_file_decision;
 
 /* A decider for tasks read with `schema` (the read schema). Borrows io, md and schema;
@@ -63,5 +67,10 @@ void dr_decide_free(dr_decide_ctx *c);
 
 /* Decides one task. Errors only for a footer that cannot be read. */
 int dr_decide_task(dr_decide_ctx *c, const ice_scan_task *t, dr_file_decision *out, icd_error *err);
+
+/* The reason key dr_decide_task gives a task its delete files decide (materialized, from
+ * the metadata), without making the reason's text; 0 when they do not decide it (none) or
+ * the key is not kept. A caller holding the text of a key can skip dr_decide_task. */
+uint64_t dr_decide_deletes_key(const ice_scan_task *t);
 
 #endif

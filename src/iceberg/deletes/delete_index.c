@@ -50,7 +50,62 @@ typedef struct list {
 
 struct ice_delete_index {
     list dvs, path_pos, part_pos, part_eq, global_eq;
+    /* A bit per fingerprint of the paths dvs and path_pos are keyed by (mask + 1 bits;
+     * NULL: none): a data file whose path's bit is clear has no run in either, so its
+     * lookup skips the probe hash and both map lookups (most data files have no delete
+     * file of their own). */
+    uint64_t *path_bits;
+    size_t path_mask;
 };
+
+/* A cheap fingerprint of a path: its length and its last 32 bytes (paths of one table
+ * differ near their ends), folded with rotations, then mixed. */
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+    return x << r | x >> (64 - r);
+}
+
+static uint64_t path_fp(const char *p, size_t n)
+{
+    uint64_t h = (uint64_t)n;
+    if (n >= 8) {
+        uint64_t w[4];
+        for (size_t k = 0; k < 4; k++) /* (overlapping from the start when shorter) */
+            memcpy(&w[k], p + (n >= 8 * (k + 1) ? n - 8 * (k + 1) : 0), 8);
+        h ^= w[0] ^ rotl64(w[1], 17) ^ rotl64(w[2], 31) ^ rotl64(w[3], 47);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            h = rotl64(h, 8) ^ (uint8_t)p[i];
+    }
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull; /* (splitmix64's finalizer) */
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
+}
+
+/* The fingerprint bits of dvs' and path_pos' keys; without memory, none (no skipping). */
+static void path_bits_build(ice_delete_index *ix)
+{
+    size_t n = ix->dvs.n + ix->path_pos.n, bits = 1024;
+    while (bits < n * 16 && bits < ((size_t)1 << 30))
+        bits *= 2;
+    ix->path_bits = calloc(bits / 64, sizeof *ix->path_bits);
+    if (!ix->path_bits) return;
+    ix->path_mask = bits - 1;
+    const list *ls[2] = {&ix->dvs, &ix->path_pos};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < ls[l]->n; i++) {
+            size_t b = (size_t)path_fp(ls[l]->v[i].path, ls[l]->v[i].path_len) & ix->path_mask;
+            ix->path_bits[b / 64] |= (uint64_t)1 << (b % 64);
+        }
+}
+
+/* False only when no run of dvs or path_pos has the key. */
+static bool path_may_have(const ice_delete_index *ix, const char *key, size_t len)
+{
+    if (!ix->path_bits) return true;
+    size_t b = (size_t)path_fp(key, len) & ix->path_mask;
+    return (ix->path_bits[b / 64] >> (b % 64)) & 1;
+}
 
 /* The run key of (spec id, key bytes) in `buf` (at least 4 + len bytes). */
 static size_t run_key(uint8_t *buf, int32_t spec_id, const char *key, size_t len)
@@ -109,6 +164,30 @@ static void run_probe_free(run_probe *p)
     if (p->k != p->small) free(p->k);
 }
 
+/* The runs map value (start | length << 32) of the probe's key in l, 0 when none (a run
+ * is never empty). The probe has its key. */
+static uint64_t run_lookup(const list *l, const run_probe *p)
+{
+    if (!l->runs) return 0;
+    const uint64_t *v = icd_map_find(l->runs, p->k, p->len, p->hash);
+    return v ? *v : 0;
+}
+
+/* The entries of run v whose sequence number is >= min_seq: [*lo, *hi). */
+static void run_from(const list *l, uint64_t v, int64_t min_seq, size_t *lo, size_t *hi)
+{
+    size_t a = (size_t)(v & 0xffffffffu), b = a + (size_t)(v >> 32);
+    *hi = b;
+    while (a < b) { /* first entry of the run with seq >= min_seq */
+        size_t mid = a + (b - a) / 2;
+        if (l->v[mid].seq < min_seq)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    *lo = a;
+}
+
 /* The run of entries with the probe's key whose sequence number is >= min_seq: [*lo, *hi). */
 static void find_run(const list *l, const run_probe *p, int64_t min_seq, size_t *lo, size_t *hi)
 {
@@ -118,18 +197,48 @@ static void find_run(const list *l, const run_probe *p, int64_t min_seq, size_t 
         *hi = l->n;
         return;
     }
-    const uint64_t *v = icd_map_find(l->runs, p->k, p->len, p->hash);
-    if (!v) return;
-    size_t a = (size_t)(*v & 0xffffffffu), b = a + (size_t)(*v >> 32);
-    while (a < b) { /* first entry of the run with seq >= min_seq */
-        size_t mid = a + (b - a) / 2;
-        if (l->v[mid].seq < min_seq)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    *lo = a;
-    *hi = (size_t)(*v & 0xffffffffu) + (size_t)(*v >> 32);
+    run_from(l, run_lookup(l, p), min_seq, lo, hi);
+}
+
+/* ---- the partition memo --------------------------------------------------------------- */
+
+#define PART_MEMO 4096 /* (a power of two) */
+
+/* One partition key's runs in part_pos and part_eq, by the key's address. */
+typedef struct part_memo {
+    uint64_t gen; /* the memo's generation it was filled in */
+    const uint8_t *key;
+    uint32_t len;
+    int32_t spec_id;
+    uint64_t pos, eq;
+} part_memo;
+
+struct ice_delete_memo {
+    uint64_t gen;
+    part_memo slot[PART_MEMO];
+};
+
+ice_delete_memo *ice_delete_memo_new(void)
+{
+    ice_delete_memo *m = calloc(1, sizeof *m);
+    if (m) m->gen = 1;
+    return m;
+}
+
+void ice_delete_memo_clear(ice_delete_memo *m)
+{
+    if (m) m->gen++;
+}
+
+void ice_delete_memo_free(ice_delete_memo *m)
+{
+    free(m);
+}
+
+static part_memo *memo_slot(ice_delete_memo *m, const ice_content_file *d)
+{
+    uint64_t a = (uint64_t)(uintptr_t)d->partition_key;
+    return &m->slot[(size_t)((a * 0x9E3779B97F4A7C15ull) >> 32) & (PART_MEMO - 1)];
 }
 
 const char *ice_position_delete_target(const ice_content_file *f, size_t *len)
@@ -229,6 +338,7 @@ void ice_delete_index_free(ice_delete_index *ix)
     icd_map_free(ix->path_pos.runs);
     icd_map_free(ix->part_pos.runs);
     icd_map_free(ix->part_eq.runs);
+    free(ix->path_bits);
     free(ix);
 }
 
@@ -301,6 +411,7 @@ int ice_delete_index_build(const ice_content_file *const *deletes, size_t n,
         ice_delete_index_free(ix);
         return rc;
     }
+    if (ix->dvs.n || ix->path_pos.n) path_bits_build(ix);
     *out = ix;
     return 0;
 }
@@ -327,8 +438,8 @@ static int seq_before(const entry *e, const probe *p, int64_t min_seq)
     return e->seq < min_seq;
 }
 
-static int append(const ice_content_file ***out, size_t *n, size_t *cap, const ice_content_file *f,
-                  icd_error *err)
+static inline int append(const ice_content_file ***out, size_t *n, size_t *cap,
+                         const ice_content_file *f, icd_error *err)
 {
     if (ICD_ARRAY_RESERVE(*out, *cap, *n + 1, 8)) return icd_fail_nomem(err);
     (*out)[(*n)++] = f;
@@ -347,6 +458,13 @@ static bool bounds_may_contain(const entry *e, const char *key, size_t len)
 int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
                          const ice_content_file ***out, size_t *n, size_t *cap, icd_error *err)
 {
+    return ice_delete_index_for_memo(ix, NULL, d, out, n, cap, err);
+}
+
+int ice_delete_index_for_memo(const ice_delete_index *ix, ice_delete_memo *memo,
+                              const ice_content_file *d, const ice_content_file ***out, size_t *n,
+                              size_t *cap, icd_error *err)
+{
     size_t dlen = strlen(d->path), plen, lo, hi;
     const char *pkey = ice_location_key(d->path, dlen, &plen);
     int64_t seq = d->data_seq;
@@ -354,7 +472,10 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
 
     /* A DV with seq >= seq(D) replaces every position delete file for D. */
     bool have_dv = false;
-    if (ix->dvs.runs || ix->path_pos.runs) {
+    /* (a key too long for the probe's own room is looked up as before: without memory
+     * for it the lists are scanned whole) */
+    bool may = plen + 4 > sizeof(((run_probe *)NULL)->small) || path_may_have(ix, pkey, plen);
+    if ((ix->dvs.runs || ix->path_pos.runs) && may) {
         run_probe by_path;
         run_probe_init(&by_path, 0, pkey, plen);
         find_run(&ix->dvs, &by_path, seq, &lo, &hi);
@@ -374,22 +495,42 @@ int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *d,
     /* Equality deletes need a strictly greater sequence number. */
     int64_t eq_min = seq == INT64_MAX ? seq : seq + 1;
     if ((!have_dv && ix->part_pos.runs) || ix->part_eq.runs) {
-        run_probe by_part;
-        run_probe_init(&by_part, d->spec_id, (const char *)d->partition_key, d->partition_key_len);
-        if (!have_dv) {
-            find_run(&ix->part_pos, &by_part, seq, &lo, &hi);
-            for (size_t i = lo; i < hi; i++) { /* the bounds live apart: fetch them together */
-                __builtin_prefetch(ix->part_pos.v[i].lo);
-                __builtin_prefetch(ix->part_pos.v[i].hi);
+        /* the runs of the data file's partition: from the memo when a file with the same
+         * key (at the same address) asked before, else found and kept there */
+        size_t plo = 0, phi = 0, elo, ehi;
+        part_memo *ms = memo ? memo_slot(memo, d) : NULL;
+        if (ms && ms->gen == memo->gen && ms->key == d->partition_key &&
+            ms->len == d->partition_key_len && ms->spec_id == d->spec_id) {
+            if (!have_dv) run_from(&ix->part_pos, ms->pos, seq, &plo, &phi);
+            run_from(&ix->part_eq, ms->eq, eq_min, &elo, &ehi);
+        } else {
+            run_probe by_part;
+            run_probe_init(&by_part, d->spec_id, (const char *)d->partition_key,
+                           d->partition_key_len);
+            if (ms && by_part.k) {
+                *ms = (part_memo){memo->gen,
+                                  d->partition_key,
+                                  d->partition_key_len,
+                                  d->spec_id,
+                                  run_lookup(&ix->part_pos, &by_part),
+                                  run_lookup(&ix->part_eq, &by_part)};
+                if (!have_dv) run_from(&ix->part_pos, ms->pos, seq, &plo, &phi);
+                run_from(&ix->part_eq, ms->eq, eq_min, &elo, &ehi);
+            } else {
+                if (!have_dv) find_run(&ix->part_pos, &by_part, seq, &plo, &phi);
+                find_run(&ix->part_eq, &by_part, eq_min, &elo, &ehi);
             }
-            for (size_t i = lo; i < hi && !rc; i++)
-                if (bounds_may_contain(&ix->part_pos.v[i], pkey, plen))
-                    rc = append(out, n, cap, ix->part_pos.v[i].f, err);
+            run_probe_free(&by_part);
         }
-        find_run(&ix->part_eq, &by_part, eq_min, &lo, &hi);
-        for (size_t i = lo; i < hi && !rc; i++)
+        for (size_t i = plo; i < phi; i++) { /* the bounds live apart: fetch them together */
+            __builtin_prefetch(ix->part_pos.v[i].lo);
+            __builtin_prefetch(ix->part_pos.v[i].hi);
+        }
+        for (size_t i = plo; i < phi && !rc; i++)
+            if (bounds_may_contain(&ix->part_pos.v[i], pkey, plen))
+                rc = append(out, n, cap, ix->part_pos.v[i].f, err);
+        for (size_t i = elo; i < ehi && !rc; i++)
             rc = append(out, n, cap, ix->part_eq.v[i].f, err);
-        run_probe_free(&by_part);
         if (rc) return rc;
     }
     probe pr = {pkey, plen, d};

@@ -42,6 +42,20 @@ int ice_delete_index_build(const ice_content_file *const *deletes, size_t n,
 int ice_delete_index_for(const ice_delete_index *ix, const ice_content_file *data,
                          const ice_content_file ***out, size_t *n, size_t *cap, icd_error *err);
 
+/* A memo of the partition lookups of ice_delete_index_for_memo, by the address of a data
+ * file's partition key (the files of one partition in a manifest share theirs): valid
+ * while the keys it saw stay where they are, so cleared (cheaply) before the files of
+ * another manifest. NULL from _new when out of memory: lookups then go without one. */
+typedef struct ice_delete_memo ice_delete_memo;
+ice_delete_memo *ice_delete_memo_new(void);
+void ice_delete_memo_clear(ice_delete_memo *m);
+void ice_delete_memo_free(ice_delete_memo *m);
+
+/* ice_delete_index_for through a memo (NULL: none); the same result. */
+int ice_delete_index_for_memo(const ice_delete_index *ix, ice_delete_memo *memo,
+                              const ice_content_file *data, const ice_content_file ***out,
+                              size_t *n, size_t *cap, icd_error *err);
+
 /* Counts of indexed files by kind, for --stats. */
 typedef struct ice_delete_index_counts {
     size_t dvs, position_files, equality_files, global_equality_files;

@@ -37,6 +37,19 @@ static void test_strings(void)
 static void test_numbers(void)
 {
     CHECK_EQ_STR(FMT(icd_json_i64(&b_, INT64_MIN)), "-9223372036854775808");
+    /* every digit count, the 32-bit edge, negatives: icd_json_i64_at writes the same */
+    static const int64_t vs[] = {0,          7,       10,       99,        100,
+                                 12345,      4000090, 99999999, 100000000, 4294967295,
+                                 4294967296, -1,      -4000090, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        char at[ICD_JSON_I64_MAX + 1];
+        char *e = icd_json_i64_at(at, vs[i]);
+        *e = '\0';
+        char want[32];
+        snprintf(want, sizeof want, "%lld", (long long)vs[i]);
+        CHECK_EQ_STR(at, want);
+        CHECK_EQ_STR(FMT(icd_json_i64(&b_, vs[i])), want);
+    }
     CHECK_EQ_STR(FMT(icd_json_u64(&b_, UINT64_MAX)), "18446744073709551615");
     CHECK_EQ_STR(FMT(icd_json_double(&b_, 0.1)), "0.1");
     CHECK_EQ_STR(FMT(icd_json_double(&b_, -0.0)), "-0.0");

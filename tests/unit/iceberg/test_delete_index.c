@@ -221,6 +221,51 @@ static void test_scale(void)
     free(dels);
 }
 
+/* Lookups through a memo give what lookups without one give: partition keys shared by
+ * address (as a manifest's files share theirs), sequence numbers that differ between files
+ * of one partition, the same key under another spec id, and a key address that holds
+ * another partition after a clear (the next manifest's). */
+static void test_memo(void)
+{
+    enum { NP = 20, ND = 200 };
+    static char parts[NP][8], again[NP][8];
+    static char names[ND][16];
+    ice_content_file *dels = calloc(ND, sizeof *dels);
+    for (int i = 0; i < NP; i++)
+        snprintf(parts[i], sizeof parts[i], "p%03d", i);
+    for (int i = 0; i < ND; i++) {
+        snprintf(names[i], sizeof names[i], "del%d", i);
+        dels[i] = (i % 2) ? eqdel(names[i], 1, parts[i % NP], 10 + i / NP)
+                          : posdel(names[i], 1, parts[i % NP], 10 + i / NP, NULL);
+    }
+    ice_delete_index *ix = build(dels, ND);
+    ice_delete_memo *memo = ice_delete_memo_new();
+    CHECK(ix != NULL && memo != NULL);
+    const ice_content_file **v = NULL, **w = NULL;
+    size_t cap = 0, capw = 0;
+    icd_error err;
+    for (int round = 0; round < 2; round++) {
+        ice_delete_memo_clear(memo);
+        /* the second round: each key address holds another partition's bytes */
+        for (int i = 0; i < NP; i++)
+            memcpy(again[i], parts[(i + round * 7) % NP], sizeof again[i]);
+        for (int j = 0; j < 400; j++) {
+            ice_content_file d = data("d", j % 5 == 0 ? 0 : 1, again[j % NP], 9 + j % 13);
+            size_t n = 0, m = 0;
+            CHECK(ice_delete_index_for(ix, &d, &v, &n, &cap, &err) == 0);
+            CHECK(ice_delete_index_for_memo(ix, memo, &d, &w, &m, &capw, &err) == 0);
+            CHECK_EQ_INT(m, n);
+            for (size_t k = 0; k < n && k < m; k++)
+                CHECK(v[k] == w[k]);
+        }
+    }
+    free((void *)v);
+    free((void *)w);
+    ice_delete_memo_free(memo);
+    ice_delete_index_free(ix);
+    free(dels);
+}
+
 TEST_MAIN(TEST(test_sequence_boundaries), TEST(test_partition_scoping),
           TEST(test_file_scoped_and_dv), TEST(test_file_path_bounds), TEST(test_errors),
-          TEST(test_scale))
+          TEST(test_scale), TEST(test_memo))

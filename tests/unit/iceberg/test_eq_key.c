@@ -113,7 +113,7 @@ static void test_literal_path(void)
     struct {
         ice_literal l;
         ice_tvalue v;
-    } cases[6];
+    } cases[8];
     memset(cases, 0, sizeof cases);
     cases[0].l = ice_lit_int(7); /* int partition value vs a long read from a file */
     cases[0].v.cls = ICE_TV_INT;
@@ -131,6 +131,11 @@ static void test_literal_path(void)
     cases[4].v.p = (const uint8_t *)"x=1";
     cases[4].v.n = 3;
     cases[5].l = ice_lit_null(ICE_T_LONG);
+    cases[6].l = ice_lit_null(ICE_T_STRING); /* (strings take a shortcut: null and empty) */
+    cases[7].l = ice_lit_string("", 0);
+    cases[7].v.cls = ICE_TV_STRING;
+    cases[7].v.p = (const uint8_t *)"";
+    cases[7].v.n = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         icd_buf x = ICD_BUF_INIT, y = ICD_BUF_INIT;
         ice_key_put_literal(&x, &cases[i].l);
