@@ -22,7 +22,7 @@
 /* The planner's promise (delete_index.h, the spec's scan planning rules): a position
  * delete or DV applies from the data file's own sequence number on, an equality delete
  * only to data files written strictly before it. A task that breaks it would delete rows
- * that were written after their delete. */
+ * that were written after their delete: an error, whoever made the task. */
 static inline bool delete_applies(const ice_content_file *data, const ice_content_file *df)
 {
     if (df->content == ICE_CONTENT_EQUALITY_DELETES) return df->data_seq > data->data_seq;
@@ -37,7 +37,12 @@ int ice_mor_init(ice_mor *m, ice_scan_reader *r, const ice_scan_task *task, ice_
     ICD_TRY(ice_rd_task_positions(r, task, stats, &m->pos, &m->pos_owned, err));
     for (size_t d = 0; d < task->ndeletes; d++) {
         const ice_content_file *df = task->deletes[d];
-        assert(delete_applies(task->data, df));
+        if (!delete_applies(task->data, df)) /* (a hand-made split, say) */
+            return icd_fail(err, ICD_EINVALID, df->path, -1,
+                            "delete file of sequence number %lld does not apply to data file %s "
+                            "of sequence number %lld: the task breaks the spec's planning rules",
+                            (long long)df->data_seq, task->data->path,
+                            (long long)task->data->data_seq);
         if (df->content != ICE_CONTENT_EQUALITY_DELETES) continue;
         const cache_entry *e;
         bool loaded = false;

@@ -73,8 +73,7 @@ void ice_key_put_literal(icd_buf *k, const ice_literal *l)
     if (!l->is_null && l->kind == ICE_T_STRING) {
         /* (a string partition value, every data file's: the bytes ice_key_put writes for
          * its tvalue, without making one) */
-        icd_buf_putc(k, 1);
-        put_bytes(k, l->v.bytes.ptr, l->v.bytes.len);
+        put_value(k, l->v.bytes.ptr, l->v.bytes.len, true);
         return;
     }
     ice_type t;
