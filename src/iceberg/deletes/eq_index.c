@@ -349,9 +349,13 @@ int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *
     return 0;
 }
 
-static size_t table_size(size_t n)
+/* Slots for n keys: the fixed-width table at load <= 0.5 (a miss is decided in ~2.5 slots
+ * of one cache line; 16 bytes a key), the generic one at load <= 0.7 (its slots only lead
+ * to the interned keys, which a hit reads anyway: memory counts more there). */
+static size_t table_size(size_t n, bool fixed)
 {
-    return n ? 2 * n + 1 : 0; /* load <= 0.5 */
+    if (!n) return 0;
+    return fixed ? 2 * n + 1 : n + n * 3 / 7 + 1;
 }
 
 /* The sizes of partition p's parts; false when a part would not fit its 32-bit counts. */
@@ -364,8 +368,8 @@ static bool sizes_of(const ice_eq_builder *b, size_t p, part_sizes *z)
     const bucket *bk = &b->buckets[p];
     size_t nfix = b->ix->fixed ? bk->nfixed : 0;
     z->abytes = b->ix->fixed ? bk->oddbytes : bk->bytes;
-    z->nwords = table_size(nfix);
-    z->nslots = table_size(bk->nkeys - nfix);
+    z->nwords = table_size(nfix, true);
+    z->nslots = table_size(bk->nkeys - nfix, false);
     /* with a filter, every partition has one (an empty one rejects every key) */
     z->nblocks = b->bloom ? (bk->nkeys + 31) / 32 + !bk->nkeys : 0;
     z->zeroed = z->nblocks * 32 + z->nwords * 8 + z->nslots * 8;

@@ -19,7 +19,7 @@
  *   - the fixed-width table: when (nearly) every key has the same length L (8..16 bytes)
  *     and the same first L-8 bytes (a single long/int/date/timestamp/double key column),
  *     the last 8 bytes of each key are stored inline in an 8-byte slot (open addressing,
- *     linear probing, load <= 0.7): about 12 bytes per key;
+ *     linear probing, load <= 0.5): about 16 bytes per key;
  *   - the generic table for every other key: 8-byte slots (32 hash bits | arena offset)
  *     over one arena of interned keys (varint length + bytes), each key stored once.
  * Probing a key: partition from the hash's top bits, Bloom block, then the slot.
