@@ -981,28 +981,26 @@ static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
 {
 #define DELIVERY(dec, by, del)                                                                     \
     ",\"decision\":\"" dec "\",\"decidedBy\":\"" by "\",\"delivery\":\"" del "\""
-    static const char *const TEXT[6] = {
-        DELIVERY("raw", "footer", "warehouseSource"),
-        DELIVERY("raw", "metadata", "warehouseSource"),
-        DELIVERY("materialized", "footer", "staged"),
-        DELIVERY("materialized", "footer", "served (ORC: no ORC writer yet)"),
-        DELIVERY("materialized", "metadata", "staged"),
-        DELIVERY("materialized", "metadata", "served (ORC: no ORC writer yet)"),
+#define TEXT(dec, by, del)                                                                         \
+    {                                                                                              \
+        DELIVERY(dec, by, del), sizeof(DELIVERY(dec, by, del)) - 1                                 \
+    }
+    static const struct {
+        const char *text;
+        size_t len;
+    } CASES[6] = {
+        TEXT("raw", "footer", "warehouseSource"),
+        TEXT("raw", "metadata", "warehouseSource"),
+        TEXT("materialized", "footer", "staged"),
+        TEXT("materialized", "footer", "served (ORC: no ORC writer yet)"),
+        TEXT("materialized", "metadata", "staged"),
+        TEXT("materialized", "metadata", "served (ORC: no ORC writer yet)"),
     };
-#define DELIVERY_LEN(dec, by, del) (sizeof(DELIVERY(dec, by, del)) - 1)
-    static const size_t LEN[6] = {
-        DELIVERY_LEN("raw", "footer", "warehouseSource"),
-        DELIVERY_LEN("raw", "metadata", "warehouseSource"),
-        DELIVERY_LEN("materialized", "footer", "staged"),
-        DELIVERY_LEN("materialized", "footer", "served (ORC: no ORC writer yet)"),
-        DELIVERY_LEN("materialized", "metadata", "staged"),
-        DELIVERY_LEN("materialized", "metadata", "served (ORC: no ORC writer yet)"),
-    };
-#undef DELIVERY_LEN
+#undef TEXT
 #undef DELIVERY
     size_t i = fd->raw ? (fd->from_footer ? 0 : 1)
                        : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
-    icd_buf_append(b, TEXT[i], LEN[i]);
+    icd_buf_append(b, CASES[i].text, CASES[i].len);
 }
 
 static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)

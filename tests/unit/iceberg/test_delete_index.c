@@ -181,21 +181,30 @@ static void test_errors(void)
     CHECK(strstr(err.message, "spec id 42") != NULL);
 }
 
+/* nd deletes over np partitions "p000", ...: delete i is in partition i % np with
+ * sequence number 10 + i / np, an equality delete when i is odd, else a position delete
+ * (names "del<i>" in names[]). */
+static ice_content_file *spread_deletes(char (*parts)[8], int np, char (*names)[16], int nd)
+{
+    ice_content_file *dels = calloc((size_t)nd, sizeof *dels);
+    for (int i = 0; i < np; i++)
+        snprintf(parts[i], 8, "p%03d", i);
+    for (int i = 0; i < nd && dels; i++) {
+        snprintf(names[i], 16, "del%d", i);
+        dels[i] = (i % 2) ? eqdel(names[i], 1, parts[i % np], 10 + i / np)
+                          : posdel(names[i], 1, parts[i % np], 10 + i / np, NULL);
+    }
+    return dels;
+}
+
 static void test_scale(void)
 {
     /* 10,000 data files in 100 partitions against 1,000 deletes: every lookup returns
      * exactly the deletes of its partition with a higher sequence number. */
     enum { NP = 100, ND = 1000 };
     static char parts[NP][8];
-    ice_content_file *dels = calloc(ND, sizeof *dels);
     static char names[ND][16];
-    for (int i = 0; i < NP; i++)
-        snprintf(parts[i], sizeof parts[i], "p%03d", i);
-    for (int i = 0; i < ND; i++) {
-        snprintf(names[i], sizeof names[i], "del%d", i);
-        dels[i] = (i % 2) ? eqdel(names[i], 1, parts[i % NP], 10 + i / NP)
-                          : posdel(names[i], 1, parts[i % NP], 10 + i / NP, NULL);
-    }
+    ice_content_file *dels = spread_deletes(parts, NP, names, ND);
     ice_delete_index *ix = build(dels, ND);
     size_t total = 0;
     const ice_content_file **v = NULL;
@@ -230,14 +239,7 @@ static void test_memo(void)
     enum { NP = 20, ND = 200 };
     static char parts[NP][8], again[NP][8];
     static char names[ND][16];
-    ice_content_file *dels = calloc(ND, sizeof *dels);
-    for (int i = 0; i < NP; i++)
-        snprintf(parts[i], sizeof parts[i], "p%03d", i);
-    for (int i = 0; i < ND; i++) {
-        snprintf(names[i], sizeof names[i], "del%d", i);
-        dels[i] = (i % 2) ? eqdel(names[i], 1, parts[i % NP], 10 + i / NP)
-                          : posdel(names[i], 1, parts[i % NP], 10 + i / NP, NULL);
-    }
+    ice_content_file *dels = spread_deletes(parts, NP, names, ND);
     ice_delete_index *ix = build(dels, ND);
     ice_delete_memo *memo = ice_delete_memo_new();
     CHECK(ix != NULL && memo != NULL);
