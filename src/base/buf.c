@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/bigmem.h"
 #include "base/buf.h"
 
 bool icd_buf_grow(icd_buf *b, size_t extra)
@@ -18,7 +19,7 @@ bool icd_buf_grow(icd_buf *b, size_t extra)
         }
         cap *= 2;
     }
-    char *p = realloc(b->data, cap);
+    char *p = icd_bigmem_realloc(b->data, b->len, cap);
     if (!p) {
         b->oom = true;
         return false;

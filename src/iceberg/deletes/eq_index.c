@@ -16,14 +16,16 @@
  * group of partitions (a sixteenth of them); a group's slabs are unmapped when its last
  * partition is built. Returning memory by the slab keeps the peak near one copy of the
  * keys plus a group's share while costing a few dozen munmap calls, where one mapping per
- * chunk cost one each (a TLB flush apiece: 1,026 calls, 0.29 s, for 5M keys).
+ * chunk cost one each (a TLB flush apiece: 1,026 calls, 0.29 s, for 5M keys). A slab is
+ * one huge page and a big region is whole huge pages (base/bigmem.h): filling 20M long
+ * keys took 51,000 page faults, about 1 s of system time, and takes 1,900.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "base/bigmem.h"
 #include "base/bits.h"
 #include "base/hash.h"
 #include "iceberg/deletes/eq_index.h"
@@ -228,7 +230,7 @@ static void free_slabs(group *g)
 {
     for (slab *s = g->slabs, *n; s; s = n) {
         n = s->next;
-        munmap(s, SLAB_BYTES);
+        icd_bigmem_unmap(s, SLAB_BYTES);
     }
     g->slabs = NULL;
 }
@@ -239,10 +241,8 @@ static chunk *slab_chunk(ice_eq_builder *b, size_t p, size_t bytes)
     group *g = &b->groups[p >> b->gshift];
     slab *s = g->slabs;
     if (!s || SLAB_BYTES - s->used < bytes) {
-        void *m =
-            mmap(NULL, SLAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) return NULL;
-        s = m;
+        s = icd_bigmem_map(SLAB_BYTES);
+        if (!s) return NULL;
         s->next = g->slabs;
         s->used = (sizeof *s + 63) & ~(size_t)63;
         g->slabs = s;
@@ -384,12 +384,8 @@ static int alloc_region(ice_eq_index *ix, size_t bytes)
 {
     if (!bytes) return 0;
     if (bytes >= HUGE_MIN) {
-        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) return -1;
-#ifdef MADV_HUGEPAGE
-        madvise(m, bytes, MADV_HUGEPAGE);
-#endif
-        ix->region = m;
+        ix->region = icd_bigmem_map(bytes);
+        if (!ix->region) return -1;
         ix->region_bytes = bytes;
         ix->mapped = true;
         return 0;
@@ -752,7 +748,7 @@ void ice_eq_index_free(ice_eq_index *ix)
 {
     if (!ix) return;
     if (ix->mapped)
-        munmap(ix->region, ix->region_bytes);
+        icd_bigmem_unmap(ix->region, ix->region_bytes);
     else
         free(ix->region);
     free(ix->parts);
