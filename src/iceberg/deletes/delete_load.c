@@ -131,7 +131,10 @@ static void eq_share(eq_job *j, ice_adapter *a)
         unit = u;
         any = true;
         if (!a) rc = open_adapter(j->c, j->df, j->cols, j->nk, false, &a, NULL, &err);
-        if (!rc && !set && !(rc = ice_eq_set_new(&set, j->expected, &err))) el.set = set;
+        if (!rc && !set) { /* this participant's key set, on its first unit */
+            rc = ice_eq_set_new(&set, j->expected, &err);
+            el.set = set;
+        }
         if (!rc) rc = ice_adapter_select_units(a, u, 1, &err);
         if (!rc) rc = read_keys(a, &el, &err);
         if (rc) atomic_store(&j->failed, true); /* no later unit is claimed */
