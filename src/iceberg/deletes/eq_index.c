@@ -61,6 +61,10 @@ typedef struct group {
 
 typedef struct bucket {
     chunk *head, *tail;
+    /* The tail's free room. Its `used` is kept here while keys are added (flush_tail
+     * writes it back): an add then touches the bucket and the bytes it writes, not the
+     * tail's header too -- with a thousand partitions that header was a cache miss a key. */
+    uint8_t *wp, *wend;
     size_t nkeys, nfixed;   /* keys, and those of the fixed form */
     size_t bytes, oddbytes; /* entry bytes of all keys, of the keys not of the fixed form */
     uint32_t next_cap;
@@ -224,6 +228,13 @@ static void free_bucket(bucket *bk)
         if (!c->in_slab) free(c);
     }
     bk->head = bk->tail = NULL;
+    bk->wp = bk->wend = NULL;
+}
+
+/* The tail chunk's `used`, from the bucket's write position. */
+static void flush_tail(bucket *bk)
+{
+    if (bk->tail) bk->tail->used = (uint32_t)(bk->wp - bk->tail->data);
 }
 
 static void free_slabs(group *g)
@@ -266,8 +277,7 @@ int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error
     size_t p = part_of(b->ix, h);
     bucket *bk = &b->buckets[p];
     size_t es = entry_size(len);
-    chunk *c = bk->tail;
-    if (!c || c->cap - c->used < es) {
+    if ((size_t)(bk->wend - bk->wp) < es) { /* (no tail: both NULL) */
         uint32_t cap = bk->next_cap ? bk->next_cap : b->first_chunk;
         bk->next_cap = cap < MAX_CHUNK / 2 ? cap * 2 : MAX_CHUNK;
         if (cap < es) cap = (uint32_t)es;
@@ -275,8 +285,9 @@ int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error
          * built, so their memory goes back to the system (the heap would keep it): the
          * region fills as the buckets empty (see the top of the file). */
         bool in_slab = cap == MAX_CHUNK;
-        c = in_slab ? slab_chunk(b, p, sizeof *c + cap) : malloc(sizeof *c + cap);
+        chunk *c = in_slab ? slab_chunk(b, p, sizeof *c + cap) : malloc(sizeof *c + cap);
         if (!c) return icd_fail_nomem(err);
+        flush_tail(bk);
         c->in_slab = in_slab;
         c->next = NULL;
         c->used = 0;
@@ -286,9 +297,11 @@ int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error
         else
             bk->head = c;
         bk->tail = c;
+        bk->wp = c->data;
+        bk->wend = c->data + cap;
     }
-    put_entry(c->data + c->used, key, len);
-    c->used += (uint32_t)es;
+    put_entry(bk->wp, key, len);
+    bk->wp += es;
     bk->nkeys++;
     bk->bytes += es;
     if (b->have_form && form_matches(b->flen, b->pfx, key, len)) {
@@ -324,17 +337,22 @@ int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *
     for (size_t p = 0; p < into->nparts; p++) {
         bucket *a = &into->buckets[p], *f = &from->buckets[p];
         if (!f->head) continue;
+        flush_tail(a);
+        flush_tail(f);
         if (a->tail)
             a->tail->next = f->head;
         else
             a->head = f->head;
         a->tail = f->tail;
+        a->wp = f->wp;
+        a->wend = f->wend;
         a->nkeys += f->nkeys;
         a->nfixed += f->nfixed;
         a->bytes += f->bytes;
         a->oddbytes += f->oddbytes;
         if (f->next_cap > a->next_cap) a->next_cap = f->next_cap;
         f->head = f->tail = NULL;
+        f->wp = f->wend = NULL;
     }
     for (size_t g = 0; g < (into->nparts >> into->gshift); g++) { /* their slabs follow */
         slab **end = &into->groups[g].slabs;
@@ -409,6 +427,7 @@ void ice_eq_builder_seal(ice_eq_builder *b)
     b->sealed = true;
     size_t total = 0;
     for (size_t p = 0; p < b->nparts; p++) {
+        flush_tail(&b->buckets[p]);
         part_sizes z;
         if (!sizes_of(b, p, &z)) {
             b->rc = icd_fail(&b->err, ICD_ENOMEM, NULL, -1,
