@@ -614,6 +614,38 @@ void ice_eq_builder_free(ice_eq_builder *b)
 
 /* ---- probing --------------------------------------------------------------------------- */
 
+/* From generic slot i on: the first slot with the tag, or UINT32_MAX when an empty slot
+ * comes first (a table always has one: load <= 0.7). */
+static inline uint32_t tag_slot(const part *pt, uint32_t tag, uint32_t i)
+{
+    for (;;) {
+        uint64_t s = pt->slots[i];
+        if (!s) return UINT32_MAX;
+        if ((uint32_t)(s >> 32) == tag) return i;
+        i = i + 1 == pt->nslots ? 0 : i + 1;
+    }
+}
+
+/* Whether generic slot i holds `key` (its interned bytes). */
+static inline bool slot_holds(const part *pt, uint32_t i, const uint8_t *key, size_t len)
+{
+    size_t l2;
+    const uint8_t *k2 = get_entry(pt->arena + (uint32_t)pt->slots[i] - 1, &l2);
+    return l2 == len && memcmp(k2, key, len) == 0;
+}
+
+/* Whether the generic table holds `key`, probing from slot i on. */
+static inline bool generic_contains(const part *pt, const uint8_t *key, size_t len, uint32_t tag,
+                                    uint32_t i)
+{
+    for (;;) {
+        i = tag_slot(pt, tag, i);
+        if (i == UINT32_MAX) return false;
+        if (slot_holds(pt, i, key, len)) return true;
+        i = i + 1 == pt->nslots ? 0 : i + 1;
+    }
+}
+
 static inline bool part_contains(const ice_eq_index *ix, const part *pt, const uint8_t *key,
                                  size_t len, uint64_t h)
 {
@@ -630,18 +662,7 @@ static inline bool part_contains(const ice_eq_index *ix, const part *pt, const u
         }
     }
     if (!pt->nslots) return false;
-    uint32_t tag = (uint32_t)(h >> 32);
-    uint32_t i = reduce((uint32_t)h, pt->nslots);
-    for (;;) {
-        uint64_t s = pt->slots[i];
-        if (!s) return false;
-        if ((uint32_t)(s >> 32) == tag) {
-            size_t l2;
-            const uint8_t *k2 = get_entry(pt->arena + (uint32_t)s - 1, &l2);
-            if (l2 == len && memcmp(k2, key, len) == 0) return true;
-        }
-        i = i + 1 == pt->nslots ? 0 : i + 1;
-    }
+    return generic_contains(pt, key, len, (uint32_t)(h >> 32), reduce((uint32_t)h, pt->nslots));
 }
 
 bool ice_eq_index_contains(const ice_eq_index *ix, const void *key, size_t len, uint64_t hash)
@@ -677,6 +698,7 @@ size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, co
     uint64_t hs[BLOCK];
     const part *pts[BLOCK];
     const void *home[BLOCK];
+    uint32_t pj[BLOCK], pat[BLOCK]; /* generic keys left for step 3: j and tag slot */
     const bool fixed = ix->fixed;
     const uint32_t flen = ix->flen;
     uint8_t pfx[8];
@@ -708,7 +730,9 @@ size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, co
             if (tested >= SAMPLE && passed * 4 > tested) filter = false;
         }
         /* 2. the tables: each key's partition and first slot worked out once, the slots
-         * prefetched AHEAD keys ahead; a key of the fixed form is looked for inline */
+         * prefetched AHEAD keys ahead; a key of the fixed form is looked for inline; for
+         * any other key, the first slot with its tag is found (the slots are in cache by
+         * then) and the interned key it leads to prefetched */
         for (size_t j = 0; j < m; j++) {
             size_t i = idx[j];
             const part *pt = &ix->parts[part_of(ix, hs[j])];
@@ -717,13 +741,14 @@ size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, co
         }
         for (size_t j = 0; j < m && j < AHEAD; j++)
             if (home[j]) __builtin_prefetch(home[j]);
+        size_t npend = 0;
         for (size_t j = 0; j < m; j++) {
             if (j + AHEAD < m && home[j + AHEAD]) __builtin_prefetch(home[j + AHEAD]);
             size_t i = idx[j];
             const uint8_t *key = keys + offs[i];
             size_t len = offs[i + 1] - offs[i];
             const part *pt = pts[j];
-            bool hit;
+            bool hit = false;
             if (fixed && form_matches(flen, pfx, key, len)) {
                 uint64_t w = key_word(key, len);
                 if (w == 0) {
@@ -741,10 +766,31 @@ size_t ice_eq_index_remove_batch(const ice_eq_index *ix, const uint8_t *keys, co
                         if (++q == qend) q = pt->words;
                     }
                 }
-            } else {
-                hit = part_contains(ix, pt, key, len, hs[j]);
+            } else if (pt->nslots) {
+                uint32_t at = tag_slot(pt, (uint32_t)(hs[j] >> 32),
+                                       (uint32_t)((const uint64_t *)home[j] - pt->slots));
+                if (at != UINT32_MAX) { /* 3. compared below, once its key is near */
+                    __builtin_prefetch(pt->arena + (uint32_t)pt->slots[at] - 1);
+                    pj[npend] = (uint32_t)j;
+                    pat[npend++] = at;
+                }
             }
             if (hit) {
+                sel[i] = 0;
+                removed++;
+            }
+        }
+        /* 3. the generic keys whose tag was found: the interned key compared, and on the
+         * rare mismatch (two keys with one tag) the probe goes on */
+        for (size_t k = 0; k < npend; k++) {
+            size_t j = pj[k], i = idx[j];
+            const uint8_t *key = keys + offs[i];
+            size_t len = offs[i + 1] - offs[i];
+            const part *pt = pts[j];
+            uint32_t at = pat[k];
+            if (slot_holds(pt, at, key, len) ||
+                generic_contains(pt, key, len, (uint32_t)(hs[j] >> 32),
+                                 at + 1 == pt->nslots ? 0 : at + 1)) {
                 sel[i] = 0;
                 removed++;
             }

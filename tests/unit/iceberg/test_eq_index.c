@@ -4,9 +4,10 @@
  * table, both in one index, with and without the Bloom filter, one or many partitions),
  * duplicates, empty keys, keys of 255+ bytes, null key columns in the reader's canonical
  * form (a 0x00 byte) next to the value 0, single and batch probes of present and absent
- * keys, and builds shared by several threads.
+ * keys, keys whose tags collide, and builds shared by several threads.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,6 +355,60 @@ static void test_word_collisions(void)
     free(r.v);
 }
 
+/* Two generic keys with one 32-bit tag and one home slot (found by a birthday search over
+ * 600,000 keys: about 14 such pairs): a probe meets the other key's slot first, compares
+ * its bytes, and must go on to the next slot -- to find the key, or to miss. */
+typedef struct tagged {
+    uint64_t h;
+    uint32_t i;
+} tagged;
+
+static int cmp_tagged(const void *pa, const void *pb)
+{
+    const tagged *a = pa, *b = pb;
+    return (a->h > b->h) - (a->h < b->h);
+}
+
+static key k_text(uint32_t i)
+{
+    key k = {{0}, 20};
+    snprintf((char *)k.b, sizeof k.b, "tag-collision-%06u", i); /* 20 bytes: generic */
+    return k;
+}
+
+static void test_tag_collisions(void)
+{
+    size_t n = 600000, pairs = 0;
+    tagged *t = malloc(n * sizeof *t);
+    for (uint32_t i = 0; i < n; i++) {
+        key k = k_text(i);
+        t[i] = (tagged){ice_eq_hash(k.b, k.len), i};
+    }
+    qsort(t, n, sizeof *t, cmp_tagged);
+    for (size_t i = 1; i < n && pairs < 4; i++) {
+        uint64_t a = t[i - 1].h, b = t[i].h;
+        /* one tag; one home slot of the 3 that two keys get */
+        if (a >> 32 != b >> 32 || ((a & 0xffffffffu) * 3) >> 32 != ((b & 0xffffffffu) * 3) >> 32)
+            continue;
+        pairs++;
+        key y = k_text(t[i - 1].i), x = k_text(t[i].i);
+        key both[2] = {y, x}; /* y first: it takes the home slot, x the next one */
+        ref r = ref_build(both, 2);
+        ice_eq_index *ix = build(both, 2, 0, 1);
+        key probes[3] = {x, y, k_text((uint32_t)n)};
+        check_probes(ix, &r, probes, 3);
+        ice_eq_index_free(ix);
+        free(r.v);
+        r = ref_build(&y, 1); /* only y: x meets y's slot, then an empty one */
+        ix = build(&y, 1, 0, 1);
+        check_probes(ix, &r, probes, 3);
+        ice_eq_index_free(ix);
+        free(r.v);
+    }
+    CHECK(pairs > 0); /* (the search is deterministic: the hash is fixed) */
+    free(t);
+}
+
 /* Keys spread over several builders (a delete file read in slices), merged. */
 static void merged_case(const key *keys, size_t n, size_t nb, size_t expected)
 {
@@ -423,4 +478,5 @@ TEST_MAIN({"empty", test_empty}, {"null_and_zero", test_null_and_zero},
           {"fixed_small", test_fixed_small}, {"fixed_with_odd_keys", test_fixed_with_odd_keys},
           {"mixed_generic", test_mixed_generic}, {"strings_and_pairs", test_strings_and_pairs},
           {"large_bloom_partitions", test_large_bloom_partitions},
-          {"word_collisions", test_word_collisions}, {"merge", test_merge})
+          {"word_collisions", test_word_collisions}, {"tag_collisions", test_tag_collisions},
+          {"merge", test_merge})
