@@ -19,7 +19,8 @@ bool icd_buf_grow(icd_buf *b, size_t extra)
         }
         cap *= 2;
     }
-    char *p = icd_bigmem_realloc(b->data, b->len, cap);
+    /* (all of the old capacity: some writers fill the room past len before setting it) */
+    char *p = icd_bigmem_realloc(b->data, b->cap, cap);
     if (!p) {
         b->oom = true;
         return false;
