@@ -831,6 +831,11 @@ static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena
 int ice_mfast_decode(const ice_mfast *m, icd_avro_cursor *c, icd_arena *scratch, ice_raw_entry *e,
                      icd_error *err)
 {
-    memset(e, 0, sizeof *e);
+    /* (only what says whether a value is there: a value is read only when it is) */
+    memset(e->has, 0, sizeof e->has);
+    e->has_data_file = e->has_path = e->has_ref = e->has_partition = e->has_eq = false;
+    e->format = ICE_FORMAT_UNKNOWN;
+    for (int w = 0; w < 5; w++)
+        e->stats[w].present = false;
     return run(m, &m->top, c, scratch, e, err);
 }
