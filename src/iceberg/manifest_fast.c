@@ -39,7 +39,11 @@ typedef struct opt_type {
     const icd_avro_schema *type; /* the field's type (the union, when is_union) */
     const icd_avro_schema *vs;   /* the value's type (NULL: a union of null only) */
     bool is_union;
+    bool plain;      /* not a union: whether the value is there (its type is not null) */
     int32_t val_idx; /* union: the branch of vs, -1 when none */
+    /* union: the one byte that picks the value's branch and the null's (-1: none); every
+     * branch is one of the two, so any other byte is left to the careful reader */
+    int16_t val_byte, null_byte;
 } opt_type;
 
 typedef struct mstep {
@@ -153,18 +157,23 @@ static bool resolve_opt(const icd_avro_schema *type, opt_type *o)
     o->type = type;
     o->vs = type;
     o->val_idx = -1;
+    o->val_byte = o->null_byte = -1;
+    o->plain = type->type != AVRO_NULL;
     if (type->type != AVRO_UNION) return true;
     o->is_union = true;
+    o->plain = false;
     o->vs = NULL;
     if (type->nbranches < 1 || type->nbranches > 2) return false;
     size_t nulls = 0;
     for (size_t i = 0; i < type->nbranches; i++) {
         if (type->branches[i]->type == AVRO_NULL) {
             nulls++;
+            o->null_byte = (int16_t)(2 * i); /* (zigzag: branch i is the byte 2i) */
         } else {
             if (o->vs) return false;
             o->vs = type->branches[i];
             o->val_idx = (int32_t)i;
+            o->val_byte = (int16_t)(2 * i);
         }
     }
     if (nulls > 1 || (o->vs && o->vs->type == AVRO_UNION)) return false;
@@ -466,15 +475,15 @@ int ice_mfast_missing_partition_field(const ice_mfast *m)
 static inline int read_present(const opt_type *t, icd_avro_cursor *c, bool *present, icd_error *err)
 {
     if (!t->is_union) {
-        *present = t->vs->type != AVRO_NULL;
+        *present = t->plain;
+        return 0;
+    }
+    if (c->p < c->end && (*c->p == t->val_byte || *c->p == t->null_byte)) {
+        *present = *c->p++ == t->val_byte;
         return 0;
     }
     int32_t idx;
-    if (c->p < c->end && *c->p < 0x80 && (*c->p >> 1) < t->type->nbranches && !(*c->p & 1)) {
-        idx = (int32_t)(*c->p++ >> 1);
-    } else {
-        ICD_TRY(icd_avro_read_branch(t->type, c, &idx, err));
-    }
+    ICD_TRY(icd_avro_read_branch(t->type, c, &idx, err));
     *present = idx == t->val_idx;
     return 0;
 }
@@ -736,9 +745,9 @@ static inline const uint8_t *flat_skip(const mstep *st, const uint8_t *p, const 
 static const uint8_t *skip_flat_field(const mstep *st, const uint8_t *p, const uint8_t *end)
 {
     if (st->t.is_union) {
-        if (p >= end || *p >= 0x80 || (*p & 1) || (uint32_t)(*p >> 1) >= st->t.type->nbranches)
-            return NULL;
-        if ((int32_t)(*p++ >> 1) != st->t.val_idx) return p;
+        if (p >= end) return NULL;
+        if (*p == st->t.null_byte) return p + 1;
+        if (*p++ != st->t.val_byte) return NULL;
     }
     if (!st->array) return flat_skip(st, p, end);
     for (;;) {
