@@ -347,27 +347,14 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     c->nm++;
 }
 
-/* (the records are our own: only a bug makes one run short) */
-static inline uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
+/* (the records are our own: only a bug makes one run short; inlined at each of replay's
+ * reads, which a call per value would cost more than the read) */
+static inline __attribute__((always_inline)) uint64_t get_u(const uint8_t **p, const uint8_t *end,
+                                                            bool *bad)
 {
-    const uint8_t *q = *p;
-    if (q < end && *q < 0x80) {
-        *p = q + 1;
-        return *q;
-    }
-    if (end - q >= ICD_VARINT_MAX) { /* (sizes, counts: no bounds check a byte) */
-        uint64_t v = q[0] & 0x7f;
-        for (int i = 1; i < ICD_VARINT_MAX - 1; i++) {
-            v |= (uint64_t)(q[i] & 0x7f) << (7 * i);
-            if (!(q[i] & 0x80)) {
-                *p = q + i + 1;
-                return v;
-            }
-        }
-        /* (a tenth byte: the careful way below) */
-    }
+    if (*p < end && **p < 0x80) return *(*p)++;
     uint64_t v = 0;
-    int k = icd_uleb128_decode(*p, end, &v);
+    int k = icd_uleb128_decode(*p, end, &v); /* (ten bytes left: a word at a time) */
     if (k < 0) {
         *bad = true;
         return 0;

@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "base/arena.h"
-#include "base/bits.h"
 #include "base/error.h"
+#include "base/varint.h"
 #include "formats/avro/schema.h"
 
 /* Deepest value nesting decoded (recursive schemas can nest without bound). */
@@ -165,30 +165,10 @@ static inline int icd_avro_read_long_q(icd_avro_cursor *c, int64_t *out, icd_err
         *out = (int64_t)(b >> 1) ^ -(int64_t)(b & 1);
         return 0;
     }
-    if (c->end - p >= 10) { /* without bounds checks (sequence numbers, snapshot ids) */
-        /* a word at a time: the first byte without the high bit ends the varint; its
-         * bytes' 7-bit groups are packed together in three steps */
-        uint64_t w = icd_load_le64(p);
-        uint64_t ends = ~w & 0x8080808080808080ull;
-        size_t n = 8;
-        if (ends) {
-            w &= ends ^ (ends - 1); /* (the varint's bytes: up to its last byte's high bit) */
-            n = (size_t)__builtin_ctzll(ends) / 8 + 1;
-        }
-        w &= 0x7f7f7f7f7f7f7f7full;
-        w = (w & 0x007f007f007f007full) | (w & 0x7f007f007f007f00ull) >> 1;
-        w = (w & 0x00003fff00003fffull) | (w & 0x3fff00003fff0000ull) >> 2;
-        uint64_t v = (w & 0x000000000fffffffull) | (w & 0x0fffffff00000000ull) >> 4;
-        if (!ends) { /* 9 or 10 bytes (snapshot ids) */
-            v |= (uint64_t)(p[8] & 0x7f) << 56;
-            n = 9;
-            if (p[8] & 0x80) {
-                if (p[9] > 1) return icd_avro_read_long(c, out, err); /* (bits beyond 64) */
-                v |= (uint64_t)p[9] << 63;
-                n = 10;
-            }
-        }
-        c->p = p + n;
+    uint64_t v;
+    int k;
+    if (c->end - p >= ICD_VARINT_MAX && (k = icd_uleb128_decode10(p, &v)) > 0) {
+        c->p = p + k; /* (sequence numbers, snapshot ids: no bounds check a byte) */
         *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
         return 0;
     }
