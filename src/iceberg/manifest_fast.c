@@ -699,19 +699,26 @@ static inline const uint8_t *varint_skip(const uint8_t *p, const uint8_t *end)
     return NULL;
 }
 
-/* The end of `n` varints at p, eight bytes at a time where a word holds only whole varints
- * of the run (its last byte ends one, so none of them is longer than 8 bytes): the ends are
- * the bytes without the high bit. NULL when a varint is not well-formed before `end`. */
+/* The end of `n` varints at p, eight bytes at a time: the ends are the bytes without the
+ * high bit, and the varints that end in a word (p starts one) are whole and at most 8
+ * bytes long, so well-formed. Either the n-th end is in the word (the run ends after it)
+ * or the word's ends are all taken (on from after the last one); a word without an end
+ * (a varint of 9 or 10 bytes, or a bad one) is read the careful way. NULL when a varint
+ * is not well-formed before `end`. */
 static inline const uint8_t *varints_skip(const uint8_t *p, const uint8_t *end, uint64_t n)
 {
     while (n) {
         if (end - p >= 8) {
-            uint64_t w = icd_load_le64(p);
-            uint64_t ends = ~w & 0x8080808080808080ull;
-            uint64_t k = ((ends >> 7) * 0x0101010101010101ull) >> 56; /* (the bytes' sum) */
-            if (!(w >> 63) && k <= n) {
+            uint64_t ends = ~icd_load_le64(p) & 0x8080808080808080ull;
+            if (ends) {
+                uint64_t k = ((ends >> 7) * 0x0101010101010101ull) >> 56; /* (the bytes' sum) */
+                if (k >= n) {
+                    for (uint64_t j = 1; j < n; j++) /* (the n-th lowest end) */
+                        ends &= ends - 1;
+                    return p + __builtin_ctzll(ends) / 8 + 1;
+                }
                 n -= k;
-                p += 8;
+                p += (63 - __builtin_clzll(ends)) / 8 + 1;
                 continue;
             }
         }
