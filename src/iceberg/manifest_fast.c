@@ -776,9 +776,11 @@ static const uint8_t *skip_flat_field(const mstep *st, const uint8_t *p, const u
 static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena *a,
                ice_raw_entry *e, icd_error *err)
 {
-    for (size_t i = 0; i < p->n; i++) {
-        const mstep *st = &p->steps[i];
-        if (st->op == OP_SKIP_FLAT) {
+    /* (the op read once into a local: stores through the cursor and the entry could
+     * otherwise be taken to change it, and it would be read again) */
+    for (const mstep *st = p->steps, *stop = p->steps + p->n; st < stop; st++) {
+        unsigned op = st->op;
+        if (op == OP_SKIP_FLAT) {
             const uint8_t *q = skip_flat_field(st, c->p, c->end);
             if (q) {
                 c->p = q;
@@ -786,7 +788,7 @@ static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena
             }
             /* (fall through to the careful way) */
         }
-        if (st->op <= OP_STEP_OVER) {
+        if (op <= OP_STEP_OVER) {
             ICD_TRY(icd_avro_skip_at(st->t.type, c, st->depth, err));
             continue;
         }
@@ -794,7 +796,7 @@ static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena
         ICD_TRY(read_present(&st->t, c, &present, err));
         if (!present) continue;
         const icd_avro_schema *v = st->t.vs;
-        switch (st->op) {
+        switch (op) {
         case OP_LONG:
             ICD_TRY(read_intlike(v, c, &e->v[st->slot], err));
             e->has[st->slot] = true;
