@@ -728,21 +728,30 @@ static inline const uint8_t *varints_skip(const uint8_t *p, const uint8_t *end, 
     return p;
 }
 
-/* One flat value (its skip steps) at p: its end, or NULL when a check does not pass. */
+/* One flat value (its skip steps) at p: its end, or NULL when a check does not pass. A
+ * varint of one byte (field ids, short lengths) is taken without varint_skip's loop. */
 static inline const uint8_t *flat_skip(const mstep *st, const uint8_t *p, const uint8_t *end)
 {
-    for (int k = 0; k < st->nops && p; k++) {
+    for (int k = 0; k < st->nops; k++) {
+        if (p >= end) return NULL;
         if (st->ops[k] == AVRO_SKIP_VARINT) {
-            p = varint_skip(p, end);
-        } else { /* a length (a zigzag varint, even: >= 0), then the bytes */
-            const uint8_t *q = varint_skip(p, end);
-            if (!q) return NULL;
-            uint64_t z = 0;
+            if (*p < 0x80)
+                p++;
+            else if (!(p = varint_skip(p, end)))
+                return NULL;
+            continue;
+        }
+        /* a length (a zigzag varint, even: >= 0), then the bytes */
+        const uint8_t *q = p + 1;
+        uint64_t z = *p;
+        if (z >= 0x80) {
+            if (!(q = varint_skip(p, end))) return NULL;
+            z = 0;
             for (const uint8_t *b = q; b-- > p;)
                 z = z << 7 | (*b & 0x7f);
-            if ((z & 1) || (z >> 1) > (uint64_t)(end - q)) return NULL;
-            p = q + (z >> 1);
         }
+        if ((z & 1) || (z >> 1) > (uint64_t)(end - q)) return NULL;
+        p = q + (z >> 1);
     }
     return p;
 }
@@ -758,7 +767,7 @@ static const uint8_t *skip_flat_field(const mstep *st, const uint8_t *p, const u
     }
     if (!st->array) return flat_skip(st, p, end);
     for (;;) {
-        if (p >= end || *p >= 0x80 || (*p & 1)) return NULL; /* (sized blocks: careful way) */
+        if (p >= end || (*p & 0x81)) return NULL; /* (sized blocks, long counts: careful way) */
         uint64_t count = *p++ >> 1;
         if (count == 0) return p;
         if (count > (uint64_t)(end - p) / st->item_min) return NULL;
