@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bits.h"
 #include "base/buf.h"
 
 /* A varint of at most 10 bytes encodes any 64-bit value. */
@@ -22,6 +23,36 @@ enum {
     ICD_VARINT_OVERFLOW = -2   /* longer than 10 bytes, or bits beyond 64 */
 };
 
+/* icd_uleb128_decode where ICD_VARINT_MAX bytes can be read at p (no bounds checks):
+ * a word at a time, the first byte without the high bit ending the varint and its bytes'
+ * 7-bit groups packed together in three steps (sizes, counts, snapshot ids take several
+ * bytes). The same results as the byte-by-byte loop below. */
+static inline int icd_uleb128_decode10(const uint8_t *p, uint64_t *out)
+{
+    uint64_t w = icd_load_le64(p);
+    uint64_t ends = ~w & 0x8080808080808080ull;
+    int n = 8;
+    if (ends) {
+        w &= ends ^ (ends - 1); /* (the varint's bytes: up to its last byte's high bit) */
+        n = __builtin_ctzll(ends) / 8 + 1;
+    }
+    w &= 0x7f7f7f7f7f7f7f7full;
+    w = (w & 0x007f007f007f007full) | (w & 0x7f007f007f007f00ull) >> 1;
+    w = (w & 0x00003fff00003fffull) | (w & 0x3fff00003fff0000ull) >> 2;
+    uint64_t v = (w & 0x000000000fffffffull) | (w & 0x0fffffff00000000ull) >> 4;
+    if (!ends) { /* 9 or 10 bytes */
+        v |= (uint64_t)(p[8] & 0x7f) << 56;
+        n = 9;
+        if (p[8] & 0x80) {
+            if (p[9] > 1) return ICD_VARINT_OVERFLOW; /* bits beyond 64, or an 11th byte */
+            v |= (uint64_t)p[9] << 63;
+            n = 10;
+        }
+    }
+    *out = v;
+    return n;
+}
+
 /* Decodes the varint at p (p <= end). Returns the number of bytes it takes (1 to 10) and
  * sets *out, or ICD_VARINT_TRUNCATED / ICD_VARINT_OVERFLOW and leaves *out alone. */
 static inline int icd_uleb128_decode(const uint8_t *p, const uint8_t *end, uint64_t *out)
@@ -31,6 +62,7 @@ static inline int icd_uleb128_decode(const uint8_t *p, const uint8_t *end, uint6
         *out = *p;
         return 1;
     }
+    if (end - p >= ICD_VARINT_MAX) return icd_uleb128_decode10(p, out);
     uint64_t v = 0;
     for (int i = 0; i < ICD_VARINT_MAX; i++) {
         if (p + i >= end) return ICD_VARINT_TRUNCATED;

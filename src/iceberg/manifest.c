@@ -854,6 +854,11 @@ static int raw_partition(entry_ctx *c, const ice_mfast *m, const ice_raw_entry *
 static int raw_stats(const ice_raw_entry *r, bool all, icd_arena *a, ice_content_file *f,
                      icd_error *err)
 {
+    /* (no map read -- a data file's without a filter -- leaves f without stats, as the
+     * loop below would, without walking the five maps for each entry) */
+    if (!(r->stats[0].present | r->stats[1].present | r->stats[2].present | r->stats[3].present |
+          r->stats[4].present))
+        return 0;
     stats_acc s = {NULL, 0, 0, a, 0, all ? NULL : f};
     int rc = 0;
     for (int w = 0; w < 5 && !rc; w++) {

@@ -39,7 +39,11 @@ typedef struct opt_type {
     const icd_avro_schema *type; /* the field's type (the union, when is_union) */
     const icd_avro_schema *vs;   /* the value's type (NULL: a union of null only) */
     bool is_union;
+    bool plain;      /* not a union: whether the value is there (its type is not null) */
     int32_t val_idx; /* union: the branch of vs, -1 when none */
+    /* union: the one byte that picks the value's branch and the null's (-1: none); every
+     * branch is one of the two, so any other byte is left to the careful reader */
+    int16_t val_byte, null_byte;
 } opt_type;
 
 typedef struct mstep {
@@ -153,18 +157,23 @@ static bool resolve_opt(const icd_avro_schema *type, opt_type *o)
     o->type = type;
     o->vs = type;
     o->val_idx = -1;
+    o->val_byte = o->null_byte = -1;
+    o->plain = type->type != AVRO_NULL;
     if (type->type != AVRO_UNION) return true;
     o->is_union = true;
+    o->plain = false;
     o->vs = NULL;
     if (type->nbranches < 1 || type->nbranches > 2) return false;
     size_t nulls = 0;
     for (size_t i = 0; i < type->nbranches; i++) {
         if (type->branches[i]->type == AVRO_NULL) {
             nulls++;
+            o->null_byte = (int16_t)(2 * i); /* (zigzag: branch i is the byte 2i) */
         } else {
             if (o->vs) return false;
             o->vs = type->branches[i];
             o->val_idx = (int32_t)i;
+            o->val_byte = (int16_t)(2 * i);
         }
     }
     if (nulls > 1 || (o->vs && o->vs->type == AVRO_UNION)) return false;
@@ -466,15 +475,15 @@ int ice_mfast_missing_partition_field(const ice_mfast *m)
 static inline int read_present(const opt_type *t, icd_avro_cursor *c, bool *present, icd_error *err)
 {
     if (!t->is_union) {
-        *present = t->vs->type != AVRO_NULL;
+        *present = t->plain;
+        return 0;
+    }
+    if (c->p < c->end && (*c->p == t->val_byte || *c->p == t->null_byte)) {
+        *present = *c->p++ == t->val_byte;
         return 0;
     }
     int32_t idx;
-    if (c->p < c->end && *c->p < 0x80 && (*c->p >> 1) < t->type->nbranches && !(*c->p & 1)) {
-        idx = (int32_t)(*c->p++ >> 1);
-    } else {
-        ICD_TRY(icd_avro_read_branch(t->type, c, &idx, err));
-    }
+    ICD_TRY(icd_avro_read_branch(t->type, c, &idx, err));
     *present = idx == t->val_idx;
     return 0;
 }
@@ -690,19 +699,26 @@ static inline const uint8_t *varint_skip(const uint8_t *p, const uint8_t *end)
     return NULL;
 }
 
-/* The end of `n` varints at p, eight bytes at a time where a word holds only whole varints
- * of the run (its last byte ends one, so none of them is longer than 8 bytes): the ends are
- * the bytes without the high bit. NULL when a varint is not well-formed before `end`. */
+/* The end of `n` varints at p, eight bytes at a time: the ends are the bytes without the
+ * high bit, and the varints that end in a word (p starts one) are whole and at most 8
+ * bytes long, so well-formed. Either the n-th end is in the word (the run ends after it)
+ * or the word's ends are all taken (on from after the last one); a word without an end
+ * (a varint of 9 or 10 bytes, or a bad one) is read the careful way. NULL when a varint
+ * is not well-formed before `end`. */
 static inline const uint8_t *varints_skip(const uint8_t *p, const uint8_t *end, uint64_t n)
 {
     while (n) {
         if (end - p >= 8) {
-            uint64_t w = icd_load_le64(p);
-            uint64_t ends = ~w & 0x8080808080808080ull;
-            uint64_t k = ((ends >> 7) * 0x0101010101010101ull) >> 56; /* (the bytes' sum) */
-            if (!(w >> 63) && k <= n) {
+            uint64_t ends = ~icd_load_le64(p) & 0x8080808080808080ull;
+            if (ends) {
+                uint64_t k = ((ends >> 7) * 0x0101010101010101ull) >> 56; /* (the bytes' sum) */
+                if (k >= n) {
+                    for (uint64_t j = 1; j < n; j++) /* (the n-th lowest end) */
+                        ends &= ends - 1;
+                    return p + __builtin_ctzll(ends) / 8 + 1;
+                }
                 n -= k;
-                p += 8;
+                p += (63 - __builtin_clzll(ends)) / 8 + 1;
                 continue;
             }
         }
@@ -712,21 +728,30 @@ static inline const uint8_t *varints_skip(const uint8_t *p, const uint8_t *end, 
     return p;
 }
 
-/* One flat value (its skip steps) at p: its end, or NULL when a check does not pass. */
+/* One flat value (its skip steps) at p: its end, or NULL when a check does not pass. A
+ * varint of one byte (field ids, short lengths) is taken without varint_skip's loop. */
 static inline const uint8_t *flat_skip(const mstep *st, const uint8_t *p, const uint8_t *end)
 {
-    for (int k = 0; k < st->nops && p; k++) {
+    for (int k = 0; k < st->nops; k++) {
+        if (p >= end) return NULL;
         if (st->ops[k] == AVRO_SKIP_VARINT) {
-            p = varint_skip(p, end);
-        } else { /* a length (a zigzag varint, even: >= 0), then the bytes */
-            const uint8_t *q = varint_skip(p, end);
-            if (!q) return NULL;
-            uint64_t z = 0;
+            if (*p < 0x80)
+                p++;
+            else if (!(p = varint_skip(p, end)))
+                return NULL;
+            continue;
+        }
+        /* a length (a zigzag varint, even: >= 0), then the bytes */
+        const uint8_t *q = p + 1;
+        uint64_t z = *p;
+        if (z >= 0x80) {
+            if (!(q = varint_skip(p, end))) return NULL;
+            z = 0;
             for (const uint8_t *b = q; b-- > p;)
                 z = z << 7 | (*b & 0x7f);
-            if ((z & 1) || (z >> 1) > (uint64_t)(end - q)) return NULL;
-            p = q + (z >> 1);
         }
+        if ((z & 1) || (z >> 1) > (uint64_t)(end - q)) return NULL;
+        p = q + (z >> 1);
     }
     return p;
 }
@@ -736,13 +761,13 @@ static inline const uint8_t *flat_skip(const mstep *st, const uint8_t *p, const 
 static const uint8_t *skip_flat_field(const mstep *st, const uint8_t *p, const uint8_t *end)
 {
     if (st->t.is_union) {
-        if (p >= end || *p >= 0x80 || (*p & 1) || (uint32_t)(*p >> 1) >= st->t.type->nbranches)
-            return NULL;
-        if ((int32_t)(*p++ >> 1) != st->t.val_idx) return p;
+        if (p >= end) return NULL;
+        if (*p == st->t.null_byte) return p + 1;
+        if (*p++ != st->t.val_byte) return NULL;
     }
     if (!st->array) return flat_skip(st, p, end);
     for (;;) {
-        if (p >= end || *p >= 0x80 || (*p & 1)) return NULL; /* (sized blocks: careful way) */
+        if (p >= end || (*p & 0x81)) return NULL; /* (sized blocks, long counts: careful way) */
         uint64_t count = *p++ >> 1;
         if (count == 0) return p;
         if (count > (uint64_t)(end - p) / st->item_min) return NULL;
@@ -760,9 +785,11 @@ static const uint8_t *skip_flat_field(const mstep *st, const uint8_t *p, const u
 static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena *a,
                ice_raw_entry *e, icd_error *err)
 {
-    for (size_t i = 0; i < p->n; i++) {
-        const mstep *st = &p->steps[i];
-        if (st->op == OP_SKIP_FLAT) {
+    /* (the op read once into a local: stores through the cursor and the entry could
+     * otherwise be taken to change it, and it would be read again) */
+    for (const mstep *st = p->steps, *stop = p->steps + p->n; st < stop; st++) {
+        unsigned op = st->op;
+        if (op == OP_SKIP_FLAT) {
             const uint8_t *q = skip_flat_field(st, c->p, c->end);
             if (q) {
                 c->p = q;
@@ -770,7 +797,7 @@ static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena
             }
             /* (fall through to the careful way) */
         }
-        if (st->op <= OP_STEP_OVER) {
+        if (op <= OP_STEP_OVER) {
             ICD_TRY(icd_avro_skip_at(st->t.type, c, st->depth, err));
             continue;
         }
@@ -778,7 +805,7 @@ static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena
         ICD_TRY(read_present(&st->t, c, &present, err));
         if (!present) continue;
         const icd_avro_schema *v = st->t.vs;
-        switch (st->op) {
+        switch (op) {
         case OP_LONG:
             ICD_TRY(read_intlike(v, c, &e->v[st->slot], err));
             e->has[st->slot] = true;
@@ -831,6 +858,11 @@ static int run(const ice_mfast *m, const mprog *p, icd_avro_cursor *c, icd_arena
 int ice_mfast_decode(const ice_mfast *m, icd_avro_cursor *c, icd_arena *scratch, ice_raw_entry *e,
                      icd_error *err)
 {
-    memset(e, 0, sizeof *e);
+    /* (only what says whether a value is there: a value is read only when it is) */
+    memset(e->has, 0, sizeof e->has);
+    e->has_data_file = e->has_path = e->has_ref = e->has_partition = e->has_eq = false;
+    e->format = ICE_FORMAT_UNKNOWN;
+    for (int w = 0; w < 5; w++)
+        e->stats[w].present = false;
     return run(m, &m->top, c, scratch, e, err);
 }

@@ -57,7 +57,9 @@ typedef struct ice_raw_stats {
     size_t n;
 } ice_raw_stats;
 
-/* What the generic path would see of one entry; bytes point into the block. */
+/* What the generic path would see of one entry; bytes point into the block. A value is
+ * set only when its flag (has[k], has_path, has_ref, has_partition, has_eq, a map's
+ * `present`) says it is there: the decoder clears only the flags. */
 typedef struct ice_raw_entry {
     bool has[MR_NLONGS]; /* present, not null (an int or a long) */
     int64_t v[MR_NLONGS];

@@ -347,12 +347,14 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     c->nm++;
 }
 
-/* (the records are our own: only a bug makes one run short) */
-static inline uint64_t get_u(const uint8_t **p, const uint8_t *end, bool *bad)
+/* (the records are our own: only a bug makes one run short; inlined at each of replay's
+ * reads, which a call per value would cost more than the read) */
+static inline __attribute__((always_inline)) uint64_t get_u(const uint8_t **p, const uint8_t *end,
+                                                            bool *bad)
 {
     if (*p < end && **p < 0x80) return *(*p)++;
     uint64_t v = 0;
-    int k = icd_uleb128_decode(*p, end, &v);
+    int k = icd_uleb128_decode(*p, end, &v); /* (ten bytes left: a word at a time) */
     if (k < 0) {
         *bad = true;
         return 0;
@@ -381,6 +383,49 @@ static inline void copy_bytes(char *d, const char *s, size_t n)
     }
 }
 
+/* Value k of the record (as written: zigzag for the signed ones) into the entry's fields;
+ * false for a tuple index the record does not have. */
+static inline bool set_value(ice_manifest_entry *e, int k, uint64_t u,
+                             const ice_cached_manifest *cm, const ice_manifest_file *mf)
+{
+    ice_content_file *f = &e->file;
+    switch (k) {
+    case V_STATUS:
+        e->status = (int)u;
+        break;
+    case V_FORMAT:
+        f->format = (ice_file_format)u;
+        break;
+    case V_TUPLE: {
+        if (u >= cm->ntuples) return false;
+        const cached_tuple *t = &cm->tuples[u];
+        f->partition = t->vals;
+        f->partition_key = t->key;
+        f->partition_key_len = t->key_len;
+        break;
+    }
+    case V_RECORDS:
+        f->record_count = icd_unzigzag64(u);
+        break;
+    case V_DATA_SEQ:
+        f->data_seq = icd_unzigzag64(u);
+        break;
+    case V_FILE_SEQ:
+        f->file_seq = icd_unzigzag64(u);
+        break;
+    case V_SNAPSHOT:
+        f->snapshot_id = (int64_t)(u + (uint64_t)mf->added_snapshot_id);
+        break;
+    case V_ROW_ID:
+        f->first_row_id = icd_unzigzag64(u);
+        break;
+    default: /* V_SORT_ORDER */
+        f->sort_order_id = (int32_t)icd_unzigzag64(u);
+        break;
+    }
+    return true;
+}
+
 int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifest_file *mf,
                            icd_arena *arena, ice_manifest_entry **out, size_t *n, icd_error *err)
 {
@@ -396,13 +441,23 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
     const uint8_t *p = cm->rec, *end = cm->rec + cm->len;
     const char *prev = ""; /* the previous entry's path (in the arena) */
     size_t prev_len = 0;
-    uint64_t cur[V_COUNT] = {0}; /* (as the record's writer started) */
-    bool bad = false;
+    /* The entry as the flagged values left it (they change rarely: most entries of a
+     * manifest share them), copied whole for each entry, which then gets its path and
+     * size; starts with the values the record's writer started from (zeros). */
+    ice_manifest_entry cur;
+    memset(&cur, 0, sizeof cur);
+    for (int j = 0; j < V_COUNT; j++)
+        set_value(&cur, j, 0, cm, mf);
+    cur.file.path = NULL;
+    cur.file.manifest_path = mf->path;
+    cur.file.content = ICE_CONTENT_DATA;
+    cur.file.npartition = cm->npartition;
+    cur.file.spec_id = mf->spec_id;
+    cur.file.content_offset = -1;
+    cur.file.content_size = -1;
+    bool bad = cm->ntuples == 0; /* (the tuple index starts at 0) */
     int rc = 0;
     for (size_t i = 0; i < cm->n && !bad; i++) {
-        ice_manifest_entry *e = &v[i];
-        ice_content_file *f = &e->file;
-        memset(f, 0, sizeof *f);
         if (p >= end) {
             bad = true;
             break;
@@ -430,33 +485,20 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
         p += mid;
         prev = path;
         prev_len = len;
-        f->path = path;
-        f->manifest_path = mf->path;
-        f->file_size = icd_unzigzag64(get_u(&p, end, &bad));
-        for (unsigned f8 = flags; f8; f8 &= f8 - 1) /* (the set flags, lowest first) */
-            cur[__builtin_ctz(f8)] = get_u(&p, end, &bad);
-        if (flags & (1u << V_ROW_ID)) cur[V_SORT_ORDER] = get_u(&p, end, &bad);
-        if (bad || cur[V_TUPLE] >= cm->ntuples) {
-            bad = true;
-            break;
+        int64_t size = icd_unzigzag64(get_u(&p, end, &bad));
+        for (unsigned f8 = flags; f8; f8 &= f8 - 1) { /* (the set flags, lowest first) */
+            uint64_t u = get_u(&p, end, &bad);
+            if (!set_value(&cur, __builtin_ctz(f8), u, cm, mf)) bad = true;
         }
-        e->status = (int)cur[V_STATUS];
-        f->content = ICE_CONTENT_DATA;
-        f->format = (ice_file_format)cur[V_FORMAT];
-        const cached_tuple *t = &cm->tuples[cur[V_TUPLE]];
-        f->partition = t->vals;
-        f->partition_key = t->key;
-        f->partition_key_len = t->key_len;
-        f->npartition = cm->npartition;
-        f->spec_id = mf->spec_id;
-        f->record_count = icd_unzigzag64(cur[V_RECORDS]);
-        f->data_seq = icd_unzigzag64(cur[V_DATA_SEQ]);
-        f->file_seq = icd_unzigzag64(cur[V_FILE_SEQ]);
-        f->snapshot_id = (int64_t)(cur[V_SNAPSHOT] + (uint64_t)mf->added_snapshot_id);
-        f->first_row_id = icd_unzigzag64(cur[V_ROW_ID]);
-        f->sort_order_id = (int32_t)icd_unzigzag64(cur[V_SORT_ORDER]);
-        f->content_offset = -1;
-        f->content_size = -1;
+        if (flags & (1u << V_ROW_ID)) {
+            uint64_t u = get_u(&p, end, &bad);
+            if (!set_value(&cur, V_SORT_ORDER, u, cm, mf)) bad = true;
+        }
+        if (bad) break;
+        ice_manifest_entry *e = &v[i];
+        *e = cur;
+        e->file.path = path;
+        e->file.file_size = size;
     }
     if (!rc && (bad || p != end))
         rc = icd_fail(err, ICD_EINTERNAL, NULL, -1,

@@ -22,6 +22,7 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "base/varint.h"
 #include "formats/avro/schema.h"
 
 /* Deepest value nesting decoded (recursive schemas can nest without bound). */
@@ -164,17 +165,12 @@ static inline int icd_avro_read_long_q(icd_avro_cursor *c, int64_t *out, icd_err
         *out = (int64_t)(b >> 1) ^ -(int64_t)(b & 1);
         return 0;
     }
-    if (c->end - p >= 10) { /* without bounds checks (sequence numbers, snapshot ids) */
-        uint64_t v = 0;
-        for (int i = 0; i < 10; i++) {
-            if (i == 9 && p[i] > 1) break; /* (bits beyond 64: the full reader says so) */
-            v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-            if (!(p[i] & 0x80)) {
-                c->p = p + i + 1;
-                *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-                return 0;
-            }
-        }
+    uint64_t v;
+    int k;
+    if (c->end - p >= ICD_VARINT_MAX && (k = icd_uleb128_decode10(p, &v)) > 0) {
+        c->p = p + k; /* (sequence numbers, snapshot ids: no bounds check a byte) */
+        *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+        return 0;
     }
     return icd_avro_read_long(c, out, err);
 }

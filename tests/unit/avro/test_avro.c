@@ -982,7 +982,41 @@ static void test_metadata(void)
     icd_buf_free(&f);
 }
 
+/* The inline long reader (a word at a time when ten bytes are left) gives what the full
+ * reader gives -- value, end, or failure -- for varints of every length, well-formed or
+ * not (random bytes, and runs of k continuation bytes then an end byte). */
+static void test_long_quick_matches_full(void)
+{
+    uint64_t x = 88172645463325252ull; /* (xorshift64) */
+    uint8_t buf[16];
+    int mismatches = 0;
+    for (int it = 0; it < 200000; it++) {
+        size_t len = 10 + (size_t)(it % 7);
+        for (size_t i = 0; i < len; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            buf[i] = (uint8_t)x;
+        }
+        int k = it % 12; /* (0: as drawn) */
+        if (k >= 1 && k <= 10) {
+            for (int i = 0; i < k - 1; i++)
+                buf[i] |= 0x80;
+            buf[k - 1] &= 0x7f;
+            if (k == 10 && (x >> 20) % 2) buf[9] &= 1;
+        }
+        icd_avro_cursor a, b;
+        icd_avro_cursor_init(&a, buf, len);
+        icd_avro_cursor_init(&b, buf, len);
+        icd_error e1, e2;
+        int64_t v1 = 0, v2 = 0;
+        int r1 = icd_avro_read_long_q(&a, &v1, &e1), r2 = icd_avro_read_long(&b, &v2, &e2);
+        if (r1 != r2 || (r1 == 0 && (v1 != v2 || a.p != b.p))) mismatches++;
+    }
+    CHECK_EQ_INT(mismatches, 0);
+}
+
 TEST_MAIN(TEST(test_all_types_every_codec), TEST(test_multi_block), TEST(test_lookups),
           TEST(test_skip_and_project), TEST(test_nested_projection), TEST(test_plan_matches_walk),
           TEST(test_schema_names_and_recursion), TEST(test_schema_errors), TEST(test_corrupt),
-          TEST(test_depth_limit), TEST(test_metadata))
+          TEST(test_depth_limit), TEST(test_metadata), TEST(test_long_quick_matches_full))

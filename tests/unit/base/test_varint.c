@@ -1,5 +1,6 @@
 /* Unit tests of base/varint.h and base/bits.h: the one varint decoder every format uses
- * (bounds, the 10-byte and 64-bit limits, zigzag) and the byte-order loads. */
+ * (bounds, the 10-byte and 64-bit limits, its word-at-a-time path, zigzag) and the
+ * byte-order loads. */
 #include <stdint.h>
 
 #include "base/bits.h"
@@ -73,4 +74,27 @@ static void test_bits(void)
     CHECK(icd_load_le64(p) == 0x8807060504030201ull);
 }
 
-TEST_MAIN(TEST(test_roundtrip), TEST(test_limits), TEST(test_zigzag), TEST(test_bits))
+/* With ten bytes or more to read the decoder takes a word at a time: varints of every
+ * length, followed by bytes of either kind, decode as they do with nothing after them. */
+static void test_word_at_a_time(void)
+{
+    for (int bits = 0; bits <= 64; bits++) {
+        uint64_t val = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+        for (int tail = 0; tail < 2; tail++) {
+            icd_buf b = ICD_BUF_INIT;
+            icd_uleb128_put(&b, val);
+            size_t len = b.len;
+            for (int k = 0; k < 12; k++)
+                icd_buf_putc(&b, tail ? (char)0xff : 0x01);
+            CHECK(icd_buf_ok(&b));
+            const uint8_t *p = (const uint8_t *)b.data;
+            uint64_t got = 0;
+            CHECK_EQ_INT(icd_uleb128_decode(p, p + b.len, &got), (int64_t)len);
+            CHECK(got == val);
+            icd_buf_free(&b);
+        }
+    }
+}
+
+TEST_MAIN(TEST(test_roundtrip), TEST(test_limits), TEST(test_zigzag), TEST(test_bits),
+          TEST(test_word_at_a_time))
