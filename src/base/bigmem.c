@@ -11,7 +11,7 @@ static size_t round_up(size_t n)
     return (n + ICD_BIGMEM_PAGE - 1) & ~(ICD_BIGMEM_PAGE - 1);
 }
 
-void *icd_bigmem_map(size_t bytes)
+void *icd_bigmem_map(size_t bytes, bool huge)
 {
     if (bytes == 0 || bytes > SIZE_MAX - 2 * ICD_BIGMEM_PAGE) return NULL;
     size_t len = round_up(bytes);
@@ -25,7 +25,7 @@ void *icd_bigmem_map(size_t bytes)
     if (head) munmap(m, head);
     munmap((uint8_t *)at + len, ICD_BIGMEM_PAGE - head);
 #ifdef MADV_HUGEPAGE
-    madvise((void *)at, len, MADV_HUGEPAGE);
+    if (huge) madvise((void *)at, len, MADV_HUGEPAGE);
 #endif
     return (void *)at;
 }

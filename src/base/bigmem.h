@@ -18,14 +18,17 @@
 #ifndef ICD_BASE_BIGMEM_H
 #define ICD_BASE_BIGMEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define ICD_BIGMEM_PAGE ((size_t)2 << 20)
 
 /* A zeroed mapping of `bytes` rounded up to ICD_BIGMEM_PAGE, aligned to ICD_BIGMEM_PAGE;
- * NULL when out of memory (or bytes is 0). Free with icd_bigmem_unmap and the same
- * `bytes`. */
-void *icd_bigmem_map(size_t bytes);
+ * NULL when out of memory (or bytes is 0). `huge` advises huge pages; without it the
+ * mapping keeps 4 KiB pages, for a block that may stay mostly untouched (a huge page
+ * counts whole in the RSS once one byte of it is written). Free with icd_bigmem_unmap and
+ * the same `bytes`. */
+void *icd_bigmem_map(size_t bytes, bool huge);
 void icd_bigmem_unmap(void *p, size_t bytes);
 
 /* Advises huge pages for the whole ICD_BIGMEM_PAGE pages inside [p, p + bytes). A no-op

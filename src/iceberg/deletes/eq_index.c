@@ -16,9 +16,10 @@
  * group of partitions (a sixteenth of them); a group's slabs are unmapped when its last
  * partition is built. Returning memory by the slab keeps the peak near one copy of the
  * keys plus a group's share while costing a few dozen munmap calls, where one mapping per
- * chunk cost one each (a TLB flush apiece: 1,026 calls, 0.29 s, for 5M keys). A slab is
- * one huge page and a big region is whole huge pages (base/bigmem.h): filling 20M long
- * keys took 51,000 page faults, about 1 s of system time, and takes 1,900.
+ * chunk cost one each (a TLB flush apiece: 1,026 calls, 0.29 s, for 5M keys). From a
+ * group's third slab on, a slab is one huge page, and a big region is whole huge pages
+ * (base/bigmem.h): filling 20M long keys took 51,000 page faults, about 1 s of system
+ * time, and takes 1,900.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -55,9 +56,18 @@ typedef struct slab {
 } slab;
 
 typedef struct group {
-    slab *slabs; /* the current one first */
-    size_t left; /* partitions not built yet (under the builder's mu) */
+    slab *slabs;   /* the current one first */
+    size_t nslabs; /* mapped so far */
+    size_t left;   /* partitions not built yet (under the builder's mu) */
 } group;
+
+/* A group's slabs from this one on are huge pages: the last slab of a group is partly
+ * filled, and a huge page counts whole in the RSS, so small indexes (a few slabs a group,
+ * and one builder per loading thread) keep 4 KiB pages: 1M long keys on two threads took
+ * 34 MiB, then 82 MiB with every slab huge. A builder that expects at least
+ * HUGE_GROUP_KEYS keys a group (8 MiB at 8 bytes a key or more) has them all huge. */
+#define HUGE_SLAB_FROM 3u
+#define HUGE_GROUP_KEYS ((4 * SLAB_BYTES) / 8)
 
 typedef struct bucket {
     chunk *head, *tail;
@@ -105,6 +115,7 @@ struct ice_eq_builder {
     group *groups;
     unsigned gshift;      /* partition p is in group p >> gshift */
     uint32_t first_chunk; /* size of a bucket's first chunk */
+    size_t huge_from;     /* a group's slabs from this one on are huge pages (1-based) */
     size_t added;
     bool have_form;     /* flen/pfx set from the first key of 8..16 bytes */
     bool form_conflict; /* merged builders saw different forms: no fixed table */
@@ -201,6 +212,7 @@ int ice_eq_builder_new(ice_eq_builder **out, size_t expected, icd_error *err)
     b->groups = calloc(ngroups, sizeof *b->groups);
     for (size_t g = 0; b->groups && g < ngroups; g++)
         b->groups[g].left = (size_t)1 << b->gshift;
+    b->huge_from = expected / ngroups >= HUGE_GROUP_KEYS ? 1 : HUGE_SLAB_FROM;
     b->ix = calloc(1, sizeof *b->ix);
     if (b->ix) b->ix->parts = calloc(b->nparts, sizeof *b->ix->parts);
     if (!b->buckets || !b->groups || !b->ix || !b->ix->parts) {
@@ -252,7 +264,7 @@ static chunk *slab_chunk(ice_eq_builder *b, size_t p, size_t bytes)
     group *g = &b->groups[p >> b->gshift];
     slab *s = g->slabs;
     if (!s || SLAB_BYTES - s->used < bytes) {
-        s = icd_bigmem_map(SLAB_BYTES);
+        s = icd_bigmem_map(SLAB_BYTES, ++g->nslabs >= b->huge_from);
         if (!s) return NULL;
         s->next = g->slabs;
         s->used = (sizeof *s + 63) & ~(size_t)63;
@@ -359,6 +371,7 @@ int ice_eq_builder_merge(ice_eq_builder *into, ice_eq_builder *from, icd_error *
         while (*end)
             end = &(*end)->next;
         *end = from->groups[g].slabs;
+        into->groups[g].nslabs += from->groups[g].nslabs;
         from->groups[g].slabs = NULL;
     }
     into->added += from->added;
@@ -402,7 +415,7 @@ static int alloc_region(ice_eq_index *ix, size_t bytes)
 {
     if (!bytes) return 0;
     if (bytes >= HUGE_MIN) {
-        ix->region = icd_bigmem_map(bytes);
+        ix->region = icd_bigmem_map(bytes, true); /* (filled whole) */
         if (!ix->region) return -1;
         ix->region_bytes = bytes;
         ix->mapped = true;

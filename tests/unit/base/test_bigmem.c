@@ -46,11 +46,11 @@ static int advised(const void *p)
 
 static void test_map(void)
 {
-    CHECK(icd_bigmem_map(0) == NULL);
-    CHECK(icd_bigmem_map(SIZE_MAX) == NULL);
-    CHECK(icd_bigmem_map(SIZE_MAX - ICD_BIGMEM_PAGE) == NULL);
+    CHECK(icd_bigmem_map(0, true) == NULL);
+    CHECK(icd_bigmem_map(SIZE_MAX, true) == NULL);
+    CHECK(icd_bigmem_map(SIZE_MAX - ICD_BIGMEM_PAGE, false) == NULL);
     size_t bytes = 3 * ICD_BIGMEM_PAGE + 5; /* rounded up to four pages */
-    uint8_t *m = icd_bigmem_map(bytes);
+    uint8_t *m = icd_bigmem_map(bytes, true);
     CHECK(m != NULL);
     if (!m) return;
     CHECK(((uintptr_t)m & (ICD_BIGMEM_PAGE - 1)) == 0);
@@ -63,6 +63,13 @@ static void test_map(void)
     if (thp_available()) CHECK_EQ_INT(advised(m + ICD_BIGMEM_PAGE), 1);
     icd_bigmem_unmap(m, bytes);
     icd_bigmem_unmap(NULL, bytes); /* (a no-op) */
+    /* without the advice: the same shape, 4 KiB pages */
+    m = icd_bigmem_map(ICD_BIGMEM_PAGE, false);
+    CHECK(m != NULL && ((uintptr_t)m & (ICD_BIGMEM_PAGE - 1)) == 0);
+    if (!m) return;
+    m[ICD_BIGMEM_PAGE - 1] = 1;
+    CHECK_EQ_INT(advised(m), 0);
+    icd_bigmem_unmap(m, ICD_BIGMEM_PAGE);
 }
 
 static void test_advise(void)
