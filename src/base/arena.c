@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "base/bigmem.h"
 
 /* Requests from this size up that do not fit the current chunk get their own chunk. */
 #define ICD_ARENA_LARGE (64u << 10)
@@ -55,7 +54,6 @@ static void *take(icd_arena *a, size_t n, size_t align)
     if (size > SIZE_MAX - sizeof *c) return NULL;
     icd_arena_chunk *nc = malloc(sizeof *nc + size);
     if (!nc) return NULL;
-    if (size >= ICD_BIGMEM_MIN) icd_bigmem_advise(nc, sizeof *nc + size);
     nc->size = size;
     nc->used = n;
     nc->next = c;

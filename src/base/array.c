@@ -1,6 +1,5 @@
 /* The growable array (array.h). */
 #include "base/array.h"
-#include "base/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +16,7 @@ int icd_array_reserve(void *arrp, size_t *cap, size_t need, size_t elem_size, si
     if (elem_size && n > SIZE_MAX / elem_size) return -1;
     void *old;
     memcpy(&old, arrp, sizeof old); /* arrp points at a T *, whatever T is */
-    void *p = icd_bigmem_realloc(old, *cap * elem_size, n * elem_size);
+    void *p = realloc(old, n * elem_size);
     if (!p) return -1;
     memcpy(arrp, &p, sizeof p);
     *cap = n;

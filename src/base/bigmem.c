@@ -2,8 +2,6 @@
 #include "base/bigmem.h"
 
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 static size_t round_up(size_t n)
@@ -33,27 +31,4 @@ void *icd_bigmem_map(size_t bytes, bool huge)
 void icd_bigmem_unmap(void *p, size_t bytes)
 {
     if (p) munmap(p, round_up(bytes));
-}
-
-void icd_bigmem_advise(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    uintptr_t lo = ((uintptr_t)p + ICD_BIGMEM_PAGE - 1) & ~(uintptr_t)(ICD_BIGMEM_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(ICD_BIGMEM_PAGE - 1);
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
-void *icd_bigmem_realloc(void *old, size_t old_bytes, size_t new_bytes)
-{
-    if (new_bytes < ICD_BIGMEM_MIN) return realloc(old, new_bytes);
-    void *p = malloc(new_bytes);
-    if (!p) return NULL;
-    icd_bigmem_advise(p, new_bytes);
-    if (old) memcpy(p, old, old_bytes < new_bytes ? old_bytes : new_bytes);
-    free(old);
-    return p;
 }

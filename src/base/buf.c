@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/bigmem.h"
 #include "base/buf.h"
 
 bool icd_buf_grow(icd_buf *b, size_t extra)
@@ -19,8 +18,7 @@ bool icd_buf_grow(icd_buf *b, size_t extra)
         }
         cap *= 2;
     }
-    /* (all of the old capacity: some writers fill the room past len before setting it) */
-    char *p = icd_bigmem_realloc(b->data, b->cap, cap);
+    char *p = realloc(b->data, cap);
     if (!p) {
         b->oom = true;
         return false;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "base/bigmem.h"
 #include "base/hash.h"
 #include "base/parallel.h"
 #include "iceberg/deletes/delete_index.h"
@@ -732,7 +731,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t size, icd_error *err)
     size_t nc = *cap + *cap / 2;
     if (nc < need) nc = need;
     if (nc < 16) nc = 16;
-    void *nv = icd_bigmem_realloc(*v, *cap * size, nc * size);
+    void *nv = realloc(*v, nc * size);
     if (!nv) return icd_fail_nomem(err);
     *v = nv;
     *cap = nc;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bigmem.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
 #include "base/ptrtext.h"
@@ -239,8 +238,7 @@ static int decide_batch(void *ctx, ice_scan_batch *batch, icd_error *err)
     size_t n = batch->first + batch->ntasks;
     if (n > r->cap) {
         size_t nc = r->cap + r->cap / 2 > n ? r->cap + r->cap / 2 : n;
-        dr_plan_file *v =
-            icd_bigmem_realloc(p->decisions, r->cap * sizeof *v, (nc ? nc : 1) * sizeof *v);
+        dr_plan_file *v = realloc(p->decisions, (nc ? nc : 1) * sizeof *v);
         if (!v) return icd_fail_nomem(err);
         p->decisions = v;
         r->cap = nc;

@@ -1,7 +1,6 @@
 /* Unit tests of base/bigmem.h: mappings are whole, aligned, zeroed huge pages that asked
- * for THP (checked in /proc/self/smaps where the system has THP); advice on malloc'd
- * blocks covers their whole huge pages; icd_bigmem_realloc keeps the contents across the
- * threshold, both ways. (A failing realloc is not tried: ASan aborts on absurd sizes.) */
+ * for THP when told to and only then (checked in /proc/self/smaps where the system has
+ * THP). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,45 +71,4 @@ static void test_map(void)
     icd_bigmem_unmap(m, ICD_BIGMEM_PAGE);
 }
 
-static void test_advise(void)
-{
-    size_t bytes = 3 * ICD_BIGMEM_PAGE;
-    uint8_t *b = malloc(bytes);
-    CHECK(b != NULL);
-    if (!b) return;
-    icd_bigmem_advise(b, bytes);
-    uint8_t *inner = (uint8_t *)(((uintptr_t)b + ICD_BIGMEM_PAGE - 1) & ~(ICD_BIGMEM_PAGE - 1));
-    memset(b, 1, bytes);
-    if (thp_available()) CHECK_EQ_INT(advised(inner), 1);
-    free(b);
-    /* blocks too small for a whole huge page, and odd addresses, are left alone */
-    char small[64];
-    icd_bigmem_advise(small + 1, sizeof small - 1);
-    icd_bigmem_advise(NULL, 0);
-}
-
-static void test_realloc(void)
-{
-    /* grow a block past the threshold and beyond, the bytes kept at each step */
-    size_t sizes[] = {
-        1000, ICD_BIGMEM_MIN - 1, ICD_BIGMEM_MIN, 3 * ICD_BIGMEM_MIN + 7, ICD_BIGMEM_MIN + 1, 4096};
-    uint8_t *p = NULL;
-    size_t have = 0;
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        size_t n = sizes[s];
-        uint8_t *q = icd_bigmem_realloc(p, have, n);
-        CHECK(q != NULL);
-        if (!q) break;
-        size_t kept = have < n ? have : n, bad = 0;
-        for (size_t i = 0; i < kept; i++)
-            bad += q[i] != (uint8_t)(i * 7 + 3);
-        CHECK_EQ_INT(bad, 0);
-        for (size_t i = kept; i < n; i++)
-            q[i] = (uint8_t)(i * 7 + 3);
-        p = q;
-        have = n;
-    }
-    free(p);
-}
-
-TEST_MAIN(TEST(test_map), TEST(test_advise), TEST(test_realloc))
+TEST_MAIN(TEST(test_map))
