@@ -289,7 +289,7 @@ int ice_eq_builder_add(ice_eq_builder *b, const void *key, size_t len, icd_error
     size_t p = part_of(b->ix, h);
     bucket *bk = &b->buckets[p];
     size_t es = entry_size(len);
-    if ((size_t)(bk->wend - bk->wp) < es) { /* (no tail: both NULL) */
+    if (!bk->tail || (size_t)(bk->wend - bk->wp) < es) {
         uint32_t cap = bk->next_cap ? bk->next_cap : b->first_chunk;
         bk->next_cap = cap < MAX_CHUNK / 2 ? cap * 2 : MAX_CHUNK;
         if (cap < es) cap = (uint32_t)es;
