@@ -482,6 +482,14 @@ static inline const uint32_t *bloom_block(const part *pt, uint64_t h)
     return pt->bloom + 8 * (size_t)reduce((uint32_t)(h >> 24), pt->nblocks);
 }
 
+/* Whether generic slot i holds `key` (its interned bytes). */
+static inline bool slot_holds(const part *pt, uint32_t i, const uint8_t *key, size_t len)
+{
+    size_t l2;
+    const uint8_t *k2 = get_entry(pt->arena + (uint32_t)pt->slots[i] - 1, &l2);
+    return l2 == len && memcmp(k2, key, len) == 0;
+}
+
 static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err)
 {
     (void)err; /* sizes and memory were checked when sealing */
@@ -544,11 +552,8 @@ static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err
                     n++;
                     break;
                 }
-                if ((uint32_t)(s >> 32) == tag) {
-                    size_t l2;
-                    const uint8_t *k2 = get_entry(arena + (uint32_t)s - 1, &l2);
-                    if (l2 == len && memcmp(k2, key, len) == 0) break; /* duplicate */
-                }
+                if ((uint32_t)(s >> 32) == tag && slot_holds(pt, i, key, len))
+                    break; /* duplicate */
                 i = i + 1 == pt->nslots ? 0 : i + 1;
             }
         }
@@ -637,14 +642,6 @@ static inline uint32_t tag_slot(const part *pt, uint32_t tag, uint32_t i)
         if ((uint32_t)(s >> 32) == tag) return i;
         i = i + 1 == pt->nslots ? 0 : i + 1;
     }
-}
-
-/* Whether generic slot i holds `key` (its interned bytes). */
-static inline bool slot_holds(const part *pt, uint32_t i, const uint8_t *key, size_t len)
-{
-    size_t l2;
-    const uint8_t *k2 = get_entry(pt->arena + (uint32_t)pt->slots[i] - 1, &l2);
-    return l2 == len && memcmp(k2, key, len) == 0;
 }
 
 /* Whether the generic table holds `key`, probing from slot i on. */
