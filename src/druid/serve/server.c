@@ -25,8 +25,8 @@
  * socket, so the watchdog can shutdown() it without racing MHD's close and a reuse of
  * the descriptor number). The watchdog thread closes connections whose header is not
  * complete header_timeout_s after they started (MHD's own timeout restarts at every
- * byte), expires queued requests, and the accept policy closes the oldest
- * header-incomplete connection when max_connections is reached, so a slowloris flood
+ * byte), expires queued requests, and the accept policy closes a header-incomplete
+ * connection when max_connections is reached (pick_victim_locked), so a slowloris flood
  * cannot lock out a real client or /health.
  *
  * The listening socket is bound here rather than by MHD, so a failure to bind reports
@@ -45,12 +45,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "base/jsonw.h"
 #include "base/redact.h"
 #include "druid/serve/server.h"
@@ -74,8 +76,16 @@ typedef struct conn_info {
     double t0;       /* start of the current header wait */
     bool in_header;  /* waiting for (the rest of) a request header */
     bool shut;       /* already shut down by us */
+    uint64_t src;    /* hash of the client's address (not its port) */
     char client[64]; /* "ADDR:PORT" */
 } conn_info;
+
+/* One client address in the eviction count (see pick_victim_locked). */
+typedef struct src_count {
+    uint64_t src;
+    unsigned gen, n;
+    conn_info *oldest;
+} src_count;
 
 typedef struct chunk {
     struct chunk *next;
@@ -147,6 +157,8 @@ struct dr_server {
     unsigned slots_used, queued, inflight, nconns, nshut;
     dr_http_req *wq_head, *wq_tail, *all;
     conn_info *conns, *conns_tail; /* oldest header wait first */
+    src_count *srcs;               /* scratch of the eviction pick, a power of two */
+    unsigned srcs_mask, srcs_gen;
     /* producer pool */
     pthread_mutex_t pmu;
     pthread_cond_t pcv;
@@ -259,6 +271,20 @@ static void format_addr(const struct sockaddr *sa, char *out, size_t cap)
     } else {
         snprintf(out, cap, "?");
     }
+}
+
+/* The client's address without its port (an IPv4-mapped IPv6 address as IPv4), hashed:
+ * the connections of one source, for the eviction pick. */
+static uint64_t addr_hash(const struct sockaddr *sa)
+{
+    if (sa && sa->sa_family == AF_INET)
+        return icd_hash_bytes(&((const struct sockaddr_in *)sa)->sin_addr, 4);
+    if (sa && sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a)) return icd_hash_bytes(a->s6_addr + 12, 4);
+        return icd_hash_bytes(a->s6_addr, 16);
+    }
+    return 0;
 }
 
 static void count_request(dr_server *s, int route, int status)
@@ -1290,17 +1316,19 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
      * answered from the second call, which comes right away: keep-alive for files, specs
      * and errors alike (Druid's http source and the JDK reuse connections). A request with
      * a body is answered at once and its connection closed, the body never read. */
-    if (!r->deferred && !request_has_body(c)) {
-        r->deferred = true;
-        return MHD_YES;
+    if (!r->deferred) { /* the first call: the header is complete */
+        conn_info *ci = conn_of(c);
+        if (ci) {
+            pthread_mutex_lock(&s->mu);
+            ci->in_header = false;
+            pthread_mutex_unlock(&s->mu);
+        }
+        if (!request_has_body(c)) {
+            r->deferred = true;
+            return MHD_YES;
+        }
     }
     r->routed = true;
-    conn_info *ci = conn_of(c);
-    if (ci) {
-        pthread_mutex_lock(&s->mu);
-        ci->in_header = false;
-        pthread_mutex_unlock(&s->mu);
-    }
     snprintf(r->method, sizeof r->method, "%s", method);
     if (!r->target || !r->logpath) return MHD_NO;
     *upload_data_size = 0;
@@ -1449,6 +1477,7 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         ci->fd = fdi ? fcntl(fdi->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
         format_addr(ai ? ai->client_addr : NULL, ci->client, sizeof ci->client);
+        ci->src = addr_hash(ai ? ai->client_addr : NULL);
         ci->t0 = mono_now();
         ci->in_header = true;
         pthread_mutex_lock(&s->mu);
@@ -1479,9 +1508,57 @@ static void shut_conn_locked(dr_server *s, conn_info *ci)
     s->nshut++;
 }
 
-/* MHD_OPTION_ACCEPT_POLICY_CALLBACK: at max_connections, the connection that has waited
- * longest for its header is closed to make room (a real client sends its header at
- * once, a slowloris never finishes it); without one the new connection is refused. */
+/* Bytes the client sent that the server has not read yet: a connection with some is
+ * waiting on the server (a loaded one reads late), not on its client. */
+static bool has_unread(const conn_info *ci)
+{
+    int n = 0;
+    return ci->fd >= 0 && ioctl(ci->fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/* The connection to close for a new one at max_connections: one waiting on its client
+ * for the rest of a header (a real client sends its header at once, a slowloris never
+ * finishes it), and of those, the one that has waited longest of the client address
+ * holding the most header-incomplete connections (ties: the address whose oldest waited
+ * longest). So a flood from a few addresses, reconnecting as fast as it is closed,
+ * churns through its own connections, not through a real client's whose header came
+ * a moment before the loaded server read it; against many addresses of one connection
+ * each, it is the oldest. When no connection waits on its client, the heaviest
+ * address's oldest. NULL: none is header-incomplete. */
+static conn_info *pick_victim_locked(dr_server *s)
+{
+    if (++s->srcs_gen == 0) { /* stamps wrapped: clear them */
+        memset(s->srcs, 0, ((size_t)s->srcs_mask + 1) * sizeof *s->srcs);
+        s->srcs_gen = 1;
+    }
+    src_count *best = NULL;
+    unsigned used = 0;
+    for (conn_info *ci = s->conns; ci; ci = ci->next) { /* in order of t0 */
+        if (ci->shut || !ci->in_header) continue;
+        size_t i = (size_t)ci->src & s->srcs_mask;
+        while (s->srcs[i].gen == s->srcs_gen && s->srcs[i].src != ci->src)
+            i = (i + 1) & s->srcs_mask;
+        src_count *c = &s->srcs[i];
+        if (c->gen != s->srcs_gen) {
+            if (++used > s->srcs_mask / 2) break; /* more sources than sized for: enough */
+            *c = (src_count){.src = ci->src, .gen = s->srcs_gen, .oldest = ci};
+        }
+        c->n++;
+        /* each count only grows, so the best of all steps is the best of the final counts */
+        if (!best || c->n > best->n || (c->n == best->n && c->oldest->t0 < best->oldest->t0))
+            best = c;
+    }
+    if (!best) return NULL;
+    /* the heaviest address's oldest waiting on its client, else anyone's oldest such */
+    for (int any = 0; any < 2; any++)
+        for (conn_info *ci = any ? s->conns : best->oldest; ci; ci = ci->next)
+            if (!ci->shut && ci->in_header && (ci->src == best->src) != any && !has_unread(ci))
+                return ci;
+    return best->oldest;
+}
+
+/* MHD_OPTION_ACCEPT_POLICY_CALLBACK: at max_connections a header-incomplete connection is
+ * closed to make room (pick_victim_locked); without one the new connection is refused. */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
     (void)addr, (void)addrlen;
@@ -1490,12 +1567,9 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
     pthread_mutex_lock(&s->mu);
     unsigned live = s->nconns - s->nshut;
     if (live >= s->max_conns) {
-        /* the list is in order of t0: the first header-incomplete one waited longest */
-        conn_info *oldest = s->conns;
-        while (oldest && (oldest->shut || !oldest->in_header))
-            oldest = oldest->next;
-        if (oldest) {
-            shut_conn_locked(s, oldest);
+        conn_info *victim = pick_victim_locked(s);
+        if (victim) {
+            shut_conn_locked(s, victim);
             atomic_fetch_add(&s->evictions, 1);
         } else {
             ok = MHD_NO;
@@ -1715,6 +1789,7 @@ static void server_free(dr_server *s)
         free(s->auth_password);
     }
     free(s->workers);
+    free(s->srcs);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->pmu);
     pthread_cond_destroy(&s->pcv);
@@ -1856,6 +1931,17 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
                      MHD_ALLOW_SUSPEND_RESUME;
     /* MHD's own cap sits above ours: an evicted connection closes a moment later */
     unsigned hard_cap = s->max_conns + s->max_conns / 8 + 16 * threads;
+    size_t nsrcs = 64; /* at most half full: one entry per address of hard_cap connections */
+    while (nsrcs < 2 * (size_t)hard_cap)
+        nsrcs *= 2;
+    s->srcs = calloc(nsrcs, sizeof *s->srcs);
+    if (!s->srcs) {
+        stop_threads(s);
+        close(fd);
+        server_free(s);
+        return icd_fail_nomem(err);
+    }
+    s->srcs_mask = (unsigned)(nsrcs - 1);
     s->daemon = MHD_start_daemon(
         flags, 0, accept_policy, s, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,

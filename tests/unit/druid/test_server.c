@@ -1146,7 +1146,9 @@ static bool closed_within(int fd, int ms)
 
 /* Item 5: the header deadline is a total (a byte every 200 ms does not extend it), per-
  * address and total connection limits hold, and at the total limit the connection that
- * waited longest for its header makes room: /health stays answerable. */
+ * waited longest for its header, of the address holding most of them, makes room:
+ * /health stays answerable, and a lone client's header-incomplete connection outlives a
+ * flood from other addresses although it is the oldest. */
 static void test_slowloris_limits(void)
 {
     tp t;
@@ -1186,7 +1188,11 @@ static void test_slowloris_limits(void)
     usleep(100000);
 
     /* the total: 16 header-incomplete connections from 4 addresses against a limit of 12:
-     * the oldest are closed to make room, and /health from 127.0.0.1 answers */
+     * the oldest of theirs are closed to make room, not the lone one from 127.0.0.2
+     * (older than all of them), and /health from 127.0.0.1 answers */
+    int lone = connect_from("127.0.0.2", port);
+    CHECK(lone >= 0 && send(lone, hdr, strlen(hdr), MSG_NOSIGNAL) > 0);
+    usleep(20000);
     int flood[16];
     char src[32];
     for (int i = 0; i < 16; i++) {
@@ -1203,7 +1209,15 @@ static void test_slowloris_limits(void)
     CHECK_EQ_INT(code, 200);
     CHECK(now_s() - h0 < 0.5);
     CHECK(flood[0] >= 0 && closed_within(flood[0], 200)); /* the oldest went first */
-    CHECK(metric(s, "icedruid_serve_connections_evicted_total") >= 4);
+    CHECK(metric(s, "icedruid_serve_connections_evicted_total") >= 5);
+    CHECK(!closed_within(lone, 50));
+    const char *rest = "1\r\n\r\n";
+    CHECK(send(lone, rest, strlen(rest), MSG_NOSIGNAL) == (ssize_t)strlen(rest));
+    struct pollfd pf = {.fd = lone, .events = POLLIN};
+    char resp[64] = "";
+    if (poll(&pf, 1, 2000) == 1) recv(lone, resp, sizeof resp - 1, 0);
+    CHECK(!strncmp(resp, "HTTP/1.1 200", 12));
+    close(lone);
     for (int i = 0; i < 16; i++)
         if (flood[i] >= 0) close(flood[i]);
     dr_server_stop(s);
