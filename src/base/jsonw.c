@@ -818,7 +818,8 @@ void icd_fmt_date(icd_buf *b, int64_t days)
 static size_t time_text(int64_t nanos_of_day, int digits, char *out)
 {
     /* callers pass 0 <= nanos_of_day < 86400e9; the % 100 only keeps odd input in the table */
-    uint64_t ns = (uint64_t)nanos_of_day, secs = ns / 1000000000, frac = ns % 1000000000;
+    uint64_t ns = (uint64_t)nanos_of_day;
+    uint32_t secs = (uint32_t)(ns / 1000000000 % 1000000), frac = (uint32_t)(ns % 1000000000);
     memcpy(out, DIG2 + (secs / 3600 % 100) * 2, 2);
     out[2] = ':';
     memcpy(out + 3, DIG2 + (secs / 60 % 60) * 2, 2);
@@ -827,11 +828,8 @@ static size_t time_text(int64_t nanos_of_day, int digits, char *out)
     if (digits <= 0) return 8;
     char f[10];
     f[0] = '.';
-    for (int i = 8; i >= 2; i -= 2) { /* nine digits, two at a time from the right */
-        memcpy(f + i, DIG2 + (frac % 100) * 2, 2);
-        frac /= 100;
-    }
-    f[1] = (char)('0' + frac);
+    f[1] = (char)('0' + frac / 100000000); /* nine digits */
+    digits8_before(f + 10, frac % 100000000);
     memcpy(out + 8, f, sizeof f);
     return 9 + (size_t)digits;
 }
@@ -882,23 +880,41 @@ void icd_json_time(icd_buf *b, int64_t v, int unit_digits)
     icd_buf_putc(b, '"');
 }
 
+/* v units since the epoch as days and nanoseconds of the day, for each unit with a
+ * constant divisor (a multiply, not a hardware divide per timestamp). */
+static inline void split_days(int64_t v, int unit_digits, int64_t *days, int64_t *nanos)
+{
+    switch (unit_digits) {
+    case 3:
+        *days = icd_floordiv(v, INT64_C(86400000));
+        *nanos = icd_floormod(v, INT64_C(86400000)) * 1000000;
+        break;
+    case 6:
+        *days = icd_floordiv(v, INT64_C(86400000000));
+        *nanos = icd_floormod(v, INT64_C(86400000000)) * 1000;
+        break;
+    default:
+        *days = icd_floordiv(v, INT64_C(86400000000000));
+        *nanos = icd_floormod(v, INT64_C(86400000000000));
+        break;
+    }
+}
+
 void icd_json_timestamp(icd_buf *b, int64_t v, int unit_digits, bool utc)
 {
-    int64_t ups = unit_per_second(unit_digits);
-    int64_t day = 86400 * ups;
-    int64_t days = icd_floordiv(v, day);
-    int64_t rem = icd_floormod(v, day);
+    int64_t days, nanos;
+    split_days(v, unit_digits, &days, &nanos);
     char *t = room(b, 40); /* '"' date 'T' time(18) "+00:00" '"' = 38 */
     if (!t) return;
     if (!date_text(days, t + 1)) { /* years outside 0..9999: the general path */
         icd_buf_putc(b, '"');
-        icd_fmt_timestamp(b, days, rem * (1000000000 / ups), unit_digits, utc);
+        icd_fmt_timestamp(b, days, nanos, unit_digits, utc);
         icd_buf_putc(b, '"');
         return;
     }
     t[0] = '"';
     t[11] = 'T';
-    size_t n = 12 + time_text(rem * (1000000000 / ups), unit_digits, t + 12);
+    size_t n = 12 + time_text(nanos, unit_digits, t + 12);
     if (utc) {
         memcpy(t + n, "+00:00", 6);
         n += 6;
