@@ -391,20 +391,15 @@ void icd_json_i64(icd_buf *b, int64_t v)
     commit(b, put_i64(p, v));
 }
 
-static bool nonfinite(icd_buf *b, double v)
+/* The text of a NaN or an infinity (out of line: the writers test isfinite inline). */
+static void put_nonfinite(icd_buf *b, double v)
 {
-    if (isnan(v)) {
+    if (isnan(v))
         icd_buf_append(b, "\"NaN\"", 5);
-        return true;
-    }
-    if (isinf(v)) {
-        if (v > 0)
-            icd_buf_append(b, "\"Infinity\"", 10);
-        else
-            icd_buf_append(b, "\"-Infinity\"", 11);
-        return true;
-    }
-    return false;
+    else if (v > 0)
+        icd_buf_append(b, "\"Infinity\"", 10);
+    else
+        icd_buf_append(b, "\"-Infinity\"", 11);
 }
 
 static const uint64_t P10U[] = {1ull,
@@ -583,7 +578,10 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
 
 void icd_json_double(icd_buf *b, double v)
 {
-    if (nonfinite(b, v)) return;
+    if (!isfinite(v)) {
+        put_nonfinite(b, v);
+        return;
+    }
     char *o = room(b, 64); /* the longest text is 43 bytes (put_fixed) */
     if (!o) return;
     if (fabs(v) < 1e15 && v == (double)(int64_t)v) { /* range first: the cast is UB outside */
@@ -625,7 +623,10 @@ void icd_json_double(icd_buf *b, double v)
 
 void icd_json_float(icd_buf *b, float v)
 {
-    if (nonfinite(b, v)) return;
+    if (!isfinite(v)) {
+        put_nonfinite(b, v);
+        return;
+    }
     char *o = room(b, 64); /* see icd_json_double */
     if (!o) return;
     if (fabsf(v) < 1e7f && v == (float)(int32_t)v) { /* range first: the cast is UB outside */
