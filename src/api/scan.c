@@ -3,9 +3,13 @@
  * the merge-on-read reader (iceberg/reader.h): a task's rows go through the scan JSON
  * writer (iceberg/scan_json.h, design.md §3) in chunks of whole lines, or through a sink
  * that only counts. icd_scan_run is the parallel driver (base/parallel.h) that
- * `icedruid scan` uses: one task per worker at a time, callbacks serialised by one lock.
+ * `icedruid scan` uses: one task (or, with fewer tasks than threads can share, one part
+ * of a task: a range of its row groups) per worker at a time, callbacks serialised by one
+ * lock.
  */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -370,8 +374,11 @@ static int read_batches(icd_scan *s, size_t index, const read_target *to,
     return rc;
 }
 
-static int read_task(icd_scan *s, size_t index, const read_target *to, pthread_mutex_t *serialise,
-                     icd_error *err)
+/* Reads task `index`, or part `part` of `nparts` of it (ice_scan_reader_read_task_part);
+ * `report`: the task is done after this read (its last part), the progress callback is
+ * due. */
+static int read_task(icd_scan *s, size_t index, unsigned part, unsigned nparts, bool report,
+                     const read_target *to, pthread_mutex_t *serialise, icd_error *err)
 {
     if (index >= ice_scan_plan_task_count(s->plan))
         return icd_fail(err, ICD_EINVALID, NULL, -1, "task %zu does not exist (the scan has %zu)",
@@ -384,7 +391,7 @@ static int read_task(icd_scan *s, size_t index, const read_target *to, pthread_m
     if (to->batches) {
         rc = read_batches(s, index, to, serialise, &st, err);
     } else if (!fn) {
-        rc = ice_scan_reader_read_task(s->reader, task, &COUNT_SINK, &st, err);
+        rc = ice_scan_reader_read_task_part(s->reader, task, part, nparts, &COUNT_SINK, &st, err);
     } else {
         task_output o = {fn, ctx, serialise, ICD_BUF_INIT, 0, {0}};
         ice_scan_json j = {0};
@@ -393,7 +400,7 @@ static int read_task(icd_scan *s, size_t index, const read_target *to, pthread_m
         j.on_row_ctx = &o;
         ice_row_sink sink;
         ice_scan_json_sink(&j, &sink);
-        rc = ice_scan_reader_read_task(s->reader, task, &sink, &st, err);
+        rc = ice_scan_reader_read_task_part(s->reader, task, part, nparts, &sink, &st, err);
         if (rc == 0) rc = deliver(&o, err);
         ice_scan_json_free(&j);
         icd_buf_free(&o.buf);
@@ -401,7 +408,7 @@ static int read_task(icd_scan *s, size_t index, const read_target *to, pthread_m
     if (serialise) pthread_mutex_lock(serialise); /* the progress call: never beside fn */
     pthread_mutex_lock(&s->lock);
     ice_read_stats_add(&s->stats, &st);
-    icd_progress_fn progress = serialise ? s->progress : NULL; /* icd_scan_run only */
+    icd_progress_fn progress = serialise && report ? s->progress : NULL; /* icd_scan_run */
     void *pctx = s->progress_ctx;
     icd_scan_stats so_far;
     if (progress) icd_api_read_stats(&s->stats, &so_far);
@@ -418,7 +425,7 @@ static int read_task(icd_scan *s, size_t index, const read_target *to, pthread_m
 int icd_scan_read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx, icd_error *err)
 {
     read_target to = {fn, NULL, ctx};
-    return read_task(s, index, &to, NULL, err);
+    return read_task(s, index, 0, 1, false, &to, NULL, err);
 }
 
 int icd_scan_read_task_batches(icd_scan *s, size_t index, icd_batch_fn fn, void *ctx,
@@ -426,28 +433,55 @@ int icd_scan_read_task_batches(icd_scan *s, size_t index, icd_batch_fn fn, void 
 {
     if (!fn) return icd_fail(err, ICD_EINVALID, NULL, -1, "no batch callback");
     read_target to = {NULL, fn, ctx};
-    return read_task(s, index, &to, NULL, err);
+    return read_task(s, index, 0, 1, false, &to, NULL, err);
 }
 
 typedef struct run_ctx {
     icd_scan *scan;
     read_target to;
     pthread_mutex_t serialise;
+    unsigned nparts;   /* parts per task: item i is part i % nparts of task i / nparts */
+    atomic_uint *left; /* nparts > 1: parts of each task not yet read */
 } run_ctx;
 
 static int run_one(void *ctx, size_t i, icd_error *err)
 {
     run_ctx *r = ctx;
-    int rc = read_task(r->scan, i, &r->to, &r->serialise, err);
+    size_t task = i / r->nparts;
+    unsigned part = (unsigned)(i % r->nparts);
+    bool last = r->nparts == 1 || atomic_fetch_sub(&r->left[task], 1) == 1;
+    int rc = read_task(r->scan, task, part, r->nparts, last, &r->to, &r->serialise, err);
     if (rc) ice_scan_reader_cancel(r->scan->reader);
     return rc;
 }
 
+/* Parts per task for `threads` threads: with few tasks (a handful of big files) each is
+ * read as up to PARTS_MAX row-group ranges, so that about PARTS_PER_THREAD items per thread
+ * keep every thread busy to the end (a task per item left the last file to one thread).
+ * Typed batches promise a task's batches in row order: never split. */
+#define PARTS_PER_THREAD 16
+#define PARTS_MAX 8
+static unsigned parts_per_task(size_t ntasks, int threads, const read_target *to)
+{
+    if (threads <= 1 || to->batches || ntasks == 0) return 1;
+    size_t want = (size_t)threads * PARTS_PER_THREAD;
+    if (ntasks >= want) return 1;
+    size_t p = (want + ntasks - 1) / ntasks;
+    return p > PARTS_MAX ? PARTS_MAX : (unsigned)p;
+}
+
 static int run(icd_scan *s, int threads, const read_target *to, icd_error *err)
 {
-    run_ctx r = {s, *to, PTHREAD_MUTEX_INITIALIZER};
-    int rc = icd_parallel_for(ice_scan_plan_task_count(s->plan), threads < 1 ? 1 : threads, run_one,
-                              &r, err);
+    size_t nt = ice_scan_plan_task_count(s->plan);
+    run_ctx r = {s, *to, PTHREAD_MUTEX_INITIALIZER, parts_per_task(nt, threads, to), NULL};
+    if (r.nparts > 1) {
+        r.left = malloc(nt * sizeof *r.left);
+        if (!r.left) return icd_fail_nomem(err);
+        for (size_t i = 0; i < nt; i++)
+            atomic_init(&r.left[i], r.nparts);
+    }
+    int rc = icd_parallel_for(nt * r.nparts, threads < 1 ? 1 : threads, run_one, &r, err);
+    free(r.left);
     pthread_mutex_destroy(&r.serialise);
     return rc;
 }

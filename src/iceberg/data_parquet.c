@@ -372,11 +372,16 @@ static bool rg_range(void *ctx, const ice_bound_expr *p, ice_range_stats *out)
 }
 
 /* Skips the row groups whose statistics exclude the reader's filter. */
+/* The row groups of the task's part (all of them for a whole read), then those the
+ * reader's filter cannot rule out. */
 static int prune_row_groups(ice_rd_task *t, icd_error *err)
 {
     pq_src *p = t->src;
     uint32_t n = pq_file_num_row_groups(p->pf);
-    if (!t->r->filter || n == 0) {
+    uint32_t lo = (uint32_t)((uint64_t)n * t->part / t->nparts);
+    uint32_t hi = (uint32_t)((uint64_t)n * (t->part + 1) / t->nparts);
+    bool whole = lo == 0 && hi == n;
+    if ((!t->r->filter && whole) || n == 0) {
         t->stats->row_groups_read += n;
         return 0;
     }
@@ -385,8 +390,10 @@ static int prune_row_groups(ice_rd_task *t, icd_error *err)
     rg_prune pc = {t->r, p->pf, p->s, ice_pq_schema_has_ids(p->s), 0};
     for (uint32_t g = 0; g < n; g++) {
         pc.rg = g;
-        keep[g] = pq_file_row_group(p->pf, g)->num_rows > 0 &&
-                  ice_range_may_match(t->r->filter, rg_range, &pc);
+        keep[g] = 0;
+        if (g < lo || g >= hi) continue; /* another part's */
+        keep[g] = !t->r->filter || (pq_file_row_group(p->pf, g)->num_rows > 0 &&
+                                    ice_range_may_match(t->r->filter, rg_range, &pc));
         if (keep[g])
             t->stats->row_groups_read++;
         else

@@ -429,12 +429,27 @@ static int read_data_file(ice_rd_task *t, const ice_data_ops *ops, icd_error *er
 int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
                               const ice_row_sink *sink, ice_read_stats *stats, icd_error *err)
 {
+    return ice_scan_reader_read_task_part(r, task, 0, 1, sink, stats, err);
+}
+
+int ice_scan_reader_read_task_part(ice_scan_reader *r, const ice_scan_task *task, unsigned part,
+                                   unsigned nparts, const ice_row_sink *sink, ice_read_stats *stats,
+                                   icd_error *err)
+{
+    if (nparts > 1 && task->data->format != ICE_FORMAT_PARQUET) {
+        if (part > 0) return 0; /* (no row-group split: part 0 reads the whole file) */
+        nparts = 1;
+    }
+    if (nparts > 1 && part >= nparts)
+        return icd_fail(err, ICD_EINVALID, task->data->path, -1, "part %u of %u", part, nparts);
     ice_rd_task t;
     memset(&t, 0, sizeof t);
     t.r = r;
     t.task = task;
     t.sink = sink;
     t.stats = stats;
+    t.part = nparts > 1 ? part : 0;
+    t.nparts = nparts > 1 ? nparts : 1;
     /* Rows removed by position are attributed to deletion vectors when every position
      * delete of the task is a DV (v3: a DV replaces the position delete files of its data
      * file); a task that mixes both counts them as position deletes. */
@@ -464,7 +479,7 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
     }
     if (dv && !pos_file) stats->rows_deleted_dv += stats->rows_deleted_position - pos_before;
     if (!rc) {
-        stats->data_files++;
+        if (t.part == 0) stats->data_files++;
     } else {
         /* a file that is not there, or that disagrees with its manifest entry (counts,
          * bounds, equality ids): name the manifest that lists it, which may be the damaged one */

@@ -123,6 +123,9 @@ struct ice_rd_task {
     const ice_scan_task *task;
     const ice_row_sink *sink;
     ice_read_stats *stats;
+    /* Read part `part` of `nparts` (nparts <= 1: the whole file): Parquet reads the part's
+     * share of the row groups (ice_scan_reader_read_task_part). */
+    unsigned part, nparts;
     ice_mor mor;
     /* The batch: the loop allocates the columns, with their field and name_len, before
      * bind (one per field of the reader) and prepare (one per equality key column, keys[e]
