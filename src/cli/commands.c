@@ -31,7 +31,10 @@ cli_globals cli_global = {false, -1, -1, -1, -1};
     }
 #define O_THREADS                                                                                  \
     {                                                                                              \
-        "threads", 0, "N", "work on up to N files at once (1..256; default 1)", NULL, 0            \
+        "threads", 0, "N",                                                                         \
+            "work on up to N files (scan: or row-group ranges of them) at once (1..256; default "  \
+            "1)",                                                                                  \
+            NULL, 0                                                                                \
     }
 #define O_CATALOG                                                                                  \
     {                                                                                              \
