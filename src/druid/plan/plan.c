@@ -907,6 +907,30 @@ static void put_counts(icd_buf *b, const ice_content_file *d)
     b->len = (size_t)(o - b->data);
 }
 
+/* The task's delete files comma-separated, when every one's text is kept: found first,
+ * then copied into room made once; false (nothing written) when one is not kept. */
+#define KEPT_DELETES_MAX 32
+static bool put_kept_deletes(const icd_ptr_text *dels, const ice_scan_task *t, icd_buf *b)
+{
+    const icd_ptr_text_slot *s[KEPT_DELETES_MAX];
+    size_t n = t->ndeletes, total = n;
+    if (n > KEPT_DELETES_MAX) return false;
+    for (size_t k = 0; k < n; k++) {
+        if (!(s[k] = icd_ptr_text_find(dels, t->deletes[k]))) return false;
+        total += s[k]->len;
+    }
+    if (b->len + total + 1 > b->cap && !icd_buf_grow(b, total + 1)) return true; /* (oom) */
+    char *o = b->data + b->len;
+    for (size_t k = 0; k < n; k++) {
+        if (k) *o++ = ',';
+        memcpy(o, dels->text.data + s[k]->off, s[k]->len);
+        o += s[k]->len;
+    }
+    *o = '\0';
+    b->len = (size_t)(o - b->data);
+    return true;
+}
+
 /* Split i; `cache` NULL = self-contained (with the common fields). */
 static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split_cache *cache,
                      icd_error *err)
@@ -922,14 +946,15 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
     put_partition(b, d, spec, st);
-    put_lit(b, ",\"deleteFiles\":");
-    icd_buf_putc(b, '[');
-    for (size_t k = 0; k < t->ndeletes; k++) {
-        if (k) icd_buf_putc(b, ',');
-        if (cache)
-            icd_ptr_text_put(&cache->dels, b, t->deletes[k], put_delete);
-        else
-            put_delete(b, t->deletes[k]);
+    put_lit(b, ",\"deleteFiles\":[");
+    if (!cache || !put_kept_deletes(&cache->dels, t, b)) {
+        for (size_t k = 0; k < t->ndeletes; k++) {
+            if (k) icd_buf_putc(b, ',');
+            if (cache)
+                icd_ptr_text_put(&cache->dels, b, t->deletes[k], put_delete);
+            else
+                put_delete(b, t->deletes[k]);
+        }
     }
     if (st) { /* `]`, the spec's JSON and the next key, kept as one text */
         icd_buf_append(b, st->tail.data, st->tail.len);
@@ -1053,7 +1078,10 @@ static int put_splits(void *ctx, ice_scan_batch *batch, icd_error *err)
     icd_buf *b = &sw->w->buf;
     for (size_t j = 0; j < batch->ntasks; j++) {
         ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
-        icd_buf_puts(b, batch->first + j ? ",\n" : "\n");
+        if (batch->first + j)
+            put_lit(b, ",\n");
+        else
+            put_lit(b, "\n");
         ICD_TRY(put_split(sw->p, &batch->tasks[j], b, &sw->cache, err));
         icd_jsonw_maybe_flush(sw->w);
     }
