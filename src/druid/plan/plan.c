@@ -982,6 +982,17 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
     return put_split(p, ice_scan_plan_task(p->scan, i), b, NULL, err);
 }
 
+/* A file's text after its path, kept by what makes it (a million files share a few
+ * hundred): direct-mapped, within TAILS_MAX_BYTES of text. */
+#define TAIL_SLOTS 256
+#define TAILS_MAX_BYTES ((size_t)1 << 20)
+typedef struct file_tail {
+    const char *reason; /* (interned: compared by address; NULL for raw files) */
+    uint8_t kind;       /* put_delivery's case + 1 (0: the slot is empty) */
+    uint8_t format;
+    uint32_t off, len;
+} file_tail;
+
 /* The "files" list of `plan`, one run of the tasks; v1 keeps the data files' own paths
  * for the input source. */
 typedef struct files_writer {
@@ -990,6 +1001,8 @@ typedef struct files_writer {
     char **own; /* v1 */
     size_t nown, cap_own;
     icd_ptr_text reasons; /* each interned reason's JSON string, by its address */
+    file_tail tails[TAIL_SLOTS];
+    icd_buf tail_text;
 } files_writer;
 
 /* (an icd_ptr_text writer: key is an interned reason text) */
@@ -1002,6 +1015,12 @@ static void put_reason(icd_buf *b, const void *key)
  * decided by the footer or the metadata, and how Druid gets the file -- raw through the
  * warehouseSource, materialized files staged (Parquet, Avro) or served as NDJSON rows
  * (ORC: no ORC writer yet). */
+static size_t delivery_case(const dr_plan_file *fd, ice_file_format f)
+{
+    return fd->raw ? (fd->from_footer ? 0 : 1)
+                   : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
+}
+
 static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
 {
 #define DELIVERY(dec, by, del)                                                                     \
@@ -1023,9 +1042,43 @@ static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
     };
 #undef TEXT
 #undef DELIVERY
-    size_t i = fd->raw ? (fd->from_footer ? 0 : 1)
-                       : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
+    size_t i = delivery_case(fd, f);
     icd_buf_append(b, CASES[i].text, CASES[i].len);
+}
+
+/* What follows a file's path: its format, decision, delivery and reason, and the `}`. */
+static void put_file_fields(files_writer *fw, icd_buf *b, const dr_plan_file *fd, ice_file_format f)
+{
+    put_lit(b, ",\"format\":");
+    put_format(b, f);
+    put_delivery(b, fd, f);
+    if (!fd->raw) {
+        put_lit(b, ",\"reason\":");
+        icd_ptr_text_put(&fw->reasons, b, fd->reason, put_reason);
+    }
+    icd_buf_putc(b, '}');
+}
+
+/* put_file_fields, from the kept text when there is one (else written and kept). */
+static void put_file_tail(files_writer *fw, icd_buf *b, const dr_plan_file *fd, ice_file_format f)
+{
+    const char *reason = fd->raw ? NULL : fd->reason;
+    uint8_t kind = (uint8_t)(delivery_case(fd, f) + 1), format = (uint8_t)f;
+    uint64_t h =
+        ((uint64_t)(uintptr_t)reason ^ (uint64_t)kind << 8 ^ format) * 0x9E3779B97F4A7C15ull;
+    file_tail *t = &fw->tails[h >> 56 & (TAIL_SLOTS - 1)];
+    if (t->kind == kind && t->format == format && t->reason == reason && (unsigned)f <= 0xff) {
+        icd_buf_append(b, fw->tail_text.data + t->off, t->len);
+        return;
+    }
+    size_t at = b->len;
+    put_file_fields(fw, b, fd, f);
+    size_t n = b->len - at;
+    if (!icd_buf_ok(b) || (unsigned)f > 0xff || fw->tail_text.len + n > TAILS_MAX_BYTES) return;
+    size_t off = fw->tail_text.len;
+    icd_buf_append(&fw->tail_text, b->data + at, n);
+    if (!icd_buf_ok(&fw->tail_text)) return;
+    *t = (file_tail){reason, kind, format, (uint32_t)off, (uint32_t)n};
 }
 
 static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
@@ -1052,14 +1105,7 @@ static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
         else
             put_lit(b, "\n{\"path\":");
         icd_json_cstr(b, d->path);
-        put_lit(b, ",\"format\":");
-        put_format(b, d->format);
-        put_delivery(b, fd, d->format);
-        if (!fd->raw) {
-            put_lit(b, ",\"reason\":");
-            icd_ptr_text_put(&fw->reasons, b, fd->reason, put_reason);
-        }
-        icd_buf_putc(b, '}');
+        put_file_tail(fw, b, fd, d->format);
         icd_jsonw_maybe_flush(fw->w);
     }
     return 0;
@@ -1122,10 +1168,11 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     size_t nmat = dr_plan_materialized_count(p);
     icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
                    c.data_files - nmat, nmat);
-    files_writer fw = {p, w, NULL, 0, 0, {0}};
+    files_writer fw = {p, w, NULL, 0, 0, {0}, {{0}}, ICD_BUF_INIT};
     icd_ptr_text_init(&fw.reasons, ICD_PTR_TEXT_MAX);
     int rc = each_data_file(p, put_files, &fw, err);
     icd_ptr_text_free(&fw.reasons);
+    icd_buf_free(&fw.tail_text);
     if (!rc) {
         icd_buf_puts(b, "\n]");
         if (!p->v2) rc = put_v1_source(p, &fw, b, err);
