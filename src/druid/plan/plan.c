@@ -765,7 +765,16 @@ typedef struct spec_text {
  * every one), kept by the entry's address -- delete files live as long as the plan --
  * within ICD_PTR_TEXT_MAX bytes, beyond which they are formatted each time. */
 
+/* put_counts' text of the last three fields, and their values (len 0: none yet). */
+typedef struct counts_text {
+    int64_t records, seq;
+    int32_t spec_id;
+    size_t len;
+    char text[64 + 3 * ICD_JSON_I64_MAX];
+} counts_text;
+
 typedef struct split_cache {
+    counts_text counts;
     spec_text *specs;
     size_t nspecs;
     icd_ptr_text dels;
@@ -886,23 +895,41 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
 /* A constant text at o (no NUL); the end. */
 #define AT_LIT(o, text) (memcpy((o), (text), sizeof(text) - 1), (o) + sizeof(text) - 1)
 
+static const char K1[] = ",\"dataFileSizeInBytes\":", K2[] = ",\"dataFileRecordCount\":",
+                  K3[] = ",\"dataSequenceNumber\":", K4[] = ",\"specId\":";
+_Static_assert(sizeof K2 + sizeof K3 + sizeof K4 <= 64, "counts_text.text is too short");
+
 /* A split's size, count, sequence number and spec id fields, written into room made once
- * for all four (their keys' lengths are known, their digits at most ICD_JSON_I64_MAX). */
-static void put_counts(icd_buf *b, const ice_content_file *d)
+ * for all four (their keys' lengths are known, their digits at most ICD_JSON_I64_MAX).
+ * `m` (may be NULL): the last three fields' text of the previous split, copied when its
+ * values are the same (the files of a manifest mostly share them). */
+static void put_counts(icd_buf *b, const ice_content_file *d, counts_text *m)
 {
-    static const char K1[] = ",\"dataFileSizeInBytes\":", K2[] = ",\"dataFileRecordCount\":",
-                      K3[] = ",\"dataSequenceNumber\":", K4[] = ",\"specId\":";
     size_t most = sizeof K1 + sizeof K2 + sizeof K3 + sizeof K4 + 4 * ICD_JSON_I64_MAX;
     if (b->len + most + 1 > b->cap && !icd_buf_grow(b, most + 1)) return;
     char *o = b->data + b->len;
     o = AT_LIT(o, K1);
     o = icd_json_i64_at(o, d->file_size);
-    o = AT_LIT(o, K2);
-    o = icd_json_i64_at(o, d->record_count);
-    o = AT_LIT(o, K3);
-    o = icd_json_i64_at(o, d->data_seq);
-    o = AT_LIT(o, K4);
-    o = icd_json_i64_at(o, d->spec_id);
+    if (m && m->len && m->records == d->record_count && m->seq == d->data_seq &&
+        m->spec_id == d->spec_id) {
+        memcpy(o, m->text, m->len);
+        o += m->len;
+    } else {
+        char *from = o;
+        o = AT_LIT(o, K2);
+        o = icd_json_i64_at(o, d->record_count);
+        o = AT_LIT(o, K3);
+        o = icd_json_i64_at(o, d->data_seq);
+        o = AT_LIT(o, K4);
+        o = icd_json_i64_at(o, d->spec_id);
+        if (m) {
+            m->records = d->record_count;
+            m->seq = d->data_seq;
+            m->spec_id = d->spec_id;
+            m->len = (size_t)(o - from);
+            memcpy(m->text, from, m->len);
+        }
+    }
     *o = '\0';
     b->len = (size_t)(o - b->data);
 }
@@ -942,7 +969,7 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
     put_format(b, d->format);
-    put_counts(b, d);
+    put_counts(b, d, cache ? &cache->counts : NULL);
     spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
     put_partition(b, d, spec, st);
@@ -1185,7 +1212,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {NULL, 0, {0}, {0}, 0}};
+    splits_writer sw = {p, w, {{0}, NULL, 0, {0}, {0}, 0}};
     icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);
