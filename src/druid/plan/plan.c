@@ -773,7 +773,22 @@ typedef struct counts_text {
     char text[64 + 3 * ICD_JSON_I64_MAX];
 } counts_text;
 
+/* A partition tuple's text ({name: value, ...}), kept by the tuple's address for one batch
+ * of tasks (whose arena may hold the tuple: the texts go at the next batch);
+ * direct-mapped. */
+#define PART_SLOTS 1024
+#define PART_TEXT_MAX ((size_t)1 << 20)
+typedef struct part_text {
+    const ice_literal *vals;
+    uint32_t gen; /* the batch it was kept in */
+    int32_t spec_id, n;
+    uint32_t off, len;
+} part_text;
+
 typedef struct split_cache {
+    part_text *parts; /* PART_SLOTS of them (NULL: not kept) */
+    uint32_t gen;
+    icd_buf part_text;
     counts_text counts;
     spec_text *specs;
     size_t nspecs;
@@ -785,6 +800,8 @@ typedef struct split_cache {
 
 static void split_cache_free(split_cache *c)
 {
+    free(c->parts);
+    icd_buf_free(&c->part_text);
     for (size_t i = 0; i < c->nspecs; i++) {
         icd_buf_free(&c->specs[i].text);
         icd_buf_free(&c->specs[i].tail);
@@ -815,6 +832,27 @@ static void put_partition(icd_buf *b, const ice_content_file *f, const ice_parti
             ice_literal_to_single_value_json(b, l);
     }
     icd_buf_putc(b, '}');
+}
+
+/* put_partition from the text kept for the tuple in this batch (else written and kept). */
+static void put_partition_kept(icd_buf *b, const ice_content_file *f,
+                               const ice_partition_spec *spec, const spec_text *st, split_cache *c)
+{
+    uint64_t h = (uint64_t)(uintptr_t)f->partition * 0x9E3779B97F4A7C15ull;
+    part_text *t = &c->parts[(h >> 32) & (PART_SLOTS - 1)];
+    if (t->gen == c->gen && t->vals == f->partition && t->spec_id == f->spec_id &&
+        t->n == f->npartition) {
+        icd_buf_append(b, c->part_text.data + t->off, t->len);
+        return;
+    }
+    size_t at = b->len;
+    put_partition(b, f, spec, st);
+    size_t n = b->len - at;
+    if (!icd_buf_ok(b) || c->part_text.len + n > PART_TEXT_MAX) return;
+    size_t off = c->part_text.len;
+    icd_buf_append(&c->part_text, b->data + at, n);
+    if (!icd_buf_ok(&c->part_text)) return;
+    *t = (part_text){f->partition, c->gen, f->spec_id, f->npartition, (uint32_t)off, (uint32_t)n};
 }
 
 /* The cached texts of `spec` (made on first use); NULL when out of memory (b->oom set). */
@@ -972,7 +1010,10 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     put_counts(b, d, cache ? &cache->counts : NULL);
     spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
-    put_partition(b, d, spec, st);
+    if (st && d->partition && cache->parts)
+        put_partition_kept(b, d, spec, st, cache);
+    else
+        put_partition(b, d, spec, st);
     put_lit(b, ",\"deleteFiles\":[");
     if (!cache || !put_kept_deletes(&cache->dels, t, b)) {
         for (size_t k = 0; k < t->ndeletes; k++) {
@@ -1149,6 +1190,11 @@ static int put_splits(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
     splits_writer *sw = ctx;
     icd_buf *b = &sw->w->buf;
+    /* (the partition texts of the previous batch go: its tuples may have gone with it) */
+    split_cache *c = &sw->cache;
+    if (!c->parts && !c->gen) c->parts = calloc(PART_SLOTS, sizeof *c->parts); /* (optional) */
+    c->gen++;
+    icd_buf_clear(&c->part_text);
     for (size_t j = 0; j < batch->ntasks; j++) {
         ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
         if (batch->first + j)
@@ -1212,7 +1258,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {{0}, NULL, 0, {0}, {0}, 0}};
+    splits_writer sw = {p, w, {NULL, 0, ICD_BUF_INIT, {0}, NULL, 0, {0}, {0}, 0}};
     icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);
