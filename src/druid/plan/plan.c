@@ -1196,7 +1196,8 @@ static int put_splits(void *ctx, ice_scan_batch *batch, icd_error *err)
     c->gen++;
     icd_buf_clear(&c->part_text);
     for (size_t j = 0; j < batch->ntasks; j++) {
-        ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
+        /* (the delete files only: their texts are kept, their paths rarely read) */
+        ice_scan_tasks_prefetch_deletes(batch->tasks, batch->ntasks, j);
         if (batch->first + j)
             put_lit(b, ",\n");
         else
