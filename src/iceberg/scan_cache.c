@@ -214,6 +214,10 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     size_t null_idx = SIZE_MAX; /* the index of the NULL tuple (unpartitioned) */
     cached_tuple *tuples = NULL;
     size_t ntuples = 0, cap_tuples = 0;
+    /* the key of the entry each tuple was copied from (an entry with the same key pointer
+     * has the same key bytes: not compared again) */
+    const uint8_t **src_keys = NULL;
+    size_t cap_src = 0;
     const char *prev = "";
     size_t prev_len = 0;
     bool ok = true;
@@ -239,10 +243,12 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
             if (!f->partition) fresh = null_idx == SIZE_MAX;
             if (fresh) {
                 if (ICD_ARRAY_RESERVE(tuples, cap_tuples, ntuples + 1, 64) ||
+                    ICD_ARRAY_RESERVE(src_keys, cap_src, ntuples + 1, 64) ||
                     !copy_tuple(&c->arena, f, &tuples[ntuples])) {
                     ok = false;
                     break;
                 }
+                src_keys[ntuples] = f->partition_key;
                 *slot = ntuples++;
             }
             idx = *slot;
@@ -251,7 +257,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
         }
         /* (files that share a tuple pointer share its key: the reader made them so) */
         if (tuples[idx].key_len != f->partition_key_len ||
-            (f->partition_key_len &&
+            (f->partition_key_len && f->partition_key != src_keys[idx] &&
              memcmp(tuples[idx].key, f->partition_key, f->partition_key_len))) {
             ok = false;
             break;
@@ -342,6 +348,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     }
     icd_buf_free(&rec);
     free(tuples);
+    free((void *)src_keys);
     if (!ok || c->arena.total > ENTRY_CACHE_MAX_BYTES) {
         turn_off(c);
         return;
