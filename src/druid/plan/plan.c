@@ -785,7 +785,17 @@ typedef struct part_text {
     uint32_t off, len;
 } part_text;
 
+/* The spec of the previous split and its texts (an index into specs: -1 none), for the
+ * next one of the same spec id (a manifest's files share theirs). */
+typedef struct last_spec {
+    bool set;
+    int32_t spec_id;
+    const ice_partition_spec *spec;
+    ptrdiff_t st;
+} last_spec;
+
 typedef struct split_cache {
+    last_spec last;
     part_text *parts; /* PART_SLOTS of them (NULL: not kept) */
     uint32_t gen;
     icd_buf part_text;
@@ -1002,13 +1012,22 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
 {
     const ice_content_file *d = t->data;
     const ice_schema *schema = plan_schema(p);
-    const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
+    const ice_partition_spec *spec;
+    spec_text *st = NULL;
+    if (cache && cache->last.set && cache->last.spec_id == d->spec_id) {
+        spec = cache->last.spec;
+        st = cache->last.st < 0 ? NULL : &cache->specs[cache->last.st];
+    } else {
+        spec = ice_metadata_spec(p->md, d->spec_id);
+        st = cache && spec ? spec_cached(cache, spec, b) : NULL;
+        if (cache && (st || !spec))
+            cache->last = (last_spec){true, d->spec_id, spec, st ? st - cache->specs : -1};
+    }
     put_lit(b, "{\"type\":\"icebergFileTask\",\"dataFilePath\":");
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
     put_format(b, d->format);
     put_counts(b, d, cache ? &cache->counts : NULL);
-    spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
     put_lit(b, ",\"partition\":");
     if (st && d->partition && cache->parts)
         put_partition_kept(b, d, spec, st, cache);
@@ -1259,7 +1278,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {NULL, 0, ICD_BUF_INIT, {0}, NULL, 0, {0}, {0}, 0}};
+    splits_writer sw = {p, w, {{0}, NULL, 0, ICD_BUF_INIT, {0}, NULL, 0, {0}, {0}, 0}};
     icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);
