@@ -116,9 +116,8 @@ static inline bool plain4(const unsigned char *p)
 
 #ifdef __SSE2__
 /* plain8 for 16 bytes: a signed byte below 0x20 is a control byte or has its high bit set. */
-static inline bool plain16(const unsigned char *p)
+static inline bool plain16v(__m128i x)
 {
-    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
                                _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
@@ -189,9 +188,28 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
      * (the common case) is copied in one piece. */
     size_t i = 0;
 #ifdef __SSE2__
-    while (i + 16 <= n && plain16(p + i))
-        i += 16;
-    if (i < n && n >= 16 && i + 16 > n && plain16(p + n - 16)) i = n; /* (as below) */
+    if (n >= 16) { /* each plain block stored as it is checked (the room is made above) */
+        char *d = b->data + b->len + 1;
+        for (; i + 16 <= n; i += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+            if (!plain16v(x)) break;
+            _mm_storeu_si128((__m128i *)(void *)(d + i), x);
+        }
+        if (i < n && i + 16 > n) { /* the tail as the last 16 bytes (as below) */
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + n - 16));
+            if (plain16v(x)) {
+                _mm_storeu_si128((__m128i *)(void *)(d + n - 16), x);
+                i = n;
+            }
+        }
+        if (i == n) {
+            d[-1] = '"';
+            d[n] = '"';
+            d[n + 1] = '\0';
+            b->len += n + 2;
+            return;
+        }
+    }
 #endif
     while (i + 8 <= n && plain8(p + i))
         i += 8;

@@ -39,18 +39,24 @@ static inline size_t icd_ptr_text_hash(const void *key)
     return (size_t)(h ^ (h >> 29));
 }
 
+/* The slot of the text kept for `key`, or NULL when there is none (valid until the next
+ * add). */
+static inline const icd_ptr_text_slot *icd_ptr_text_find(const icd_ptr_text *c, const void *key)
+{
+    if (!c->slot) return NULL;
+    for (size_t i = icd_ptr_text_hash(key) & c->mask;; i = (i + 1) & c->mask) {
+        const icd_ptr_text_slot *s = &c->slot[i];
+        if (s->key == key) return s;
+        if (!s->key) return NULL;
+    }
+}
+
 /* Appends the text kept for `key` to b; false when there is none. */
 static inline bool icd_ptr_text_append(const icd_ptr_text *c, icd_buf *b, const void *key)
 {
-    if (!c->slot) return false;
-    for (size_t i = icd_ptr_text_hash(key) & c->mask;; i = (i + 1) & c->mask) {
-        const icd_ptr_text_slot *s = &c->slot[i];
-        if (s->key == key) {
-            icd_buf_append(b, c->text.data + s->off, s->len);
-            return true;
-        }
-        if (!s->key) return false;
-    }
+    const icd_ptr_text_slot *s = icd_ptr_text_find(c, key);
+    if (s) icd_buf_append(b, c->text.data + s->off, s->len);
+    return s != NULL;
 }
 
 /* Keeps text[0, n) for `key` (not already kept), unless over the limit. */

@@ -42,6 +42,7 @@ struct ice_cached_manifest {
     size_t ntuples;
     int32_t npartition;
     size_t max_path;
+    size_t path_bytes; /* the entries' paths with their NULs (replay allocates them at once) */
 };
 
 void ice_entry_cache_clear(ice_entry_cache *c)
@@ -213,6 +214,10 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     size_t null_idx = SIZE_MAX; /* the index of the NULL tuple (unpartitioned) */
     cached_tuple *tuples = NULL;
     size_t ntuples = 0, cap_tuples = 0;
+    /* the key of the entry each tuple was copied from (an entry with the same key pointer
+     * has the same key bytes: not compared again) */
+    const uint8_t **src_keys = NULL;
+    size_t cap_src = 0;
     const char *prev = "";
     size_t prev_len = 0;
     bool ok = true;
@@ -238,10 +243,12 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
             if (!f->partition) fresh = null_idx == SIZE_MAX;
             if (fresh) {
                 if (ICD_ARRAY_RESERVE(tuples, cap_tuples, ntuples + 1, 64) ||
+                    ICD_ARRAY_RESERVE(src_keys, cap_src, ntuples + 1, 64) ||
                     !copy_tuple(&c->arena, f, &tuples[ntuples])) {
                     ok = false;
                     break;
                 }
+                src_keys[ntuples] = f->partition_key;
                 *slot = ntuples++;
             }
             idx = *slot;
@@ -250,7 +257,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
         }
         /* (files that share a tuple pointer share its key: the reader made them so) */
         if (tuples[idx].key_len != f->partition_key_len ||
-            (f->partition_key_len &&
+            (f->partition_key_len && f->partition_key != src_keys[idx] &&
              memcmp(tuples[idx].key, f->partition_key, f->partition_key_len))) {
             ok = false;
             break;
@@ -287,6 +294,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
                f->path[len - 1 - tail] == prev[prev_len - 1 - tail])
             tail++;
         if (len > cm->max_path) cm->max_path = len;
+        cm->path_bytes += len + 1;
         size_t mid = len - same - tail;
         if (rec.len + mid + ENTRY_FIXED_MAX + 1 > rec.cap &&
             !icd_buf_grow(&rec, mid + ENTRY_FIXED_MAX + 1)) {
@@ -340,6 +348,7 @@ void ice_entry_cache_record(ice_entry_cache *c, const ice_manifest_file *mf,
     }
     icd_buf_free(&rec);
     free(tuples);
+    free((void *)src_keys);
     if (!ok || c->arena.total > ENTRY_CACHE_MAX_BYTES) {
         turn_off(c);
         return;
@@ -438,6 +447,10 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
     if (!cm->n) return 0;
     ice_manifest_entry *v = icd_arena_alloc(arena, cm->n * sizeof *v);
     if (!v) return icd_fail_nomem(err);
+    /* the paths back to back in one allocation (the record knows their total) */
+    char *paths = icd_arena_stralloc(arena, cm->path_bytes ? cm->path_bytes - 1 : 0);
+    if (!paths) return icd_fail_nomem(err);
+    size_t paths_left = cm->path_bytes;
     const uint8_t *p = cm->rec, *end = cm->rec + cm->len;
     const char *prev = ""; /* the previous entry's path (in the arena) */
     size_t prev_len = 0;
@@ -456,7 +469,6 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
     cur.file.content_offset = -1;
     cur.file.content_size = -1;
     bool bad = cm->ntuples == 0; /* (the tuple index starts at 0) */
-    int rc = 0;
     for (size_t i = 0; i < cm->n && !bad; i++) {
         if (p >= end) {
             bad = true;
@@ -466,18 +478,16 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
         uint64_t same = get_u(&p, end, &bad), tail = get_u(&p, end, &bad);
         uint64_t mid = get_u(&p, end, &bad);
         if (bad || same + tail > prev_len || same + mid + tail > cm->max_path ||
-            mid > (uint64_t)(end - p)) {
+            mid > (uint64_t)(end - p) || same + mid + tail >= paths_left) {
             bad = true;
             break;
         }
         /* the path straight into the arena: the previous one's prefix and suffix around
          * the record's middle */
         size_t len = (size_t)(same + mid + tail);
-        char *path = icd_arena_stralloc(arena, len);
-        if (!path) {
-            rc = icd_fail_nomem(err);
-            break;
-        }
+        char *path = paths;
+        paths += len + 1;
+        paths_left -= len + 1;
         copy_bytes(path, prev, (size_t)same);
         copy_bytes(path + same, (const char *)p, (size_t)mid);
         copy_bytes(path + same + mid, prev + prev_len - tail, (size_t)tail);
@@ -500,10 +510,9 @@ int ice_entry_cache_replay(const ice_entry_cache *c, size_t k, const ice_manifes
         e->file.path = path;
         e->file.file_size = size;
     }
-    if (!rc && (bad || p != end))
-        rc = icd_fail(err, ICD_EINTERNAL, NULL, -1,
-                      "the scan's entry cache record of manifest %s is damaged", mf->path);
-    if (rc) return rc;
+    if (bad || p != end)
+        return icd_fail(err, ICD_EINTERNAL, NULL, -1,
+                        "the scan's entry cache record of manifest %s is damaged", mf->path);
     *out = v;
     *n = cm->n;
     return 0;

@@ -27,7 +27,7 @@
 typedef struct dels_memo {
     uint32_t *n; /* per task: how many delete files */
     size_t ntasks, cap_n;
-    const ice_content_file **v; /* the lists, back to back */
+    uint32_t *v; /* the lists, back to back: each delete file by its number (del_by_num) */
     size_t nv, cap_v;
     size_t at_task, at_v; /* replay position */
     bool complete;        /* a run recorded every task */
@@ -40,28 +40,28 @@ typedef struct dels_memo {
 static void memo_clear(dels_memo *m)
 {
     free(m->n);
-    free((void *)m->v);
+    free(m->v);
     m->n = NULL;
     m->v = NULL;
     m->ntasks = m->cap_n = m->nv = m->cap_v = 0;
     m->complete = false;
 }
 
-/* Appends one task's list while recording; over the limit, stops recording for good. */
-static void memo_record(dels_memo *m, const ice_content_file *const *dels, size_t n)
+/* Makes room for one task's list of n while recording (false: not recording, or over the
+ * limit, which stops recording for good); memo_push then appends its numbers. */
+static bool memo_record(dels_memo *m, size_t n)
 {
-    if (m->off) return;
+    if (m->off) return false;
     size_t bytes = (m->ntasks + 1) * sizeof *m->n + (m->nv + n) * sizeof *m->v;
     if (n > UINT32_MAX || bytes > MEMO_MAX_BYTES ||
         ICD_ARRAY_RESERVE(m->n, m->cap_n, m->ntasks + 1, 1024) ||
         (n && ICD_ARRAY_RESERVE(m->v, m->cap_v, m->nv + n, 4096))) {
         memo_clear(m);
         m->off = true; /* (no memory for it is not an error: runs look up) */
-        return;
+        return false;
     }
     m->n[m->ntasks++] = (uint32_t)n;
-    if (n) memcpy((void *)(m->v + m->nv), dels, n * sizeof *dels);
-    m->nv += n;
+    return true;
 }
 
 struct ice_scan_stream {
@@ -80,6 +80,7 @@ struct ice_scan_stream {
     size_t ndel_arenas;
     struct del_range *del_ranges; /* where each delete manifest's entries are, by address */
     size_t ndel_ranges, ndels;
+    const ice_content_file **del_by_num; /* the delete files by number (see del_range) */
     ice_delete_index *ix;
     int threads;
     bool keep_stats;
@@ -153,6 +154,7 @@ void ice_scan_stream_free(ice_scan_stream *s)
         icd_arena_free(&s->del_arenas[i]);
     free(s->del_arenas);
     free(s->del_ranges);
+    free((void *)s->del_by_num);
     free(s->data_mfs);
     free(s->projs);
     memo_clear(&s->memo);
@@ -331,6 +333,8 @@ static int read_deletes(ice_scan_stream *s, const size_t *which, size_t n, icd_e
     rc = index_ranges(s, job.entries, job.nentries, n, err);
     if (rc) goto done;
     rc = build_index(s, dels, ndels, err);
+    s->del_by_num = dels; /* (numbered as index_ranges numbers them: manifest, then entry) */
+    dels = NULL;
 done:
     free((void *)dels);
     free(job.entries);
@@ -417,6 +421,7 @@ int ice_scan_stream_open(icd_fileio *io, const ice_metadata *md, const ice_scan_
         ice_scan_stream_free(s);
         return rc;
     }
+    if (s->ndels > UINT32_MAX) s->memo.off = true; /* (its numbers are 32 bits) */
     s->counts = s->base;
     *out = s;
     return 0;
@@ -440,7 +445,9 @@ typedef struct used_set {
     } * memo;
 } used_set;
 
-static int note_used(ice_scan_stream *s, used_set *u, const ice_content_file *f, icd_error *err)
+/* Marks delete file f used; *num: its number. */
+static int note_used(ice_scan_stream *s, used_set *u, const ice_content_file *f, uint32_t *num,
+                     icd_error *err)
 {
     uintptr_t a = (uintptr_t)f;
     size_t m = (size_t)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> 32) & (USED_MEMO - 1);
@@ -470,6 +477,7 @@ static int note_used(ice_scan_stream *s, used_set *u, const ice_content_file *f,
             u->memo[m].i = i;
         }
     }
+    *num = (uint32_t)i;
     if (u->seen[i]) return 0;
     u->seen[i] = 1;
     s->counts.delete_files++;
@@ -495,14 +503,15 @@ typedef struct run_bufs {
 typedef enum { DELS_LOOKUP, DELS_RECORD, DELS_REPLAY } dels_mode;
 
 /* Task's delete files from the memo, appended to rb->dels. */
-static int memo_replay(dels_memo *m, run_bufs *rb, icd_error *err)
+static int memo_replay(const ice_scan_stream *s, dels_memo *m, run_bufs *rb, icd_error *err)
 {
     if (m->at_task >= m->ntasks)
         return icd_fail(err, ICD_EINTERNAL, NULL, -1,
                         "a run of the scan made more tasks than the first one (%zu)", m->ntasks);
     size_t n = m->n[m->at_task++];
     if (ICD_ARRAY_RESERVE(rb->dels, rb->cap_dels, rb->ndels + n, 64)) return icd_fail_nomem(err);
-    if (n) memcpy((void *)(rb->dels + rb->ndels), m->v + m->at_v, n * sizeof *rb->dels);
+    for (size_t k = 0; k < n; k++) /* (numbers note_used gave: below s->ndels) */
+        rb->dels[rb->ndels + k] = s->del_by_num[m->v[m->at_v + k]];
     rb->ndels += n;
     m->at_v += n;
     return 0;
@@ -538,18 +547,19 @@ static int manifest_tasks(ice_scan_stream *s, const ice_manifest_entry *entries,
         size_t before = rb->ndels;
         if (deletes && mode == DELS_REPLAY) {
             /* (the counts of the delete files used are the recording run's) */
-            if ((rc = memo_replay(&s->memo, rb, err))) break;
+            if ((rc = memo_replay(s, &s->memo, rb, err))) break;
         } else {
             if (deletes)
                 rc = ice_delete_index_for_memo(s->ix, rb->dmemo, f, &rb->dels, &rb->ndels,
                                                &rb->cap_dels, err);
             if (rc) break;
-            if (mode == DELS_RECORD)
-                memo_record(&s->memo, rb->ndels > before ? rb->dels + before : NULL,
-                            rb->ndels - before);
+            bool rec = mode == DELS_RECORD && memo_record(&s->memo, rb->ndels - before);
             if (rb->ndels > before) s->has_deletes = true;
-            for (size_t k = before; k < rb->ndels && !rc; k++)
-                rc = note_used(s, u, rb->dels[k], err);
+            for (size_t k = before; k < rb->ndels && !rc; k++) {
+                uint32_t num = 0;
+                rc = note_used(s, u, rb->dels[k], &num, err);
+                if (rec) s->memo.v[s->memo.nv++] = num;
+            }
         }
         ice_scan_task *t = &rb->tasks[(*ntasks)++];
         *t = (ice_scan_task){f, NULL, rb->ndels - before, false};

@@ -765,7 +765,41 @@ typedef struct spec_text {
  * every one), kept by the entry's address -- delete files live as long as the plan --
  * within ICD_PTR_TEXT_MAX bytes, beyond which they are formatted each time. */
 
+/* put_counts' text of the last three fields, and their values (len 0: none yet). */
+typedef struct counts_text {
+    int64_t records, seq;
+    int32_t spec_id;
+    size_t len;
+    char text[64 + 3 * ICD_JSON_I64_MAX];
+} counts_text;
+
+/* A partition tuple's text ({name: value, ...}), kept by the tuple's address for one batch
+ * of tasks (whose arena may hold the tuple: the texts go at the next batch);
+ * direct-mapped. */
+#define PART_SLOTS 1024
+#define PART_TEXT_MAX ((size_t)1 << 20)
+typedef struct part_text {
+    const ice_literal *vals;
+    uint32_t gen; /* the batch it was kept in */
+    int32_t spec_id, n;
+    uint32_t off, len;
+} part_text;
+
+/* The spec of the previous split and its texts (an index into specs: -1 none), for the
+ * next one of the same spec id (a manifest's files share theirs). */
+typedef struct last_spec {
+    bool set;
+    int32_t spec_id;
+    const ice_partition_spec *spec;
+    ptrdiff_t st;
+} last_spec;
+
 typedef struct split_cache {
+    last_spec last;
+    part_text *parts; /* PART_SLOTS of them (NULL: not kept) */
+    uint32_t gen;
+    icd_buf part_text;
+    counts_text counts;
     spec_text *specs;
     size_t nspecs;
     icd_ptr_text dels;
@@ -776,6 +810,8 @@ typedef struct split_cache {
 
 static void split_cache_free(split_cache *c)
 {
+    free(c->parts);
+    icd_buf_free(&c->part_text);
     for (size_t i = 0; i < c->nspecs; i++) {
         icd_buf_free(&c->specs[i].text);
         icd_buf_free(&c->specs[i].tail);
@@ -806,6 +842,27 @@ static void put_partition(icd_buf *b, const ice_content_file *f, const ice_parti
             ice_literal_to_single_value_json(b, l);
     }
     icd_buf_putc(b, '}');
+}
+
+/* put_partition from the text kept for the tuple in this batch (else written and kept). */
+static void put_partition_kept(icd_buf *b, const ice_content_file *f,
+                               const ice_partition_spec *spec, const spec_text *st, split_cache *c)
+{
+    uint64_t h = (uint64_t)(uintptr_t)f->partition * 0x9E3779B97F4A7C15ull;
+    part_text *t = &c->parts[(h >> 32) & (PART_SLOTS - 1)];
+    if (t->gen == c->gen && t->vals == f->partition && t->spec_id == f->spec_id &&
+        t->n == f->npartition) {
+        icd_buf_append(b, c->part_text.data + t->off, t->len);
+        return;
+    }
+    size_t at = b->len;
+    put_partition(b, f, spec, st);
+    size_t n = b->len - at;
+    if (!icd_buf_ok(b) || c->part_text.len + n > PART_TEXT_MAX) return;
+    size_t off = c->part_text.len;
+    icd_buf_append(&c->part_text, b->data + at, n);
+    if (!icd_buf_ok(&c->part_text)) return;
+    *t = (part_text){f->partition, c->gen, f->spec_id, f->npartition, (uint32_t)off, (uint32_t)n};
 }
 
 /* The cached texts of `spec` (made on first use); NULL when out of memory (b->oom set). */
@@ -886,25 +943,67 @@ static int put_common_fields(const dr_plan *p, icd_buf *b, bool first, icd_error
 /* A constant text at o (no NUL); the end. */
 #define AT_LIT(o, text) (memcpy((o), (text), sizeof(text) - 1), (o) + sizeof(text) - 1)
 
+static const char K1[] = ",\"dataFileSizeInBytes\":", K2[] = ",\"dataFileRecordCount\":",
+                  K3[] = ",\"dataSequenceNumber\":", K4[] = ",\"specId\":";
+_Static_assert(sizeof K2 + sizeof K3 + sizeof K4 <= 64, "counts_text.text is too short");
+
 /* A split's size, count, sequence number and spec id fields, written into room made once
- * for all four (their keys' lengths are known, their digits at most ICD_JSON_I64_MAX). */
-static void put_counts(icd_buf *b, const ice_content_file *d)
+ * for all four (their keys' lengths are known, their digits at most ICD_JSON_I64_MAX).
+ * `m` (may be NULL): the last three fields' text of the previous split, copied when its
+ * values are the same (the files of a manifest mostly share them). */
+static void put_counts(icd_buf *b, const ice_content_file *d, counts_text *m)
 {
-    static const char K1[] = ",\"dataFileSizeInBytes\":", K2[] = ",\"dataFileRecordCount\":",
-                      K3[] = ",\"dataSequenceNumber\":", K4[] = ",\"specId\":";
     size_t most = sizeof K1 + sizeof K2 + sizeof K3 + sizeof K4 + 4 * ICD_JSON_I64_MAX;
     if (b->len + most + 1 > b->cap && !icd_buf_grow(b, most + 1)) return;
     char *o = b->data + b->len;
     o = AT_LIT(o, K1);
     o = icd_json_i64_at(o, d->file_size);
-    o = AT_LIT(o, K2);
-    o = icd_json_i64_at(o, d->record_count);
-    o = AT_LIT(o, K3);
-    o = icd_json_i64_at(o, d->data_seq);
-    o = AT_LIT(o, K4);
-    o = icd_json_i64_at(o, d->spec_id);
+    if (m && m->len && m->records == d->record_count && m->seq == d->data_seq &&
+        m->spec_id == d->spec_id) {
+        memcpy(o, m->text, m->len);
+        o += m->len;
+    } else {
+        char *from = o;
+        o = AT_LIT(o, K2);
+        o = icd_json_i64_at(o, d->record_count);
+        o = AT_LIT(o, K3);
+        o = icd_json_i64_at(o, d->data_seq);
+        o = AT_LIT(o, K4);
+        o = icd_json_i64_at(o, d->spec_id);
+        if (m) {
+            m->records = d->record_count;
+            m->seq = d->data_seq;
+            m->spec_id = d->spec_id;
+            m->len = (size_t)(o - from);
+            memcpy(m->text, from, m->len);
+        }
+    }
     *o = '\0';
     b->len = (size_t)(o - b->data);
+}
+
+/* The task's delete files comma-separated, when every one's text is kept: found first,
+ * then copied into room made once; false (nothing written) when one is not kept. */
+#define KEPT_DELETES_MAX 32
+static bool put_kept_deletes(const icd_ptr_text *dels, const ice_scan_task *t, icd_buf *b)
+{
+    const icd_ptr_text_slot *s[KEPT_DELETES_MAX];
+    size_t n = t->ndeletes, total = n;
+    if (n > KEPT_DELETES_MAX) return false;
+    for (size_t k = 0; k < n; k++) {
+        if (!(s[k] = icd_ptr_text_find(dels, t->deletes[k]))) return false;
+        total += s[k]->len;
+    }
+    if (b->len + total + 1 > b->cap && !icd_buf_grow(b, total + 1)) return true; /* (oom) */
+    char *o = b->data + b->len;
+    for (size_t k = 0; k < n; k++) {
+        if (k) *o++ = ',';
+        memcpy(o, dels->text.data + s[k]->off, s[k]->len);
+        o += s[k]->len;
+    }
+    *o = '\0';
+    b->len = (size_t)(o - b->data);
+    return true;
 }
 
 /* Split i; `cache` NULL = self-contained (with the common fields). */
@@ -913,23 +1012,36 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
 {
     const ice_content_file *d = t->data;
     const ice_schema *schema = plan_schema(p);
-    const ice_partition_spec *spec = ice_metadata_spec(p->md, d->spec_id);
+    const ice_partition_spec *spec;
+    spec_text *st = NULL;
+    if (cache && cache->last.set && cache->last.spec_id == d->spec_id) {
+        spec = cache->last.spec;
+        st = cache->last.st < 0 ? NULL : &cache->specs[cache->last.st];
+    } else {
+        spec = ice_metadata_spec(p->md, d->spec_id);
+        st = cache && spec ? spec_cached(cache, spec, b) : NULL;
+        if (cache && (st || !spec))
+            cache->last = (last_spec){true, d->spec_id, spec, st ? st - cache->specs : -1};
+    }
     put_lit(b, "{\"type\":\"icebergFileTask\",\"dataFilePath\":");
     icd_json_cstr(b, d->path);
     put_lit(b, ",\"fileFormat\":");
     put_format(b, d->format);
-    put_counts(b, d);
-    spec_text *st = cache && spec ? spec_cached(cache, spec, b) : NULL;
+    put_counts(b, d, cache ? &cache->counts : NULL);
     put_lit(b, ",\"partition\":");
-    put_partition(b, d, spec, st);
-    put_lit(b, ",\"deleteFiles\":");
-    icd_buf_putc(b, '[');
-    for (size_t k = 0; k < t->ndeletes; k++) {
-        if (k) icd_buf_putc(b, ',');
-        if (cache)
-            icd_ptr_text_put(&cache->dels, b, t->deletes[k], put_delete);
-        else
-            put_delete(b, t->deletes[k]);
+    if (st && d->partition && cache->parts)
+        put_partition_kept(b, d, spec, st, cache);
+    else
+        put_partition(b, d, spec, st);
+    put_lit(b, ",\"deleteFiles\":[");
+    if (!cache || !put_kept_deletes(&cache->dels, t, b)) {
+        for (size_t k = 0; k < t->ndeletes; k++) {
+            if (k) icd_buf_putc(b, ',');
+            if (cache)
+                icd_ptr_text_put(&cache->dels, b, t->deletes[k], put_delete);
+            else
+                put_delete(b, t->deletes[k]);
+        }
     }
     if (st) { /* `]`, the spec's JSON and the next key, kept as one text */
         icd_buf_append(b, st->tail.data, st->tail.len);
@@ -957,6 +1069,17 @@ int dr_plan_split_json(const dr_plan *p, size_t i, icd_buf *b, icd_error *err)
     return put_split(p, ice_scan_plan_task(p->scan, i), b, NULL, err);
 }
 
+/* A file's text after its path, kept by what makes it (a million files share a few
+ * hundred): direct-mapped, within TAILS_MAX_BYTES of text. */
+#define TAIL_SLOTS 256
+#define TAILS_MAX_BYTES ((size_t)1 << 20)
+typedef struct file_tail {
+    const char *reason; /* (interned: compared by address; NULL for raw files) */
+    uint8_t kind;       /* put_delivery's case + 1 (0: the slot is empty) */
+    uint8_t format;
+    uint32_t off, len;
+} file_tail;
+
 /* The "files" list of `plan`, one run of the tasks; v1 keeps the data files' own paths
  * for the input source. */
 typedef struct files_writer {
@@ -965,6 +1088,8 @@ typedef struct files_writer {
     char **own; /* v1 */
     size_t nown, cap_own;
     icd_ptr_text reasons; /* each interned reason's JSON string, by its address */
+    file_tail tails[TAIL_SLOTS];
+    icd_buf tail_text;
 } files_writer;
 
 /* (an icd_ptr_text writer: key is an interned reason text) */
@@ -977,6 +1102,12 @@ static void put_reason(icd_buf *b, const void *key)
  * decided by the footer or the metadata, and how Druid gets the file -- raw through the
  * warehouseSource, materialized files staged (Parquet, Avro) or served as NDJSON rows
  * (ORC: no ORC writer yet). */
+static size_t delivery_case(const dr_plan_file *fd, ice_file_format f)
+{
+    return fd->raw ? (fd->from_footer ? 0 : 1)
+                   : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
+}
+
 static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
 {
 #define DELIVERY(dec, by, del)                                                                     \
@@ -998,9 +1129,43 @@ static void put_delivery(icd_buf *b, const dr_plan_file *fd, ice_file_format f)
     };
 #undef TEXT
 #undef DELIVERY
-    size_t i = fd->raw ? (fd->from_footer ? 0 : 1)
-                       : 2 + (fd->from_footer ? 0 : 2) + (f == ICE_FORMAT_ORC ? 1 : 0);
+    size_t i = delivery_case(fd, f);
     icd_buf_append(b, CASES[i].text, CASES[i].len);
+}
+
+/* What follows a file's path: its format, decision, delivery and reason, and the `}`. */
+static void put_file_fields(files_writer *fw, icd_buf *b, const dr_plan_file *fd, ice_file_format f)
+{
+    put_lit(b, ",\"format\":");
+    put_format(b, f);
+    put_delivery(b, fd, f);
+    if (!fd->raw) {
+        put_lit(b, ",\"reason\":");
+        icd_ptr_text_put(&fw->reasons, b, fd->reason, put_reason);
+    }
+    icd_buf_putc(b, '}');
+}
+
+/* put_file_fields, from the kept text when there is one (else written and kept). */
+static void put_file_tail(files_writer *fw, icd_buf *b, const dr_plan_file *fd, ice_file_format f)
+{
+    const char *reason = fd->raw ? NULL : fd->reason;
+    uint8_t kind = (uint8_t)(delivery_case(fd, f) + 1), format = (uint8_t)f;
+    uint64_t h =
+        ((uint64_t)(uintptr_t)reason ^ (uint64_t)kind << 8 ^ format) * 0x9E3779B97F4A7C15ull;
+    file_tail *t = &fw->tails[h >> 56 & (TAIL_SLOTS - 1)];
+    if (t->kind == kind && t->format == format && t->reason == reason && (unsigned)f <= 0xff) {
+        icd_buf_append(b, fw->tail_text.data + t->off, t->len);
+        return;
+    }
+    size_t at = b->len;
+    put_file_fields(fw, b, fd, f);
+    size_t n = b->len - at;
+    if (!icd_buf_ok(b) || (unsigned)f > 0xff || fw->tail_text.len + n > TAILS_MAX_BYTES) return;
+    size_t off = fw->tail_text.len;
+    icd_buf_append(&fw->tail_text, b->data + at, n);
+    if (!icd_buf_ok(&fw->tail_text)) return;
+    *t = (file_tail){reason, kind, format, (uint32_t)off, (uint32_t)n};
 }
 
 static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
@@ -1027,14 +1192,7 @@ static int put_files(void *ctx, ice_scan_batch *batch, icd_error *err)
         else
             put_lit(b, "\n{\"path\":");
         icd_json_cstr(b, d->path);
-        put_lit(b, ",\"format\":");
-        put_format(b, d->format);
-        put_delivery(b, fd, d->format);
-        if (!fd->raw) {
-            put_lit(b, ",\"reason\":");
-            icd_ptr_text_put(&fw->reasons, b, fd->reason, put_reason);
-        }
-        icd_buf_putc(b, '}');
+        put_file_tail(fw, b, fd, d->format);
         icd_jsonw_maybe_flush(fw->w);
     }
     return 0;
@@ -1051,9 +1209,18 @@ static int put_splits(void *ctx, ice_scan_batch *batch, icd_error *err)
 {
     splits_writer *sw = ctx;
     icd_buf *b = &sw->w->buf;
+    /* (the partition texts of the previous batch go: its tuples may have gone with it) */
+    split_cache *c = &sw->cache;
+    if (!c->parts && !c->gen) c->parts = calloc(PART_SLOTS, sizeof *c->parts); /* (optional) */
+    c->gen++;
+    icd_buf_clear(&c->part_text);
     for (size_t j = 0; j < batch->ntasks; j++) {
-        ice_scan_tasks_prefetch(batch->tasks, batch->ntasks, j);
-        icd_buf_puts(b, batch->first + j ? ",\n" : "\n");
+        /* (the delete files only: their texts are kept, their paths rarely read) */
+        ice_scan_tasks_prefetch_deletes(batch->tasks, batch->ntasks, j);
+        if (batch->first + j)
+            put_lit(b, ",\n");
+        else
+            put_lit(b, "\n");
         ICD_TRY(put_split(sw->p, &batch->tasks[j], b, &sw->cache, err));
         icd_jsonw_maybe_flush(sw->w);
     }
@@ -1094,10 +1261,11 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     size_t nmat = dr_plan_materialized_count(p);
     icd_buf_printf(b, ",\"rawFiles\":%zu,\"materializedFiles\":%zu,\"files\":[",
                    c.data_files - nmat, nmat);
-    files_writer fw = {p, w, NULL, 0, 0, {0}};
+    files_writer fw = {p, w, NULL, 0, 0, {0}, {{0}}, ICD_BUF_INIT};
     icd_ptr_text_init(&fw.reasons, ICD_PTR_TEXT_MAX);
     int rc = each_data_file(p, put_files, &fw, err);
     icd_ptr_text_free(&fw.reasons);
+    icd_buf_free(&fw.tail_text);
     if (!rc) {
         icd_buf_puts(b, "\n]");
         if (!p->v2) rc = put_v1_source(p, &fw, b, err);
@@ -1110,7 +1278,7 @@ int dr_plan_write(dr_plan *p, icd_jsonw *w, icd_error *err)
     icd_buf_puts(b, ",\"splitCommon\":{");
     ICD_TRY(put_common_fields(p, b, true, err));
     icd_buf_puts(b, "},\"splits\":[");
-    splits_writer sw = {p, w, {NULL, 0, {0}, {0}, 0}};
+    splits_writer sw = {p, w, {{0}, NULL, 0, ICD_BUF_INIT, {0}, NULL, 0, {0}, {0}, 0}};
     icd_ptr_text_init(&sw.cache.dels, ICD_PTR_TEXT_MAX);
     rc = each_task(p, put_splits, &sw, err);
     split_cache_free(&sw.cache);

@@ -8,6 +8,7 @@
  * Errors unwind with context: each level prefixes where it was ("field 'x'", "record
  * 'r'"), so the final message reads from the outside in.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -550,11 +551,12 @@ static void compute_sizes(icd_avro_schema *s)
     s->visiting_ = 2;
 }
 
-int icd_avro_schema_parse(const char *json, size_t len, icd_avro_schema_doc **out, icd_error *err)
+static int parse_doc(const char *json, size_t len, icd_avro_schema_doc **out, icd_error *err)
 {
     *out = NULL;
     icd_avro_schema_doc *d = calloc(1, sizeof *d);
     if (!d) return icd_fail_nomem(err);
+    atomic_init(&d->refs, 1);
     json_error_t jerr;
     d->json = json_loadb(json, len, JSON_DECODE_ANY, &jerr);
     if (!d->json) {
@@ -577,9 +579,43 @@ int icd_avro_schema_parse(const char *json, size_t len, icd_avro_schema_doc **ou
     return 0;
 }
 
+/* The text last parsed and its doc (holding one reference); texts longer than the limit
+ * are not kept. */
+#define LAST_TEXT_MAX ((size_t)1 << 20)
+static pthread_mutex_t last_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *last_text;
+static size_t last_len;
+static icd_avro_schema_doc *last_doc;
+
+int icd_avro_schema_parse(const char *json, size_t len, icd_avro_schema_doc **out, icd_error *err)
+{
+    *out = NULL;
+    pthread_mutex_lock(&last_lock);
+    if (last_doc && last_len == len && !memcmp(last_text, json, len)) {
+        atomic_fetch_add(&last_doc->refs, 1);
+        *out = last_doc;
+    }
+    pthread_mutex_unlock(&last_lock);
+    if (*out) return 0;
+    ICD_TRY(parse_doc(json, len, out, err));
+    char *text = len <= LAST_TEXT_MAX ? malloc(len ? len : 1) : NULL;
+    if (!text) return 0; /* (not kept: the next parse of it parses again) */
+    memcpy(text, json, len);
+    atomic_fetch_add(&(*out)->refs, 1);
+    pthread_mutex_lock(&last_lock);
+    icd_avro_schema_doc *old = last_doc;
+    free(last_text);
+    last_text = text;
+    last_len = len;
+    last_doc = *out;
+    pthread_mutex_unlock(&last_lock);
+    icd_avro_schema_doc_free(old);
+    return 0;
+}
+
 void icd_avro_schema_doc_free(icd_avro_schema_doc *doc)
 {
-    if (!doc) return;
+    if (!doc || atomic_fetch_sub(&doc->refs, 1) != 1) return;
     json_decref(doc->json);
     free(doc->named);
     icd_arena_free(&doc->arena);

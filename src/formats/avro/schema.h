@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -115,6 +116,8 @@ struct icd_avro_schema {
 };
 
 typedef struct icd_avro_schema_doc {
+    /* holders: readers that parsed the same text share one doc (see icd_avro_schema_parse) */
+    _Atomic size_t refs;
     icd_arena arena;
     json_t *json; /* owned; field defaults and attrs point into it */
     icd_avro_schema *root;
@@ -124,7 +127,11 @@ typedef struct icd_avro_schema_doc {
 } icd_avro_schema_doc;
 
 /* Parses a schema from JSON text. Errors are ICD_ECORRUPT (the file's schema is bad) with
- * one line saying what is wrong and where in the schema ("field 'x' of record 'r': ..."). */
+ * one line saying what is wrong and where in the schema ("field 'x' of record 'r': ...").
+ * The doc is read-only once parsed: the text last parsed and its doc are kept (one of
+ * each, for the process), and a parse of the same text hands out that doc again -- a
+ * table's manifests mostly share one schema, whose JSON parse cost as much as a few
+ * thousand of their entries. Each *out is freed with icd_avro_schema_doc_free. */
 int icd_avro_schema_parse(const char *json, size_t len, icd_avro_schema_doc **out, icd_error *err);
 void icd_avro_schema_doc_free(icd_avro_schema_doc *doc);
 
