@@ -4,8 +4,8 @@
  * writer (iceberg/scan_json.h, design.md §3) in chunks of whole lines, or through a sink
  * that only counts. icd_scan_run is the parallel driver (base/parallel.h) that
  * `icedruid scan` uses: one task (or, with fewer tasks than threads can share, one part
- * of a task: a range of its row groups) per worker at a time, callbacks serialised by one
- * lock.
+ * of a task: a range of its row groups or stripes) per worker at a time, callbacks serialised by
+ * one lock.
  */
 #include <pthread.h>
 #include <stdatomic.h>

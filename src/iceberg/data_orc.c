@@ -697,6 +697,7 @@ typedef struct prune_ctx {
     size_t stripe;
     uint8_t d1[16], d2[16]; /* decimal bounds */
     uint64_t stripes_read, stripes_skipped;
+    size_t lo, hi; /* the task part's stripes [lo, hi) (ice_scan_reader_read_task_part) */
 } prune_ctx;
 
 /* The statistics bound (min or max) as a literal of type t; false when unusable. */
@@ -781,12 +782,14 @@ static bool stripe_range(void *ctx, const ice_bound_expr *p, ice_range_stats *ou
     return true;
 }
 
+/* The stripes of the task's part, then those the filter (if any) cannot rule out. */
 static bool keep_stripe(void *ctx, const orc_file *f, size_t stripe)
 {
     prune_ctx *pc = ctx;
+    if (stripe < pc->lo || stripe >= pc->hi) return false; /* another part's */
     pc->f = f;
     pc->stripe = stripe;
-    if (ice_range_may_match(pc->filter, stripe_range, pc)) {
+    if (!pc->filter || ice_range_may_match(pc->filter, stripe_range, pc)) {
         pc->stripes_read++;
         return true;
     }
@@ -930,10 +933,13 @@ static int orc_prepare(ice_rd_task *t, icd_error *err)
     if (p->sel.n == 0) return 0; /* no rows */
     p->pc.filter = r->filter;
     p->pc.ids = p->ids;
+    size_t ns = orc_file_nstripes(p->f);
+    p->pc.lo = (size_t)((uint64_t)ns * t->part / t->nparts);
+    p->pc.hi = (size_t)((uint64_t)ns * (t->part + 1) / t->nparts);
     orc_read_opts ro = {0};
     ro.columns = p->sel.cols;
     ro.ncolumns = p->sel.n;
-    if (r->filter) {
+    if (r->filter || p->pc.lo > 0 || p->pc.hi < ns) {
         ro.keep_stripe = keep_stripe;
         ro.keep_ctx = &p->pc;
     }
@@ -973,7 +979,8 @@ static void orc_close(ice_rd_task *t)
     orc_src *p = t->src;
     if (!p) return;
     if (p->rd) {
-        t->stats->row_groups_read += t->r->filter ? p->pc.stripes_read : orc_file_nstripes(p->f);
+        /* without a filter: the part's stripes, empty ones too (as a whole read counts) */
+        t->stats->row_groups_read += t->r->filter ? p->pc.stripes_read : p->pc.hi - p->pc.lo;
         t->stats->row_groups_skipped += p->pc.stripes_skipped;
     }
     orc_reader_free(p->rd);

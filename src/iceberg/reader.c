@@ -436,8 +436,8 @@ int ice_scan_reader_read_task_part(ice_scan_reader *r, const ice_scan_task *task
                                    unsigned nparts, const ice_row_sink *sink, ice_read_stats *stats,
                                    icd_error *err)
 {
-    if (nparts > 1 && task->data->format != ICE_FORMAT_PARQUET) {
-        if (part > 0) return 0; /* (no row-group split: part 0 reads the whole file) */
+    if (nparts > 1 && task->data->format == ICE_FORMAT_AVRO) {
+        if (part > 0) return 0; /* (not split: part 0 reads the whole file) */
         nparts = 1;
     }
     if (nparts > 1 && part >= nparts)

@@ -77,10 +77,11 @@ int ice_scan_reader_read_task(ice_scan_reader *r, const ice_scan_task *task,
                               const ice_row_sink *sink, ice_read_stats *stats, icd_error *err);
 
 /* Reads part `part` (0 <= part < nparts) of a task, so that several threads can share one
- * big data file: for Parquet, row groups [n * part / nparts, n * (part + 1) / nparts) of
- * its n (positions, deletes and pruning as in the whole read; a part may be empty); for
- * the other formats part 0 is the whole file and the others are empty. Counts the data
- * file (stats->data_files) in part 0 only. nparts <= 1 is ice_scan_reader_read_task. */
+ * big data file: row groups (Parquet) or stripes (ORC) [n * part / nparts, n * (part + 1)
+ * / nparts) of its n (positions, deletes and pruning as in the whole read; a part may be
+ * empty); an Avro file is read whole by part 0, its other parts are empty. Counts the
+ * data file (stats->data_files) in part 0 only. nparts <= 1 is
+ * ice_scan_reader_read_task. */
 int ice_scan_reader_read_task_part(ice_scan_reader *r, const ice_scan_task *task, unsigned part,
                                    unsigned nparts, const ice_row_sink *sink, ice_read_stats *stats,
                                    icd_error *err);
