@@ -98,9 +98,10 @@ ICD_EXTERN int icd_scan_read_task(icd_scan *s, size_t index, icd_rows_fn fn, voi
  * task; calls never overlap (fn needs no lock); tasks' rows are not interleaved within a
  * call but tasks may follow each other in any order. When there are fewer tasks than the
  * threads can share (under 16 a thread), the tasks of Parquet and ORC files are read in
- * parts, ranges of their row groups or stripes, on several threads at once: a task's lines then
- * come in the calls of its parts, each part's in row order, the parts in any order. fn == NULL
- * counts only. The first failure stops the other threads and is returned. */
+ * parts, ranges of their row groups or stripes, on several threads at once: a task's
+ * lines then come in the calls of its parts, each part's in row order, the parts in any
+ * order. fn == NULL counts only. The first failure stops the other threads and is
+ * returned. */
 ICD_EXTERN int icd_scan_run(icd_scan *s, int threads, icd_rows_fn fn, void *ctx, icd_error *err);
 
 typedef struct icd_scan_stats {

@@ -4,8 +4,8 @@
  * writer (iceberg/scan_json.h, design.md §3) in chunks of whole lines, or through a sink
  * that only counts. icd_scan_run is the parallel driver (base/parallel.h) that
  * `icedruid scan` uses: one task (or, with fewer tasks than threads can share, one part
- * of a task: a range of its row groups or stripes) per worker at a time, callbacks serialised by
- * one lock.
+ * of a task: a range of its row groups or stripes) per worker at a time, callbacks
+ * serialised by one lock.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -456,8 +456,8 @@ static int run_one(void *ctx, size_t i, icd_error *err)
 }
 
 /* Parts per task for `threads` threads: with few tasks (a handful of big files) each is
- * read as up to PARTS_MAX row-group ranges, so that about PARTS_PER_THREAD items per thread
- * keep every thread busy to the end (a task per item left the last file to one thread).
+ * read as up to PARTS_MAX ranges of its row groups or stripes, so that about PARTS_PER_THREAD items
+ * per thread keep every thread busy to the end (a task per item left the last file to one thread).
  * Typed batches promise a task's batches in row order: never split. */
 #define PARTS_PER_THREAD 16
 #define PARTS_MAX 8
