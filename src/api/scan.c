@@ -374,10 +374,10 @@ static int read_batches(icd_scan *s, size_t index, const read_target *to,
     return rc;
 }
 
-/* Reads task `index`, or part `part` of `nparts` of it (ice_scan_reader_read_task_part);
- * `report`: the task is done after this read (its last part), the progress callback is
- * due. */
-static int read_task(icd_scan *s, size_t index, unsigned part, unsigned nparts, bool report,
+/* Reads task `index`, or part `part` of `nparts` of it (ice_scan_reader_read_task_part).
+ * `left` (parts only): the task's parts not yet done; the one that ends last reports the
+ * task to the progress callback. */
+static int read_task(icd_scan *s, size_t index, unsigned part, unsigned nparts, atomic_uint *left,
                      const read_target *to, pthread_mutex_t *serialise, icd_error *err)
 {
     if (index >= ice_scan_plan_task_count(s->plan))
@@ -408,7 +408,8 @@ static int read_task(icd_scan *s, size_t index, unsigned part, unsigned nparts, 
     if (serialise) pthread_mutex_lock(serialise); /* the progress call: never beside fn */
     pthread_mutex_lock(&s->lock);
     ice_read_stats_add(&s->stats, &st);
-    icd_progress_fn progress = serialise && report ? s->progress : NULL; /* icd_scan_run */
+    bool done = !left || atomic_fetch_sub(left, 1) == 1; /* the task's last part ended */
+    icd_progress_fn progress = serialise && done ? s->progress : NULL; /* icd_scan_run */
     void *pctx = s->progress_ctx;
     icd_scan_stats so_far;
     if (progress) icd_api_read_stats(&s->stats, &so_far);
@@ -425,7 +426,7 @@ static int read_task(icd_scan *s, size_t index, unsigned part, unsigned nparts, 
 int icd_scan_read_task(icd_scan *s, size_t index, icd_rows_fn fn, void *ctx, icd_error *err)
 {
     read_target to = {fn, NULL, ctx};
-    return read_task(s, index, 0, 1, false, &to, NULL, err);
+    return read_task(s, index, 0, 1, NULL, &to, NULL, err);
 }
 
 int icd_scan_read_task_batches(icd_scan *s, size_t index, icd_batch_fn fn, void *ctx,
@@ -433,7 +434,7 @@ int icd_scan_read_task_batches(icd_scan *s, size_t index, icd_batch_fn fn, void 
 {
     if (!fn) return icd_fail(err, ICD_EINVALID, NULL, -1, "no batch callback");
     read_target to = {NULL, fn, ctx};
-    return read_task(s, index, 0, 1, false, &to, NULL, err);
+    return read_task(s, index, 0, 1, NULL, &to, NULL, err);
 }
 
 typedef struct run_ctx {
@@ -449,8 +450,8 @@ static int run_one(void *ctx, size_t i, icd_error *err)
     run_ctx *r = ctx;
     size_t task = i / r->nparts;
     unsigned part = (unsigned)(i % r->nparts);
-    bool last = r->nparts == 1 || atomic_fetch_sub(&r->left[task], 1) == 1;
-    int rc = read_task(r->scan, task, part, r->nparts, last, &r->to, &r->serialise, err);
+    int rc = read_task(r->scan, task, part, r->nparts, r->left ? &r->left[task] : NULL, &r->to,
+                       &r->serialise, err);
     if (rc) ice_scan_reader_cancel(r->scan->reader);
     return rc;
 }
