@@ -235,7 +235,8 @@ static const cli_opt SERVE_OPTS[] = {
      NULL, 0},
     {"max-connections", 0, "N",
      "open connections (default 1000; at the limit a connection waiting for the rest of its "
-     "header is closed: the longest-waiting of the address holding most such connections)",
+     "header is closed: the longest-waiting of the address whose such connections waited longest "
+     "in all)",
      NULL, 0},
     {"max-connections-per-ip", 0, "N", "connections per client address (default 64)", NULL, 0},
     {"header-timeout", 0, "S",

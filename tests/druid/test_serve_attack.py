@@ -280,8 +280,15 @@ check("slowloris connections were closed at the header deadline", ht > 0 or ev >
 if SLOW > MAX_CONNS:
     check("over --max-connections header-incomplete connections were evicted", ev > 0,
           "%d" % ev)
+split_codes = {k.split('code="')[1].rstrip('"}'): int(v) for k, v in metrics.items()
+               if k.startswith('icedruid_serve_requests_total{route="split"')}
 check("the non-readers' streams were dropped after --idle-timeout", ab >= NONREAD,
-      "%d aborted of %d" % (ab, NONREAD))
+      "%d aborted of %d; split requests by status %s, streams completed %d, stream errors %d, "
+      "queue timeouts %d, connections refused %d" %
+      (ab, NONREAD, split_codes, metrics.get("icedruid_serve_streams_completed_total", 0),
+       metrics.get("icedruid_serve_stream_errors_total", 0),
+       metrics.get("icedruid_serve_queue_timeouts_total", 0),
+       metrics.get("icedruid_serve_connections_refused_total", 0)))
 hwm = rss_kb("VmHWM")
 # The bound: the buffers as configured (global row buffer, MHD's 128 KiB per connection)
 # plus what the reader holds per open stream (one decoded row group of bench2m, measured

@@ -62,6 +62,7 @@
 #define DR_HTTP_BLOCK (64 * 1024)     /* MHD's read size per content-reader call */
 #define DR_HTTP_CONN_MEM (128 * 1024) /* MHD's per-connection memory pool */
 #define DR_WATCHDOG_MS 100
+#define DR_EVICT_GRACE_S 0.02 /* see pick_victim_locked */
 
 enum { RT_HEALTH, RT_METRICS, RT_SPLITS, RT_SPLIT, RT_SPEC, RT_FILE, RT_OTHER, RT_COUNT };
 static const char *const route_names[RT_COUNT] = {"health", "metrics", "splits", "split",
@@ -83,7 +84,8 @@ typedef struct conn_info {
 /* One client address in the eviction count (see pick_victim_locked). */
 typedef struct src_count {
     uint64_t src;
-    unsigned gen, n;
+    unsigned gen;
+    double wait; /* seconds its header-incomplete connections have waited, added up */
     conn_info *oldest;
 } src_count;
 
@@ -1519,12 +1521,14 @@ static bool has_unread(const conn_info *ci)
 /* The connection to close for a new one at max_connections: one waiting on its client
  * for the rest of a header (a real client sends its header at once, a slowloris never
  * finishes it), and of those, the one that has waited longest of the client address
- * holding the most header-incomplete connections (ties: the address whose oldest waited
- * longest). So a flood from a few addresses, reconnecting as fast as it is closed,
- * churns through its own connections, not through a real client's whose header came
- * a moment before the loaded server read it; against many addresses of one connection
- * each, it is the oldest. When no connection waits on its client, the heaviest
- * address's oldest. NULL: none is header-incomplete. */
+ * whose header-incomplete connections have waited longest in all (their waits added
+ * up). So a flood from a few addresses, reconnecting as fast as it is closed, churns
+ * through its own connections: not through a real client's whose header came a moment
+ * before the loaded server read it, nor through a burst of a client's fresh connections
+ * (many, but young); against many addresses of one connection each, it is the oldest.
+ * A connection younger than DR_EVICT_GRACE_S is not taken for waiting on its client (it
+ * may have been accepted before its bytes came). When no connection is found waiting on
+ * its client, the heaviest address's oldest. NULL: none is header-incomplete. */
 static conn_info *pick_victim_locked(dr_server *s)
 {
     if (++s->srcs_gen == 0) { /* stamps wrapped: clear them */
@@ -1533,6 +1537,7 @@ static conn_info *pick_victim_locked(dr_server *s)
     }
     src_count *best = NULL;
     unsigned used = 0;
+    double now = mono_now();
     for (conn_info *ci = s->conns; ci; ci = ci->next) { /* in order of t0 */
         if (ci->shut || !ci->in_header) continue;
         size_t i = (size_t)ci->src & s->srcs_mask;
@@ -1543,17 +1548,20 @@ static conn_info *pick_victim_locked(dr_server *s)
             if (++used > s->srcs_mask / 2) break; /* more sources than sized for: enough */
             *c = (src_count){.src = ci->src, .gen = s->srcs_gen, .oldest = ci};
         }
-        c->n++;
-        /* each count only grows, so the best of all steps is the best of the final counts */
-        if (!best || c->n > best->n || (c->n == best->n && c->oldest->t0 < best->oldest->t0))
+        c->wait += now > ci->t0 ? now - ci->t0 : 0;
+        /* each sum only grows, so the best of all steps is the best of the final sums */
+        if (!best || c->wait > best->wait ||
+            (c->wait == best->wait && c->oldest->t0 < best->oldest->t0))
             best = c;
     }
     if (!best) return NULL;
     /* the heaviest address's oldest waiting on its client, else anyone's oldest such */
     for (int any = 0; any < 2; any++)
-        for (conn_info *ci = any ? s->conns : best->oldest; ci; ci = ci->next)
+        for (conn_info *ci = any ? s->conns : best->oldest; ci; ci = ci->next) {
+            if (now - ci->t0 < DR_EVICT_GRACE_S) break; /* (the rest are younger) */
             if (!ci->shut && ci->in_header && (ci->src == best->src) != any && !has_unread(ci))
                 return ci;
+        }
     return best->oldest;
 }
 
