@@ -1029,7 +1029,7 @@ static int put_split(const dr_plan *p, const ice_scan_task *t, icd_buf *b, split
     put_format(b, d->format);
     put_counts(b, d, cache ? &cache->counts : NULL);
     put_lit(b, ",\"partition\":");
-    if (st && d->partition && cache->parts)
+    if (cache && st && d->partition && cache->parts) /* (st is only set with a cache) */
         put_partition_kept(b, d, spec, st, cache);
     else
         put_partition(b, d, spec, st);
