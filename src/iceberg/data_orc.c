@@ -934,8 +934,7 @@ static int orc_prepare(ice_rd_task *t, icd_error *err)
     p->pc.filter = r->filter;
     p->pc.ids = p->ids;
     size_t ns = orc_file_nstripes(p->f);
-    p->pc.lo = (size_t)((uint64_t)ns * t->part / t->nparts);
-    p->pc.hi = (size_t)((uint64_t)ns * (t->part + 1) / t->nparts);
+    ice_rd_part_units(t, ns, &p->pc.lo, &p->pc.hi);
     orc_read_opts ro = {0};
     ro.columns = p->sel.cols;
     ro.ncolumns = p->sel.n;

@@ -378,8 +378,8 @@ static int prune_row_groups(ice_rd_task *t, icd_error *err)
 {
     pq_src *p = t->src;
     uint32_t n = pq_file_num_row_groups(p->pf);
-    uint32_t lo = (uint32_t)((uint64_t)n * t->part / t->nparts);
-    uint32_t hi = (uint32_t)((uint64_t)n * (t->part + 1) / t->nparts);
+    size_t lo, hi;
+    ice_rd_part_units(t, n, &lo, &hi);
     bool whole = lo == 0 && hi == n;
     if ((!t->r->filter && whole) || n == 0) {
         t->stats->row_groups_read += n;

@@ -166,6 +166,14 @@ typedef struct ice_data_ops {
     void (*close)(ice_rd_task *t);
 } ice_data_ops;
 
+/* The units (Parquet row groups, ORC stripes) [*lo, *hi) of the n a file has that t's
+ * part reads: all of them for a whole read. */
+static inline void ice_rd_part_units(const ice_rd_task *t, size_t n, size_t *lo, size_t *hi)
+{
+    *lo = (size_t)((uint64_t)n * t->part / t->nparts);
+    *hi = (size_t)((uint64_t)n * (t->part + 1) / t->nparts);
+}
+
 /* Ends a row at the sink: counted as emitted, or as skipped when the sink says so (a
  * Druid parse exception); < 0 when the sink fails. */
 static inline int ice_rd_end_row(ice_rd_task *t, icd_error *err)
