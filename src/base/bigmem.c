@@ -1,7 +1,12 @@
 /* Big memory (bigmem.h). */
 #include "base/bigmem.h"
 
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 static size_t round_up(size_t n)
@@ -31,4 +36,165 @@ void *icd_bigmem_map(size_t bytes, bool huge)
 void icd_bigmem_unmap(void *p, size_t bytes)
 {
     if (p) munmap(p, round_up(bytes));
+}
+
+/* --- growable buffers (icd_bigbuf_*) --- */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUF_ASAN 1
+#endif
+#endif
+#ifdef BUF_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+enum {
+    BUF_MIN_SHIFT = 16, /* 64 KiB: smaller buffers stay with malloc */
+    BUF_MAX_SHIFT = 21, /* 2 MiB: one page */
+    BUF_CLASSES = BUF_MAX_SHIFT - BUF_MIN_SHIFT + 1,
+    BUF_PAGES = 4096 /* 8 GiB of address space, reserved, not committed */
+};
+
+static struct {
+    pthread_once_t once;
+    pthread_mutex_t lock;
+    size_t pages;            /* pages of the range opened so far */
+    uint8_t cls[BUF_PAGES];  /* each opened page's class */
+    void *free[BUF_CLASSES]; /* each class's free blocks, linked through their first word */
+} pool = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The reserved range; NULL before the first block and when it could not be reserved
+ * (atomic: any thread may test a pointer while another reserves the range). */
+static _Atomic(uint8_t *) pool_base;
+
+static void pool_reserve(void)
+{
+    size_t len = (size_t)BUF_PAGES * ICD_BIGMEM_PAGE;
+    /* address space only: PROT_NONE and MAP_NORESERVE commit nothing until a page is
+     * opened (pool_page) */
+    uint8_t *m = mmap(NULL, len + ICD_BIGMEM_PAGE, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return;
+    uintptr_t at = ((uintptr_t)m + ICD_BIGMEM_PAGE - 1) & ~(uintptr_t)(ICD_BIGMEM_PAGE - 1);
+    size_t head = at - (uintptr_t)m;
+    if (head) munmap(m, head);
+    munmap((uint8_t *)at + len, ICD_BIGMEM_PAGE - head);
+    atomic_store(&pool_base, (uint8_t *)at);
+}
+
+static bool in_pool(const void *p)
+{
+    uint8_t *base = atomic_load_explicit(&pool_base, memory_order_relaxed);
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+    return base && a >= b && a - b < (uintptr_t)BUF_PAGES * ICD_BIGMEM_PAGE;
+}
+
+static size_t block_size(int c)
+{
+    return (size_t)1 << (BUF_MIN_SHIFT + c);
+}
+
+/* The class of a block of the pool. */
+static int class_of_block(const void *p)
+{
+    return pool.cls[((uintptr_t)p - (uintptr_t)atomic_load(&pool_base)) / ICD_BIGMEM_PAGE];
+}
+
+/* The smallest class that holds n bytes (BUF_MIN < n <= BUF_MAX or n == BUF_MIN). */
+static int class_for(size_t n)
+{
+    int c = 0;
+    while (block_size(c) < n)
+        c++;
+    return c;
+}
+
+/* Opens one more page of the range for class c and splits it into free blocks (called
+ * with the lock held); false when the range is used up or the memory is not there. */
+static bool pool_page(int c)
+{
+    if (pool.pages == BUF_PAGES) return false;
+    uint8_t *page = atomic_load(&pool_base) + pool.pages * ICD_BIGMEM_PAGE;
+    if (mprotect(page, ICD_BIGMEM_PAGE, PROT_READ | PROT_WRITE)) return false;
+#ifdef MADV_HUGEPAGE
+    madvise(page, ICD_BIGMEM_PAGE, MADV_HUGEPAGE);
+#endif
+    pool.cls[pool.pages++] = (uint8_t)c;
+    size_t bs = block_size(c);
+    for (size_t off = ICD_BIGMEM_PAGE; off >= bs; off -= bs) { /* last first: pops go up */
+        void *b = page + off - bs;
+        memcpy(b, &pool.free[c], sizeof(void *));
+        pool.free[c] = b;
+        POISON((uint8_t *)b + sizeof(void *), bs - sizeof(void *));
+    }
+    return true;
+}
+
+/* A free block of class c, addressable for n bytes; NULL when there is none to be had. */
+static void *pool_take(int c, size_t n)
+{
+    pthread_once(&pool.once, pool_reserve);
+    if (!atomic_load(&pool_base)) return NULL;
+    pthread_mutex_lock(&pool.lock);
+    void *b = pool.free[c];
+    if (!b && pool_page(c)) b = pool.free[c];
+    if (b) memcpy(&pool.free[c], b, sizeof(void *));
+    pthread_mutex_unlock(&pool.lock);
+    if (b) {
+        POISON(b, block_size(c));
+        UNPOISON(b, n);
+    }
+    return b;
+}
+
+void icd_bigbuf_free(void *p)
+{
+    if (!in_pool(p)) {
+        free(p);
+        return;
+    }
+    int c = class_of_block(p);
+    UNPOISON(p, sizeof(void *));
+    POISON((uint8_t *)p + sizeof(void *), block_size(c) - sizeof(void *));
+    pthread_mutex_lock(&pool.lock);
+    memcpy(p, &pool.free[c], sizeof(void *));
+    pool.free[c] = p;
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void *icd_bigbuf_realloc(void *p, size_t n)
+{
+    const size_t lo = block_size(0), hi = block_size(BUF_CLASSES - 1);
+    bool ours = in_pool(p);
+    if (!ours && (n < lo || n > hi)) return realloc(p, n);
+    size_t have = !p ? 0 : ours ? block_size(class_of_block(p)) : malloc_usable_size(p);
+    if (ours && n <= have) { /* it fits: only the addressable part changes */
+        POISON(p, have);
+        UNPOISON(p, n);
+        return p;
+    }
+#ifdef BUF_ASAN
+    if (ours) { /* the bytes to keep: the size last asked for, the addressable ones */
+        void *end = __asan_region_is_poisoned(p, have);
+        if (end) have = (size_t)((uint8_t *)end - (uint8_t *)p);
+    }
+#endif
+    void *q = n >= lo && n <= hi ? pool_take(class_for(n), n) : NULL;
+    if (!q) { /* no block: malloc's */
+        if (!ours) return realloc(p, n);
+        if (!(q = malloc(n))) return NULL;
+    }
+    if (p) {
+        memcpy(q, p, have < n ? have : n);
+        icd_bigbuf_free(p);
+    }
+    return q;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/bigmem.h"
 #include "iceberg/adapter.h"
 
 int ice_adapter_reserve(ice_adapter *a, size_t n, icd_error *err)
@@ -15,7 +16,7 @@ int ice_adapter_reserve(ice_adapter *a, size_t n, icd_error *err)
     while (cap < n)
         cap *= 2;
     for (size_t c = 0; c < a->ncols; c++) {
-        ice_tvalue *nv = realloc(a->vals[c], cap * sizeof *nv);
+        ice_tvalue *nv = icd_bigbuf_realloc(a->vals[c], cap * sizeof *nv);
         if (!nv) return icd_fail_nomem(err);
         a->vals[c] = nv;
         a->vcols[c].v = nv;
@@ -119,7 +120,7 @@ void ice_adapter_close(ice_adapter *a)
     if (!a) return;
     if (a->ops) a->ops->close(a);
     for (size_t c = 0; c < a->ncols; c++)
-        free(a->vals[c]);
+        icd_bigbuf_free(a->vals[c]);
     free(a->vals);
     free(a->vcols);
     free(a);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/bigmem.h"
 #include "formats/parquet/parquet.h"
 #include "iceberg/adapter.h"
 #include "iceberg/literal.h"
@@ -210,7 +211,7 @@ static int pq_next(ice_rd_task *t, icd_error *err)
         return icd_fail(err, ICD_EINTERNAL, path, -1, "batch larger than requested");
     size_t n = b->num_rows, nl = t->batch.ncols + t->nkcols;
     if (n * nl > p->vcap) {
-        int32_t *nv = realloc(p->vbuf, n * nl * sizeof *nv);
+        int32_t *nv = icd_bigbuf_realloc(p->vbuf, n * nl * sizeof *nv);
         if (!nv) return icd_fail_nomem(err);
         p->vbuf = nv;
         p->vcap = n * nl;
@@ -249,7 +250,7 @@ static void pq_close(ice_rd_task *t)
     free(p->outleaves);
     free(p->keyleaves);
     free(p->leaves);
-    free(p->vbuf);
+    icd_bigbuf_free(p->vbuf);
     pq_reader_close(p->rd);
     pq_file_close(p->pf);
     free(p);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/array.h"
+#include "base/bigmem.h"
 #include "iceberg/deletes/delete_load.h"
 #include "iceberg/deletes/dv.h"
 #include "iceberg/deletes/posset.h"
@@ -236,7 +237,12 @@ int ice_rd_batch_begin(ice_rd_task *t, size_t n, icd_error *err)
 {
     size_t ncols = t->batch.ncols + t->nkcols;
     if (ncols && n > SIZE_MAX / sizeof(ice_tvalue) / ncols) return icd_fail_nomem(err);
-    if (ICD_ARRAY_RESERVE(t->cells, t->cells_cap, ncols * n, 1024)) return icd_fail_nomem(err);
+    if (ncols * n > t->cells_cap) { /* (a buffer reused batch after batch: icd_bigbuf) */
+        ice_tvalue *nc = icd_bigbuf_realloc(t->cells, ncols * n * sizeof *nc);
+        if (!nc) return icd_fail_nomem(err);
+        t->cells = nc;
+        t->cells_cap = ncols * n;
+    }
     for (size_t k = 0; k < ncols; k++) {
         ice_vcol *c = ice_rd_col(t, k);
         if (c->kind != ICE_VCOL_VALUES) continue;
@@ -416,7 +422,7 @@ static int read_data_file(ice_rd_task *t, const ice_data_ops *ops, icd_error *er
     int rc = read_loop(t, ops, &sel, &selcap, err);
     ops->close(t);
     free(sel);
-    free(t->cells);
+    icd_bigbuf_free(t->cells);
     free(t->batch.cols);
     free(t->batch.keys);
     free(t->kcols);

@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "base/array.h"
+#include "base/bigmem.h"
 #include "base/bits.h"
 #include "formats/parquet/codec.h"
 #include "formats/parquet/column.h"
@@ -73,29 +74,29 @@ void pq_colreader_init(pq_colreader *c, icd_file *file, const pq_node *leaf)
 static void pbuf_free(pq_pbuf *b)
 {
     if (!b) return;
-    free(b->data);
+    icd_bigbuf_free(b->data);
     icd_arena_free(&b->arena);
     free(b);
 }
 
 void pq_colreader_free(pq_colreader *c)
 {
-    free(c->win);
-    free(c->own_big.data);
-    free(c->dict);
-    free(c->dict_buf.data);
+    icd_bigbuf_free(c->win);
+    icd_bigbuf_free(c->own_big.data);
+    icd_bigbuf_free(c->dict);
+    icd_bigbuf_free(c->dict_buf.data);
     icd_arena_free(&c->dict_buf.arena);
-    free(c->def);
-    free(c->rep);
-    free(c->vals);
-    free(c->idx);
-    free(c->i64tmp);
+    icd_bigbuf_free(c->def);
+    icd_bigbuf_free(c->rep);
+    icd_bigbuf_free(c->vals);
+    icd_bigbuf_free(c->idx);
+    icd_bigbuf_free(c->i64tmp);
     pbuf_free(c->cur);
     for (size_t i = 0; i < c->num_retired; i++)
         pbuf_free(c->retired[i]);
     for (size_t i = 0; i < c->num_spare; i++)
         pbuf_free(c->spare[i]);
-    free(c->retired);
+    icd_bigbuf_free(c->retired);
     free(c->spare);
     memset(c, 0, sizeof *c);
 }
@@ -109,7 +110,7 @@ static int grow(void **p, size_t *cap, size_t need, icd_error *err)
         if (n > SIZE_MAX / 2) return icd_fail_nomem(err);
         n *= 2;
     }
-    void *q = realloc(*p, n);
+    void *q = icd_bigbuf_realloc(*p, n);
     if (!q) return icd_fail_nomem(err);
     *p = q;
     *cap = n;
@@ -120,7 +121,7 @@ static int grow(void **p, size_t *cap, size_t need, icd_error *err)
 static int grow_exact(void **p, size_t *cap, size_t need, icd_error *err)
 {
     if (need <= *cap) return 0;
-    void *q = realloc(*p, need);
+    void *q = icd_bigbuf_realloc(*p, need);
     if (!q) return icd_fail_nomem(err);
     *p = q;
     *cap = need;
@@ -264,7 +265,7 @@ int pq_colreader_start(pq_colreader *c, const pq_column_chunk *cc, uint32_t row_
     c->window = c->whole ? len : window;
     /* A window smaller than the last one: give the memory back. */
     if (!c->whole && c->win_cap > c->window) {
-        free(c->win);
+        icd_bigbuf_free(c->win);
         c->win = NULL;
         c->win_cap = 0;
     }
@@ -696,12 +697,18 @@ static int ensure_levels(pq_colreader *c, size_t n, icd_error *err)
     size_t cap = c->lvl_cap ? c->lvl_cap : 1024;
     while (cap < n)
         cap *= 2;
-    uint32_t *d = realloc(c->def, cap * sizeof *d);
-    if (!d) return icd_fail_nomem(err);
-    c->def = d;
-    uint32_t *r = realloc(c->rep, cap * sizeof *r);
-    if (!r) return icd_fail_nomem(err);
-    c->rep = r;
+    /* only the levels the column has: an array never written would still count whole in
+     * the RSS when its block shares a huge page (icd_bigbuf) */
+    if (c->max_def) {
+        uint32_t *d = icd_bigbuf_realloc(c->def, cap * sizeof *d);
+        if (!d) return icd_fail_nomem(err);
+        c->def = d;
+    }
+    if (c->max_rep) {
+        uint32_t *r = icd_bigbuf_realloc(c->rep, cap * sizeof *r);
+        if (!r) return icd_fail_nomem(err);
+        c->rep = r;
+    }
     c->lvl_cap = cap;
     return 0;
 }
@@ -922,12 +929,12 @@ static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
         while (cap < nl)
             cap *= 2;
         if (c->max_def) {
-            uint32_t *d = realloc(out->def, cap * sizeof *d);
+            uint32_t *d = icd_bigbuf_realloc(out->def, cap * sizeof *d);
             if (!d) return icd_fail_nomem(err);
             out->def = d;
         }
         if (c->max_rep) {
-            uint32_t *r = realloc(out->rep, cap * sizeof *r);
+            uint32_t *r = icd_bigbuf_realloc(out->rep, cap * sizeof *r);
             if (!r) return icd_fail_nomem(err);
             out->rep = r;
         }
@@ -954,7 +961,7 @@ static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
             size_t cap = out->vals_cap ? out->vals_cap : 1024;
             while (cap < need)
                 cap *= 2;
-            uint8_t *v = realloc(out->vals, cap * vs);
+            uint8_t *v = icd_bigbuf_realloc(out->vals, cap * vs);
             if (!v) return icd_fail_nomem(err);
             out->vals = v;
             out->vals_cap = cap;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "formats/parquet/column.h"
 #include "formats/parquet/parquet.h"
 
@@ -439,7 +440,7 @@ static int open_row_group(pq_reader *r, icd_error *err)
     }
     bool whole = r->read_budget == 0 || total <= r->read_budget;
     if (!whole && r->big.cap > r->read_budget) { /* a large page of an earlier row group */
-        free(r->big.data);
+        icd_bigbuf_free(r->big.data);
         r->big.data = NULL;
         r->big.cap = 0;
     }
@@ -521,14 +522,14 @@ void pq_reader_close(pq_reader *r)
     for (size_t i = 0; r->cols && i < r->ncols; i++)
         pq_colreader_free(&r->cols[i]);
     for (size_t i = 0; r->bufs && i < r->ncols; i++) {
-        free(r->bufs[i].def);
-        free(r->bufs[i].rep);
-        free(r->bufs[i].vals);
+        icd_bigbuf_free(r->bufs[i].def);
+        icd_bigbuf_free(r->bufs[i].rep);
+        icd_bigbuf_free(r->bufs[i].vals);
     }
     free(r->cols);
     free(r->bufs);
     free(r->colbatch);
     free(r->keep);
-    free(r->big.data);
+    icd_bigbuf_free(r->big.data);
     free(r);
 }

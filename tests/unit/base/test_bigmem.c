@@ -1,6 +1,7 @@
 /* Unit tests of base/bigmem.h: mappings are whole, aligned, zeroed huge pages that asked
  * for THP when told to and only then (checked in /proc/self/smaps where the system has
  * THP). */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,17 @@
 
 #include "base/bigmem.h"
 #include "test.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define T_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_ASAN 1
+#endif
+#endif
+#ifdef T_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 /* Whether the kernel honours MADV_HUGEPAGE here ("always" or "madvise" mode). */
 static bool thp_available(void)
@@ -71,4 +83,117 @@ static void test_map(void)
     icd_bigmem_unmap(m, ICD_BIGMEM_PAGE);
 }
 
-TEST_MAIN(TEST(test_map))
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(seed + i * 31 + (i >> 9));
+}
+
+static bool same(const uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (uint8_t)(seed + i * 31 + (i >> 9))) return false;
+    return true;
+}
+
+/* Growable buffers: classes, contents kept across every kind of move, reuse of a freed
+ * block, malloc outside the classes, and the poisoning of what was not asked for. */
+static void test_bigbuf(void)
+{
+    /* below 64 KiB: malloc's (no advice) */
+    uint8_t *p = icd_bigbuf_realloc(NULL, 1000);
+    CHECK(p != NULL);
+    if (!p) return;
+    fill(p, 1000, 1);
+    /* into a class: a 128 KiB block of a 2 MiB page advised for huge pages */
+    p = icd_bigbuf_realloc(p, 100 * 1024);
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(same(p, 1000, 1));
+    if (thp_available()) CHECK_EQ_INT(advised(p), 1);
+    CHECK(((uintptr_t)p & (128 * 1024 - 1)) == 0);
+    fill(p, 100 * 1024, 2);
+    /* smaller, and up to the block's size: in place */
+    CHECK(icd_bigbuf_realloc(p, 70 * 1024) == p);
+    CHECK(icd_bigbuf_realloc(p, 128 * 1024) == p);
+    CHECK(same(p, 70 * 1024, 2));
+    /* a bigger class: moved, contents kept */
+    uint8_t *q = icd_bigbuf_realloc(p, 1536 * 1024);
+    CHECK(q != NULL && q != p);
+    if (!q) return;
+    CHECK(same(q, 70 * 1024, 2));
+    fill(q, 1536 * 1024, 3);
+    /* the 128 KiB block went back to its class: the next one is it */
+    uint8_t *r = icd_bigbuf_realloc(NULL, 65 * 1024);
+    CHECK(r == p);
+    icd_bigbuf_free(r);
+    /* beyond 2 MiB: malloc's again, contents kept */
+    p = icd_bigbuf_realloc(q, 5 * 1024 * 1024);
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(same(p, 1536 * 1024, 3));
+    fill(p, 5 * 1024 * 1024, 4);
+    icd_bigbuf_free(p);
+    icd_bigbuf_free(NULL);
+#ifdef T_ASAN
+    /* only what was asked for is addressable; nothing of a free block */
+    p = icd_bigbuf_realloc(NULL, 300 * 1024);
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(!__asan_address_is_poisoned(p + 300 * 1024 - 1));
+    CHECK(__asan_address_is_poisoned(p + 300 * 1024));
+    CHECK(icd_bigbuf_realloc(p, 200 * 1024) == p);
+    CHECK(__asan_address_is_poisoned(p + 200 * 1024));
+    icd_bigbuf_free(p);
+    CHECK(__asan_address_is_poisoned(p + 4096));
+#endif
+}
+
+/* Threads growing and freeing buffers of every class at once: each buffer keeps its own
+ * contents (a block handed out twice would be overwritten by its other owner). */
+static void *churn(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    uint8_t *b[4] = {NULL, NULL, NULL, NULL};
+    size_t n[4] = {0, 0, 0, 0};
+    bool ok = true;
+    for (int it = 0; it < 400 && ok; it++) {
+        seed = seed * 1103515245u + 12345u;
+        int k = (int)(seed >> 16) % 4;
+        if (b[k] && !same(b[k], n[k], (unsigned)k + (unsigned)(uintptr_t)arg)) ok = false;
+        if ((seed >> 8) % 5 == 0) {
+            icd_bigbuf_free(b[k]);
+            b[k] = NULL;
+            n[k] = 0;
+            continue;
+        }
+        size_t want = (size_t)1 << (12 + (seed >> 20) % 11); /* 4 KiB .. 4 MiB */
+        uint8_t *nb = icd_bigbuf_realloc(b[k], want);
+        if (!nb) {
+            ok = false;
+            break;
+        }
+        size_t kept = n[k] < want ? n[k] : want;
+        if (!same(nb, kept, (unsigned)k + (unsigned)(uintptr_t)arg)) ok = false;
+        b[k] = nb;
+        n[k] = want;
+        fill(b[k], want, (unsigned)k + (unsigned)(uintptr_t)arg);
+    }
+    for (int k = 0; k < 4; k++)
+        icd_bigbuf_free(b[k]);
+    return ok ? arg : NULL;
+}
+
+static void test_bigbuf_threads(void)
+{
+    pthread_t t[4];
+    for (uintptr_t i = 0; i < 4; i++)
+        CHECK(pthread_create(&t[i], NULL, churn, (void *)(i + 1)) == 0);
+    for (uintptr_t i = 0; i < 4; i++) {
+        void *rv = NULL;
+        pthread_join(t[i], &rv);
+        CHECK(rv == (void *)(i + 1));
+    }
+}
+
+TEST_MAIN(TEST(test_map), TEST(test_bigbuf), TEST(test_bigbuf_threads))
