@@ -10,6 +10,8 @@ PKGS=(
   cppcheck                          # the static analysis of scripts/test.sh (scripts/cppcheck.sh)
   libjansson-dev                    # JSON: metadata, specs, REST
   libavro-dev                       # Avro writer used by the planning benchmark
+  # libcurl, GSS-API, OpenSSL and libmicrohttpd are loaded on first use (dlopen,
+  # src/base/dynlib.h), not linked; their run-time packages are still needed.
   libcurl4-openssl-dev              # HTTP(S), S3
   libkrb5-dev libssl-dev            # Hive Metastore: Kerberos (GSS-API) and TLS
   krb5-kdc krb5-admin-server krb5-user  # tests: a throw-away MIT KDC (kdb5_util, kadmin.local)

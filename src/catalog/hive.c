@@ -9,6 +9,9 @@
  * socket). A transport failure (refused, reset, closed, timed out) moves on to the next URI
  * and, after all of them, retries up to `retries` times with a pause: get_table is a read,
  * so repeating it is safe. A reply that decodes to garbage is not retried.
+ *
+ * OpenSSL (libssl, libcrypto) is loaded when a catalog with hive.metastore.use.SSL=true is
+ * opened (base/dynlib.h), not at process start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "base/bits.h"
+#include "base/dynlib.h"
 #include "catalog/hive.h"
 #include "catalog/props.h"
 #include "catalog/sasl_gssapi.h"
@@ -35,6 +39,65 @@
 /* Table objects are small; a reply beyond this is refused. */
 #define MAX_REPLY_BYTES (64u * 1024 * 1024)
 #define DEFAULT_PORT "9083"
+
+/* OpenSSL, loaded on first use: every call goes through these pointers (libssl's and
+ * libcrypto's functions in one struct, filled from the two libraries). */
+static struct {
+    __typeof__(SSL_CTX_new) *SSL_CTX_new;
+    __typeof__(TLS_client_method) *TLS_client_method;
+    __typeof__(SSL_CTX_ctrl) *SSL_CTX_ctrl;
+    __typeof__(SSL_CTX_set_verify) *SSL_CTX_set_verify;
+    __typeof__(SSL_CTX_load_verify_locations) *SSL_CTX_load_verify_locations;
+    __typeof__(SSL_CTX_set_default_verify_paths) *SSL_CTX_set_default_verify_paths;
+    __typeof__(SSL_CTX_free) *SSL_CTX_free;
+    __typeof__(SSL_new) *SSL_new;
+    __typeof__(SSL_free) *SSL_free;
+    __typeof__(SSL_set_fd) *SSL_set_fd;
+    __typeof__(SSL_set_hostflags) *SSL_set_hostflags;
+    __typeof__(SSL_set1_host) *SSL_set1_host;
+    __typeof__(SSL_ctrl) *SSL_ctrl;
+    __typeof__(SSL_connect) *SSL_connect;
+    __typeof__(SSL_get_error) *SSL_get_error;
+    __typeof__(SSL_get_verify_result) *SSL_get_verify_result;
+    __typeof__(SSL_write) *SSL_write;
+    __typeof__(SSL_read) *SSL_read;
+    __typeof__(ERR_get_error) *ERR_get_error;
+    __typeof__(ERR_clear_error) *ERR_clear_error;
+    __typeof__(ERR_error_string_n) *ERR_error_string_n;
+    __typeof__(X509_verify_cert_error_string) *X509_verify_cert_error_string;
+} ossl;
+
+static const icd_dynsym SSL_SYMS[] = {
+    ICD_DYNSYM(ossl, SSL_CTX_new, SSL_CTX_new),
+    ICD_DYNSYM(ossl, TLS_client_method, TLS_client_method),
+    ICD_DYNSYM(ossl, SSL_CTX_ctrl, SSL_CTX_ctrl),
+    ICD_DYNSYM(ossl, SSL_CTX_set_verify, SSL_CTX_set_verify),
+    ICD_DYNSYM(ossl, SSL_CTX_load_verify_locations, SSL_CTX_load_verify_locations),
+    ICD_DYNSYM(ossl, SSL_CTX_set_default_verify_paths, SSL_CTX_set_default_verify_paths),
+    ICD_DYNSYM(ossl, SSL_CTX_free, SSL_CTX_free),
+    ICD_DYNSYM(ossl, SSL_new, SSL_new),
+    ICD_DYNSYM(ossl, SSL_free, SSL_free),
+    ICD_DYNSYM(ossl, SSL_set_fd, SSL_set_fd),
+    ICD_DYNSYM(ossl, SSL_set_hostflags, SSL_set_hostflags),
+    ICD_DYNSYM(ossl, SSL_set1_host, SSL_set1_host),
+    ICD_DYNSYM(ossl, SSL_ctrl, SSL_ctrl),
+    ICD_DYNSYM(ossl, SSL_connect, SSL_connect),
+    ICD_DYNSYM(ossl, SSL_get_error, SSL_get_error),
+    ICD_DYNSYM(ossl, SSL_get_verify_result, SSL_get_verify_result),
+    ICD_DYNSYM(ossl, SSL_write, SSL_write),
+    ICD_DYNSYM(ossl, SSL_read, SSL_read),
+};
+static const icd_dynsym CRYPTO_SYMS[] = {
+    ICD_DYNSYM(ossl, ERR_get_error, ERR_get_error),
+    ICD_DYNSYM(ossl, ERR_clear_error, ERR_clear_error),
+    ICD_DYNSYM(ossl, ERR_error_string_n, ERR_error_string_n),
+    ICD_DYNSYM(ossl, X509_verify_cert_error_string, X509_verify_cert_error_string),
+};
+
+static icd_dynlib LIBSSL =
+    ICD_DYNLIB("libssl.so.3", "libssl3", "TLS to the Hive Metastore", SSL_SYMS);
+static icd_dynlib LIBCRYPTO =
+    ICD_DYNLIB("libcrypto.so.3", "libssl3", "TLS to the Hive Metastore", CRYPTO_SYMS);
 
 typedef struct hive_endpoint {
     char *uri; /* as given, for errors */
@@ -181,12 +244,15 @@ static int read_security(cat_hive *c, const json_t *props, icd_error *err)
                             "CA certificates (convert a Java keystore with keytool -exportcert "
                             "-rfc)");
     }
-    c->tls_ctx = SSL_CTX_new(TLS_client_method());
+    ICD_TRY(icd_dynlib_load(&LIBCRYPTO, err));
+    ICD_TRY(icd_dynlib_load(&LIBSSL, err));
+    c->tls_ctx = ossl.SSL_CTX_new(ossl.TLS_client_method());
     if (!c->tls_ctx) return icd_fail(err, ICD_EIO, NULL, -1, "Hive catalog: cannot set up TLS");
-    SSL_CTX_set_min_proto_version(c->tls_ctx, TLS1_2_VERSION);
-    SSL_CTX_set_verify(c->tls_ctx, SSL_VERIFY_PEER, NULL);
-    if (ts ? SSL_CTX_load_verify_locations(c->tls_ctx, ts, NULL) != 1
-           : SSL_CTX_set_default_verify_paths(c->tls_ctx) != 1)
+    /* SSL_CTX_set_min_proto_version, a macro over SSL_CTX_ctrl */
+    ossl.SSL_CTX_ctrl(c->tls_ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, NULL);
+    ossl.SSL_CTX_set_verify(c->tls_ctx, SSL_VERIFY_PEER, NULL);
+    if (ts ? ossl.SSL_CTX_load_verify_locations(c->tls_ctx, ts, NULL) != 1
+           : ossl.SSL_CTX_set_default_verify_paths(c->tls_ctx) != 1)
         return icd_fail(err, ICD_EIO, ts, -1, "Hive catalog: cannot load the CA certificates");
     return 0;
 }
@@ -259,7 +325,7 @@ int cat_hive_open(icd_fileio *io, const char *uri, const json_t *props, cat_hive
 
 static void disconnect(cat_hive *c)
 {
-    if (c->ssl) SSL_free(c->ssl);
+    if (c->ssl) ossl.SSL_free(c->ssl);
     c->ssl = NULL;
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
@@ -269,7 +335,7 @@ void cat_hive_free(cat_hive *c)
 {
     if (!c) return;
     disconnect(c);
-    if (c->tls_ctx) SSL_CTX_free(c->tls_ctx);
+    if (c->tls_ctx) ossl.SSL_CTX_free(c->tls_ctx);
     free(c->service);
     free(c->principal);
     free(c->keytab);
@@ -628,10 +694,10 @@ static int connect_endpoint(cat_hive *c, const hive_endpoint *e, icd_error *err)
 /* The OpenSSL error queue's first reason, for one error line. */
 static const char *tls_reason(char *buf, size_t cap)
 {
-    unsigned long e = ERR_get_error();
-    ERR_clear_error();
+    unsigned long e = ossl.ERR_get_error();
+    ossl.ERR_clear_error();
     if (!e) return "connection closed";
-    ERR_error_string_n(e, buf, cap);
+    ossl.ERR_error_string_n(e, buf, cap);
     return buf;
 }
 
@@ -640,7 +706,7 @@ static const char *tls_reason(char *buf, size_t cap)
 static int tls_wait(cat_hive *c, const hive_endpoint *e, int k, const char *what, int *rc,
                     icd_error *err)
 {
-    int se = SSL_get_error(c->ssl, k);
+    int se = ossl.SSL_get_error(c->ssl, k);
     if (se == SSL_ERROR_WANT_READ || se == SSL_ERROR_WANT_WRITE) {
         int w =
             wait_fd(c->fd, se == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, now_ms() + c->timeout_ms);
@@ -661,25 +727,27 @@ static int tls_wait(cat_hive *c, const hive_endpoint *e, int k, const char *what
 
 static int tls_connect(cat_hive *c, const hive_endpoint *e, icd_error *err)
 {
-    c->ssl = SSL_new(c->tls_ctx);
-    if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1)
+    c->ssl = ossl.SSL_new(c->tls_ctx);
+    if (!c->ssl || ossl.SSL_set_fd(c->ssl, c->fd) != 1)
         return icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: cannot set up TLS");
-    SSL_set_hostflags(c->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-    if (SSL_set1_host(c->ssl, e->host) != 1)
+    ossl.SSL_set_hostflags(c->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (ossl.SSL_set1_host(c->ssl, e->host) != 1)
         return icd_fail(err, ICD_EIO, e->uri, -1, "Hive Metastore: cannot set up TLS");
     if (!strspn(e->host, "0123456789.:") || strspn(e->host, "0123456789.:") < strlen(e->host))
-        SSL_set_tlsext_host_name(c->ssl, e->host);
+        /* SSL_set_tlsext_host_name, a macro over SSL_ctrl */
+        ossl.SSL_ctrl(c->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                      (void *)e->host);
     for (;;) {
-        int k = SSL_connect(c->ssl);
+        int k = ossl.SSL_connect(c->ssl);
         if (k == 1) return 0;
         int rc = 0;
         if (!tls_wait(c, e, k, "handshake", &rc, err)) {
-            long v = SSL_get_verify_result(c->ssl);
+            long v = ossl.SSL_get_verify_result(c->ssl);
             if (v != X509_V_OK)
                 return icd_fail(err, ICD_EIO, e->uri, -1,
                                 "Hive Metastore: TLS certificate not trusted: %s (set "
                                 "hive.metastore.truststore.path to the CA's PEM file)",
-                                X509_verify_cert_error_string(v));
+                                ossl.X509_verify_cert_error_string(v));
             return rc;
         }
     }
@@ -689,7 +757,7 @@ static int send_all(cat_hive *c, const hive_endpoint *e, const char *p, size_t n
 {
     while (n > 0) {
         if (c->ssl) {
-            int k = SSL_write(c->ssl, p, n > 0x40000000 ? 0x40000000 : (int)n);
+            int k = ossl.SSL_write(c->ssl, p, n > 0x40000000 ? 0x40000000 : (int)n);
             if (k > 0) {
                 p += k;
                 n -= (size_t)k;
@@ -739,13 +807,15 @@ static int recv_some(cat_hive *c, const hive_endpoint *e, icd_buf *b, size_t wan
     if (!icd_buf_grow(b, want + 1)) return icd_fail_nomem(err);
     for (;;) {
         if (c->ssl) {
-            int k = SSL_read(c->ssl, b->data + b->len, want > 0x40000000 ? 0x40000000 : (int)want);
+            int k =
+                ossl.SSL_read(c->ssl, b->data + b->len, want > 0x40000000 ? 0x40000000 : (int)want);
             if (k > 0) {
                 b->len += (size_t)k;
                 b->data[b->len] = '\0';
                 return 0;
             }
-            if (SSL_get_error(c->ssl, k) == SSL_ERROR_ZERO_RETURN) return closed_error(c, e, err);
+            if (ossl.SSL_get_error(c->ssl, k) == SSL_ERROR_ZERO_RETURN)
+                return closed_error(c, e, err);
             int rc = 0;
             if (tls_wait(c, e, k, "receive", &rc, err)) continue;
             return rc;

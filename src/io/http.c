@@ -15,6 +15,9 @@
  * a window of the full read-ahead when they continue the previous one (sequential
  * readers) and only about what they ask for when they jump (column projection), so a
  * scan of a few columns of a wide file fetches little more than those columns.
+ *
+ * libcurl is loaded on the first request (base/dynlib.h): a process that reads only local
+ * files never loads it and its dependencies.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/dynlib.h"
 #include "icedruid/icedruid.h"
 #include "io/aws_creds.h"
 #include "io/http.h"
@@ -50,12 +54,57 @@ struct icd_remote {
     atomic_uint_fast64_t bytes; /* response body bytes received, all requests */
 };
 
+/* libcurl, loaded on first use: every curl call goes through these pointers. */
+static struct {
+    __typeof__(curl_global_init) *global_init;
+    __typeof__(curl_easy_init) *easy_init;
+    __typeof__(curl_easy_setopt) *easy_setopt;
+    __typeof__(curl_easy_perform) *easy_perform;
+    __typeof__(curl_easy_getinfo) *easy_getinfo;
+    __typeof__(curl_easy_cleanup) *easy_cleanup;
+    __typeof__(curl_easy_reset) *easy_reset;
+    __typeof__(curl_easy_strerror) *easy_strerror;
+    __typeof__(curl_slist_append) *slist_append;
+    __typeof__(curl_slist_free_all) *slist_free_all;
+} curl;
+
+static const icd_dynsym CURL_SYMS[] = {
+    ICD_DYNSYM(curl, global_init, curl_global_init),
+    ICD_DYNSYM(curl, easy_init, curl_easy_init),
+    ICD_DYNSYM(curl, easy_setopt, curl_easy_setopt),
+    ICD_DYNSYM(curl, easy_perform, curl_easy_perform),
+    ICD_DYNSYM(curl, easy_getinfo, curl_easy_getinfo),
+    ICD_DYNSYM(curl, easy_cleanup, curl_easy_cleanup),
+    ICD_DYNSYM(curl, easy_reset, curl_easy_reset),
+    ICD_DYNSYM(curl, easy_strerror, curl_easy_strerror),
+    ICD_DYNSYM(curl, slist_append, curl_slist_append),
+    ICD_DYNSYM(curl, slist_free_all, curl_slist_free_all),
+};
+
+static icd_dynlib LIBCURL =
+    ICD_DYNLIB("libcurl.so.4", "libcurl4", "http(s):// and s3:// locations", CURL_SYMS);
+
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static int curl_init_rc;
 
 static void init_curl(void)
 {
-    curl_init_rc = (int)curl_global_init(CURL_GLOBAL_DEFAULT);
+    curl_init_rc = (int)curl.global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* Loads libcurl (once) and runs its global initialisation (once). */
+static int load_curl(const char *loc, icd_error *err)
+{
+    int rc = icd_dynlib_load(&LIBCURL, err);
+    if (rc) {
+        icd_error_set_file(err, loc);
+        return rc;
+    }
+    pthread_once(&curl_once, init_curl);
+    if (curl_init_rc != 0)
+        return icd_fail(err, ICD_EIO, loc, -1, "cannot initialise libcurl (curl_global_init: %d)",
+                        curl_init_rc);
+    return 0;
 }
 
 icd_remote *icd_remote_new(void)
@@ -90,7 +139,7 @@ void icd_remote_free(icd_remote *r)
 {
     if (!r) return;
     for (size_t i = 0; i < r->nidle; i++)
-        curl_easy_cleanup(r->idle[i]);
+        curl.easy_cleanup(r->idle[i]);
     icd_s3_config_free(r->s3);
     free(r->ca_file);
     pthread_mutex_destroy(&r->mu);
@@ -137,29 +186,28 @@ uint64_t icd_remote_bytes(icd_remote *r)
     return (uint64_t)atomic_load(&r->bytes);
 }
 
+/* libcurl is loaded (load_curl). */
 static CURL *take_handle(icd_remote *r)
 {
-    pthread_once(&curl_once, init_curl);
-    if (curl_init_rc != 0) return NULL;
     CURL *h = NULL;
     pthread_mutex_lock(&r->mu);
     if (r->nidle) h = r->idle[--r->nidle];
     pthread_mutex_unlock(&r->mu);
-    return h ? h : curl_easy_init();
+    return h ? h : curl.easy_init();
 }
 
 /* Returns a handle to the pool; reset drops options and credentials but keeps the
  * connection cache, which is the point of pooling. */
 static void give_handle(icd_remote *r, CURL *h)
 {
-    curl_easy_reset(h);
+    curl.easy_reset(h);
     pthread_mutex_lock(&r->mu);
     if (r->nidle < POOL_MAX) {
         r->idle[r->nidle++] = h;
         h = NULL;
     }
     pthread_mutex_unlock(&r->mu);
-    if (h) curl_easy_cleanup(h);
+    if (h) curl.easy_cleanup(h);
 }
 
 void icd_http_resp_free(icd_http_resp *resp)
@@ -321,7 +369,7 @@ static struct curl_slist *build_headers(const icd_http_req *req, bool *oom)
     char line[160];
 #define ADD(s)                                                                                     \
     do {                                                                                           \
-        if (!(t = curl_slist_append(list, (s)))) goto fail;                                        \
+        if (!(t = curl.slist_append(list, (s)))) goto fail;                                        \
         list = t;                                                                                  \
     } while (0)
     for (size_t i = 0; req->headers && req->headers[i]; i++)
@@ -344,7 +392,7 @@ static struct curl_slist *build_headers(const icd_http_req *req, bool *oom)
             char *h = malloc(n);
             if (!h) goto fail;
             snprintf(h, n, "x-amz-security-token: %s", req->sign->session_token);
-            t = curl_slist_append(list, h);
+            t = curl.slist_append(list, h);
             free(h);
             if (!t) goto fail;
             list = t;
@@ -356,7 +404,7 @@ static struct curl_slist *build_headers(const icd_http_req *req, bool *oom)
     return list;
 #undef ADD
 fail:
-    curl_slist_free_all(list);
+    curl.slist_free_all(list);
     *oom = true;
     return NULL;
 }
@@ -394,45 +442,45 @@ static void set_options(CURL *h, const icd_http_req *req, const icd_http_policy 
                         const char *ca_file, struct curl_slist *headers, xfer *x, char *errbuf,
                         char *sigv4)
 {
-    curl_easy_setopt(h, CURLOPT_URL, req->url);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "icedruid/" ICEDRUID_VERSION);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, pol->connect_timeout_ms);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, pol->low_speed_time_s);
+    curl.easy_setopt(h, CURLOPT_URL, req->url);
+    curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl.easy_setopt(h, CURLOPT_USERAGENT, "icedruid/" ICEDRUID_VERSION);
+    curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, pol->connect_timeout_ms);
+    curl.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, pol->low_speed_time_s);
     long deadline = request_deadline_ms(req, pol);
-    if (deadline > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, deadline);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L); /* object keys may hold "./" or "../" */
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, icd_http_on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, icd_http_on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-    if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-    if (ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, ca_file);
+    if (deadline > 0) curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, deadline);
+    curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl.easy_setopt(h, CURLOPT_PATH_AS_IS, 1L); /* object keys may hold "./" or "../" */
+    curl.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, icd_http_on_header);
+    curl.easy_setopt(h, CURLOPT_HEADERDATA, x);
+    curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, icd_http_on_body);
+    curl.easy_setopt(h, CURLOPT_WRITEDATA, x);
+    if (headers) curl.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    if (ca_file) curl.easy_setopt(h, CURLOPT_CAINFO, ca_file);
     if (!strcmp(req->method, "HEAD")) {
-        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+        curl.easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (!strcmp(req->method, "POST")) {
-        curl_easy_setopt(h, CURLOPT_POST, 1L);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? req->body : "");
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        curl.easy_setopt(h, CURLOPT_POST, 1L);
+        curl.easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+        curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
     } else if (strcmp(req->method, "GET") != 0) {
         if (req->body) { /* PUT with a body: sent like a POST body under the other verb */
-            curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
-            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+            curl.easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
+            curl.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
         }
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
+        curl.easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
     }
     if (req->sign) {
-        curl_easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4);
-        curl_easy_setopt(h, CURLOPT_USERNAME, req->sign->access_key);
-        curl_easy_setopt(h, CURLOPT_PASSWORD, req->sign->secret_key);
+        curl.easy_setopt(h, CURLOPT_AWS_SIGV4, sigv4);
+        curl.easy_setopt(h, CURLOPT_USERNAME, req->sign->access_key);
+        curl.easy_setopt(h, CURLOPT_PASSWORD, req->sign->secret_key);
     } else if (!req->headers) {
         /* Plain file downloads may be redirected (e.g. to a CDN). Authenticated requests
          * are not: their headers must not travel to another host. */
-        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+        curl.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+        curl.easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
     }
 }
 
@@ -483,12 +531,13 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
     if (req->sign)
         snprintf(sigv4, sizeof sigv4, "aws:amz:%s:%s", req->sign->region,
                  req->sign->service ? req->sign->service : "s3");
+    ICD_TRY(load_curl(loc, err));
     bool oom = false;
     struct curl_slist *headers = build_headers(req, &oom);
     if (oom) return icd_fail_nomem(err);
     CURL *h = take_handle(r);
     if (!h) {
-        curl_slist_free_all(headers);
+        curl.slist_free_all(headers);
         return icd_fail(err, ICD_EIO, loc, -1, "cannot initialise libcurl");
     }
     int rc = 0;
@@ -500,9 +549,9 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
         resp->attempts = attempt;
         set_options(h, req, &pol, r->ca_file, headers, &x, errbuf, sigv4);
         atomic_fetch_add(&r->requests, 1);
-        CURLcode c = curl_easy_perform(h);
+        CURLcode c = curl.easy_perform(h);
         curl_off_t got = 0;
-        if (curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got) == CURLE_OK && got > 0)
+        if (curl.easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got) == CURLE_OK && got > 0)
             atomic_fetch_add(&r->bytes, (uint_fast64_t)got);
         if (c == CURLE_WRITE_ERROR && x.done) c = CURLE_OK; /* we stopped a body we had enough of */
         if (c == CURLE_PARTIAL_FILE && resp->status == 206 && resp->total_size == 0)
@@ -510,8 +559,8 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
         bool last = attempt >= pol.max_attempts;
         if (c == CURLE_OK && icd_http_short_range(req, resp)) {
             /* the connection may hold the rest of the body: never reuse it */
-            curl_easy_cleanup(h);
-            h = curl_easy_init();
+            curl.easy_cleanup(h);
+            h = curl.easy_init();
             if (!h) {
                 rc = icd_fail(err, ICD_EIO, loc, -1, "cannot initialise libcurl");
                 break;
@@ -541,7 +590,7 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
                 }
                 sleep_ms(delay);
                 delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
-                curl_easy_reset(h);
+                curl.easy_reset(h);
                 continue;
             }
             rc = 0;
@@ -553,8 +602,8 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
             break;
         }
         /* a failed transfer may leave the connection in any state: a new one next time */
-        curl_easy_cleanup(h);
-        h = curl_easy_init();
+        curl.easy_cleanup(h);
+        h = curl.easy_init();
         if (!h) {
             rc = icd_fail(err, ICD_EIO, loc, -1, "cannot initialise libcurl");
             break;
@@ -564,7 +613,7 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
             !last) {
             if (pol.on_retry)
                 pol.on_retry(pol.on_retry_ctx, loc, attempt, pol.max_attempts, delay,
-                             errbuf[0] ? errbuf : curl_easy_strerror(c));
+                             errbuf[0] ? errbuf : curl.easy_strerror(c));
             sleep_ms(delay);
             delay = delay * 2 > pol.max_delay_ms ? pol.max_delay_ms : delay * 2;
             continue;
@@ -578,11 +627,11 @@ static int perform(icd_remote *r, const icd_http_req *req, icd_http_resp *resp, 
         else
             rc = icd_fail(err, ICD_EIO, loc, -1, "%s request failed after %d attempt%s: %s",
                           req->method, attempt, attempt == 1 ? "" : "s",
-                          errbuf[0] ? errbuf : curl_easy_strerror(c));
+                          errbuf[0] ? errbuf : curl.easy_strerror(c));
         break;
     }
     if (h) give_handle(r, h);
-    curl_slist_free_all(headers);
+    curl.slist_free_all(headers);
     return rc;
 }
 

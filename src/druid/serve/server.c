@@ -31,6 +31,8 @@
  *
  * The listening socket is bound here rather than by MHD, so a failure to bind reports
  * the system's reason ("Address already in use"), and port 0 works.
+ *
+ * libmicrohttpd is loaded when a server starts (base/dynlib.h), not at process start.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,11 +54,50 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/dynlib.h"
 #include "base/hash.h"
 #include "base/jsonw.h"
 #include "base/redact.h"
 #include "druid/serve/server.h"
 #include "icedruid/icedruid.h"
+
+/* libmicrohttpd, loaded on first use: every MHD call goes through these pointers. */
+static struct {
+    __typeof__(MHD_add_response_header) *add_response_header;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_create_response_from_callback) *create_response_from_callback;
+    __typeof__(MHD_create_response_from_fd_at_offset64) *create_response_from_fd_at_offset64;
+    __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_get_connection_info) *get_connection_info;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+    __typeof__(MHD_queue_basic_auth_fail_response) *queue_basic_auth_fail_response;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_quiesce_daemon) *quiesce_daemon;
+    __typeof__(MHD_resume_connection) *resume_connection;
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+    __typeof__(MHD_suspend_connection) *suspend_connection;
+} mhd;
+
+static const icd_dynsym MHD_SYMS[] = {
+    ICD_DYNSYM(mhd, add_response_header, MHD_add_response_header),
+    ICD_DYNSYM(mhd, create_response_from_buffer, MHD_create_response_from_buffer),
+    ICD_DYNSYM(mhd, create_response_from_callback, MHD_create_response_from_callback),
+    ICD_DYNSYM(mhd, create_response_from_fd_at_offset64, MHD_create_response_from_fd_at_offset64),
+    ICD_DYNSYM(mhd, destroy_response, MHD_destroy_response),
+    ICD_DYNSYM(mhd, get_connection_info, MHD_get_connection_info),
+    ICD_DYNSYM(mhd, lookup_connection_value, MHD_lookup_connection_value),
+    ICD_DYNSYM(mhd, queue_basic_auth_fail_response, MHD_queue_basic_auth_fail_response),
+    ICD_DYNSYM(mhd, queue_response, MHD_queue_response),
+    ICD_DYNSYM(mhd, quiesce_daemon, MHD_quiesce_daemon),
+    ICD_DYNSYM(mhd, resume_connection, MHD_resume_connection),
+    ICD_DYNSYM(mhd, start_daemon, MHD_start_daemon),
+    ICD_DYNSYM(mhd, stop_daemon, MHD_stop_daemon),
+    ICD_DYNSYM(mhd, suspend_connection, MHD_suspend_connection),
+};
+
+static icd_dynlib LIBMHD =
+    ICD_DYNLIB("libmicrohttpd.so.12", "libmicrohttpd12", "icedruid serve", MHD_SYMS);
 
 #define DR_HTTP_REALM "icedruid"
 #define DR_HTTP_BLOCK (64 * 1024)     /* MHD's read size per content-reader call */
@@ -350,7 +391,7 @@ static void wake_locked(dr_http_req *r)
 {
     if (r->suspended) {
         r->suspended = false;
-        MHD_resume_connection(r->conn);
+        mhd.resume_connection(r->conn);
     } else {
         r->pending_wake = true;
     }
@@ -366,7 +407,7 @@ static bool suspend_locked(dr_http_req *r)
         return false;
     }
     r->suspended = true;
-    MHD_suspend_connection(r->conn);
+    mhd.suspend_connection(r->conn);
     return true;
 }
 
@@ -616,22 +657,22 @@ static enum MHD_Result queue_bytes(struct MHD_Connection *c, dr_http_req *r, int
                                    const char *type, const char *body, size_t len)
 {
     struct MHD_Response *resp =
-        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+        mhd.create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!resp) return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     enum MHD_Result ok;
     if (status == MHD_HTTP_UNAUTHORIZED) {
-        ok = MHD_queue_basic_auth_fail_response(c, DR_HTTP_REALM, resp);
+        ok = mhd.queue_basic_auth_fail_response(c, DR_HTTP_REALM, resp);
     } else {
         if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+            mhd.add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
         if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+            mhd.add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
         if (atomic_load(&r->srv->draining))
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-        ok = MHD_queue_response(c, (unsigned)status, resp);
+            mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        ok = mhd.queue_response(c, (unsigned)status, resp);
     }
-    MHD_destroy_response(resp);
+    mhd.destroy_response(resp);
     r->status = status;
     r->bytes = len;
     return ok;
@@ -906,12 +947,12 @@ static ssize_t empty_read(void *cls, uint64_t pos, char *buf, size_t max)
 static enum MHD_Result queue_stream_headers(struct MHD_Connection *c, dr_http_req *r,
                                             struct MHD_Response *resp)
 {
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-ndjson");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-ndjson");
+    mhd.add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (atomic_load(&r->srv->draining))
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, resp);
-    MHD_destroy_response(resp);
+        mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ok = mhd.queue_response(c, MHD_HTTP_OK, resp);
+    mhd.destroy_response(resp);
     r->status = MHD_HTTP_OK;
     return ok;
 }
@@ -1004,13 +1045,13 @@ int dr_http_parse_range(const char *h, uint64_t size, uint64_t *from, uint64_t *
 
 static void file_headers(struct MHD_Response *resp, dr_http_req *r, const char *tag)
 {
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, tag);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+    mhd.add_response_header(resp, MHD_HTTP_HEADER_ETAG, tag);
+    mhd.add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
     /* content-addressed: the bytes of a URL never change */
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+    mhd.add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
                             "public, max-age=31536000, immutable");
     if (atomic_load(&r->srv->draining))
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+        mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
 /* The answer to GET/HEAD of an opened file (r->file): 200, 206, 304 or 416. */
@@ -1022,17 +1063,17 @@ static enum MHD_Result queue_file(struct MHD_Connection *c, dr_http_req *r)
     snprintf(tag, sizeof tag, "\"%s\"", f->etag);
     bool head = !strcmp(r->method, MHD_HTTP_METHOD_HEAD);
     const char *inm =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+        mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     struct MHD_Response *resp;
     int status;
     if (inm && dr_http_etag_listed(inm, f->etag, true)) {
-        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        resp = mhd.create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
         if (!resp) return MHD_NO;
         status = MHD_HTTP_NOT_MODIFIED;
         file_headers(resp, r, tag);
     } else {
-        const char *rh = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
-        const char *ifr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
+        const char *rh = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+        const char *ifr = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
         if (rh && ifr && !dr_http_etag_listed(ifr, f->etag, false)) rh = NULL; /* changed: whole */
         uint64_t from = 0, to = f->size ? f->size - 1 : 0;
         int rk = rh ? dr_http_parse_range(rh, f->size, &from, &to) : 0;
@@ -1043,26 +1084,26 @@ static enum MHD_Result queue_file(struct MHD_Connection *c, dr_http_req *r)
                 &b, "{\"error\":\"range not satisfiable: the file has %" PRIu64 " bytes\"}\n",
                 f->size);
             if (!icd_buf_ok(&b)) return MHD_NO;
-            resp = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_COPY);
+            resp = mhd.create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_COPY);
             icd_buf_free(&b);
             if (!resp) return MHD_NO;
             snprintf(cr, sizeof cr, "bytes */%" PRIu64, f->size);
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+            mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+            mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
             status = MHD_HTTP_RANGE_NOT_SATISFIABLE;
             file_headers(resp, r, tag);
         } else {
             uint64_t len = rk ? to - from + 1 : f->size;
             /* MHD closes the descriptor when it frees the response */
-            resp = MHD_create_response_from_fd_at_offset64(len, f->fd, rk ? from : 0);
+            resp = mhd.create_response_from_fd_at_offset64(len, f->fd, rk ? from : 0);
             if (!resp) return MHD_NO;
             f->fd = -1;
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+            mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                                     f->type ? f->type : "application/octet-stream");
             if (rk) {
                 snprintf(cr, sizeof cr, "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, from, to,
                          f->size);
-                MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+                mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
             }
             status = rk ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK;
             file_headers(resp, r, tag);
@@ -1072,8 +1113,8 @@ static enum MHD_Result queue_file(struct MHD_Connection *c, dr_http_req *r)
             }
         }
     }
-    enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
-    MHD_destroy_response(resp);
+    enum MHD_Result ok = mhd.queue_response(c, (unsigned)status, resp);
+    mhd.destroy_response(resp);
     r->status = status;
     return ok;
 }
@@ -1184,7 +1225,7 @@ static enum MHD_Result route_split(struct MHD_Connection *c, dr_http_req *r)
         if (r->route == RT_FILE) return queue_file(c, r);
         /* The response now holds a reference too (released by response_free_cb). */
         atomic_fetch_add(&r->refs, 1);
-        struct MHD_Response *resp = MHD_create_response_from_callback(
+        struct MHD_Response *resp = mhd.create_response_from_callback(
             MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, stream_read, r, response_free_cb);
         if (!resp) {
             req_release(r);
@@ -1210,7 +1251,7 @@ static int b64_value(unsigned char ch)
 static bool authorized(dr_server *s, struct MHD_Connection *c)
 {
     if (!s->auth_user) return true;
-    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *h = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!h || strncasecmp(h, "basic", 5) != 0 || (h[5] != ' ' && h[5] != '\t')) return false;
     const char *p = h + 5;
     while (*p == ' ' || *p == '\t')
@@ -1261,7 +1302,7 @@ static bool authorized(dr_server *s, struct MHD_Connection *c)
 static conn_info *conn_of(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return ci ? ci->socket_context : NULL;
 }
 
@@ -1289,9 +1330,9 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *c)
 static bool request_has_body(struct MHD_Connection *c)
 {
     const char *te =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+        mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     const char *cl =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (te) return true;
     if (!cl) return false;
     while (*cl == ' ' || *cl == '\t' || *cl == '0')
@@ -1378,7 +1419,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *c, const
                                "lets a client tell a failed stream from a complete one)");
         if (head) {
             r->phase = PH_STREAM;
-            struct MHD_Response *resp = MHD_create_response_from_callback(
+            struct MHD_Response *resp = mhd.create_response_from_callback(
                 MHD_SIZE_UNKNOWN, DR_HTTP_BLOCK, empty_read, NULL, NULL);
             if (!resp) return MHD_NO;
             return queue_stream_headers(c, r, resp);
@@ -1474,9 +1515,9 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
         conn_info *ci = calloc(1, sizeof *ci);
         if (!ci) return;
         const union MHD_ConnectionInfo *fdi =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+            mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         const union MHD_ConnectionInfo *ai =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+            mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         ci->fd = fdi ? fcntl(fdi->connect_fd, F_DUPFD_CLOEXEC, 0) : -1;
         format_addr(ai ? ai->client_addr : NULL, ci->client, sizeof ci->client);
         ci->src = addr_hash(ai ? ai->client_addr : NULL);
@@ -1850,6 +1891,7 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
 {
     *out = NULL;
     ICD_TRY(check_config(cfg, p, err));
+    ICD_TRY(icd_dynlib_load(&LIBMHD, err));
     const char *listen_text = cfg->listen ? cfg->listen : "127.0.0.1:0";
     struct sockaddr_storage ss;
     unsigned sslen;
@@ -1950,7 +1992,7 @@ int dr_server_start(const dr_server_config *cfg, const dr_server_provider *p, dr
         return icd_fail_nomem(err);
     }
     s->srcs_mask = (unsigned)(nsrcs - 1);
-    s->daemon = MHD_start_daemon(
+    s->daemon = mhd.start_daemon(
         flags, 0, accept_policy, s, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -1975,7 +2017,7 @@ unsigned dr_server_drain(dr_server *s, unsigned timeout_s)
 {
     atomic_store(&s->draining, true);
     if (s->quiesced_fd < 0) {
-        MHD_socket lfd = MHD_quiesce_daemon(s->daemon);
+        MHD_socket lfd = mhd.quiesce_daemon(s->daemon);
         s->quiesced_fd = lfd == MHD_INVALID_SOCKET ? -1 : (int)lfd;
     }
     double end = mono_now() + timeout_s;
@@ -2000,14 +2042,14 @@ void dr_server_stop(dr_server *s)
         r->cancel = true;
         if (r->suspended) {
             r->suspended = false;
-            MHD_resume_connection(r->conn);
+            mhd.resume_connection(r->conn);
         }
         pthread_mutex_unlock(&r->mu);
     }
     pthread_mutex_unlock(&s->mu);
     /* Closes the listening socket and every connection; each request's completion
      * queues the close of its stream on the pool. */
-    MHD_stop_daemon(s->daemon);
+    mhd.stop_daemon(s->daemon);
     if (s->quiesced_fd >= 0) close(s->quiesced_fd);
     stop_threads(s); /* the pool runs the queued closes before it exits */
     server_free(s);
