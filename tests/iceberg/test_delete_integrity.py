@@ -14,6 +14,8 @@ thing and checks the exact outcome of `icedruid scan`:
   pos_bounds    the entry's pos upper bound is below a position in the file (15.4).
   path_bounds   the entry's file_path bounds name another file (15.4).
   unsorted      positions written out of order (the spec requires file_path, pos order).
+  unsorted_paths  two data files' runs in descending file_path order.
+  path_bounds_run the bounds hold the first file's run but not the second's.
   eq_bounds     an equality delete key above the upper bound the entry records (15.4).
   eq_missing_id an equality field id in no schema of the table (15.10: the leak fixed in
                 read_equality_file_parquet; under ASan LeakSanitizer checks the exit).
@@ -162,6 +164,38 @@ def main():
         expect_error("unsorted", rc, out, err,
                      f"{df.path}: row 1: positions are not sorted (2 after 5; the spec requires "
                      "order by file_path, pos)")
+
+        # --- unsorted_paths: two data files' runs in descending file_path order
+        t, d = base_table(root, "unsorted_paths")
+        d2 = t.write_data([{"id": 10 + i, "name": "m%d" % i} for i in range(5)])[0]
+        t.append([d2])
+        lo, hi = sorted([d.path, d2.path])
+        df = pos_file(t, [(hi, 1), (hi, 2), (lo, 0)])
+        t.row_delta(deletes=[df])
+        rc, out, err = scan(t, root, "unsorted_paths")
+        expect_error("unsorted_paths", rc, out, err,
+                     f"{df.path}: row 2: file_path values are not sorted (the spec requires "
+                     "order by file_path, pos)")
+
+        # --- path_bounds_run: the second file's run lies above the recorded upper bound
+        # (the bounds are checked for every run, not only for the file's first record)
+        t, d = base_table(root, "path_bounds_run")
+        d2 = t.write_data([{"id": 10 + i, "name": "m%d" % i} for i in range(5)])[0]
+        t.append([d2])
+        lo, hi = sorted([d.path, d2.path])
+        df = pos_file(t, [(lo, 1), (lo, 2), (hi, 0)])
+        df.lower_bounds[FILE_PATH_ID] = df.upper_bounds[FILE_PATH_ID] = lo.encode()
+        t.row_delta(deletes=[df])
+        rc, out, err = scan(t, root, "path_bounds_run")
+        # the delete file is read for the lower file's task and holds a record outside its
+        # bounds: an error (the other data file's rows may precede the error line)
+        lines = err.splitlines()
+        check(rc == 1, f"path_bounds_run: exit {rc}, want 1 (stderr {err!r})")
+        check(len(lines) == 1 and
+              f"{df.path}: row 2: file_path '{hi}' is outside the bounds" in lines[0],
+              f"path_bounds_run: stderr {err!r}")
+        check(not set(ids(out)) & set(range(10) if lo == d.path else range(10, 15)),
+              f"path_bounds_run: rows of the file the delete file covers: {out[:200]!r}")
 
         # --- eq_bounds: key 7 above the recorded upper bound 6
         t, d = base_table(root, "eq_bounds")

@@ -165,8 +165,14 @@ int ice_rd_posload_init(ice_rd_posload *pl, cache_entry *e, const ice_content_fi
     pl->e = e;
     pl->df = df;
     pl->path = (icd_buf)ICD_BUF_INIT;
-    pl->path_st = ice_content_file_stats(df, ICE_FIELD_DELETE_FILE_PATH);
-    pl->pos_st = ice_content_file_stats(df, ICE_FIELD_DELETE_POS);
+    const ice_col_stats *ps = ice_content_file_stats(df, ICE_FIELD_DELETE_FILE_PATH);
+    const ice_col_stats *qs = ice_content_file_stats(df, ICE_FIELD_DELETE_POS);
+    if (ps && ps->has_lower)
+        pl->path_lo = ice_location_key((const char *)ps->lower, ps->lower_len, &pl->path_lo_len);
+    if (ps && ps->has_upper)
+        pl->path_hi = ice_location_key((const char *)ps->upper, ps->upper_len, &pl->path_hi_len);
+    pl->has_pos_lo = qs && qs->has_lower && bound_i64(qs->lower, qs->lower_len, &pl->pos_lo);
+    pl->has_pos_hi = qs && qs->has_upper && bound_i64(qs->upper, qs->upper_len, &pl->pos_hi);
     return 0;
 }
 
@@ -217,28 +223,28 @@ int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t
     if (pos < 0)
         return icd_fail(err, ICD_ECORRUPT, df->path, -1, "negative position %lld in row %lld",
                         (long long)pos, (long long)row);
-    /* Compared as location keys: writers differ in whether file_path values and their
-     * bounds carry the scheme and authority (Impala: values with, bounds without). */
-    const ice_col_stats *ps = pl->path_st, *qs = pl->pos_st;
-    size_t klen, blen;
-    const char *k = ice_location_key(path, len, &klen), *bk;
-    if (ps &&
-        ((ps->has_lower && (bk = ice_location_key((const char *)ps->lower, ps->lower_len, &blen),
-                            bytes_cmp(k, klen, bk, blen) < 0)) ||
-         (ps->has_upper && (bk = ice_location_key((const char *)ps->upper, ps->upper_len, &blen),
-                            bytes_cmp(k, klen, bk, blen) > 0))))
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "row %lld: file_path '%.*s' is outside the bounds its manifest entry "
-                        "records",
-                        (long long)row, (int)(len > 200 ? 200 : len), (const char *)path);
-    int64_t b;
-    if (qs && ((qs->has_lower && bound_i64(qs->lower, qs->lower_len, &b) && pos < b) ||
-               (qs->has_upper && bound_i64(qs->upper, qs->upper_len, &b) && pos > b)))
+    /* Records of one data file come in a run: the path of the run's first record was
+     * checked against the bounds and the order, so the others only compare equal to it. */
+    bool same = pl->cur && len == pl->path.len && !memcmp(path, pl->path.data, len);
+    size_t klen = 0;
+    const char *k = NULL;
+    if (!same) {
+        /* Compared as location keys: writers differ in whether file_path values and their
+         * bounds carry the scheme and authority (Impala: values with, bounds without). */
+        k = ice_location_key(path, len, &klen);
+        if ((pl->path_lo && bytes_cmp(k, klen, pl->path_lo, pl->path_lo_len) < 0) ||
+            (pl->path_hi && bytes_cmp(k, klen, pl->path_hi, pl->path_hi_len) > 0))
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "row %lld: file_path '%.*s' is outside the bounds its manifest entry "
+                            "records",
+                            (long long)row, (int)(len > 200 ? 200 : len), (const char *)path);
+    }
+    if ((pl->has_pos_lo && pos < pl->pos_lo) || (pl->has_pos_hi && pos > pl->pos_hi))
         return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                         "row %lld: position %lld is outside the bounds its manifest entry "
                         "records",
                         (long long)row, (long long)pos);
-    if (pl->cur && len == pl->path.len && !memcmp(path, pl->path.data, len)) {
+    if (same) {
         if (pos < pl->last_pos)
             return icd_fail(err, ICD_ECORRUPT, df->path, -1,
                             "row %lld: positions are not sorted (%lld after %lld; the spec "

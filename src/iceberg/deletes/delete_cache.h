@@ -116,7 +116,11 @@ int ice_delete_read_dv(icd_fileio *io, const ice_content_file *df, cache_entry *
 typedef struct ice_rd_posload {
     cache_entry *e;
     const ice_content_file *df;
-    const ice_col_stats *path_st, *pos_st;
+    /* the manifest entry's bounds, as location keys and numbers (NULL / false: none) */
+    const char *path_lo, *path_hi;
+    size_t path_lo_len, path_hi_len;
+    bool has_pos_lo, has_pos_hi;
+    int64_t pos_lo, pos_hi;
     icd_buf path;    /* file_path of the current run (copied: batch buffers are reused) */
     ice_posset *cur; /* its position set; NULL before the first record */
     int64_t last_pos;
