@@ -691,26 +691,33 @@ static int load_dictionary(pq_colreader *c, const pq_page_header *h, const uint8
     return 0;
 }
 
-static int ensure_levels(pq_colreader *c, size_t n, icd_error *err)
+/* Grows a pair of level arrays of capacity *cap to hold n entries (doubling from 1024):
+ * only the levels the column has, since an array never written would still count whole
+ * in the RSS when its block shares a huge page (icd_bigbuf). */
+static int grow_levels(const pq_colreader *c, uint32_t **def, uint32_t **rep, size_t *cap, size_t n,
+                       icd_error *err)
 {
-    if (n <= c->lvl_cap) return 0;
-    size_t cap = c->lvl_cap ? c->lvl_cap : 1024;
-    while (cap < n)
-        cap *= 2;
-    /* only the levels the column has: an array never written would still count whole in
-     * the RSS when its block shares a huge page (icd_bigbuf) */
+    if (n <= *cap) return 0;
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < n)
+        nc *= 2;
     if (c->max_def) {
-        uint32_t *d = icd_bigbuf_realloc(c->def, cap * sizeof *d);
+        uint32_t *d = icd_bigbuf_realloc(*def, nc * sizeof *d);
         if (!d) return icd_fail_nomem(err);
-        c->def = d;
+        *def = d;
     }
     if (c->max_rep) {
-        uint32_t *r = icd_bigbuf_realloc(c->rep, cap * sizeof *r);
+        uint32_t *r = icd_bigbuf_realloc(*rep, nc * sizeof *r);
         if (!r) return icd_fail_nomem(err);
-        c->rep = r;
+        *rep = r;
     }
-    c->lvl_cap = cap;
+    *cap = nc;
     return 0;
+}
+
+static int ensure_levels(pq_colreader *c, size_t n, icd_error *err)
+{
+    return grow_levels(c, &c->def, &c->rep, &c->lvl_cap, n, err);
 }
 
 static int load_data_v1(pq_colreader *c, const pq_page_header *h, const uint8_t *raw, int64_t foff,
@@ -924,22 +931,7 @@ static int plain_values(pq_colreader *c, size_t n, uint8_t *out, icd_error *err)
 static int append(pq_colreader *c, size_t k, pq_colbuf *out, icd_error *err)
 {
     size_t nl = out->lvl_len + k;
-    if (nl > out->lvl_cap) {
-        size_t cap = out->lvl_cap ? out->lvl_cap : 1024;
-        while (cap < nl)
-            cap *= 2;
-        if (c->max_def) {
-            uint32_t *d = icd_bigbuf_realloc(out->def, cap * sizeof *d);
-            if (!d) return icd_fail_nomem(err);
-            out->def = d;
-        }
-        if (c->max_rep) {
-            uint32_t *r = icd_bigbuf_realloc(out->rep, cap * sizeof *r);
-            if (!r) return icd_fail_nomem(err);
-            out->rep = r;
-        }
-        out->lvl_cap = cap;
-    }
+    ICD_TRY(grow_levels(c, &out->def, &out->rep, &out->lvl_cap, nl, err));
     size_t nv;
     if (c->max_def) {
         const uint32_t *d = c->def + c->page_pos;
