@@ -65,9 +65,13 @@ typedef struct group {
  * filled, and a huge page counts whole in the RSS, so small indexes (a few slabs a group,
  * and one builder per loading thread) keep 4 KiB pages: 1M long keys on two threads took
  * 34 MiB, then 82 MiB with every slab huge. A builder that expects at least
- * HUGE_GROUP_KEYS keys a group (8 MiB at 8 bytes a key or more) has them all huge. */
+ * HUGE_GROUP_KEYS keys a group (2 MiB at 8 bytes a key or more) has them all huge: its
+ * partly filled last slabs are then at most about half of its memory, and the two first
+ * slabs of 16 groups in 4 KiB pages were 16,000 faults at 5M keys (~10 us each on our VMs:
+ * 0.15-0.4 s of system time; 5M long keys on one thread 1.03 -> 0.85 s, RSS 101 -> 116
+ * MiB, on two 99 -> 149 MiB). */
 #define HUGE_SLAB_FROM 3u
-#define HUGE_GROUP_KEYS ((4 * SLAB_BYTES) / 8)
+#define HUGE_GROUP_KEYS (SLAB_BYTES / 8)
 
 typedef struct bucket {
     chunk *head, *tail;
