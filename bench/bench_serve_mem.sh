@@ -2,7 +2,7 @@
 # Peak memory of `icedruid serve --rows` with N concurrent split streams of bench2m
 # (issue 17): starts the server, opens N `curl`s of /splits/K at once (K = 0..10 in turn,
 # every response to /dev/null) and prints the server's peak RSS (VmHWM) once all are done,
-# with the wall time of the whole batch.
+# its RSS half a second later (what the idle server keeps) and the wall time of the batch.
 #
 # usage: bash bench/bench_serve_mem.sh [--streams N] [--bin ICEDRUID] [-- SERVE OPTIONS...]
 #   e.g. bash bench/bench_serve_mem.sh --streams 64 --bin /tmp/icedruid.before
@@ -53,6 +53,8 @@ done
 wait $(jobs -p | grep -v "^$pid\$") 2>/dev/null || true
 end=$(date +%s.%N)
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
-printf '%s streams=%d peak_rss=%d MiB wall=%.1f s\n' "$bin $*" "$streams" $((hwm / 1024)) \
-  "$(echo "$end - $start" | bc)"
+sleep 0.5 # the streams closed: what the idle server keeps
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+printf '%s streams=%d peak_rss=%d MiB idle_rss=%d MiB wall=%.1f s\n' "$bin $*" "$streams" \
+  $((hwm / 1024)) $((rss / 1024)) "$(echo "$end - $start" | bc)"
 awk '{n++; s += $1} END {printf "  %d responses, %.1f MB\n", n, s / 1e6}' "$work/sizes"

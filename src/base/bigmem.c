@@ -60,15 +60,19 @@ enum {
     BUF_MIN_SHIFT = 16, /* 64 KiB: smaller buffers stay with malloc */
     BUF_MAX_SHIFT = 21, /* 2 MiB: one page */
     BUF_CLASSES = BUF_MAX_SHIFT - BUF_MIN_SHIFT + 1,
-    BUF_PAGES = 4096 /* 8 GiB of address space, reserved, not committed */
+    BUF_PAGES = 4096, /* 8 GiB of address space, reserved, not committed */
+    PAGE_SPARE = 0xFF /* cls of a page whose memory went back (icd_bigbuf_trim) */
 };
 
 static struct {
     pthread_once_t once;
     pthread_mutex_t lock;
-    size_t pages;            /* pages of the range opened so far */
-    uint8_t cls[BUF_PAGES];  /* each opened page's class */
-    void *free[BUF_CLASSES]; /* each class's free blocks, linked through their first word */
+    size_t pages;              /* pages of the range opened so far */
+    uint8_t cls[BUF_PAGES];    /* each opened page's class (PAGE_SPARE: given back) */
+    uint16_t nfree[BUF_PAGES]; /* free blocks of each page of a class */
+    void *free[BUF_CLASSES];   /* each class's free blocks, linked through their first word */
+    uint16_t spare[BUF_PAGES]; /* pages given back by icd_bigbuf_trim, taken first */
+    size_t nspare;
 } pool = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The reserved range; NULL before the first block and when it could not be reserved
@@ -102,10 +106,16 @@ static size_t block_size(int c)
     return (size_t)1 << (BUF_MIN_SHIFT + c);
 }
 
+/* The page of the range that holds p. */
+static size_t page_of(const void *p)
+{
+    return ((uintptr_t)p - (uintptr_t)atomic_load(&pool_base)) / ICD_BIGMEM_PAGE;
+}
+
 /* The class of a block of the pool. */
 static int class_of_block(const void *p)
 {
-    return pool.cls[((uintptr_t)p - (uintptr_t)atomic_load(&pool_base)) / ICD_BIGMEM_PAGE];
+    return pool.cls[page_of(p)];
 }
 
 /* The smallest class that holds n bytes (BUF_MIN < n <= BUF_MAX or n == BUF_MIN). */
@@ -121,18 +131,30 @@ static int class_for(size_t n)
  * with the lock held); false when the range is used up or the memory is not there. */
 static bool pool_page(int c)
 {
-    if (pool.pages == BUF_PAGES) return false;
-    uint8_t *page = atomic_load(&pool_base) + pool.pages * ICD_BIGMEM_PAGE;
-    if (mprotect(page, ICD_BIGMEM_PAGE, PROT_READ | PROT_WRITE)) return false;
+    uint8_t *base = atomic_load(&pool_base);
+    size_t i;
+    if (pool.nspare) { /* a page given back: still open and advised, its memory gone */
+        i = pool.spare[--pool.nspare];
+        UNPOISON(base + i * ICD_BIGMEM_PAGE, ICD_BIGMEM_PAGE);
+    } else {
+        if (pool.pages == BUF_PAGES) return false;
+        i = pool.pages;
+        if (mprotect(base + i * ICD_BIGMEM_PAGE, ICD_BIGMEM_PAGE, PROT_READ | PROT_WRITE))
+            return false;
 #ifdef MADV_HUGEPAGE
-    madvise(page, ICD_BIGMEM_PAGE, MADV_HUGEPAGE);
+        madvise(base + i * ICD_BIGMEM_PAGE, ICD_BIGMEM_PAGE, MADV_HUGEPAGE);
 #endif
-    pool.cls[pool.pages++] = (uint8_t)c;
+        pool.pages++;
+    }
+    uint8_t *page = base + i * ICD_BIGMEM_PAGE;
+    pool.cls[i] = (uint8_t)c;
+    pool.nfree[i] = 0;
     size_t bs = block_size(c);
     for (size_t off = ICD_BIGMEM_PAGE; off >= bs; off -= bs) { /* last first: pops go up */
         void *b = page + off - bs;
         memcpy(b, &pool.free[c], sizeof(void *));
         pool.free[c] = b;
+        pool.nfree[i]++;
         POISON((uint8_t *)b + sizeof(void *), bs - sizeof(void *));
     }
     return true;
@@ -146,7 +168,10 @@ static void *pool_take(int c, size_t n)
     pthread_mutex_lock(&pool.lock);
     void *b = pool.free[c];
     if (!b && pool_page(c)) b = pool.free[c];
-    if (b) memcpy(&pool.free[c], b, sizeof(void *));
+    if (b) {
+        memcpy(&pool.free[c], b, sizeof(void *));
+        pool.nfree[page_of(b)]--;
+    }
     pthread_mutex_unlock(&pool.lock);
     if (b) {
         POISON(b, block_size(c));
@@ -167,7 +192,48 @@ void icd_bigbuf_free(void *p)
     pthread_mutex_lock(&pool.lock);
     memcpy(p, &pool.free[c], sizeof(void *));
     pool.free[c] = p;
+    pool.nfree[page_of(p)]++;
     pthread_mutex_unlock(&pool.lock);
+}
+
+size_t icd_bigbuf_trim(void)
+{
+    uint8_t *base = atomic_load(&pool_base);
+    if (!base) return 0;
+    pthread_mutex_lock(&pool.lock);
+    size_t given = 0;
+    for (int c = 0; c < BUF_CLASSES; c++) {
+        uint16_t per_page = (uint16_t)(ICD_BIGMEM_PAGE / block_size(c));
+        bool whole = false; /* a page of this class with every block free */
+        for (size_t i = 0; i < pool.pages && !whole; i++)
+            whole = pool.cls[i] == c && pool.nfree[i] == per_page;
+        if (!whole) continue;
+        /* the free list without the blocks of whole pages, then those pages go back */
+        void *prev = NULL, *b = pool.free[c];
+        while (b) {
+            void *next;
+            memcpy(&next, b, sizeof next);
+            if (pool.nfree[page_of(b)] != per_page)
+                prev = b;
+            else if (prev)
+                memcpy(prev, &next, sizeof next);
+            else
+                pool.free[c] = next;
+            b = next;
+        }
+        for (size_t i = 0; i < pool.pages; i++) {
+            if (pool.cls[i] != c || pool.nfree[i] != per_page) continue;
+            uint8_t *page = base + i * ICD_BIGMEM_PAGE;
+            madvise(page, ICD_BIGMEM_PAGE, MADV_DONTNEED);
+            POISON(page, ICD_BIGMEM_PAGE);
+            pool.cls[i] = PAGE_SPARE;
+            pool.nfree[i] = 0;
+            pool.spare[pool.nspare++] = (uint16_t)i;
+            given++;
+        }
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return given * ICD_BIGMEM_PAGE;
 }
 
 void *icd_bigbuf_realloc(void *p, size_t n)

@@ -46,11 +46,15 @@ void icd_bigmem_unmap(void *p, size_t bytes);
  *   time; but a pointer that may come from icd_bigbuf_realloc must never reach plain
  *   realloc or free.
  * - Freed blocks stay with their class for the next buffer of that size (the process's
- *   high-water mark per class is kept, never returned to the system).
+ *   high-water mark per class is kept until icd_bigbuf_trim).
  * - Thread-safe (one lock; only growth and freeing take it, never the reads).
  * - Under AddressSanitizer a block is addressable only up to the size asked for, and not
  *   at all while free. */
 void *icd_bigbuf_realloc(void *p, size_t n);
 void icd_bigbuf_free(void *p);
+/* Gives the memory of every page whose blocks are all free back to the system (the pages
+ * are reused first, fresh zeroed memory); returns the bytes given back. For a process that
+ * goes idle after a burst (serve): what the pool keeps is otherwise its high-water mark. */
+size_t icd_bigbuf_trim(void);
 
 #endif

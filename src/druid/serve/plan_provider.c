@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/jsonw.h"
 #include "druid/rows/druid_sink.h"
 #include "druid/rows/row.h"
@@ -310,7 +311,9 @@ static void p_close(void *s)
     pthread_cond_broadcast(&st->cv);
     pthread_mutex_unlock(&st->mu);
     pthread_join(st->thread, NULL);
-    atomic_fetch_sub(&st->pp->open_streams, 1);
+    /* the last stream gone: the readers' buffers (all free now, unless a stream opened
+     * meanwhile) go back to the system instead of staying at the burst's high-water mark */
+    if (atomic_fetch_sub(&st->pp->open_streams, 1) == 1) icd_bigbuf_trim();
     stream_free(st);
 }
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/bigmem.h"
 #include "base/jsonw.h"
 #include "druid/plan/catalog_load.h"
 #include "druid/plan/rewrite.h"
@@ -268,9 +269,11 @@ static int generate_planned(dr_serve_files *sf, const char *name, bool *found, i
     if (rc) return rc;
     int64_t bytes;
     ice_read_stats rs = {0};
-    return dr_stage_write_local(sf->io, dr_plan_metadata(p), sc->schema, sf->reader,
-                                ice_scan_plan_task(dr_plan_scan(p), ti), sf->dir, name, &bytes, &rs,
-                                err);
+    rc = dr_stage_write_local(sf->io, dr_plan_metadata(p), sc->schema, sf->reader,
+                              ice_scan_plan_task(dr_plan_scan(p), ti), sf->dir, name, &bytes, &rs,
+                              err);
+    icd_bigbuf_trim(); /* a file is staged once, then served from the cache */
+    return rc;
 }
 
 /* Another snapshot: the table loaded again, that snapshot planned, its tasks decided and

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/bigmem.h"
 #include "test.h"
@@ -196,4 +198,60 @@ static void test_bigbuf_threads(void)
     }
 }
 
-TEST_MAIN(TEST(test_map), TEST(test_bigbuf), TEST(test_bigbuf_threads))
+/* Whether the 4 KiB page at p is resident (mincore). */
+static bool resident(const void *p)
+{
+    unsigned char v = 0;
+    void *page = (void *)((uintptr_t)p & ~(uintptr_t)4095);
+    if (mincore(page, 4096, &v)) return true;
+    return v & 1;
+}
+
+/* icd_bigbuf_trim gives back the pages whose blocks are all free, and only those; the
+ * pool goes on working with them afterwards. */
+static void test_bigbuf_trim(void)
+{
+    /* a 1 MiB class page with both blocks in use, then one freed: nothing to give back */
+    uint8_t *a = icd_bigbuf_realloc(NULL, 1000 * 1024);
+    uint8_t *b = icd_bigbuf_realloc(NULL, 1000 * 1024);
+    CHECK(a != NULL && b != NULL);
+    if (!a || !b) return;
+    bool same_page = ((uintptr_t)a >> 21) == ((uintptr_t)b >> 21);
+    fill(a, 1000 * 1024, 7);
+    fill(b, 1000 * 1024, 8);
+    icd_bigbuf_free(a);
+    icd_bigbuf_trim(); /* (may give back pages other tests left free) */
+    CHECK(same(b, 1000 * 1024, 8));
+    if (same_page) CHECK(resident(b));
+    /* b freed too: its page goes back */
+    icd_bigbuf_free(b);
+    CHECK(icd_bigbuf_trim() >= ICD_BIGMEM_PAGE);
+    CHECK(!resident(b));
+    CHECK(icd_bigbuf_trim() == 0); /* nothing left to give */
+    /* the pages given back are used again, for any class */
+    uint8_t *c[40];
+    for (int i = 0; i < 40; i++) {
+        c[i] = icd_bigbuf_realloc(NULL, 64 * 1024);
+        CHECK(c[i] != NULL);
+        if (!c[i]) return;
+        fill(c[i], 64 * 1024, (unsigned)i);
+    }
+    for (int i = 0; i < 40; i++)
+        CHECK(same(c[i], 64 * 1024, (unsigned)i));
+    for (int i = 0; i < 40; i += 2)
+        icd_bigbuf_free(c[i]);
+    icd_bigbuf_trim(); /* every page still holds blocks in use */
+    for (int i = 1; i < 40; i += 2)
+        CHECK(same(c[i], 64 * 1024, (unsigned)i));
+    for (int i = 1; i < 40; i += 2)
+        icd_bigbuf_free(c[i]);
+    CHECK(icd_bigbuf_trim() >= 2 * ICD_BIGMEM_PAGE); /* 40 blocks of 64 KiB: two pages */
+    uint8_t *d = icd_bigbuf_realloc(NULL, 2 * 1024 * 1024);
+    CHECK(d != NULL);
+    if (!d) return;
+    fill(d, 2 * 1024 * 1024, 9);
+    CHECK(same(d, 2 * 1024 * 1024, 9));
+    icd_bigbuf_free(d);
+}
+
+TEST_MAIN(TEST(test_map), TEST(test_bigbuf), TEST(test_bigbuf_threads), TEST(test_bigbuf_trim))
