@@ -51,6 +51,13 @@ const char *icd_code_name(int code)
     }
 }
 
+/* One line: newlines (from foreign messages, or names read from a file) become spaces. */
+static void one_line(char *s)
+{
+    for (char *p = s; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+}
+
 int icd_failv(icd_error *err, int code, const char *file, int64_t offset, const char *fmt,
               va_list ap)
 {
@@ -59,9 +66,8 @@ int icd_failv(icd_error *err, int code, const char *file, int64_t offset, const 
     err->offset = offset;
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
     vsnprintf(err->message, sizeof err->message, fmt, ap);
-    /* One line: newlines from foreign messages become spaces. */
-    for (char *p = err->message; *p; p++)
-        if (*p == '\n' || *p == '\r') *p = ' ';
+    one_line(err->file);
+    one_line(err->message);
     /* never a password inside a URL in an error line */
     icd_redact_userinfo(err->file, sizeof err->file);
     icd_redact_userinfo(err->message, sizeof err->message);
@@ -99,6 +105,7 @@ int icd_error_wrap(icd_error *err, const char *fmt, ...)
     if (rest > sizeof err->message - n - 3) rest = sizeof err->message - n - 3;
     memcpy(err->message + n + 2, old, rest);
     err->message[n + 2 + rest] = '\0';
+    one_line(err->message); /* (a prefix may name what a file holds: a field, a key) */
     icd_redact_userinfo(err->message, sizeof err->message);
     return err->code;
 }
@@ -112,6 +119,7 @@ int icd_error_append(icd_error *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->message + n, sizeof err->message - n, fmt, ap);
         va_end(ap);
+        one_line(err->message);
         icd_redact_userinfo(err->message, sizeof err->message);
     }
     return err->code;
@@ -121,6 +129,7 @@ void icd_error_set_file(icd_error *err, const char *file)
 {
     if (err && file && !err->file[0]) {
         snprintf(err->file, sizeof err->file, "%s", file);
+        one_line(err->file);
         icd_redact_userinfo(err->file, sizeof err->file);
     }
 }
@@ -153,7 +162,6 @@ void icd_warn(const char *file, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (char *p = msg; *p; p++)
-        if (*p == '\n' || *p == '\r') *p = ' ';
+    one_line(msg);
     warn_fn(warn_ctx, file ? file : "", msg);
 }
