@@ -78,6 +78,15 @@ def base_table(root, name):
     return t, data[0]
 
 
+def two_file_table(root, name):
+    """base_table plus a second data file (ids 10..14); also their paths, lower first."""
+    t, d = base_table(root, name)
+    d2 = t.write_data([{"id": 10 + i, "name": "m%d" % i} for i in range(5)])[0]
+    t.append([d2])
+    lo, hi = sorted([d.path, d2.path])
+    return t, d, d2, lo, hi
+
+
 def pos_file(t, rows, schema=None, name="pos-deletes"):
     """A Parquet position delete file of (path, pos) rows written in the order given."""
     part = ()
@@ -166,10 +175,7 @@ def main():
                      "order by file_path, pos)")
 
         # --- unsorted_paths: two data files' runs in descending file_path order
-        t, d = base_table(root, "unsorted_paths")
-        d2 = t.write_data([{"id": 10 + i, "name": "m%d" % i} for i in range(5)])[0]
-        t.append([d2])
-        lo, hi = sorted([d.path, d2.path])
+        t, d, d2, lo, hi = two_file_table(root, "unsorted_paths")
         df = pos_file(t, [(hi, 1), (hi, 2), (lo, 0)])
         t.row_delta(deletes=[df])
         rc, out, err = scan(t, root, "unsorted_paths")
@@ -179,10 +185,7 @@ def main():
 
         # --- path_bounds_run: the second file's run lies above the recorded upper bound
         # (the bounds are checked for every run, not only for the file's first record)
-        t, d = base_table(root, "path_bounds_run")
-        d2 = t.write_data([{"id": 10 + i, "name": "m%d" % i} for i in range(5)])[0]
-        t.append([d2])
-        lo, hi = sorted([d.path, d2.path])
+        t, d, d2, lo, hi = two_file_table(root, "path_bounds_run")
         df = pos_file(t, [(lo, 1), (lo, 2), (hi, 0)])
         df.lower_bounds[FILE_PATH_ID] = df.upper_bounds[FILE_PATH_ID] = lo.encode()
         t.row_delta(deletes=[df])
