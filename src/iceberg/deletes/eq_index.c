@@ -49,10 +49,16 @@ typedef struct chunk {
 
 #define SLAB_BYTES ((size_t)2 << 20)
 #define GROUP_BITS 4u /* at most 16 groups of partitions */
+_Static_assert(SLAB_BYTES % ((sizeof(chunk) + MAX_CHUNK + 63) & ~(size_t)63) == 0,
+               "full-size chunks fill a slab exactly");
 
+/* A slab's header lives outside it: the slab is then exactly 32 full-size chunks (each
+ * 64 KiB with its header). Inside, it pushed the 32nd chunk of a group into a slab of its
+ * own -- a whole huge page zeroed for one chunk, 32 MiB a builder at 5M keys. */
 typedef struct slab {
     struct slab *next;
-    size_t used; /* bytes carved, header included */
+    uint8_t *mem;
+    size_t used; /* bytes carved */
 } slab;
 
 typedef struct group {
@@ -257,7 +263,8 @@ static void free_slabs(group *g)
 {
     for (slab *s = g->slabs, *n; s; s = n) {
         n = s->next;
-        icd_bigmem_unmap(s, SLAB_BYTES);
+        icd_bigmem_unmap(s->mem, SLAB_BYTES);
+        free(s);
     }
     g->slabs = NULL;
 }
@@ -268,13 +275,17 @@ static chunk *slab_chunk(ice_eq_builder *b, size_t p, size_t bytes)
     group *g = &b->groups[p >> b->gshift];
     slab *s = g->slabs;
     if (!s || SLAB_BYTES - s->used < bytes) {
-        s = icd_bigmem_map(SLAB_BYTES, ++g->nslabs >= b->huge_from);
-        if (!s) return NULL;
+        if (!(s = malloc(sizeof *s))) return NULL;
+        if (!(s->mem = icd_bigmem_map(SLAB_BYTES, g->nslabs + 1 >= b->huge_from))) {
+            free(s);
+            return NULL;
+        }
+        g->nslabs++;
         s->next = g->slabs;
-        s->used = (sizeof *s + 63) & ~(size_t)63;
+        s->used = 0;
         g->slabs = s;
     }
-    chunk *c = (chunk *)((uint8_t *)s + s->used);
+    chunk *c = (chunk *)(s->mem + s->used);
     s->used += (bytes + 63) & ~(size_t)63;
     return c;
 }
