@@ -497,12 +497,26 @@ static inline const uint32_t *bloom_block(const part *pt, uint64_t h)
     return pt->bloom + 8 * (size_t)reduce((uint32_t)(h >> 24), pt->nblocks);
 }
 
+/* Whether the len bytes at a and b are equal: keys of 8 to 32 bytes (a string key is a
+ * tag, a length and the bytes) by overlapping 8-byte words, without a call. */
+static inline bool key_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    if (len < 8 || len > 32) return memcmp(a, b, len) == 0;
+    uint64_t x = icd_load_le64(a) ^ icd_load_le64(b);
+    x |= icd_load_le64(a + len - 8) ^ icd_load_le64(b + len - 8);
+    if (len > 16) {
+        x |= icd_load_le64(a + 8) ^ icd_load_le64(b + 8);
+        x |= icd_load_le64(a + len - 16) ^ icd_load_le64(b + len - 16);
+    }
+    return x == 0;
+}
+
 /* Whether generic slot i holds `key` (its interned bytes). */
 static inline bool slot_holds(const part *pt, uint32_t i, const uint8_t *key, size_t len)
 {
     size_t l2;
     const uint8_t *k2 = get_entry(pt->arena + (uint32_t)pt->slots[i] - 1, &l2);
-    return l2 == len && memcmp(k2, key, len) == 0;
+    return l2 == len && key_equal(k2, key, len);
 }
 
 static int build_part(ice_eq_builder *b, size_t p, size_t *count, icd_error *err)
