@@ -1144,6 +1144,9 @@ static bool closed_within(int fd, int ms)
     return n <= 0;
 }
 
+/* A request whose header never ends: the slow client of the item 5 tests. */
+static const char SLOW_HDR[] = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+
 /* Item 5: the header deadline is a total: a byte every 200 ms does not extend it. */
 static void test_header_deadline(void)
 {
@@ -1157,8 +1160,7 @@ static void test_header_deadline(void)
     /* the header deadline: a byte every 200 ms, closed after ~1 s all the same */
     int fd = connect_from("127.0.0.2", port);
     CHECK(fd >= 0);
-    const char *hdr = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ";
-    CHECK(send(fd, hdr, strlen(hdr), 0) > 0);
+    CHECK(send(fd, SLOW_HDR, strlen(SLOW_HDR), 0) > 0);
     double t0 = now_s();
     bool closed = false;
     while (now_s() - t0 < 4 && !closed) {
@@ -1189,7 +1191,6 @@ static void test_connection_limits(void)
     dr_server *s = start(&t, &p, &cfg);
     if (!s) return;
     uint16_t port = dr_server_port(s);
-    const char *hdr = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: ";
 
     /* per address: the 5th connection from 127.0.0.3 is refused (closed at once) */
     int per[5];
@@ -1206,14 +1207,14 @@ static void test_connection_limits(void)
      * the oldest of theirs are closed to make room, not the lone one from 127.0.0.2
      * (older than all of them), and /health from 127.0.0.1 answers */
     int lone = connect_from("127.0.0.2", port);
-    CHECK(lone >= 0 && send(lone, hdr, strlen(hdr), MSG_NOSIGNAL) > 0);
+    CHECK(lone >= 0 && send(lone, SLOW_HDR, strlen(SLOW_HDR), MSG_NOSIGNAL) > 0);
     usleep(20000);
     int flood[16];
     char src[32];
     for (int i = 0; i < 16; i++) {
         snprintf(src, sizeof src, "127.0.0.%d", 10 + i % 4);
         flood[i] = connect_from(src, port);
-        if (flood[i] >= 0) send(flood[i], hdr, strlen(hdr), MSG_NOSIGNAL);
+        if (flood[i] >= 0) send(flood[i], SLOW_HDR, strlen(SLOW_HDR), MSG_NOSIGNAL);
         usleep(5000);
     }
     char url[256];
