@@ -490,33 +490,75 @@ static inline uint64_t div_pow10(uint64_t n, int k)
     }
 }
 
-/* Writes n with k > 0 digits after the decimal point ("-" first when neg); trailing zeros
- * of the fraction are dropped (one digit stays). Returns the length (at most 1 + 20 + 1 +
- * k bytes). */
-static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
+/* The 16 digits of x < 10^16, leading zeros included, at o. */
+static inline void put16(char *o, uint64_t x)
+{
+    uint64_t hi = x / 100000000;
+    uint32_t lo = (uint32_t)(x - hi * 100000000);
+#ifdef __SSE2__
+    /* All 16 at once in the lanes of a vector: the four 4-digit groups, one per 32-bit
+     * lane, become two 2-digit pairs (the quotient by 100 in the lane's low half, the
+     * remainder in its high half), and each 16-bit pair two digits (tens in the low
+     * byte); x / 100 = (x * 5243 >> 16) >> 3 for x < 10^4 and x / 10 = x * 6554 >> 16
+     * for x < 100. One store, no table. */
+    uint32_t a1 = (uint32_t)hi / 10000, a0 = (uint32_t)hi - a1 * 10000;
+    uint32_t b1 = lo / 10000, b0 = lo - b1 * 10000;
+    __m128i v =
+        _mm_set_epi64x((int64_t)(b1 | (uint64_t)b0 << 32), (int64_t)(a1 | (uint64_t)a0 << 32));
+    __m128i t = _mm_srli_epi16(_mm_mulhi_epu16(v, _mm_set1_epi16(5243)), 3);
+    __m128i r = _mm_sub_epi16(v, _mm_mullo_epi16(t, _mm_set1_epi16(100)));
+    __m128i y = _mm_or_si128(t, _mm_slli_epi32(r, 16));
+    __m128i tens = _mm_mulhi_epu16(y, _mm_set1_epi16(6554));
+    __m128i units = _mm_sub_epi16(y, _mm_mullo_epi16(tens, _mm_set1_epi16(10)));
+    __m128i z = _mm_or_si128(tens, _mm_slli_epi16(units, 8)); /* tens first in memory */
+    _mm_storeu_si128((__m128i *)(void *)o, _mm_or_si128(z, _mm_set1_epi8('0')));
+#else
+    digits8_before(o + 8, (uint32_t)hi);
+    digits8_before(o + 16, lo);
+#endif
+}
+
+/* The 3 digits of x < 1000 at o. */
+static inline void put3(char *o, uint32_t x)
+{
+    uint32_t h = x / 100;
+    o[0] = (char)('0' + h);
+    memcpy(o + 1, DIG2 + (x - h * 100) * 2, 2);
+}
+
+/* Writes ip, the point and the nf-digit fraction fp < 10^nf (leading zeros included,
+ * trailing zeros dropped; "0" when fp is 0), "-" first when neg. Returns the length: at
+ * most 33 bytes (a 15-digit ip leaves 16 fraction digits; ip 0 takes up to 20); bytes up
+ * to 37 may be written.
+ *
+ * The fraction is scaled to a fixed width, 3 or 19 digits (the digits past nf are zeros
+ * nobody keeps), and written at fixed places: no branch on how many digits it has, which
+ * for full-precision values is as random as the values. */
+static size_t put_fixed(uint64_t ip, uint64_t fp, int nf, bool neg, char *out)
 {
     char *o = out;
     *o = '-';
     o += neg;
-    uint64_t ip = 0, fp = n; /* with k > 19, n < 2^64 < 10^k is all fraction */
-    if (k <= 19) {
-        ip = div_pow10(n, k);
-        fp = n - ip * P10U[k];
+    if (fp == 0) { /* (a non-integral value always has a fraction: only a defence) */
+        nf = 1;
+    } else {
+        while (fp % 10 == 0) { /* (shortest digits never end in 0: only a defence) */
+            fp /= 10;
+            nf--;
+        }
     }
     o = put_u64(o, ip);
     *o++ = '.';
-    if (fp == 0) {
-        *o++ = '0';
-        return (size_t)(o - out);
+    if (nf <= 3) {
+        put3(o, (uint32_t)(fp * P10U[3 - nf]));
+        return (size_t)(o + nf - out);
     }
-    int nf = k;
-    while (fp % 100 == 0) {
-        fp /= 100;
-        nf -= 2;
-    }
-    if (fp % 10 == 0) {
-        fp /= 10;
-        nf--;
+    if (nf <= 19) {
+        uint64_t x = fp * P10U[19 - nf]; /* < 10^19 < 2^64 */
+        uint64_t top = x / 10000000000000000u;
+        put3(o, (uint32_t)top);
+        put16(o + 3, x - top * 10000000000000000u);
+        return (size_t)(o + nf - out);
     }
     char *e = o + nf, *d = digits_before(e, fp);
     while (d > o) /* leading zeros of the fraction */
@@ -531,7 +573,11 @@ static size_t put_fixed(uint64_t n, int k, bool neg, char *out)
  * value (inside half the gap to each neighbour; the gap below is half as wide at a power
  * of two; the bounds count when m is even, as round-half-even reads them). The shortest
  * text is then the multiple of the largest power of ten 10^j within [l, h], nearest to
- * the value. Returns the text length, or 0 outside the handled range. */
+ * the value. Returns the text length, or 0 outside the handled range.
+ *
+ * The integer part of every text is that of av: the range [l, h] holds no integer (all
+ * of them below 2^53 are values of their own), so the digits before the point come from
+ * av and the fraction from the decimal less them, with no division by a power of ten. */
 static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av,
                              bool is_double, char *out)
 {
@@ -540,26 +586,34 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     if (s <= 0 || s > 120) return 0;
     static const double P10D[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
                                   1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t ip = (uint64_t)av;
     /* Values with few fraction digits (prices, metrics) first: v * 10^k is an integer N
      * below 2^53 and N / 10^k (one correctly rounded division) gives back v, so the text
      * of N with k fraction digits reads back as v. */
     double x6 = av * 1e6;
     /* (Doubles only: the shortest text of a float may drop digits its double needs.) */
     bool few = is_double;
+    int k = 1;
     if (few && x6 < 9007199254740992.0) {
         /* If v * 10^k were within x * 2^-51 of an integer for some k <= 6, v * 10^6 would
          * be within x6 * 2^-50 of one (the extra rounding is below 2^-52 relative): a
          * value further off, like most full-precision doubles, skips the loop. */
         uint64_t n6 = (uint64_t)(x6 + 0.5);
         few = fabs(x6 - (double)n6) <= x6 * 0x1p-49;
+        /* Below 2^50, n6 is exactly N * 10^(6-k) for the first k that passes (both
+         * roundings together are under 1/2), so no k under 6 less n6's trailing zeros
+         * can pass: the loop starts there (the five tests are independent). */
+        if (few && x6 < 0x1p50)
+            k += (n6 % 10 != 0) + (n6 % 100 != 0) + (n6 % 1000 != 0) + (n6 % 10000 != 0) +
+                 (n6 % 100000 != 0);
     }
-    for (int k = 1; few && k <= 6; k++) {
+    for (; few && k <= 6; k++) {
         double x = av * P10D[4 + k];
         if (x >= 9007199254740992.0) break;
         /* the product may be off by an ulp or two from the integer it stands for */
         uint64_t n = (uint64_t)(x + 0.5);
         if (fabs(x - (double)n) <= x * 0x1p-51 && (double)n / P10D[4 + k] == av)
-            return put_fixed(n, k, neg, out);
+            return put_fixed(ip, n - ip * P10U[k], k, neg, out);
     }
     int p = -3; /* 10^(p-1) <= av < 10^p, roughly (only the digit budget depends on it) */
     while (p < 16 && av >= P10D[p + 4])
@@ -573,25 +627,39 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     int sh = s + 2;
     bool incl = (m & 1) == 0;
     u128 one = (u128)1 << sh;
-    u128 L = incl ? (lo + one - 1) >> sh : (lo >> sh) + 1;
-    u128 H = incl ? hi >> sh : (hi - 1) >> sh;
+    /* inclusive bounds: ceil(lo / 2^sh), floor(hi / 2^sh); exclusive ones: the integers
+     * strictly inside (a bound's parity is random: no branch on it) */
+    u128 L = (lo + one - incl) >> sh;
+    u128 H = (hi - !incl) >> sh;
     if (L > H || (H >> 63)) return 0;
     uint64_t l = (uint64_t)L, h = (uint64_t)H;
-    int j = 0; /* the largest j < K with a multiple of 10^j in [l, h] */
-    while (j < K - 1 && div_pow10(h, j + 1) * P10U[j + 1] >= l)
-        j++;
-    uint64_t d = P10U[j];
     uint64_t c = (uint64_t)(w >> s); /* floor(v * 10^K) */
-    uint64_t q = div_pow10(c, j), r = q * d;
-    bool r_ok = r >= l && r <= h, up_ok = r + d >= l && r + d <= h;
-    if (r_ok && up_ok) { /* the nearer one; on a tie the even last digit, as Ryu / Java */
-        u128 below = w - ((u128)r << s), above = ((u128)(r + d) << s) - w;
-        if (!(below < above || (below == above && q % 2 == 0))) q++;
-    } else if (!r_ok) {
-        if (!up_ok) return 0;
-        q++;
+    /* j: the largest j < K with a multiple of 10^j in [l, h]. A full-precision value has
+     * j of 0 or 1 mostly, and those take no branch; j >= 2 takes the loop. */
+    int j;
+    uint64_t q, d;
+    if (h / 100 * 100 >= l && K > 2) {
+        j = 2;
+        while (j < K - 1 && div_pow10(h, j + 1) * P10U[j + 1] >= l)
+            j++;
+        q = div_pow10(c, j);
+        d = P10U[j];
+    } else {
+        bool j1 = h / 10 * 10 >= l && K > 1;
+        j = j1;
+        q = j1 ? c / 10 : c;
+        d = j1 ? 10 : 1;
     }
-    return put_fixed(q, K - j, neg, out);
+    /* Of the multiples r = q * d <= c and r + d, the one in [l, h]; when both are, the
+     * nearer, on a tie the even last digit, as Ryu / Java. */
+    uint64_t r = q * d; /* <= c <= h */
+    bool r_ok = r >= l, up_ok = r + d <= h;
+    if (!r_ok && !up_ok) return 0;
+    u128 below = w - ((u128)r << s), above = ((u128)d << s) - below;
+    bool nearer_up = (above < below) | ((above == below) & (q & 1));
+    q += up_ok & (!r_ok | nearer_up);
+    int nf = K - j;
+    return put_fixed(ip, ip ? q - ip * P10U[nf] : q, nf, neg, out);
 }
 
 void icd_json_double(icd_buf *b, double v)
@@ -600,7 +668,7 @@ void icd_json_double(icd_buf *b, double v)
         put_nonfinite(b, v);
         return;
     }
-    char *o = room(b, 64); /* the longest text is 43 bytes (put_fixed) */
+    char *o = room(b, 64); /* the longest text is 33 bytes; put_fixed may write 37 */
     if (!o) return;
     if (fabs(v) < 1e15 && v == (double)(int64_t)v) { /* range first: the cast is UB outside */
         /* integral values: exact and fast; keep the sign of -0.0 */
