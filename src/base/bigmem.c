@@ -60,15 +60,16 @@ enum {
     BUF_MIN_SHIFT = 16, /* 64 KiB: smaller buffers stay with malloc */
     BUF_MAX_SHIFT = 21, /* 2 MiB: one page */
     BUF_CLASSES = BUF_MAX_SHIFT - BUF_MIN_SHIFT + 1,
-    BUF_PAGES = 4096, /* 8 GiB of address space, reserved, not committed */
-    PAGE_SPARE = 0xFF /* cls of a page whose memory went back (icd_bigbuf_trim) */
+    BUF_PAGES = 4096,  /* 8 GiB of address space, reserved, not committed */
+    PAGE_SPARE = 0xFF, /* cls of a page whose memory went back (icd_bigbuf_trim) */
+    PAGE_DEAD = 0xFE   /* cls of a page that could not be opened (no memory): never used */
 };
 
 static struct {
     pthread_once_t once;
     pthread_mutex_t lock;
     size_t pages;              /* pages of the range opened so far */
-    uint8_t cls[BUF_PAGES];    /* each opened page's class (PAGE_SPARE: given back) */
+    uint8_t cls[BUF_PAGES];    /* each opened page's class (PAGE_SPARE, PAGE_DEAD) */
     uint16_t nfree[BUF_PAGES]; /* free blocks of each page of a class */
     void *free[BUF_CLASSES];   /* each class's free blocks, linked through their first word */
     uint16_t spare[BUF_PAGES]; /* pages given back by icd_bigbuf_trim, taken first */
@@ -127,37 +128,52 @@ static int class_for(size_t n)
     return c;
 }
 
-/* Opens one more page of the range for class c and splits it into free blocks (called
- * with the lock held); false when the range is used up or the memory is not there. */
-static bool pool_page(int c)
+/* Claims a page of the range for class c (called with the lock held): a page given back
+ * earlier (still open and advised, its memory gone) or the next one never opened (*fresh);
+ * SIZE_MAX when the range is used up. Its blocks are not on the free list yet. */
+static size_t claim_page(int c, bool *fresh)
 {
-    uint8_t *base = atomic_load(&pool_base);
     size_t i;
-    if (pool.nspare) { /* a page given back: still open and advised, its memory gone */
+    *fresh = false;
+    if (pool.nspare) {
         i = pool.spare[--pool.nspare];
-        UNPOISON(base + i * ICD_BIGMEM_PAGE, ICD_BIGMEM_PAGE);
     } else {
-        if (pool.pages == BUF_PAGES) return false;
-        i = pool.pages;
-        if (mprotect(base + i * ICD_BIGMEM_PAGE, ICD_BIGMEM_PAGE, PROT_READ | PROT_WRITE))
-            return false;
-#ifdef MADV_HUGEPAGE
-        madvise(base + i * ICD_BIGMEM_PAGE, ICD_BIGMEM_PAGE, MADV_HUGEPAGE);
-#endif
-        pool.pages++;
+        if (pool.pages == BUF_PAGES) return SIZE_MAX;
+        i = pool.pages++;
+        *fresh = true;
     }
-    uint8_t *page = base + i * ICD_BIGMEM_PAGE;
     pool.cls[i] = (uint8_t)c;
     pool.nfree[i] = 0;
+    return i;
+}
+
+/* Opens page i (fresh: never opened) and links its blocks of class c into a list, the
+ * first block first; returns the list's head, NULL when the memory is not there. Called
+ * WITHOUT the lock: the first write to the page faults in (and the kernel zeroes) a whole
+ * 2 MiB huge page, a millisecond on the VMs we measure on, and under the lock every other
+ * thread that wanted a buffer waited for it (two bench2m threads lost 10-20 % of their
+ * first 100 ms that way). *last gets the last block. */
+static void *open_page(size_t i, int c, bool fresh, void **last)
+{
+    uint8_t *page = atomic_load(&pool_base) + i * ICD_BIGMEM_PAGE;
+    if (fresh) {
+        if (mprotect(page, ICD_BIGMEM_PAGE, PROT_READ | PROT_WRITE)) return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(page, ICD_BIGMEM_PAGE, MADV_HUGEPAGE);
+#endif
+    }
+    UNPOISON(page, ICD_BIGMEM_PAGE);
     size_t bs = block_size(c);
+    void *head = NULL;
+    *last = NULL;
     for (size_t off = ICD_BIGMEM_PAGE; off >= bs; off -= bs) { /* last first: pops go up */
         void *b = page + off - bs;
-        memcpy(b, &pool.free[c], sizeof(void *));
-        pool.free[c] = b;
-        pool.nfree[i]++;
+        memcpy(b, &head, sizeof(void *));
+        if (!head) *last = b;
+        head = b;
         POISON((uint8_t *)b + sizeof(void *), bs - sizeof(void *));
     }
-    return true;
+    return head;
 }
 
 /* A free block of class c, addressable for n bytes; NULL when there is none to be had. */
@@ -167,12 +183,32 @@ static void *pool_take(int c, size_t n)
     if (!atomic_load(&pool_base)) return NULL;
     pthread_mutex_lock(&pool.lock);
     void *b = pool.free[c];
-    if (!b && pool_page(c)) b = pool.free[c];
     if (b) {
         memcpy(&pool.free[c], b, sizeof(void *));
         pool.nfree[page_of(b)]--;
+        pthread_mutex_unlock(&pool.lock);
+    } else {
+        bool fresh;
+        size_t i = claim_page(c, &fresh);
+        pthread_mutex_unlock(&pool.lock);
+        if (i == SIZE_MAX) return NULL;
+        void *last;
+        b = open_page(i, c, fresh, &last);
+        pthread_mutex_lock(&pool.lock);
+        if (!b) { /* (mprotect failed: out of memory, the page is left aside) */
+            pool.cls[i] = PAGE_DEAD;
+        } else { /* this thread keeps the first block; the others join the free list */
+            uint16_t per_page = (uint16_t)(ICD_BIGMEM_PAGE / block_size(c));
+            if (per_page > 1) {
+                void *rest;
+                memcpy(&rest, b, sizeof(void *));
+                memcpy(last, &pool.free[c], sizeof(void *));
+                pool.free[c] = rest;
+            }
+            pool.nfree[i] = (uint16_t)(per_page - 1);
+        }
+        pthread_mutex_unlock(&pool.lock);
     }
-    pthread_mutex_unlock(&pool.lock);
     if (b) {
         POISON(b, block_size(c));
         UNPOISON(b, n);

@@ -47,7 +47,9 @@ void icd_bigmem_unmap(void *p, size_t bytes);
  *   realloc or free.
  * - Freed blocks stay with their class for the next buffer of that size (the process's
  *   high-water mark per class is kept until icd_bigbuf_trim).
- * - Thread-safe (one lock; only growth and freeing take it, never the reads).
+ * - Thread-safe (one lock; only growth and freeing take it, never the reads). A new page
+ *   is opened and faulted in outside the lock; threads that race for fresh blocks of one
+ *   class may each open a page.
  * - Under AddressSanitizer a block is addressable only up to the size asked for, and not
  *   at all while free. */
 void *icd_bigbuf_realloc(void *p, size_t n);

@@ -198,6 +198,54 @@ static void test_bigbuf_threads(void)
     }
 }
 
+/* Threads that all need fresh pages at once: a page is opened (and faulted in) outside
+ * the pool's lock, its first block kept by the opener and the others put on the free
+ * list; no block may be handed out twice, and every block keeps what its owner wrote. */
+enum { RACE_THREADS = 4, RACE_BLOCKS = 9 };
+static pthread_barrier_t race_start;
+static uint8_t *race_got[RACE_THREADS][RACE_BLOCKS];
+
+static void *race(void *arg)
+{
+    uintptr_t id = (uintptr_t)arg;
+    pthread_barrier_wait(&race_start);
+    for (int k = 0; k < RACE_BLOCKS; k++) { /* 512 KiB blocks: four to a page */
+        race_got[id][k] = icd_bigbuf_realloc(NULL, 500 * 1024);
+        if (race_got[id][k]) fill(race_got[id][k], 500 * 1024, (unsigned)(id * 16 + (unsigned)k));
+    }
+    return NULL;
+}
+
+static void test_bigbuf_open_race(void)
+{
+    icd_bigbuf_trim(); /* (so that the pages taken are fresh or given back ones) */
+    CHECK(pthread_barrier_init(&race_start, NULL, RACE_THREADS) == 0);
+    pthread_t t[RACE_THREADS];
+    for (uintptr_t i = 0; i < RACE_THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, race, (void *)i) == 0);
+    for (int i = 0; i < RACE_THREADS; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&race_start);
+    size_t distinct = 0, n = 0;
+    for (int i = 0; i < RACE_THREADS; i++)
+        for (int k = 0; k < RACE_BLOCKS; k++) {
+            CHECK(race_got[i][k] != NULL);
+            if (!race_got[i][k]) continue;
+            n++;
+            CHECK(same(race_got[i][k], 500 * 1024, (unsigned)(i * 16 + k)));
+            bool dup = false;
+            for (int j = 0; j < RACE_THREADS * RACE_BLOCKS && !dup; j++) {
+                const uint8_t *o = race_got[j / RACE_BLOCKS][j % RACE_BLOCKS];
+                dup = j < i * RACE_BLOCKS + k && o == race_got[i][k];
+            }
+            distinct += !dup;
+        }
+    CHECK(n == RACE_THREADS * RACE_BLOCKS && distinct == n);
+    for (int i = 0; i < RACE_THREADS; i++)
+        for (int k = 0; k < RACE_BLOCKS; k++)
+            icd_bigbuf_free(race_got[i][k]);
+}
+
 /* Whether the 4 KiB page at p is resident (mincore). */
 static bool resident(const void *p)
 {
@@ -254,4 +302,5 @@ static void test_bigbuf_trim(void)
     icd_bigbuf_free(d);
 }
 
-TEST_MAIN(TEST(test_map), TEST(test_bigbuf), TEST(test_bigbuf_threads), TEST(test_bigbuf_trim))
+TEST_MAIN(TEST(test_map), TEST(test_bigbuf), TEST(test_bigbuf_threads), TEST(test_bigbuf_open_race),
+          TEST(test_bigbuf_trim))
