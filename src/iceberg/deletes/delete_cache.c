@@ -183,34 +183,49 @@ static int posload_flush(ice_rd_posload *pl, icd_error *err)
     return rc;
 }
 
+/* Appends a run to a C_POS entry: data file location key `key`, its position set ps. */
+static int append_run(cache_entry *e, const char *key, size_t klen, ice_posset *ps, icd_error *err)
+{
+    if (ICD_ARRAY_RESERVE(e->possets, e->posset_cap, e->nposset + 1, 1) ||
+        ICD_ARRAY_RESERVE(e->path_off, e->path_off_cap, e->nposset + 2, 2))
+        return icd_fail_nomem(err);
+    if (e->nposset == 0) e->path_off[0] = 0;
+    icd_buf_append(&e->paths, key, klen);
+    if (!icd_buf_ok(&e->paths)) return icd_fail_nomem(err);
+    e->possets[e->nposset++] = ps;
+    e->path_off[e->nposset] = e->paths.len;
+    return 0;
+}
+
+/* The location key of run i of a C_POS entry. */
+static const char *run_key(const cache_entry *e, size_t i, size_t *len)
+{
+    *len = e->path_off[i + 1] - e->path_off[i];
+    return e->paths.data + e->path_off[i];
+}
+
 /* The position set of data file `path`, created on first use. Records come sorted by
  * location key (ice_rd_posload_add checks it), so a path is either the last one added or
  * a new last one: the entry's arrays stay sorted without a map. */
 static int posset_for(cache_entry *e, const char *path, size_t len, ice_posset **out,
                       icd_error *err)
 {
-    size_t klen;
+    size_t klen, n;
     const char *key = ice_location_key(path, len, &klen);
     if (e->nposset) {
-        size_t lo = e->path_off[e->nposset - 1], n = e->path_off[e->nposset] - lo;
-        if (n == klen && !memcmp(e->paths.data + lo, key, klen)) {
+        const char *last = run_key(e, e->nposset - 1, &n);
+        if (n == klen && !memcmp(last, key, klen)) {
             *out = e->possets[e->nposset - 1];
             return 0;
         }
     }
-    if (ICD_ARRAY_RESERVE(e->possets, e->posset_cap, e->nposset + 1, 1) ||
-        ICD_ARRAY_RESERVE(e->path_off, e->path_off_cap, e->nposset + 2, 2))
-        return icd_fail_nomem(err);
-    if (e->nposset == 0) e->path_off[0] = 0;
     ice_posset *ps;
     ICD_TRY(ice_posset_new(&ps, err));
-    icd_buf_append(&e->paths, key, klen);
-    if (!icd_buf_ok(&e->paths)) {
+    int rc = append_run(e, key, klen, ps, err);
+    if (rc) {
         ice_posset_free(ps);
-        return icd_fail_nomem(err);
+        return rc;
     }
-    e->possets[e->nposset++] = ps;
-    e->path_off[e->nposset] = e->paths.len;
     *out = ps;
     return 0;
 }
@@ -274,6 +289,43 @@ void ice_rd_posload_null_path(ice_rd_posload *pl)
 {
     pl->records++;
     pl->null_paths++;
+}
+
+int ice_rd_posload_flush(ice_rd_posload *pl, icd_error *err)
+{
+    return posload_flush(pl, err);
+}
+
+int ice_rd_posload_join(cache_entry *e, int64_t last_pos, cache_entry *from, int64_t first_pos,
+                        int64_t first_row, const ice_content_file *df, icd_error *err)
+{
+    if (e->nposset && from->nposset) {
+        size_t klen, llen;
+        const char *k = run_key(from, 0, &klen), *last = run_key(e, e->nposset - 1, &llen);
+        int c = bytes_cmp(k, klen, last, llen);
+        if (c < 0)
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "row %lld: file_path values are not sorted (the spec requires "
+                            "order by file_path, pos)",
+                            (long long)first_row);
+        if (c == 0 && first_pos < last_pos)
+            return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                            "row %lld: positions are not sorted (%lld after %lld; the spec "
+                            "requires order by file_path, pos)",
+                            (long long)first_row, (long long)first_pos, (long long)last_pos);
+    }
+    for (size_t i = 0; i < from->nposset; i++) {
+        size_t klen, llen;
+        const char *k = run_key(from, i, &klen);
+        const char *last = e->nposset ? run_key(e, e->nposset - 1, &llen) : NULL;
+        if (last && llen == klen && !memcmp(last, k, klen)) { /* a data file across units */
+            ICD_TRY(ice_posset_union(e->possets[e->nposset - 1], from->possets[i], err));
+            continue;
+        }
+        ICD_TRY(append_run(e, k, klen, from->possets[i], err));
+        from->possets[i] = NULL; /* moved */
+    }
+    return 0;
 }
 
 int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err)

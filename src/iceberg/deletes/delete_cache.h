@@ -136,6 +136,15 @@ int ice_rd_posload_add(ice_rd_posload *pl, const void *path, size_t len, int64_t
                        icd_error *err);
 /* A record whose file_path is null (its pos is ignored). */
 void ice_rd_posload_null_path(ice_rd_posload *pl);
+/* Adds the records given so far to the entry's position sets (ice_rd_posload_finish does
+ * it too): for a unit of the file loaded into an entry of its own. */
+int ice_rd_posload_flush(ice_rd_posload *pl, icd_error *err);
+/* Appends the runs of C_POS entry `from`, the records that follow e's in the file, to e:
+ * the runs move over, or are united with e's last one when they hold the same data file.
+ * `from`'s first record (its pos first_pos, at row first_row) must not come before e's
+ * last one (last_pos) in the spec's order (file_path, then pos). */
+int ice_rd_posload_join(cache_entry *e, int64_t last_pos, cache_entry *from, int64_t first_pos,
+                        int64_t first_row, const ice_content_file *df, icd_error *err);
 /* Flushes, freezes the position sets, checks the record count against the entry and
  * warns about null file_paths. */
 int ice_rd_posload_finish(ice_rd_posload *pl, icd_error *err);

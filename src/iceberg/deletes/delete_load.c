@@ -1,8 +1,9 @@
 /*
  * Loading a delete file into the scan-wide cache, written once for every file format
  * (delete_load.h): the file is read through the format adapter (adapter.h), its records
- * go through the one set of rules of delete_cache.h (posload, eqload). An equality delete
- * file is read in its units by every task waiting for it (eq_job below).
+ * go through the one set of rules of delete_cache.h (posload, eqload). A position or
+ * equality delete file is read in its units by every task waiting for it (pos_job and
+ * eq_job below).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -41,39 +42,152 @@ static int open_adapter(const ice_delete_load_ctx *c, const ice_content_file *df
     return rc;
 }
 
-static int load_positions(const ice_delete_load_ctx *c, const ice_content_file *df, cache_entry *e,
-                          icd_error *err)
+/* Loading a position delete file in units (Parquet row groups, ORC stripes), shared like
+ * an equality delete file's (eq_job below): each unit's records go through the one set of
+ * rules (ice_rd_posload) into an entry of the unit's own; once every unit is read, the
+ * loader joins them in file order -- the order across each boundary checked, the runs of
+ * a data file that spans units united -- and finishes the file as a reading in one pass
+ * does. A file of one unit, or loaded outside the cache, is the same with one reader. */
+typedef struct pos_unit {
+    cache_entry *e; /* C_POS: the unit's runs */
+    int64_t records, null_paths;
+    bool any;                               /* a record with a file_path was accepted */
+    int64_t first_pos, first_row, last_pos; /* of the accepted records */
+    int rc;
+    icd_error err;
+} pos_unit;
+
+typedef struct pos_job {
+    ice_load_job base;
+    const ice_delete_load_ctx *c;
+    const ice_content_file *df;
+    pos_unit *units;
+    atomic_bool failed; /* stop claiming */
+} pos_job;
+
+static const ice_adapter_col POS_COLS[2] = {
+    {ICE_FIELD_DELETE_FILE_PATH, &T_STRING, "file_path", "file_path"},
+    {ICE_FIELD_DELETE_POS, &T_LONG, "pos", "pos"}};
+
+/* The records of unit u (selected on a) into its entry. */
+static int read_pos_unit(pos_job *j, ice_adapter *a, size_t u, icd_error *err)
 {
-    const ice_adapter_col cols[2] = {
-        {ICE_FIELD_DELETE_FILE_PATH, &T_STRING, "file_path", "file_path"},
-        {ICE_FIELD_DELETE_POS, &T_LONG, "pos", "pos"}};
-    ice_adapter *a;
-    size_t missing = SIZE_MAX; /* set when a column is missing (not when the file is) */
-    int rc = open_adapter(c, df, cols, 2, true, &a, &missing, err);
-    if (rc == ICD_ENOTFOUND && missing != SIZE_MAX)
-        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
-                        "position delete file lacks the file_path (string) and pos (long) columns");
-    if (rc) return rc;
+    pos_unit *pu = &j->units[u];
+    if (!(pu->e = calloc(1, sizeof *pu->e))) return icd_fail_nomem(err);
+    pu->e->kind = C_POS;
     ice_rd_posload pl;
-    rc = ice_rd_posload_init(&pl, e, df, err);
+    int rc = ice_rd_posload_init(&pl, pu->e, j->df, err);
+    if (!rc) rc = ice_adapter_select_units(a, u, 1, err);
     while (!rc) {
         const ice_vbatch *b;
         if ((rc = ice_adapter_next(a, &b, err)) || !b) break;
         const ice_tvalue *path = b->cols[0].v, *pos = b->cols[1].v;
         for (size_t i = 0; i < b->nrows && !rc; i++) {
             int64_t row = b->first_row + (int64_t)i;
-            if (path[i].cls == ICE_TV_NULL)
+            if (path[i].cls == ICE_TV_NULL) {
                 ice_rd_posload_null_path(&pl);
-            else if (pos[i].cls == ICE_TV_NULL)
-                rc = icd_fail(err, ICD_ECORRUPT, df->path, -1, "row %lld has a null pos",
+            } else if (pos[i].cls == ICE_TV_NULL) {
+                rc = icd_fail(err, ICD_ECORRUPT, j->df->path, -1, "row %lld has a null pos",
                               (long long)row);
-            else
+            } else {
                 rc = ice_rd_posload_add(&pl, path[i].p, path[i].n, pos[i].i, row, err);
+                if (!rc && !pu->any) {
+                    pu->any = true;
+                    pu->first_pos = pos[i].i;
+                    pu->first_row = row;
+                }
+            }
         }
     }
-    if (!rc) rc = ice_rd_posload_finish(&pl, err);
+    if (!rc) rc = ice_rd_posload_flush(&pl, err);
+    pu->records = pl.records;
+    pu->null_paths = pl.null_paths;
+    pu->last_pos = pl.last_pos;
     ice_rd_posload_free(&pl);
+    return rc;
+}
+
+/* One task's share: claims units until none is left (or one failed), reading them
+ * through `a` (the loader's adapter), or through an adapter of its own when `a` is NULL. */
+static void pos_share(pos_job *j, ice_adapter *a)
+{
+    bool own = !a;
+    while (!atomic_load(&j->failed)) {
+        size_t u = atomic_fetch_add(&j->base.next, 1);
+        if (u >= j->base.nunits) break;
+        pos_unit *pu = &j->units[u];
+        icd_error_clear(&pu->err);
+        int rc = a ? 0 : open_adapter(j->c, j->df, POS_COLS, 2, false, &a, NULL, &pu->err);
+        if (!rc) rc = read_pos_unit(j, a, u, &pu->err);
+        if (rc) {
+            pu->rc = rc;
+            atomic_store(&j->failed, true); /* no later unit is claimed */
+        }
+    }
+    if (own) ice_adapter_close(a);
+}
+
+static void pos_help(ice_load_job *base)
+{
+    pos_share((pos_job *)base, NULL);
+}
+
+/* Joins the units' entries into e in file order and finishes the file. The first error in
+ * file order is reported: a unit's, or a boundary's when the unit's first record was
+ * accepted on its own but comes before the record it follows (a reading in one pass fails
+ * at that record, after its own checks). */
+static int join_units(pos_job *j, cache_entry *e, icd_error *err)
+{
+    ice_rd_posload all;
+    ICD_TRY(ice_rd_posload_init(&all, e, j->df, err));
+    int64_t last_pos = 0;
+    int rc = 0;
+    for (size_t u = 0; u < j->base.nunits && !rc; u++) {
+        pos_unit *pu = &j->units[u];
+        if (pu->e && (pu->any || !pu->rc))
+            rc = ice_rd_posload_join(e, last_pos, pu->e, pu->first_pos, pu->first_row, j->df, err);
+        if (!rc && pu->rc) {
+            rc = pu->rc;
+            *err = pu->err;
+        }
+        if (!rc && !pu->e) rc = icd_fail(err, ICD_EINTERNAL, j->df->path, -1, "unit not read");
+        all.records += pu->records;
+        all.null_paths += pu->null_paths;
+        if (pu->any) last_pos = pu->last_pos;
+    }
+    if (!rc) rc = ice_rd_posload_finish(&all, err);
+    ice_rd_posload_free(&all);
+    return rc;
+}
+
+static int load_positions(const ice_delete_load_ctx *c, const ice_content_file *df, cache_entry *e,
+                          icd_error *err)
+{
+    ice_adapter *a;
+    size_t missing = SIZE_MAX; /* set when a column is missing (not when the file is) */
+    int rc = open_adapter(c, df, POS_COLS, 2, true, &a, &missing, err);
+    if (rc == ICD_ENOTFOUND && missing != SIZE_MAX)
+        return icd_fail(err, ICD_ECORRUPT, df->path, -1,
+                        "position delete file lacks the file_path (string) and pos (long) columns");
+    if (rc) return rc;
+    pos_job j = {.c = c, .df = df};
+    j.base.nunits = ice_adapter_num_units(a);
+    j.base.help = pos_help;
+    atomic_init(&j.base.next, 0);
+    atomic_init(&j.failed, false);
+    if (!(j.units = calloc(j.base.nunits ? j.base.nunits : 1, sizeof *j.units))) {
+        ice_adapter_close(a);
+        return icd_fail_nomem(err);
+    }
+    bool shared = e->cache && j.base.nunits > 1;
+    if (shared) ice_delete_job_share(e, &j.base);
+    pos_share(&j, a);
+    if (shared) ice_delete_job_close(e); /* every helper is done with its units */
     ice_adapter_close(a);
+    rc = join_units(&j, e, err);
+    for (size_t u = 0; u < j.base.nunits; u++)
+        ice_delete_entry_free(j.units[u].e);
+    free(j.units);
     return rc;
 }
 

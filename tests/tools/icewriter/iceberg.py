@@ -669,11 +669,14 @@ class Table:
         return files
 
     def write_position_deletes(self, deletes, *, spec_id=None, partition=None, name="pos-deletes",
-                               referenced_data_file="auto", codec=None, file_format="PARQUET"):
+                               referenced_data_file="auto", codec=None, file_format="PARQUET",
+                               row_group_rows=None, sort=True):
         """Write a position delete file from (DataFile or path, position) pairs.
 
-        Rows are sorted by file_path then pos, as the spec requires; the file_path and pos
-        bounds are full values (never truncated).  ``referenced_data_file``: "auto" sets it when
+        Rows are sorted by file_path then pos, as the spec requires (``sort=False`` keeps the
+        given order, for files that break it); the file_path and pos bounds are full values
+        (never truncated).  ``row_group_rows`` cuts a Parquet file into row groups, an ORC
+        file into stripes.  ``referenced_data_file``: "auto" sets it when
         every row targets one file (as Java does), None leaves it unset, a string sets it.
         The partition defaults to that of the targeted DataFiles (they must agree).
         """
@@ -683,7 +686,8 @@ class Table:
             rows.append((path, int(pos)))
             if isinstance(target, DataFile):
                 targets.append(target)
-        rows.sort(key=lambda r: (r[0].encode("utf-8"), r[1]))
+        if sort:
+            rows.sort(key=lambda r: (r[0].encode("utf-8"), r[1]))
         if spec_id is None or partition is None:
             keys = {(f.spec_id, f.partition) for f in targets}
             if len(keys) > 1:
@@ -694,7 +698,8 @@ class Table:
         if file_format == "AVRO":
             rows = [{"file_path": p, "pos": q} for p, q in rows]
         rel, kw = self._write_file((self.specs[spec_id], partition, name), POSITION_DELETE_SCHEMA,
-                                   rows, file_format, codec=codec, record_name="position_delete")
+                                   rows, file_format, codec=codec, record_name="position_delete",
+                                   row_group_rows=row_group_rows)
         if referenced_data_file == "auto":
             paths = {r[0] if isinstance(r, tuple) else r["file_path"] for r in rows}
             referenced_data_file = paths.pop() if len(paths) == 1 else None
