@@ -900,8 +900,8 @@ void icd_fmt_date(icd_buf *b, int64_t days)
     icd_buf_printf(b, "%c%04lld-%02d-%02d", y < 0 ? '-' : '+', (long long)(y < 0 ? -y : y), m, d);
 }
 
-/* "HH:MM:SS[.fraction]" of nanoseconds within a day into out (18 bytes of room: the
- * fraction is copied as a whole 10 bytes, then cut to `digits`). */
+/* "HH:MM:SS[.fraction]" of nanoseconds within a day into out (18 bytes of room: all nine
+ * fraction digits are written, then the text cut to `digits`). */
 static size_t time_text(int64_t nanos_of_day, int digits, char *out)
 {
     /* callers pass 0 <= nanos_of_day < 86400e9; the % 100 only keeps odd input in the table */
@@ -913,11 +913,11 @@ static size_t time_text(int64_t nanos_of_day, int digits, char *out)
     out[5] = ':';
     memcpy(out + 6, DIG2 + (secs % 60) * 2, 2);
     if (digits <= 0) return 8;
-    char f[10];
-    f[0] = '.';
-    f[1] = (char)('0' + frac / 100000000); /* nine digits */
-    digits8_before(f + 10, frac % 100000000);
-    memcpy(out + 8, f, sizeof f);
+    /* straight to out: built aside and copied, the ten bytes were read back from stores
+     * that had not reached the cache yet */
+    out[8] = '.';
+    out[9] = (char)('0' + frac / 100000000);
+    digits8_before(out + 18, frac % 100000000);
     return 9 + (size_t)digits;
 }
 
