@@ -534,7 +534,8 @@ static inline void put3(char *o, uint32_t x)
  * The fraction is scaled to a fixed width, 3 or 19 digits (the digits past nf are zeros
  * nobody keeps), and written at fixed places: no branch on how many digits it has, which
  * for full-precision values is as random as the values. */
-static size_t put_fixed(uint64_t ip, uint64_t fp, int nf, bool neg, char *out)
+static inline __attribute__((always_inline)) size_t put_fixed(uint64_t ip, uint64_t fp, int nf,
+                                                              bool neg, char *out)
 {
     char *o = out;
     *o = '-';
@@ -547,7 +548,10 @@ static size_t put_fixed(uint64_t ip, uint64_t fp, int nf, bool neg, char *out)
             nf--;
         }
     }
-    o = put_u64(o, ip);
+    if (ip < 10) /* (most values: no call) */
+        *o++ = (char)('0' + ip);
+    else
+        o = put_u64(o, ip);
     *o++ = '.';
     if (nf <= 3) {
         put3(o, (uint32_t)(fp * P10U[3 - nf]));
@@ -578,8 +582,8 @@ static size_t put_fixed(uint64_t ip, uint64_t fp, int nf, bool neg, char *out)
  * The integer part of every text is that of av: the range [l, h] holds no integer (all
  * of them below 2^53 are values of their own), so the digits before the point come from
  * av and the fraction from the decimal less them, with no division by a power of ten. */
-static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av,
-                             bool is_double, char *out)
+static inline __attribute__((always_inline)) size_t
+shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, double av, bool is_double, char *out)
 {
     typedef unsigned __int128 u128;
     int s = -e;
@@ -662,6 +666,23 @@ static size_t shortest_fixed(uint64_t m, int e, bool narrow_below, bool neg, dou
     return put_fixed(ip, ip ? q - ip * P10U[nf] : q, nf, neg, out);
 }
 
+/* A finite double outside shortest_fixed's range, in exponent form: the shortest of 15..17
+ * significant digits that reads back exactly. Any decimal of at most 15 digits is
+ * recovered by %.15g for normal doubles; subnormals have fewer bits, so their shortest
+ * form may be shorter: search from one digit. (Out of line: its buffer and calls would
+ * cost every double a larger stack frame.) */
+static __attribute__((noinline, cold)) void double_general(icd_buf *b, double v)
+{
+    char tmp[64];
+    for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
+        int n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (prec == 17 || strtod(tmp, NULL) == v) {
+            icd_buf_append(b, tmp, (size_t)n);
+            return;
+        }
+    }
+}
+
 void icd_json_double(icd_buf *b, double v)
 {
     if (!isfinite(v)) {
@@ -682,7 +703,6 @@ void icd_json_double(icd_buf *b, double v)
         }
         return;
     }
-    char tmp[64];
     if (fabs(v) >= 1e-4 && fabs(v) < 1e15) {
         uint64_t bits;
         memcpy(&bits, &v, 8);
@@ -695,16 +715,7 @@ void icd_json_double(icd_buf *b, double v)
             return;
         }
     }
-    /* The shortest of 15..17 significant digits that reads back exactly. Any decimal of at
-     * most 15 digits is recovered by %.15g for normal doubles; subnormals have fewer bits,
-     * so their shortest form may be shorter: search from one digit. */
-    for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
-        int n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (prec == 17 || strtod(tmp, NULL) == v) {
-            icd_buf_append(b, tmp, (size_t)n);
-            return;
-        }
-    }
+    double_general(b, v);
 }
 
 void icd_json_float(icd_buf *b, float v)
