@@ -281,11 +281,22 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
     for (size_t k = 0; k < ncols; k++) {
         const char *name = cols[k].field->name;
         size_t n = strlen(name);
-        j->plan[k] = (struct ice_scan_json_col){plan_column(&cols[k]), n, NULL};
+        ice_type_kind tk = cols[k].field->type->kind;
+        j->plan[k] = (struct ice_scan_json_col){.kind = plan_column(&cols[k]),
+                                                .ts_digits = ice_ts_digits(tk),
+                                                .ts_utc = ice_is_utc_type(tk),
+                                                .name_len = n};
         names = names && top_name(j, name, n);
     }
-    for (size_t k = 0; k < ncols && names; k++)
+    for (size_t k = 0; k < ncols && names; k++) {
         j->plan[k].name = top_name(j, cols[k].field->name, j->plan[k].name_len);
+        const ice_scan_json_name *e = j->plan[k].name;
+        j->plan[k].short_name = e && !e->long_text;
+        j->plan[k].copy = !e             ? 0
+                          : e->len <= 16 ? 16
+                          : e->len <= 32 ? 32
+                                         : ICE_SCAN_JSON_NAME_MAX - 1;
+    }
     ice_row_sink self;
     ice_scan_json_sink(j, &self);
     icd_buf *out = j->out;
@@ -293,11 +304,19 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
         begin_row(j, NULL, 0);
         for (size_t k = 0; k < ncols; k++) {
             const ice_sink_column *c = &cols[k];
-            const ice_scan_json_name *e = j->plan[k].name;
-            if (e && !e->long_text && out->cap - out->len > ICE_SCAN_JSON_NAME_MAX) {
-                /* `,"name":` (without the comma for the first column): the whole slot is
-                 * copied, a fixed-size move, and only the text counted */
-                memcpy(out->data + out->len, e->text + (k == 0), ICE_SCAN_JSON_NAME_MAX - 1);
+            const struct ice_scan_json_col *pc = &j->plan[k];
+            const ice_scan_json_name *e = pc->name;
+            if (pc->short_name && out->cap - out->len > ICE_SCAN_JSON_NAME_MAX) {
+                /* `,"name":` (without the comma for the first column): the slot is copied
+                 * by a fixed-size move that covers the text, and only the text counted */
+                char *d = out->data + out->len;
+                const char *t = e->text + (k == 0);
+                if (pc->copy == 16) /* (most names: one move) */
+                    memcpy(d, t, 16);
+                else if (pc->copy == 32)
+                    memcpy(d, t, 32);
+                else
+                    memcpy(d, t, ICE_SCAN_JSON_NAME_MAX - 1);
                 out->len += e->len - (k == 0);
                 out->data[out->len] = '\0';
                 j->first[0] = false;
@@ -305,9 +324,9 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
                 icd_buf_append(out, name_text(e) + (k == 0), e->len - (k == 0));
                 j->first[0] = false;
             } else {
-                field(j, c->field->name, j->plan[k].name_len);
+                field(j, c->field->name, pc->name_len);
             }
-            int kind = j->plan[k].kind;
+            int kind = pc->kind;
             if (kind == COL_CONST) {
                 ice_emit_tvalue(&self, c->constant, c->field->type);
                 continue;
@@ -327,11 +346,9 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
             case COL_STR:
                 icd_json_str(out, (const char *)v->p, v->n);
                 break;
-            case COL_TS: {
-                ice_type_kind tk = c->field->type->kind;
-                icd_json_timestamp(out, v->i, ice_ts_digits(tk), ice_is_utc_type(tk));
+            case COL_TS:
+                icd_json_timestamp(out, v->i, pc->ts_digits, pc->ts_utc);
                 break;
-            }
             default:
                 ice_emit_tvalue(&self, v, c->field->type);
                 break;

@@ -48,6 +48,10 @@ typedef struct ice_scan_json {
      * written, its name's length and text (NULL: through field()) */
     struct ice_scan_json_col {
         int kind;
+        int ts_digits; /* timestamps: fraction digits and whether the type is UTC */
+        bool ts_utc;
+        bool short_name; /* name is set and its text fits the inline slot */
+        int copy;        /* short_name: bytes of the slot copied (16, 32 or 63: the text's) */
         size_t name_len;
         const ice_scan_json_name *name;
     } * plan;
