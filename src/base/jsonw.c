@@ -180,7 +180,9 @@ static void json_str_slow(icd_buf *b, const char *s, size_t n, size_t i)
     icd_buf_putc(b, '"');
 }
 
-void icd_json_str(icd_buf *b, const char *s, size_t n)
+/* icd_json_str for any string (out of line: its 16-byte path and its slow path keep
+ * registers that the short strings' path below does not need). */
+static __attribute__((noinline)) void json_str_any(icd_buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     if (b->len + n + 3 > b->cap && !icd_buf_grow(b, n + 3)) return;
@@ -229,6 +231,35 @@ void icd_json_str(icd_buf *b, const char *s, size_t n)
     }
     b->len++;
     json_str_slow(b, s, n, i);
+}
+
+void icd_json_str(icd_buf *b, const char *s, size_t n)
+{
+    /* Short plain strings (most values: codes, names, ids) in a few instructions: checked as
+     * two overlapping words (1 to 3 bytes: their first, middle and last byte as one word),
+     * copied as two, quoted. */
+    if (n > 0 && n < 16 && b->len + n + 3 <= b->cap) {
+        const unsigned char *p = (const unsigned char *)s;
+        bool plain;
+        if (n >= 8) {
+            plain = plain8(p) && plain8(p + n - 8);
+        } else if (n >= 4) {
+            plain = plain4(p) && plain4(p + n - 4);
+        } else {
+            unsigned char w[4] = {p[0], p[n >> 1], p[n - 1], 'a'};
+            plain = plain4(w);
+        }
+        if (plain) {
+            char *o = b->data + b->len;
+            o[0] = '"';
+            copy_short(o + 1, s, n);
+            o[n + 1] = '"';
+            o[n + 2] = '\0';
+            b->len += n + 2;
+            return;
+        }
+    }
+    json_str_any(b, s, n);
 }
 
 void icd_base64_raw(icd_buf *b, const uint8_t *p, size_t n)

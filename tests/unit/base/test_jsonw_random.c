@@ -11,6 +11,8 @@
  *     digits as the shortest "%.{p}g" that reads back; an exact tie between two shortest
  *     texts takes the even last digit (337334.375f -> "337334.38", as Java and Ryu).
  *   - plain ASCII strings of length 0..40: exactly the bytes between quotes;
+ *   - strings of 0..20 bytes mixing quotes, backslashes, control bytes and UTF-8 at every
+ *     position: jansson reads the text back as the same bytes;
  *   - timestamps: the text equals one built with snprintf from icd_civil_from_days, for
  *     runs of values within one day (cache hits) and jumps between days (misses).
  */
@@ -18,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "base/datetime.h"
 #include "base/jsonw.h"
@@ -161,6 +165,51 @@ static void test_strings(void)
     icd_buf_free(&b);
 }
 
+/* Strings of 0..20 bytes mixing plain text, quotes, backslashes, control bytes and UTF-8
+ * (two-, three- and four-byte characters), at every position: the text must be a JSON
+ * string that a JSON parser (jansson) reads back as the same bytes. The short strings take
+ * a path of their own in icd_json_str (1..15 bytes checked as overlapping words); this
+ * puts a byte that needs escaping in each place of those words. */
+static void test_string_escapes(void)
+{
+    static const char *const parts[] = {"a",
+                                        "Z",
+                                        "0",
+                                        " ",
+                                        "\"",
+                                        "\\",
+                                        "\n",
+                                        "\t",
+                                        "\x01",
+                                        "\x1f",
+                                        "/",
+                                        "\x7f",
+                                        "\xc3\xa9",
+                                        "\xe2\x82\xac",
+                                        "\xf0\x9f\x98\x80"};
+    icd_buf b = ICD_BUF_INIT;
+    char s[96];
+    for (int i = 0; i < 40000; i++) {
+        size_t n = 0, want = (size_t)(next() % 21);
+        while (n < want) {
+            const char *p = parts[next() % (sizeof parts / sizeof parts[0])];
+            size_t k = strlen(p);
+            if (n + k > want && k > 1) continue; /* (whole characters only) */
+            memcpy(s + n, p, k);
+            n += k;
+        }
+        icd_buf_clear(&b);
+        icd_json_str(&b, s, n);
+        json_error_t e;
+        json_t *j = json_loadb(b.data, b.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+        note(j && json_is_string(j) && json_string_length(j) == n &&
+                 !memcmp(json_string_value(j), s, n),
+             "string escapes", b.data);
+        json_decref(j);
+    }
+    icd_buf_free(&b);
+}
+
 static void test_timestamps(void)
 {
     icd_buf b = ICD_BUF_INIT;
@@ -191,4 +240,5 @@ static void test_timestamps(void)
     icd_buf_free(&b);
 }
 
-TEST_MAIN(TEST(test_integers), TEST(test_doubles), TEST(test_strings), TEST(test_timestamps))
+TEST_MAIN(TEST(test_integers), TEST(test_doubles), TEST(test_strings), TEST(test_string_escapes),
+          TEST(test_timestamps))
