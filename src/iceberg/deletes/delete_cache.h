@@ -49,6 +49,7 @@ typedef struct ice_delete_cache ice_delete_cache;
 typedef struct ice_load_job {
     size_t nunits;
     atomic_size_t next;                   /* the next unit to claim */
+    atomic_bool failed;                   /* a unit failed: no later unit is claimed */
     void (*help)(struct ice_load_job *j); /* a waiting task's share of the work */
     unsigned active;                      /* tasks inside help (under the cache's lock) */
     bool closed;                          /* no task may enter help (under the cache's lock) */

@@ -42,6 +42,24 @@ static int open_adapter(const ice_delete_load_ctx *c, const ice_content_file *df
     return rc;
 }
 
+/* A job over nunits units, shared with the waiting tasks through `help`. */
+static void job_init(ice_load_job *j, size_t nunits, void (*help)(ice_load_job *))
+{
+    j->nunits = nunits;
+    j->help = help;
+    atomic_init(&j->next, 0);
+    atomic_init(&j->failed, false);
+}
+
+/* The next unit of j for the calling task, in file order; false when none is left or a
+ * unit failed (no later unit is claimed then). */
+static bool claim_unit(ice_load_job *j, size_t *u)
+{
+    if (atomic_load(&j->failed)) return false;
+    *u = atomic_fetch_add(&j->next, 1);
+    return *u < j->nunits;
+}
+
 /* Loading a position delete file in units (Parquet row groups, ORC stripes), shared like
  * an equality delete file's (eq_job below): each unit's records go through the one set of
  * rules (ice_rd_posload) into an entry of the unit's own; once every unit is read, the
@@ -62,7 +80,6 @@ typedef struct pos_job {
     const ice_delete_load_ctx *c;
     const ice_content_file *df;
     pos_unit *units;
-    atomic_bool failed; /* stop claiming */
 } pos_job;
 
 static const ice_adapter_col POS_COLS[2] = {
@@ -112,16 +129,15 @@ static int read_pos_unit(pos_job *j, ice_adapter *a, size_t u, icd_error *err)
 static void pos_share(pos_job *j, ice_adapter *a)
 {
     bool own = !a;
-    while (!atomic_load(&j->failed)) {
-        size_t u = atomic_fetch_add(&j->base.next, 1);
-        if (u >= j->base.nunits) break;
+    size_t u;
+    while (claim_unit(&j->base, &u)) {
         pos_unit *pu = &j->units[u];
         icd_error_clear(&pu->err);
         int rc = a ? 0 : open_adapter(j->c, j->df, POS_COLS, 2, false, &a, NULL, &pu->err);
         if (!rc) rc = read_pos_unit(j, a, u, &pu->err);
         if (rc) {
             pu->rc = rc;
-            atomic_store(&j->failed, true); /* no later unit is claimed */
+            atomic_store(&j->base.failed, true);
         }
     }
     if (own) ice_adapter_close(a);
@@ -171,10 +187,7 @@ static int load_positions(const ice_delete_load_ctx *c, const ice_content_file *
                         "position delete file lacks the file_path (string) and pos (long) columns");
     if (rc) return rc;
     pos_job j = {.c = c, .df = df};
-    j.base.nunits = ice_adapter_num_units(a);
-    j.base.help = pos_help;
-    atomic_init(&j.base.next, 0);
-    atomic_init(&j.failed, false);
+    job_init(&j.base, ice_adapter_num_units(a), pos_help);
     if (!(j.units = calloc(j.base.nunits ? j.base.nunits : 1, sizeof *j.units))) {
         ice_adapter_close(a);
         return icd_fail_nomem(err);
@@ -205,7 +218,6 @@ typedef struct eq_job {
     size_t nk;
     size_t expected; /* the key sets' size hint (all must match to merge) */
     cache_entry *e;
-    atomic_bool failed; /* stop claiming */
     pthread_mutex_t mu; /* guards what follows */
     int64_t records;
     int64_t *nulls; /* per key column */
@@ -239,9 +251,8 @@ static void eq_share(eq_job *j, ice_adapter *a)
     int rc = ice_rd_eqload_init(&el, NULL, j->df, &err);
     size_t unit = 0;
     bool any = false;
-    while (!rc && !atomic_load(&j->failed)) {
-        size_t u = atomic_fetch_add(&j->base.next, 1);
-        if (u >= j->base.nunits) break;
+    size_t u;
+    while (!rc && claim_unit(&j->base, &u)) {
         unit = u;
         any = true;
         if (!a) rc = open_adapter(j->c, j->df, j->cols, j->nk, false, &a, NULL, &err);
@@ -251,7 +262,7 @@ static void eq_share(eq_job *j, ice_adapter *a)
         }
         if (!rc) rc = ice_adapter_select_units(a, u, 1, &err);
         if (!rc) rc = read_keys(a, &el, &err);
-        if (rc) atomic_store(&j->failed, true); /* no later unit is claimed */
+        if (rc) atomic_store(&j->base.failed, true);
     }
     pthread_mutex_lock(&j->mu);
     if (!rc && set) {
@@ -265,7 +276,7 @@ static void eq_share(eq_job *j, ice_adapter *a)
             j->err = err;
             j->err_unit = unit;
         }
-        atomic_store(&j->failed, true);
+        atomic_store(&j->base.failed, true);
     } else if (any) {
         j->records += el.records;
         for (size_t k = 0; k < j->nk; k++)
@@ -317,10 +328,7 @@ static int load_equality(const ice_delete_load_ctx *c, const ice_content_file *d
     if (!rc) rc = ice_eq_set_new(&e->keys, j.expected, err);
     if (!rc && !(j.nulls = calloc(nk, sizeof *j.nulls))) rc = icd_fail_nomem(err);
     if (!rc) {
-        j.base.nunits = ice_adapter_num_units(a);
-        j.base.help = eq_help;
-        atomic_init(&j.base.next, 0);
-        atomic_init(&j.failed, false);
+        job_init(&j.base, ice_adapter_num_units(a), eq_help);
         pthread_mutex_init(&j.mu, NULL);
         icd_error_clear(&j.err);
         bool shared = e->cache && j.base.nunits > 1;
