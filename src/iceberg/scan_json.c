@@ -291,11 +291,10 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
     for (size_t k = 0; k < ncols && names; k++) {
         j->plan[k].name = top_name(j, cols[k].field->name, j->plan[k].name_len);
         const ice_scan_json_name *e = j->plan[k].name;
-        j->plan[k].short_name = e && !e->long_text;
-        j->plan[k].copy = !e             ? 0
-                          : e->len <= 16 ? 16
-                          : e->len <= 32 ? 32
-                                         : ICE_SCAN_JSON_NAME_MAX - 1;
+        j->plan[k].copy = !e || e->long_text ? 0
+                          : e->len <= 16     ? 16
+                          : e->len <= 32     ? 32
+                                             : ICE_SCAN_JSON_NAME_MAX - 1;
     }
     ice_row_sink self;
     ice_scan_json_sink(j, &self);
@@ -306,7 +305,7 @@ static int columns(void *ctx, const ice_sink_column *cols, size_t ncols, size_t 
             const ice_sink_column *c = &cols[k];
             const struct ice_scan_json_col *pc = &j->plan[k];
             const ice_scan_json_name *e = pc->name;
-            if (pc->short_name && out->cap - out->len > ICE_SCAN_JSON_NAME_MAX) {
+            if (pc->copy && out->cap - out->len > ICE_SCAN_JSON_NAME_MAX) {
                 /* `,"name":` (without the comma for the first column): the slot is copied
                  * by a fixed-size move that covers the text, and only the text counted */
                 char *d = out->data + out->len;

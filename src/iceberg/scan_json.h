@@ -50,8 +50,8 @@ typedef struct ice_scan_json {
         int kind;
         int ts_digits; /* timestamps: fraction digits and whether the type is UTC */
         bool ts_utc;
-        bool short_name; /* name is set and its text fits the inline slot */
-        int copy;        /* short_name: bytes of the slot copied (16, 32 or 63: the text's) */
+        int copy; /* bytes of the name's slot copied (16, 32 or 63, covering its text);
+                   * 0: no name, or one too long for the slot */
         size_t name_len;
         const ice_scan_json_name *name;
     } * plan;
