@@ -413,10 +413,16 @@ static bool suspend_locked(dr_http_req *r)
 
 /* ---- the producer pool ---------------------------------------------------------- */
 
-/* Under r->mu. */
+/* Under r->mu. A producer parked for room in the global buffer is unparked: whatever
+ * queues it (room again, or a cancel) ends the parking, so a later kick_parked cannot
+ * queue it a second time, after its stream has finished. */
 static void enqueue_job(dr_http_req *r)
 {
     dr_server *s = r->srv;
+    if (r->parked_global) {
+        r->parked_global = false;
+        atomic_fetch_sub(&s->nparked, 1);
+    }
     if (r->job != JOB_IDLE) return;
     r->job = JOB_QUEUED;
     pthread_mutex_lock(&s->pmu);
@@ -451,11 +457,7 @@ static void kick_parked(dr_server *s)
     pthread_mutex_lock(&s->mu);
     for (dr_http_req *r = s->all; r; r = r->all_next) {
         pthread_mutex_lock(&r->mu);
-        if (r->parked_global && r->job == JOB_IDLE) {
-            r->parked_global = false;
-            atomic_fetch_sub(&s->nparked, 1);
-            enqueue_job(r);
-        }
+        if (r->parked_global && r->job == JOB_IDLE && r->producing) enqueue_job(r);
         pthread_mutex_unlock(&r->mu);
     }
     pthread_mutex_unlock(&s->mu);
@@ -475,6 +477,11 @@ static bool admit_locked(dr_server *s, dr_http_req *r)
 static void release_slot(dr_server *s, dr_http_req *r)
 {
     pthread_mutex_lock(&s->mu);
+    if (r->slot != SLOT_ACTIVE) { /* given back already (or never held) */
+        pthread_mutex_unlock(&s->mu);
+        return;
+    }
+    r->slot = SLOT_NONE;
     if (r->admitted) {
         s->p.split_unadmit(s->p.ctx, r->admit_token);
         r->admitted = false;
@@ -507,6 +514,11 @@ static void release_slot(dr_server *s, dr_http_req *r)
 static void run_job(dr_server *s, dr_http_req *r)
 {
     pthread_mutex_lock(&r->mu);
+    if (!r->producing) { /* the stream finished before this job was taken: nothing to do */
+        r->job = JOB_IDLE;
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
     r->job = JOB_RUNNING;
     bool cancel = r->cancel || atomic_load(&s->stopping);
     bool opened = r->opened;
@@ -803,6 +815,9 @@ static enum MHD_Result route_metrics(struct MHD_Connection *c, dr_http_req *r)
                atomic_load(&s->queue_timeouts));
     metric_u64(&b, "icedruid_serve_buffered_bytes", "gauge",
                "Row bytes buffered ahead of clients, over all streams.", atomic_load(&s->buffered));
+    metric_u64(&b, "icedruid_serve_streams_parked", "gauge",
+               "Split streams whose producer waits for room in the global buffer.",
+               atomic_load(&s->nparked));
     metric_u64(&b, "icedruid_serve_connections", "gauge", "Open TCP connections.", conns);
     metric_u64(&b, "icedruid_serve_header_timeouts_total", "counter",
                "Connections closed because the request header was not complete in time.",
@@ -1472,7 +1487,12 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
     if (r->route == RT_SPLIT || r->route == RT_FILE) {
         pthread_mutex_lock(&s->mu);
         waitq_remove_locked(s, r);
+        /* a slot handed to this request in the queue whose producer never started (it
+         * was answered 503 because the server drains or stops): nobody else gives it
+         * back */
+        bool unstarted = r->slot == SLOT_ACTIVE && !r->inflight;
         pthread_mutex_unlock(&s->mu);
+        if (unstarted) release_slot(s, r);
         pthread_mutex_lock(&r->mu);
         r->cancel = true;
         if (r->producing) enqueue_job(r); /* the pool closes the stream */

@@ -1307,6 +1307,139 @@ static void test_nonreaders_bounded_and_dropped(void)
     dr_server_stop(s);
 }
 
+/* Opens a connection that requests /splits/N and never reads (a 4 KiB receive buffer). */
+static int nonreader(uint16_t port, int n)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
+    char req[128];
+    snprintf(req, sizeof req, "GET /splits/%d HTTP/1.1\r\nHost: x\r\n\r\n", n);
+    if (connect(fd, (struct sockaddr *)&d, sizeof d) != 0 ||
+        send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Producers parked for room in the global buffer whose clients then go away: the cancel
+ * queues each stream's close once, and a later kick of the parked producers (when the
+ * buffer drains) must not queue a finished stream again. CI once saw the heap corrupted
+ * here: a stale "parked" mark let a stream finish twice, giving back its slot and its
+ * reference twice. Several rounds of eight non-readers on a 24 KiB buffer, dropped
+ * together by the idle timeout while a reader drains the buffer; afterwards no slot,
+ * stream or byte is left over and a split is served whole. */
+static void test_parked_streams_cancelled(void)
+{
+    enum { N = 8, ROUNDS = 3 };
+    tp t;
+    tp_init(&t, N + 1);
+    t.rows_base = 0; /* endless: only the server ends these streams */
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 2,
+                            .max_streams = N + 1,
+                            .idle_timeout_s = 1,
+                            .stream_buffer_bytes = 16 * 1024,
+                            .buffer_bytes = 24 * 1024};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    uint16_t port = dr_server_port(s);
+    char url[256];
+    int parked_seen = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        int fds[N];
+        for (int i = 0; i < N; i++) {
+            fds[i] = nonreader(port, i);
+            CHECK(fds[i] >= 0);
+        }
+        for (int i = 0; i < 200 && atomic_load(&t.live) < N; i++)
+            usleep(10000);
+        CHECK_EQ_INT(atomic_load(&t.live), N);
+        for (int i = 0; i < 100 && metric(s, "icedruid_serve_streams_parked") <= 0; i++)
+            usleep(10000);
+        if (metric(s, "icedruid_serve_streams_parked") > 0) parked_seen++;
+        /* a reader of a finite split drains the buffer (kicking the parked producers)
+         * while the non-readers are dropped */
+        t.rows_base = 3000;
+        for (int k = 0; k < 4; k++) {
+            int code;
+            url_of(url, sizeof url, s, "/splits/8");
+            curl_job j;
+            CHECK_EQ_INT(curl_run(&j, url, NULL, &code), 0);
+            CHECK_EQ_INT(code, 200);
+        }
+        for (int i = 0; i < 400 && atomic_load(&t.live) > 0; i++)
+            usleep(10000);
+        CHECK_EQ_INT(atomic_load(&t.live), 0);
+        CHECK(tp_wait_closed(&t, 3000));
+        for (int i = 0; i < N; i++)
+            if (fds[i] >= 0) close(fds[i]);
+        t.rows_base = 0;
+    }
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_producing"), 0); /* slots */
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_in_flight"), 0);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_buffered_bytes"), 0);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_parked"), 0); /* no stale mark */
+    CHECK(parked_seen > 0); /* (the rounds did park producers) */
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_aborted_total"), N * ROUNDS);
+    /* and the server still serves a split whole */
+    t.rows_base = 1000;
+    url_of(url, sizeof url, s, "/splits/2");
+    int code;
+    char *body = fetch(url, NULL, &code, NULL);
+    CHECK_EQ_INT(code, 200);
+    CHECK(body && rows_ok(body, 2));
+    free(body);
+    dr_server_stop(s);
+    CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
+}
+
+/* A client that gave up while queued for a stream slot: when the holder ends, the slot
+ * passes to the gone client's request, which ends at once and gives it back; the next
+ * split is served at once, not after the queue timeout. */
+static void test_queued_client_gone(void)
+{
+    tp t;
+    tp_init(&t, 3);
+    t.endless_split = 0;
+    dr_server_provider p;
+    dr_server_config cfg = {.threads = 2, .max_streams = 1, .queue_timeout_s = 3};
+    dr_server *s = start(&t, &p, &cfg);
+    if (!s) return;
+    uint16_t port = dr_server_port(s);
+    char url[256];
+    int code;
+    curl_job holder;
+    url_of(url, sizeof url, s, "/splits/0");
+    const char *slow_args[] = {"--limit-rate", "100k", "--max-time", "1", NULL};
+    CHECK(curl_spawn_ex(&holder, url, slow_args, true)); /* holds the only slot for 1 s */
+    for (int i = 0; i < 200 && atomic_load(&t.opens) < 1; i++)
+        usleep(10000);
+    int gone = nonreader(port, 1); /* queued behind it ... */
+    CHECK(gone >= 0);
+    usleep(300000);
+    CHECK_EQ_INT(dr_server_streams_queued(s), 1);
+    close(gone); /* ... and gone before its turn */
+    CHECK_EQ_INT(curl_wait(&holder, &code), 28);
+    for (int i = 0; i < 100 && metric(s, "icedruid_serve_streams_producing") != 0; i++)
+        usleep(20000);
+    CHECK_EQ_INT(metric(s, "icedruid_serve_streams_producing"), 0);
+    /* the slot is free: the next split is served at once, not after the queue timeout */
+    url_of(url, sizeof url, s, "/splits/2");
+    double t0 = now_s();
+    char *body = fetch(url, NULL, &code, NULL);
+    CHECK_EQ_INT(code, 200);
+    CHECK(body && rows_ok(body, 2));
+    CHECK(now_s() - t0 < 1.5);
+    free(body);
+    dr_server_stop(s);
+    CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
+}
+
 static void test_setup(void)
 {
     if (!have_curl()) {
@@ -1326,4 +1459,5 @@ TEST_MAIN(TEST(test_setup), TEST(test_listen_parsing), TEST(test_start_refusals)
           TEST(test_public_url_and_ipv6), TEST(test_slow_split_blocks_nothing),
           TEST(test_slot_free_before_next_request), TEST(test_queue_instead_of_503),
           TEST(test_header_deadline), TEST(test_connection_limits),
-          TEST(test_nonreaders_bounded_and_dropped), TEST(test_teardown))
+          TEST(test_nonreaders_bounded_and_dropped), TEST(test_parked_streams_cancelled),
+          TEST(test_queued_client_gone), TEST(test_teardown))
