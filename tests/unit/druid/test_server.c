@@ -1421,7 +1421,8 @@ static void test_queued_client_gone(void)
         usleep(10000);
     int gone = nonreader(port, 1); /* queued behind it ... */
     CHECK(gone >= 0);
-    usleep(300000);
+    for (int i = 0; i < 200 && dr_server_streams_queued(s) < 1; i++)
+        usleep(10000);
     CHECK_EQ_INT(dr_server_streams_queued(s), 1);
     close(gone); /* ... and gone before its turn */
     CHECK_EQ_INT(curl_wait(&holder, &code), 28);
@@ -1434,7 +1435,7 @@ static void test_queued_client_gone(void)
     char *body = fetch(url, NULL, &code, NULL);
     CHECK_EQ_INT(code, 200);
     CHECK(body && rows_ok(body, 2));
-    CHECK(now_s() - t0 < 1.5);
+    CHECK(now_s() - t0 < 2.5); /* (a slot nobody holds: 503 after the 3 s timeout) */
     free(body);
     dr_server_stop(s);
     CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
