@@ -533,6 +533,17 @@ static bool rows_ok(const char *body, size_t n)
     return i == want;
 }
 
+/* Fetches split n from url (curl arguments `extra`) and checks it is whole: 200 and
+ * its rows in order. */
+static void expect_split(const char *url, size_t n, const char *const *extra)
+{
+    int code;
+    char *body = fetch(url, extra, &code, NULL);
+    CHECK_EQ_INT(code, 200);
+    CHECK(body && rows_ok(body, n));
+    free(body);
+}
+
 static void test_concurrent_downloads(void)
 {
     enum { N = 16 };
@@ -697,10 +708,7 @@ static void test_provider_errors(void)
 
     /* the server still serves */
     url_of(url, sizeof url, s, "/splits/0");
-    body = fetch(url, NULL, &code, NULL);
-    CHECK_EQ_INT(code, 200);
-    CHECK(body && rows_ok(body, 0));
-    free(body);
+    expect_split(url, 0, NULL);
 
     dr_server_stop(s);
     CHECK_EQ_INT(atomic_load(&t.opens), 3); /* splits 2, 3, 0 */
@@ -742,10 +750,7 @@ static void test_auth(void)
 
     const char *right[] = {"-u", "druid:s3cret:x", NULL};
     url_of(url, sizeof url, s, "/splits/0");
-    char *body = fetch(url, right, &code, NULL);
-    CHECK_EQ_INT(code, 200);
-    CHECK(body && rows_ok(body, 0));
-    free(body);
+    expect_split(url, 0, right);
     url_of(url, sizeof url, s, "/health");
     free(fetch(url, right, &code, NULL));
     CHECK_EQ_INT(code, 200);
@@ -910,10 +915,7 @@ static void test_public_url_and_ipv6(void)
     CHECK_EQ_STR(dr_server_base_url(s), base);
     snprintf(url, sizeof url, "%s/splits/0", base);
     const char *g[] = {"-g", NULL};
-    body = fetch(url, g, &code, NULL);
-    CHECK_EQ_INT(code, 200);
-    CHECK(body && rows_ok(body, 0));
-    free(body);
+    expect_split(url, 0, g);
     dr_server_stop(s);
     CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
 }
@@ -1239,6 +1241,25 @@ static void test_connection_limits(void)
     dr_server_stop(s);
 }
 
+/* Opens a connection that requests /splits/N and never reads (a 4 KiB receive buffer). */
+static int nonreader(uint16_t port, int n)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
+    char req[128];
+    snprintf(req, sizeof req, "GET /splits/%d HTTP/1.1\r\nHost: x\r\n\r\n", n);
+    if (connect(fd, (struct sockaddr *)&d, sizeof d) != 0 ||
+        send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* Item 8: a client that requests a split and never reads holds at most its stream
  * buffer (plus one chunk) of the server's memory, all such clients together at most the
  * global buffer (plus two chunks each), and is dropped after the idle timeout, its stream
@@ -1258,15 +1279,8 @@ static void test_nonreaders_bounded_and_dropped(void)
     uint16_t port = dr_server_port(s);
     int fds[4];
     for (int i = 0; i < 4; i++) {
-        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-        int small = 4096;
-        setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-        struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
-        inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
-        CHECK_EQ_INT(connect(fds[i], (struct sockaddr *)&d, sizeof d), 0);
-        char req[128];
-        snprintf(req, sizeof req, "GET /splits/%d HTTP/1.1\r\nHost: x\r\n\r\n", i);
-        CHECK(send(fds[i], req, strlen(req), 0) > 0);
+        fds[i] = nonreader(port, i);
+        CHECK(fds[i] >= 0);
     }
     usleep(800000);            /* the kernel buffers and then the stream buffers fill up */
     double chunk = 100 * 90.0; /* one provider chunk: 100 rows of < 90 bytes */
@@ -1303,27 +1317,8 @@ static void test_nonreaders_bounded_and_dropped(void)
     CHECK_EQ_INT(metric(s, "icedruid_serve_streams_aborted_total"), 4);
     CHECK_EQ_INT(metric(s, "icedruid_serve_buffered_bytes"), 0);
     for (int i = 0; i < 4; i++)
-        close(fds[i]);
+        if (fds[i] >= 0) close(fds[i]);
     dr_server_stop(s);
-}
-
-/* Opens a connection that requests /splits/N and never reads (a 4 KiB receive buffer). */
-static int nonreader(uint16_t port, int n)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
-    int small = 4096;
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-    struct sockaddr_in d = {.sin_family = AF_INET, .sin_port = htons(port)};
-    inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
-    char req[128];
-    snprintf(req, sizeof req, "GET /splits/%d HTTP/1.1\r\nHost: x\r\n\r\n", n);
-    if (connect(fd, (struct sockaddr *)&d, sizeof d) != 0 ||
-        send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 /* Producers parked for room in the global buffer whose clients then go away: the cancel
@@ -1389,11 +1384,7 @@ static void test_parked_streams_cancelled(void)
     /* and the server still serves a split whole */
     t.rows_base = 1000;
     url_of(url, sizeof url, s, "/splits/2");
-    int code;
-    char *body = fetch(url, NULL, &code, NULL);
-    CHECK_EQ_INT(code, 200);
-    CHECK(body && rows_ok(body, 2));
-    free(body);
+    expect_split(url, 2, NULL);
     dr_server_stop(s);
     CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
 }
@@ -1432,11 +1423,8 @@ static void test_queued_client_gone(void)
     /* the slot is free: the next split is served at once, not after the queue timeout */
     url_of(url, sizeof url, s, "/splits/2");
     double t0 = now_s();
-    char *body = fetch(url, NULL, &code, NULL);
-    CHECK_EQ_INT(code, 200);
-    CHECK(body && rows_ok(body, 2));
+    expect_split(url, 2, NULL);
     CHECK(now_s() - t0 < 2.5); /* (a slot nobody holds: 503 after the 3 s timeout) */
-    free(body);
     dr_server_stop(s);
     CHECK_EQ_INT(atomic_load(&t.opens), atomic_load(&t.closes));
 }
