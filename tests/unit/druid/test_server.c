@@ -1323,11 +1323,12 @@ static void test_nonreaders_bounded_and_dropped(void)
 
 /* Producers parked for room in the global buffer whose clients then go away: the cancel
  * queues each stream's close once, and a later kick of the parked producers (when the
- * buffer drains) must not queue a finished stream again. CI once saw the heap corrupted
- * here: a stale "parked" mark let a stream finish twice, giving back its slot and its
- * reference twice. Several rounds of eight non-readers on a 24 KiB buffer, dropped
- * together by the idle timeout while a reader drains the buffer; afterwards no slot,
- * stream or byte is left over and a split is served whole. */
+ * buffer drains) must not queue a finished stream again. A stale "parked" mark let a
+ * stream finish twice, giving back its slot and its reference twice (CI saw glibc abort
+ * on the corrupted heap in this test program). Several rounds of eight non-readers on a
+ * 24 KiB buffer for all (the per-stream one large, so that a stalled producer parks),
+ * dropped together by the idle timeout while a reader drains the buffer; afterwards no
+ * slot, stream, byte or parked mark is left over and a split is served whole. */
 static void test_parked_streams_cancelled(void)
 {
     enum { N = 8, ROUNDS = 3 };
@@ -1337,8 +1338,8 @@ static void test_parked_streams_cancelled(void)
     dr_server_provider p;
     dr_server_config cfg = {.threads = 2,
                             .max_streams = N + 1,
-                            .idle_timeout_s = 1,
-                            .stream_buffer_bytes = 16 * 1024,
+                            .idle_timeout_s = 2,
+                            .stream_buffer_bytes = 1 << 20, /* only the global one binds */
                             .buffer_bytes = 24 * 1024};
     dr_server *s = start(&t, &p, &cfg);
     if (!s) return;
@@ -1354,9 +1355,19 @@ static void test_parked_streams_cancelled(void)
         for (int i = 0; i < 200 && atomic_load(&t.live) < N; i++)
             usleep(10000);
         CHECK_EQ_INT(atomic_load(&t.live), N);
-        for (int i = 0; i < 100 && metric(s, "icedruid_serve_streams_parked") <= 0; i++)
-            usleep(10000);
-        if (metric(s, "icedruid_serve_streams_parked") > 0) parked_seen++;
+        /* the kernel takes megabytes before the non-readers stall; then every producer
+         * stays parked until the idle timeout drops its client */
+        double sent = -1;
+        for (int i = 0; i < 100; i++) {
+            double now_sent = metric(s, "icedruid_serve_response_bytes_total");
+            double pk = metric(s, "icedruid_serve_streams_parked");
+            if (pk > 0 && now_sent == sent) {
+                parked_seen++;
+                break;
+            }
+            sent = now_sent;
+            usleep(50000);
+        }
         /* a reader of a finite split drains the buffer (kicking the parked producers)
          * while the non-readers are dropped */
         t.rows_base = 3000;
