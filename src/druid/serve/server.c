@@ -457,7 +457,7 @@ static void kick_parked(dr_server *s)
     pthread_mutex_lock(&s->mu);
     for (dr_http_req *r = s->all; r; r = r->all_next) {
         pthread_mutex_lock(&r->mu);
-        if (r->parked_global && r->job == JOB_IDLE && r->producing) enqueue_job(r);
+        if (r->parked_global && r->job == JOB_IDLE) enqueue_job(r);
         pthread_mutex_unlock(&r->mu);
     }
     pthread_mutex_unlock(&s->mu);
@@ -514,11 +514,6 @@ static void release_slot(dr_server *s, dr_http_req *r)
 static void run_job(dr_server *s, dr_http_req *r)
 {
     pthread_mutex_lock(&r->mu);
-    if (!r->producing) { /* the stream finished before this job was taken: nothing to do */
-        r->job = JOB_IDLE;
-        pthread_mutex_unlock(&r->mu);
-        return;
-    }
     r->job = JOB_RUNNING;
     bool cancel = r->cancel || atomic_load(&s->stopping);
     bool opened = r->opened;
@@ -1490,9 +1485,9 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
         /* a slot handed to this request in the queue whose producer never started (it
          * was answered 503 because the server drains or stops): nobody else gives it
          * back */
-        bool unstarted = r->slot == SLOT_ACTIVE && !r->inflight;
+        bool unstarted = !r->inflight;
         pthread_mutex_unlock(&s->mu);
-        if (unstarted) release_slot(s, r);
+        if (unstarted) release_slot(s, r); /* (no-op without a slot) */
         pthread_mutex_lock(&r->mu);
         r->cancel = true;
         if (r->producing) enqueue_job(r); /* the pool closes the stream */
